@@ -1,0 +1,151 @@
+// Package exitcode defines the process exit codes of kubectl indexed and the error type that
+// carries one from a command to main, the only place that exits.
+package exitcode
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Exit codes shared by every verb. Each verb documents which of them it uses.
+const (
+	// OK: the command did what was asked and found nothing to report.
+	OK = 0
+	// Findings: lint found findings at or above the threshold, diff found differences,
+	// status --exit-code saw a Job that finished or is failing without every index succeeded.
+	Findings = 1
+	// Usage: bad flags or arguments, or input that could not be read or parsed.
+	Usage = 2
+	// Running: status --exit-code saw a Job that has not finished yet.
+	Running = 3
+	// Cluster: the API server could not be reached, or refused the request (not found,
+	// forbidden, conflict, already exists, invalid).
+	Cluster = 4
+)
+
+// Error carries an exit code with an error. A nil Err with a non-zero Code exits quietly:
+// the command already printed what the user needs (for example a lint report).
+type Error struct {
+	Code int
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Silent returns an error that makes main exit with code without printing anything more.
+func Silent(code int) error { return &Error{Code: code} }
+
+// Wrap attaches an exit code to err. Wrap(code, nil) is Silent(code).
+func Wrap(code int, err error) error { return &Error{Code: code, Err: err} }
+
+// UsageError formats an error that exits with Usage.
+func UsageError(format string, a ...any) error {
+	return &Error{Code: Usage, Err: fmt.Errorf(format, a...)}
+}
+
+// Code returns the exit code for err: the code carried by an *Error, Cluster for errors from
+// the API server or the network, and Usage for anything else (bad input).
+func Code(err error) int {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if IsClusterError(err) {
+		return Cluster
+	}
+	return Usage
+}
+
+// IsClusterError reports whether err came from talking to the API server.
+func IsClusterError(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return true
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+// Message returns the text to print for err, or "" when nothing should be printed.
+func Message(err error) string {
+	var e *Error
+	if errors.As(err, &e) && e.Err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// APIError turns an error from the API server into a message that says what was attempted and
+// what to do next, with exit code Cluster. verb and resource are what the plugin tried (for
+// example "get", "jobs"); name may be empty for list calls.
+func APIError(err error, verb, resource, name, namespace string) error {
+	if err == nil {
+		return nil
+	}
+	obj := resource
+	if name != "" {
+		obj = fmt.Sprintf("%s %q", singular(resource), name)
+	}
+	where := ""
+	if namespace != "" {
+		where = fmt.Sprintf(" in namespace %q", namespace)
+	}
+	switch {
+	case apierrors.IsNotFound(err) && name != "":
+		return Wrap(Cluster, fmt.Errorf("%s not found%s", obj, where))
+	case apierrors.IsForbidden(err):
+		return Wrap(Cluster, fmt.Errorf("permission denied: you may not %s %s%s; ask for %q on %q (the server said: %w)",
+			verb, obj, where, verb, resource, err))
+	case apierrors.IsUnauthorized(err):
+		return Wrap(Cluster, fmt.Errorf("not authenticated to the API server: check --kubeconfig, --context and your credentials: %w", err))
+	case apierrors.IsAlreadyExists(err):
+		return Wrap(Cluster, fmt.Errorf("%s already exists%s: %w", obj, where, err))
+	case isUnreachable(err):
+		return Wrap(Cluster, fmt.Errorf("cannot reach the API server (check --kubeconfig, --context, --server and that the cluster is running): %w", err))
+	default:
+		return Wrap(Cluster, fmt.Errorf("%s %s%s: %w", verb, obj, where, err))
+	}
+}
+
+func isUnreachable(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return false
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+func singular(resource string) string {
+	switch resource {
+	case "jobs":
+		return "job"
+	case "pods":
+		return "pod"
+	case "configmaps":
+		return "configmap"
+	}
+	return resource
+}

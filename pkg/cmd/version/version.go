@@ -1,0 +1,78 @@
+// Package version implements `kubectl indexed version`.
+package version
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	buildinfo "github.com/kubectl-indexed/kubectl-indexed/pkg/version"
+)
+
+var example = templates.Examples(`
+	# Print the plugin version
+	kubectl indexed version
+
+	# Print every build detail as JSON
+	kubectl indexed version -o json`)
+
+// Options holds the flags of the version command.
+type Options struct {
+	Output string
+	genericiooptions.IOStreams
+}
+
+// NewCmdVersion returns the version command.
+func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &Options{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:     "version",
+		Short:   "Print the version of kubectl indexed",
+		Long:    "Print the version, commit and build date of this kubectl indexed binary. It does not contact any cluster.",
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE: func(_ *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Default: one line of text.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return nil
+}
+
+// Run prints the version.
+func (o *Options) Run() error {
+	info := buildinfo.Get()
+	if printers.IsStructured(o.Output) {
+		return printers.Print(o.Out, o.Output, info)
+	}
+	commit := info.Commit
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	_, err := fmt.Fprintf(o.Out, "kubectl-indexed %s (commit %s, built %s, %s, %s)\n",
+		info.Version, orUnknown(commit), orUnknown(info.Date), info.GoVersion, info.Platform)
+	return err
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

@@ -1,0 +1,102 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	kjson "sigs.k8s.io/json"
+)
+
+// DecodeStrict decodes the object into out, a typed API object. Unknown and duplicate fields
+// do not stop decoding; they are returned as the API server's strict field validation words
+// them (`unknown field "spec.foo"`). err is set when the object does not fit out at all (a
+// string where a number belongs, for example).
+func (d *Document) DecodeStrict(out any) (strict []string, err error) {
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	strictErrs, err := kjson.UnmarshalStrict(d.JSON, out, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, fmt.Errorf("cannot decode %s %q: %v", d.Kind(), d.Name(), cleanJSONError(err))
+	}
+	for _, e := range strictErrs {
+		strict = append(strict, e.Error())
+	}
+	return strict, nil
+}
+
+func cleanJSONError(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return msg
+}
+
+// ReadJob reads one Job from path ("-" for stdin), as `kubectl get job -o json|yaml` writes
+// it or as a user writes a manifest. The file must hold exactly one Job.
+func ReadJob(path string, stdin io.Reader) (*batchv1.Job, error) {
+	d, err := readOne(path, stdin, "Job")
+	if err != nil {
+		return nil, err
+	}
+	job := &batchv1.Job{}
+	if _, err := d.DecodeStrict(job); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Location(), err)
+	}
+	return job, nil
+}
+
+// ReadPods reads Pods from path ("-" for stdin): a PodList or List as `kubectl get pods -o
+// json|yaml` writes it, or a stream of Pod documents.
+func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
+	docs, err := Read([]string{path}, Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]corev1.Pod, 0, len(docs))
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		}
+		if d.Kind() != "Pod" {
+			return nil, fmt.Errorf("%s: expected Pods (a PodList as `kubectl get pods -o json` writes it), found kind %q", d.Location(), d.Kind())
+		}
+		var p corev1.Pod
+		if _, err := d.DecodeStrict(&p); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), err)
+		}
+		pods = append(pods, p)
+	}
+	return pods, nil
+}
+
+// readOne reads a file that must hold exactly one object of kind.
+func readOne(path string, stdin io.Reader, kind string) (*Document, error) {
+	docs, err := Read([]string{path}, Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	var found []*Document
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		}
+		if d.Kind() != kind {
+			return nil, fmt.Errorf("%s: expected a %s, found kind %q", d.Location(), kind, d.Kind())
+		}
+		found = append(found, d)
+	}
+	switch len(found) {
+	case 0:
+		return nil, &ReadError{Path: path, Err: fmt.Errorf("no %s found", kind)}
+	case 1:
+		return found[0], nil
+	default:
+		return nil, &ReadError{Path: path, Err: errors.New("holds " + fmt.Sprint(len(found)) + " " + kind + "s; give a file with exactly one")}
+	}
+}

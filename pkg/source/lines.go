@@ -1,0 +1,115 @@
+package source
+
+import (
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+)
+
+// lineIndex is the parsed YAML node tree of a document, kept to answer line lookups.
+type lineIndex struct {
+	root *yamlv3.Node
+}
+
+// LineOf returns the line in File of the field at path (as Kubernetes field paths are
+// written: "spec.template.spec.containers[0].image", "metadata.labels[app]"). When the field
+// is absent it returns the line of its nearest present parent, and at worst the object's line.
+func (d *Document) LineOf(path string) int {
+	if d.Item >= 0 {
+		prefix := "items[" + strconv.Itoa(d.Item) + "]"
+		if path != "" {
+			prefix += "."
+		}
+		path = prefix + path
+	}
+	return d.lineOfPath(path, d.Line)
+}
+
+func (d *Document) lineOfPath(path string, fallback int) int {
+	if d.raw == nil {
+		return fallback
+	}
+	if d.lines == nil {
+		d.lines = &lineIndex{}
+		var n yamlv3.Node
+		if err := yamlv3.Unmarshal(d.raw, &n); err == nil && len(n.Content) > 0 {
+			d.lines.root = n.Content[0]
+		}
+	}
+	if d.lines.root == nil {
+		return fallback
+	}
+	node := d.lines.root
+	best := node.Line
+	for _, seg := range splitPath(path) {
+		node = child(node, seg)
+		if node == nil {
+			break
+		}
+		best = node.Line
+	}
+	if best == 0 {
+		return fallback
+	}
+	return best + d.rawLine - 1
+}
+
+// child returns the node under n named by seg: a mapping key, or a sequence index.
+func child(n *yamlv3.Node, seg string) *yamlv3.Node {
+	for n.Kind == yamlv3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yamlv3.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == seg {
+				v := n.Content[i+1]
+				if v.Kind == yamlv3.ScalarNode || v.Kind == yamlv3.AliasNode {
+					// Point at the key's line: for a scalar it is the same line.
+					return v
+				}
+				// For a nested block, the key line is more useful than the first child.
+				return &yamlv3.Node{Kind: v.Kind, Content: v.Content, Line: n.Content[i].Line, Alias: v.Alias}
+			}
+		}
+	case yamlv3.SequenceNode:
+		i, err := strconv.Atoi(seg)
+		if err == nil && i >= 0 && i < len(n.Content) {
+			return n.Content[i]
+		}
+	}
+	return nil
+}
+
+// splitPath splits "a.b[0].c[key.with.dots]" into ["a" "b" "0" "c" "key.with.dots"].
+func splitPath(path string) []string {
+	var segs []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			segs = append(segs, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; c {
+		case '.':
+			flush()
+		case '[':
+			flush()
+			end := strings.IndexByte(path[i:], ']')
+			if end < 0 {
+				cur.WriteString(path[i+1:])
+				i = len(path)
+				continue
+			}
+			segs = append(segs, path[i+1:i+end])
+			i += end
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return segs
+}

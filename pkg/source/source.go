@@ -1,0 +1,398 @@
+// Package source reads Kubernetes objects from files, directories and standard input, the way
+// `kubectl apply -f` accepts them: YAML or JSON, multi-document streams and List objects. Every
+// object keeps where it came from (file, document, line), so that findings can point at it.
+package source
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"sigs.k8s.io/yaml"
+)
+
+// StdinName is the name used for standard input, as given on the command line.
+const StdinName = "-"
+
+// Document is one object read from an input: a YAML document, a JSON value or one item of a
+// List. When the object could not be parsed, Err says why and Object is nil.
+type Document struct {
+	// File is the path as given (or found under a directory given), or "-" for stdin.
+	File string `json:"file"`
+	// Doc is the 1-based position of the YAML document (or JSON value) in File.
+	Doc int `json:"doc"`
+	// Item is the 0-based index in the List the object came from, or -1.
+	Item int `json:"item"`
+	// Line is the 1-based line where the object starts in File (0 when unknown).
+	Line int `json:"line"`
+	// JSON is the object as JSON.
+	JSON []byte `json:"-"`
+	// Object is the decoded object (nil when Err is set).
+	Object map[string]any `json:"-"`
+	// Err is the reason this document could not be read as an object.
+	Err error `json:"-"`
+
+	// raw is the text of the YAML document (or JSON value) holding the object, and rawLine
+	// the line in File where raw starts. Field lines are looked up in it on demand.
+	raw     []byte
+	rawLine int
+	lines   *lineIndex
+}
+
+// Location renders "file:line" or "file (document n)" for messages.
+func (d *Document) Location() string {
+	if d.Line > 0 {
+		return fmt.Sprintf("%s:%d", d.File, d.Line)
+	}
+	return fmt.Sprintf("%s (document %d)", d.File, d.Doc)
+}
+
+// Kind returns the object's kind, or "".
+func (d *Document) Kind() string { return stringAt(d.Object, "kind") }
+
+// APIVersion returns the object's apiVersion, or "".
+func (d *Document) APIVersion() string { return stringAt(d.Object, "apiVersion") }
+
+// Name returns metadata.name (or metadata.generateName followed by "*"), or "".
+func (d *Document) Name() string {
+	md, _ := d.Object["metadata"].(map[string]any)
+	if n := stringAt(md, "name"); n != "" {
+		return n
+	}
+	if g := stringAt(md, "generateName"); g != "" {
+		return g + "*"
+	}
+	return ""
+}
+
+// Namespace returns metadata.namespace, or "".
+func (d *Document) Namespace() string {
+	md, _ := d.Object["metadata"].(map[string]any)
+	return stringAt(md, "namespace")
+}
+
+func stringAt(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// Options controls Read.
+type Options struct {
+	// Recursive descends into subdirectories of directories given.
+	Recursive bool
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+}
+
+// ReadError is an input that could not be read at all (missing file, unreadable directory).
+type ReadError struct {
+	Path string
+	Err  error
+}
+
+func (e *ReadError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// Read reads every object from paths. Files in directories are read if they end in .yaml, .yml
+// or .json, in lexical order. An input that cannot be opened is a *ReadError; a document that
+// cannot be parsed is returned with its Err set, so that the rest of the stream is still read.
+func Read(paths []string, opts Options) ([]Document, error) {
+	var docs []Document
+	stdinSeen := false
+	for _, p := range paths {
+		if p == StdinName {
+			if stdinSeen {
+				return nil, &ReadError{Path: p, Err: errors.New("standard input given more than once")}
+			}
+			stdinSeen = true
+			if opts.Stdin == nil {
+				return nil, &ReadError{Path: p, Err: errors.New("no standard input")}
+			}
+			data, err := io.ReadAll(opts.Stdin)
+			if err != nil {
+				return nil, &ReadError{Path: p, Err: err}
+			}
+			docs = append(docs, Parse(StdinName, data)...)
+			continue
+		}
+		files, err := expand(p, opts.Recursive)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, &ReadError{Path: f, Err: unwrapPathError(err)}
+			}
+			docs = append(docs, Parse(f, data)...)
+		}
+	}
+	return docs, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// expand turns a path into the files it names.
+func expand(p string, recursive bool) ([]string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, &ReadError{Path: p, Err: unwrapPathError(err)}
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return &ReadError{Path: path, Err: unwrapPathError(err)}
+		}
+		if d.IsDir() {
+			if path != p && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// Parse splits data into objects. It never fails as a whole: unparsable documents come back
+// with Err set and the line where they start.
+func Parse(name string, data []byte) []Document {
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return []Document{{File: name, Doc: 1, Item: -1, Line: 1,
+			Err: errors.New("not YAML or JSON: the input is binary or not UTF-8 text")}}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var chunks []chunk
+	if looksLikeJSON(data) {
+		chunks = splitJSON(data)
+	} else {
+		chunks = splitYAML(data)
+	}
+	var docs []Document
+	for i, c := range chunks {
+		docs = append(docs, parseChunk(name, i+1, c)...)
+	}
+	return docs
+}
+
+type chunk struct {
+	text []byte
+	line int // 1-based line of the chunk's first byte in the file
+	err  error
+}
+
+func looksLikeJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// splitJSON splits a stream of JSON values.
+func splitJSON(data []byte) []chunk {
+	var chunks []chunk
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		start := skipSpace(data, int(dec.InputOffset()))
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return chunks
+		}
+		if err != nil {
+			line := lineAt(data, start)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				line = lineAt(data, int(se.Offset))
+			}
+			chunks = append(chunks, chunk{line: lineAt(data, start), err: fmt.Errorf("line %d: invalid JSON: %v", line, err)})
+			return chunks
+		}
+		chunks = append(chunks, chunk{text: raw, line: lineAt(data, start)})
+	}
+}
+
+func skipSpace(data []byte, off int) int {
+	for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+		off++
+	}
+	return off
+}
+
+// lineAt returns the 1-based line of byte offset off.
+func lineAt(data []byte, off int) int {
+	if off > len(data) {
+		off = len(data)
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+// splitYAML splits a YAML stream at document separators ("---" at the start of a line), as
+// kubectl does, remembering where each document starts.
+func splitYAML(data []byte) []chunk {
+	var chunks []chunk
+	start, startLine, line := 0, 1, 1
+	for off := 0; off <= len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		next := len(data) + 1
+		if end >= 0 {
+			next = off + end + 1
+		}
+		lineText := data[off:min(next, len(data))]
+		if isSeparator(lineText) {
+			chunks = append(chunks, chunk{text: data[start:off], line: startLine})
+			start, startLine = min(next, len(data)), line+1
+		}
+		off = next
+		line++
+	}
+	if start < len(data) {
+		chunks = append(chunks, chunk{text: data[start:], line: startLine})
+	}
+	return chunks
+}
+
+func isSeparator(line []byte) bool {
+	line = bytes.TrimRight(line, "\r\n")
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	rest := line[3:]
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t'
+}
+
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// shiftLines rewrites "line N" in a YAML parser message to a line of the whole file.
+func shiftLines(msg string, offset int) string {
+	return yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
+		n, err := strconv.Atoi(m[len("line "):])
+		if err != nil {
+			return m
+		}
+		return fmt.Sprintf("line %d", n+offset)
+	})
+}
+
+func parseChunk(name string, doc int, c chunk) []Document {
+	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
+	if c.err != nil {
+		base.Err = c.err
+		return []Document{base}
+	}
+	if isBlank(c.text) {
+		return nil
+	}
+	base.Line = c.line + leadingBlankLines(c.text)
+	js, err := yaml.YAMLToJSONStrict(c.text)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+		base.Err = fmt.Errorf("invalid YAML: %s", shiftLines(msg, c.line-1))
+		if !strings.Contains(msg, "line ") {
+			base.Err = fmt.Errorf("line %d: invalid YAML: %s", base.Line, msg)
+		}
+		return []Document{base}
+	}
+	var v any
+	if err := json.Unmarshal(js, &v); err != nil {
+		base.Err = fmt.Errorf("invalid document: %v", err)
+		return []Document{base}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			return nil // a document holding only null, as "---\n~\n"
+		}
+		base.Err = fmt.Errorf("line %d: the document is %s, not a Kubernetes object", base.Line, describe(v))
+		return []Document{base}
+	}
+	base.JSON, base.Object = js, obj
+	items, isList := obj["items"].([]any)
+	kind, _ := obj["kind"].(string)
+	if !isList || !strings.HasSuffix(kind, "List") {
+		return []Document{base}
+	}
+	out := make([]Document, 0, len(items))
+	for i, it := range items {
+		d := base
+		d.Item = i
+		d.JSON, d.Object = nil, nil
+		d.Line = base.lineOfPath(fmt.Sprintf("items[%d]", i), base.Line)
+		m, ok := it.(map[string]any)
+		if !ok {
+			d.Err = fmt.Errorf("line %d: item %d of the %s is %s, not a Kubernetes object", d.Line, i, kind, describe(it))
+			out = append(out, d)
+			continue
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			d.Err = err
+		} else {
+			d.JSON, d.Object = b, m
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func describe(v any) string {
+	switch v.(type) {
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	default:
+		return fmt.Sprintf("a %T", v)
+	}
+}
+
+func isBlank(text []byte) bool {
+	for _, l := range bytes.Split(text, []byte{'\n'}) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !bytes.Equal(t, []byte("...")) {
+			return false
+		}
+	}
+	return true
+}
+
+func leadingBlankLines(text []byte) int {
+	n := 0
+	for _, l := range bytes.Split(text, []byte{'\n'}) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' {
+			return n
+		}
+		n++
+	}
+	return n
+}

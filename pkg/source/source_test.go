@@ -1,0 +1,137 @@
+package source
+
+import (
+	"strings"
+	"testing"
+)
+
+const multi = `# leading comment
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: a
+spec:
+  completions: 3
+---
+---
+# only a comment
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: batch/v1
+  kind: Job
+  metadata:
+    name: b
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: c
+- 42
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: d
+---
+- just
+- a list
+`
+
+func TestParseYAMLStream(t *testing.T) {
+	docs := Parse("f.yaml", []byte(multi))
+	type want struct {
+		doc, item, line int
+		name, err       string
+	}
+	wants := []want{
+		{doc: 1, item: -1, line: 2, name: "a"},
+		{doc: 4, item: 0, line: 15, name: "b"},
+		{doc: 4, item: 1, line: 19, name: "c"},
+		{doc: 4, item: 2, line: 23, err: "line 23: item 2 of the List is a number"},
+		{doc: 5, item: -1, line: 25, err: "line 2"},
+		{doc: 6, item: -1, line: 29, err: "line 29: the document is a list"},
+	}
+	if len(docs) != len(wants) {
+		for _, d := range docs {
+			t.Logf("%+v err=%v", d.Name(), d.Err)
+		}
+		t.Fatalf("got %d documents, want %d", len(docs), len(wants))
+	}
+	for i, w := range wants {
+		d := docs[i]
+		if d.Doc != w.doc || d.Item != w.item || d.Line != w.line {
+			t.Errorf("doc %d: got doc=%d item=%d line=%d, want %d %d %d", i, d.Doc, d.Item, d.Line, w.doc, w.item, w.line)
+		}
+		if w.err != "" {
+			if d.Err == nil || !strings.Contains(d.Err.Error(), w.err) {
+				t.Errorf("doc %d: error %v, want it to contain %q", i, d.Err, w.err)
+			}
+			continue
+		}
+		if d.Err != nil {
+			t.Errorf("doc %d: unexpected error %v", i, d.Err)
+		}
+		if d.Name() != w.name {
+			t.Errorf("doc %d: name %q, want %q", i, d.Name(), w.name)
+		}
+	}
+	if got := docs[0].LineOf("spec.completions"); got != 7 {
+		t.Errorf("LineOf(spec.completions) = %d, want 7", got)
+	}
+	if got := docs[0].LineOf("spec.parallelism"); got != 6 {
+		t.Errorf("LineOf(absent spec.parallelism) = %d, want 6 (its parent)", got)
+	}
+	if got := docs[1].LineOf("metadata.name"); got != 18 {
+		t.Errorf("LineOf(items[0].metadata.name) = %d, want 18", got)
+	}
+}
+
+func TestParseJSONStream(t *testing.T) {
+	in := "{\"kind\":\"Job\",\"metadata\":{\"name\":\"x\"}}\n\n{\"kind\":\"Job\",\n \"metadata\":{\"name\":\"y\"},\n \"spec\":{\"completions\":2}}\n{broken"
+	docs := Parse("f.json", []byte(in))
+	if len(docs) != 3 {
+		t.Fatalf("got %d docs", len(docs))
+	}
+	if docs[0].Line != 1 || docs[1].Line != 3 || docs[1].Name() != "y" {
+		t.Errorf("unexpected lines/names: %d %d %q", docs[0].Line, docs[1].Line, docs[1].Name())
+	}
+	if got := docs[1].LineOf("spec.completions"); got != 5 {
+		t.Errorf("JSON LineOf = %d, want 5", got)
+	}
+	if docs[2].Err == nil || !strings.Contains(docs[2].Err.Error(), "invalid JSON") {
+		t.Errorf("want invalid JSON error, got %v", docs[2].Err)
+	}
+}
+
+func TestParseBinaryAndDuplicates(t *testing.T) {
+	docs := Parse("bin", []byte{0x7f, 'E', 'L', 'F', 0, 1, 2})
+	if len(docs) != 1 || docs[0].Err == nil || !strings.Contains(docs[0].Err.Error(), "binary") {
+		t.Fatalf("binary input: %+v", docs)
+	}
+	docs = Parse("dup.yaml", []byte("kind: Job\nkind: Job\n"))
+	if len(docs) != 1 || docs[0].Err == nil {
+		t.Fatalf("duplicate keys must be an error: %+v", docs)
+	}
+}
+
+func TestSplitPath(t *testing.T) {
+	got := strings.Join(splitPath("spec.template.metadata.labels[app.kubernetes.io/name].x[3]"), "|")
+	if want := "spec|template|metadata|labels|app.kubernetes.io/name|x|3"; got != want {
+		t.Errorf("splitPath = %q, want %q", got, want)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(multi))
+	f.Add([]byte("{\"kind\":\"List\",\"items\":[{\"kind\":\"Job\"}]}"))
+	f.Add([]byte("---\n---\n"))
+	f.Add([]byte("a: &x [1]\nb: *x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range Parse("fuzz", data) {
+			if d.Err == nil && d.Object == nil {
+				t.Fatalf("document without object and without error")
+			}
+			_ = d.LineOf("spec.template.spec.containers[0].image")
+		}
+	})
+}
