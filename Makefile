@@ -27,6 +27,12 @@ FUZZTIME            ?= 15s
 
 BINARIES := kubectl-indexed kubectl_complete-indexed
 
+# Feature areas add their own targets, and append to CHECK_EXTRA what `make check` must also
+# run, in mk/*.mk; the local control plane's targets are in test/cluster/cluster.mk.
+CHECK_EXTRA :=
+-include test/cluster/cluster.mk
+-include mk/*.mk
+
 .PHONY: build
 build: ## Build the plugin into bin/
 	@mkdir -p bin
@@ -73,10 +79,9 @@ fuzz: ## A short run of every fuzz target
 	done
 
 .PHONY: check
-check: vet lint test fuzz e2e ## Everything CI runs
+check: vet lint test fuzz e2e $(CHECK_EXTRA) ## Everything CI runs
 
 .PHONY: clean
 clean:
 	rm -rf bin dist
 
--include test/cluster/cluster.mk
