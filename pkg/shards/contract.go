@@ -1,0 +1,93 @@
+package shards
+
+import (
+	"encoding/json"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The keys below are a contract between `kubectl indexed create` (which writes them) and the
+// commands that read a Job back (status, retry, diff). They are documented in the README; never
+// rename one.
+const (
+	// Prefix is the domain of every annotation and label key this tool writes.
+	Prefix = "indexed.kubectl.io/"
+
+	// AnnotationShardsConfigMap on a Job names the ConfigMap (same namespace) holding its
+	// shards. The ConfigMap has KeyShardIDs.
+	AnnotationShardsConfigMap = Prefix + "shards-configmap"
+	// AnnotationManifestName, AnnotationManifestRevision and AnnotationManifestHash record
+	// the shard manifest a Job or ConfigMap was made from.
+	AnnotationManifestName     = Prefix + "manifest-name"
+	AnnotationManifestRevision = Prefix + "manifest-revision"
+	AnnotationManifestHash     = Prefix + "manifest-hash"
+
+	// LabelManifestName, LabelManifestRevision and LabelManifestHash are the selectable
+	// forms (the hash label holds the first HashLabelLength hex digits, as label values are
+	// at most 63 characters).
+	LabelManifestName     = Prefix + "manifest-name"
+	LabelManifestRevision = Prefix + "manifest-revision"
+	LabelManifestHash     = Prefix + "manifest-hash"
+
+	// KeyShardIDs is the ConfigMap key holding a JSON array of shard IDs in completion-index
+	// order: element i is the shard that completion index i runs.
+	KeyShardIDs = "shard-ids.json"
+	// KeyManifest is the ConfigMap key holding the canonical manifest (JSON).
+	KeyManifest = "manifest.json"
+)
+
+// ConfigMapNameFromJob returns the name of the ConfigMap holding job's shards, from the
+// AnnotationShardsConfigMap annotation. ok is false when the Job does not carry it (it was not
+// made by kubectl indexed create, or the annotation was removed).
+func ConfigMapNameFromJob(job *batchv1.Job) (string, bool) {
+	if job == nil {
+		return "", false
+	}
+	name, ok := job.Annotations[AnnotationShardsConfigMap]
+	if !ok || name == "" {
+		return "", false
+	}
+	return name, true
+}
+
+// IDsFromConfigMap returns the shard IDs in completion-index order from the KeyShardIDs key of
+// cm. It fails, naming the ConfigMap, when the key is missing or does not hold a JSON array of
+// valid, distinct shard IDs.
+func IDsFromConfigMap(cm *corev1.ConfigMap) ([]string, error) {
+	if cm == nil {
+		return nil, fmt.Errorf("no configmap")
+	}
+	raw, ok := cm.Data[KeyShardIDs]
+	if !ok {
+		return nil, fmt.Errorf("configmap %q has no key %q: it was not written by kubectl indexed create", cm.Name, KeyShardIDs)
+	}
+	ids, err := ParseShardIDs([]byte(raw))
+	if err != nil {
+		return nil, fmt.Errorf("configmap %q key %q: %w", cm.Name, KeyShardIDs, err)
+	}
+	return ids, nil
+}
+
+// ParseShardIDs parses the content of KeyShardIDs: a JSON array of distinct, valid shard IDs.
+func ParseShardIDs(data []byte) ([]string, error) {
+	var ids []string
+	if err := json.Unmarshal(data, &ids); err != nil {
+		return nil, fmt.Errorf("not a JSON array of shard IDs: %w", err)
+	}
+	if ids == nil {
+		return nil, fmt.Errorf("not a JSON array of shard IDs: null")
+	}
+	seen := make(map[string]int, len(ids))
+	for i, id := range ids {
+		if msg := ValidateShardID(id); msg != "" {
+			return nil, fmt.Errorf("index %d: invalid shard ID %q: %s", i, id, msg)
+		}
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("index %d: shard ID %q already used by index %d", i, id, j)
+		}
+		seen[id] = i
+	}
+	return ids, nil
+}
