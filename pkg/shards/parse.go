@@ -41,7 +41,7 @@ func fromDocs(name string, docs []source.Document) (*Manifest, error) {
 		return nil, fail(0, "", "%v", d.Err)
 	}
 	if d.Item >= 0 {
-		return nil, fail(d.Line, "", "the file is a %s: expected a single %s", d.Kind(), Kind)
+		return nil, fail(d.Line, "", "the %s is inside a List: give it on its own, as a single document", Kind)
 	}
 	ps := &problems{line: d.LineOf}
 	if d.APIVersion() != APIVersion || d.Kind() != Kind {
@@ -62,6 +62,7 @@ func fromDocs(name string, docs []source.Document) (*Manifest, error) {
 	}
 	m.validate(ps)
 	if len(ps.list) > 0 {
+		sort.SliceStable(ps.list, func(i, j int) bool { return ps.list[i].Line < ps.list[j].Line })
 		return nil, &Error{File: name, Problems: ps.list, More: ps.more}
 	}
 	return m, nil
@@ -139,8 +140,12 @@ func checkTypes(obj map[string]any, ps *problems) {
 			continue
 		}
 		for k, cv := range cl {
-			if _, ok := cv.(string); !ok {
+			switch cv.(type) {
+			case string:
+			case float64:
 				ps.add(fmt.Sprintf("%s.cases[%d]", sp, k), "case IDs must be strings: found %s; quote it (YAML reads 001 as the number 1)", render(cv))
+			default:
+				ps.add(fmt.Sprintf("%s.cases[%d]", sp, k), "case IDs must be strings: found %s; quote it", render(cv))
 			}
 		}
 	}
