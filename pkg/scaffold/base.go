@@ -1,0 +1,76 @@
+package scaffold
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// ReadBase reads the object a user starts from (--from-job): a Job (for example as `kubectl get
+// job -o yaml` prints it), a CronJob (its jobTemplate), a PodTemplate, or a Pod (its metadata
+// and spec become the pod template). The file must hold exactly one of them; unknown fields are
+// errors, as with the API server's strict field validation.
+func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: no object found: give a Job, CronJob, PodTemplate or Pod", path)
+	}
+	if len(docs) > 1 {
+		return nil, fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod", path, len(docs))
+	}
+	d := &docs[0]
+	if d.Err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+	}
+	decode := func(out any) error {
+		strict, err := d.DecodeStrict(out)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.Location(), err)
+		}
+		if len(strict) > 0 {
+			return fmt.Errorf("%s: %s %q: %s", d.Location(), d.Kind(), d.Name(), strings.Join(strict, "; "))
+		}
+		return nil
+	}
+	switch gvk := d.APIVersion() + " " + d.Kind(); gvk {
+	case "batch/v1 Job":
+		job := &batchv1.Job{}
+		if err := decode(job); err != nil {
+			return nil, err
+		}
+		return job, nil
+	case "batch/v1 CronJob":
+		cj := &batchv1.CronJob{}
+		if err := decode(cj); err != nil {
+			return nil, err
+		}
+		return &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}, nil
+	case "v1 PodTemplate":
+		pt := &corev1.PodTemplate{}
+		if err := decode(pt); err != nil {
+			return nil, err
+		}
+		return &batchv1.Job{Spec: batchv1.JobSpec{Template: pt.Template}}, nil
+	case "v1 Pod":
+		pod := &corev1.Pod{}
+		if err := decode(pod); err != nil {
+			return nil, err
+		}
+		tmpl := corev1.PodTemplateSpec{Spec: pod.Spec}
+		// The scheduler's choice for that pod, not a choice for every shard.
+		tmpl.Spec.NodeName = ""
+		tmpl.Labels, tmpl.Annotations = pod.Labels, pod.Annotations
+		return &batchv1.Job{Spec: batchv1.JobSpec{Template: tmpl}}, nil
+	default:
+		return nil, fmt.Errorf("%s: %s is apiVersion %q kind %q: give a Job (batch/v1), CronJob (batch/v1), PodTemplate (v1) or Pod (v1)",
+			d.Location(), d.Name(), d.APIVersion(), d.Kind())
+	}
+}

@@ -1,0 +1,440 @@
+package scaffold
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// Objects are what create sends, in the order it sends them.
+type Objects struct {
+	ConfigMap *corev1.ConfigMap
+	Job       *batchv1.Job
+}
+
+// completionIndexAnnotation is where the Job controller writes a pod's completion index
+// (always, on every cluster version that has Indexed Jobs).
+const completionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
+
+// Labels and annotations the API server or the Job controller writes, dropped from a
+// --from-job object (they belong to the Job they were read from).
+var (
+	serverLabels = []string{
+		"controller-uid", "batch.kubernetes.io/controller-uid",
+		"job-name", "batch.kubernetes.io/job-name",
+	}
+	serverAnnotations = []string{
+		"kubectl.kubernetes.io/last-applied-configuration",
+		"batch.kubernetes.io/job-tracking",
+	}
+)
+
+// Build returns the ConfigMap and the Job for o. The Job is not linted here; create runs lint
+// on it before sending anything.
+func Build(o Options) (*Objects, error) {
+	if o.Manifest == nil {
+		return nil, errors.New("no shard manifest")
+	}
+	if err := o.Manifest.Validate(); err != nil {
+		return nil, err
+	}
+	if o.JobName == "" {
+		return nil, errors.New("no Job name")
+	}
+	cm, err := BuildConfigMap(o.Manifest, o.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	job, err := buildJob(o, cm.Name)
+	if err != nil {
+		return nil, err
+	}
+	return &Objects{ConfigMap: cm, Job: job}, nil
+}
+
+func buildJob(o Options, cmName string) (*batchv1.Job, error) {
+	m := o.Manifest
+	n := int32(len(m.Shards))
+	from := "--from-job"
+	if o.BaseSource != "" {
+		from = "--from-job " + o.BaseSource
+	}
+	job := &batchv1.Job{}
+	if o.Base != nil {
+		job = cleanBase(o.Base)
+		if err := checkBaseSpec(&job.Spec, n, from); err != nil {
+			return nil, err
+		}
+	}
+	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+	job.Name = o.JobName
+	job.Namespace = o.Namespace
+
+	// Labels and annotations: the user's, then the manifest's labels, then ours.
+	labels := job.Labels
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	for k, v := range manifestLabels(m) {
+		if old, ok := labels[k]; ok && old != v && !strings.HasPrefix(k, shards.Prefix) {
+			return nil, fmt.Errorf("%s sets label %q to %q but the shard manifest sets it to %q: remove one of them", from, k, old, v)
+		}
+		labels[k] = v
+	}
+	job.Labels = labels
+	ann := map[string]string{}
+	for k, v := range job.Annotations {
+		if !strings.HasPrefix(k, shards.Prefix) {
+			ann[k] = v
+		}
+	}
+	for k, v := range manifestAnnotations(m) {
+		ann[k] = v
+	}
+	ann[shards.AnnotationShardsConfigMap] = cmName
+
+	// The spec.
+	spec := &job.Spec
+	indexed := batchv1.IndexedCompletion
+	spec.CompletionMode = &indexed
+	spec.Completions = ptr(n)
+	switch {
+	case o.Parallelism != nil:
+		spec.Parallelism = ptr(*o.Parallelism)
+	case spec.Parallelism == nil:
+		spec.Parallelism = ptr(n)
+	}
+	spec.BackoffLimit = nil
+	switch {
+	case o.BackoffLimitPerIndex != nil:
+		spec.BackoffLimitPerIndex = ptr(*o.BackoffLimitPerIndex)
+	case spec.BackoffLimitPerIndex == nil:
+		spec.BackoffLimitPerIndex = ptr(DefaultBackoffLimitPerIndex)
+	}
+	if o.MaxFailedIndexes != nil {
+		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(int(n))
+		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n {
+			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d shards of manifest %q", o.MaxFailedIndexes, n, m.Metadata.Name)
+		}
+	}
+	if o.ActiveDeadlineSeconds != nil {
+		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+	}
+	if o.TTLSecondsAfterFinished != nil {
+		spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+	}
+	code := DefaultInvalidInputExitCode
+	if o.InvalidInputExitCode != nil {
+		code = *o.InvalidInputExitCode
+	}
+	if code < 1 || code > 255 {
+		return nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
+	}
+	replace := batchv1.Failed
+	spec.PodReplacementPolicy = &replace
+
+	// The pod template and the worker container.
+	tmpl := &spec.Template
+	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
+	if o.ServiceAccountName != "" {
+		tmpl.Spec.ServiceAccountName = o.ServiceAccountName
+	}
+	wi, err := workerIndex(tmpl.Spec.Containers, o.ContainerName, from)
+	if err != nil {
+		return nil, err
+	}
+	if wi < 0 {
+		name := o.ContainerName
+		if name == "" {
+			name = DefaultContainerName
+		}
+		tmpl.Spec.Containers = append([]corev1.Container{{Name: name}}, tmpl.Spec.Containers...)
+		wi = 0
+	}
+	w := &tmpl.Spec.Containers[wi]
+	if o.Image != "" {
+		w.Image = o.Image
+	}
+	if w.Image == "" {
+		return nil, fmt.Errorf("no image for the worker container %q: give --image", w.Name)
+	}
+	if len(o.Command) > 0 {
+		w.Command = append([]string(nil), o.Command...)
+		w.Args = nil
+	}
+	env, err := workerEnv(m, code, w.Env, o.Env, from)
+	if err != nil {
+		return nil, err
+	}
+	w.Env = env
+	setResources(&w.Resources, o.Requests, o.Limits)
+	if err := mountShards(&tmpl.Spec, wi, cmName, from); err != nil {
+		return nil, err
+	}
+	ann[AnnotationInvalidInputExitCode] = strconv.Itoa(int(code))
+	ann[AnnotationWorkerContainer] = w.Name
+	job.Annotations = ann
+
+	// The pod failure policy: ours first, then the user's own rules (without copies of ours,
+	// which a Job made by an earlier create carries).
+	rules := []batchv1.PodFailurePolicyRule{
+		{
+			// A preempted or evicted pod is not the shard's fault: retry it without
+			// spending the index's retry budget.
+			Action: batchv1.PodFailurePolicyActionIgnore,
+			OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{
+				{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue},
+			},
+		},
+		{
+			// The worker said its shard's input is invalid: a retry cannot help.
+			Action: batchv1.PodFailurePolicyActionFailIndex,
+			OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+				ContainerName: ptr(w.Name),
+				Operator:      batchv1.PodFailurePolicyOnExitCodesOpIn,
+				Values:        []int32{code},
+			},
+		},
+	}
+	ours := len(rules)
+	if spec.PodFailurePolicy != nil {
+		for _, r := range spec.PodFailurePolicy.Rules {
+			if !containsRule(rules[:ours], r) {
+				rules = append(rules, r)
+			}
+		}
+	}
+	if len(rules) > 20 {
+		return nil, fmt.Errorf("%s has %d podFailurePolicy rules; with the %d kubectl indexed adds that is more than the 20 the API allows", from, len(rules)-ours, ours)
+	}
+	spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: rules}
+	return job, nil
+}
+
+// cleanBase copies base without what the API server and the controllers wrote on it: identity,
+// status, the generated selector and its labels.
+func cleanBase(base *batchv1.Job) *batchv1.Job {
+	b := base.DeepCopy()
+	b.ObjectMeta = metav1.ObjectMeta{Labels: b.Labels, Annotations: b.Annotations}
+	b.Status = batchv1.JobStatus{}
+	b.Spec.Template.ObjectMeta = metav1.ObjectMeta{Labels: b.Spec.Template.Labels, Annotations: b.Spec.Template.Annotations}
+	for _, k := range serverLabels {
+		delete(b.Labels, k)
+		delete(b.Spec.Template.Labels, k)
+	}
+	for _, k := range serverAnnotations {
+		delete(b.Annotations, k)
+	}
+	b.Labels = nilIfEmpty(b.Labels)
+	b.Annotations = nilIfEmpty(b.Annotations)
+	b.Spec.Template.Labels = nilIfEmpty(b.Spec.Template.Labels)
+	b.Spec.Template.Annotations = nilIfEmpty(b.Spec.Template.Annotations)
+	if b.Spec.ManualSelector == nil || !*b.Spec.ManualSelector {
+		b.Spec.Selector = nil
+	}
+	return b
+}
+
+// checkBaseSpec refuses what a --from-job Job sets that cannot work with shards.
+func checkBaseSpec(spec *batchv1.JobSpec, n int32, from string) error {
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if spec.CompletionMode != nil && *spec.CompletionMode != batchv1.IndexedCompletion {
+		add("completionMode is %q: shards need completionMode Indexed (remove the field)", *spec.CompletionMode)
+	}
+	if spec.Completions != nil && *spec.Completions != n {
+		add("completions is %d but the manifest has %d shards: completions is always the number of shards (remove the field)", *spec.Completions, n)
+	}
+	if spec.BackoffLimit != nil && *spec.BackoffLimit != math.MaxInt32 {
+		add("backoffLimit is %d: a global backoffLimit counts the failures of every index and, once exceeded, kills the healthy ones; kubectl indexed uses backoffLimitPerIndex instead (remove backoffLimit)", *spec.BackoffLimit)
+	}
+	if spec.SuccessPolicy != nil {
+		add("successPolicy is set: it lets the Job succeed before every shard has run, so results would be incomplete (remove it)")
+	}
+	if spec.PodReplacementPolicy != nil && *spec.PodReplacementPolicy != batchv1.Failed {
+		add("podReplacementPolicy is %q: a pod failure policy requires \"Failed\" (remove the field)", *spec.PodReplacementPolicy)
+	}
+	if spec.ManualSelector != nil && *spec.ManualSelector {
+		add("manualSelector is true: a manual selector ties pods to one Job; let the API server generate it (remove selector and manualSelector)")
+	}
+	if rp := spec.Template.Spec.RestartPolicy; rp != "" && rp != corev1.RestartPolicyNever {
+		add("restartPolicy is %q: a pod failure policy requires \"Never\", and with OnFailure per-index retries never see a failure (remove it or set Never)", rp)
+	}
+	if spec.Template.Spec.NodeName != "" {
+		add("nodeName is %q: it would put every shard on one node; use a nodeSelector or affinity", spec.Template.Spec.NodeName)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	if len(errs) == 1 {
+		return fmt.Errorf("%s cannot be used: %s", from, errs[0])
+	}
+	return fmt.Errorf("%s cannot be used:\n  %s", from, strings.Join(errs, "\n  "))
+}
+
+// workerIndex finds the worker container: -1 when a new one must be added.
+func workerIndex(cs []corev1.Container, name, from string) (int, error) {
+	if name != "" {
+		for i := range cs {
+			if cs[i].Name == name {
+				return i, nil
+			}
+		}
+		if len(cs) == 0 {
+			return -1, nil
+		}
+		return 0, fmt.Errorf("%s has no container named %q (it has %s): give --container one of those", from, name, containerNames(cs))
+	}
+	for i := range cs {
+		if cs[i].Name == DefaultContainerName {
+			return i, nil
+		}
+	}
+	switch len(cs) {
+	case 0:
+		return -1, nil
+	case 1:
+		return 0, nil
+	}
+	return 0, fmt.Errorf("%s has %d containers and none is named %q: say which one is the worker with --container (one of %s)", from, len(cs), DefaultContainerName, containerNames(cs))
+}
+
+func containerNames(cs []corev1.Container) string {
+	names := make([]string, len(cs))
+	for i := range cs {
+		names[i] = strconv.Quote(cs[i].Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// workerEnv is the worker's environment: the contract's variables first (JOB_COMPLETION_INDEX
+// before the variables that expand it), then the --from-job container's own, then --env.
+func workerEnv(m *shards.Manifest, code int32, base, extra []corev1.EnvVar, from string) ([]corev1.EnvVar, error) {
+	idx := "$(" + EnvCompletionIndex + ")"
+	ours := []corev1.EnvVar{
+		{Name: EnvCompletionIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+			APIVersion: "v1", FieldPath: "metadata.annotations['" + completionIndexAnnotation + "']",
+		}}},
+		{Name: EnvShardFile, Value: MountPath + "/index-" + idx + ".cases"},
+		{Name: EnvShardIDFile, Value: MountPath + "/index-" + idx + ".id"},
+		{Name: EnvManifestFile, Value: MountPath + "/" + shards.KeyManifest},
+		{Name: EnvManifestName, Value: m.Metadata.Name},
+		{Name: EnvManifestRevision, Value: string(m.Revision)},
+		{Name: EnvManifestHash, Value: m.Hash()},
+		{Name: EnvInvalidInputCode, Value: strconv.Itoa(int(code))},
+	}
+	reserved := map[string]bool{}
+	for _, e := range ours {
+		reserved[e.Name] = true
+	}
+	env := ours
+	for _, e := range base {
+		if e.Name == EnvCompletionIndex && !isIndexRef(e) {
+			return nil, fmt.Errorf("%s sets %s in the worker container to something other than the completion index; remove it: kubectl indexed sets it", from, EnvCompletionIndex)
+		}
+		if reserved[e.Name] {
+			continue // set by an earlier create: ours replaces it
+		}
+		env = append(env, e)
+	}
+	for _, e := range extra {
+		if reserved[e.Name] {
+			return nil, fmt.Errorf("--env %s: kubectl indexed sets %s itself (see the worker contract in the README)", e.Name, e.Name)
+		}
+		replaced := false
+		for i := range env {
+			if env[i].Name == e.Name {
+				env[i], replaced = e, true
+			}
+		}
+		if !replaced {
+			env = append(env, e)
+		}
+	}
+	return env, nil
+}
+
+func isIndexRef(e corev1.EnvVar) bool {
+	if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil {
+		return false
+	}
+	p := e.ValueFrom.FieldRef.FieldPath
+	return p == "metadata.annotations['"+completionIndexAnnotation+"']" || p == "metadata.labels['"+completionIndexAnnotation+"']"
+}
+
+func setResources(r *corev1.ResourceRequirements, requests, limits corev1.ResourceList) {
+	for name, q := range requests {
+		if r.Requests == nil {
+			r.Requests = corev1.ResourceList{}
+		}
+		r.Requests[name] = q
+	}
+	for name, q := range limits {
+		if r.Limits == nil {
+			r.Limits = corev1.ResourceList{}
+		}
+		r.Limits[name] = q
+	}
+}
+
+// mountShards adds the ConfigMap volume and mounts it read-only at MountPath in the worker. A
+// volume or mount of that name left by an earlier create is replaced; anything else in the way
+// is an error.
+func mountShards(ps *corev1.PodSpec, wi int, cmName, from string) error {
+	vols := ps.Volumes[:0:0]
+	for _, v := range ps.Volumes {
+		if v.Name == VolumeName {
+			if v.ConfigMap == nil {
+				return fmt.Errorf("%s has a volume named %q that is not a ConfigMap: kubectl indexed uses that name for the shards; rename it", from, VolumeName)
+			}
+			continue
+		}
+		vols = append(vols, v)
+	}
+	ps.Volumes = append(vols, corev1.Volume{
+		Name: VolumeName,
+		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: cmName},
+		}},
+	})
+	w := &ps.Containers[wi]
+	mounts := w.VolumeMounts[:0:0]
+	for _, vm := range w.VolumeMounts {
+		if vm.Name == VolumeName {
+			continue
+		}
+		if strings.TrimSuffix(vm.MountPath, "/") == MountPath {
+			return fmt.Errorf("%s mounts volume %q at %s in container %q: kubectl indexed mounts the shards there; move it", from, vm.Name, MountPath, w.Name)
+		}
+		mounts = append(mounts, vm)
+	}
+	w.VolumeMounts = append(mounts, corev1.VolumeMount{Name: VolumeName, MountPath: MountPath, ReadOnly: true})
+	return nil
+}
+
+func containsRule(rules []batchv1.PodFailurePolicyRule, r batchv1.PodFailurePolicyRule) bool {
+	for _, o := range rules {
+		if reflect.DeepEqual(o, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func nilIfEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func ptr[T any](v T) *T { return &v }
