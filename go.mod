@@ -3,6 +3,7 @@ module github.com/kubectl-indexed/kubectl-indexed
 go 1.26.8
 
 require (
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/spf13/cobra v1.10.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/cli-runtime v0.37.2

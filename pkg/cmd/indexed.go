@@ -13,7 +13,9 @@ import (
 	"k8s.io/kubectl/pkg/util/completion"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
 )
 
@@ -62,6 +64,8 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	registerFlagCompletions(root, f)
 
 	root.AddCommand(version.NewCmdVersion(streams))
+	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
+	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 
 	return root
 }

@@ -92,6 +92,9 @@ type Options struct {
 	Recursive bool
 	// Stdin is read for the path "-".
 	Stdin io.Reader
+	// SkippedDir, when set, is called with each subdirectory that was not read because
+	// Recursive is false.
+	SkippedDir func(dir string)
 }
 
 // ReadError is an input that could not be read at all (missing file, unreadable directory).
@@ -125,7 +128,7 @@ func Read(paths []string, opts Options) ([]Document, error) {
 			docs = append(docs, Parse(StdinName, data)...)
 			continue
 		}
-		files, err := expand(p, opts.Recursive)
+		files, err := expand(p, opts.Recursive, opts.SkippedDir)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +152,7 @@ func unwrapPathError(err error) error {
 }
 
 // expand turns a path into the files it names.
-func expand(p string, recursive bool) ([]string, error) {
+func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, &ReadError{Path: p, Err: unwrapPathError(err)}
@@ -164,6 +167,9 @@ func expand(p string, recursive bool) ([]string, error) {
 		}
 		if d.IsDir() {
 			if path != p && !recursive {
+				if skipped != nil {
+					skipped(path)
+				}
 				return filepath.SkipDir
 			}
 			return nil

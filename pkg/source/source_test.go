@@ -1,6 +1,8 @@
 package source
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -134,4 +136,28 @@ func FuzzParse(f *testing.F) {
 			_ = d.LineOf("spec.template.spec.containers[0].image")
 		}
 	})
+}
+
+func TestReadDirectorySkipsSubdirectoriesWithoutRecursive(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "job.yaml"), []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	docs, err := Read([]string{dir}, Options{SkippedDir: func(d string) { skipped = append(skipped, d) }})
+	if err != nil || len(docs) != 0 {
+		t.Fatalf("non-recursive read: %d docs, err %v; want none", len(docs), err)
+	}
+	if len(skipped) != 1 || skipped[0] != sub {
+		t.Errorf("SkippedDir got %v, want [%s]", skipped, sub)
+	}
+	skipped = nil
+	docs, err = Read([]string{dir}, Options{Recursive: true, SkippedDir: func(d string) { skipped = append(skipped, d) }})
+	if err != nil || len(docs) != 1 || len(skipped) != 0 {
+		t.Fatalf("recursive read: %d docs, skipped %v, err %v; want 1 doc, none skipped", len(docs), skipped, err)
+	}
 }

@@ -1,0 +1,239 @@
+// Package lint implements `kubectl indexed lint`.
+package lint
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+var (
+	long = templates.LongDesc(`
+		Check Job and CronJob manifests before they are submitted, fully offline.
+
+		Findings of severity error are exactly what the Kubernetes v1.37 API server would reject,
+		worded as the server words them: every Job validation rule (negative values, Indexed
+		without completions, per-index and maxFailedIndexes requirements, podFailurePolicy,
+		successPolicy, podReplacementPolicy, restartPolicy, managedBy, selector, name length),
+		the basics of the pod template, and unknown or duplicate fields as kubectl's strict field
+		validation reports them. Warnings are accepted by the server but hurt at run time, such as
+		the "prepare-db" mode where the global backoffLimit kills every healthy shard after a few
+		transient failures. Info notes are worth knowing. Every finding names the file, line,
+		object and field path, and explains why it matters and how to fix it.
+
+		Input is YAML or JSON, multi-document streams and List objects, from files, directories
+		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with
+		their jobTemplate (paths under spec.jobTemplate.spec); other kinds are skipped with a note.
+
+		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37): fields
+		that version lacks, or has behind a gate that is off by default, are warned about. Errors
+		always mean "rejected by a v1.37 API server".
+
+		Exit codes: 0 no errors (and, with --strict, no warnings); 1 findings at or above the
+		threshold (errors, or warnings with --strict); 2 usage error, or input that could not be
+		read or parsed (a missing file, a directory holding no manifest, a document that is not
+		YAML/JSON or not an object, empty input). Findings of unreadable documents are printed
+		before exiting 2.`)
+
+	example = templates.Examples(`
+		# Check a manifest
+		kubectl indexed lint examples/evaluation-job.yaml
+
+		# Check every manifest under a directory, and fail on warnings too (for CI)
+		kubectl indexed lint -R --strict deploy/
+
+		# Check what a generator writes, as a JSON report
+		helm template my-chart | kubectl indexed lint - -o json
+
+		# The same flags as kubectl apply: -f, --filename and -R
+		kubectl indexed lint -f job.yaml -f cronjob.yaml
+
+		# Target an older cluster, and do not report image digests
+		kubectl indexed lint --kube-version 1.29 --disable image-without-digest job.yaml
+
+		# List every rule with its severity
+		kubectl indexed lint --list-rules`)
+)
+
+// Options holds the flags and inputs of the lint command.
+type Options struct {
+	Filenames   []string
+	Recursive   bool
+	Output      string
+	Strict      bool
+	KubeVersion string
+	Disable     []string
+	Severity    string
+	Brief       bool
+	ListRules   bool
+
+	paths []string
+	opts  lint.Options
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the lint options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
+}
+
+// NewCmdLint returns the lint command.
+func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml] [--strict]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Check Job manifests for what the API server rejects and what hurts at run time",
+		Long:                  long,
+		Example:               example,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file, directory or - (stdin) to check, as with kubectl apply; may be repeated. Arguments work the same.")
+	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a LintReport). Default: text for humans.")
+	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
+	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks.", lint.OldestKubeVersion, lint.DefaultKubeVersion))
+	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
+	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
+	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
+	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
+	_ = f // lint never contacts a cluster
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
+	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var ids []string
+		for _, r := range lint.Rules() {
+			ids = append(ids, r.ID+"\t"+string(r.Severity))
+		}
+		return ids, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("kube-version", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var vs []string
+		for m := lint.DefaultKubeVersion.Minor; m >= lint.OldestKubeVersion.Minor; m-- {
+			vs = append(vs, fmt.Sprintf("1.%d", m))
+		}
+		return vs, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	})
+	return cmd
+}
+
+// Complete gathers the inputs from the arguments and -f.
+func (o *Options) Complete(args []string) error {
+	o.paths = append(append([]string(nil), args...), o.Filenames...)
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	v, err := lint.ParseVersion(o.KubeVersion)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--kube-version: %w", err))
+	}
+	sev, ok := lint.ParseSeverity(o.Severity)
+	if !ok {
+		return exitcode.UsageError("--severity: %q is not one of info, warning, error", o.Severity)
+	}
+	var disable []string
+	for _, id := range o.Disable {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if _, ok := lint.LookupRule(id); !ok {
+			return exitcode.UsageError("--disable: unknown rule %q (see kubectl indexed lint --list-rules)", id)
+		}
+		disable = append(disable, id)
+	}
+	o.opts = lint.Options{KubeVersion: v, Disable: disable, MinSeverity: sev}
+	if o.ListRules {
+		return nil
+	}
+	if len(o.paths) == 0 {
+		return exitcode.UsageError("no input: give files, directories or - (standard input), as arguments or with -f\nSee 'kubectl indexed lint --help' for usage.")
+	}
+	return nil
+}
+
+// Run reads the inputs, lints them and prints the report.
+func (o *Options) Run() error {
+	if o.ListRules {
+		return o.listRules()
+	}
+	var skipped []string
+	docs, err := source.Read(o.paths, source.Options{Recursive: o.Recursive, Stdin: o.In, SkippedDir: func(dir string) { skipped = append(skipped, dir) }})
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %w", err))
+	}
+	sort.Strings(skipped)
+	if len(docs) == 0 {
+		msg := fmt.Sprintf("no objects found in %s", strings.Join(o.paths, ", "))
+		if len(skipped) > 0 {
+			msg += fmt.Sprintf(" (subdirectories %s were not read: use -R)", strings.Join(skipped, ", "))
+		}
+		return exitcode.Wrap(exitcode.Usage, errors.New(msg))
+	}
+	for _, d := range skipped {
+		fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
+	}
+	report := lint.Lint(docs, o.opts)
+	if printers.IsStructured(o.Output) {
+		if err := printers.Print(o.Out, o.Output, report); err != nil {
+			return err
+		}
+	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief}); err != nil {
+		return err
+	}
+	switch {
+	case report.Summary.Unreadable > 0:
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%d of %d documents could not be read (see the unreadable-document findings)", report.Summary.Unreadable, report.Summary.Documents))
+	case report.Summary.Errors > 0:
+		return exitcode.Silent(exitcode.Findings)
+	case o.Strict && report.Summary.Warnings > 0:
+		return exitcode.Silent(exitcode.Findings)
+	}
+	return nil
+}
+
+func (o *Options) listRules() error {
+	rules := lint.Rules()
+	if printers.IsStructured(o.Output) {
+		return printers.Print(o.Out, o.Output, map[string]any{"rules": rules})
+	}
+	width := 0
+	for _, r := range rules {
+		width = max(width, len(r.ID))
+	}
+	for _, r := range rules {
+		if _, err := fmt.Fprintf(o.Out, "%-*s  %-7s  %s\n", width, r.ID, r.Severity, r.What); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package jobspec
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// ValidatePodTemplate mirrors the parts of pkg/apis/core/validation: ValidatePodTemplateSpec
+// that Job manifests run into: template labels and annotations, containers present with valid,
+// unique names and an image, pull and termination-message policies, ports, environment
+// variable names, volume names and mounts, cpu/memory requests within limits, init-container
+// restart policy and probes, the pod-level restartPolicy, activeDeadlineSeconds,
+// serviceAccountName, nodeSelector, hostname/subdomain and ephemeral containers. The template
+// must be defaulted (SetDefaultsJobSpecNested). Other pod rules (security contexts, volume
+// sources, affinity, probes' handlers, topology spread, ...) are not mirrored: for them lint
+// reports nothing and the server has the last word.
+func ValidatePodTemplate(t *corev1.PodTemplateSpec, path *field.Path) []Violation {
+	var vs violations
+	vs.add(RulePodTemplate, metav1validation.ValidateLabels(t.Labels, path.Child("labels"))...)
+	vs.add(RulePodTemplate, apimachineryvalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
+	vs.add(RulePodTemplate, validatePodSpec(&t.Spec, path.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		vs.add(RulePodTemplate, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return vs
+}
+
+func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	vols, volErrs := validateVolumes(spec.Volumes, path.Child("volumes"))
+	errs = append(errs, volErrs...)
+	errs = append(errs, validateContainers(spec.Containers, vols, path.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
+	switch spec.RestartPolicy {
+	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
+	case "":
+		errs = append(errs, field.Required(path.Child("restartPolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), spec.RestartPolicy,
+			[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+	}
+	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
+	if spec.ServiceAccountName != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
+			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), spec.ServiceAccountName, msg))
+		}
+	}
+	if spec.ActiveDeadlineSeconds != nil {
+		if v := *spec.ActiveDeadlineSeconds; v < 1 || v > 2147483647 {
+			errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), v, utilvalidation.InclusiveRangeError(1, 2147483647)))
+		}
+	}
+	if spec.Hostname != "" {
+		errs = append(errs, dns1123Label(spec.Hostname, path.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, dns1123Label(spec.Subdomain, path.Child("subdomain"))...)
+	}
+	return errs
+}
+
+func dns1123Label(value string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range utilvalidation.IsDNS1123Label(value) {
+		errs = append(errs, field.Invalid(path, value, msg))
+	}
+	return errs
+}
+
+func validateVolumes(volumes []corev1.Volume, path *field.Path) (map[string]bool, field.ErrorList) {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, v := range volumes {
+		np := path.Index(i).Child("name")
+		var el field.ErrorList
+		if v.Name == "" {
+			el = append(el, field.Required(np, ""))
+		} else {
+			el = append(el, dns1123Label(v.Name, np)...)
+		}
+		if names[v.Name] {
+			el = append(el, field.Duplicate(np, v.Name))
+		}
+		if len(el) == 0 {
+			names[v.Name] = true
+		}
+		errs = append(errs, el...)
+	}
+	return names, errs
+}
+
+func validateContainers(containers []corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(containers) == 0 {
+		return field.ErrorList{field.Required(path, "")}
+	}
+	names := map[string]bool{}
+	for i := range containers {
+		c := &containers[i]
+		p := path.Index(i)
+		errs = append(errs, validateContainerCommon(c, vols, p)...)
+		if names[c.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		} else {
+			names[c.Name] = true
+		}
+	}
+	return errs
+}
+
+func validateInitContainers(containers, regular []corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for _, c := range regular {
+		names[c.Name] = true
+	}
+	const notSidecar = "may not be set for init containers without restartPolicy=Always"
+	for i := range containers {
+		c := &containers[i]
+		p := path.Index(i)
+		errs = append(errs, validateContainerCommon(c, vols, p)...)
+		restartAlways := false
+		if c.RestartPolicy != nil {
+			if *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				restartAlways = true
+			} else {
+				errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
+			}
+		}
+		if names[c.Name] {
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		} else if c.Name != "" {
+			names[c.Name] = true
+		}
+		if !restartAlways {
+			if c.Lifecycle != nil {
+				errs = append(errs, field.Forbidden(p.Child("lifecycle"), notSidecar))
+			}
+			if c.LivenessProbe != nil {
+				errs = append(errs, field.Forbidden(p.Child("livenessProbe"), notSidecar))
+			}
+			if c.ReadinessProbe != nil {
+				errs = append(errs, field.Forbidden(p.Child("readinessProbe"), notSidecar))
+			}
+			if c.StartupProbe != nil {
+				errs = append(errs, field.Forbidden(p.Child("startupProbe"), notSidecar))
+			}
+		}
+	}
+	return errs
+}
+
+func validateContainerCommon(c *corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	np := path.Child("name")
+	if c.Name == "" {
+		errs = append(errs, field.Required(np, ""))
+	} else {
+		errs = append(errs, dns1123Label(c.Name, np)...)
+	}
+	if c.Image == "" {
+		errs = append(errs, field.Required(path.Child("image"), ""))
+	}
+	switch c.TerminationMessagePolicy {
+	case corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
+	case "":
+		errs = append(errs, field.Required(path.Child("terminationMessagePolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(path.Child("terminationMessagePolicy"), c.TerminationMessagePolicy,
+			[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}))
+	}
+	errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
+	errs = append(errs, validateEnv(c.Env, path.Child("env"))...)
+	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, path.Child("volumeMounts"))...)
+	switch c.ImagePullPolicy {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	case "":
+		errs = append(errs, field.Required(path.Child("imagePullPolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(path.Child("imagePullPolicy"), c.ImagePullPolicy,
+			[]corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}))
+	}
+	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
+	return errs
+}
+
+func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := map[string]bool{}
+	for i, port := range ports {
+		p := path.Index(i)
+		if port.Name != "" {
+			if msgs := utilvalidation.IsValidPortName(port.Name); len(msgs) != 0 {
+				for _, msg := range msgs {
+					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
+				}
+			} else if names[port.Name] {
+				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
+			} else {
+				names[port.Name] = true
+			}
+		}
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(p.Child("containerPort"), ""))
+		} else {
+			for _, msg := range utilvalidation.IsValidPortNum(int(port.ContainerPort)) {
+				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
+			}
+		}
+		if port.HostPort != 0 {
+			for _, msg := range utilvalidation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		switch port.Protocol {
+		case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
+		case "":
+			errs = append(errs, field.Required(p.Child("protocol"), ""))
+		default:
+			errs = append(errs, field.NotSupported(p.Child("protocol"), port.Protocol, []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}))
+		}
+	}
+	return errs
+}
+
+func validateEnv(vars []corev1.EnvVar, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, ev := range vars {
+		p := path.Index(i).Child("name")
+		if ev.Name == "" {
+			errs = append(errs, field.Required(p, ""))
+			continue
+		}
+		for _, msg := range utilvalidation.IsRelaxedEnvVarName(ev.Name) {
+			errs = append(errs, field.Invalid(p, ev.Name, msg))
+		}
+	}
+	return errs
+}
+
+func validateVolumeMounts(mounts []corev1.VolumeMount, vols map[string]bool, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[string]bool{}
+	for i, m := range mounts {
+		p := path.Index(i)
+		if m.Name == "" {
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		}
+		if !vols[m.Name] {
+			errs = append(errs, field.NotFound(p.Child("name"), m.Name))
+		}
+		if m.MountPath == "" {
+			errs = append(errs, field.Required(p.Child("mountPath"), ""))
+		}
+		if seen[m.MountPath] {
+			errs = append(errs, field.Invalid(p.Child("mountPath"), m.MountPath, "must be unique"))
+		}
+		seen[m.MountPath] = true
+	}
+	return errs
+}
+
+// validateResources checks cpu and memory: non-negative, and requests not above limits.
+func validateResources(r *corev1.ResourceRequirements, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := path.Child("limits"), path.Child("requests")
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if q, ok := r.Limits[name]; ok && q.Sign() < 0 {
+			errs = append(errs, field.Invalid(limPath.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		}
+		q, ok := r.Requests[name]
+		if !ok {
+			continue
+		}
+		if q.Sign() < 0 {
+			errs = append(errs, field.Invalid(reqPath.Key(string(name)), q.String(), "must be greater than or equal to 0"))
+		}
+		if lim, ok := r.Limits[name]; ok && q.Cmp(lim) > 0 {
+			errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+		}
+	}
+	return errs
+}

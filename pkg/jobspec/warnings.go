@@ -1,0 +1,53 @@
+package jobspec
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+)
+
+// Rules of the warnings the API server itself returns on create (the object is accepted).
+const (
+	RuleNameNotDNSLabel = "name-not-dns-label"
+	RuleLargeIndexedJob = "large-indexed-job"
+)
+
+// ServerWarning is a warning the v1.37 API server returns when the object is created, worded as
+// the server words it (kubectl prints it as "Warning: <Message>").
+type ServerWarning struct {
+	Rule    string
+	Path    string
+	Message string
+}
+
+// WarningsOnCreate mirrors pkg/registry/batch/job/strategy.go: WarningsOnCreate and
+// pkg/api/job/warnings.go: WarningsForJobSpec for a Job (pod-template warnings are not
+// mirrored).
+func WarningsOnCreate(job *batchv1.Job) []ServerWarning {
+	j := Default(job)
+	var ws []ServerWarning
+	if msgs := utilvalidation.IsDNS1123Label(j.Name); len(msgs) != 0 {
+		ws = append(ws, ServerWarning{Rule: RuleNameNotDNSLabel, Path: "metadata.name",
+			Message: fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)})
+	}
+	ws = append(ws, WarningsForJobSpec(field.NewPath("spec"), &j.Spec)...)
+	return ws
+}
+
+// WarningsForJobSpec mirrors pkg/api/job/warnings.go: WarningsForJobSpec (without the pod
+// template part).
+func WarningsForJobSpec(path *field.Path, spec *batchv1.JobSpec) []ServerWarning {
+	if spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
+		return nil
+	}
+	completions := ptr.Deref(spec.Completions, 0)
+	parallelism := ptr.Deref(spec.Parallelism, 0)
+	if completions > completionsSoftLimit && parallelism > parallelismLimitForHighCompletions {
+		return []ServerWarning{{Rule: RuleLargeIndexedJob, Path: path.String(),
+			Message: fmt.Sprintf("%s: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail", path)}}
+	}
+	return nil
+}

@@ -1,0 +1,434 @@
+package lint
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+)
+
+// Options control what lint checks and reports. The zero value checks everything against
+// Kubernetes 1.37.
+type Options struct {
+	// KubeVersion is the version of the target cluster for kube-version-feature; zero means
+	// DefaultKubeVersion. Errors always mean "the v1.37 API server rejects this".
+	KubeVersion Version
+	// Disable lists rule IDs not to report.
+	Disable []string
+	// MinSeverity drops findings below it; "" reports everything (info and up).
+	MinSeverity Severity
+}
+
+func (o Options) kubeVersion() Version {
+	if o.KubeVersion.IsZero() {
+		return DefaultKubeVersion
+	}
+	return o.KubeVersion
+}
+
+func (o Options) reports(rule string, sev Severity) bool {
+	if o.MinSeverity != "" && sev.Rank() < o.MinSeverity.Rank() {
+		return false
+	}
+	for _, d := range o.Disable {
+		if d == rule {
+			return false
+		}
+	}
+	return true
+}
+
+// TTLThresholdSeconds is the ttlSecondsAfterFinished below which ttl-too-short warns.
+const TTLThresholdSeconds = 3600
+
+// checker collects the findings of one object.
+type checker struct {
+	opts     Options
+	object   string
+	ns       string
+	findings []Finding
+}
+
+func (c *checker) add(rule string, sev Severity, path, msg string) {
+	if !c.opts.reports(rule, sev) {
+		return
+	}
+	r, _ := LookupRule(rule)
+	c.findings = append(c.findings, Finding{Rule: rule, Severity: sev, Message: msg, Path: path,
+		Object: c.object, Namespace: c.ns, Why: r.Why, Fix: r.Fix})
+}
+
+func objectName(kind string, meta metav1.ObjectMeta) string {
+	switch {
+	case meta.Name != "":
+		return kind + "/" + meta.Name
+	case meta.GenerateName != "":
+		return kind + "/" + meta.GenerateName + "*"
+	}
+	return kind + "/"
+}
+
+// CheckJob lints one Job (as written in a manifest, not defaulted): every way the v1.37 API
+// server would reject it (errors, worded as the server words them), the server's own warnings,
+// and what hurts at run time. Findings carry no file information; they are sorted.
+func CheckJob(job *batchv1.Job, opts Options) []Finding {
+	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
+	for _, v := range jobspec.ValidateJob(job) {
+		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+	}
+	for _, w := range jobspec.WarningsOnCreate(job) {
+		c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+	}
+	c.runtimeRules(job, jobspec.Default(job), field.NewPath("spec"))
+	Sort(c.findings)
+	return c.findings
+}
+
+// cronJobNameSuffix is what the CronJob controller appends to the CronJob's name for each Job
+// ("-" and the scheduled time in minutes since the epoch, 8 digits until the year 2160).
+const cronJobNameSuffix = "-29000000"
+
+// CheckCronJob lints a CronJob: the server's CronJob validation, and the Job rules on its
+// jobTemplate, with paths under spec.jobTemplate.spec.
+func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
+	c := &checker{opts: opts, object: objectName("CronJob", cj.ObjectMeta), ns: cj.Namespace}
+	for _, v := range jobspec.ValidateCronJob(cj) {
+		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+	}
+	name := cj.Name
+	if name == "" {
+		name = jobspec.GenerateName(cj.GenerateName)
+	}
+	// The Jobs the CronJob controller will create.
+	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name + cronJobNameSuffix}, Spec: *cj.Spec.JobTemplate.Spec.DeepCopy()}
+	job.Spec.Selector, job.Spec.ManualSelector = nil, nil
+	def := jobspec.Default(job)
+	prefix := field.NewPath("spec", "jobTemplate", "spec")
+	c.runtimeRules(job, def, prefix)
+	if isIndexed(def) && def.Spec.Completions != nil && *def.Spec.Completions > 0 {
+		host := fmt.Sprintf("%s-%d", job.Name, *def.Spec.Completions-1)
+		if len(host) > 63 && !c.hasError() {
+			c.add(RuleCronJobIndexHostname, SeverityWarning, prefix.Child("completions").String(), fmt.Sprintf(
+				"every Job this CronJob creates will be rejected: its name %q plus the highest index gives the hostname %q, %d characters, more than the 63 a DNS label allows", job.Name, host, len(host)))
+		}
+	}
+	Sort(c.findings)
+	return c.findings
+}
+
+func (c *checker) hasError() bool { return HasErrors(c.findings) }
+
+func isIndexed(j *batchv1.Job) bool {
+	return j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion
+}
+
+// runtimeRules adds the warnings and infos: raw is the Job as written, def as defaulted; paths
+// are under prefix.
+func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
+	spec, rs := &def.Spec, &raw.Spec
+	p := func(names ...string) string { return prefix.Child(names[0], names[1:]...).String() }
+	indexed := isIndexed(def)
+	completions := ptr.Deref(spec.Completions, 0)
+	perIndex := spec.BackoffLimitPerIndex != nil
+	restart := spec.Template.Spec.RestartPolicy
+
+	if indexed && completions > 1 && !perIndex {
+		c.prepareDB(raw, def, prefix)
+	}
+	if perIndex && rs.BackoffLimit != nil && *rs.BackoffLimit >= 0 && *spec.BackoffLimitPerIndex >= 0 {
+		need := int64(completions) * (int64(*spec.BackoffLimitPerIndex) + 1)
+		if int64(*rs.BackoffLimit) < need {
+			c.add(RuleBackoffWithPerIdx, SeverityWarning, p("backoffLimit"), fmt.Sprintf(
+				"backoffLimit %d is enforced before the per-index limits: %d counted pod failures across all %d indexes fail the whole Job and kill every running index, although each index may fail %d times (backoffLimitPerIndex %d); remove backoffLimit or raise it to at least %d",
+				*rs.BackoffLimit, int64(*rs.BackoffLimit)+1, completions, *spec.BackoffLimitPerIndex+1, *spec.BackoffLimitPerIndex, need))
+		}
+	}
+	if perIndex && restart == corev1.RestartPolicyOnFailure {
+		c.add(RulePerIndexOnFailure, SeverityWarning, p("template", "spec", "restartPolicy"),
+			"backoffLimitPerIndex with restartPolicy OnFailure: failing containers restart in place, so per-index retries never count them; a crash-looping index restarts until the Job's deadline")
+	}
+	if rs.ActiveDeadlineSeconds != nil && *rs.ActiveDeadlineSeconds == 0 {
+		c.add(RuleDeadlineZero, SeverityWarning, p("activeDeadlineSeconds"),
+			"activeDeadlineSeconds is 0: the Job fails with DeadlineExceeded on its first sync, before any pod is created")
+	}
+	if rs.Parallelism != nil && *rs.Parallelism == 0 {
+		c.add(RuleParallelismZero, SeverityWarning, p("parallelism"), "parallelism is 0: no pod is ever created and the Job never finishes")
+	}
+	if indexed && perIndex && spec.MaxFailedIndexes != nil && completions > 0 {
+		switch m := *spec.MaxFailedIndexes; {
+		case m == 0 && completions > 1:
+			c.add(RuleMaxFailedZero, SeverityWarning, p("maxFailedIndexes"), fmt.Sprintf(
+				"maxFailedIndexes is 0: the first of the %d indexes to fail (after %d attempts) fails the whole Job and kills every running index", completions, *spec.BackoffLimitPerIndex+1))
+		case m == completions:
+			c.add(RuleMaxFailedNoEffect, SeverityWarning, p("maxFailedIndexes"), fmt.Sprintf(
+				"maxFailedIndexes %d equals completions: more than %d of %d indexes can never fail, so the limit never stops the Job", m, m, completions))
+		}
+	}
+	if indexed && perIndex && spec.MaxFailedIndexes == nil && completions > 1 && completions <= 100000 {
+		c.add(RuleMaxFailedUnset, SeverityWarning, p("backoffLimitPerIndex"), fmt.Sprintf(
+			"maxFailedIndexes is not set: all %d indexes always run, each up to %d times, even when every one fails for the same reason; the Job is marked Failed only after the last index finished",
+			completions, int64(*spec.BackoffLimitPerIndex)+1))
+	}
+	if rs.TTLSecondsAfterFinished != nil && *rs.TTLSecondsAfterFinished >= 0 && *rs.TTLSecondsAfterFinished < TTLThresholdSeconds {
+		c.add(RuleTTLTooShort, SeverityWarning, p("ttlSecondsAfterFinished"), fmt.Sprintf(
+			"ttlSecondsAfterFinished is %d: %s after it finishes the Job is deleted with its pods, its failedIndexes, conditions and logs, before anyone is likely to reconcile the run (threshold %ds)",
+			*rs.TTLSecondsAfterFinished, humanSeconds(int64(*rs.TTLSecondsAfterFinished)), TTLThresholdSeconds))
+	}
+	if spec.SuccessPolicy != nil && indexed && spec.Completions != nil {
+		c.successPolicyRules(spec, prefix)
+	}
+	if indexed {
+		c.disruptionRules(spec, prefix)
+	}
+	if indexed && completions > 1 && spec.PodFailurePolicy != nil {
+		for i, r := range spec.PodFailurePolicy.Rules {
+			if r.Action == batchv1.PodFailurePolicyActionFailJob {
+				c.add(RuleFailJob, SeverityWarning, prefix.Child("podFailurePolicy", "rules").Index(i).Child("action").String(), fmt.Sprintf(
+					"rule %d fails the whole Job when one pod of any of the %d indexes %s: every running index is killed and the index is not recorded in failedIndexes", i, completions, describeMatch(r)))
+			}
+		}
+	}
+	if indexed && perIndex && spec.PodReplacementPolicy != nil && *spec.PodReplacementPolicy == batchv1.TerminatingOrFailed {
+		how := "the default without a podFailurePolicy"
+		if rs.PodReplacementPolicy != nil {
+			how = "set explicitly"
+		}
+		c.add(RuleTerminatingOrFail, SeverityWarning, p("podReplacementPolicy"), fmt.Sprintf(
+			"podReplacementPolicy is TerminatingOrFailed (%s): a pod being deleted counts as a failure of its index at once and is replaced while it still terminates, so two pods of one index can run together and evictions use up the index's %d attempts",
+			how, *spec.BackoffLimitPerIndex+1))
+	}
+	if spec.ManagedBy != nil && *spec.ManagedBy != "kubernetes.io/job-controller" {
+		c.add(RuleManagedExternally, SeverityWarning, p("managedBy"), fmt.Sprintf(
+			"managedBy is %q: the built-in Job controller ignores this Job; nothing runs unless that controller is installed", *spec.ManagedBy))
+	}
+	c.kubeVersionRules(rs, prefix)
+	for _, list := range []struct {
+		name string
+		cs   []corev1.Container
+	}{{"initContainers", spec.Template.Spec.InitContainers}, {"containers", spec.Template.Spec.Containers}} {
+		for i, ctr := range list.cs {
+			if ctr.Image != "" && !strings.Contains(ctr.Image, "@") {
+				c.add(RuleImageNoDigest, SeverityInfo, prefix.Child("template", "spec", list.name).Index(i).Child("image").String(), fmt.Sprintf(
+					"image %q of container %q has no digest: indexes started later or retried may run a different image if the tag moves", ctr.Image, ctr.Name))
+			}
+		}
+	}
+	if indexed && rs.Completions != nil && *rs.Completions == 1 {
+		c.add(RuleSingleIndex, SeverityInfo, p("completions"), "an Indexed Job with completions 1 has a single index, 0")
+	}
+	if rs.Suspend != nil && *rs.Suspend {
+		c.add(RuleSuspended, SeverityInfo, p("suspend"), "the Job is created suspended: no pod runs until suspend is set to false")
+	}
+}
+
+// prepareDB explains the blast radius of the global backoffLimit.
+func (c *checker) prepareDB(raw, def *batchv1.Job, prefix *field.Path) {
+	spec := &def.Spec
+	limit := int64(ptr.Deref(spec.BackoffLimit, 6))
+	completions := int64(*spec.Completions)
+	running := min(int64(ptr.Deref(spec.Parallelism, 1)), completions)
+	failures := limit + 1
+	path := prefix.Child("completionMode").String()
+	if raw.Spec.BackoffLimit != nil {
+		path = prefix.Child("backoffLimit").String()
+	}
+	var b strings.Builder
+	what := fmt.Sprintf("backoffLimit %d", limit)
+	if raw.Spec.BackoffLimit == nil {
+		what = "backoffLimit (not set, so 6)"
+	}
+	fmt.Fprintf(&b, "%s is shared by all %d indexes (no backoffLimitPerIndex): %d pod failures anywhere fail the whole Job and the controller deletes every running pod",
+		what, completions, failures)
+	switch together := running - failures; {
+	case limit == math.MaxInt32:
+	case running <= 1:
+		fmt.Fprintf(&b, "; with parallelism %d no other shard runs at that moment, but every index not yet finished never runs", running)
+	case together > 0:
+		fmt.Fprintf(&b, ". With %d indexes running at once, %d transient failures close together kill the %d other healthy shards (up to %d if replacements were already running), and indexes not yet started never run",
+			running, failures, together, running-1)
+	default:
+		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %d healthy shards running at that moment, and indexes not yet started never run", running, running-1)
+	}
+	if def.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
+		fmt.Fprintf(&b, "; with restartPolicy OnFailure container restarts count too: %d restarts summed over the running pods fail the Job", limit)
+	}
+	c.add(RulePrepareDB, SeverityWarning, path, b.String())
+}
+
+func (c *checker) successPolicyRules(spec *batchv1.JobSpec, prefix *field.Path) {
+	completions := *spec.Completions
+	for i, r := range spec.SuccessPolicy.Rules {
+		rp := prefix.Child("successPolicy", "rules").Index(i)
+		if r.SucceededCount != nil && *r.SucceededCount == 0 {
+			c.add(RuleSucceededCountZero, SeverityWarning, rp.Child("succeededCount").String(),
+				"succeededCount is 0: the rule is met as soon as any one index succeeds, and the Job is then declared successful with the other indexes terminated")
+			continue
+		}
+		need := int64(-1)
+		switch {
+		case r.SucceededIndexes != nil:
+			total, err := jobspec.ValidateIndexesFormat(*r.SucceededIndexes, completions)
+			if err != nil || total == 0 {
+				continue
+			}
+			need = int64(total)
+			if r.SucceededCount != nil && int64(*r.SucceededCount) < need {
+				need = int64(*r.SucceededCount)
+			}
+		case r.SucceededCount != nil:
+			need = int64(*r.SucceededCount)
+		}
+		if need >= 0 && need < int64(completions) {
+			c.add(RuleSuccessPartial, SeverityWarning, rp.String(), fmt.Sprintf(
+				"rule %d declares the Job successful (Complete) once %d of its %d indexes succeeded: the other %d are terminated without counting as failed, so incomplete results pass as complete",
+				i, need, completions, int64(completions)-need))
+		}
+	}
+}
+
+func (c *checker) disruptionRules(spec *batchv1.JobSpec, prefix *field.Path) {
+	pfpPath := prefix.Child("podFailurePolicy")
+	ignoreAt := -1
+	if spec.PodFailurePolicy != nil {
+		for i, r := range spec.PodFailurePolicy.Rules {
+			if r.Action != batchv1.PodFailurePolicyActionIgnore {
+				continue
+			}
+			for _, pc := range r.OnPodConditions {
+				if pc.Type == corev1.DisruptionTarget && (pc.Status == corev1.ConditionTrue || pc.Status == "") {
+					ignoreAt = i
+					break
+				}
+			}
+			if ignoreAt >= 0 {
+				break
+			}
+		}
+	}
+	if ignoreAt < 0 {
+		path := pfpPath.String()
+		if spec.PodFailurePolicy == nil {
+			path = prefix.String()
+		}
+		c.add(RuleNoDisruptionIgnore, SeverityWarning, path,
+			"no podFailurePolicy rule ignores the DisruptionTarget condition: pods evicted or preempted (node drain, higher-priority work) count as failures and use up retries")
+		return
+	}
+	for i := 0; i < ignoreAt; i++ {
+		r := spec.PodFailurePolicy.Rules[i]
+		if r.OnExitCodes == nil || r.Action == batchv1.PodFailurePolicyActionIgnore {
+			continue
+		}
+		for _, code := range []int32{137, 143} {
+			if exitCodeMatches(r.OnExitCodes, code) {
+				c.add(RuleDisruptionShadowed, SeverityWarning, pfpPath.Child("rules").Index(i).String(), fmt.Sprintf(
+					"rule %d (%s on exit code %d, the code of a killed container) comes before the Ignore rule for DisruptionTarget (rule %d): an evicted or preempted pod is matched by rule %d first", i, r.Action, code, ignoreAt, i))
+				break
+			}
+		}
+	}
+}
+
+func exitCodeMatches(req *batchv1.PodFailurePolicyOnExitCodesRequirement, code int32) bool {
+	in := false
+	for _, v := range req.Values {
+		if v == code {
+			in = true
+		}
+	}
+	switch req.Operator {
+	case batchv1.PodFailurePolicyOnExitCodesOpIn:
+		return in
+	case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
+		return !in
+	}
+	return false
+}
+
+func describeMatch(r batchv1.PodFailurePolicyRule) string {
+	switch {
+	case r.OnExitCodes != nil:
+		vals := make([]string, len(r.OnExitCodes.Values))
+		for i, v := range r.OnExitCodes.Values {
+			vals[i] = strconv.Itoa(int(v))
+		}
+		who := "any container"
+		if r.OnExitCodes.ContainerName != nil {
+			who = fmt.Sprintf("container %q", *r.OnExitCodes.ContainerName)
+		}
+		op := "in"
+		if r.OnExitCodes.Operator == batchv1.PodFailurePolicyOnExitCodesOpNotIn {
+			op = "not in"
+		}
+		return fmt.Sprintf("exits from %s with a code %s [%s]", who, op, strings.Join(vals, ","))
+	case len(r.OnPodConditions) > 0:
+		types := make([]string, len(r.OnPodConditions))
+		for i, pc := range r.OnPodConditions {
+			types[i] = string(pc.Type)
+		}
+		return fmt.Sprintf("has the condition %s", strings.Join(types, " or "))
+	}
+	return "matches"
+}
+
+// kubeVersionRules flags fields the target Kubernetes version lacks.
+func (c *checker) kubeVersionRules(rs *batchv1.JobSpec, prefix *field.Path) {
+	v := c.opts.kubeVersion()
+	check := func(f feature, path string) {
+		if sev, msg := f.availability(v); sev != "" {
+			c.add(RuleKubeVersion, sev, path, msg)
+		}
+	}
+	p := func(names ...string) string { return prefix.Child(names[0], names[1:]...).String() }
+	if rs.CompletionMode != nil && *rs.CompletionMode == batchv1.IndexedCompletion {
+		check(featIndexed, p("completionMode"))
+	}
+	if rs.Suspend != nil {
+		check(featSuspend, p("suspend"))
+	}
+	if rs.PodFailurePolicy != nil {
+		check(featPodFailurePolicy, p("podFailurePolicy"))
+		for i, r := range rs.PodFailurePolicy.Rules {
+			if r.Action == batchv1.PodFailurePolicyActionFailIndex {
+				check(featFailIndex, prefix.Child("podFailurePolicy", "rules").Index(i).Child("action").String())
+			}
+		}
+	}
+	if rs.BackoffLimitPerIndex != nil {
+		check(featPerIndex, p("backoffLimitPerIndex"))
+	}
+	if rs.MaxFailedIndexes != nil {
+		check(featMaxFailedIndexes, p("maxFailedIndexes"))
+	}
+	if rs.PodReplacementPolicy != nil {
+		check(featPodReplacement, p("podReplacementPolicy"))
+	}
+	if rs.SuccessPolicy != nil {
+		check(featSuccessPolicy, p("successPolicy"))
+	}
+	if rs.ManagedBy != nil {
+		check(featManagedBy, p("managedBy"))
+	}
+	if rs.Scheduling != nil && v.Less(DefaultKubeVersion) {
+		check(featScheduling, p("scheduling"))
+	}
+}
+
+func humanSeconds(s int64) string {
+	switch {
+	case s == 0:
+		return "immediately"
+	case s < 120:
+		return fmt.Sprintf("%d seconds", s)
+	default:
+		return fmt.Sprintf("%d minutes", s/60)
+	}
+}

@@ -1,0 +1,164 @@
+package lint
+
+import (
+	"fmt"
+	"regexp"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// Report versioning: the JSON/YAML contract of `kubectl indexed lint -o json|yaml`.
+const (
+	ReportAPIVersion = "indexed.kubectl.io/v1alpha1"
+	ReportKind       = "LintReport"
+)
+
+// Report is the result of linting a set of documents.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// KubeVersion is the --kube-version the feature checks used.
+	KubeVersion string `json:"kubeVersion"`
+	// Summary counts objects and findings.
+	Summary Summary `json:"summary"`
+	// Findings, in file, document and line order. Never null.
+	Findings []Finding `json:"findings"`
+}
+
+// Summary counts what a Report covers.
+type Summary struct {
+	// Documents is the number of objects read (List items count one each), readable or not.
+	Documents int `json:"documents"`
+	// Checked is the number of Jobs and CronJobs checked.
+	Checked int `json:"checked"`
+	// Skipped is the number of objects of other kinds.
+	Skipped int `json:"skipped"`
+	// Unreadable is the number of documents that could not be parsed at all.
+	Unreadable int `json:"unreadable"`
+	// Errors, Warnings and Infos count the findings reported, by severity.
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// NewReport returns an empty report for opts.
+func NewReport(opts Options) *Report {
+	return &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(), Findings: []Finding{}}
+}
+
+// Lint checks every document: Jobs and CronJobs fully, other kinds are skipped with an info
+// note, unreadable documents become unreadable-document errors. Findings point at file,
+// document and line.
+func Lint(docs []source.Document, opts Options) *Report {
+	r := NewReport(opts)
+	for i := range docs {
+		r.add(&docs[i], opts)
+	}
+	Sort(r.Findings)
+	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case SeverityError:
+			r.Summary.Errors++
+		case SeverityWarning:
+			r.Summary.Warnings++
+		case SeverityInfo:
+			r.Summary.Infos++
+		}
+	}
+	return r
+}
+
+var (
+	strictFieldRE = regexp.MustCompile(`field "([^"]*)"`)
+	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
+)
+
+func (r *Report) add(d *source.Document, opts Options) {
+	r.Summary.Documents++
+	object := d.Kind() + "/" + d.Name()
+	if d.Kind() == "" {
+		object = ""
+	}
+	locate := func(fs []Finding) {
+		for i := range fs {
+			fs[i].File, fs[i].Document = d.File, d.Doc
+			fs[i].Line = d.LineOf(fs[i].Path)
+			r.Findings = append(r.Findings, fs[i])
+		}
+	}
+	c := &checker{opts: opts, object: object, ns: d.Namespace()}
+	if d.Err != nil {
+		r.Summary.Unreadable++
+		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
+		for i := range c.findings {
+			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
+		}
+		r.Findings = append(r.Findings, c.findings...)
+		return
+	}
+	kind, apiVersion := d.Kind(), d.APIVersion()
+	switch {
+	case kind == "" || apiVersion == "":
+		var missing string
+		switch {
+		case kind == "" && apiVersion == "":
+			missing = "apiVersion and kind are"
+		case kind == "":
+			missing = "kind is"
+		default:
+			missing = "apiVersion is"
+		}
+		c.add(RuleInvalidObject, SeverityError, "", fmt.Sprintf("%s not set: kubectl cannot tell what this object is", missing))
+		locate(c.findings)
+		return
+	case kind != "Job" && kind != "CronJob":
+		r.Summary.Skipped++
+		c.add(RuleSkippedKind, SeverityInfo, "", fmt.Sprintf("%s %s is not a Job or CronJob: skipped", apiVersion, kind))
+		locate(c.findings)
+		return
+	case apiVersion != "batch/v1":
+		r.Summary.Checked++
+		c.add(RuleInvalidObject, SeverityError, "apiVersion", fmt.Sprintf("no matches for kind %q in version %q: %s is served as batch/v1", kind, apiVersion, kind))
+		locate(c.findings)
+		return
+	}
+	r.Summary.Checked++
+	var (
+		strict []string
+		err    error
+		fs     []Finding
+	)
+	if kind == "Job" {
+		job := &batchv1.Job{}
+		if strict, err = d.DecodeStrict(job); err == nil {
+			fs = CheckJob(job, opts)
+		}
+	} else {
+		cj := &batchv1.CronJob{}
+		if strict, err = d.DecodeStrict(cj); err == nil {
+			fs = CheckCronJob(cj, opts)
+		}
+	}
+	if err != nil {
+		c.add(RuleInvalidObject, SeverityError, "", err.Error())
+		if m := typeFieldRE.FindStringSubmatch(err.Error()); m != nil {
+			for i := range c.findings {
+				c.findings[i].Path = m[1]
+			}
+		}
+		locate(c.findings)
+		return
+	}
+	for _, s := range strict {
+		path := ""
+		if m := strictFieldRE.FindStringSubmatch(s); m != nil {
+			path = m[1]
+		}
+		c.add(RuleStrictDecoding, SeverityError, path, s)
+	}
+	locate(c.findings)
+	locate(fs)
+}

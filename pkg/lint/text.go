@@ -1,0 +1,88 @@
+package lint
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TextOptions control the human-readable output.
+type TextOptions struct {
+	// Brief leaves out the why/fix lines under each finding.
+	Brief bool
+}
+
+// PrintFindings writes findings for humans, one per line followed by its why and fix:
+//
+//	file:line: severity rule Object: message
+//	    why: ...
+//	    fix: ...
+//
+// Findings without a file (CheckJob) start with the severity.
+func PrintFindings(w io.Writer, findings []Finding, opts TextOptions) error {
+	var b strings.Builder
+	for _, f := range findings {
+		if f.File != "" {
+			b.WriteString(f.File)
+			if f.Line > 0 {
+				fmt.Fprintf(&b, ":%d", f.Line)
+			}
+			b.WriteString(": ")
+		}
+		fmt.Fprintf(&b, "%s %s", f.Severity, f.Rule)
+		if f.Object != "" {
+			b.WriteString(" ")
+			b.WriteString(f.Object)
+		}
+		b.WriteString(": ")
+		if f.Path != "" && !strings.HasPrefix(f.Message, f.Path+":") && !strings.Contains(f.Message, `"`+f.Path+`"`) {
+			b.WriteString(f.Path)
+			b.WriteString(": ")
+		}
+		b.WriteString(f.Message)
+		b.WriteString("\n")
+		if !opts.Brief {
+			if f.Why != "" {
+				fmt.Fprintf(&b, "    why: %s\n", f.Why)
+			}
+			if f.Fix != "" {
+				fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// PrintText writes a report for humans: its findings, then a summary line.
+func PrintText(w io.Writer, r *Report, opts TextOptions) error {
+	if err := PrintFindings(w, r.Findings, opts); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, r.SummaryLine())
+	return err
+}
+
+// SummaryLine says what was checked and found, in one line.
+func (r *Report) SummaryLine() string {
+	s := r.Summary
+	parts := []string{plural(s.Checked, "Job or CronJob", "Jobs and CronJobs") + " checked"}
+	if s.Skipped > 0 {
+		parts = append(parts, plural(s.Skipped, "object", "objects")+" of other kinds skipped")
+	}
+	if s.Unreadable > 0 {
+		parts = append(parts, plural(s.Unreadable, "document", "documents")+" unreadable")
+	}
+	found := "no findings"
+	if s.Errors+s.Warnings+s.Infos > 0 {
+		found = fmt.Sprintf("%s, %s, %s", plural(s.Errors, "error", "errors"), plural(s.Warnings, "warning", "warnings"), plural(s.Infos, "info", "infos"))
+	}
+	return strings.Join(parts, ", ") + ": " + found
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
