@@ -1,0 +1,195 @@
+// Package create is the glue of `kubectl indexed create`: it binds flags, reads the shard
+// manifest, builds the objects with pkg/scaffold, lints the Job and sends both objects.
+package create
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// ScaffoldFlags are the flags that decide which objects create makes. They are shared with
+// other verbs that need "the objects create would make" (diff): bind them with
+// AddScaffoldFlags and turn them into scaffold.Options with ToOptions.
+type ScaffoldFlags struct {
+	// Manifest is the shard manifest file ("-" for stdin). Required.
+	Manifest string
+	// FromJob is a Job, CronJob, PodTemplate or Pod file to start from ("-" for stdin).
+	FromJob string
+	// Image of the worker container.
+	Image string
+	// Container names the worker container.
+	Container string
+	// Parallelism: 0 (not given) means the --from-job value, else the number of shards.
+	Parallelism int32
+	// BackoffLimitPerIndex, InvalidInputExitCode: the values of the flags (with their
+	// defaults); when the flag was not given, a --from-job value wins over the default.
+	BackoffLimitPerIndex int32
+	InvalidInputExitCode int32
+	// MaxFailedIndexes is "none", a count or a percentage of the shards.
+	MaxFailedIndexes string
+	// ActiveDeadlineSeconds and TTLSecondsAfterFinished are only set when their flag is given.
+	ActiveDeadlineSeconds   int64
+	TTLSecondsAfterFinished int32
+	// Requests and Limits are "name=quantity,..." lists.
+	Requests string
+	Limits   string
+	// Env holds NAME=VALUE pairs.
+	Env []string
+	// ServiceAccount is the pod's service account.
+	ServiceAccount string
+
+	fs *pflag.FlagSet
+}
+
+// Flag names, for messages and completion.
+const (
+	FlagManifest = "manifest"
+	FlagFromJob  = "from-job"
+	FlagImage    = "image"
+)
+
+// NewScaffoldFlags returns the flags with their defaults.
+func NewScaffoldFlags() *ScaffoldFlags {
+	return &ScaffoldFlags{
+		BackoffLimitPerIndex: scaffold.DefaultBackoffLimitPerIndex,
+		InvalidInputExitCode: scaffold.DefaultInvalidInputExitCode,
+		MaxFailedIndexes:     "none",
+	}
+}
+
+// AddScaffoldFlags binds o to fs. o remembers fs, to tell a flag given from its default.
+func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
+	o.fs = fs
+	fs.StringVar(&o.Manifest, FlagManifest, o.Manifest, "The shard manifest (YAML or JSON; - for stdin): shard i is what completion index i runs. Make one with 'kubectl indexed shards split'.")
+	fs.StringVar(&o.FromJob, FlagFromJob, o.FromJob, "Start from this Job, CronJob, PodTemplate or Pod (YAML or JSON; - for stdin): what it sets is kept unless a flag says otherwise; what cannot work with shards is refused.")
+	fs.StringVar(&o.Image, FlagImage, o.Image, "Image of the worker container (required unless --from-job gives one).")
+	fs.StringVar(&o.Container, "container", o.Container, "Name of the worker container (default: \"worker\", or the only container of --from-job).")
+	fs.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: the --from-job value, else the number of shards).")
+	fs.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before the index is marked failed (a --from-job value wins over the default).")
+	fs.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the whole Job, killing running shards, once more indexes than this have failed: none, a count, or a percentage of the shards (\"10%\", rounded down).")
+	fs.Int32Var(&o.InvalidInputExitCode, "invalid-input-exit-code", o.InvalidInputExitCode, "Exit code with which the worker says its shard's input is invalid: the index fails at once, without retries.")
+	fs.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole Job after this many seconds (not set unless given).")
+	fs.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the Job and its pods this many seconds after it finishes (not set unless given: the evidence stays).")
+	fs.StringVar(&o.Requests, "requests", o.Requests, "Resource requests of the worker, e.g. cpu=500m,memory=1Gi.")
+	fs.StringVar(&o.Limits, "limits", o.Limits, "Resource limits of the worker, e.g. memory=2Gi.")
+	fs.StringArrayVar(&o.Env, "env", o.Env, "Environment variable NAME=VALUE for the worker (repeatable).")
+	fs.StringVar(&o.ServiceAccount, "service-account", o.ServiceAccount, "Service account of the pods.")
+}
+
+func (o *ScaffoldFlags) changed(name string) bool {
+	if o.fs == nil {
+		return false
+	}
+	f := o.fs.Lookup(name)
+	return f != nil && f.Changed
+}
+
+// ToOptions reads the manifest and --from-job files and returns the inputs of scaffold.Build
+// for a Job named jobName in namespace running command (the arguments after --). stdin is read
+// for a file given as "-". Errors are about the flags or the files (usage or input errors).
+func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, stdin io.Reader) (scaffold.Options, error) {
+	opts := scaffold.Options{JobName: jobName, Namespace: namespace, Image: o.Image, Command: command,
+		ContainerName: o.Container, ServiceAccountName: o.ServiceAccount}
+	if o.Manifest == "" {
+		return opts, fmt.Errorf("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", FlagManifest)
+	}
+	if o.Manifest == source.StdinName && o.FromJob == source.StdinName {
+		return opts, fmt.Errorf("--%s and --%s cannot both be read from stdin", FlagManifest, FlagFromJob)
+	}
+	m, err := shards.Read(o.Manifest, stdin)
+	if err != nil {
+		return opts, err
+	}
+	opts.Manifest = m
+	if o.FromJob != "" {
+		base, err := scaffold.ReadBase(o.FromJob, stdin)
+		if err != nil {
+			return opts, fmt.Errorf("--%s: %w", FlagFromJob, err)
+		}
+		opts.Base, opts.BaseSource = base, o.FromJob
+	}
+	if o.changed("parallelism") || o.Parallelism != 0 {
+		if o.Parallelism < 1 {
+			return opts, fmt.Errorf("--parallelism must be at least 1, not %d", o.Parallelism)
+		}
+		opts.Parallelism = ptr(o.Parallelism)
+	}
+	if o.changed("backoff-limit-per-index") || o.fs == nil {
+		if o.BackoffLimitPerIndex < 0 {
+			return opts, fmt.Errorf("--backoff-limit-per-index must be 0 or more, not %d", o.BackoffLimitPerIndex)
+		}
+		opts.BackoffLimitPerIndex = ptr(o.BackoffLimitPerIndex)
+	}
+	if o.changed("invalid-input-exit-code") || o.fs == nil {
+		opts.InvalidInputExitCode = ptr(o.InvalidInputExitCode)
+	}
+	if o.changed("max-failed-indexes") {
+		b, err := scaffold.ParseBudget(o.MaxFailedIndexes)
+		if err != nil {
+			return opts, fmt.Errorf("--max-failed-indexes: %w", err)
+		}
+		opts.MaxFailedIndexes = &b
+	}
+	if o.changed("active-deadline-seconds") {
+		if o.ActiveDeadlineSeconds < 0 {
+			return opts, fmt.Errorf("--active-deadline-seconds must be 0 or more, not %d", o.ActiveDeadlineSeconds)
+		}
+		opts.ActiveDeadlineSeconds = ptr(o.ActiveDeadlineSeconds)
+	}
+	if o.changed("ttl-seconds-after-finished") {
+		if o.TTLSecondsAfterFinished < 0 {
+			return opts, fmt.Errorf("--ttl-seconds-after-finished must be 0 or more, not %d", o.TTLSecondsAfterFinished)
+		}
+		opts.TTLSecondsAfterFinished = ptr(o.TTLSecondsAfterFinished)
+	}
+	if opts.Requests, err = parseResources("requests", o.Requests); err != nil {
+		return opts, err
+	}
+	if opts.Limits, err = parseResources("limits", o.Limits); err != nil {
+		return opts, err
+	}
+	for _, kv := range o.Env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return opts, fmt.Errorf("--env %q: give NAME=VALUE", kv)
+		}
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
+			return opts, fmt.Errorf("--env %q: invalid name: %s", kv, strings.Join(msgs, "; "))
+		}
+		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
+	}
+	return opts, nil
+}
+
+// parseResources parses "cpu=500m,memory=1Gi".
+func parseResources(flag, s string) (corev1.ResourceList, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	list := corev1.ResourceList{}
+	for _, part := range strings.Split(s, ",") {
+		name, qty, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--%s %q: give name=quantity pairs separated by commas, e.g. cpu=500m,memory=1Gi", flag, s)
+		}
+		q, err := resource.ParseQuantity(qty)
+		if err != nil {
+			return nil, fmt.Errorf("--%s: %s=%q: %w", flag, name, qty, err)
+		}
+		list[corev1.ResourceName(name)] = q
+	}
+	return list, nil
+}
+
+func ptr[T any](v T) *T { return &v }
