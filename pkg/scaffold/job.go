@@ -120,11 +120,16 @@ func buildJob(o Options, cmName string) (*batchv1.Job, error) {
 	case spec.BackoffLimitPerIndex == nil:
 		spec.BackoffLimitPerIndex = ptr(DefaultBackoffLimitPerIndex)
 	}
-	if o.MaxFailedIndexes != nil {
+	switch {
+	case o.MaxFailedIndexes != nil:
 		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(int(n))
 		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n {
 			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d shards of manifest %q", o.MaxFailedIndexes, n, m.Metadata.Name)
 		}
+	case spec.MaxFailedIndexes == nil:
+		spec.MaxFailedIndexes = DefaultMaxFailedIndexes.Resolve(int(n))
+	case *spec.MaxFailedIndexes > n:
+		return nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
 	}
 	if o.ActiveDeadlineSeconds != nil {
 		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)

@@ -29,6 +29,12 @@ const (
 	DefaultInvalidInputExitCode int32 = 42
 )
 
+// DefaultMaxFailedIndexes is half the shards, rounded down: the Job is failed (and its running
+// indexes stopped) only once more than half of its shards have failed, when the cause is
+// almost surely shared (a bad image, command or dataset) and the run cannot be used anyway.
+// Fewer failures never stop the healthy shards.
+var DefaultMaxFailedIndexes = Budget{Percent: true, Value: 50}
+
 // Options are the inputs of Build: everything `kubectl indexed create` takes from its flags and
 // files. Pointer fields are nil when the flag was not given: the value then comes from Base
 // (the --from-job file) if it sets one, and otherwise from the default.
@@ -63,7 +69,7 @@ type Options struct {
 	Parallelism *int32
 	// BackoffLimitPerIndex defaults to DefaultBackoffLimitPerIndex.
 	BackoffLimitPerIndex *int32
-	// MaxFailedIndexes defaults to none (every index runs to its own end).
+	// MaxFailedIndexes defaults to DefaultMaxFailedIndexes.
 	MaxFailedIndexes *Budget
 	// InvalidInputExitCode defaults to DefaultInvalidInputExitCode.
 	InvalidInputExitCode *int32

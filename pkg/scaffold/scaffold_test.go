@@ -133,7 +133,7 @@ func TestBuildContract(t *testing.T) {
 	}
 	s := job.Spec
 	if *s.Completions != 6 || *s.Parallelism != 6 || *s.BackoffLimitPerIndex != 1 || s.BackoffLimit != nil ||
-		s.MaxFailedIndexes != nil || s.TTLSecondsAfterFinished != nil || s.ActiveDeadlineSeconds != nil ||
+		*s.MaxFailedIndexes != 3 || s.TTLSecondsAfterFinished != nil || s.ActiveDeadlineSeconds != nil ||
 		*s.CompletionMode != batchv1.IndexedCompletion || s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("spec %+v", s)
 	}

@@ -35,7 +35,8 @@ type ScaffoldFlags struct {
 	// defaults); when the flag was not given, a --from-job value wins over the default.
 	BackoffLimitPerIndex int32
 	InvalidInputExitCode int32
-	// MaxFailedIndexes is "none", a count or a percentage of the shards.
+	// MaxFailedIndexes is "none", a count or a percentage of the shards; when the flag was not
+	// given, a --from-job value wins over the default.
 	MaxFailedIndexes string
 	// ActiveDeadlineSeconds and TTLSecondsAfterFinished are only set when their flag is given.
 	ActiveDeadlineSeconds   int64
@@ -63,7 +64,7 @@ func NewScaffoldFlags() *ScaffoldFlags {
 	return &ScaffoldFlags{
 		BackoffLimitPerIndex: scaffold.DefaultBackoffLimitPerIndex,
 		InvalidInputExitCode: scaffold.DefaultInvalidInputExitCode,
-		MaxFailedIndexes:     "none",
+		MaxFailedIndexes:     scaffold.DefaultMaxFailedIndexes.String(),
 	}
 }
 
@@ -76,7 +77,7 @@ func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
 	fs.StringVar(&o.Container, "container", o.Container, "Name of the worker container (default: \"worker\", or the only container of --from-job).")
 	fs.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: the --from-job value, else the number of shards).")
 	fs.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before the index is marked failed (a --from-job value wins over the default).")
-	fs.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the whole Job, killing running shards, once more indexes than this have failed: none, a count, or a percentage of the shards (\"10%\", rounded down).")
+	fs.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the whole Job, stopping its running shards, once more indexes than this have failed: a count, a percentage of the shards (rounded down), or none (a --from-job value wins over the default).")
 	fs.Int32Var(&o.InvalidInputExitCode, "invalid-input-exit-code", o.InvalidInputExitCode, "Exit code with which the worker says its shard's input is invalid: the index fails at once, without retries.")
 	fs.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole Job after this many seconds (not set unless given).")
 	fs.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the Job and its pods this many seconds after it finishes (not set unless given: the evidence stays).")
@@ -133,7 +134,7 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 	if o.changed("invalid-input-exit-code") || o.fs == nil {
 		opts.InvalidInputExitCode = ptr(o.InvalidInputExitCode)
 	}
-	if o.changed("max-failed-indexes") {
+	if o.changed("max-failed-indexes") || o.fs == nil {
 		b, err := scaffold.ParseBudget(o.MaxFailedIndexes)
 		if err != nil {
 			return opts, fmt.Errorf("--max-failed-indexes: %w", err)
