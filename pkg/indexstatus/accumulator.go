@@ -1,0 +1,183 @@
+package indexstatus
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Clock gives the time the report is made at (k8s.io/utils/clock.PassiveClock satisfies it).
+type Clock interface {
+	Now() time.Time
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Options controls a report.
+type Options struct {
+	// Clock gives "now" (backoff remaining, ages); the real clock when nil.
+	Clock Clock
+	// ShardIDs are the shard IDs in completion-index order (element i is index i's shard),
+	// from the ConfigMap named by the Job's indexed.kubectl.io/shards-configmap annotation.
+	ShardIDs []string
+	// ShardsConfigMap names where ShardIDs came from.
+	ShardsConfigMap string
+	// Notes are added to the report's notes as given (e.g. why shard IDs are missing).
+	Notes []string
+	// AllIndexes lists every index in Indexes (json, yaml, wide); otherwise only the indexes
+	// that need attention are listed (the grid still covers every index).
+	AllIndexes bool
+}
+
+func (o *Options) now() time.Time {
+	if o.Clock == nil {
+		return realClock{}.Now()
+	}
+	return o.Clock.Now()
+}
+
+// NotIndexedError is returned for a Job that is not an Indexed Job.
+type NotIndexedError struct {
+	Name, Namespace string
+	Reason          string
+}
+
+func (e *NotIndexedError) Error() string {
+	return fmt.Sprintf("job %q%s is not an Indexed Job: %s", e.Name, inNamespace(e.Namespace), e.Reason)
+}
+
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in namespace %q", ns)
+}
+
+// CheckIndexed returns a *NotIndexedError unless job is an Indexed Job with completions set.
+func CheckIndexed(job *batchv1.Job) error {
+	switch {
+	case job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion:
+		mode := "NonIndexed"
+		if job.Spec.CompletionMode != nil {
+			mode = string(*job.Spec.CompletionMode)
+		}
+		return &NotIndexedError{job.Name, job.Namespace, fmt.Sprintf("its completionMode is %s; status explains Indexed Jobs only", mode)}
+	case job.Spec.Completions == nil:
+		return &NotIndexedError{job.Name, job.Namespace, "spec.completions is not set"}
+	case *job.Spec.Completions < 0:
+		return &NotIndexedError{job.Name, job.Namespace, fmt.Sprintf("spec.completions is %d", *job.Spec.Completions)}
+	}
+	return nil
+}
+
+// Accumulator collects compact summaries of a Job's pods, one pod at a time, so that a caller
+// reading a paginated list can drop each page after Add. Pods of other Jobs are counted as
+// ignored. Add replaces an earlier summary of the same pod (by UID, else namespace/name), so a
+// watch can feed updates; Remove forgets a deleted pod. An Accumulator is not safe for
+// concurrent use.
+type Accumulator struct {
+	job     *batchv1.Job
+	pods    map[string]podSummary
+	ignored map[string]struct{}
+}
+
+// NewAccumulator starts a report for job, which must be an Indexed Job.
+func NewAccumulator(job *batchv1.Job) (*Accumulator, error) {
+	if err := CheckIndexed(job); err != nil {
+		return nil, err
+	}
+	return &Accumulator{job: job.DeepCopy(), pods: map[string]podSummary{}, ignored: map[string]struct{}{}}, nil
+}
+
+// SetJob replaces the Job (a newer version of the same Job, from a watch). Pod summaries are
+// kept; the podFailurePolicy they were evaluated against is immutable.
+func (a *Accumulator) SetJob(job *batchv1.Job) error {
+	if err := CheckIndexed(job); err != nil {
+		return err
+	}
+	a.job = job.DeepCopy()
+	return nil
+}
+
+// Job returns the Job the report is about.
+func (a *Accumulator) Job() *batchv1.Job { return a.job }
+
+// Add records pod (or replaces what was recorded for it).
+func (a *Accumulator) Add(pod *corev1.Pod) {
+	key := podKey(pod)
+	if !a.owns(pod) {
+		delete(a.pods, key)
+		a.ignored[key] = struct{}{}
+		return
+	}
+	s := summarize(a.job, pod)
+	if s.index < 0 {
+		delete(a.pods, key)
+		a.ignored[key] = struct{}{}
+		return
+	}
+	delete(a.ignored, key)
+	a.pods[key] = s
+}
+
+// Remove forgets pod.
+func (a *Accumulator) Remove(pod *corev1.Pod) {
+	key := podKey(pod)
+	delete(a.pods, key)
+	delete(a.ignored, key)
+}
+
+// Len is the number of pods of the Job recorded.
+func (a *Accumulator) Len() int { return len(a.pods) }
+
+func podKey(pod *corev1.Pod) string {
+	if pod.UID != "" {
+		return string(pod.UID)
+	}
+	return pod.Namespace + "/" + pod.Name
+}
+
+// owns reports whether pod belongs to the Job: controlled by it (owner reference), else
+// labelled with its UID, else (for a Job without a UID, such as a hand-written manifest)
+// labelled with its name.
+func (a *Accumulator) owns(pod *corev1.Pod) bool {
+	job := a.job
+	if pod.Namespace != "" && job.Namespace != "" && pod.Namespace != job.Namespace {
+		return false
+	}
+	if job.UID != "" {
+		if ref := metav1.GetControllerOf(pod); ref != nil {
+			return ref.UID == job.UID
+		}
+		for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {
+			if v, ok := pod.Labels[l]; ok {
+				return v == string(job.UID)
+			}
+		}
+		return false
+	}
+	for _, l := range []string{labelJobName, labelLegacyJobName} {
+		if v, ok := pod.Labels[l]; ok {
+			return v == job.Name
+		}
+	}
+	return false
+}
+
+// Build makes the report from job and all its pods at once (the offline path). It is
+// NewAccumulator, Add for every pod, then Report.
+func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
+	a, err := NewAccumulator(job)
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods {
+		a.Add(&pods[i])
+	}
+	return a.Report(opts), nil
+}

@@ -1,0 +1,215 @@
+package indexstatus
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+)
+
+// maxTextRows is how many indexes the text view details before pointing at -o wide.
+const maxTextRows = 50
+
+// PrintText writes the report as text. With wide, every index gets a row (with its pods);
+// otherwise only the indexes that need attention do, and the state table folds the rest.
+func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
+	p := &textPrinter{w: w}
+	p.header(r)
+	p.states(r)
+	p.indexes(r, wide)
+	p.list("Next", r.Next)
+	p.list("Cannot be known", r.Unknown)
+	p.list("Notes", r.Notes)
+	return p.err
+}
+
+type textPrinter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *textPrinter) printf(format string, a ...any) {
+	if p.err != nil {
+		return
+	}
+	_, p.err = fmt.Fprintf(p.w, format, a...)
+}
+
+func (p *textPrinter) header(r *IndexedJobStatus) {
+	tw := tabwriter.NewWriter(p.w, 0, 4, 1, ' ', 0)
+	row := func(k, v string) {
+		if v != "" && p.err == nil {
+			_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+		}
+	}
+	ns := r.Job.Namespace
+	if ns == "" {
+		ns = "(no namespace)"
+	}
+	row("Job", ns+"/"+r.Job.Name)
+	row("Phase", string(r.Phase))
+	if r.Reason != "" || r.Message != "" {
+		row("Condition", strings.TrimSpace(r.Reason+": "+r.Message))
+	}
+	row("Why", r.Explanation)
+	row("Waiting for", r.WaitingFor)
+	row("Completeness", r.Completeness.Verdict)
+	row("Policy", policyWords(r))
+	row("Pods", fmt.Sprintf("%d seen (%d active, %d terminating, %d succeeded, %d failed); status: active %d, terminating %d, succeeded %d, failed %d",
+		r.Pods.Seen, r.Pods.Active, r.Pods.Terminating, r.Pods.Succeeded, r.Pods.Failed,
+		r.Counters.Active, r.Counters.Terminating, r.Counters.Succeeded, r.Counters.Failed))
+	if r.Shards != nil {
+		src := "given"
+		if r.Shards.ConfigMap != "" {
+			src = "configmap " + r.Shards.ConfigMap
+		}
+		row("Shards", fmt.Sprintf("%d shard IDs from %s", r.Shards.Count, src))
+	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+}
+
+func policyWords(r *IndexedJobStatus) string {
+	pol := r.Policy
+	parts := []string{fmt.Sprintf("completions %d", r.Completions), fmt.Sprintf("parallelism %d", r.Parallelism)}
+	if pol.BackoffLimitPerIndex != nil {
+		parts = append(parts, fmt.Sprintf("backoffLimitPerIndex %d", *pol.BackoffLimitPerIndex))
+	}
+	if pol.MaxFailedIndexes != nil {
+		parts = append(parts, fmt.Sprintf("maxFailedIndexes %d", *pol.MaxFailedIndexes))
+	}
+	if pol.BackoffLimit != nil && (pol.BackoffLimitPerIndex == nil || *pol.BackoffLimit != 1<<31-1) {
+		parts = append(parts, fmt.Sprintf("backoffLimit %d", *pol.BackoffLimit))
+	}
+	if pol.PodFailurePolicyRules > 0 {
+		parts = append(parts, fmt.Sprintf("podFailurePolicy %d %s", pol.PodFailurePolicyRules, plural(pol.PodFailurePolicyRules, "rule", "rules")))
+	}
+	if pol.SuccessPolicyRules > 0 {
+		parts = append(parts, fmt.Sprintf("successPolicy %d %s", pol.SuccessPolicyRules, plural(pol.SuccessPolicyRules, "rule", "rules")))
+	}
+	if pol.PodReplacementPolicy != "" {
+		parts = append(parts, "podReplacementPolicy "+pol.PodReplacementPolicy)
+	}
+	if pol.ActiveDeadlineSeconds != nil {
+		parts = append(parts, fmt.Sprintf("activeDeadlineSeconds %d", *pol.ActiveDeadlineSeconds))
+	}
+	if pol.RestartPolicy != "" && pol.RestartPolicy != "Never" {
+		parts = append(parts, "restartPolicy "+pol.RestartPolicy)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// states prints one line per state with its indexes folded into ranges.
+func (p *textPrinter) states(r *IndexedJobStatus) {
+	builders := map[State]*indexes.Builder{}
+	for _, run := range r.Grid {
+		b := builders[run.State]
+		if b == nil {
+			b = &indexes.Builder{}
+			builders[run.State] = b
+		}
+		b.AddInterval(run.First, run.Last)
+	}
+	p.printf("\n")
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
+	}
+	for _, s := range States {
+		n := r.Summary.Count(s)
+		if n == 0 || p.err != nil {
+			continue
+		}
+		ix := ""
+		if b := builders[s]; b != nil {
+			ix = b.Set().Truncated(100)
+		}
+		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
+	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+}
+
+// indexes prints a row per listed index.
+func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
+	if len(r.Indexes) == 0 {
+		return
+	}
+	shards := r.Shards != nil
+	p.printf("\n")
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	cols := []string{"INDEX"}
+	if shards {
+		cols = append(cols, "SHARD")
+	}
+	cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "IGNORED", "RETRIES LEFT")
+	if wide {
+		cols = append(cols, "PODS")
+	}
+	cols = append(cols, "DETAIL")
+	if p.err == nil {
+		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
+	}
+	rows := r.Indexes
+	more := 0
+	if !wide && len(rows) > maxTextRows {
+		more = len(rows) - maxTextRows
+		rows = rows[:maxTextRows]
+	}
+	for k := range rows {
+		st := &rows[k]
+		vals := []string{strconv.Itoa(st.Index)}
+		if shards {
+			vals = append(vals, dash(st.ShardID))
+		}
+		exit := "-"
+		if st.LastExitCode != nil {
+			exit = strconv.Itoa(int(*st.LastExitCode))
+		}
+		rule := "-"
+		if st.Rule != nil {
+			rule = fmt.Sprintf("%d %s", st.Rule.Index, st.Rule.Action)
+		}
+		left := "-"
+		if st.RetriesLeft != nil {
+			left = strconv.Itoa(int(*st.RetriesLeft))
+		}
+		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
+			strconv.Itoa(int(st.FailureCount)), strconv.Itoa(int(st.IgnoredFailureCount)), left)
+		if wide {
+			vals = append(vals, dash(strings.Join(st.Pods, ",")))
+		}
+		vals = append(vals, st.Detail)
+		if p.err == nil {
+			_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
+		}
+	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+	if more > 0 {
+		p.printf("... and %d more indexes that need attention; -o wide lists every index.\n", more)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (p *textPrinter) list(title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	p.printf("\n%s:\n", title)
+	for _, it := range items {
+		p.printf("  - %s\n", it)
+	}
+}

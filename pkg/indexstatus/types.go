@@ -1,0 +1,276 @@
+// Package indexstatus explains an Indexed Job index by index: from the Job, its pods and a
+// clock it builds an IndexedJobStatus report (the Job's phase and the condition that decided
+// it, in words; how complete the result is; the state, attempts, last exit and retry budget of
+// every index; what happens next; what cannot be known because pods are gone).
+//
+// The package is pure: it takes typed objects and returns values. Pods can be fed one at a time
+// to an Accumulator (the live command reduces each page of a paginated list and drops it), or
+// all at once with Build (the offline command); both run the same code. Every rule mirrors the
+// Job controller of Kubernetes v1.37.2 (see the project's job-semantics reference).
+package indexstatus
+
+import "time"
+
+// APIVersion and Kind identify the report in JSON and YAML.
+const (
+	APIVersion = "indexed.kubectl.io/v1alpha1"
+	Kind       = "IndexedJobStatus"
+)
+
+// Phase is the Job's phase as the report sees it.
+type Phase string
+
+// Phases, from the Job's conditions and spec.suspend.
+const (
+	// PhaseRunning: no finishing condition and not suspended.
+	PhaseRunning Phase = "Running"
+	// PhaseSuspended: spec.suspend is true (or the Suspended condition is True).
+	PhaseSuspended Phase = "Suspended"
+	// PhaseFailing: FailureTarget is set but Failed is not yet: the controller is still
+	// terminating pods or counting them.
+	PhaseFailing Phase = "Failing"
+	// PhaseFailed: the Failed condition is True.
+	PhaseFailed Phase = "Failed"
+	// PhaseCompleting: SuccessCriteriaMet is set but Complete is not yet.
+	PhaseCompleting Phase = "Completing"
+	// PhaseComplete: the Complete condition is True.
+	PhaseComplete Phase = "Complete"
+)
+
+// Terminal reports whether the Job will not change any more.
+func (p Phase) Terminal() bool { return p == PhaseFailed || p == PhaseComplete }
+
+// State is the state of one completion index.
+type State string
+
+// Index states, in the order the report lists them.
+const (
+	// StateSucceeded: the index is in status.completedIndexes.
+	StateSucceeded State = "Succeeded"
+	// StateFailed: the index is in status.failedIndexes.
+	StateFailed State = "Failed"
+	// StateRunning: a pod of the index is running.
+	StateRunning State = "Running"
+	// StatePending: no pod has started yet (not created, pod pending, or the Job is suspended).
+	StatePending State = "Pending"
+	// StateRetrying: the last attempt failed and its replacement does not exist yet (backoff).
+	StateRetrying State = "Retrying"
+	// StateTerminating: the index's pod is being deleted.
+	StateTerminating State = "Terminating"
+	// StateUnfinished: the Job finished or is failing and the index is in neither set: it was
+	// killed or never ran.
+	StateUnfinished State = "Unfinished"
+)
+
+// States lists every index state in report order.
+var States = []State{StateSucceeded, StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating, StateUnfinished}
+
+// IndexedJobStatus is the report. Its JSON field names are a public contract (README, "status").
+type IndexedJobStatus struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Job        JobRef `json:"job"`
+	// ObservedAt is the clock's time when the report was made.
+	ObservedAt time.Time `json:"observedAt"`
+
+	// Phase, and the reason and message (verbatim) of the condition that decided it.
+	Phase   Phase  `json:"phase"`
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	// Explanation says in words why the Job is in this phase.
+	Explanation string `json:"explanation"`
+	// WaitingFor says what a Failing or Completing Job waits for before it is finished.
+	WaitingFor string `json:"waitingFor,omitempty"`
+
+	Completions int32  `json:"completions"`
+	Parallelism int32  `json:"parallelism"`
+	Policy      Policy `json:"policy"`
+	// Counters are the Job's status counters as the controller wrote them.
+	Counters Counters `json:"counters"`
+
+	Summary      Summary      `json:"summary"`
+	Completeness Completeness `json:"completeness"`
+	// Grid folds consecutive indexes of equal state into runs, in index order.
+	Grid []Run `json:"grid"`
+	// Indexes lists every index with -o json, yaml or wide; the text view lists the indexes
+	// that need attention.
+	Indexes []IndexStatus `json:"indexes"`
+
+	// Next says what happens next, in words.
+	Next []string `json:"next,omitempty"`
+	// Unknown says what cannot be known from what is left (pods gone, counts kept in memory).
+	Unknown []string `json:"unknown,omitempty"`
+	// Notes are other observations (malformed status strings, pods of other Jobs, shards).
+	Notes []string `json:"notes,omitempty"`
+
+	Pods   PodCounts  `json:"pods"`
+	Shards *ShardInfo `json:"shards,omitempty"`
+}
+
+// JobRef names the Job.
+type JobRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	UID       string `json:"uid,omitempty"`
+}
+
+// Policy is the part of the spec that decides retries and failure.
+type Policy struct {
+	BackoffLimit          *int32 `json:"backoffLimit,omitempty"`
+	BackoffLimitPerIndex  *int32 `json:"backoffLimitPerIndex,omitempty"`
+	MaxFailedIndexes      *int32 `json:"maxFailedIndexes,omitempty"`
+	PodReplacementPolicy  string `json:"podReplacementPolicy,omitempty"`
+	ActiveDeadlineSeconds *int64 `json:"activeDeadlineSeconds,omitempty"`
+	PodFailurePolicyRules int    `json:"podFailurePolicyRules"`
+	SuccessPolicyRules    int    `json:"successPolicyRules"`
+	Suspend               bool   `json:"suspend"`
+	RestartPolicy         string `json:"restartPolicy,omitempty"`
+	ManagedBy             string `json:"managedBy,omitempty"`
+}
+
+// Counters are status fields of the Job.
+type Counters struct {
+	Active           int32      `json:"active"`
+	Ready            int32      `json:"ready"`
+	Terminating      int32      `json:"terminating"`
+	Succeeded        int32      `json:"succeeded"`
+	Failed           int32      `json:"failed"`
+	CompletedIndexes string     `json:"completedIndexes"`
+	FailedIndexes    *string    `json:"failedIndexes,omitempty"`
+	StartTime        *time.Time `json:"startTime,omitempty"`
+	CompletionTime   *time.Time `json:"completionTime,omitempty"`
+}
+
+// Summary counts indexes per state; the counts add up to completions.
+type Summary struct {
+	Succeeded   int `json:"succeeded"`
+	Failed      int `json:"failed"`
+	Running     int `json:"running"`
+	Pending     int `json:"pending"`
+	Retrying    int `json:"retrying"`
+	Terminating int `json:"terminating"`
+	Unfinished  int `json:"unfinished"`
+}
+
+// Count returns the count for state.
+func (s *Summary) Count(state State) int {
+	switch state {
+	case StateSucceeded:
+		return s.Succeeded
+	case StateFailed:
+		return s.Failed
+	case StateRunning:
+		return s.Running
+	case StatePending:
+		return s.Pending
+	case StateRetrying:
+		return s.Retrying
+	case StateTerminating:
+		return s.Terminating
+	case StateUnfinished:
+		return s.Unfinished
+	}
+	return 0
+}
+
+func (s *Summary) add(state State, n int) {
+	switch state {
+	case StateSucceeded:
+		s.Succeeded += n
+	case StateFailed:
+		s.Failed += n
+	case StateRunning:
+		s.Running += n
+	case StatePending:
+		s.Pending += n
+	case StateRetrying:
+		s.Retrying += n
+	case StateTerminating:
+		s.Terminating += n
+	case StateUnfinished:
+		s.Unfinished += n
+	}
+}
+
+// Completeness says how much of the work has a successful result.
+type Completeness struct {
+	// Succeeded of Completions indexes are in completedIndexes.
+	Succeeded   int   `json:"succeeded"`
+	Completions int32 `json:"completions"`
+	// Complete is true only when every index succeeded; never for a Job that failed or
+	// completed through its success policy with indexes missing.
+	Complete bool `json:"complete"`
+	// Missing are the indexes without a successful result, in the controller's interval format.
+	Missing string `json:"missing"`
+	// Verdict says in words whether the result can be used as complete.
+	Verdict string `json:"verdict"`
+}
+
+// Run is a range of consecutive indexes in the same state.
+type Run struct {
+	First   int    `json:"first"`
+	Last    int    `json:"last"`
+	Indexes string `json:"indexes"`
+	State   State  `json:"state"`
+}
+
+// IndexStatus is one completion index.
+type IndexStatus struct {
+	Index   int    `json:"index"`
+	ShardID string `json:"shardID,omitempty"`
+	State   State  `json:"state"`
+	// Attempts is the number of pods that ran the index (from the failure-count annotations
+	// when backoffLimitPerIndex is set, else the pods still present).
+	Attempts int `json:"attempts"`
+	// LastExitCode is the exit code of the latest finished attempt, null when unknown.
+	LastExitCode *int32 `json:"lastExitCode"`
+	// LastReason is that container's terminated reason (or the pod's status reason).
+	LastReason string `json:"lastReason,omitempty"`
+	// LastContainer is the container that exit code belongs to.
+	LastContainer string `json:"lastContainer,omitempty"`
+	// Rule is the podFailurePolicy rule that matched the latest failed attempt.
+	Rule *RuleMatch `json:"podFailurePolicyRule,omitempty"`
+	// FailureCount counts the failures of the index that count against backoffLimitPerIndex,
+	// IgnoredFailureCount those an Ignore rule matched: the latest pod's
+	// job-index-failure-count and job-index-ignored-failure-count annotations, plus its own
+	// failure when it failed.
+	FailureCount        int32 `json:"failureCount"`
+	IgnoredFailureCount int32 `json:"ignoredFailureCount"`
+	// RetriesLeft is how many more counted failures the index absorbs before it fails
+	// (backoffLimitPerIndex − failureCount); absent without backoffLimitPerIndex.
+	RetriesLeft *int32 `json:"retriesLeft,omitempty"`
+	// BackoffRemainingSeconds is, for a Retrying index, how long until the replacement pod may
+	// be created (0: due now); BackoffSeconds the whole backoff it waits.
+	BackoffRemainingSeconds *int64 `json:"backoffRemainingSeconds,omitempty"`
+	BackoffSeconds          *int64 `json:"backoffSeconds,omitempty"`
+	// Pods are the names of the index's pods still present, oldest attempt first.
+	Pods []string `json:"pods"`
+	// Detail says in words what happened to the index.
+	Detail string `json:"detail"`
+}
+
+// RuleMatch is a podFailurePolicy rule that matched a failed pod.
+type RuleMatch struct {
+	Index  int    `json:"index"`
+	Action string `json:"action"`
+	// On says what matched: "exit code 42 in container worker" or "condition DisruptionTarget".
+	On string `json:"on"`
+}
+
+// PodCounts says which pods the report was made from.
+type PodCounts struct {
+	// Seen pods of this Job, by their state.
+	Seen        int `json:"seen"`
+	Active      int `json:"active"`
+	Terminating int `json:"terminating"`
+	Succeeded   int `json:"succeeded"`
+	Failed      int `json:"failed"`
+	// Ignored pods were given but belong to another Job or carry no completion index.
+	Ignored int `json:"ignored"`
+}
+
+// ShardInfo says where shard IDs came from.
+type ShardInfo struct {
+	ConfigMap string `json:"configMap,omitempty"`
+	Count     int    `json:"count"`
+}
