@@ -1,0 +1,114 @@
+// Command localcluster starts and stops the project's test control plane for a developer or a
+// user trying the plugin: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok,
+// from the binaries test/cluster/build.sh builds (`make cluster-bins`).
+//
+//	localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout 3m]
+//	localcluster down [--dir DIR]
+//
+// up starts the cluster detached, writes DIR/kubeconfig (admin), DIR/kubeconfig-viewer (a user
+// who may only read Jobs and Pods in namespace indexed-viewer) and DIR/state.json, and returns
+// once the cluster is ready. down stops every recorded process and removes everything in DIR
+// except DIR/logs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/test/harness"
+)
+
+const usage = `usage:
+  localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout DURATION]
+  localcluster down [--dir DIR]
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "localcluster: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"missing command (up or down)"}
+	}
+	cmd, rest := args[0], args[1:]
+	fs := flag.NewFlagSet("localcluster "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", ".cluster", "directory for the cluster's data, kubeconfigs, state and logs")
+	binDir := fs.String("bin-dir", harness.DefaultBinDir(), "directory with the control-plane binaries (make cluster-bins)")
+	timeout := fs.Duration("timeout", 3*time.Minute, "how long up waits for the cluster to be ready")
+	if err := fs.Parse(rest); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected arguments: %v", fs.Args())}
+	}
+	abs, err := filepath.Abs(*dir)
+	if err != nil {
+		return err
+	}
+	switch cmd {
+	case "up":
+		return up(abs, *binDir, *timeout, stdout, stderr)
+	case "down":
+		if err := harness.Down(abs, 10*time.Second); err != nil {
+			return fmt.Errorf("stopping the cluster in %s: %w", abs, err)
+		}
+		fmt.Fprintf(stdout, "cluster in %s stopped; logs kept in %s\n", abs, filepath.Join(abs, "logs"))
+		return nil
+	default:
+		return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	}
+}
+
+func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) error {
+	if st, err := harness.ReadState(dir); err == nil {
+		return fmt.Errorf("a cluster is already recorded in %s (server %s); run `localcluster down --dir %s` (make cluster-down) first", dir, st.Server, dir)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	defer cancelTimeout()
+
+	began := time.Now()
+	c, err := harness.Start(ctx, harness.Options{
+		BinDir:      binDir,
+		Dir:         dir,
+		Detached:    true,
+		ContextName: "kubectl-indexed-local",
+		Log:         stderr,
+	})
+	if err != nil {
+		return err
+	}
+	pids := c.Pids()
+	fmt.Fprintf(stdout, "cluster ready in %s: kubernetes %s at %s\n", time.Since(began).Round(100*time.Millisecond), harness.KubernetesVersion, c.Server)
+	fmt.Fprintf(stdout, "  processes: etcd %d, kube-apiserver %d, kube-controller-manager %d, kube-scheduler %d, kwok %d\n",
+		pids["etcd"], pids["kube-apiserver"], pids["kube-controller-manager"], pids["kube-scheduler"], pids["kwok"])
+	fmt.Fprintf(stdout, "  logs:      %s\n", c.LogDir)
+	fmt.Fprintf(stdout, "  admin:     export KUBECONFIG=%s\n", c.Kubeconfig)
+	fmt.Fprintf(stdout, "  viewer:    %s (reads jobs and pods in namespace %s only)\n", c.ViewerKubeconfig, harness.ViewerNamespace)
+	fmt.Fprintf(stdout, "  kubectl:   %s\n", filepath.Join(c.BinDir, "kubectl"))
+	fmt.Fprintf(stdout, "stop it with: make cluster-down\n")
+	return nil
+}
