@@ -1,0 +1,573 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Scenario is a Job run on the real control plane until a capture point, then checked.
+// TestScenarios runs every scenario and checks it; TestCaptureFixtures (-capture) also writes
+// test/fixtures/<name>/. Scenarios are in this file so later tests can reuse them by name.
+type Scenario struct {
+	// Name is the fixture directory and, when capturing, the namespace.
+	Name string
+	// Description says what the scenario shows.
+	Description string
+	// JobName is metadata.name in Manifest.
+	JobName string
+	// Manifest is the Job, with scenario annotations on its pod template.
+	Manifest string
+	// CapturePoint says in words when the state is captured.
+	CapturePoint string
+	// Drive, if set, acts on the running Job (e.g. suspends it) before the capture point is awaited.
+	Drive func(t *testing.T, ns string)
+	// Ready is the capture point.
+	Ready func(j *batchv1.Job, pods []corev1.Pod) bool
+	// Check asserts the captured state.
+	Check func(t *testing.T, s Snapshot)
+	// Timeout bounds the wait for Ready.
+	Timeout time.Duration
+}
+
+// indexedJob renders a Job manifest: the spec lines (indented 2 spaces, under spec:) and the
+// scenario annotations (key suffix after the prefix -> value).
+func indexedJob(name, spec string, annotations map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\nspec:\n  completionMode: Indexed\n", name)
+	b.WriteString(strings.TrimRight(spec, "\n") + "\n")
+	b.WriteString("  template:\n")
+	if len(annotations) > 0 {
+		b.WriteString("    metadata:\n      annotations:\n")
+		for _, k := range sortedKeys(annotations) {
+			fmt.Fprintf(&b, "        scenario.indexed.kubectl.io/%s: %q\n", k, annotations[k])
+		}
+	}
+	b.WriteString(`    spec:
+      restartPolicy: Never
+      containers:
+      - name: worker
+        image: shard-worker:1.0
+        command: ["/bin/process-shard"]
+`)
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// Natural enough: by length then lexically keeps exit-code.2 before exit-code.10.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && (len(keys[j]) < len(keys[j-1]) || len(keys[j]) == len(keys[j-1]) && keys[j] < keys[j-1]); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}
+
+// prepareDB is the "prepare-db" failure mode: ten shards, three fail fast with exit 1, seven
+// run until killed. extra adds annotations.
+func prepareDBAnnotations(extra map[string]string) map[string]string {
+	a := map[string]string{
+		"run-time":    "never",
+		"run-time.1":  "2s",
+		"run-time.4":  "2s",
+		"run-time.7":  "2s",
+		"exit-code.1": "1",
+		"exit-code.4": "1",
+		"exit-code.7": "1",
+	}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return a
+}
+
+var failingShards = map[int]bool{1: true, 4: true, 7: true}
+
+func scenarios() []Scenario {
+	return []Scenario{
+		{
+			Name:        "seed",
+			Description: "Indexed Job, 6 indexes, parallelism 2, backoffLimitPerIndex 1, maxFailedIndexes 2, FailIndex on exit 42 of container worker; index 2 exits 42, index 4 exits 1 on every attempt, the rest exit 0.",
+			JobName:     "seed",
+			Manifest: indexedJob("seed", `  completions: 6
+  parallelism: 2
+  backoffLimitPerIndex: 1
+  maxFailedIndexes: 2
+  activeDeadlineSeconds: 600
+  podFailurePolicy:
+    rules:
+    - action: FailIndex
+      onExitCodes:
+        containerName: worker
+        operator: In
+        values: [42]
+`, map[string]string{"exit-code.2": "42", "exit-code.4": "1"}),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      3 * time.Minute,
+			Check:        checkSeed,
+		},
+		{
+			Name:        "prepare-db-terminating",
+			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run; killed pods stay Terminating for 120s.",
+			JobName:     "prepare-db",
+			Manifest: indexedJob("prepare-db", `  completions: 10
+  parallelism: 10
+  backoffLimit: 2
+`, prepareDBAnnotations(map[string]string{"termination-delay": "120s"})),
+			CapturePoint: "FailureTarget=True (BackoffLimitExceeded), Failed not yet, the seven killed pods Terminating",
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				terminating := 0
+				for _, p := range pods {
+					if Terminating(p) {
+						terminating++
+					}
+				}
+				return Condition(j, batchv1.JobFailureTarget) != nil && Condition(j, batchv1.JobFailed) == nil &&
+					terminating == 7 && j.Status.Terminating != nil && *j.Status.Terminating == 7
+			},
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobFailureTarget, "BackoffLimitExceeded")
+				noCondition(t, j, batchv1.JobFailed)
+				wantCounts(t, j, 0, 10, 0)
+				if j.Status.Terminating == nil || *j.Status.Terminating != 7 {
+					t.Errorf("terminating = %s, want 7", intPtr(j.Status.Terminating))
+				}
+				for _, p := range s.Pods {
+					i := PodIndex(p)
+					if failingShards[i] {
+						if p.Status.Phase != corev1.PodFailed || ExitCode(p, "worker") != 1 {
+							t.Errorf("index %d: phase %s exit %d, want Failed with exit 1", i, p.Status.Phase, ExitCode(p, "worker"))
+						}
+					} else if !Terminating(p) || p.Status.Phase != corev1.PodRunning {
+						t.Errorf("index %d: pod %s phase %s terminating %v, want Running and Terminating", i, p.Name, p.Status.Phase, Terminating(p))
+					}
+				}
+				if len(s.Pods) != 10 {
+					t.Errorf("%d pods, want 10 (3 failed + 7 terminating)", len(s.Pods))
+				}
+			},
+		},
+		{
+			Name:        "prepare-db-failed",
+			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run and are killed.",
+			JobName:     "prepare-db",
+			Manifest: indexedJob("prepare-db", `  completions: 10
+  parallelism: 10
+  backoffLimit: 2
+`, prepareDBAnnotations(nil)),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check:        checkPrepareDBFailed,
+		},
+		{
+			Name:        "per-index-recovered",
+			Description: "The prepare-db shards with backoffLimitPerIndex 1 and no explicit backoffLimit: indexes 1, 4, 7 exit 1 on both attempts, the other seven run 20s and complete.",
+			JobName:     "prepare-db",
+			Manifest: indexedJob("prepare-db", `  completions: 10
+  parallelism: 10
+  backoffLimitPerIndex: 1
+`, prepareDBAnnotations(map[string]string{"run-time": "20s"})),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      3 * time.Minute,
+			Check:        checkPerIndexRecovered,
+		},
+		{
+			Name:        "max-failed-indexes-exceeded",
+			Description: "8 indexes, parallelism 8, backoffLimitPerIndex 0, maxFailedIndexes 1; index 2 exits 1 after 2s, index 5 after 4s, the others run until killed.",
+			JobName:     "max-failed",
+			Manifest: indexedJob("max-failed", `  completions: 8
+  parallelism: 8
+  backoffLimitPerIndex: 0
+  maxFailedIndexes: 1
+`, map[string]string{"run-time": "never", "run-time.2": "2s", "exit-code.2": "1", "run-time.5": "4s", "exit-code.5": "1"}),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobFailureTarget, "MaxFailedIndexesExceeded")
+				wantCondition(t, j, batchv1.JobFailed, "MaxFailedIndexesExceeded")
+				wantIndexes(t, j, "", "2,5")
+				// The two failed pods plus the six running ones killed when the limit was exceeded.
+				wantCounts(t, j, 0, 8, 0)
+			},
+		},
+		{
+			Name:        "retrying",
+			Description: "4 indexes, parallelism 4, backoffLimitPerIndex 2; index 0 succeeds after 1s, index 1 fails (exit 1) after 2s on its first attempt, indexes 2 and 3 keep running.",
+			JobName:     "retrying",
+			Manifest: indexedJob("retrying", `  completions: 4
+  parallelism: 4
+  backoffLimitPerIndex: 2
+`, map[string]string{"run-time": "never", "run-time.0": "1s", "run-time.1.0": "2s", "exit-code.1.0": "1"}),
+			CapturePoint: "index 1's first pod Failed and its replacement not yet created (per-index backoff)",
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				by := PodsByIndex(pods)
+				return j.Status.CompletedIndexes == "0" && len(by[1]) == 1 && by[1][0].Status.Phase == corev1.PodFailed &&
+					len(by[2]) == 1 && by[2][0].Status.Phase == corev1.PodRunning && len(by[3]) == 1 && by[3][0].Status.Phase == corev1.PodRunning
+			},
+			Timeout: 90 * time.Second,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				if Finished(j) || Condition(j, batchv1.JobFailureTarget) != nil {
+					t.Errorf("job finished or failing: %v", j.Status.Conditions)
+				}
+				wantIndexes(t, j, "0", "")
+				by := PodsByIndex(s.Pods)
+				if n := len(by[1]); n != 1 {
+					t.Fatalf("index 1 has %d pods, want 1 (replacement not yet created)", n)
+				}
+				p := by[1][0]
+				if PodAttempt(p) != 0 || ExitCode(p, "worker") != 1 {
+					t.Errorf("index 1 pod: attempt %d exit %d, want attempt 0 exit 1", PodAttempt(p), ExitCode(p, "worker"))
+				}
+			},
+		},
+		{
+			Name:        "success-policy",
+			Description: "5 indexes, parallelism 5, successPolicy succeededIndexes \"0\"; index 0 succeeds after 2s while the other four still run.",
+			JobName:     "success-policy",
+			Manifest: indexedJob("success-policy", `  completions: 5
+  parallelism: 5
+  successPolicy:
+    rules:
+    - succeededIndexes: "0"
+`, map[string]string{"run-time": "never", "run-time.0": "2s"}),
+			CapturePoint: "final: Complete=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobSuccessCriteriaMet, "SuccessPolicy")
+				wantCondition(t, j, batchv1.JobComplete, "SuccessPolicy")
+				wantIndexes(t, j, "0", "")
+				// The pods still running when the policy matched are deleted without counting as failed.
+				wantCounts(t, j, 1, 0, 0)
+				if j.Status.CompletionTime == nil {
+					t.Errorf("no completionTime on a Complete Job")
+				}
+			},
+		},
+		{
+			Name:        "suspended",
+			Description: "4 indexes, parallelism 2, created with suspend: true.",
+			JobName:     "suspended",
+			Manifest: indexedJob("suspended", `  completions: 4
+  parallelism: 2
+  suspend: true
+`, nil),
+			CapturePoint: "Suspended=True, no pods",
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				return Condition(j, batchv1.JobSuspended) != nil && len(pods) == 0
+			},
+			Timeout: time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobSuspended, "JobSuspended")
+				wantCounts(t, s.Job, 0, 0, 0)
+				if s.Job.Status.StartTime != nil {
+					t.Errorf("startTime %v on a Job that never ran", s.Job.Status.StartTime)
+				}
+				if len(s.Pods) != 0 {
+					t.Errorf("%d pods, want none", len(s.Pods))
+				}
+			},
+		},
+		{
+			Name:        "suspended-after-progress",
+			Description: "6 indexes, parallelism 2; indexes 0 and 1 succeed after 2s, the rest run; suspended (kubectl patch) once 0 and 1 completed and 2 and 3 run.",
+			JobName:     "suspended-after-progress",
+			Manifest: indexedJob("suspended-after-progress", `  completions: 6
+  parallelism: 2
+`, map[string]string{"run-time": "never", "run-time.0": "2s", "run-time.1": "2s"}),
+			CapturePoint: "Suspended=True after suspend, running pods gone",
+			Drive: func(t *testing.T, ns string) {
+				WaitForJob(t, ns, "suspended-after-progress", time.Minute, "indexes 0,1 complete and 2 pods running", func(j *batchv1.Job, pods []corev1.Pod) bool {
+					running := 0
+					for _, p := range pods {
+						if p.Status.Phase == corev1.PodRunning {
+							running++
+						}
+					}
+					return j.Status.CompletedIndexes == "0,1" && running == 2
+				})
+				MustKubectl(t, "patch", "job", "suspended-after-progress", "-n", ns, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
+			},
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				return Condition(j, batchv1.JobSuspended) != nil && j.Status.Active == 0 && len(pods) == 2 &&
+					j.Status.Terminating != nil && *j.Status.Terminating == 0
+			},
+			Timeout: time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobSuspended, "JobSuspended")
+				wantIndexes(t, s.Job, "0,1", "")
+				// Pods deleted by suspend are not counted as failed.
+				wantCounts(t, s.Job, 2, 0, 0)
+			},
+		},
+		{
+			Name:        "transient-recovered",
+			Description: "3 indexes, parallelism 3, backoffLimitPerIndex 1; index 1 exits 1 on its first attempt and 0 on the second.",
+			JobName:     "transient-recovered",
+			Manifest: indexedJob("transient-recovered", `  completions: 3
+  parallelism: 3
+  backoffLimitPerIndex: 1
+`, map[string]string{"exit-code.1.0": "1"}),
+			CapturePoint: "final: Complete=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobComplete, "CompletionsReached")
+				wantIndexes(t, s.Job, "0-2", "")
+				wantCounts(t, s.Job, 3, 1, 0)
+				by := PodsByIndex(s.Pods)
+				if len(by[1]) != 2 || ExitCode(by[1][0], "worker") != 1 || ExitCode(by[1][1], "worker") != 0 || PodAttempt(by[1][1]) != 1 {
+					t.Errorf("index 1 pods: want attempt 0 exit 1, attempt 1 exit 0; got %s", DescribeState(s.Job, by[1]))
+				}
+			},
+		},
+		{
+			Name:        "pod-failure-policy-failjob",
+			Description: "4 indexes, parallelism 4, backoffLimit 6, podFailurePolicy FailJob on exit 3 of container worker; index 2 exits 3 after 2s, the others run.",
+			JobName:     "failjob",
+			Manifest: indexedJob("failjob", `  completions: 4
+  parallelism: 4
+  backoffLimit: 6
+  podFailurePolicy:
+    rules:
+    - action: FailJob
+      onExitCodes:
+        containerName: worker
+        operator: In
+        values: [3]
+`, map[string]string{"run-time": "never", "run-time.2": "2s", "exit-code.2": "3"}),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobFailureTarget, "PodFailurePolicy")
+				wantCondition(t, s.Job, batchv1.JobFailed, "PodFailurePolicy")
+				if c := Condition(s.Job, batchv1.JobFailed); c != nil && !strings.Contains(c.Message, "exit code 3 matching FailJob rule at index 0") {
+					t.Errorf("Failed message %q does not name the exit code and rule", c.Message)
+				}
+				wantCounts(t, s.Job, 0, 4, 0)
+			},
+		},
+		{
+			Name:        "disruption-ignored",
+			Description: "3 indexes, parallelism 3, backoffLimitPerIndex 1, podFailurePolicy Ignore on DisruptionTarget; index 1's first pod fails with DisruptionTarget=True, its replacement succeeds.",
+			JobName:     "disruption-ignored",
+			Manifest: indexedJob("disruption-ignored", `  completions: 3
+  parallelism: 3
+  backoffLimitPerIndex: 1
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+`, map[string]string{"run-time": "2s", "condition.1.0": "DisruptionTarget"}),
+			CapturePoint: "final: Complete=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobComplete, "CompletionsReached")
+				wantIndexes(t, s.Job, "0-2", "")
+				// The disrupted pod is ignored: not counted as failed.
+				wantCounts(t, s.Job, 3, 0, 0)
+				by := PodsByIndex(s.Pods)
+				if len(by[1]) != 2 {
+					t.Fatalf("index 1 has %d pods, want 2", len(by[1]))
+				}
+				first, second := by[1][0], by[1][1]
+				hasDisruption := false
+				for _, c := range first.Status.Conditions {
+					if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
+						hasDisruption = true
+					}
+				}
+				if !hasDisruption || first.Status.Phase != corev1.PodFailed {
+					t.Errorf("first pod of index 1: phase %s, DisruptionTarget %v", first.Status.Phase, hasDisruption)
+				}
+				if second.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] != "1" || second.Annotations[batchv1.JobIndexFailureCountAnnotation] != "0" {
+					t.Errorf("replacement annotations: %v, want failure-count 0, ignored-failure-count 1", second.Annotations)
+				}
+			},
+		},
+		{
+			Name:        "deadline-exceeded",
+			Description: "4 indexes, parallelism 2, activeDeadlineSeconds 5; every pod runs until killed.",
+			JobName:     "deadline",
+			Manifest: indexedJob("deadline", `  completions: 4
+  parallelism: 2
+  activeDeadlineSeconds: 5
+`, map[string]string{"run-time": "never"}),
+			CapturePoint: "final: Failed=True",
+			Ready:        finished,
+			Timeout:      2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobFailureTarget, "DeadlineExceeded")
+				wantCondition(t, s.Job, batchv1.JobFailed, "DeadlineExceeded")
+				wantCounts(t, s.Job, 0, 2, 0)
+			},
+		},
+		{
+			Name:        "running",
+			Description: "20 indexes, parallelism 5, backoffLimitPerIndex 2; every pod runs 3s, index 6 fails (exit 1) on its first attempt.",
+			JobName:     "running",
+			Manifest: indexedJob("running", `  completions: 20
+  parallelism: 5
+  backoffLimitPerIndex: 2
+`, map[string]string{"run-time": "3s", "exit-code.6.0": "1"}),
+			CapturePoint: "mid-flight: at least 8 indexes completed, pods active, not finished",
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				return j.Status.Succeeded >= 8 && j.Status.Active > 0 && !Finished(j)
+			},
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				if Finished(j) || Condition(j, batchv1.JobFailureTarget) != nil || Condition(j, batchv1.JobSuccessCriteriaMet) != nil {
+					t.Errorf("job not mid-flight: %v", j.Status.Conditions)
+				}
+				if j.Status.Active == 0 || j.Status.Active > 5 {
+					t.Errorf("active = %d, want 1..5", j.Status.Active)
+				}
+				if j.Status.Succeeded < 8 {
+					t.Errorf("succeeded = %d, want >= 8", j.Status.Succeeded)
+				}
+			},
+		},
+	}
+}
+
+func finished(j *batchv1.Job, _ []corev1.Pod) bool { return Finished(j) }
+
+func checkSeed(t *testing.T, s Snapshot) {
+	j := s.Job
+	wantIndexes(t, j, "0,1,3,5", "2,4")
+	wantCondition(t, j, batchv1.JobFailureTarget, "FailedIndexes")
+	wantCondition(t, j, batchv1.JobFailed, "FailedIndexes")
+	noCondition(t, j, batchv1.JobComplete)
+	wantCounts(t, j, 4, 3, 0)
+	if len(s.Pods) != 7 {
+		t.Errorf("%d pods, want 7\n%s", len(s.Pods), DescribeState(j, s.Pods))
+	}
+	by := PodsByIndex(s.Pods)
+	for i := 0; i < 6; i++ {
+		want := 1
+		if i == 4 {
+			want = 2
+		}
+		if len(by[i]) != want {
+			t.Errorf("index %d has %d pods, want %d", i, len(by[i]), want)
+		}
+	}
+	if len(by[2]) == 1 && ExitCode(by[2][0], "worker") != 42 {
+		t.Errorf("index 2 exit code %d, want 42", ExitCode(by[2][0], "worker"))
+	}
+	for a, p := range by[4] {
+		if PodAttempt(p) != a || ExitCode(p, "worker") != 1 || p.Status.Phase != corev1.PodFailed {
+			t.Errorf("index 4 pod %d: attempt %d exit %d phase %s, want attempt %d exit 1 Failed", a, PodAttempt(p), ExitCode(p, "worker"), p.Status.Phase, a)
+		}
+	}
+}
+
+func checkPrepareDBFailed(t *testing.T, s Snapshot) {
+	j := s.Job
+	wantCondition(t, j, batchv1.JobFailureTarget, "BackoffLimitExceeded")
+	wantCondition(t, j, batchv1.JobFailed, "BackoffLimitExceeded")
+	// Three failures plus the seven healthy shards killed by the backoff limit.
+	wantCounts(t, j, 0, 10, 0)
+	wantIndexes(t, j, "", "")
+	for _, p := range s.Pods {
+		if !failingShards[PodIndex(p)] {
+			t.Errorf("pod %s of healthy index %d still listed; killed pods should be gone", p.Name, PodIndex(p))
+		}
+	}
+	if len(s.Pods) != 3 {
+		t.Errorf("%d pods listed, want the 3 failed ones\n%s", len(s.Pods), DescribeState(j, s.Pods))
+	}
+}
+
+func checkPerIndexRecovered(t *testing.T, s Snapshot) {
+	j := s.Job
+	wantIndexes(t, j, "0,2,3,5,6,8,9", "1,4,7")
+	wantCondition(t, j, batchv1.JobFailureTarget, "FailedIndexes")
+	wantCondition(t, j, batchv1.JobFailed, "FailedIndexes")
+	// Two counted failures per failing index; no healthy shard was killed.
+	wantCounts(t, j, 7, 6, 0)
+	by := PodsByIndex(s.Pods)
+	for i := 0; i < 10; i++ {
+		want := 1
+		if failingShards[i] {
+			want = 2
+		}
+		if len(by[i]) != want {
+			t.Errorf("index %d has %d pods, want %d", i, len(by[i]), want)
+		}
+		for _, p := range by[i] {
+			wantPhase := corev1.PodSucceeded
+			if failingShards[i] {
+				wantPhase = corev1.PodFailed
+			}
+			if p.Status.Phase != wantPhase {
+				t.Errorf("index %d pod %s: phase %s, want %s", i, p.Name, p.Status.Phase, wantPhase)
+			}
+		}
+	}
+}
+
+// wantIndexes compares completedIndexes and failedIndexes ("" means unset or empty).
+func wantIndexes(t *testing.T, j *batchv1.Job, completed, failed string) {
+	t.Helper()
+	if j.Status.CompletedIndexes != completed {
+		t.Errorf("completedIndexes = %q, want %q", j.Status.CompletedIndexes, completed)
+	}
+	got := ""
+	if j.Status.FailedIndexes != nil {
+		got = *j.Status.FailedIndexes
+	}
+	if got != failed {
+		t.Errorf("failedIndexes = %q, want %q", got, failed)
+	}
+}
+
+func wantCounts(t *testing.T, j *batchv1.Job, succeeded, failed, active int32) {
+	t.Helper()
+	st := j.Status
+	if st.Succeeded != succeeded || st.Failed != failed || st.Active != active {
+		t.Errorf("succeeded/failed/active = %d/%d/%d, want %d/%d/%d", st.Succeeded, st.Failed, st.Active, succeeded, failed, active)
+	}
+}
+
+func wantCondition(t *testing.T, j *batchv1.Job, ctype batchv1.JobConditionType, reason string) {
+	t.Helper()
+	c := Condition(j, ctype)
+	if c == nil {
+		t.Errorf("no %s=True condition; conditions: %+v", ctype, j.Status.Conditions)
+		return
+	}
+	if c.Reason != reason {
+		t.Errorf("%s reason = %q, want %q (message %q)", ctype, c.Reason, reason, c.Message)
+	}
+}
+
+func noCondition(t *testing.T, j *batchv1.Job, ctype batchv1.JobConditionType) {
+	t.Helper()
+	if c := Condition(j, ctype); c != nil {
+		t.Errorf("unexpected %s=True condition (reason %s)", ctype, c.Reason)
+	}
+}
