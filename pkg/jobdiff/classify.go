@@ -1,0 +1,245 @@
+package jobdiff
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+)
+
+// The conditions, worded once so that reports, help and README say the same thing.
+const (
+	condTemplate = "the live Job must be suspended (spec.suspend: true) with no active pods, and either never " +
+		"started or have the condition Suspended=True; then only container and init container resources, " +
+		"node affinity, node selector, tolerations, scheduling gates and the template's metadata " +
+		"(labels, annotations) may change"
+	condTandem = "an Indexed Job's completions can change only in an update that sets parallelism to the same " +
+		"value (new completions == new parallelism)"
+	condImmutable = "immutable after creation (set, change and unset are all rejected)"
+)
+
+const groupTandem = "completions+parallelism"
+
+// templateConditionalPrefixes are the parts of the pod template that may change while the Job
+// is suspended (strategy.go: validationOptionsForJob; validation.go: validatePodTemplateUpdate,
+// validatePodResourceUpdatesOnly).
+var templateConditionalPrefixes = []struct{ prefix, field string }{
+	{"spec.template.metadata", "spec.template.metadata"},
+	{"spec.template.spec.containers[].resources", "spec.template.spec.containers[].resources"},
+	{"spec.template.spec.initContainers[].resources", "spec.template.spec.initContainers[].resources"},
+	{"spec.template.spec.affinity.nodeAffinity", "spec.template.spec.affinity.nodeAffinity"},
+	{"spec.template.spec.nodeSelector", "spec.template.spec.nodeSelector"},
+	{"spec.template.spec.tolerations", "spec.template.spec.tolerations"},
+	{"spec.template.spec.schedulingGates", "spec.template.spec.schedulingGates"},
+}
+
+// classifier holds what the rules look at.
+type classifier struct {
+	live, desired *batchv1.Job // normalized (defaulted) copies
+	state         LiveState
+	diffs         []Difference
+	// drastic maps the paths of changes that would end or delete the live Job at once to why.
+	drastic map[string]string
+}
+
+func (c *classifier) liveIndexed() bool {
+	return c.live.Spec.CompletionMode != nil && *c.live.Spec.CompletionMode == batchv1.IndexedCompletion
+}
+
+// classify sets Field, Class, Condition and HoldsNow of every difference.
+func (c *classifier) classify() {
+	for i := range c.diffs {
+		c.classifyOne(&c.diffs[i])
+	}
+	// maxFailedIndexes is checked against the completions the Job has after the changes that
+	// apply now, so it goes last.
+	for i := range c.diffs {
+		d := &c.diffs[i]
+		if d.Field == "spec.maxFailedIndexes" && d.Class == ClassLive {
+			c.checkMaxFailedIndexes(d)
+		}
+	}
+}
+
+func (c *classifier) classifyOne(d *Difference) {
+	p := d.path
+	switch {
+	case p.hasPrefix("metadata.labels"), p.hasPrefix("metadata.annotations"):
+		d.Field = p[0].key + "." + p[1].key
+		live(d)
+	case p.hasPrefix("spec.template"):
+		c.classifyTemplate(d)
+	case len(p) >= 2 && p[0].key == "spec":
+		d.Field = "spec." + p[1].key
+		c.classifySpec(d, p[1].key)
+	default:
+		d.Field = p.pattern()
+		newJob(d, "not in the mutability table: the API server is assumed to reject the change")
+	}
+}
+
+func (c *classifier) classifySpec(d *Difference, field string) {
+	switch field {
+	case "parallelism", "activeDeadlineSeconds", "backoffLimit", "suspend", "ttlSecondsAfterFinished", "manualSelector":
+		live(d)
+		if field == "parallelism" {
+			d.group = groupTandem
+		}
+	case "completions":
+		switch {
+		case !c.liveIndexed():
+			newJob(d, "completions is immutable for a NonIndexed Job")
+		case c.desired.Spec.Completions == nil:
+			newJob(d, "an Indexed Job's completions cannot be unset")
+		default:
+			d.group = groupTandem
+			holds := c.desired.Spec.Parallelism != nil && *c.desired.Spec.Completions == *c.desired.Spec.Parallelism
+			conditional(d, condTandem, holds)
+		}
+	case "maxFailedIndexes":
+		if c.live.Spec.BackoffLimitPerIndex == nil {
+			newJob(d, "maxFailedIndexes requires backoffLimitPerIndex, which the live Job does not have and cannot get (backoffLimitPerIndex is immutable)")
+			return
+		}
+		live(d)
+	case "podReplacementPolicy":
+		if c.live.Spec.PodFailurePolicy != nil && d.hasDes && fmt.Sprint(d.Desired) != string(batchv1.Failed) {
+			newJob(d, "the live Job has a podFailurePolicy, which allows only podReplacementPolicy: Failed (podFailurePolicy is immutable)")
+			return
+		}
+		live(d)
+	case "completionMode", "backoffLimitPerIndex", "podFailurePolicy", "successPolicy", "managedBy", "selector":
+		newJob(d, condImmutable)
+	case "scheduling":
+		if schedulingOnlyMinCountDiffers(c.live.Spec.Scheduling, c.desired.Spec.Scheduling) {
+			live(d)
+			return
+		}
+		newJob(d, "immutable after creation except schedulingPolicy.gang.minCount (alpha WorkloadWithJob; servers without the feature drop the field)")
+	default:
+		newJob(d, "not in the mutability table: the API server is assumed to reject the change")
+	}
+}
+
+func (c *classifier) classifyTemplate(d *Difference) {
+	for _, r := range templateConditionalPrefixes {
+		if d.path.hasPrefix(r.prefix) {
+			d.Field = r.field
+			conditional(d, condTemplate, c.state.TemplateMutable)
+			return
+		}
+	}
+	d.Field = "spec.template"
+	newJob(d, "the pod template is immutable except, while the Job is suspended, container resources, node affinity, node selector, tolerations, scheduling gates and the template's metadata")
+}
+
+// checkMaxFailedIndexes: maxFailedIndexes must not exceed the completions of the updated Job.
+func (c *classifier) checkMaxFailedIndexes(d *Difference) {
+	if c.desired.Spec.MaxFailedIndexes == nil {
+		return
+	}
+	mfi := *c.desired.Spec.MaxFailedIndexes
+	completions := c.completionsAfterNow()
+	if completions == nil || mfi <= *completions {
+		return
+	}
+	d.group = groupTandem
+	holds := c.tandemHolds()
+	conditional(d, fmt.Sprintf("maxFailedIndexes (%d) must not exceed completions, which is %d until completions changes; "+
+		"change it in the same update as completions", mfi, *completions), holds)
+}
+
+// completionsAfterNow is completions once the changes that apply now are made.
+func (c *classifier) completionsAfterNow() *int32 {
+	if c.tandemHolds() {
+		return c.desired.Spec.Completions
+	}
+	return c.live.Spec.Completions
+}
+
+func (c *classifier) tandemHolds() bool {
+	for _, d := range c.diffs {
+		if d.Field == "spec.completions" {
+			return d.HoldsNow
+		}
+	}
+	return false
+}
+
+func schedulingOnlyMinCountDiffers(a, b *batchv1.JobSchedulingConfiguration) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	a, b = a.DeepCopy(), b.DeepCopy()
+	for _, s := range []*batchv1.JobSchedulingConfiguration{a, b} {
+		if s.SchedulingPolicy == nil || s.SchedulingPolicy.Gang == nil {
+			return false
+		}
+		s.SchedulingPolicy.Gang.MinCount = nil
+	}
+	return equality.Semantic.DeepEqual(a, b)
+}
+
+func live(d *Difference) {
+	d.Class, d.Condition, d.HoldsNow = ClassLive, "", true
+}
+
+func conditional(d *Difference, cond string, holds bool) {
+	d.Class, d.Condition, d.HoldsNow = ClassConditional, cond, holds
+}
+
+func newJob(d *Difference, why string) {
+	d.Class, d.Condition, d.HoldsNow = ClassNewJob, why, false
+}
+
+// TableRow is one row of the mutability table kubectl indexed diff applies.
+type TableRow struct {
+	Field     string
+	Class     Class
+	Condition string
+}
+
+// MutabilityTable lists the rules, for documentation and tests. Fields not listed under the
+// pod template are immutable (NewJob).
+func MutabilityTable() []TableRow {
+	rows := []TableRow{
+		{"metadata.labels, metadata.annotations", ClassLive, ""},
+		{"spec.parallelism", ClassLive, ""},
+		{"spec.completions (Indexed)", ClassConditional, condTandem},
+		{"spec.completions (NonIndexed)", ClassNewJob, condImmutable},
+		{"spec.activeDeadlineSeconds", ClassLive, ""},
+		{"spec.backoffLimit", ClassLive, ""},
+		{"spec.backoffLimitPerIndex", ClassNewJob, condImmutable},
+		{"spec.maxFailedIndexes", ClassLive, "requires backoffLimitPerIndex on the live Job (else NewJob); must not exceed completions"},
+		{"spec.podReplacementPolicy", ClassLive, "only Failed when the Job has a podFailurePolicy (else NewJob)"},
+		{"spec.suspend", ClassLive, ""},
+		{"spec.ttlSecondsAfterFinished", ClassLive, ""},
+		{"spec.manualSelector", ClassLive, ""},
+		{"spec.completionMode", ClassNewJob, condImmutable},
+		{"spec.podFailurePolicy", ClassNewJob, condImmutable},
+		{"spec.successPolicy", ClassNewJob, condImmutable},
+		{"spec.managedBy", ClassNewJob, condImmutable},
+		{"spec.selector", ClassNewJob, condImmutable},
+		{"spec.scheduling", ClassNewJob, "immutable except schedulingPolicy.gang.minCount (Live)"},
+	}
+	for _, r := range templateConditionalPrefixes {
+		rows = append(rows, TableRow{r.field, ClassConditional, condTemplate})
+	}
+	rows = append(rows, TableRow{"spec.template (anything else)", ClassNewJob, "immutable"})
+	return rows
+}
+
+// fieldNames lists the fields of differences, for messages.
+func fieldNames(ds []Difference) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, d := range ds {
+		n := d.Path
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}

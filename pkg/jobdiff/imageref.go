@@ -1,0 +1,105 @@
+package jobdiff
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The image reference grammar of github.com/distribution/reference v0.6.0 (regexp.go), which
+// the API server uses (through pkg/util/parsers.ParseImageName) to choose the default
+// imagePullPolicy. It is copied rather than imported to keep the plugin's dependencies small.
+const (
+	refAlphanumeric        = `[a-z0-9]+`
+	refSeparator           = `(?:[._]|__|[-]+)`
+	refDomainNameComponent = `(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])`
+	refOptionalPort        = `(?::[0-9]+)?`
+	refTag                 = `[\w][\w.-]{0,127}`
+	refDigest              = `[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*[:][[:xdigit:]]{32,}`
+	refIPv6                = `\[(?:[a-fA-F0-9:]+)\]`
+)
+
+var (
+	refDomainName    = refDomainNameComponent + `(?:\.` + refDomainNameComponent + `)*`
+	refDomainAndPort = `(?:` + refDomainName + `|` + refIPv6 + `)` + refOptionalPort
+	refPathComponent = refAlphanumeric + `(?:` + refSeparator + refAlphanumeric + `)*`
+	refRemoteName    = refPathComponent + `(?:/` + refPathComponent + `)*`
+	refName          = `(?:` + refDomainAndPort + `/)?` + refRemoteName
+
+	referenceRE  = regexp.MustCompile(`^(` + refName + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
+	anchoredName = regexp.MustCompile(`^(?:(` + refDomainAndPort + `)/)?(` + refRemoteName + `)$`)
+	identifierRE = regexp.MustCompile(`^[a-f0-9]{64}$`)
+	digestHexRE  = regexp.MustCompile(`^[a-f0-9]+$`)
+)
+
+// digestLengths are the hex lengths of the digest algorithms go-digest registers.
+var digestLengths = map[string]int{"sha256": 64, "sha384": 96, "sha512": 128}
+
+// imageTag returns the tag ParseImageName reports for image: the tag if there is one,
+// "latest" when there is neither tag nor digest, and "" when there is only a digest or the
+// reference does not parse.
+func imageTag(image string) string {
+	if identifierRE.MatchString(image) {
+		return ""
+	}
+	domain, remainder := splitDockerDomain(image)
+	remote := remainder
+	if i := strings.IndexRune(remainder, ':'); i > -1 {
+		remote = remainder[:i]
+	}
+	if strings.ToLower(remote) != remote {
+		return ""
+	}
+	m := referenceRE.FindStringSubmatch(domain + "/" + remainder)
+	if m == nil {
+		return ""
+	}
+	path := m[1]
+	if nm := anchoredName.FindStringSubmatch(m[1]); len(nm) == 3 {
+		path = nm[2]
+	}
+	if len(path) > 255 {
+		return ""
+	}
+	tag, digest := m[2], m[3]
+	if digest != "" && !validDigest(digest) {
+		return ""
+	}
+	if tag == "" && digest == "" {
+		return "latest"
+	}
+	return tag
+}
+
+func validDigest(d string) bool {
+	alg, hex, ok := strings.Cut(d, ":")
+	if !ok {
+		return false
+	}
+	n, known := digestLengths[alg]
+	return known && len(hex) == n && digestHexRE.MatchString(hex)
+}
+
+// splitDockerDomain is distribution/reference's splitDockerDomain (normalize.go).
+func splitDockerDomain(name string) (domain, remote string) {
+	const defaultDomain, officialRepoPrefix = "docker.io", "library/"
+	maybeDomain, maybeRemote, ok := strings.Cut(name, "/")
+	if !ok {
+		return defaultDomain, officialRepoPrefix + name
+	}
+	switch {
+	case maybeDomain == "localhost":
+		domain, remote = maybeDomain, maybeRemote
+	case maybeDomain == "index.docker.io":
+		domain, remote = defaultDomain, maybeRemote
+	case strings.ContainsAny(maybeDomain, ".:"):
+		domain, remote = maybeDomain, maybeRemote
+	case strings.ToLower(maybeDomain) != maybeDomain:
+		domain, remote = maybeDomain, maybeRemote
+	default:
+		domain, remote = defaultDomain, name
+	}
+	if domain == defaultDomain && !strings.ContainsRune(remote, '/') {
+		remote = officialRepoPrefix + remote
+	}
+	return domain, remote
+}

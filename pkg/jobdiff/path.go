@@ -1,0 +1,108 @@
+package jobdiff
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// segment is one step of a field path: a map key, a list item picked by its name, or a list
+// item picked by position.
+type segment struct {
+	key   string
+	name  string
+	index int
+	kind  segKind
+}
+
+type segKind int
+
+const (
+	segKey segKind = iota
+	segName
+	segIndex
+)
+
+type fieldPath []segment
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+func (p fieldPath) child(key string) fieldPath {
+	return append(p[:len(p):len(p)], segment{key: key, kind: segKey})
+}
+
+func (p fieldPath) item(name string) fieldPath {
+	return append(p[:len(p):len(p)], segment{name: name, kind: segName})
+}
+
+// String renders the path as documented on Difference.Path.
+func (p fieldPath) String() string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s.kind {
+		case segKey:
+			if plainKey.MatchString(s.key) {
+				if i > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(s.key)
+			} else {
+				b.WriteString("[")
+				b.WriteString(strconv.Quote(s.key))
+				b.WriteString("]")
+			}
+		case segName:
+			b.WriteString("[name=")
+			b.WriteString(s.name)
+			b.WriteString("]")
+		case segIndex:
+			b.WriteString("[")
+			b.WriteString(strconv.Itoa(s.index))
+			b.WriteString("]")
+		}
+	}
+	return b.String()
+}
+
+// pattern renders the path with list items as "[]" and every key dotted, for matching
+// against the rows of the mutability table.
+func (p fieldPath) pattern() string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s.kind {
+		case segKey:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.key)
+		default:
+			b.WriteString("[]")
+		}
+	}
+	return b.String()
+}
+
+// hasPrefix reports whether the path's pattern is prefix or lies under it.
+func (p fieldPath) hasPrefix(prefix string) bool {
+	pat := p.pattern()
+	if !strings.HasPrefix(pat, prefix) {
+		return false
+	}
+	rest := pat[len(prefix):]
+	return rest == "" || rest[0] == '.' || rest[0] == '['
+}
+
+// inList reports whether the path goes through a list item.
+func (p fieldPath) inList() bool {
+	for _, s := range p {
+		if s.kind != segKey {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonPointerToken escapes a key for a JSON pointer (RFC 6901).
+func jsonPointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}

@@ -1,0 +1,221 @@
+package jobdiff
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// planSets splits the differences by what it takes to bring them over.
+type planSets struct {
+	now         []Difference // the live Job takes them now
+	drastic     []Difference // the live Job takes them now, and they end or delete it
+	tandemLater []Difference // completions (and what goes with it) in two steps
+	tmplLater   []Difference // the pod template, after suspending the Job
+	newJob      []Difference // only a new Job can have them
+	moot        []Difference // the ending live Job takes them, to no effect: a new Job can use them
+}
+
+func (c *classifier) sets() planSets {
+	var s planSets
+	ending := c.state.Ending()
+	for _, d := range c.diffs {
+		switch {
+		case d.HoldsNow && ending && d.Field != "spec.ttlSecondsAfterFinished" && !strings.HasPrefix(d.Field, "metadata."):
+			s.moot = append(s.moot, d)
+		case d.HoldsNow && c.drastic[d.Path] != "":
+			s.drastic = append(s.drastic, d)
+		case d.HoldsNow:
+			s.now = append(s.now, d)
+		case d.Class == ClassConditional && !ending && d.group == groupTandem:
+			s.tandemLater = append(s.tandemLater, d)
+		case d.Class == ClassConditional && !ending && strings.HasPrefix(d.Field, "spec.template"):
+			s.tmplLater = append(s.tmplLater, d)
+		default:
+			s.newJob = append(s.newJob, d)
+		}
+	}
+	// When a new Job is needed anyway, suspending the old one to change its template is
+	// pointless: the template changes go to the new Job.
+	if len(s.newJob) > 0 {
+		s.newJob = append(s.newJob, s.tmplLater...)
+		s.tmplLater = nil
+	}
+	return s
+}
+
+func (c *classifier) plan(live *batchv1.Job, ref JobRef, opts Options) ([]Step, error) {
+	raw, err := toMap(live)
+	if err != nil {
+		return nil, fmt.Errorf("live job %q: %w", live.Name, err)
+	}
+	s := c.sets()
+	name, ns := ref.Name, ref.Namespace
+	var steps []Step
+
+	if len(s.now) > 0 {
+		p, err := buildPatch(raw, s.now)
+		if err != nil {
+			return nil, err
+		}
+		desc := "Patch the live Job: it takes these changes as it is."
+		if len(s.newJob) > 0 {
+			desc = "Meanwhile, the live Job can take these changes (optional: the new Job gets them anyway)."
+		}
+		steps = append(steps, Step{Kind: StepPatch, Description: desc, Commands: []string{p.Command(name, ns)}, Paths: paths(s.now)})
+	}
+
+	if len(s.drastic) > 0 {
+		p, err := buildPatch(raw, s.drastic)
+		if err != nil {
+			return nil, err
+		}
+		var why []string
+		for _, d := range s.drastic {
+			why = append(why, d.Path+" "+c.drastic[d.Path])
+		}
+		steps = append(steps, Step{Kind: StepDrastic, Description: "Careful, the live Job would not survive this change: " +
+			strings.Join(why, "; ") + ". Run it only if that is what you want.", Commands: []string{p.Command(name, ns)}, Paths: paths(s.drastic)})
+	}
+
+	if len(s.tandemLater) > 0 {
+		steps = append(steps, c.tandemStep(name, ns, s.tandemLater))
+	}
+
+	if len(s.tmplLater) > 0 {
+		st, err := c.templateStep(raw, name, ns, s)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, st)
+	}
+
+	if len(s.newJob) > 0 || len(s.moot) > 0 {
+		steps = append(steps, c.newJobStep(name, ns, ref, s, opts))
+	}
+	return steps, nil
+}
+
+// tandemStep changes completions in two updates: first completions and parallelism both to
+// the new completions, then parallelism to its desired value.
+func (c *classifier) tandemStep(name, ns string, ds []Difference) Step {
+	comp := *c.desired.Spec.Completions
+	first := map[string]any{"completions": comp, "parallelism": comp}
+	if mfi := c.desired.Spec.MaxFailedIndexes; mfi != nil {
+		for _, d := range ds {
+			if d.Field == "spec.maxFailedIndexes" {
+				first["maxFailedIndexes"] = *mfi
+			}
+		}
+	}
+	cmds := []string{mergeCommand(name, ns, map[string]any{"spec": first})}
+	desc := fmt.Sprintf("Change completions in tandem: the API server takes a new completions only in an update that sets "+
+		"parallelism to the same value, so set both to %d", comp)
+	if par := c.desired.Spec.Parallelism; par != nil && *par != comp {
+		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"parallelism": *par}}))
+		desc += fmt.Sprintf(", then parallelism to %d", *par)
+		if !c.state.Suspend {
+			desc += fmt.Sprintf(". Between the two patches the controller may start up to %d pods at once", comp)
+		}
+	}
+	return Step{Kind: StepTandem, Description: desc + ".", Commands: cmds, Paths: paths(ds)}
+}
+
+// templateStep changes the pod template of a Job that is not suspended yet: suspend, wait for
+// the controller to take the pods down, patch, and resume unless the desired Job is suspended.
+func (c *classifier) templateStep(raw map[string]any, name, ns string, s planSets) (Step, error) {
+	p, err := buildPatch(raw, s.tmplLater)
+	if err != nil {
+		return Step{}, err
+	}
+	suspendNow := false
+	for _, d := range s.now {
+		if d.Field == "spec.suspend" && c.desired.Spec.Suspend != nil && *c.desired.Spec.Suspend {
+			suspendNow = true
+		}
+	}
+	var cmds []string
+	desc := "Change the pod template: the API server allows it only while the Job is suspended with no active pods. "
+	if !c.state.Suspend && !suspendNow {
+		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
+		desc += fmt.Sprintf("Suspend it (this deletes its %d active pods; their indexes start again later, "+
+			"not counted as failures), ", c.state.Active)
+	}
+	desc += "wait for the condition Suspended, patch the template"
+	cmds = append(cmds, "kubectl wait --for=condition=Suspended job/"+shellQuote(name)+nsFlag(ns), p.Command(name, ns))
+	if c.desired.Spec.Suspend == nil || !*c.desired.Spec.Suspend {
+		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": false}}))
+		desc += ", and resume it"
+	}
+	desc += ". Or leave this Job alone and create a new one."
+	return Step{Kind: StepSuspend, Description: desc, Commands: cmds, Paths: paths(s.tmplLater)}, nil
+}
+
+func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Options) Step {
+	var b strings.Builder
+	if len(s.newJob) > 0 {
+		fmt.Fprintf(&b, "The live Job cannot take %s: a new Job is needed. ", fieldNames(s.newJob))
+	}
+	if len(s.moot) > 0 {
+		fmt.Fprintf(&b, "%s is %s: %s would change nothing it does, only a new Job would use it. ",
+			name, strings.ToLower(string(c.state.Phase)), fieldNames(s.moot))
+	}
+	b.WriteString("kubectl indexed never deletes a Job. ")
+	var cmds []string
+	switch {
+	case c.state.Finished():
+		b.WriteString("It has finished: ")
+	case c.state.Ending():
+		b.WriteString("Once it has finished, ")
+	default:
+		fmt.Fprintf(&b, "Let %s finish, or stop it from running more pods by suspending it", name)
+		if c.state.Active > 0 {
+			fmt.Fprintf(&b, " (this deletes its %d active pods)", c.state.Active)
+		}
+		b.WriteString("; then ")
+		if !c.state.Suspend {
+			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
+		}
+	}
+	src := opts.DesiredSource
+	switch {
+	case opts.CreateCommand != "":
+		b.WriteString("create the new Job")
+		cmds = append(cmds, opts.CreateCommand)
+	case ref.DesiredName != "":
+		fmt.Fprintf(&b, "create the new Job, %s, from the desired manifest", ref.DesiredName)
+		if src != "" {
+			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
+		}
+	default:
+		fmt.Fprintf(&b, "create the new Job under another name: %s stays taken until you delete the old Job yourself, so change metadata.name in the desired manifest", name)
+		if src != "" && src != "-" {
+			fmt.Fprintf(&b, " (%s)", src)
+			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
+		}
+	}
+	b.WriteString(".")
+	return Step{Kind: StepNewJob, Description: b.String(), Commands: cmds, Paths: paths(append(s.newJob, s.moot...))}
+}
+
+func mergeCommand(name, ns string, patch map[string]any) string {
+	body, _ := json.Marshal(patch) // maps of numbers and booleans always encode
+	return Patch{Type: PatchMerge, Body: body}.Command(name, ns)
+}
+
+func nsFlag(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " -n " + shellQuote(ns)
+}
+
+func paths(ds []Difference) []string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = d.Path
+	}
+	return out
+}

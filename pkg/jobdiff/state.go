@@ -1,0 +1,93 @@
+package jobdiff
+
+import (
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// StateOf reads the live Job's spec and status into a LiveState.
+func StateOf(job *batchv1.Job) LiveState {
+	s := LiveState{
+		Suspend:   job.Spec.Suspend != nil && *job.Spec.Suspend,
+		Active:    job.Status.Active,
+		Succeeded: job.Status.Succeeded,
+		Failed:    job.Status.Failed,
+	}
+	if st := job.Status.StartTime; st != nil {
+		t := st.Time
+		s.StartTime = &t
+	}
+	// strategy.go: shouldAllowMutablePodTemplate.
+	s.TemplateMutable = s.Suspend && job.Status.Active == 0 &&
+		(job.Status.StartTime == nil || conditionTrue(job, batchv1.JobSuspended))
+
+	switch {
+	case conditionTrue(job, batchv1.JobComplete):
+		s.Phase, s.Reason = PhaseComplete, conditionReason(job, batchv1.JobComplete)
+		s.FinishTime = conditionTime(job, batchv1.JobComplete)
+	case conditionTrue(job, batchv1.JobFailed):
+		s.Phase, s.Reason = PhaseFailed, conditionReason(job, batchv1.JobFailed)
+		s.FinishTime = conditionTime(job, batchv1.JobFailed)
+	case conditionTrue(job, batchv1.JobFailureTarget):
+		s.Phase, s.Reason = PhaseFailing, conditionReason(job, batchv1.JobFailureTarget)
+	case conditionTrue(job, batchv1.JobSuccessCriteriaMet):
+		s.Phase, s.Reason = PhaseSucceeding, conditionReason(job, batchv1.JobSuccessCriteriaMet)
+	case s.Suspend && s.TemplateMutable:
+		s.Phase = PhaseSuspended
+	case s.Suspend:
+		s.Phase = PhaseSuspending
+	case job.Status.StartTime == nil:
+		s.Phase = PhaseNotStarted
+	default:
+		s.Phase = PhaseRunning
+	}
+	return s
+}
+
+// Finished reports whether the Job has its terminal condition, Complete or Failed.
+func (s LiveState) Finished() bool { return s.Phase == PhaseComplete || s.Phase == PhaseFailed }
+
+// Ending reports whether the Job is finished or about to be: FailureTarget or
+// SuccessCriteriaMet set, so that no spec change can make it run pods again.
+func (s LiveState) Ending() bool {
+	return s.Finished() || s.Phase == PhaseFailing || s.Phase == PhaseSucceeding
+}
+
+// runningSince returns how long the Job has been active when it counts against
+// activeDeadlineSeconds: started, not suspended, not ending.
+func (s LiveState) runningSince(now time.Time) (time.Duration, bool) {
+	if s.StartTime == nil || s.Suspend || s.Ending() {
+		return 0, false
+	}
+	return now.Sub(*s.StartTime), true
+}
+
+func conditionTrue(job *batchv1.Job, t batchv1.JobConditionType) bool {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+func conditionReason(job *batchv1.Job, t batchv1.JobConditionType) string {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return c.Reason
+		}
+	}
+	return ""
+}
+
+func conditionTime(job *batchv1.Job, t batchv1.JobConditionType) *time.Time {
+	for _, c := range job.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.IsZero() {
+			tt := c.LastTransitionTime.Time
+			return &tt
+		}
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package jobdiff
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// Warning codes: part of the JSON contract.
+const (
+	WarnPrepareDBMode            = "PrepareDBMode"
+	WarnBackoffLimitWithPerIndex = "BackoffLimitWithPerIndex"
+	WarnNoEffectFinished         = "NoEffectFinished"
+	WarnNoEffectEnding           = "NoEffectEnding"
+	WarnDeadlineExceededNow      = "DeadlineExceededNow"
+	WarnTTLNotStarted            = "TTLNotStarted"
+	WarnTTLDeletesNow            = "TTLDeletesNow"
+	WarnBackoffLimitFailsNow     = "BackoffLimitFailsNow"
+	WarnMaxFailedIndexesFailsNow = "MaxFailedIndexesFailsNow"
+	WarnUnlimitedRetries         = "UnlimitedRetries"
+	WarnCompletionsScaleDown     = "CompletionsScaleDown"
+	WarnSuspendKillsPods         = "SuspendKillsPods"
+	WarnTemplateOnlyNewPods      = "TemplateOnlyNewPods"
+	WarnExternalController       = "ExternalController"
+	WarnNameDiffers              = "NameDiffers"
+)
+
+func (c *classifier) warnings(now time.Time) []Warning {
+	var ws []Warning
+	ws = append(ws, policyWarnings(SideLive, c.live)...)
+	ws = append(ws, policyWarnings(SideDesired, c.desired)...)
+	ws = append(ws, c.effectWarnings(now)...)
+	return ws
+}
+
+// policyWarnings are about a Job's retry policy, whatever changes.
+func policyWarnings(side string, job *batchv1.Job) []Warning {
+	var ws []Warning
+	spec := &job.Spec
+	indexed := spec.CompletionMode != nil && *spec.CompletionMode == batchv1.IndexedCompletion
+	completions := int32(1)
+	if spec.Completions != nil {
+		completions = *spec.Completions
+	}
+	bl := int32(6)
+	if spec.BackoffLimit != nil {
+		bl = *spec.BackoffLimit
+	}
+	if indexed && completions > 1 && spec.BackoffLimitPerIndex == nil {
+		msg := fmt.Sprintf("the %s Job has %d indexes and only the global backoffLimit (%d): %d pod failures anywhere "+
+			"fail the whole Job, and the controller then kills every running index (the prepare-db failure mode); "+
+			"backoffLimitPerIndex with maxFailedIndexes lets each index fail on its own", side, completions, bl, bl+1)
+		if side == SideLive {
+			msg += "; backoffLimitPerIndex cannot be added to this Job, it takes a new Job"
+		}
+		ws = append(ws, Warning{Code: WarnPrepareDBMode, Side: side, Path: "spec.backoffLimit", Message: msg})
+	}
+	if spec.BackoffLimitPerIndex != nil && bl != math.MaxInt32 {
+		ws = append(ws, Warning{Code: WarnBackoffLimitWithPerIndex, Side: side, Path: "spec.backoffLimit",
+			Message: fmt.Sprintf("the %s Job sets backoffLimit %d next to backoffLimitPerIndex: the global limit is still "+
+				"enforced first, so %d failures in total fail the Job and kill the other indexes; leave backoffLimit unset "+
+				"(it then defaults to 2147483647)", side, bl, bl+1)})
+	}
+	if mb := spec.ManagedBy; side == SideLive && mb != nil && *mb != batchv1.JobControllerName {
+		ws = append(ws, Warning{Code: WarnExternalController, Side: side, Path: "spec.managedBy",
+			Message: fmt.Sprintf("the live Job is managed by %q, not the built-in Job controller: whether a change takes effect is up to that controller", *mb)})
+	}
+	return ws
+}
+
+// effectWarnings are about what a change would (or would not) do to the live Job.
+func (c *classifier) effectWarnings(now time.Time) []Warning {
+	var ws []Warning
+	st := c.state
+	c.drastic = map[string]string{}
+	find := func(field string) *Difference {
+		for i := range c.diffs {
+			if c.diffs[i].Field == field {
+				return &c.diffs[i]
+			}
+		}
+		return nil
+	}
+
+	// Changes to an ending Job, other than its metadata and TTL, change nothing it does.
+	if st.Ending() {
+		var moot []Difference
+		for _, d := range c.diffs {
+			if d.Class != ClassNewJob && d.Field != "spec.ttlSecondsAfterFinished" && !strings.HasPrefix(d.Field, "metadata.") {
+				moot = append(moot, d)
+			}
+		}
+		if len(moot) > 0 {
+			code, what := WarnNoEffectFinished, fmt.Sprintf("the Job has finished (%s", st.Phase)
+			if !st.Finished() {
+				code, what = WarnNoEffectEnding, fmt.Sprintf("the Job is already ending (%s", st.Phase)
+			}
+			if st.Reason != "" {
+				what += ", reason " + st.Reason
+			}
+			what += ")"
+			ws = append(ws, Warning{Code: code, Side: SideChange, Message: fmt.Sprintf(
+				"%s and will not run pods again: changing %s has no effect on it", what, fieldNames(moot))})
+		}
+	}
+
+	spec := &c.desired.Spec
+	status := &c.live.Status
+
+	if d := find("spec.activeDeadlineSeconds"); d != nil && spec.ActiveDeadlineSeconds != nil {
+		if ran, ok := st.runningSince(now); ok && ran >= time.Duration(*spec.ActiveDeadlineSeconds)*time.Second {
+			c.drastic[d.Path] = "fails the Job at once (DeadlineExceeded)"
+			ws = append(ws, Warning{Code: WarnDeadlineExceededNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"the Job has been active for %s, longer than the desired activeDeadlineSeconds (%d): once patched it "+
+					"fails at once with DeadlineExceeded and its running pods are killed", ran.Round(time.Second), *spec.ActiveDeadlineSeconds)})
+		}
+	}
+
+	if d := find("spec.ttlSecondsAfterFinished"); d != nil && spec.TTLSecondsAfterFinished != nil {
+		ttl := time.Duration(*spec.TTLSecondsAfterFinished) * time.Second
+		switch {
+		case st.Phase == PhaseFailing || st.Phase == PhaseSucceeding:
+			ws = append(ws, Warning{Code: WarnTTLNotStarted, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"the Job is %s but not yet %s: the TTL counts from the terminal condition, which waits until no pod is "+
+					"terminating (terminating: %d); if pods are stuck terminating the TTL never starts",
+				st.Phase, map[Phase]string{PhaseFailing: "Failed", PhaseSucceeding: "Complete"}[st.Phase], ptrValue(status.Terminating))})
+		case st.Finished() && st.FinishTime != nil && !st.FinishTime.Add(ttl).After(now):
+			c.drastic[d.Path] = "makes the TTL controller delete the Job and its pods at once"
+			ws = append(ws, Warning{Code: WarnTTLDeletesNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"the Job finished at %s, more than %s ago: with ttlSecondsAfterFinished %d the TTL controller deletes the "+
+					"Job and its pods as soon as the patch lands", st.FinishTime.UTC().Format(time.RFC3339), ttl, *spec.TTLSecondsAfterFinished)})
+		}
+	}
+
+	if d := find("spec.backoffLimit"); d != nil && d.HoldsNow && !st.Ending() && spec.BackoffLimit != nil {
+		bl := *spec.BackoffLimit
+		switch {
+		case status.Failed > bl:
+			c.drastic[d.Path] = "fails the Job at once (BackoffLimitExceeded)"
+			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"the Job already counts %d failed pods, more than the desired backoffLimit (%d): once patched it fails at "+
+					"once with BackoffLimitExceeded and its running pods are killed", status.Failed, bl)})
+		case status.Failed == bl:
+			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"the Job already counts %d failed pods, as many as the desired backoffLimit: the next pod failure fails the Job", status.Failed)})
+		}
+		if bl == math.MaxInt32 && c.live.Spec.BackoffLimitPerIndex == nil {
+			ws = append(ws, Warning{Code: WarnUnlimitedRetries, Side: SideChange, Path: d.Path, Message: "2147483647 is the backoffLimit " +
+				"that comes with backoffLimitPerIndex; on the live Job, which has no per-index limit, it means failing pods are " +
+				"retried without limit"})
+		}
+	}
+
+	if d := find("spec.maxFailedIndexes"); d != nil && d.Class != ClassNewJob && !st.Ending() && spec.MaxFailedIndexes != nil && status.FailedIndexes != nil {
+		if n := countIndexes(*status.FailedIndexes); int64(n) > int64(*spec.MaxFailedIndexes) {
+			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
+			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
+					"fails with MaxFailedIndexesExceeded and its running pods are killed", n, *status.FailedIndexes, *spec.MaxFailedIndexes)})
+		}
+	}
+
+	if d := find("spec.completions"); d != nil && d.Class != ClassNewJob && !st.Ending() &&
+		spec.Completions != nil && c.live.Spec.Completions != nil && *spec.Completions < *c.live.Spec.Completions {
+		ws = append(ws, Warning{Code: WarnCompletionsScaleDown, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+			"scaling completions down from %d to %d deletes the pods of indexes %d and above (not counted as failures) and "+
+				"drops those indexes from completedIndexes, so succeeded can go down", *c.live.Spec.Completions, *spec.Completions, *spec.Completions)})
+	}
+
+	if d := find("spec.suspend"); d != nil && !st.Ending() && !st.Suspend && spec.Suspend != nil && *spec.Suspend && status.Active > 0 {
+		ws = append(ws, Warning{Code: WarnSuspendKillsPods, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
+			"suspending deletes the %d active pods; their indexes start again from scratch when the Job is resumed (they are not counted as failures)", status.Active)})
+	}
+
+	var tmpl []Difference
+	for _, d := range c.diffs {
+		if d.Class == ClassConditional && strings.HasPrefix(d.Field, "spec.template") {
+			tmpl = append(tmpl, d)
+		}
+	}
+	if len(tmpl) > 0 && !st.Ending() {
+		msg := "pods are made from the template when they are created: "
+		switch {
+		case status.Succeeded == 1:
+			msg += "the index that already succeeded keeps what the old template did and is not run again; "
+		case status.Succeeded > 1:
+			msg += fmt.Sprintf("the %d indexes that already succeeded keep what the old template did and are not run again; ", status.Succeeded)
+		}
+		if !st.TemplateMutable {
+			msg += "the template can change only while the Job is suspended, and suspending kills the running pods, which then start again with the new template"
+		} else {
+			msg += "only pods created after the change use the new template"
+		}
+		ws = append(ws, Warning{Code: WarnTemplateOnlyNewPods, Side: SideChange, Path: "spec.template", Message: msg})
+	}
+	return ws
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// countIndexes counts the indexes in an interval list such as "1,3-5,7", as the controller
+// writes completedIndexes and failedIndexes. Fragments that do not parse are skipped.
+func countIndexes(s string) int {
+	n := 0
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			continue
+		}
+		if !isRange {
+			n++
+			continue
+		}
+		b, err := strconv.Atoi(hi)
+		if err != nil || b < a {
+			continue
+		}
+		n += b - a + 1
+	}
+	return n
+}
