@@ -51,9 +51,6 @@ func DefaultCronJob(cj *batchv1.CronJob) *batchv1.CronJob {
 func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 	c := DefaultCronJob(cj)
 	var vs violations
-	if cj.ResourceVersion != "" {
-		vs.add(RuleResourceVersionSet, field.Invalid(field.NewPath("metadata", "resourceVersion"), cj.ResourceVersion, "resourceVersion should not be set on objects to be created"))
-	}
 	vs.add(RuleObjectMetadata, validateObjectMeta(&c.ObjectMeta, field.NewPath("metadata"))...)
 	spec := &c.Spec
 	path := field.NewPath("spec")

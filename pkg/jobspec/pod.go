@@ -23,7 +23,13 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, path *field.Path) []Violatio
 	var vs violations
 	vs.add(RulePodTemplate, metav1validation.ValidateLabels(t.Labels, path.Child("labels"))...)
 	vs.add(RulePodTemplate, apimachineryvalidation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
-	vs.add(RulePodTemplate, validatePodSpec(&t.Spec, path.Child("spec"))...)
+	for _, e := range validatePodSpec(&t.Spec, path.Child("spec")) {
+		rule := RulePodTemplate
+		if e.Field == path.Child("spec", "restartPolicy").String() {
+			rule = RuleRestartPolicy
+		}
+		vs.add(rule, e)
+	}
 	if len(t.Spec.EphemeralContainers) > 0 {
 		vs.add(RulePodTemplate, field.Forbidden(path.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}

@@ -4,7 +4,6 @@ package jobspec
 // server rejects this object". pkg/lint documents them (why, fix) in its rule registry.
 const (
 	RuleObjectMetadata       = "object-metadata"
-	RuleResourceVersionSet   = "resource-version-set"
 	RuleJobNameTooLong       = "job-name-too-long"
 	RuleIndexHostname        = "index-hostname"
 	RuleNegativeValue        = "negative-value"

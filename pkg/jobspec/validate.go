@@ -63,10 +63,6 @@ func (vs *violations) add(rule string, errs ...*field.Error) {
 func ValidateJob(job *batchv1.Job) []Violation {
 	j := Default(job)
 	var vs violations
-	if job.ResourceVersion != "" {
-		// The registry refuses this before validation (Store.Create: BeforeCreate is never reached).
-		vs.add(RuleResourceVersionSet, field.Invalid(field.NewPath("metadata", "resourceVersion"), job.ResourceVersion, "resourceVersion should not be set on objects to be created"))
-	}
 	vs.add(RuleObjectMetadata, validateObjectMeta(&j.ObjectMeta, field.NewPath("metadata"))...)
 	vs = append(vs, validateGeneratedSelector(j)...)
 	vs = append(vs, validateJobSpecWithSelector(&j.Spec, field.NewPath("spec"))...)
@@ -247,15 +243,12 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 		if !indexed {
 			vs.add(RuleSuccessPolicy, field.Invalid(fldPath.Child("successPolicy"), internalJSON(spec.SuccessPolicy), "requires indexed completion mode"))
 		} else {
-			vs = append(vs, validateSuccessPolicy(spec, fldPath.Child("successPolicy"))...)
+			vs = append(vs, validateSuccessPolicy(spec, fldPath)...)
 		}
 	}
 	vs.add(RulePodReplacementPolicy, validatePodReplacementPolicy(spec, fldPath.Child("podReplacementPolicy"))...)
-	if spec.Scheduling != nil {
-		// Declarative validation: +k8s:ifDisabled(WorkloadWithJob)=+k8s:forbidden. The gate is
-		// alpha and off by default in v1.37.
-		vs.add(RuleScheduling, field.Forbidden(fldPath.Child("scheduling"), ""))
-	}
+	// spec.scheduling: the WorkloadWithJob gate is alpha and off by default in v1.37, so
+	// PrepareForCreate drops the field (job.DropDisabledFields) before validation: accepted.
 	vs = append(vs, ValidatePodTemplate(&spec.Template, fldPath.Child("template"))...)
 
 	rp := spec.Template.Spec.RestartPolicy
@@ -410,11 +403,12 @@ func SuccessPolicyCrashes(spec *batchv1.JobSpec) bool {
 	return false
 }
 
-func validateSuccessPolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
+func validateSuccessPolicy(spec *batchv1.JobSpec, specPath *field.Path) []Violation {
 	var vs violations
+	fldPath := specPath.Child("successPolicy")
 	rulesPath := fldPath.Child("rules")
 	if SuccessPolicyCrashes(spec) {
-		vs.add(RuleSuccessPolicyCrash, field.Required(field.NewPath("spec", "completions"),
+		vs.add(RuleSuccessPolicyCrash, field.Required(specPath.Child("completions"),
 			"when completion mode is Indexed and successPolicy is set (the v1.37 API server does not answer with this error: it panics validating the successPolicy and the client sees an HTTP/2 stream INTERNAL_ERROR)"))
 		return vs
 	}
@@ -425,7 +419,13 @@ func validateSuccessPolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Violati
 		vs.add(RuleSuccessPolicy, field.TooMany(rulesPath, len(spec.SuccessPolicy.Rules), maxSuccessPolicyRules))
 	}
 	for i := range spec.SuccessPolicy.Rules {
-		vs.add(RuleSuccessPolicy, validateSuccessPolicyRule(spec, &spec.SuccessPolicy.Rules[i], rulesPath.Index(i))...)
+		for _, e := range validateSuccessPolicyRule(spec, &spec.SuccessPolicy.Rules[i], rulesPath.Index(i)) {
+			rule := RuleSuccessPolicy
+			if e.Type == field.ErrorTypeInvalid && e.Detail == "must be greater than or equal to 0" {
+				rule = RuleNegativeValue
+			}
+			vs.add(rule, e)
+		}
 	}
 	return vs
 }

@@ -51,3 +51,14 @@ func WarningsForJobSpec(path *field.Path, spec *batchv1.JobSpec) []ServerWarning
 	}
 	return nil
 }
+
+// CronJobWarningsOnCreate mirrors pkg/registry/batch/cronjob/strategy.go: WarningsOnCreate.
+func CronJobWarningsOnCreate(cj *batchv1.CronJob) []ServerWarning {
+	c := DefaultCronJob(cj)
+	var ws []ServerWarning
+	if msgs := utilvalidation.IsDNS1123Label(c.Name); len(msgs) != 0 {
+		ws = append(ws, ServerWarning{Rule: RuleNameNotDNSLabel, Path: "metadata.name",
+			Message: fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)})
+	}
+	return append(ws, WarningsForJobSpec(field.NewPath("spec", "jobTemplate", "spec"), &c.Spec.JobTemplate.Spec)...)
+}

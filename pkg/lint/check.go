@@ -81,13 +81,18 @@ func objectName(kind string, meta metav1.ObjectMeta) string {
 // and what hurts at run time. Findings carry no file information; they are sorted.
 func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
-	for _, v := range jobspec.ValidateJob(job) {
+	violations := jobspec.ValidateJob(job)
+	for _, v := range violations {
 		c.add(v.Rule, SeverityError, v.Path(), v.Message())
 	}
-	for _, w := range jobspec.WarningsOnCreate(job) {
-		c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+	if len(violations) == 0 {
+		// The server computes its warnings only for objects that pass validation.
+		for _, w := range jobspec.WarningsOnCreate(job) {
+			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+		}
 	}
 	c.runtimeRules(job, jobspec.Default(job), field.NewPath("spec"))
+	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings
 }
@@ -100,8 +105,14 @@ const cronJobNameSuffix = "-29000000"
 // jobTemplate, with paths under spec.jobTemplate.spec.
 func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("CronJob", cj.ObjectMeta), ns: cj.Namespace}
-	for _, v := range jobspec.ValidateCronJob(cj) {
+	violations := jobspec.ValidateCronJob(cj)
+	for _, v := range violations {
 		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+	}
+	if len(violations) == 0 {
+		for _, w := range jobspec.CronJobWarningsOnCreate(cj) {
+			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+		}
 	}
 	name := cj.Name
 	if name == "" {
@@ -120,8 +131,45 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 				"every Job this CronJob creates will be rejected: its name %q plus the highest index gives the hostname %q, %d characters, more than the 63 a DNS label allows", job.Name, host, len(host)))
 		}
 	}
+	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings
+}
+
+// dropWarningsOnRejectedFields removes warnings and infos about a field the server rejects (or
+// about a field inside it, or around it): fixing the error changes what they would say.
+func (c *checker) dropWarningsOnRejectedFields() {
+	var errPaths []string
+	for _, f := range c.findings {
+		if f.Severity == SeverityError && f.Path != "" {
+			errPaths = append(errPaths, f.Path)
+		}
+	}
+	if len(errPaths) == 0 {
+		return
+	}
+	kept := c.findings[:0]
+	for _, f := range c.findings {
+		if f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlapsAny(f.Path, errPaths) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	c.findings = kept
+}
+
+func overlapsAny(p string, paths []string) bool {
+	for _, e := range paths {
+		if e == p || isUnder(e, p) || isUnder(p, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// isUnder reports whether path a is inside path b ("spec.x.y" or "spec.x[0]" inside "spec.x").
+func isUnder(a, b string) bool {
+	return strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[")
 }
 
 func (c *checker) hasError() bool { return HasErrors(c.findings) }
@@ -417,7 +465,7 @@ func (c *checker) kubeVersionRules(rs *batchv1.JobSpec, prefix *field.Path) {
 	if rs.ManagedBy != nil {
 		check(featManagedBy, p("managedBy"))
 	}
-	if rs.Scheduling != nil && v.Less(DefaultKubeVersion) {
+	if rs.Scheduling != nil {
 		check(featScheduling, p("scheduling"))
 	}
 }

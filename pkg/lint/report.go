@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -72,6 +75,7 @@ func Lint(docs []source.Document, opts Options) *Report {
 }
 
 var (
+	lineRE        = regexp.MustCompile(`line (\d+)`)
 	strictFieldRE = regexp.MustCompile(`field "([^"]*)"`)
 	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 )
@@ -90,6 +94,21 @@ func (r *Report) add(d *source.Document, opts Options) {
 		}
 	}
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
+	var dup *source.DuplicateKeyError
+	if errors.As(d.Err, &dup) && d.Object != nil {
+		c.add(RuleDuplicateField, SeverityWarning, "", dup.Error()+": kubectl keeps the last value")
+		for i := range c.findings {
+			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
+			if m := lineRE.FindStringSubmatch(dup.Error()); m != nil {
+				c.findings[i].Line, _ = strconv.Atoi(m[1])
+			}
+		}
+		r.Findings = append(r.Findings, c.findings...)
+		c.findings = nil
+		lenient := *d
+		lenient.Err = nil
+		d = &lenient
+	}
 	if d.Err != nil {
 		r.Summary.Unreadable++
 		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
@@ -157,7 +176,11 @@ func (r *Report) add(d *source.Document, opts Options) {
 		if m := strictFieldRE.FindStringSubmatch(s); m != nil {
 			path = m[1]
 		}
-		c.add(RuleStrictDecoding, SeverityError, path, s)
+		if strings.HasPrefix(s, "duplicate field") {
+			c.add(RuleDuplicateField, SeverityWarning, path, s+": kubectl keeps the last value")
+			continue
+		}
+		c.add(RuleUnknownField, SeverityError, path, s)
 	}
 	locate(c.findings)
 	locate(fs)

@@ -22,7 +22,8 @@ type Rule struct {
 const (
 	RuleUnreadable           = "unreadable-document"
 	RuleInvalidObject        = "invalid-object"
-	RuleStrictDecoding       = "strict-decoding"
+	RuleUnknownField         = "unknown-field"
+	RuleDuplicateField       = "duplicate-field"
 	RulePrepareDB            = "prepare-db-mode"
 	RuleBackoffWithPerIdx    = "backoff-limit-with-per-index"
 	RulePerIndexOnFailure    = "per-index-with-on-failure"
@@ -55,11 +56,11 @@ var rules = []Rule{
 		"Nothing in it can be checked, and kubectl refuses the whole file.", "Fix the syntax at the line given; every document must be a mapping with apiVersion and kind."},
 	{RuleInvalidObject, SeverityError, "kind or apiVersion missing or unknown for a Job/CronJob, or a field of the wrong type (a string where a number belongs).",
 		"kubectl or the API server refuses the object before any validation.", "Use apiVersion batch/v1 and the types of the Job API (kubectl explain job.spec)."},
-	{RuleStrictDecoding, SeverityError, "Unknown or duplicate fields.",
-		"kubectl's default strict field validation makes the API server reject them (\"strict decoding error\"); with --validate=false they would be dropped silently, usually a misspelt setting that never takes effect.", "Fix the spelling or the indentation of the field named."},
+	{RuleUnknownField, SeverityError, "Unknown fields (a misspelt or misplaced setting).",
+		"kubectl's default strict field validation makes the API server reject the object (\"strict decoding error: unknown field\"); with --validate=false the field would be dropped silently and the setting never take effect.", "Fix the spelling or the indentation of the field named (kubectl explain job.spec lists the fields)."},
+	{RuleDuplicateField, SeverityWarning, "A field given twice in one object.",
+		"kubectl keeps the last value and sends the object without the duplicate, so the server accepts it: the first value is ignored without a word, whichever one was meant.", "Keep one of the two."},
 	// Mirrors of the API server's validation (pkg/jobspec).
-	{jobspec.RuleResourceVersionSet, SeverityError, "metadata.resourceVersion set on an object to be created (a manifest saved with kubectl get -o yaml).",
-		serverRejects, "Remove metadata.resourceVersion, uid, creationTimestamp, status and the generated selector/labels from an exported manifest."},
 	{jobspec.RuleObjectMetadata, SeverityError, "metadata: name or generateName missing, name not a DNS-1123 subdomain, invalid labels or annotations.",
 		serverRejects, "Use a lowercase name of letters, digits, '-' and '.', at most 253 characters (63 for Jobs, see job-name-too-long)."},
 	{jobspec.RuleJobNameTooLong, SeverityError, "Job name longer than 63 characters.",
@@ -96,8 +97,6 @@ var rules = []Rule{
 		serverRejects, "Remove spec.selector and the controller-uid/job-name template labels: the server generates them (an exported manifest carries the old Job's)."},
 	{jobspec.RulePodTemplate, SeverityError, "Pod template basics: no containers, container names missing, invalid or duplicated, image missing, bad pull or termination-message policy, ports, env names, volume names and mounts, cpu/memory requests above limits, probes on init containers, ephemeral containers, invalid template labels.",
 		serverRejects, "Follow the message; every container needs a unique DNS-label name and an image."},
-	{jobspec.RuleScheduling, SeverityError, "spec.scheduling set (Workload/PodGroup scheduling).",
-		"The WorkloadWithJob feature is alpha in v1.37 and off by default: the server forbids the field.", "Remove spec.scheduling, or enable the WorkloadWithJob feature gate on the cluster."},
 	{jobspec.RuleCronJob, SeverityError, "CronJob: schedule missing or invalid, TZ in schedule, bad timeZone or concurrencyPolicy, name longer than 52 characters.",
 		serverRejects, "Use a standard 5-field cron schedule, the timeZone field for time zones, and a name of at most 52 characters."},
 

@@ -86,6 +86,16 @@ func stringAt(m map[string]any, key string) string {
 	return s
 }
 
+// DuplicateKeyError is the Err of a YAML document that is valid except for duplicate mapping
+// keys. Such a document still has its Object (and JSON): the object kubectl reads from it,
+// where the last of the duplicated keys wins.
+type DuplicateKeyError struct {
+	Err error
+}
+
+func (e *DuplicateKeyError) Error() string { return e.Err.Error() }
+func (e *DuplicateKeyError) Unwrap() error { return e.Err }
+
 // Options controls Read.
 type Options struct {
 	// Recursive descends into subdirectories of directories given.
@@ -321,6 +331,17 @@ func parseChunk(name string, doc int, c chunk) []Document {
 		base.Err = fmt.Errorf("invalid YAML: %s", shiftLines(msg, c.line-1))
 		if !strings.Contains(msg, "line ") {
 			base.Err = fmt.Errorf("line %d: invalid YAML: %s", base.Line, msg)
+		}
+		if lenient, lerr := yaml.YAMLToJSON(c.text); lerr == nil {
+			// Only the strict parser failed: duplicate keys. kubectl reads such a document
+			// (the last value wins); keep that object next to the error.
+			base.Err = &DuplicateKeyError{Err: base.Err}
+			var obj map[string]any
+			if json.Unmarshal(lenient, &obj) == nil && obj != nil {
+				if _, isList := obj["items"].([]any); !isList {
+					base.JSON, base.Object = lenient, obj
+				}
+			}
 		}
 		return []Document{base}
 	}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,24 @@ func TestReadDirectorySkipsSubdirectoriesWithoutRecursive(t *testing.T) {
 	docs, err = Read([]string{dir}, Options{Recursive: true, SkippedDir: func(d string) { skipped = append(skipped, d) }})
 	if err != nil || len(docs) != 1 || len(skipped) != 0 {
 		t.Fatalf("recursive read: %d docs, skipped %v, err %v; want 1 doc, none skipped", len(docs), skipped, err)
+	}
+}
+
+func TestParseDuplicateKeysKeepLenientObject(t *testing.T) {
+	docs := Parse("dup.yaml", []byte("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: d\nspec:\n  completions: 4\n  completions: 5\n"))
+	if len(docs) != 1 {
+		t.Fatalf("got %d documents", len(docs))
+	}
+	var dup *DuplicateKeyError
+	if !errors.As(docs[0].Err, &dup) || !strings.Contains(docs[0].Err.Error(), "line 7") {
+		t.Fatalf("want a DuplicateKeyError naming line 7, got %v", docs[0].Err)
+	}
+	spec, _ := docs[0].Object["spec"].(map[string]any)
+	if spec["completions"] != float64(5) {
+		t.Errorf("lenient object: completions = %v, want 5 (the last value, as kubectl reads it)", spec["completions"])
+	}
+	docs = Parse("broken.yaml", []byte("spec: [1\n"))
+	if errors.As(docs[0].Err, &dup) || docs[0].Object != nil {
+		t.Errorf("a syntax error is not a duplicate key: %v", docs[0].Err)
 	}
 }
