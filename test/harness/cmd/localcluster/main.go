@@ -83,7 +83,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) error {
 	if st, err := harness.ReadState(dir); err == nil {
-		return fmt.Errorf("a cluster is already recorded in %s (server %s); run `localcluster down --dir %s` (make cluster-down) first", dir, st.Server, dir)
+		if st.Alive() {
+			return fmt.Errorf("a cluster is already running in %s (server %s); stop it with `make cluster-down` (localcluster down --dir %s) first", dir, st.Server, dir)
+		}
+		// Left behind by a cluster whose processes are gone (machine restart, kill -9).
+		fmt.Fprintf(stderr, "localcluster: removing the stale cluster recorded in %s\n", dir)
+		if err := harness.Down(dir, time.Second); err != nil {
+			return fmt.Errorf("cleaning the stale cluster in %s: %w", dir, err)
+		}
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
