@@ -14,6 +14,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
+	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
@@ -64,6 +65,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	registerFlagCompletions(root, f)
 
 	root.AddCommand(version.NewCmdVersion(streams))
+	root.AddCommand(cmddiff.NewCmdDiff(f, streams))
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
 	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 

@@ -1,0 +1,452 @@
+// Package diff is the glue of `kubectl indexed diff`: it reads the live Job (from the cluster or
+// a file) and the desired one (a manifest, the List `create --dry-run=client -o yaml` prints,
+// or create's own flags), asks pkg/jobdiff what differs and what it takes, optionally confirms
+// that with server-side dry-run updates, and prints the report.
+package diff
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/completion"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+var (
+	long = templates.LongDesc(`
+		Compare a running Job with the Job you want, and say for each difference what it takes:
+		patchable live (the API server takes it on the running Job), conditional (only while
+		the Job is suspended, or only in tandem with another field; the condition is named,
+		with whether it holds now), or a new Job (the field is immutable).
+
+		Only what you control is compared: fields the API server defaults compare equal to
+		their default, and the selector and labels it generates, the status and the server's
+		metadata are left out. The report warns about a global backoffLimit used as the only
+		retry policy of an Indexed Job (the prepare-db failure mode, on either side) and about
+		changes that would not take effect, or would end the Job. It ends with a plan in
+		words and as commands: one kubectl patch for what the running Job can take, and for
+		the rest, let it finish (or suspend it), then create a new Job. kubectl indexed never
+		deletes or changes the Job itself; diff only reads it.
+
+		The desired Job comes from -f: a Job manifest, or the List that 'kubectl indexed create
+		... --dry-run=client -o yaml' prints (its Job is used). Or give create's own flags
+		(--manifest, --image, ... -- COMMAND) to see what would change if you re-ran create.
+		With --live-file the live Job is read from a file too (kubectl get job -o yaml) and no
+		cluster is contacted.
+
+		--server confirms the classification with server-side dry-run updates of the live Job
+		(nothing is changed): every change that holds now in one update, expected to be
+		accepted, and each of the others alone, expected to be rejected. A disagreement is a
+		bug in kubectl indexed: the report says so. It needs permission to update the Job.
+
+		Exit codes (as kubectl diff): 0 no differences; 1 differences; 2 bad flags or
+		unreadable input; 4 the API server could not be reached or refused the request.`)
+
+	example = templates.Examples(`
+		# What differs between the running Job and the manifest, and what can change live
+		kubectl indexed diff eval-gsm8k -f job.yaml
+
+		# The Job name can come from the manifest
+		kubectl indexed diff -f job.yaml
+
+		# What would change if create were run again with other flags
+		kubectl indexed diff eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.5 -- python -m eval
+
+		# Compare with what create printed
+		kubectl indexed create eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.5 --dry-run=client -o yaml | kubectl indexed diff eval-gsm8k-r1 -f -
+
+		# Offline: both sides from files
+		kubectl get job eval-gsm8k -o yaml > live.yaml
+		kubectl indexed diff --live-file live.yaml -f job.yaml
+
+		# Confirm the classification with server-side dry-run updates; JSON report
+		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json`)
+)
+
+// Options of kubectl indexed diff.
+type Options struct {
+	Filename string
+	LiveFile string
+	Server   bool
+	Output   string
+	Scaffold *create.ScaffoldFlags
+
+	JobName   string
+	nameGiven bool
+	Command   []string
+	Namespace string
+	// EnforceNamespace: the namespace was given with -n, so a desired Job in another
+	// namespace is an error (as with kubectl diff -f).
+	EnforceNamespace bool
+
+	// Client talks to the API server (live mode); set by Complete, or by tests.
+	Client kubernetes.Interface
+	// Clock gives "now" for deadlines and TTLs.
+	Clock clock.PassiveClock
+
+	flags *pflag.FlagSet
+
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{Scaffold: create.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
+}
+
+// NewCmdDiff returns `kubectl indexed diff`.
+func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdDiffWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
+func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
+		Long:                  long,
+		Example:               example,
+		Args:                  cobra.ArbitraryArgs,
+		ValidArgsFunction:     completion.ResourceNameCompletionFunc(f, "job"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	o.flags = fl
+	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
+	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
+	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a JobDiff report). Default: text.")
+	create.AddScaffoldFlags(fl, o.Scaffold)
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"filename", "live-file", create.FlagManifest, create.FlagFromJob} {
+		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
+	}
+	return cmd
+}
+
+func (o *Options) offline() bool     { return o.LiveFile != "" }
+func (o *Options) createFlags() bool { return o.Scaffold.Manifest != "" }
+
+// Complete resolves the Job name, the command after --, the namespace and, live, the client.
+func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	names := args
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		names, o.Command = args[:dash], args[dash:]
+	}
+	switch len(names) {
+	case 0:
+	case 1:
+		o.JobName, o.nameGiven = names[0], true
+	default:
+		return exitcode.UsageError("expected at most one Job name, got %d (%s); with create's flags, put the worker's command after --", len(names), strings.Join(names, " "))
+	}
+	if o.Namespace == "" {
+		ns, enforce, err := f.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+		}
+		o.Namespace, o.EnforceNamespace = ns, enforce
+	}
+	if o.offline() || o.Client != nil {
+		return nil
+	}
+	cs, err := f.KubernetesClientSet()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	}
+	o.Client = cs
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	switch {
+	case o.Filename == "" && !o.createFlags():
+		return exitcode.UsageError("give the desired Job with -f FILE, or create's flags (--manifest FILE --image IMAGE ... -- COMMAND)\nSee 'kubectl indexed diff --help' for usage.")
+	case o.Filename != "" && o.createFlags():
+		return exitcode.UsageError("give the desired Job either with -f or with create's flags (--manifest ...), not both")
+	case o.Filename == "" && len(o.Command) > 0 && !o.createFlags():
+		return exitcode.UsageError("a command after -- needs create's flags (--manifest ...)")
+	case o.createFlags() && o.JobName == "":
+		return exitcode.UsageError("with create's flags, give the Job name: kubectl indexed diff JOB --manifest FILE --image IMAGE -- COMMAND")
+	case o.offline() && o.Server:
+		return exitcode.UsageError("--server needs the live Job from the cluster: it cannot be used with --live-file")
+	}
+	stdin := 0
+	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
+		if p == source.StdinName {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return exitcode.UsageError("only one input can be - (standard input)")
+	}
+	if !o.offline() && o.JobName == "" && o.Filename == source.StdinName {
+		return exitcode.UsageError("give the Job name when the desired Job comes from standard input")
+	}
+	return nil
+}
+
+// Run reads both Jobs, compares them, confirms with the server if asked, and prints.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	desired, createCmd, err := o.desired()
+	if err != nil {
+		return err
+	}
+	live, err := o.live(ctx, desired)
+	if err != nil {
+		return err
+	}
+	report, err := jobdiff.Diff(live, desired, jobdiff.Options{
+		Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd,
+	})
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.Server && report.HasDifferences() {
+		if err := o.confirm(ctx, live, report); err != nil {
+			return err
+		}
+	}
+	if err := o.print(report); err != nil {
+		return err
+	}
+	if report.Server != nil && report.Server.Disagreements > 0 {
+		fmt.Fprintf(o.ErrOut, "error: the API server disagreed with %d of kubectl indexed's classifications (see the report): this is a bug in kubectl indexed, please report it\n",
+			report.Server.Disagreements)
+	}
+	if report.HasDifferences() {
+		return exitcode.Silent(exitcode.Findings)
+	}
+	return nil
+}
+
+func (o *Options) print(r *jobdiff.Report) error {
+	if printers.IsStructured(o.Output) {
+		return printers.Print(o.Out, o.Output, r)
+	}
+	return jobdiff.WriteText(o.Out, r, o.Clock.Now())
+}
+
+// desired returns the desired Job, from -f or from create's flags; with create's flags also
+// the create command that makes it under a new name.
+func (o *Options) desired() (*batchv1.Job, string, error) {
+	if o.createFlags() {
+		opts, err := o.Scaffold.ToOptions(o.JobName, o.Namespace, o.Command, o.In)
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.Usage, err)
+		}
+		objs, err := scaffold.Build(opts)
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.Usage, err)
+		}
+		return objs.Job, o.createCommand(), nil
+	}
+	job, err := o.readDesiredFile()
+	if err != nil {
+		return nil, "", err
+	}
+	if job.Namespace != "" && job.Namespace != o.Namespace {
+		if o.EnforceNamespace {
+			return nil, "", exitcode.UsageError("the desired Job %q is in namespace %q, but the namespace given is %q: remove metadata.namespace from %s or give -n %s",
+				job.Name, job.Namespace, o.Namespace, o.Filename, job.Namespace)
+		}
+		o.Namespace = job.Namespace
+	}
+	if o.JobName == "" {
+		if job.Name == "" {
+			return nil, "", exitcode.UsageError("%s names no Job (metadata.name is empty): give the Job name as an argument", o.Filename)
+		}
+		o.JobName = job.Name
+	}
+	return job, "", nil
+}
+
+// readDesiredFile reads -f: one Job, or a List (or stream) holding one Job among other
+// objects (create prints the shard ConfigMap next to the Job). With several Jobs, the one
+// named JOB is used.
+func (o *Options) readDesiredFile() (*batchv1.Job, error) {
+	docs, err := source.Read([]string{o.Filename}, source.Options{Stdin: o.In})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	var jobs []*source.Document
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), d.Err))
+		}
+		if d.Kind() == "Job" && strings.HasPrefix(d.APIVersion(), "batch/") {
+			jobs = append(jobs, d)
+		}
+	}
+	if len(jobs) > 1 && o.JobName != "" {
+		var named []*source.Document
+		for _, d := range jobs {
+			if d.Name() == o.JobName {
+				named = append(named, d)
+			}
+		}
+		jobs = named
+	}
+	switch {
+	case len(jobs) == 0 && o.JobName != "" && len(docs) > 0:
+		return nil, exitcode.UsageError("%s holds no batch/v1 Job named %q", o.Filename, o.JobName)
+	case len(jobs) == 0:
+		return nil, exitcode.UsageError("%s holds no batch/v1 Job", o.Filename)
+	case len(jobs) > 1:
+		return nil, exitcode.UsageError("%s holds %d Jobs: give the name of the one to compare", o.Filename, len(jobs))
+	}
+	d := jobs[0]
+	job := &batchv1.Job{}
+	strict, err := d.DecodeStrict(job)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), err))
+	}
+	for _, s := range strict {
+		fmt.Fprintf(o.ErrOut, "warning: %s: %s (the API server rejects unknown fields)\n", d.Location(), s)
+	}
+	return job, nil
+}
+
+// live returns the live Job, from --live-file or the cluster.
+func (o *Options) live(ctx context.Context, desired *batchv1.Job) (*batchv1.Job, error) {
+	if o.offline() {
+		job, err := source.ReadJob(o.LiveFile, o.In)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
+		}
+		if o.nameGiven && o.JobName != job.Name {
+			return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
+		}
+		if job.Namespace != "" {
+			o.Namespace = job.Namespace
+		}
+		return job, nil
+	}
+	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	if err != nil {
+		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+	}
+	return job, nil
+}
+
+// confirm runs the report's probes as server-side dry-run updates of the live Job.
+func (o *Options) confirm(ctx context.Context, live *batchv1.Job, r *jobdiff.Report) error {
+	probes, err := r.Probes(live)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	results := make([]jobdiff.ProbeResult, 0, len(probes))
+	for _, p := range probes {
+		job := p.Job.DeepCopy()
+		// An unconditional update: the controller writes the status often, and a stale
+		// resourceVersion would make the probe fail with a conflict.
+		job.ResourceVersion = ""
+		got, err := o.Client.BatchV1().Jobs(o.Namespace).Update(ctx, job, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		switch {
+		case err == nil:
+			results = append(results, p.Judge(got, ""))
+		case apierrors.IsInvalid(err):
+			results = append(results, p.Judge(nil, invalidMessage(err)))
+		default:
+			return exitcode.APIError(err, "update", "jobs", o.JobName, o.Namespace)
+		}
+	}
+	r.SetServerCheck(results)
+	return nil
+}
+
+// invalidMessage is the server's message without the Job's name prefix, which every probe shares.
+func invalidMessage(err error) string {
+	var se *apierrors.StatusError
+	if errors.As(err, &se) && se.ErrStatus.Details != nil && len(se.ErrStatus.Details.Causes) > 0 {
+		var parts []string
+		for _, c := range se.ErrStatus.Details.Causes {
+			parts = append(parts, c.Field+": "+c.Message)
+		}
+		return strings.Join(parts, "; ")
+	}
+	return err.Error()
+}
+
+// createCommand is the create command that makes the desired Job under a new name: the
+// create flags given to diff, in their canonical form.
+func (o *Options) createCommand() string {
+	parts := []string{"kubectl indexed create NEW_NAME"}
+	if o.Namespace != "" {
+		parts = append(parts, "-n "+quote(o.Namespace))
+	}
+	parts = append(parts, o.scaffoldArgs()...)
+	if len(o.Command) > 0 {
+		parts = append(parts, "--")
+		for _, a := range o.Command {
+			parts = append(parts, quote(a))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// scaffoldArgs renders the create flags given on the command line, in a stable order.
+func (o *Options) scaffoldArgs() []string {
+	if o.flags == nil {
+		return nil
+	}
+	names := pflag.NewFlagSet("scaffold", pflag.ContinueOnError)
+	create.AddScaffoldFlags(names, create.NewScaffoldFlags())
+	var out []string
+	names.VisitAll(func(sf *pflag.Flag) {
+		f := o.flags.Lookup(sf.Name)
+		if f == nil || !f.Changed {
+			return
+		}
+		values := []string{f.Value.String()}
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			values = sv.GetSlice()
+		}
+		for _, v := range values {
+			out = append(out, "--"+f.Name+"="+quote(v))
+		}
+	})
+	return out
+}
