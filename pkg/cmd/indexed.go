@@ -14,9 +14,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
-	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
+	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
 )
 
@@ -65,7 +66,8 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	registerFlagCompletions(root, f)
 
 	root.AddCommand(version.NewCmdVersion(streams))
-	root.AddCommand(cmddiff.NewCmdDiff(f, streams))
+	root.AddCommand(create.NewCmdCreate(f, streams))
+	root.AddCommand(cmdshards.NewCmdShards(streams))
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
 	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 

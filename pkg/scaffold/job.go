@@ -405,12 +405,13 @@ func mountShards(ps *corev1.PodSpec, wi int, cmName, from string) error {
 		}
 		vols = append(vols, v)
 	}
-	ps.Volumes = append(vols, corev1.Volume{
+	vols = append(vols, corev1.Volume{
 		Name: VolumeName,
 		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
 			LocalObjectReference: corev1.LocalObjectReference{Name: cmName},
 		}},
 	})
+	ps.Volumes = vols
 	w := &ps.Containers[wi]
 	mounts := w.VolumeMounts[:0:0]
 	for _, vm := range w.VolumeMounts {
@@ -422,7 +423,8 @@ func mountShards(ps *corev1.PodSpec, wi int, cmName, from string) error {
 		}
 		mounts = append(mounts, vm)
 	}
-	w.VolumeMounts = append(mounts, corev1.VolumeMount{Name: VolumeName, MountPath: MountPath, ReadOnly: true})
+	mounts = append(mounts, corev1.VolumeMount{Name: VolumeName, MountPath: MountPath, ReadOnly: true})
+	w.VolumeMounts = mounts
 	return nil
 }
 

@@ -1,0 +1,365 @@
+package create
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+type result struct {
+	stdout, stderr string
+	code           int
+	err            error
+}
+
+// run executes create in-process against client (nil: no cluster, as with --dry-run=client).
+func run(t *testing.T, client *fake.Clientset, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	o.Namespace = "ml"
+	if client != nil {
+		o.Client = client
+	}
+	cmd := newCmd(nil, o)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.ExecuteContext(context.Background())
+	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+}
+
+func goldenFile(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -update if intended):\n%s", path, got)
+	}
+}
+
+func manifestFile(t *testing.T) (string, *shards.Manifest) {
+	p := writeFile(t, "m.yaml", sixShards)
+	m, err := shards.Read(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, m
+}
+
+func verbs(c *fake.Clientset) []string {
+	var v []string
+	for _, a := range c.Actions() {
+		v = append(v, a.GetVerb()+" "+a.GetResource().Resource)
+	}
+	return v
+}
+
+func TestDryRunClient(t *testing.T) {
+	m, man := manifestFile(t)
+	cm := scaffold.ConfigMapName(man)
+	r := run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--", "/bin/worker", "--fast")
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, r.stderr)
+	}
+	want := "configmap/" + cm + " created (dry run)\njob.batch/eval created (dry run)\n"
+	if r.stdout != want {
+		t.Errorf("stdout %q, want %q", r.stdout, want)
+	}
+	if r.stderr != "" {
+		t.Errorf("the defaults gave lint output: %s", r.stderr)
+	}
+
+	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "yaml", "--", "/bin/worker", "--fast")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	goldenFile(t, "dry-run-client.yaml", []byte(r.stdout))
+	// What is printed is a List that reads back as the two objects.
+	docs := source.Parse("out", []byte(r.stdout))
+	if len(docs) != 2 || docs[0].Kind() != "ConfigMap" || docs[1].Kind() != "Job" || docs[1].Name() != "eval" || docs[0].Namespace() != "ml" {
+		t.Fatalf("printed %d objects: %s", len(docs), r.stdout)
+	}
+	var job batchv1.Job
+	if strict, err := docs[1].DecodeStrict(&job); err != nil || len(strict) > 0 {
+		t.Fatalf("%v %v", err, strict)
+	}
+	if got := job.Spec.Template.Spec.Containers[0].Command; strings.Join(got, " ") != "/bin/worker --fast" {
+		t.Errorf("command %q", got)
+	}
+
+	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "name")
+	if r.stdout != "configmap/"+cm+"\njob.batch/eval\n" {
+		t.Errorf("-o name: %q", r.stdout)
+	}
+	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "json")
+	if !strings.HasPrefix(r.stdout, "{\n    \"kind\": \"List\",\n    \"apiVersion\": \"v1\",") {
+		t.Errorf("-o json: %.200s", r.stdout)
+	}
+}
+
+func TestCreateSendsBoth(t *testing.T) {
+	m, man := manifestFile(t)
+	cm := scaffold.ConfigMapName(man)
+	c := fake.NewClientset()
+	r := run(t, c, "eval", "--manifest", m, "--image", "img", "--field-manager", "me")
+	if r.err != nil {
+		t.Fatalf("%v\n%s", r.err, r.stderr)
+	}
+	if r.stdout != "configmap/"+cm+" created\njob.batch/eval created\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps, create configmaps, create jobs" {
+		t.Errorf("actions: %s", got)
+	}
+	for _, a := range c.Actions() {
+		if ca, ok := a.(k8stesting.CreateActionImpl); ok {
+			if ca.CreateOptions.FieldManager != "me" || ca.CreateOptions.DryRun != nil || ca.CreateOptions.FieldValidation != "Strict" {
+				t.Errorf("create options %+v", ca.CreateOptions)
+			}
+		}
+	}
+	job, err := c.BatchV1().Jobs("ml").Get(context.Background(), "eval", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, _ := shards.ConfigMapNameFromJob(job); name != cm {
+		t.Errorf("job points at %q", name)
+	}
+	if _, err := c.CoreV1().ConfigMaps("ml").Get(context.Background(), cm, metav1.GetOptions{}); err != nil {
+		t.Error(err)
+	}
+
+	// A second Job from the same manifest reuses the ConfigMap.
+	c.ClearActions()
+	r = run(t, c, "eval-2", "--manifest", m, "--image", "img")
+	if r.err != nil || r.stdout != "configmap/"+cm+" unchanged\njob.batch/eval-2 created\n" {
+		t.Errorf("second create: %v %q", r.err, r.stdout)
+	}
+	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps, create jobs" {
+		t.Errorf("actions: %s", got)
+	}
+
+	// The same Job again is refused, pointing at status and diff; nothing is written.
+	c.ClearActions()
+	r = run(t, c, "eval", "--manifest", m, "--image", "img")
+	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `job "eval" already exists in namespace "ml"`) ||
+		!strings.Contains(r.err.Error(), "kubectl indexed status eval -n ml") || !strings.Contains(r.err.Error(), "kubectl indexed diff eval -n ml") {
+		t.Errorf("existing job: %d %v", r.code, r.err)
+	}
+	if got := strings.Join(verbs(c), ", "); got != "get jobs" {
+		t.Errorf("actions: %s", got)
+	}
+}
+
+func TestCreateOutputYAML(t *testing.T) {
+	m, _ := manifestFile(t)
+	c := fake.NewClientset()
+	r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "yaml")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	docs := source.Parse("out", []byte(r.stdout))
+	if len(docs) != 2 || docs[0].Kind() != "ConfigMap" || docs[1].Kind() != "Job" {
+		t.Fatalf("%s", r.stdout)
+	}
+}
+
+func TestConfigMapWithOtherContent(t *testing.T) {
+	m, man := manifestFile(t)
+	want, err := scaffold.BuildConfigMap(man, "ml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := want.DeepCopy()
+	other.Data["index-3.cases"] = "tampered\n"
+	c := fake.NewClientset(other)
+	r := run(t, c, "eval", "--manifest", m, "--image", "img")
+	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `configmap "`+want.Name+`" already exists in namespace "ml" with different content (its key "index-3.cases" holds different content)`) {
+		t.Fatalf("%d %v", r.code, r.err)
+	}
+	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps" {
+		t.Errorf("actions: %s", got)
+	}
+}
+
+func TestJobCreateFailsAfterConfigMap(t *testing.T) {
+	m, man := manifestFile(t)
+	cm := scaffold.ConfigMapName(man)
+	c := fake.NewClientset()
+	c.PrependReactor("create", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "eval", nil)
+	})
+	r := run(t, c, "eval", "--manifest", m, "--image", "img")
+	msg := r.err.Error()
+	for _, want := range []string{
+		`permission denied: you may not create job "eval" in namespace "ml"; ask for "create" on "jobs"`,
+		`configmap "` + cm + `" was created in namespace "ml" but job "eval" was not: the ConfigMap is left behind`,
+		"kubectl delete configmap " + cm + " -n ml",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if r.code != exitcode.Cluster {
+		t.Errorf("code %d", r.code)
+	}
+
+	// When the ConfigMap was reused, nothing is left behind by this create: no such note.
+	r = run(t, c, "eval", "--manifest", m, "--image", "img")
+	if strings.Contains(r.err.Error(), "left behind") || !strings.Contains(r.err.Error(), "permission denied") {
+		t.Errorf("reused: %v", r.err)
+	}
+}
+
+func TestForbiddenConfigMapGet(t *testing.T) {
+	m, man := manifestFile(t)
+	c := fake.NewClientset()
+	c.PrependReactor("get", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, scaffold.ConfigMapName(man), nil)
+	})
+	r := run(t, c, "eval", "--manifest", m, "--image", "img")
+	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `you may not get configmap "`) ||
+		!strings.Contains(r.err.Error(), "needs get and create on configmaps and on jobs") {
+		t.Errorf("%d %v", r.code, r.err)
+	}
+}
+
+func TestDryRunServer(t *testing.T) {
+	m, man := manifestFile(t)
+	c := fake.NewClientset()
+	r := run(t, c, "eval", "--manifest", m, "--image", "img", "--dry-run=server")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.stdout != "configmap/"+scaffold.ConfigMapName(man)+" created (server dry run)\njob.batch/eval created (server dry run)\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	n := 0
+	for _, a := range c.Actions() {
+		if ca, ok := a.(k8stesting.CreateActionImpl); ok {
+			n++
+			if d := ca.CreateOptions.DryRun; len(d) != 1 || d[0] != metav1.DryRunAll {
+				t.Errorf("%s sent without dryRun=All: %v", a.GetResource().Resource, d)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d creates", n)
+	}
+}
+
+func TestLintBeforeSending(t *testing.T) {
+	m, _ := manifestFile(t)
+	c := fake.NewClientset()
+	long := strings.Repeat("a", 62)
+	r := run(t, c, long, "--manifest", m, "--image", "img")
+	if r.code != exitcode.Usage || !strings.Contains(r.err.Error(), "would be rejected by the API server, nothing was sent") {
+		t.Fatalf("%d %v", r.code, r.err)
+	}
+	if len(c.Actions()) != 0 {
+		t.Errorf("sent: %v", verbs(c))
+	}
+	r = run(t, c, "eval", "--manifest", m, "--image", "img", "--max-failed-indexes", "none", "--dry-run=client")
+	if r.err != nil || !strings.Contains(r.stderr, `Warning: job "eval": spec.backoffLimitPerIndex: maxFailedIndexes is not set`) {
+		t.Errorf("warning not shown: %v\n%s", r.err, r.stderr)
+	}
+}
+
+func TestSave(t *testing.T) {
+	m, _ := manifestFile(t)
+	save := filepath.Join(t.TempDir(), "eval.yaml")
+	r := run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save", save, "-o", "yaml")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	saved, err := os.ReadFile(save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != r.stdout {
+		t.Errorf("saved file differs from what -o yaml printed:\n%s\n---\n%s", saved, r.stdout)
+	}
+	if !strings.Contains(r.stderr, "saved the ConfigMap and the Job to "+save) {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save", save)
+	if r.code != exitcode.Usage || !strings.Contains(r.err.Error(), "the file exists; it is never overwritten") {
+		t.Errorf("%d %v", r.code, r.err)
+	}
+	// --save-config records the object for kubectl apply.
+	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save-config", "-o", "yaml")
+	if strings.Count(r.stdout, "kubectl.kubernetes.io/last-applied-configuration") != 2 {
+		t.Errorf("--save-config: %s", r.stdout)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	m, _ := manifestFile(t)
+	other := writeFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--manifest", m, "--image", "i"}, "a Job name is required"},
+		{[]string{"a", "b", "--manifest", m, "--image", "i"}, "exactly one Job name is required, got 2 (a b); put the worker's command after --"},
+		{[]string{"a", "--image", "i"}, "--manifest is required"},
+		{[]string{"a", "--manifest", m}, `no image for the worker container "worker": give --image`},
+		{[]string{"a", "--manifest", m, "--image", "i", "--dry-run=maybe"}, "Invalid dry-run value"},
+		{[]string{"a", "--manifest", m, "--image", "i", "-o", "table"}, "unable to match a printer"},
+		{[]string{"a", "--manifest", m, "--image", "i", "--field-manager", ""}, "--field-manager must not be empty"},
+	} {
+		r := run(t, fake.NewClientset(), tc.args...)
+		if r.code != exitcode.Usage || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
+			t.Errorf("%v: %d %v, want %q", tc.args, r.code, r.err, tc.want)
+		}
+	}
+	// A --from-job namespace is used unless -n says otherwise.
+	r := run(t, nil, "a", "--manifest", m, "--from-job", other, "--dry-run=client", "-o", "name")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var out bytes.Buffer
+	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	o.Namespace, o.EnforceNamespace = "ml", true
+	cmd := newCmd(nil, o)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetArgs([]string{"a", "--manifest", m, "--from-job", other, "--dry-run=client"})
+	err := cmd.Execute()
+	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), `is in namespace "elsewhere", but the namespace given is "ml"`) {
+		t.Errorf("%v", err)
+	}
+}
+
+var _ = corev1.ConfigMap{}

@@ -1,0 +1,356 @@
+// Package shards is the glue of `kubectl indexed shards`: make, check and show shard manifests.
+package shards
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+var shardsLong = templates.LongDesc(`
+	Make, check and show shard manifests.
+
+	A shard manifest (apiVersion indexed.kubectl.io/v1alpha1, kind ShardManifest) lists, in
+	completion-index order, the shards of a piece of work: shard i, with its ID and its case
+	IDs, is what completion index i of the Job made by 'kubectl indexed create' runs.`)
+
+// NewCmdShards returns `kubectl indexed shards` with its subcommands.
+func NewCmdShards(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "shards",
+		Short: "Make, check and show shard manifests",
+		Long:  shardsLong,
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
+	}
+	cmd.AddCommand(newCmdSplit(streams), newCmdValidate(streams), newCmdShow(streams))
+	return cmd
+}
+
+// SplitOptions of `kubectl indexed shards split`.
+type SplitOptions struct {
+	Cases    string
+	Shards   int
+	Name     string
+	Revision string
+	Labels   []string
+	IDPrefix string
+	Output   string
+	genericiooptions.IOStreams
+}
+
+var (
+	splitLong = templates.LongDesc(`
+		Make a shard manifest from a plain list of case IDs: one per line, surrounding white
+		space trimmed, blank lines skipped.
+
+		The result depends only on the set of case IDs, never on their order: they are
+		de-duplicated and sorted by their bytes, then dealt out round-robin, so shard k holds
+		the cases at sorted positions k, k+N, k+2N, ... Shard sizes differ by at most one, and
+		cases whose IDs sort together (a subset, a source) are spread over all shards rather
+		than piled into one. The same input always gives byte-identical output. Shard IDs are
+		<prefix>-<k>, k zero-padded.
+
+		The manifest is written to standard output; a summary (counts, duplicates dropped, the
+		hash) goes to standard error.
+
+		Exit codes: 0 written; 2 bad flags or an invalid case list.`)
+
+	splitExample = templates.Examples(`
+		# 1,000 case IDs in 8 shards
+		kubectl indexed shards split --cases cases.txt --shards 8 --name eval-gsm8k --revision 1 > manifest.yaml
+
+		# From standard input, with labels, as JSON
+		cut -d, -f1 dataset.csv | kubectl indexed shards split --cases - --shards 16 --name eval-gsm8k --revision 2024-06-01 --label candidate=model-a -o json`)
+)
+
+func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: printers.FormatYAML, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:                   "split --cases FILE|- --shards N --name NAME --revision REVISION [--label KEY=VALUE]... [-o yaml|json]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Make a shard manifest from a list of case IDs, deterministically",
+		Long:                  splitLong,
+		Example:               splitExample,
+		Args:                  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Cases, "cases", o.Cases, "File with one case ID per line (- for stdin).")
+	f.IntVar(&o.Shards, "shards", o.Shards, "Number of shards (the Job's completions).")
+	f.StringVar(&o.Name, "name", o.Name, "Name of the manifest (a DNS-1123 label; it names the ConfigMap).")
+	f.StringVar(&o.Revision, "revision", o.Revision, "Revision of the manifest (a label value, such as 1 or 2024-06-01).")
+	f.StringArrayVar(&o.Labels, "label", o.Labels, "Label KEY=VALUE recorded in the manifest and copied onto the Job and the ConfigMap (repeatable).")
+	f.StringVar(&o.IDPrefix, "id-prefix", o.IDPrefix, "Prefix of the shard IDs.")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json.")
+	_ = cmd.MarkFlagFilename("cases")
+	registerOutput(cmd, printers.FormatYAML, printers.FormatJSON)
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *SplitOptions) Validate() error {
+	var missing []string
+	if o.Cases == "" {
+		missing = append(missing, "--cases")
+	}
+	if o.Shards == 0 {
+		missing = append(missing, "--shards")
+	}
+	if o.Name == "" {
+		missing = append(missing, "--name")
+	}
+	if o.Revision == "" {
+		missing = append(missing, "--revision")
+	}
+	switch len(missing) {
+	case 0:
+	case 1:
+		return exitcode.UsageError("%s is required", missing[0])
+	default:
+		return exitcode.UsageError("%s are required", strings.Join(missing, ", "))
+	}
+	if o.Shards < 1 {
+		return exitcode.UsageError("--shards must be at least 1, not %d", o.Shards)
+	}
+	if err := printers.ValidateFormat(o.Output, printers.FormatYAML, printers.FormatJSON); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return nil
+}
+
+// Run reads the case list and writes the manifest.
+func (o *SplitOptions) Run() error {
+	labels := map[string]string{}
+	for _, kv := range o.Labels {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return exitcode.UsageError("--label %q: give KEY=VALUE", kv)
+		}
+		labels[k] = v
+	}
+	in := o.In
+	name := o.Cases
+	if o.Cases != source.StdinName {
+		f, err := os.Open(o.Cases)
+		if err != nil {
+			return exitcode.UsageError("case list: %w", err)
+		}
+		defer func() { _ = f.Close() }()
+		in = f
+	} else if in == nil {
+		return exitcode.UsageError("case list -: no standard input")
+	}
+	cases, err := shards.ReadCases(name, in)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	m, stats, err := shards.Split(cases, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Labels: labels, Shards: o.Shards, IDPrefix: o.IDPrefix})
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
+	}
+	out := m.YAML()
+	if o.Output == printers.FormatJSON {
+		out = m.JSON()
+	}
+	if _, err := o.Out.Write(out); err != nil {
+		return err
+	}
+	size := strconv.Itoa(stats.Smallest)
+	if stats.Largest != stats.Smallest {
+		size = fmt.Sprintf("%d-%d", stats.Smallest, stats.Largest)
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "split %d cases into %d shards of %s cases (manifest %q revision %q, %s, ConfigMap %s)\n",
+		stats.Unique, len(m.Shards), size, m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
+	if dups := stats.Input - stats.Unique; dups > 0 {
+		more := ""
+		if dups > len(stats.Duplicates) {
+			more = ", ..."
+		}
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: %d duplicate case IDs were dropped (%s%s)\n", dups, strings.Join(stats.Duplicates, ", "), more)
+	}
+	return nil
+}
+
+// ValidateOptions of `kubectl indexed shards validate`.
+type ValidateOptions struct {
+	Files  []string
+	Output string
+	genericiooptions.IOStreams
+}
+
+func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ValidateOptions{IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check shard manifests and print their summary",
+		Long: templates.LongDesc(`
+			Check shard manifests strictly (unknown fields, duplicate shard IDs, a case in two
+			shards, empty shards, invalid IDs, more than 100000 shards) and print, for each,
+			its name, revision, counts, content hash and the name create gives its ConfigMap.
+
+			Exit codes: 0 every manifest is valid; 2 a manifest is invalid or unreadable (its
+			problems, with line numbers, go to standard error).`),
+		Example: templates.Examples(`
+			kubectl indexed shards validate manifest.yaml
+			kubectl indexed shards validate manifest.yaml -o json`),
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Files = args
+			if err := printers.ValidateFormat(o.Output, printers.FormatText, printers.FormatJSON, printers.FormatYAML); err != nil {
+				return exitcode.Wrap(exitcode.Usage, err)
+			}
+			return o.Run()
+		},
+	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (default: one line per manifest).")
+	registerOutput(cmd, printers.FormatJSON, printers.FormatYAML)
+	return cmd
+}
+
+// Run validates every file, reporting all of them before failing.
+func (o *ValidateOptions) Run() error {
+	failed := 0
+	var sums []shards.Summary
+	for _, f := range o.Files {
+		m, err := shards.Read(f, o.In)
+		if err != nil {
+			failed++
+			_, _ = fmt.Fprintf(o.ErrOut, "error: %v\n", err)
+			continue
+		}
+		s := shards.Summarize(f, m)
+		s.ConfigMap = scaffold.ConfigMapName(m)
+		sums = append(sums, s)
+	}
+	switch {
+	case len(sums) == 0:
+	case printers.IsStructured(o.Output) && len(o.Files) == 1:
+		if err := printers.Print(o.Out, o.Output, sums[0]); err != nil {
+			return err
+		}
+	case printers.IsStructured(o.Output):
+		if err := printers.Print(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}); err != nil {
+			return err
+		}
+	default:
+		for _, s := range sums {
+			size := strconv.Itoa(s.Smallest)
+			if s.Largest != s.Smallest {
+				size = fmt.Sprintf("%d-%d", s.Smallest, s.Largest)
+			}
+			_, _ = fmt.Fprintf(o.Out, "%s: valid: manifest %q revision %q, %d shards of %s cases (%d cases), %s, ConfigMap %s\n",
+				s.File, s.Name, s.Revision, s.Shards, size, s.Cases, s.Hash, s.ConfigMap)
+		}
+	}
+	if failed > 0 {
+		return exitcode.Silent(exitcode.Usage)
+	}
+	return nil
+}
+
+// ShowOptions of `kubectl indexed shards show`.
+type ShowOptions struct {
+	File  string
+	Index int
+	ID    string
+	genericiooptions.IOStreams
+}
+
+func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &ShowOptions{Index: -1, IOStreams: streams}
+	cmd := &cobra.Command{
+		Use:   "show FILE [--index I | --shard ID]",
+		Short: "Show which shard each completion index runs, or the cases of one",
+		Long: templates.LongDesc(`
+			Without --index or --shard, print a table of completion index, shard ID and number
+			of cases. With --index I (or --shard ID), print the cases of that shard one per
+			line: exactly the file the worker of index I reads from $INDEXED_SHARD_FILE, so a
+			worker can be tried locally.
+
+			Exit codes: 0 printed; 2 an invalid manifest, or no such index or shard.`),
+		Example: templates.Examples(`
+			kubectl indexed shards show manifest.yaml
+			# Run the example worker on index 2 locally
+			kubectl indexed shards show manifest.yaml --index 2 > /tmp/cases
+			INDEXED_SHARD_FILE=/tmp/cases sh examples/worker.sh`),
+		Args: exactlyOneFile,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.File = args[0]
+			return o.Run()
+		},
+	}
+	cmd.Flags().IntVar(&o.Index, "index", o.Index, "Completion index whose cases to print.")
+	cmd.Flags().StringVar(&o.ID, "shard", o.ID, "Shard ID whose cases to print.")
+	cmd.MarkFlagsMutuallyExclusive("index", "shard")
+	return cmd
+}
+
+// Run prints the table or one shard's cases.
+func (o *ShowOptions) Run() error {
+	m, err := shards.Read(o.File, o.In)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	switch {
+	case o.ID != "":
+		for _, s := range m.Shards {
+			if s.ID == o.ID {
+				_, err := fmt.Fprint(o.Out, shards.CasesText(s.Cases))
+				return err
+			}
+		}
+		return exitcode.UsageError("manifest %q has no shard %q", m.Metadata.Name, o.ID)
+	case o.Index >= 0:
+		if o.Index >= len(m.Shards) {
+			return exitcode.UsageError("manifest %q has %d shards (indexes 0 to %d): there is no index %d", m.Metadata.Name, len(m.Shards), len(m.Shards)-1, o.Index)
+		}
+		_, err := fmt.Fprint(o.Out, shards.CasesText(m.Shards[o.Index].Cases))
+		return err
+	case o.Index < -1:
+		return exitcode.UsageError("--index must be 0 or more, not %d", o.Index)
+	}
+	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
+	for i, s := range m.Shards {
+		_, _ = fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", i, s.ID, len(s.Cases), s.Cases[0])
+	}
+	return w.Flush()
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return exitcode.UsageError("%s takes no arguments, got %q", cmd.CommandPath(), strings.Join(args, " "))
+	}
+	return nil
+}
+
+func exactlyOneFile(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return exitcode.UsageError("%s needs exactly one manifest file, got %d", cmd.CommandPath(), len(args))
+	}
+	return nil
+}
+
+func registerOutput(cmd *cobra.Command, formats ...string) {
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return formats, cobra.ShellCompDirectiveNoFileComp
+	})
+}

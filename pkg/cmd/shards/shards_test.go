@@ -1,0 +1,195 @@
+package shards
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+type result struct {
+	stdout, stderr string
+	code           int
+	err            error
+}
+
+func run(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCmdShards(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.Execute()
+	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+}
+
+func caseList(n int) string {
+	var b strings.Builder
+	for i := n - 1; i >= 0; i-- { // reverse order on purpose
+		fmt.Fprintf(&b, "case-%04d\n", i)
+	}
+	return b.String()
+}
+
+func TestSplitFromFileAndStdinIsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases.txt")
+	if err := os.WriteFile(cases, []byte(caseList(1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := run(t, "", "split", "--cases", cases, "--shards", "8", "--name", "eval", "--revision", "1")
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	// Same set of cases, another order, with duplicates and blank lines, from stdin.
+	shuffled := "\n" + strings.Join(strings.Split(strings.TrimSpace(caseList(1000)), "\n")[500:], "\n") + "\n" +
+		strings.Join(strings.Split(strings.TrimSpace(caseList(1000)), "\n")[:500], "\n") + "\ncase-0007\n  case-0008  \n"
+	b := run(t, shuffled, "split", "--cases", "-", "--shards", "8", "--name", "eval", "--revision", "1")
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	if a.stdout != b.stdout {
+		t.Error("the same cases in another order gave different output")
+	}
+	m, err := shards.Parse("out", []byte(a.stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Shards) != 8 || m.NumCases() != 1000 || m.Shards[0].Cases[1] != "case-0008" {
+		t.Errorf("%d shards, %d cases, %v", len(m.Shards), m.NumCases(), m.Shards[0].Cases[:2])
+	}
+	if !strings.Contains(a.stderr, "split 1000 cases into 8 shards of 125 cases") || a.stderr == b.stderr {
+		t.Errorf("stderr %q / %q", a.stderr, b.stderr)
+	}
+	if !strings.Contains(b.stderr, "warning: 2 duplicate case IDs were dropped (case-0007, case-0008)") {
+		t.Errorf("stderr %q", b.stderr)
+	}
+}
+
+func TestSplitGoldenJSON(t *testing.T) {
+	r := run(t, "b\na\nc\nd\ne\n", "split", "--cases", "-", "--shards", "2", "--name", "demo", "--revision", "2024-06-01", "--label", "candidate=model-a", "--id-prefix", "part", "-o", "json")
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	path := filepath.Join("testdata", "split.json.golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.stdout != string(want) {
+		t.Errorf("got\n%s", r.stdout)
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"split"}, "--cases, --shards, --name, --revision are required"},
+		{"", []string{"split", "--cases", "-", "--shards", "2", "--name", "x"}, "--revision is required"},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "-1", "--name", "x", "--revision", "1"}, "--shards must be at least 1, not -1"},
+		{"a\nb\n", []string{"split", "--cases", "-", "--shards", "3", "--name", "x", "--revision", "1"}, "3 shards for 2 distinct cases would leave shards empty"},
+		{"", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1"}, "no case IDs given"},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "X", "--revision", "1"}, "metadata.name: invalid name"},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "--label", "novalue"}, `--label "novalue": give KEY=VALUE`},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "-o", "xml"}, `unsupported output format "xml"`},
+		{"a\n", []string{"split", "--cases", "/nonexistent/cases", "--shards", "1", "--name", "x", "--revision", "1"}, "no such file"},
+		{"a\n", []string{"split", "extra", "--cases", "-"}, "takes no arguments"},
+		{"a\n\x01b\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1"}, "line 2: invalid case ID"},
+	} {
+		r := run(t, tc.stdin, tc.args...)
+		if r.code != exitcode.Usage || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
+			t.Errorf("%v: %d %v, want %q", tc.args, r.code, r.err, tc.want)
+		}
+	}
+}
+
+func writeManifest(t *testing.T, content string) string {
+	p := filepath.Join(t.TempDir(), "m.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const three = `apiVersion: indexed.kubectl.io/v1alpha1
+kind: ShardManifest
+metadata: {name: demo}
+revision: "3"
+shards:
+- {id: s-a, cases: [x1, x2]}
+- {id: s-b, cases: [y1]}
+- {id: s-c, cases: [z1, z2, z3]}
+`
+
+func TestValidate(t *testing.T) {
+	good := writeManifest(t, three)
+	bad := writeManifest(t, strings.Replace(three, "y1", "x1", 1))
+	r := run(t, "", "validate", good)
+	m, _ := shards.Parse("m", []byte(three))
+	if r.err != nil || !strings.Contains(r.stdout, `valid: manifest "demo" revision "3", 3 shards of 1-3 cases (6 cases), `+m.Hash()+", ConfigMap demo-shards-"+m.ShortHash(10)) {
+		t.Errorf("%v %q", r.err, r.stdout)
+	}
+	r = run(t, "", "validate", good, "-o", "json")
+	var s shards.Summary
+	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || s.Kind != "ShardManifestSummary" || s.Shards != 3 || s.Cases != 6 || s.Smallest != 1 || s.Largest != 3 {
+		t.Errorf("%v %+v", err, s)
+	}
+	r = run(t, "", "validate", good, bad)
+	if r.code != exitcode.Usage || !strings.Contains(r.stderr, `case "x1" is in two shards: shards[1] (id "s-b") and shards[0] (id "s-a")`) || !strings.Contains(r.stdout, "valid:") {
+		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, three, "validate", "-")
+	if r.err != nil || !strings.HasPrefix(r.stdout, "-: valid") {
+		t.Errorf("stdin: %v %q", r.err, r.stdout)
+	}
+	if r := run(t, "", "validate"); r.code != exitcode.Usage {
+		t.Errorf("no args: %d", r.code)
+	}
+}
+
+func TestShow(t *testing.T) {
+	p := writeManifest(t, three)
+	r := run(t, "", "show", p)
+	want := "INDEX  SHARD  CASES  FIRST CASE\n0      s-a    2      x1\n1      s-b    1      y1\n2      s-c    3      z1\n"
+	if r.err != nil || r.stdout != want {
+		t.Errorf("%v\n%q\nwant\n%q", r.err, r.stdout, want)
+	}
+	if r := run(t, "", "show", p, "--index", "2"); r.stdout != "z1\nz2\nz3\n" {
+		t.Errorf("--index 2: %q", r.stdout)
+	}
+	if r := run(t, "", "show", p, "--shard", "s-a"); r.stdout != "x1\nx2\n" {
+		t.Errorf("--shard: %q", r.stdout)
+	}
+	for args, want := range map[string]string{
+		"--index 3":             "has 3 shards (indexes 0 to 2): there is no index 3",
+		"--shard nope":          `has no shard "nope"`,
+		"--index -2":            "--index must be 0 or more",
+		"--index 1 --shard s-a": "none of the others can be",
+	} {
+		r := run(t, "", append([]string{"show", p}, strings.Fields(args)...)...)
+		if r.err == nil || !strings.Contains(r.err.Error(), want) || r.code != exitcode.Usage {
+			t.Errorf("%s: %d %v", args, r.code, r.err)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+package shards
+
+// SummaryKind is the kind of the report `kubectl indexed shards validate -o json|yaml` prints.
+const SummaryKind = "ShardManifestSummary"
+
+// Summary describes a valid manifest. Its JSON field names are a public contract (README).
+type Summary struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// File is where the manifest was read from ("-" for stdin).
+	File     string `json:"file"`
+	Name     string `json:"name"`
+	Revision string `json:"revision"`
+	// Hash is "sha256:" and the hex SHA-256 of the canonical serialisation.
+	Hash string `json:"hash"`
+	// ConfigMap is the name `kubectl indexed create` gives the shard ConfigMap.
+	ConfigMap string `json:"configMap"`
+	// Shards is the number of shards (the Job's completions), Cases the number of cases.
+	Shards int `json:"shards"`
+	Cases  int `json:"cases"`
+	// Smallest and Largest are the sizes of the smallest and largest shard.
+	Smallest int `json:"smallest"`
+	Largest  int `json:"largest"`
+	// Labels are the manifest's labels.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Summarize returns the summary of m (ConfigMap is left for the caller to fill in).
+func Summarize(file string, m *Manifest) Summary {
+	s := Summary{APIVersion: APIVersion, Kind: SummaryKind, File: file, Name: m.Metadata.Name,
+		Revision: string(m.Revision), Hash: m.Hash(), Shards: len(m.Shards), Cases: m.NumCases(), Labels: m.Metadata.Labels}
+	for i, sh := range m.Shards {
+		n := len(sh.Cases)
+		if i == 0 || n < s.Smallest {
+			s.Smallest = n
+		}
+		if n > s.Largest {
+			s.Largest = n
+		}
+	}
+	return s
+}
