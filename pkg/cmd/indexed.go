@@ -15,6 +15,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
+	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
@@ -66,6 +67,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	registerFlagCompletions(root, f)
 
 	root.AddCommand(version.NewCmdVersion(streams))
+	root.AddCommand(cmddiff.NewCmdDiff(f, streams))
 	root.AddCommand(create.NewCmdCreate(f, streams))
 	root.AddCommand(cmdshards.NewCmdShards(streams))
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
