@@ -468,3 +468,24 @@ func BenchmarkReport5000Pods(b *testing.B) {
 		}
 	}
 }
+
+func TestIgnoredDisruption(t *testing.T) {
+	j := newJob("d", 3, 3).perIndex(1, nil).conditionRule(ignore, corev1.DisruptionTarget, "").status("0,2", ptr.To(""), 2, 0, 1).get()
+	pods := []corev1.Pod{
+		newPod(j, 0, 0, 0).exited(0, time.Second).counted().get(),
+		newPod(j, 1, 0, 0).exited(137, 2*time.Second).condition(corev1.DisruptionTarget, "PreemptionByScheduler").counted().get(),
+		newPod(j, 1, 1, 15*time.Second).ignoredCount(1).running(15 * time.Second).get(),
+		newPod(j, 2, 0, 0).exited(0, time.Second).counted().get(),
+	}
+	// The replacement of an ignored failure carries failure-count 0 and ignored-failure-count 1.
+	pods[2].Annotations[annotationFailureCount] = "0"
+	r := build(t, j, pods, at(20*time.Second))
+	st := indexOf(t, r, 1)
+	if st.State != StateRunning || st.FailureCount != 0 || st.IgnoredFailureCount != 1 || st.Attempts != 2 || *st.RetriesLeft != 1 {
+		t.Errorf("index 1 = %+v", st)
+	}
+	if st.Rule == nil || st.Rule.Action != "Ignore" || st.Rule.On != "condition DisruptionTarget" {
+		t.Errorf("rule = %+v", st.Rule)
+	}
+	wantContains(t, "detail", st.Detail, "attempt 2 running", "the previous attempt failed (exit code 137 in container worker; DisruptionTarget (PreemptionByScheduler); podFailurePolicy rule 0 (Ignore))")
+}

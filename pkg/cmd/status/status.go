@@ -1,0 +1,459 @@
+// Package status implements `kubectl indexed status`: the cobra glue around pkg/indexstatus,
+// live (one Job GET and one paginated pod LIST) or offline from saved objects.
+package status
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/completion"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+var (
+	long = templates.LongDesc(`
+		Explain an Indexed Job index by index: its phase and the condition that decided it, in
+		words; how many indexes succeeded and which have no result; and for every index its
+		state (Succeeded, Failed, Running, Pending, Retrying, Terminating, Unfinished), attempts,
+		last exit code and container, the podFailurePolicy rule that matched, failure counts,
+		the retries it has left under backoffLimitPerIndex, the backoff it waits for, its pods
+		and, for Jobs made by kubectl indexed create, its shard ID. Then what happens next, and
+		what cannot be known because pods are gone.
+
+		Live, status reads the Job (one GET), its pods (one paginated LIST on the Job's
+		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
+		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
+		pods as "kubectl get pods -o json" writes them; nothing contacts a cluster. Both give the
+		same report for the same objects.
+
+		The text view folds runs of indexes in the same state into ranges and details the
+		indexes that need attention; -o wide details every index; -o json|yaml print the
+		IndexedJobStatus report (fields documented in the README). --watch redraws on every
+		change of the Job or its pods (watches, no re-listing) until the Job is Complete or
+		Failed.
+
+		Exit codes: 0 success; with --exit-code, 0 only when every index succeeded, 1 when the
+		Job finished or is failing without that (a Job completed through its success policy
+		with indexes missing included), 3 while it is still running or suspended; 2 usage error
+		or unreadable input (also a Job that is not Indexed); 4 the API server could not be
+		reached or refused the request (the Job not found, permission denied).`)
+
+	example = templates.Examples(`
+		# Explain a Job in the current namespace
+		kubectl indexed status evaluation
+
+		# Every index, with its pods and shard ID
+		kubectl indexed status evaluation -n ml -o wide
+
+		# Follow a Job until it finishes; in CI, fail unless every index succeeded
+		kubectl indexed status evaluation --watch --exit-code
+
+		# The report as JSON, for scripts
+		kubectl indexed status evaluation -o json | jq '.indexes[] | select(.state == "Failed")'
+
+		# Offline, from saved objects (no cluster needed)
+		kubectl get job evaluation -o json > job.json
+		kubectl get pods -l batch.kubernetes.io/job-name=evaluation -o json > pods.json
+		kubectl indexed status -f job.json --pods-file pods.json`)
+)
+
+// DefaultChunkSize is the page size of the pod LIST.
+const DefaultChunkSize = 500
+
+// Options holds the flags and resolved inputs of the status command.
+type Options struct {
+	Filename   string
+	PodsFile   string
+	ShardsFile string
+	Output     string
+	Watch      bool
+	ExitCode   bool
+	ChunkSize  int64
+
+	JobName   string
+	Namespace string
+
+	// Client talks to the cluster (live mode); set by Complete, or by tests.
+	Client kubernetes.Interface
+	// NewClient makes Client from the REST config; kubernetes.NewForConfig by default.
+	NewClient func(*rest.Config) (kubernetes.Interface, error)
+	// Clock gives "now" for backoff and ages.
+	Clock clock.WithTicker
+
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the status options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{
+		IOStreams: streams,
+		ChunkSize: DefaultChunkSize,
+		Clock:     clock.RealClock{},
+		NewClient: func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+	}
+}
+
+// NewCmdStatus returns the status command.
+func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdStatusWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdStatusWithOptions returns the status command bound to o (tests inject a client and a
+// clock through o).
+func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--exit-code]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
+		Long:                  long,
+		Example:               example,
+		ValidArgsFunction:     completion.ResourceNameCompletionFunc(f, "job"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), or - for stdin. No cluster is contacted.")
+	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
+	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml. Default: text.")
+	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
+	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
+	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"filename", "pods-file", "shards-file"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
+	}
+	return cmd
+}
+
+func (o *Options) offline() bool { return o.Filename != "" }
+
+// Complete resolves the Job name, the namespace and, live, the client.
+func (o *Options) Complete(f cmdutil.Factory, args []string) error {
+	if len(args) > 1 {
+		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed status --help' for usage.", len(args))
+	}
+	if len(args) == 1 {
+		o.JobName = args[0]
+	}
+	if o.offline() {
+		return nil
+	}
+	if o.JobName == "" {
+		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
+	}
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Namespace = ns
+	if o.Client != nil {
+		return nil
+	}
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	cfg = rest.CopyConfig(cfg)
+	// Pods are listed in protobuf: several times cheaper to decode than JSON.
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	o.Client, err = o.NewClient(cfg)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.offline() {
+		if o.JobName != "" {
+			return exitcode.UsageError("give either a Job name or -f JOB_FILE, not both")
+		}
+		if o.Watch {
+			return exitcode.UsageError("--watch needs a live Job: it cannot be used with -f")
+		}
+		stdin := 0
+		for _, p := range []string{o.Filename, o.PodsFile, o.ShardsFile} {
+			if p == source.StdinName {
+				stdin++
+			}
+		}
+		if stdin > 1 {
+			return exitcode.UsageError("only one of -f, --pods-file and --shards-file can be - (standard input)")
+		}
+	} else if o.PodsFile != "" || o.ShardsFile != "" {
+		return exitcode.UsageError("--pods-file and --shards-file need -f JOB_FILE (offline mode)")
+	}
+	if o.ChunkSize < 0 {
+		return exitcode.UsageError("--chunk-size must not be negative")
+	}
+	return nil
+}
+
+// Run builds the report and prints it.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.offline() {
+		r, err := o.offlineReport()
+		if err != nil {
+			return err
+		}
+		return o.finish(r)
+	}
+	if o.Watch {
+		return o.watch(ctx)
+	}
+	st, err := o.load(ctx)
+	if err != nil {
+		return err
+	}
+	return o.finish(st.report(o))
+}
+
+// finish prints the report and turns it into the exit code.
+func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
+	if err := o.print(o.Out, r); err != nil {
+		return err
+	}
+	return o.exitError(r)
+}
+
+func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
+	if printers.IsStructured(o.Output) {
+		return printers.Print(w, o.Output, r)
+	}
+	return indexstatus.PrintText(w, r, o.Output == printers.FormatWide)
+}
+
+// ExitCodeFor is the --exit-code contract: 0 every index succeeded; 1 the Job finished or is
+// failing without that; 3 still running (or suspended).
+func ExitCodeFor(r *indexstatus.IndexedJobStatus) int {
+	switch {
+	case r.Completeness.Complete && r.Phase != indexstatus.PhaseFailed && r.Phase != indexstatus.PhaseFailing:
+		return exitcode.OK
+	case r.Phase == indexstatus.PhaseRunning || r.Phase == indexstatus.PhaseSuspended:
+		return exitcode.Running
+	default:
+		return exitcode.Findings
+	}
+}
+
+func (o *Options) exitError(r *indexstatus.IndexedJobStatus) error {
+	if !o.ExitCode {
+		return nil
+	}
+	if code := ExitCodeFor(r); code != exitcode.OK {
+		return exitcode.Silent(code)
+	}
+	return nil
+}
+
+// shardState carries what the report needs about shard IDs.
+type shardState struct {
+	ids       []string
+	configMap string
+}
+
+func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Options {
+	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.Output != ""}
+	for _, s := range sh {
+		opts.ShardIDs, opts.ShardsConfigMap = s.ids, s.configMap
+	}
+	return opts
+}
+
+// --- offline ---
+
+func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
+	job, err := source.ReadJob(o.Filename, o.In)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
+	}
+	var pods []corev1.Pod
+	var notes []string
+	if o.PodsFile != "" {
+		pods, err = source.ReadPods(o.PodsFile, o.In)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+		}
+	} else {
+		notes = append(notes, "No --pods-file given: the report rests on the Job's status alone (no attempts, exit codes or pods).")
+	}
+	var sh shardState
+	if o.ShardsFile != "" {
+		cm, err := readConfigMap(o.ShardsFile, o.In)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the shard ConfigMap: %w", err))
+		}
+		ids, err := shards.IDsFromConfigMap(cm)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, err)
+		}
+		sh = shardState{ids: ids, configMap: cm.Name}
+		if name, ok := shards.ConfigMapNameFromJob(job); ok && name != cm.Name {
+			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
+		}
+	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
+		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
+	}
+	r, err := indexstatus.Build(job, pods, o.reportOptions(notes, sh))
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return r, nil
+}
+
+// readConfigMap reads exactly one ConfigMap from path.
+func readConfigMap(path string, stdin io.Reader) (*corev1.ConfigMap, error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, err
+	}
+	var cm *corev1.ConfigMap
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		}
+		if d.Kind() != "ConfigMap" {
+			return nil, fmt.Errorf("%s: expected a ConfigMap (kubectl get configmap -o json), found kind %q", d.Location(), d.Kind())
+		}
+		if cm != nil {
+			return nil, fmt.Errorf("%s: holds more than one ConfigMap; give the Job's shard ConfigMap only", path)
+		}
+		cm = &corev1.ConfigMap{}
+		if _, err := d.DecodeStrict(cm); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), err)
+		}
+	}
+	if cm == nil {
+		return nil, fmt.Errorf("%s: no ConfigMap found", path)
+	}
+	return cm, nil
+}
+
+// --- live ---
+
+// liveState is what one live read gathered.
+type liveState struct {
+	acc    *indexstatus.Accumulator
+	job    *batchv1.Job
+	notes  []string
+	shards shardState
+	// podsRV is the resourceVersion of the pod list, for a watch to start from.
+	podsRV string
+}
+
+func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
+	return s.acc.Report(o.reportOptions(s.notes, s.shards))
+}
+
+// load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
+// before reading the next) and GETs its shard ConfigMap when the Job names one.
+func (o *Options) load(ctx context.Context) (*liveState, error) {
+	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	if err != nil {
+		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+	}
+	acc, err := indexstatus.NewAccumulator(job)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	rv, err := o.listPods(ctx, job, acc)
+	if err != nil {
+		return nil, err
+	}
+	notes, sh := o.loadShards(ctx, job)
+	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
+}
+
+// podSelector selects the Job's pods: the controller-uid label the API server puts on the
+// template, or the Job's own selector when it was set by hand (manualSelector).
+func podSelector(job *batchv1.Job) (string, error) {
+	if job.Spec.ManualSelector != nil && *job.Spec.ManualSelector && job.Spec.Selector != nil {
+		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+		if err != nil {
+			return "", fmt.Errorf("job %q in namespace %q has an invalid selector: %w", job.Name, job.Namespace, err)
+		}
+		return sel.String(), nil
+	}
+	return labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), nil
+}
+
+// listPods pages through the Job's pods. Each page is summarized and dropped before the next
+// one is read, so memory grows with the summaries, not with the decoded pods.
+func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {
+	sel, err := podSelector(job)
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.Usage, err)
+	}
+	opts := metav1.ListOptions{LabelSelector: sel, Limit: o.ChunkSize}
+	for {
+		list, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, opts)
+		if err != nil {
+			return "", exitcode.APIError(err, "list", "pods", "", o.Namespace)
+		}
+		for i := range list.Items {
+			acc.Add(&list.Items[i])
+		}
+		if list.Continue == "" {
+			return list.ResourceVersion, nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+// loadShards reads the shard IDs from the ConfigMap the Job names, if any. A missing or
+// unreadable ConfigMap is a note, not a failure.
+func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, shardState) {
+	name, ok := shards.ConfigMapNameFromJob(job)
+	if !ok {
+		return nil, shardState{}
+	}
+	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return []string{fmt.Sprintf("The Job names shard ConfigMap %q but it does not exist: shard IDs are not shown.", name)}, shardState{}
+	case apierrors.IsForbidden(err):
+		return []string{fmt.Sprintf("Not allowed to get ConfigMap %q (ask for \"get\" on \"configmaps\"): shard IDs are not shown.", name)}, shardState{}
+	case err != nil:
+		return []string{fmt.Sprintf("Cannot read shard ConfigMap %q: %v; shard IDs are not shown.", name, err)}, shardState{}
+	}
+	ids, err := shards.IDsFromConfigMap(cm)
+	if err != nil {
+		return []string{fmt.Sprintf("Shard IDs are not shown: %v.", err)}, shardState{}
+	}
+	return nil, shardState{ids: ids, configMap: name}
+}
