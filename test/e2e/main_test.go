@@ -94,8 +94,11 @@ func testMain(m *testing.M) int {
 
 	// 3. PATH: kubectl-indexed, then kubectl v1.37.2, then the rest. kubectl's plugin discovery
 	//    finds kubectl-indexed on this PATH exactly as a user's kubectl would.
-	os.Setenv("PATH", env.PluginDir+string(os.PathListSeparator)+env.ClusterBinDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	os.Setenv("KUBECACHEDIR", filepath.Join(work, "kube-cache"))
+	path := env.PluginDir + string(os.PathListSeparator) + env.ClusterBinDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	if err := setenv("PATH", path, "KUBECACHEDIR", filepath.Join(work, "kube-cache")); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		return 2
+	}
 	if err := checkKubectl(env.ClusterBinDir); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 2
@@ -128,7 +131,11 @@ func testMain(m *testing.M) int {
 		env.ViewerKubeconfig = c.ViewerKubeconfig
 		fmt.Fprintf(os.Stderr, "e2e: cluster %s ready in %s (logs in %s)\n", c.Server, time.Since(began).Round(100*time.Millisecond), c.LogDir)
 	}
-	os.Setenv("KUBECONFIG", env.Kubeconfig)
+	if err := setenv("KUBECONFIG", env.Kubeconfig); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		stopCluster(false)
+		return 2
+	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", env.Kubeconfig)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: reading %s: %v\n", env.Kubeconfig, err)
@@ -289,4 +296,14 @@ func trimStaleWorkDirs(except string) {
 		_ = os.RemoveAll(filepath.Join(dir, "bin"))
 		_ = os.RemoveAll(filepath.Join(dir, "kube-cache"))
 	}
+}
+
+// setenv sets KEY, VALUE pairs in this process's environment.
+func setenv(kv ...string) error {
+	for i := 0; i+1 < len(kv); i += 2 {
+		if err := os.Setenv(kv[i], kv[i+1]); err != nil {
+			return fmt.Errorf("setting %s: %w", kv[i], err)
+		}
+	}
+	return nil
 }

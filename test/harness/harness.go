@@ -208,7 +208,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 }
 
 func (c *Cluster) logf(format string, args ...any) {
-	fmt.Fprintf(c.log, "harness: "+format+"\n", args...)
+	_, _ = fmt.Fprintf(c.log, "harness: "+format+"\n", args...)
 }
 
 func (c *Cluster) start(ctx context.Context) error {
@@ -576,7 +576,7 @@ func (c *Cluster) waitHTTP(ctx context.Context, proc *process, url string, hdr h
 			return false, nil
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(body)))
 		return resp.StatusCode == http.StatusOK && strings.Contains(string(body), want), nil
 	})

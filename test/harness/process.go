@@ -89,7 +89,7 @@ func startProcess(sp *spawner, name, path string, args []string, logPath string,
 	if err != nil {
 		return nil, fmt.Errorf("opening log for %s: %w", name, err)
 	}
-	defer logFile.Close() // the child keeps its own descriptor
+	defer func() { _ = logFile.Close() }() // the child keeps its own descriptor
 
 	cmd := exec.Command(path, args...)
 	cmd.Stdout = logFile
@@ -101,7 +101,7 @@ func startProcess(sp *spawner, name, path string, args []string, logPath string,
 	} else {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	}
-	fmt.Fprintf(logFile, "### %s: %s %s\n", time.Now().Format(time.RFC3339), path, strings.Join(args, " "))
+	_, _ = fmt.Fprintf(logFile, "### %s: %s %s\n", time.Now().Format(time.RFC3339), path, strings.Join(args, " "))
 
 	if sp != nil {
 		err = sp.start(cmd)

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -74,8 +75,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if err := harness.Down(abs, 10*time.Second); err != nil {
 			return fmt.Errorf("stopping the cluster in %s: %w", abs, err)
 		}
-		fmt.Fprintf(stdout, "cluster in %s stopped; logs kept in %s\n", abs, filepath.Join(abs, "logs"))
-		return nil
+		_, err := fmt.Fprintf(stdout, "cluster in %s stopped; logs kept in %s\n", abs, filepath.Join(abs, "logs"))
+		return err
 	default:
 		return usageError{fmt.Sprintf("unknown command %q", cmd)}
 	}
@@ -87,7 +88,7 @@ func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) err
 			return fmt.Errorf("a cluster is already running in %s (server %s); stop it with `make cluster-down` (localcluster down --dir %s) first", dir, st.Server, dir)
 		}
 		// Left behind by a cluster whose processes are gone (machine restart, kill -9).
-		fmt.Fprintf(stderr, "localcluster: removing the stale cluster recorded in %s\n", dir)
+		_, _ = fmt.Fprintf(stderr, "localcluster: removing the stale cluster recorded in %s\n", dir)
 		if err := harness.Down(dir, time.Second); err != nil {
 			return fmt.Errorf("cleaning the stale cluster in %s: %w", dir, err)
 		}
@@ -109,13 +110,15 @@ func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) err
 		return err
 	}
 	pids := c.Pids()
-	fmt.Fprintf(stdout, "cluster ready in %s: kubernetes %s at %s\n", time.Since(began).Round(100*time.Millisecond), harness.KubernetesVersion, c.Server)
-	fmt.Fprintf(stdout, "  processes: etcd %d, kube-apiserver %d, kube-controller-manager %d, kube-scheduler %d, kwok %d\n",
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster ready in %s: kubernetes %s at %s\n", time.Since(began).Round(100*time.Millisecond), harness.KubernetesVersion, c.Server)
+	fmt.Fprintf(&b, "  processes: etcd %d, kube-apiserver %d, kube-controller-manager %d, kube-scheduler %d, kwok %d\n",
 		pids["etcd"], pids["kube-apiserver"], pids["kube-controller-manager"], pids["kube-scheduler"], pids["kwok"])
-	fmt.Fprintf(stdout, "  logs:      %s\n", c.LogDir)
-	fmt.Fprintf(stdout, "  admin:     export KUBECONFIG=%s\n", c.Kubeconfig)
-	fmt.Fprintf(stdout, "  viewer:    %s (reads jobs and pods in namespace %s only)\n", c.ViewerKubeconfig, harness.ViewerNamespace)
-	fmt.Fprintf(stdout, "  kubectl:   %s\n", filepath.Join(c.BinDir, "kubectl"))
-	fmt.Fprintf(stdout, "stop it with: make cluster-down\n")
-	return nil
+	fmt.Fprintf(&b, "  logs:      %s\n", c.LogDir)
+	fmt.Fprintf(&b, "  admin:     export KUBECONFIG=%s\n", c.Kubeconfig)
+	fmt.Fprintf(&b, "  viewer:    %s (reads jobs and pods in namespace %s only)\n", c.ViewerKubeconfig, harness.ViewerNamespace)
+	fmt.Fprintf(&b, "  kubectl:   %s\n", filepath.Join(c.BinDir, "kubectl"))
+	b.WriteString("stop it with: make cluster-down\n")
+	_, err = io.WriteString(stdout, b.String())
+	return err
 }
