@@ -596,7 +596,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, lastFailed *podSummary) st
 		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.matchedBy, lastFailed.rule)
 	}
 	if b.perIndex {
-		return fmt.Sprintf("failed after %d %s (%s); backoffLimitPerIndex %d exhausted",
+		return fmt.Sprintf("failed after %d %s (%s), backoffLimitPerIndex %d exhausted",
 			st.Attempts, plural(st.Attempts, "attempt", "attempts"), exitWords(lastFailed), b.limit)
 	}
 	return fmt.Sprintf("failed (%s)", exitWords(lastFailed))
@@ -920,12 +920,21 @@ func (b *reportBuilder) waitingFor() string {
 	if b.phase != PhaseFailing && b.phase != PhaseCompleting {
 		return ""
 	}
-	final := "Failed"
+	parts, final := b.waitParts()
+	if len(parts) == 0 {
+		return fmt.Sprintf("the controller's next sync to add the %s condition", final)
+	}
+	return fmt.Sprintf("%s; then the controller adds the %s condition (a pod stuck terminating, e.g. on a lost node, keeps the Job here and ttlSecondsAfterFinished does not start)",
+		strings.Join(parts, " and "), final)
+}
+
+// waitParts lists what a finishing Job waits for, and the condition it then gets.
+func (b *reportBuilder) waitParts() (parts []string, final string) {
+	final = "Failed"
 	if b.phase == PhaseCompleting {
 		final = "Complete"
 	}
 	terminating := max(int(deref32(b.job.Status.Terminating, 0)), b.terminatingPods)
-	var parts []string
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, plural(terminating, "pod", "pods"))
 		if ix := set(&b.terminatingIx); !ix.IsEmpty() {
@@ -936,11 +945,7 @@ func (b *reportBuilder) waitingFor() string {
 	if u := b.job.Status.UncountedTerminatedPods; u != nil && len(u.Failed)+len(u.Succeeded) > 0 {
 		parts = append(parts, fmt.Sprintf("the controller to count %d finished pods", len(u.Failed)+len(u.Succeeded)))
 	}
-	if len(parts) == 0 {
-		return fmt.Sprintf("the controller's next sync to add the %s condition", final)
-	}
-	return fmt.Sprintf("%s; then the controller adds the %s condition (a pod stuck terminating, e.g. on a lost node, keeps the Job here and ttlSecondsAfterFinished does not start)",
-		strings.Join(parts, " and "), final)
+	return parts, final
 }
 
 // completeness says whether the result can be used as complete.
@@ -981,10 +986,12 @@ func (b *reportBuilder) next() []string {
 			}
 		}
 		return append(out, s)
-	case PhaseFailing:
-		return append(out, "The Job becomes Failed once "+b.waitingFor())
-	case PhaseCompleting:
-		return append(out, "The Job becomes Complete once "+b.waitingFor())
+	case PhaseFailing, PhaseCompleting:
+		parts, final := b.waitParts()
+		if len(parts) == 0 {
+			return append(out, fmt.Sprintf("The controller adds the %s condition at its next sync.", final))
+		}
+		return append(out, fmt.Sprintf("The Job becomes %s after waiting for %s.", final, strings.Join(parts, " and ")))
 	case PhaseSuspended:
 		left := b.completions - b.completed.Len() - b.failed.Len()
 		return append(out, fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume).",

@@ -186,7 +186,7 @@ func TestSeedText(t *testing.T) {
 		"Succeeded  4      0,1,3,5",
 		"Failed     2      2,4",
 		"failed at once: exit code 42 in container worker matched podFailurePolicy rule 0 (FailIndex)",
-		"failed after 2 attempts (exit code 1 in container worker); backoffLimitPerIndex 1 exhausted",
+		"failed after 2 attempts (exit code 1 in container worker), backoffLimitPerIndex 1 exhausted",
 	} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.out)
