@@ -44,7 +44,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	plugin, err := findPlugin(self, runtime.GOOS, exec.LookPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "kubectl_complete-indexed: %v\n", err)
+		_, _ = fmt.Fprintf(stderr, "kubectl_complete-indexed: %v\n", err)
 		return 1
 	}
 	cmd := exec.Command(plugin, append([]string{"__complete"}, args...)...)
@@ -57,7 +57,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &exitErr) && exitErr.ExitCode() > 0:
 		return exitErr.ExitCode()
 	default:
-		fmt.Fprintf(stderr, "kubectl_complete-indexed: running %s: %v\n", plugin, err)
+		_, _ = fmt.Fprintf(stderr, "kubectl_complete-indexed: running %s: %v\n", plugin, err)
 		return 1
 	}
 }
