@@ -59,6 +59,13 @@ func indexedJob(name, spec string, annotations map[string]string) string {
 	return b.String()
 }
 
+// withGracePeriod sets terminationGracePeriodSeconds on the pod template of an indexedJob
+// manifest, so that a termination-delay stays within what a real kubelet would allow.
+func withGracePeriod(manifest string, seconds int) string {
+	return strings.Replace(manifest, "      restartPolicy: Never\n",
+		fmt.Sprintf("      restartPolicy: Never\n      terminationGracePeriodSeconds: %d\n", seconds), 1)
+}
+
 func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -119,12 +126,12 @@ func scenarios() []Scenario {
 		},
 		{
 			Name:        "prepare-db-terminating",
-			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run; killed pods stay Terminating for 120s.",
+			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run; killed pods take their whole 120s grace period to stop.",
 			JobName:     "prepare-db",
-			Manifest: indexedJob("prepare-db", `  completions: 10
+			Manifest: withGracePeriod(indexedJob("prepare-db", `  completions: 10
   parallelism: 10
   backoffLimit: 2
-`, prepareDBAnnotations(map[string]string{"termination-delay": "120s"})),
+`, prepareDBAnnotations(map[string]string{"termination-delay": "120s"})), 120),
 			CapturePoint: "FailureTarget=True (BackoffLimitExceeded), Failed not yet, the seven killed pods Terminating",
 			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
 				terminating := 0
