@@ -54,6 +54,7 @@ type reportBuilder struct {
 	duplicates    indexes.Builder // more than one active pod
 	retrying      []IndexStatus
 	lastAttempt   []int // running indexes on their last attempt under backoffLimitPerIndex
+	notStarted    int   // Pending indexes without a pod
 	failedStatus  map[int]IndexStatus
 
 	// Job-wide pod facts.
@@ -462,6 +463,9 @@ func (b *reportBuilder) index(i int) IndexStatus {
 	default:
 		st.State = StatePending
 	}
+	if st.State == StatePending && current == nil {
+		b.notStarted++
+	}
 
 	if b.perIndex {
 		left := b.limit - st.FailureCount
@@ -716,7 +720,7 @@ func (b *reportBuilder) explain() string {
 		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
 			return "The Job has not started yet: no pod exists."
 		}
-		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
+		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", r.Summary.Succeeded, m)
 		for _, st := range []State{StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating} {
 			if n := r.Summary.Count(st); n > 0 {
 				s += fmt.Sprintf(", %d %s", n, strings.ToLower(string(st)))
@@ -1028,7 +1032,7 @@ func (b *reportBuilder) next() []string {
 		nFailed := b.failed.Len()
 		if mfi := job.Spec.MaxFailedIndexes; mfi != nil {
 			k := int(*mfi) - nFailed + 1
-			out = append(out, fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far) and kills its running pods.",
+			out = append(out, fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
 				k, plural(k, "index aborts", "indexes abort"), *mfi, nFailed))
 		}
 		if nFailed > 0 {
@@ -1052,8 +1056,7 @@ func (b *reportBuilder) next() []string {
 			out = append(out, fmt.Sprintf("activeDeadlineSeconds %d has passed: the controller fails the Job at its next sync.", *ads))
 		}
 	}
-	pending := b.completions - b.completed.Len() - b.failed.Len() - b.r.Summary.Running - b.r.Summary.Retrying - b.r.Summary.Terminating
-	if pending > 0 {
+	if pending := b.notStarted; pending > 0 {
 		out = append(out, fmt.Sprintf("%d %s not started yet; the controller starts them, lowest first, as running ones finish (parallelism %d).",
 			pending, plural(pending, "index is", "indexes are"), b.r.Parallelism))
 	}
@@ -1100,10 +1103,12 @@ func (b *reportBuilder) notes() []string {
 		out = append(out, "spec.suspend is false but the Suspended condition is still True: the controller has not resumed the Job yet.")
 	}
 	if s := set(&b.notRecorded); !s.IsEmpty() {
-		out = append(out, fmt.Sprintf("Indexes %s have a succeeded pod that the controller has not recorded in completedIndexes yet; they are shown as Succeeded.", s.Truncated(setWidth)))
+		out = append(out, fmt.Sprintf("%s %s a succeeded pod that the controller has not recorded in completedIndexes yet; shown as Succeeded.",
+			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have")))
 	}
 	if s := set(&b.duplicates); !s.IsEmpty() {
-		out = append(out, fmt.Sprintf("Indexes %s have more than one active pod; the controller deletes the extra ones.", s.Truncated(setWidth)))
+		out = append(out, fmt.Sprintf("%s %s more than one active pod; the controller deletes the extra ones.",
+			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have")))
 	}
 	if b.beyond > 0 {
 		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down); the controller deletes them and they are not shown.",

@@ -489,3 +489,20 @@ func TestIgnoredDisruption(t *testing.T) {
 	}
 	wantContains(t, "detail", st.Detail, "attempt 2 running", "the previous attempt failed (exit code 137 in container worker; DisruptionTarget (PreemptionByScheduler); podFailurePolicy rule 0 (Ignore))")
 }
+
+func TestSucceededNotYetRecorded(t *testing.T) {
+	j := newJob("u", 4, 2).status("", nil, 0, 0, 2).get()
+	pods := []corev1.Pod{
+		newPod(j, 0, 0, 0).exited(0, time.Second).get(), // finalizer still on: not counted yet
+		newPod(j, 1, 0, 0).get(),                         // created, not running yet
+	}
+	r := build(t, j, pods, at(2*time.Second))
+	wantStates(t, r, map[int]State{0: StateSucceeded, 1: StatePending, 2: StatePending})
+	wantContains(t, "explanation", r.Explanation, "1 of 4 indexes succeeded")
+	wantContains(t, "next", strings.Join(r.Next, "\n"), "2 indexes are not started yet")
+	wantContains(t, "notes", strings.Join(r.Notes, "\n"), "Index 0 has a succeeded pod that the controller has not recorded")
+	if r.Completeness.Succeeded != 0 || r.Completeness.Complete {
+		t.Errorf("completeness counts the record only: %+v", r.Completeness)
+	}
+	wantContains(t, "index 1", indexOf(t, r, 1).Detail, "is pending")
+}
