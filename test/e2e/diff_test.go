@@ -617,7 +617,8 @@ func TestDiffCLISeedFix(t *testing.T) {
 				continue
 			}
 			patches++
-			args := append(dfShellWords(t, c)[1:], "--dry-run=server")
+			args := dfShellWords(t, c)[1:]
+			args = append(args, "--dry-run=server")
 			if r := Kubectl(t, args...); r.ExitCode != 0 {
 				t.Errorf("plan command rejected:\n%s", r)
 			}

@@ -245,7 +245,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return err
 	}
 	if report.Server != nil && report.Server.Disagreements > 0 {
-		fmt.Fprintf(o.ErrOut, "error: the API server disagreed with %d of kubectl indexed's classifications (see the report): this is a bug in kubectl indexed, please report it\n",
+		_, _ = fmt.Fprintf(o.ErrOut, "error: the API server disagreed with %d of kubectl indexed's classifications (see the report): this is a bug in kubectl indexed, please report it\n",
 			report.Server.Disagreements)
 	}
 	if report.HasDifferences() {
@@ -337,7 +337,7 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), err))
 	}
 	for _, s := range strict {
-		fmt.Fprintf(o.ErrOut, "warning: %s: %s (the API server rejects unknown fields)\n", d.Location(), s)
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: %s: %s (the API server rejects unknown fields)\n", d.Location(), s)
 	}
 	return job, nil
 }
