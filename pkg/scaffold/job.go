@@ -69,7 +69,21 @@ func buildJob(o Options, cmName string) (*batchv1.Job, error) {
 		from = "--from-job " + o.BaseSource
 	}
 	job := &batchv1.Job{}
+	code := DefaultInvalidInputExitCode
+	containerName := o.ContainerName
 	if o.Base != nil {
+		// A Job made by an earlier create records its choices; keep them unless a flag says
+		// otherwise.
+		if v, ok := o.Base.Annotations[AnnotationInvalidInputExitCode]; ok {
+			c, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("%s: annotation %s is %q, not an exit code", from, AnnotationInvalidInputExitCode, v)
+			}
+			code = int32(c)
+		}
+		if v := o.Base.Annotations[AnnotationWorkerContainer]; v != "" && containerName == "" {
+			containerName = v
+		}
 		job = cleanBase(o.Base)
 		if err := checkBaseSpec(&job.Spec, n, from); err != nil {
 			return nil, err
@@ -137,7 +151,6 @@ func buildJob(o Options, cmName string) (*batchv1.Job, error) {
 	if o.TTLSecondsAfterFinished != nil {
 		spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
 	}
-	code := DefaultInvalidInputExitCode
 	if o.InvalidInputExitCode != nil {
 		code = *o.InvalidInputExitCode
 	}
@@ -153,12 +166,12 @@ func buildJob(o Options, cmName string) (*batchv1.Job, error) {
 	if o.ServiceAccountName != "" {
 		tmpl.Spec.ServiceAccountName = o.ServiceAccountName
 	}
-	wi, err := workerIndex(tmpl.Spec.Containers, o.ContainerName, from)
+	wi, err := workerIndex(tmpl.Spec.Containers, containerName, from)
 	if err != nil {
 		return nil, err
 	}
 	if wi < 0 {
-		name := o.ContainerName
+		name := containerName
 		if name == "" {
 			name = DefaultContainerName
 		}

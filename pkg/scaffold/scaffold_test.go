@@ -340,3 +340,37 @@ func TestReadBase(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildFromOwnJobKeepsItsChoices: a Job made with --container and --invalid-input-exit-code
+// given back as --from-job keeps both without the flags, and carries no second FailIndex rule.
+func TestBuildFromOwnJobKeepsItsChoices(t *testing.T) {
+	m := manifest(t, "six.yaml")
+	first, err := Build(Options{Manifest: m, JobName: "eval", Image: "img", ContainerName: "runner", InvalidInputExitCode: ptrTo[int32](65)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := first.Job.DeepCopy()
+	base.Spec.Template.Spec.Containers = append(base.Spec.Template.Spec.Containers, corev1.Container{Name: "sidecar", Image: "s"})
+	again, err := Build(Options{Manifest: m, JobName: "eval", Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := again.Job.Spec.PodFailurePolicy.Rules
+	if len(rules) != 2 || rules[1].OnExitCodes.Values[0] != 65 || *rules[1].OnExitCodes.ContainerName != "runner" ||
+		again.Job.Annotations[AnnotationInvalidInputExitCode] != "65" || again.Job.Annotations[AnnotationWorkerContainer] != "runner" {
+		t.Errorf("rules %+v annotations %v", rules, again.Job.Annotations)
+	}
+	// A flag still wins.
+	flagged, err := Build(Options{Manifest: m, JobName: "eval", Base: base, InvalidInputExitCode: ptrTo[int32](43)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := flagged.Job.Spec.PodFailurePolicy.Rules; r[1].OnExitCodes.Values[0] != 43 || len(r) != 3 {
+		t.Errorf("with the flag: %+v", r)
+	}
+	bad := base.DeepCopy()
+	bad.Annotations[AnnotationInvalidInputExitCode] = "x"
+	if _, err := Build(Options{Manifest: m, JobName: "eval", Base: bad}); err == nil || !strings.Contains(err.Error(), `is "x", not an exit code`) {
+		t.Errorf("err = %v", err)
+	}
+}
