@@ -1,0 +1,256 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// scenarioNamed returns the scenario called name.
+func scenarioNamed(t *testing.T, name string) Scenario {
+	t.Helper()
+	for _, s := range scenarios() {
+		if s.Name == name {
+			return s
+		}
+	}
+	t.Fatalf("no scenario %q", name)
+	return Scenario{}
+}
+
+// saveSnapshot writes the snapshot as kubectl printed it, for status -f / --pods-file.
+func saveSnapshot(t *testing.T, s Snapshot) (jobFile, podsFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	jobFile, podsFile = filepath.Join(dir, "job.json"), filepath.Join(dir, "pods.json")
+	if err := os.WriteFile(jobFile, s.JobJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(podsFile, s.PodsJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return jobFile, podsFile
+}
+
+// withoutObservedAt decodes a JSON report and drops the one field that depends on the clock.
+func withoutObservedAt(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("status -o json is not JSON: %v\n%s", err, out)
+	}
+	if m["apiVersion"] != "indexed.kubectl.io/v1alpha1" || m["kind"] != "IndexedJobStatus" {
+		t.Errorf("apiVersion/kind = %v/%v", m["apiVersion"], m["kind"])
+	}
+	delete(m, "observedAt")
+	return m
+}
+
+// TestStatusLiveEqualsOffline runs finished scenarios on the real control plane and checks that
+// `kubectl indexed status JOB` and `kubectl indexed status -f job.json --pods-file pods.json`
+// print the same report for the same objects, in every output format.
+func TestStatusLiveEqualsOffline(t *testing.T) {
+	RequirePlugin(t)
+	for _, name := range []string{"seed", "prepare-db-failed", "per-index-recovered", "max-failed-indexes-exceeded",
+		"success-policy", "transient-recovered", "pod-failure-policy-failjob", "disruption-ignored", "suspended-after-progress"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc := scenarioNamed(t, name)
+			ns := NewNamespace(t)
+			s := runScenario(t, sc, ns)
+			jobFile, podsFile := saveSnapshot(t, s)
+			for _, output := range []string{"", "wide", "json", "yaml"} {
+				liveArgs := []string{"status", sc.JobName, "-n", ns}
+				offArgs := []string{"status", "-f", jobFile, "--pods-file", podsFile}
+				if output != "" {
+					liveArgs = append(liveArgs, "-o", output)
+					offArgs = append(offArgs, "-o", output)
+				}
+				live, off := KubectlIndexed(t, liveArgs...), KubectlIndexed(t, offArgs...)
+				if live.ExitCode != 0 || off.ExitCode != 0 || live.Stderr != "" || off.Stderr != "" {
+					t.Fatalf("status failed:\n%s\n%s", live, off)
+				}
+				switch output {
+				case "json":
+					if a, b := withoutObservedAt(t, live.Stdout), withoutObservedAt(t, off.Stdout); !reflect.DeepEqual(a, b) {
+						t.Errorf("-o json: live and offline differ:\n--- live\n%s\n--- offline\n%s", live.Stdout, off.Stdout)
+					}
+				case "yaml":
+					strip := func(s string) string {
+						var keep []string
+						for _, l := range strings.Split(s, "\n") {
+							if !strings.HasPrefix(l, "observedAt:") {
+								keep = append(keep, l)
+							}
+						}
+						return strings.Join(keep, "\n")
+					}
+					if strip(live.Stdout) != strip(off.Stdout) {
+						t.Errorf("-o yaml: live and offline differ:\n--- live\n%s\n--- offline\n%s", live.Stdout, off.Stdout)
+					}
+				default:
+					if live.Stdout != off.Stdout {
+						t.Errorf("-o %q: live and offline differ:\n--- live\n%s\n--- offline\n%s", output, live.Stdout, off.Stdout)
+					}
+				}
+			}
+			if name == "seed" {
+				checkSeedStatus(t, sc, ns)
+			}
+		})
+	}
+}
+
+// checkSeedStatus: the seed scenario reads as the issue says.
+func checkSeedStatus(t *testing.T, sc Scenario, ns string) {
+	t.Helper()
+	r := KubectlIndexed(t, "status", sc.JobName, "-n", ns, "-o", "json", "--exit-code")
+	if r.ExitCode != 1 {
+		t.Errorf("--exit-code on a failed Job: exit %d, want 1\n%s", r.ExitCode, r)
+	}
+	var rep struct {
+		Phase, Reason string
+		Completeness  struct{ Succeeded, Completions int }
+		Indexes       []struct {
+			Index, Attempts int
+			State           string
+			LastExitCode    *int
+			RetriesLeft     *int
+			Rule            *struct{ Action string } `json:"podFailurePolicyRule"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.Stdout)
+	}
+	if rep.Phase != "Failed" || rep.Reason != "FailedIndexes" || rep.Completeness.Succeeded != 4 || rep.Completeness.Completions != 6 {
+		t.Errorf("phase %s reason %s completeness %+v", rep.Phase, rep.Reason, rep.Completeness)
+	}
+	want := map[int]string{0: "Succeeded", 1: "Succeeded", 2: "Failed", 3: "Succeeded", 4: "Failed", 5: "Succeeded"}
+	for _, ix := range rep.Indexes {
+		if want[ix.Index] != ix.State {
+			t.Errorf("index %d: %s, want %s", ix.Index, ix.State, want[ix.Index])
+		}
+		switch ix.Index {
+		case 2:
+			if ix.LastExitCode == nil || *ix.LastExitCode != 42 || ix.Rule == nil || ix.Rule.Action != "FailIndex" {
+				t.Errorf("index 2: %+v", ix)
+			}
+		case 4:
+			if ix.LastExitCode == nil || *ix.LastExitCode != 1 || ix.Attempts != 2 || ix.RetriesLeft == nil || *ix.RetriesLeft != 0 {
+				t.Errorf("index 4: %+v", ix)
+			}
+		}
+	}
+	text := KubectlIndexed(t, "status", sc.JobName, "-n", ns).Stdout
+	for _, s := range []string{"Phase:        Failed", "FailedIndexes", "4 of 6 indexes succeeded",
+		"exit code 42 in container worker matched podFailurePolicy rule 0 (FailIndex)",
+		"failed after 2 attempts (exit code 1 in container worker), backoffLimitPerIndex 1 exhausted"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("text lacks %q:\n%s", s, text)
+		}
+	}
+}
+
+// TestStatusWatchAndExitCodes follows a running Job with --watch until it completes; while it
+// runs, --exit-code says 3.
+func TestStatusWatchAndExitCodes(t *testing.T) {
+	RequirePlugin(t)
+	t.Parallel()
+	ns := NewNamespace(t)
+	CreateJob(t, ns, indexedJob("watched", `  completions: 4
+  parallelism: 2
+  backoffLimitPerIndex: 1
+`, map[string]string{"run-time": "4s", "exit-code.1.0": "1"}))
+	WaitForJob(t, ns, "watched", time.Minute, "a pod running", func(_ *batchv1.Job, pods []corev1.Pod) bool { return len(pods) > 0 })
+	if r := KubectlIndexed(t, "status", "watched", "-n", ns, "--exit-code"); r.ExitCode != 3 {
+		t.Errorf("running Job: exit %d, want 3\n%s", r.ExitCode, r)
+	}
+	r := Run(t, Cmd{Args: []string{"indexed", "status", "watched", "-n", ns, "--watch", "--exit-code"}, Timeout: 3 * time.Minute})
+	if r.ExitCode != 0 {
+		t.Fatalf("--watch --exit-code on a Job that completes: exit %d\n%s", r.ExitCode, r)
+	}
+	frames := strings.Count(r.Stdout, "Phase:")
+	last := r.Stdout[strings.LastIndex(r.Stdout, "Job:"):]
+	if frames < 3 || !strings.Contains(last, "Phase:        Complete") || !strings.Contains(r.Stdout, "Retrying") {
+		t.Errorf("%d frames; want a redraw per change ending Complete, with index 1 Retrying on the way:\n%s", frames, r.Stdout)
+	}
+	if !strings.Contains(last, "complete: all 4 indexes succeeded") {
+		t.Errorf("final frame:\n%s", last)
+	}
+}
+
+// TestStatusShardIDs reads shard IDs from the ConfigMap the Job names, and says so when it is
+// missing.
+func TestStatusShardIDs(t *testing.T) {
+	RequirePlugin(t)
+	t.Parallel()
+	ns := NewNamespace(t)
+	MustKubectlStdin(t, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: sharded-shards
+immutable: true
+data:
+  shard-ids.json: '["alpha","beta","gamma"]'
+`, "create", "-n", ns, "-f", "-")
+	manifest := strings.Replace(indexedJob("sharded", "  completions: 3\n  parallelism: 3\n", nil),
+		"metadata:\n  name: sharded\n", "metadata:\n  name: sharded\n  annotations:\n    indexed.kubectl.io/shards-configmap: sharded-shards\n", 1)
+	CreateJob(t, ns, manifest)
+	WaitForFinished(t, ns, "sharded", 2*time.Minute)
+	r := KubectlIndexed(t, "status", "sharded", "-n", ns, "-o", "json")
+	var rep struct {
+		Indexes []struct {
+			Index   int
+			ShardID string `json:"shardID"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || len(rep.Indexes) != 3 {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	for i, want := range []string{"alpha", "beta", "gamma"} {
+		if rep.Indexes[i].ShardID != want {
+			t.Errorf("index %d shard %q, want %q", i, rep.Indexes[i].ShardID, want)
+		}
+	}
+	MustKubectl(t, "delete", "configmap", "sharded-shards", "-n", ns)
+	r = KubectlIndexed(t, "status", "sharded", "-n", ns)
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, `The Job names shard ConfigMap "sharded-shards" but it does not exist`) {
+		t.Errorf("missing ConfigMap should be a note:\n%s", r)
+	}
+}
+
+// TestStatusErrors: a Job that does not exist and a user who may not read it exit 4 with a
+// message that says what to do.
+func TestStatusErrors(t *testing.T) {
+	RequirePlugin(t)
+	t.Parallel()
+	ns := NewNamespace(t)
+	r := KubectlIndexed(t, "status", "nope", "-n", ns)
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, `job "nope" not found in namespace "`+ns+`"`) {
+		t.Errorf("not found:\n%s", r)
+	}
+	RequireViewer(t)
+	r = Run(t, Cmd{Args: []string{"indexed", "status", "nope", "-n", ns}, Kubeconfig: env.ViewerKubeconfig})
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, "permission denied: you may not get job") {
+		t.Errorf("forbidden:\n%s", r)
+	}
+}
+
+// MustKubectlStdin runs kubectl with stdin and fails the test on a non-zero exit.
+func MustKubectlStdin(t *testing.T, stdin string, args ...string) Result {
+	t.Helper()
+	r := Run(t, Cmd{Args: args, Stdin: stdin})
+	if r.ExitCode != 0 {
+		t.Fatalf("command failed:\n%s", r)
+	}
+	return r
+}
