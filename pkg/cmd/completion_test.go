@@ -137,6 +137,9 @@ func TestJobNamesCompleteFromTheCluster(t *testing.T) {
 			}
 		})
 	}
+	if !slices.Contains(verbs, "status") {
+		t.Errorf("verbs taking a JOB: %q; status is one", verbs)
+	}
 	t.Logf("verbs completing Job names: %q", verbs)
 }
 
@@ -218,6 +221,8 @@ func fakeAPIServer(t *testing.T, namespaces []string, jobs map[string][]string) 
 		return list
 	})
 	for ns, names := range jobs {
+		// The API server lists in key order, that is by name within a namespace.
+		names = slices.Sorted(slices.Values(names))
 		reply("/apis/batch/v1/namespaces/"+ns+"/jobs", func() any {
 			list := &batchv1.JobList{TypeMeta: metav1.TypeMeta{Kind: "JobList", APIVersion: "batch/v1"}}
 			for _, n := range names {
