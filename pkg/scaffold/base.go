@@ -20,6 +20,15 @@ func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return baseFromDocs(path, docs)
+}
+
+// ParseBase is ReadBase on data already read; name is used in messages.
+func ParseBase(name string, data []byte) (*batchv1.Job, error) {
+	return baseFromDocs(name, source.Parse(name, data))
+}
+
+func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, error) {
 	if len(docs) == 0 {
 		return nil, fmt.Errorf("%s: no object found: give a Job, CronJob, PodTemplate or Pod", path)
 	}

@@ -81,3 +81,24 @@ func FuzzSplit(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseShardIDs: the status contract's reader never panics, and what it accepts is a list
+// of distinct valid IDs.
+func FuzzParseShardIDs(f *testing.F) {
+	f.Add([]byte(`["a","b"]`))
+	f.Add([]byte(`["a","a"]`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ids, err := ParseShardIDs(data)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if ValidateShardID(id) != "" || seen[id] {
+				t.Fatalf("accepted %q", ids)
+			}
+			seen[id] = true
+		}
+	})
+}
