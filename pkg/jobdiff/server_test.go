@@ -77,6 +77,13 @@ func TestProbes(t *testing.T) {
 		t.Errorf("dropped: %+v", res)
 	}
 	bpi := got["spec.backoffLimitPerIndex"]
+	// The server dropping a change classified as needing a new Job agrees: the live Job does
+	// not get it either way.
+	droppedBPI := bpi.Job.DeepCopy()
+	droppedBPI.Spec.BackoffLimitPerIndex = ptrTo[int32](1)
+	if res := bpi.Judge(droppedBPI, ""); !res.Agrees || res.Outcome != OutcomeDropped || !strings.Contains(res.Message, "disabled") {
+		t.Errorf("dropped, expected rejected: %+v", res)
+	}
 	if res := bpi.Judge(nil, "field is immutable"); !res.Agrees {
 		t.Errorf("rejected as expected: %+v", res)
 	}

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -498,4 +499,37 @@ func pathsOf(ds []Difference) []string {
 		out[i] = fmt.Sprintf("%s(%s)", d.Path, d.Class)
 	}
 	return out
+}
+
+// TestScheduling: spec.scheduling (alpha WorkloadWithJob) is immutable except the gang's
+// minCount (validateJobSchedulingUpdate and the declarative rules).
+func TestScheduling(t *testing.T) {
+	gang := func(n int32) func(*batchv1.Job) {
+		return func(j *batchv1.Job) {
+			j.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{
+				Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{MinCount: ptrTo(n)}}}
+		}
+	}
+	basic := func(j *batchv1.Job) {
+		j.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{
+			Basic: &schedulingv1alpha3.WorkloadPodGroupBasicSchedulingPolicy{}}}
+	}
+	for _, tc := range []struct {
+		name          string
+		live, desired func(*batchv1.Job)
+		want          Class
+	}{
+		{"gang minCount change", gang(2), gang(3), ClassLive},
+		{"set", nil, gang(2), ClassNewJob},
+		{"unset", gang(2), nil, ClassNewJob},
+		{"gang to basic", gang(2), basic, ClassNewJob},
+	} {
+		r, err := Diff(liveJob(stRunning, tc.live), desiredJob(tc.desired), Options{Now: testNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Differences) != 1 || r.Differences[0].Path != "spec.scheduling" || r.Differences[0].Class != tc.want {
+			t.Errorf("%s: %v, want spec.scheduling %s", tc.name, pathsOf(r.Differences), tc.want)
+		}
+	}
 }

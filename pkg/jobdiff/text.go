@@ -49,7 +49,7 @@ func WriteText(w io.Writer, r *Report, now time.Time) error {
 				mark = "DISAGREES (a bug in kubectl indexed, please report it)"
 			}
 			ew.printf("  %s: expected %s, server %s: %s\n", p.Name, p.Expected, p.Outcome, mark)
-			if p.Message != "" && !p.Agrees {
+			if p.Message != "" && (!p.Agrees || p.Outcome == OutcomeDropped) {
 				ew.printf("      %s\n", p.Message)
 			}
 		}

@@ -187,7 +187,8 @@ const (
 	OutcomeAccepted Outcome = "accepted"
 	OutcomeRejected Outcome = "rejected"
 	// OutcomeDropped: the server accepted the update but did not keep the value (a field of a
-	// disabled feature, for example).
+	// disabled feature, for example). It agrees with an expected rejection: either way the live
+	// Job does not get the change.
 	OutcomeDropped Outcome = "accepted-but-dropped"
 )
 

@@ -15,6 +15,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -301,6 +302,10 @@ func dfVariants() []dfVariant {
 		{name: "terminationGracePeriodSeconds change", mutate: func(d, _ *batchv1.Job) {
 			d.Spec.Template.Spec.TerminationGracePeriodSeconds = ptr.To[int64](5)
 		}},
+		{name: "scheduling set (alpha WorkloadWithJob: this server drops it)", on: []string{"running"}, mutate: func(d, _ *batchv1.Job) {
+			d.Spec.Scheduling = &batchv1.JobSchedulingConfiguration{SchedulingPolicy: &schedulingv1alpha3.WorkloadPodGroupSchedulingPolicy{
+				Gang: &schedulingv1alpha3.WorkloadPodGroupGangSchedulingPolicy{MinCount: ptr.To[int32](2)}}}
+		}, want: map[string]jobdiff.Class{"spec.scheduling": clNewJob}},
 		{name: "everything at once", on: dfOnMain(), mutate: func(d, _ *batchv1.Job) {
 			d.Spec.Parallelism = ptr.To[int32](3)
 			d.Spec.MaxFailedIndexes = ptr.To[int32](1)
