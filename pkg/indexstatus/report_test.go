@@ -494,7 +494,7 @@ func TestSucceededNotYetRecorded(t *testing.T) {
 	j := newJob("u", 4, 2).status("", nil, 0, 0, 2).get()
 	pods := []corev1.Pod{
 		newPod(j, 0, 0, 0).exited(0, time.Second).get(), // finalizer still on: not counted yet
-		newPod(j, 1, 0, 0).get(),                         // created, not running yet
+		newPod(j, 1, 0, 0).get(),                        // created, not running yet
 	}
 	r := build(t, j, pods, at(2*time.Second))
 	wantStates(t, r, map[int]State{0: StateSucceeded, 1: StatePending, 2: StatePending})
