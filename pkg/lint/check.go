@@ -81,17 +81,18 @@ func objectName(kind string, meta metav1.ObjectMeta) string {
 // and what hurts at run time. Findings carry no file information; they are sorted.
 func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
-	violations := jobspec.ValidateJob(job)
+	def := jobspec.Default(job)
+	violations := jobspec.ValidateDefaulted(def)
 	for _, v := range violations {
 		c.add(v.Rule, SeverityError, v.Path(), v.Message())
 	}
 	if len(violations) == 0 {
 		// The server computes its warnings only for objects that pass validation.
-		for _, w := range jobspec.WarningsOnCreate(job) {
+		for _, w := range jobspec.WarningsOnCreateDefaulted(def) {
 			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
 		}
 	}
-	c.runtimeRules(job, jobspec.Default(job), field.NewPath("spec"))
+	c.runtimeRules(job, def, field.NewPath("spec"))
 	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings

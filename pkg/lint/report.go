@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -55,10 +56,45 @@ func NewReport(opts Options) *Report {
 // note, unreadable documents become unreadable-document errors. Findings point at file,
 // document and line.
 func Lint(docs []source.Document, opts Options) *Report {
-	r := NewReport(opts)
+	l := NewLinter(opts)
 	for i := range docs {
-		r.add(&docs[i], opts)
+		l.Add(&docs[i])
 	}
+	return l.Report()
+}
+
+// Linter builds a Report from documents handed to it one at a time, from any number of
+// goroutines at once (see source.ForEach); it keeps the findings, not the documents.
+type Linter struct {
+	opts   Options
+	mu     sync.Mutex
+	report *Report
+}
+
+// NewLinter returns a Linter for opts.
+func NewLinter(opts Options) *Linter {
+	return &Linter{opts: opts, report: NewReport(opts)}
+}
+
+// Add lints one document.
+func (l *Linter) Add(d *source.Document) {
+	var s Summary
+	fs := lintDocument(d, l.opts, &s)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.report
+	r.Findings = append(r.Findings, fs...)
+	r.Summary.Documents += s.Documents
+	r.Summary.Checked += s.Checked
+	r.Summary.Skipped += s.Skipped
+	r.Summary.Unreadable += s.Unreadable
+}
+
+// Report returns the report of every document added so far, findings sorted and counted.
+func (l *Linter) Report() *Report {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.report
 	Sort(r.Findings)
 	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
 	for _, f := range r.Findings {
@@ -80,8 +116,10 @@ var (
 	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 )
 
-func (r *Report) add(d *source.Document, opts Options) {
-	r.Summary.Documents++
+// lintDocument returns the findings of one document and counts it in sum.
+func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
+	var out []Finding
+	sum.Documents++
 	object := d.Kind() + "/" + d.Name()
 	if d.Kind() == "" {
 		object = ""
@@ -90,7 +128,7 @@ func (r *Report) add(d *source.Document, opts Options) {
 		for i := range fs {
 			fs[i].File, fs[i].Document = d.File, d.Doc
 			fs[i].Line = d.LineOf(fs[i].Path)
-			r.Findings = append(r.Findings, fs[i])
+			out = append(out, fs[i])
 		}
 	}
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
@@ -103,20 +141,20 @@ func (r *Report) add(d *source.Document, opts Options) {
 				c.findings[i].Line, _ = strconv.Atoi(m[1])
 			}
 		}
-		r.Findings = append(r.Findings, c.findings...)
+		out = append(out, c.findings...)
 		c.findings = nil
 		lenient := *d
 		lenient.Err = nil
 		d = &lenient
 	}
 	if d.Err != nil {
-		r.Summary.Unreadable++
+		sum.Unreadable++
 		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
 		}
-		r.Findings = append(r.Findings, c.findings...)
-		return
+		out = append(out, c.findings...)
+		return out
 	}
 	kind, apiVersion := d.Kind(), d.APIVersion()
 	switch {
@@ -132,19 +170,19 @@ func (r *Report) add(d *source.Document, opts Options) {
 		}
 		c.add(RuleInvalidObject, SeverityError, "", fmt.Sprintf("%s not set: kubectl cannot tell what this object is", missing))
 		locate(c.findings)
-		return
+		return out
 	case kind != "Job" && kind != "CronJob":
-		r.Summary.Skipped++
+		sum.Skipped++
 		c.add(RuleSkippedKind, SeverityInfo, "", fmt.Sprintf("%s %s is not a Job or CronJob: skipped", apiVersion, kind))
 		locate(c.findings)
-		return
+		return out
 	case apiVersion != "batch/v1":
-		r.Summary.Checked++
+		sum.Checked++
 		c.add(RuleInvalidObject, SeverityError, "apiVersion", fmt.Sprintf("no matches for kind %q in version %q: %s is served as batch/v1", kind, apiVersion, kind))
 		locate(c.findings)
-		return
+		return out
 	}
-	r.Summary.Checked++
+	sum.Checked++
 	var (
 		strict []string
 		err    error
@@ -169,7 +207,7 @@ func (r *Report) add(d *source.Document, opts Options) {
 			}
 		}
 		locate(c.findings)
-		return
+		return out
 	}
 	for _, s := range strict {
 		path := ""
@@ -184,4 +222,5 @@ func (r *Report) add(d *source.Document, opts Options) {
 	}
 	locate(c.findings)
 	locate(fs)
+	return out
 }

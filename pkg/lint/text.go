@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -20,16 +21,16 @@ type TextOptions struct {
 //
 // Findings without a file (CheckJob) start with the severity.
 func PrintFindings(w io.Writer, findings []Finding, opts TextOptions) error {
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range findings {
 		if f.File != "" {
 			b.WriteString(f.File)
 			if f.Line > 0 {
-				fmt.Fprintf(&b, ":%d", f.Line)
+				fmt.Fprintf(b, ":%d", f.Line)
 			}
 			b.WriteString(": ")
 		}
-		fmt.Fprintf(&b, "%s %s", f.Severity, f.Rule)
+		fmt.Fprintf(b, "%s %s", f.Severity, f.Rule)
 		if f.Object != "" {
 			b.WriteString(" ")
 			b.WriteString(f.Object)
@@ -43,15 +44,14 @@ func PrintFindings(w io.Writer, findings []Finding, opts TextOptions) error {
 		b.WriteString("\n")
 		if !opts.Brief {
 			if f.Why != "" {
-				fmt.Fprintf(&b, "    why: %s\n", f.Why)
+				fmt.Fprintf(b, "    why: %s\n", f.Why)
 			}
 			if f.Fix != "" {
-				fmt.Fprintf(&b, "    fix: %s\n", f.Fix)
+				fmt.Fprintf(b, "    fix: %s\n", f.Fix)
 			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
 }
 
 // PrintText writes a report for humans: its findings, then a summary line.

@@ -16,6 +16,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
@@ -121,36 +123,89 @@ func (e *ReadError) Unwrap() error { return e.Err }
 // cannot be parsed is returned with its Err set, so that the rest of the stream is still read.
 func Read(paths []string, opts Options) ([]Document, error) {
 	var docs []Document
+	err := readInputs(paths, opts, func(name string, data []byte) {
+		docs = append(docs, Parse(name, data)...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// ForEach reads paths as Read does and calls fn for every document, without keeping them: a
+// stream of any length is read in the memory of one file and the documents being handled.
+// fn is called from up to workers goroutines at once (at least 1), so it must be safe for
+// concurrent use; the order of the calls is unspecified, and each Document says where it
+// came from (File, Doc, Item). Documents of a file are handled before the next file is read.
+// An input that cannot be read stops the walk with a *ReadError.
+func ForEach(paths []string, opts Options, workers int, fn func(*Document)) error {
+	workers = max(workers, 1)
+	return readInputs(paths, opts, func(name string, data []byte) {
+		chunks, binary := splitInput(name, data)
+		if binary != nil {
+			fn(binary)
+			return
+		}
+		// Workers take the next chunk with an atomic counter: no hand-off per document, which
+		// costs a wake-up each on a busy machine.
+		var next atomic.Int64
+		work := func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(chunks) {
+					return
+				}
+				for _, d := range parseChunk(name, i+1, chunks[i]) {
+					fn(&d)
+				}
+			}
+		}
+		var wg sync.WaitGroup
+		for w := 1; w < min(workers, len(chunks)); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				work()
+			}()
+		}
+		work()
+		wg.Wait()
+	})
+}
+
+// readInputs reads every input named by paths ("-" is opts.Stdin; directories are expanded)
+// and hands each file's content to parse.
+func readInputs(paths []string, opts Options, parse func(name string, data []byte)) error {
 	stdinSeen := false
 	for _, p := range paths {
 		if p == StdinName {
 			if stdinSeen {
-				return nil, &ReadError{Path: p, Err: errors.New("standard input given more than once")}
+				return &ReadError{Path: p, Err: errors.New("standard input given more than once")}
 			}
 			stdinSeen = true
 			if opts.Stdin == nil {
-				return nil, &ReadError{Path: p, Err: errors.New("no standard input")}
+				return &ReadError{Path: p, Err: errors.New("no standard input")}
 			}
 			data, err := io.ReadAll(opts.Stdin)
 			if err != nil {
-				return nil, &ReadError{Path: p, Err: err}
+				return &ReadError{Path: p, Err: err}
 			}
-			docs = append(docs, Parse(StdinName, data)...)
+			parse(StdinName, data)
 			continue
 		}
 		files, err := expand(p, opts.Recursive, opts.SkippedDir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
-				return nil, &ReadError{Path: f, Err: unwrapPathError(err)}
+				return &ReadError{Path: f, Err: unwrapPathError(err)}
 			}
-			docs = append(docs, Parse(f, data)...)
+			parse(f, data)
 		}
 	}
-	return docs, nil
+	return nil
 }
 
 func unwrapPathError(err error) error {
@@ -200,22 +255,29 @@ func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 // Parse splits data into objects. It never fails as a whole: unparsable documents come back
 // with Err set and the line where they start.
 func Parse(name string, data []byte) []Document {
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		return []Document{{File: name, Doc: 1, Item: -1, Line: 1,
-			Err: errors.New("not YAML or JSON: the input is binary or not UTF-8 text")}}
-	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var chunks []chunk
-	if looksLikeJSON(data) {
-		chunks = splitJSON(data)
-	} else {
-		chunks = splitYAML(data)
+	chunks, binary := splitInput(name, data)
+	if binary != nil {
+		return []Document{*binary}
 	}
 	var docs []Document
 	for i, c := range chunks {
 		docs = append(docs, parseChunk(name, i+1, c)...)
 	}
 	return docs
+}
+
+// splitInput splits data into its documents, or returns the one Document saying that data is
+// not text.
+func splitInput(name string, data []byte) ([]chunk, *Document) {
+	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+		return nil, &Document{File: name, Doc: 1, Item: -1, Line: 1,
+			Err: errors.New("not YAML or JSON: the input is binary or not UTF-8 text")}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if looksLikeJSON(data) {
+		return splitJSON(data), nil
+	}
+	return splitYAML(data), nil
 }
 
 type chunk struct {
@@ -325,7 +387,14 @@ func parseChunk(name string, doc int, c chunk) []Document {
 		return nil
 	}
 	base.Line = c.line + leadingBlankLines(c.text)
-	js, err := yaml.YAMLToJSONStrict(c.text)
+	js, value, tree, fast := fastYAMLToJSON(c.text)
+	if tree != nil {
+		base.lines = &lineIndex{fast: tree, fastTried: true}
+	}
+	var err error
+	if !fast {
+		js, err = yaml.YAMLToJSONStrict(c.text)
+	}
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
 		base.Err = fmt.Errorf("invalid YAML: %s", shiftLines(msg, c.line-1))
@@ -345,10 +414,12 @@ func parseChunk(name string, doc int, c chunk) []Document {
 		}
 		return []Document{base}
 	}
-	var v any
-	if err := json.Unmarshal(js, &v); err != nil {
-		base.Err = fmt.Errorf("invalid document: %v", err)
-		return []Document{base}
+	v := value
+	if !fast {
+		if err := json.Unmarshal(js, &v); err != nil {
+			base.Err = fmt.Errorf("invalid document: %v", err)
+			return []Document{base}
+		}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Benchmark: `kubectl indexed lint` on a stream of BENCH_DOCS (default 10,000) Job documents,
+# next to `kubectl create --dry-run=client -o name -f` on the same file, in the same run.
+# Reports wall-clock time and peak RSS (GNU time) of each run, and the ratio of the medians.
+#
+#   make bench-lint                      (builds the plugin and the pinned kubectl)
+#   KUBECTL=path PLUGIN=path bash test/bench/lint.sh
+#
+# kubectl create needs an API server for discovery even with --dry-run=client: the script uses
+# $KUBECONFIG if it reaches a cluster, otherwise it starts the local control plane
+# (test/harness) for the duration of the run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+DOCS=${BENCH_DOCS:-10000}
+RUNS=${BENCH_RUNS:-3}
+KUBECTL=${KUBECTL:-kubectl}
+PLUGIN=${PLUGIN:-bin/kubectl-indexed}
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "bench-lint: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 2; }
+
+work=$(mktemp -d)
+cluster_dir=""
+cleanup() {
+  if [ -n "$cluster_dir" ]; then go run ./test/harness/cmd/localcluster down --dir "$cluster_dir" >/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A deterministic stream: Job i is an Indexed Job whose numbers depend on i only; one in ten
+# relies on the global backoffLimit (a warning), one in a hundred has an error.
+stream="$work/jobs.yaml"
+awk -v n="$DOCS" 'BEGIN {
+  for (i = 0; i < n; i++) {
+    c = 2 + i % 50
+    printf "---\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: shard-job-%05d\n  labels:\n    app: bench\nspec:\n  completionMode: Indexed\n  completions: %d\n  parallelism: %d\n", i, c, 1 + i % 8
+    if (i % 10 != 0) printf "  backoffLimitPerIndex: 1\n  maxFailedIndexes: %d\n", 1 + i % 2
+    if (i % 100 == 0) printf "  activeDeadlineSeconds: -1\n"
+    printf "  podFailurePolicy:\n    rules:\n    - action: Ignore\n      onPodConditions:\n      - type: DisruptionTarget\n"
+    if (i % 10 != 0) printf "    - action: FailIndex\n      onExitCodes:\n        containerName: worker\n        operator: In\n        values: [42]\n"
+    printf "  template:\n    metadata:\n      labels:\n        app: bench\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: worker\n        image: registry.example.com/eval/worker:v%d\n        args: [\"--shard=$(JOB_COMPLETION_INDEX)\", \"--of=%d\"]\n        resources:\n          requests: {cpu: 100m, memory: 128Mi}\n          limits: {memory: 256Mi}\n", i % 7, c
+  }
+}' > "$stream"
+
+if ! "$KUBECTL" version --request-timeout=5s >/dev/null 2>&1; then
+  cluster_dir="$work/cluster"
+  echo "no reachable cluster for kubectl's discovery: starting the local control plane" >&2
+  go run ./test/harness/cmd/localcluster up --dir "$cluster_dir" >/dev/null
+  export KUBECONFIG="$cluster_dir/kubeconfig"
+fi
+
+# measure NAME CMD...: runs CMD RUNS times, prints one line per run, records the wall times.
+declare -A walls
+measure() {
+  local name=$1; shift
+  local i out
+  walls[$name]=""
+  for i in $(seq "$RUNS"); do
+    out="$work/$name.$i"
+    set +e
+    "$TIME" -f '%e %M %x' -o "$out.time" "$@" >"$out.stdout" 2>"$out.stderr"
+    set -e
+    read -r wall rss code < <(tail -1 "$out.time")
+    printf '%-8s run %d: %6.2f s wall, %7.1f MiB peak RSS, exit %s, %s lines of output\n' \
+      "$name" "$i" "$wall" "$(echo "$rss / 1024" | bc -l)" "$code" "$(wc -l < "$out.stdout")"
+    walls[$name]+="$wall "
+  done
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo "stream: $DOCS Job documents, $(wc -c < "$stream") bytes, $(wc -l < "$stream") lines"
+echo "kubectl: $("$KUBECTL" version --client -o json | grep -m1 gitVersion | tr -d ' ",')"
+echo "plugin:  $("$PLUGIN" version)"
+echo "runs:    $RUNS of each, interleaved per tool"
+echo
+echo "\$ kubectl create --dry-run=client -o name -f jobs.yaml"
+measure kubectl "$KUBECTL" create --dry-run=client -o name -f "$stream"
+echo "\$ kubectl-indexed lint jobs.yaml"
+measure lint "$PLUGIN" lint "$stream"
+echo "\$ kubectl-indexed lint -o json jobs.yaml"
+measure lintjson "$PLUGIN" lint -o json "$stream"
+
+k=$(echo "${walls[kubectl]}" | median)
+l=$(echo "${walls[lint]}" | median)
+j=$(echo "${walls[lintjson]}" | median)
+echo
+printf 'median wall: kubectl create --dry-run=client %.2f s; lint %.2f s (%.0f%% of kubectl); lint -o json %.2f s (%.0f%%)\n' \
+  "$k" "$l" "$(echo "100 * $l / $k" | bc -l)" "$j" "$(echo "100 * $j / $k" | bc -l)"
+tail -1 "$work/lint.1.stdout"
