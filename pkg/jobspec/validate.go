@@ -61,7 +61,11 @@ func (vs *violations) add(rule string, errs ...*field.Error) {
 // server accepts the Job, as far as this mirror reaches (the pod template is checked in part;
 // see ValidatePodTemplate).
 func ValidateJob(job *batchv1.Job) []Violation {
-	j := Default(job)
+	return ValidateDefaulted(Default(job))
+}
+
+// ValidateDefaulted is ValidateJob for a Job that Default already returned (it is not changed).
+func ValidateDefaulted(j *batchv1.Job) []Violation {
 	var vs violations
 	vs.add(RuleObjectMetadata, validateObjectMeta(&j.ObjectMeta, field.NewPath("metadata"))...)
 	vs = append(vs, validateGeneratedSelector(j)...)

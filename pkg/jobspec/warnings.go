@@ -27,7 +27,11 @@ type ServerWarning struct {
 // pkg/api/job/warnings.go: WarningsForJobSpec for a Job (pod-template warnings are not
 // mirrored).
 func WarningsOnCreate(job *batchv1.Job) []ServerWarning {
-	j := Default(job)
+	return WarningsOnCreateDefaulted(Default(job))
+}
+
+// WarningsOnCreateDefaulted is WarningsOnCreate for a Job that Default already returned.
+func WarningsOnCreateDefaulted(j *batchv1.Job) []ServerWarning {
 	var ws []ServerWarning
 	if msgs := utilvalidation.IsDNS1123Label(j.Name); len(msgs) != 0 {
 		ws = append(ws, ServerWarning{Rule: RuleNameNotDNSLabel, Path: "metadata.name",

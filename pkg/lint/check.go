@@ -137,8 +137,8 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	return c.findings
 }
 
-// dropWarningsOnRejectedFields removes warnings and infos about a field the server rejects (or
-// about a field inside it, or around it): fixing the error changes what they would say.
+// dropWarningsOnRejectedFields removes warnings and infos about a field the server rejects, or
+// about a field inside it: fixing the error changes what they would say.
 func (c *checker) dropWarningsOnRejectedFields() {
 	var errPaths []string
 	for _, f := range c.findings {
@@ -161,7 +161,7 @@ func (c *checker) dropWarningsOnRejectedFields() {
 
 func overlapsAny(p string, paths []string) bool {
 	for _, e := range paths {
-		if e == p || isUnder(e, p) || isUnder(p, e) {
+		if e == p || isUnder(p, e) {
 			return true
 		}
 	}
@@ -301,10 +301,14 @@ func (c *checker) prepareDB(raw, def *batchv1.Job, prefix *field.Path) {
 	case running <= 1:
 		fmt.Fprintf(&b, "; with parallelism %d no other shard runs at that moment, but every index not yet finished never runs", running)
 	case together > 0:
-		fmt.Fprintf(&b, ". With %d indexes running at once, %d transient failures close together kill the %d other healthy shards (up to %d if replacements were already running), and indexes not yet started never run",
-			running, failures, together, running-1)
+		other := "other healthy shards"
+		if together == 1 {
+			other = "other healthy shard"
+		}
+		fmt.Fprintf(&b, ". With %d indexes running at once, %d transient failures close together kill the %d %s (up to %d if replacements were already running), and indexes not yet started never run",
+			running, failures, together, other, running-1)
 	default:
-		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %d healthy shards running at that moment, and indexes not yet started never run", running, running-1)
+		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %s running at that moment, and indexes not yet started never run", running, shards(running-1))
 	}
 	if def.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
 		fmt.Fprintf(&b, "; with restartPolicy OnFailure container restarts count too: %d restarts summed over the running pods fail the Job", limit)
@@ -469,6 +473,13 @@ func (c *checker) kubeVersionRules(rs *batchv1.JobSpec, prefix *field.Path) {
 	if rs.Scheduling != nil {
 		check(featScheduling, p("scheduling"))
 	}
+}
+
+func shards(n int64) string {
+	if n == 1 {
+		return "1 healthy shard"
+	}
+	return fmt.Sprintf("%d healthy shards", n)
 }
 
 func humanSeconds(s int64) string {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -22,36 +23,42 @@ type TextOptions struct {
 // Findings without a file (CheckJob) start with the severity.
 func PrintFindings(w io.Writer, findings []Finding, opts TextOptions) error {
 	b := bufio.NewWriterSize(w, 64<<10)
-	for _, f := range findings {
-		if f.File != "" {
-			b.WriteString(f.File)
-			if f.Line > 0 {
-				fmt.Fprintf(b, ":%d", f.Line)
-			}
-			b.WriteString(": ")
-		}
-		fmt.Fprintf(b, "%s %s", f.Severity, f.Rule)
-		if f.Object != "" {
-			b.WriteString(" ")
-			b.WriteString(f.Object)
-		}
-		b.WriteString(": ")
-		if f.Path != "" && !strings.HasPrefix(f.Message, f.Path+":") && !strings.Contains(f.Message, `"`+f.Path+`"`) {
-			b.WriteString(f.Path)
-			b.WriteString(": ")
-		}
-		b.WriteString(f.Message)
-		b.WriteString("\n")
-		if !opts.Brief {
-			if f.Why != "" {
-				fmt.Fprintf(b, "    why: %s\n", f.Why)
-			}
-			if f.Fix != "" {
-				fmt.Fprintf(b, "    fix: %s\n", f.Fix)
-			}
+	for i := range findings {
+		if _, err := b.WriteString(FormatFinding(&findings[i], opts)); err != nil {
+			return err
 		}
 	}
 	return b.Flush()
+}
+
+// FormatFinding renders one finding as PrintFindings does, ending in a newline.
+func FormatFinding(f *Finding, opts TextOptions) string {
+	var b strings.Builder
+	if f.File != "" {
+		b.WriteString(f.File)
+		if f.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(f.Line))
+		}
+		b.WriteString(": ")
+	}
+	b.WriteString(string(f.Severity) + " " + f.Rule)
+	if f.Object != "" {
+		b.WriteString(" " + f.Object)
+	}
+	b.WriteString(": ")
+	if f.Path != "" && !strings.HasPrefix(f.Message, f.Path+":") && !strings.Contains(f.Message, `"`+f.Path+`"`) {
+		b.WriteString(f.Path + ": ")
+	}
+	b.WriteString(f.Message + "\n")
+	if !opts.Brief {
+		if f.Why != "" {
+			b.WriteString("    why: " + f.Why + "\n")
+		}
+		if f.Fix != "" {
+			b.WriteString("    fix: " + f.Fix + "\n")
+		}
+	}
+	return b.String()
 }
 
 // PrintText writes a report for humans: its findings, then a summary line.

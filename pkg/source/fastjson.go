@@ -496,7 +496,8 @@ func (f *flowParser) plain() (any, bool) {
 	for i := 0; i < len(text); i++ {
 		// Plain scalars in flow context: only characters whose meaning is plain.
 		c := text[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ._/-=$()+~^;<", c) >= 0) || c >= 0x80 {
+		plainChar := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(" ._/-=$()+~^;<", c) >= 0
+		if !plainChar {
 			return nil, false
 		}
 	}

@@ -211,7 +211,7 @@ func (p *fastParser) sequence(col int) *fastNode {
 			p.fail = true // "-" with nothing: a null item
 			break
 		}
-		if next.line != t.line && !(next.key || next.dash) {
+		if next.line != t.line && !next.key && !next.dash {
 			p.fail = true
 			break
 		}

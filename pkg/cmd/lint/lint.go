@@ -208,7 +208,7 @@ func (o *Options) Run() error {
 		return exitcode.Wrap(exitcode.Usage, errors.New(msg))
 	}
 	for _, d := range skipped {
-		fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
+		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
 	if printers.IsStructured(o.Output) {
 		if err := printers.Print(o.Out, o.Output, report); err != nil {

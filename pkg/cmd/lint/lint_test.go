@@ -1,0 +1,330 @@
+package lint
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+type result struct {
+	stdout, stderr string
+	code           int
+	err            error
+}
+
+func run(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCmdLint(nil, genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	err := cmd.Execute()
+	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodJob = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: good
+spec:
+  completionMode: Indexed
+  completions: 3
+  parallelism: 3
+  backoffLimitPerIndex: 1
+  maxFailedIndexes: 1
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox@sha256:0000000000000000000000000000000000000000000000000000000000000000
+`
+
+func decodeReport(t *testing.T, s string) lint.Report {
+	t.Helper()
+	var r lint.Report
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		t.Fatalf("not a JSON LintReport: %v\n%s", err, s)
+	}
+	if r.APIVersion != "indexed.kubectl.io/v1alpha1" || r.Kind != "LintReport" {
+		t.Fatalf("apiVersion/kind %q/%q", r.APIVersion, r.Kind)
+	}
+	return r
+}
+
+func TestExamples(t *testing.T) {
+	ev := run(t, "", "../../../examples/evaluation-job.yaml")
+	if ev.code != 0 || strings.Contains(ev.stdout, " error ") || strings.Contains(ev.stdout, " warning ") {
+		t.Errorf("the evaluation example must have no error and no warning (exit 0), got exit %d:\n%s%s", ev.code, ev.stdout, ev.stderr)
+	}
+	pdb := run(t, "", "-o", "json", "../../../examples/prepare-db.yaml")
+	if pdb.code != 0 {
+		t.Errorf("prepare-db has warnings only: want exit 0, got %d (%v)", pdb.code, pdb.err)
+	}
+	r := decodeReport(t, pdb.stdout)
+	found := false
+	for _, f := range r.Findings {
+		if f.Rule == lint.RulePrepareDB {
+			found = true
+			if f.Severity != lint.SeverityWarning || f.Line != 15 || f.Path != "spec.backoffLimit" || f.Object != "Job/prepare-db" ||
+				!strings.Contains(f.Message, "3 pod failures") || !strings.Contains(f.Message, "kill the 7 other healthy shards") {
+				t.Errorf("prepare-db finding: %+v", f)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("prepare-db example: no %s finding in %+v", lint.RulePrepareDB, r.Findings)
+	}
+	strict := run(t, "", "--strict", "../../../examples/prepare-db.yaml")
+	if strict.code != exitcode.Findings {
+		t.Errorf("--strict with warnings: exit %d, want 1", strict.code)
+	}
+}
+
+// The text and JSON outputs of a manifest with an error, a warning and an info, kept in
+// testdata/*.golden (go test -update rewrites them).
+func TestGoldenOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+		code   int
+	}{
+		{"mixed.txt.golden", []string{"testdata/mixed.yaml"}, exitcode.Findings},
+		{"mixed.json.golden", []string{"-o", "json", "testdata/mixed.yaml"}, exitcode.Findings},
+		{"mixed.yaml.golden", []string{"-o", "yaml", "testdata/mixed.yaml"}, exitcode.Findings},
+		{"mixed-brief-warnings.txt.golden", []string{"--brief", "--severity", "warning", "testdata/mixed.yaml"}, exitcode.Findings},
+		{"list-rules.txt.golden", []string{"--list-rules"}, exitcode.OK},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			r := run(t, "", tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (%v)", r.code, tc.code, r.err)
+			}
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update)", err)
+			}
+			if r.stdout != string(want) {
+				t.Errorf("output differs from %s (go test -update to accept):\n%s", path, r.stdout)
+			}
+		})
+	}
+}
+
+func TestInputs(t *testing.T) {
+	dir := t.TempDir()
+	good := write(t, dir, "good.yaml", goodJob)
+	write(t, dir, "sub/nested.yaml", strings.Replace(goodJob, "name: good", "name: nested", 1))
+	empty := write(t, dir, "empty.yaml", "")
+	comments := write(t, dir, "comments.yaml", "# nothing here\n---\n---\n")
+	onlySub := filepath.Join(t.TempDir(), "only-sub")
+	write(t, onlySub, "deeper/job.yaml", goodJob)
+
+	for _, tc := range []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		out    []string // substrings of stdout
+		errOut []string // substrings of stderr or the returned error
+	}{
+		{name: "file argument", args: []string{good}, code: 0, out: []string{"1 Job or CronJob checked: no findings"}},
+		{name: "-f like kubectl", args: []string{"-f", good}, code: 0, out: []string{"1 Job or CronJob checked"}},
+		{name: "stdin", stdin: goodJob, args: []string{"-"}, code: 0, out: []string{"1 Job or CronJob checked"}},
+		{name: "stdin with -f -", stdin: goodJob, args: []string{"-f", "-"}, code: 0, out: []string{"1 Job or CronJob checked"}},
+		{name: "directory without -R reads its files, notes subdirectories", args: []string{dir}, code: 0,
+			out: []string{"1 Job or CronJob checked"}, errOut: []string{"note: subdirectory", "sub not read (use -R to lint it)"}},
+		{name: "directory with -R", args: []string{"-R", dir}, code: 0, out: []string{"2 Jobs and CronJobs checked"}},
+		{name: "directory holding only subdirectories", args: []string{onlySub}, code: exitcode.Usage,
+			errOut: []string{"no objects found in " + onlySub, "use -R"}},
+		{name: "no input", args: nil, code: exitcode.Usage, errOut: []string{"no input"}},
+		{name: "missing file", args: []string{filepath.Join(dir, "missing.yaml")}, code: exitcode.Usage, errOut: []string{"missing.yaml: no such file or directory"}},
+		{name: "empty file", args: []string{empty}, code: exitcode.Usage, errOut: []string{"no objects found in " + empty}},
+		{name: "comments only", args: []string{comments}, code: exitcode.Usage, errOut: []string{"no objects found"}},
+		{name: "empty stdin", stdin: "", args: []string{"-"}, code: exitcode.Usage, errOut: []string{"no objects found in -"}},
+		{name: "stdin twice", stdin: goodJob, args: []string{"-", "-f", "-"}, code: exitcode.Usage, errOut: []string{"standard input given more than once"}},
+		{name: "bad output format", args: []string{"-o", "wide", good}, code: exitcode.Usage, errOut: []string{`unsupported output format "wide"`}},
+		{name: "bad kube version", args: []string{"--kube-version", "1.20", good}, code: exitcode.Usage, errOut: []string{"--kube-version", "1.21 to 1.37"}},
+		{name: "garbled kube version", args: []string{"--kube-version", "latest", good}, code: exitcode.Usage, errOut: []string{"invalid Kubernetes version"}},
+		{name: "unknown rule to disable", args: []string{"--disable", "nope", good}, code: exitcode.Usage, errOut: []string{`unknown rule "nope"`}},
+		{name: "bad severity", args: []string{"--severity", "fatal", good}, code: exitcode.Usage, errOut: []string{"--severity"}},
+		{name: "kube version with v", args: []string{"--kube-version", "v1.28.3", good}, code: 0, out: []string{"kube-version-feature", "alpha in Kubernetes 1.28"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run(t, tc.stdin, tc.args...)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; err %v\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.err, r.stdout, r.stderr)
+			}
+			for _, s := range tc.out {
+				if !strings.Contains(r.stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+				}
+			}
+			errText := r.stderr
+			if r.err != nil {
+				errText += exitcode.Message(r.err)
+			}
+			for _, s := range tc.errOut {
+				if !strings.Contains(errText, s) {
+					t.Errorf("stderr/error lacks %q:\n%s", s, errText)
+				}
+			}
+		})
+	}
+}
+
+// Bad input: a clear finding or error that names the file and line, exit 2 where nothing could
+// be checked, never a panic.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content string
+		code          int
+		rule          string
+		msg           []string
+		line          int
+	}{
+		{"unparsable YAML", "apiVersion: batch/v1\nkind: Job\nspec:\n  completions: [1\n", exitcode.Usage, lint.RuleUnreadable, []string{"invalid YAML"}, 1},
+		{"not an object", "- a\n- b\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 1: the document is a list"}, 1},
+		{"scalar document", "---\njust text\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 2: the document is a string"}, 2},
+		{"binary garbage", "\x7fELF\x02\x01\x01\x00garbage\xff", exitcode.Usage, lint.RuleUnreadable, []string{"binary or not UTF-8"}, 1},
+		{"invalid UTF-8", "kind: Job\nname: \xff\xfe\n", exitcode.Usage, lint.RuleUnreadable, []string{"not UTF-8"}, 1},
+		{"broken JSON", "{\"kind\": \"Job\",\n \"spec\": {", exitcode.Usage, lint.RuleUnreadable, []string{"invalid JSON"}, 1},
+		{"unknown field", strings.Replace(goodJob, "  parallelism: 3\n", "  parallelism: 3\n  paralelism: 3\n", 1), exitcode.Findings, lint.RuleUnknownField, []string{`unknown field "spec.paralelism"`}, 9},
+		{"wrong type", strings.Replace(goodJob, "completions: 3", "completions: three", 1), exitcode.Findings, lint.RuleInvalidObject, []string{"cannot unmarshal string", "spec.completions"}, 7},
+		{"no kind", "apiVersion: batch/v1\nmetadata:\n  name: x\n", exitcode.Findings, lint.RuleInvalidObject, []string{"kind is not set"}, 1},
+		{"second document broken", goodJob + "---\nkind: Job\n  bad: indentation\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 24"}, 23},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.content)
+			r := run(t, "", "-o", "json", path)
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d (%v)\n%s", r.code, tc.code, r.err, r.stdout)
+			}
+			rep := decodeReport(t, r.stdout)
+			var f *lint.Finding
+			for i := range rep.Findings {
+				if rep.Findings[i].Rule == tc.rule {
+					f = &rep.Findings[i]
+				}
+			}
+			if f == nil {
+				t.Fatalf("no %s finding: %+v", tc.rule, rep.Findings)
+			}
+			if f.Severity != lint.SeverityError || f.File != path || f.Line != tc.line {
+				t.Errorf("finding %+v: want an error in %s line %d", f, path, tc.line)
+			}
+			for _, m := range tc.msg {
+				if !strings.Contains(f.Message, m) {
+					t.Errorf("message %q lacks %q", f.Message, m)
+				}
+			}
+			if tc.code == exitcode.Usage && !strings.Contains(exitcode.Message(r.err), "could not be read") {
+				t.Errorf("exit 2 without saying why: %v", r.err)
+			}
+		})
+	}
+}
+
+// A 50 MB stream: read and checked without trouble, every document found.
+func TestFiftyMegabytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 50 MB input")
+	}
+	var b strings.Builder
+	n := 0
+	for b.Len() < 50<<20 {
+		b.WriteString("---\n")
+		b.WriteString(strings.Replace(goodJob, "name: good", "name: good-"+strconv.Itoa(n), 1))
+		n++
+	}
+	path := write(t, t.TempDir(), "big.yaml", b.String())
+	r := run(t, "", "--severity", "warning", path)
+	if r.code != 0 {
+		t.Fatalf("exit %d (%v): %s", r.code, r.err, r.stderr)
+	}
+	if want := strconv.Itoa(n) + " Jobs and CronJobs checked: no findings"; !strings.Contains(r.stdout, want) {
+		t.Errorf("want %d Jobs checked without findings, got:\n%s", n, tail(r.stdout))
+	}
+	// A single 50 MB document that is not YAML.
+	garbage := write(t, t.TempDir(), "garbage.yaml", strings.Repeat("{[", 25<<20))
+	r = run(t, "", garbage)
+	if r.code != exitcode.Usage || !strings.Contains(r.stdout, "unreadable-document") {
+		t.Errorf("50 MB of brackets: exit %d, want 2 with an unreadable-document finding:\n%s", r.code, tail(r.stdout))
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
+}
+
+func TestListRulesJSON(t *testing.T) {
+	r := run(t, "", "--list-rules", "-o", "yaml")
+	var out struct {
+		Rules []lint.Rule `json:"rules"`
+	}
+	if err := yaml.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Rules) != len(lint.Rules()) {
+		t.Fatalf("--list-rules -o yaml: %v, %d rules", err, len(out.Rules))
+	}
+}
+
+func TestDisableAndSeverity(t *testing.T) {
+	all := decodeReport(t, run(t, "", "-o", "json", "../../../examples/prepare-db.yaml").stdout)
+	if all.Summary.Warnings == 0 || all.Summary.Infos == 0 {
+		t.Fatalf("prepare-db: want warnings and infos, got %+v", all.Summary)
+	}
+	r := decodeReport(t, run(t, "", "-o", "json", "--disable", "prepare-db-mode,image-without-digest", "../../../examples/prepare-db.yaml").stdout)
+	for _, f := range r.Findings {
+		if f.Rule == lint.RulePrepareDB || f.Rule == lint.RuleImageNoDigest {
+			t.Errorf("disabled rule reported: %+v", f)
+		}
+	}
+	r = decodeReport(t, run(t, "", "-o", "json", "--severity", "warning", "../../../examples/prepare-db.yaml").stdout)
+	if r.Summary.Infos != 0 || r.Summary.Warnings != all.Summary.Warnings {
+		t.Errorf("--severity warning: %+v, want the warnings and no infos", r.Summary)
+	}
+}
