@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -227,5 +228,20 @@ func TestCorpusServerWarningsMatch(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("no server warning in the corpus verdicts")
+	}
+}
+
+// The README's rule table documents every rule, with its severity.
+func TestREADMEDocumentsEveryRule(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(data)
+	for _, r := range Rules() {
+		row := "| `" + r.ID + "` | " + string(r.Severity) + " | "
+		if !strings.Contains(readme, row) {
+			t.Errorf("README.md has no rule table row starting %q", row)
+		}
 	}
 }
