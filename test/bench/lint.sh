@@ -58,11 +58,11 @@ measure() {
   for i in $(seq "$RUNS"); do
     out="$work/$name.$i"
     set +e
-    "$TIME" -f '%e %M %x' -o "$out.time" "$@" >"$out.stdout" 2>"$out.stderr"
+    "$TIME" -f '%e %M %x %U %S' -o "$out.time" "$@" >"$out.stdout" 2>"$out.stderr"
     set -e
-    read -r wall rss code < <(tail -1 "$out.time")
-    printf '%-8s run %d: %6.2f s wall, %7.1f MiB peak RSS, exit %s, %s lines of output\n' \
-      "$name" "$i" "$wall" "$(echo "$rss / 1024" | bc -l)" "$code" "$(wc -l < "$out.stdout")"
+    read -r wall rss code user sys < <(tail -1 "$out.time")
+    printf '%-8s run %d: %6.2f s wall, %5.2f s CPU, %7.1f MiB peak RSS, exit %s, %s lines of output\n' \
+      "$name" "$i" "$wall" "$(echo "$user + $sys" | bc -l)" "$(echo "$rss / 1024" | bc -l)" "$code" "$(wc -l < "$out.stdout")"
     walls[$name]+="$wall "
   done
 }
@@ -72,7 +72,7 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[i
 echo "stream: $DOCS Job documents, $(wc -c < "$stream") bytes, $(wc -l < "$stream") lines"
 echo "kubectl: $("$KUBECTL" version --client -o json | grep -m1 gitVersion | tr -d ' ",')"
 echo "plugin:  $("$PLUGIN" version)"
-echo "runs:    $RUNS of each, interleaved per tool"
+echo "runs:    $RUNS of each, one tool after the other; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "\$ kubectl create --dry-run=client -o name -f jobs.yaml"
 measure kubectl "$KUBECTL" create --dry-run=client -o name -f "$stream"
