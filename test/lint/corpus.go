@@ -189,9 +189,9 @@ func Check(ctx context.Context, kubectl, kubeconfig, namespace, file string) (Ve
 
 var invalidRE = regexp.MustCompile(`^The [A-Za-z]+ "[^"]*" is invalid: ?(.*)$`)
 
-// ParseKubectl turns kubectl create's stderr and exit code into a verdict. File names and
-// server addresses in error lines are replaced by placeholders so that a verdict does not
-// depend on where it was recorded.
+// ParseKubectl turns kubectl create's stderr and exit code into a verdict. File names, server
+// addresses and UIDs are replaced by placeholders so that a verdict does not depend on where
+// or when it was recorded.
 func ParseKubectl(stderr string, exitCode int) Verdict {
 	v := Verdict{Verdict: "accepted"}
 	if exitCode != 0 {
@@ -205,10 +205,10 @@ func ParseKubectl(stderr string, exitCode int) Verdict {
 		case invalidRE.MatchString(line):
 			v.By = "server"
 			if rest := invalidRE.FindStringSubmatch(line)[1]; rest != "" {
-				v.Causes = append(v.Causes, rest)
+				v.Causes = append(v.Causes, NormalizeMessage(rest))
 			}
 		case strings.HasPrefix(line, "* "):
-			v.Causes = append(v.Causes, strings.TrimPrefix(line, "* "))
+			v.Causes = append(v.Causes, NormalizeMessage(strings.TrimPrefix(line, "* ")))
 		default:
 			line = normalizeErrorLine(line)
 			v.Errors = append(v.Errors, line)
