@@ -13,8 +13,8 @@ import (
 // ValidatePodTemplate mirrors the parts of pkg/apis/core/validation: ValidatePodTemplateSpec
 // that Job manifests run into: template labels and annotations, containers present with valid,
 // unique names and an image, pull and termination-message policies, ports, environment
-// variable names, volume names and mounts, cpu/memory requests within limits, init-container
-// restart policy and probes, the pod-level restartPolicy, activeDeadlineSeconds,
+// variable names, volume names and mounts, cpu/memory requests within limits, container
+// restart policies, probes on init containers, the pod-level restartPolicy, activeDeadlineSeconds,
 // serviceAccountName, nodeSelector, hostname/subdomain and ephemeral containers. The template
 // must be defaulted (SetDefaultsJobSpecNested). Other pod rules (security contexts, volume
 // sources, affinity, probes' handlers, topology spread, ...) are not mirrored: for them lint
@@ -115,8 +115,23 @@ func validateContainers(containers []corev1.Container, vols map[string]bool, pat
 		} else {
 			names[c.Name] = true
 		}
+		errs = append(errs, validateContainerRestartPolicy(c.RestartPolicy, p)...)
 	}
 	return errs
+}
+
+// validateContainerRestartPolicy mirrors the policy part of validateContainerRestartPolicy
+// (ContainerRestartRules on): Always, Never or OnFailure.
+func validateContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, path *field.Path) field.ErrorList {
+	if policy == nil {
+		return nil
+	}
+	switch *policy {
+	case corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure:
+		return nil
+	}
+	return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *policy, []corev1.ContainerRestartPolicy{
+		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure})}
 }
 
 func validateInitContainers(containers, regular []corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
@@ -130,14 +145,10 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 		c := &containers[i]
 		p := path.Index(i)
 		errs = append(errs, validateContainerCommon(c, vols, p)...)
-		restartAlways := false
-		if c.RestartPolicy != nil {
-			if *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-				restartAlways = true
-			} else {
-				errs = append(errs, field.NotSupported(p.Child("restartPolicy"), *c.RestartPolicy, []corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
-			}
-		}
+		// ContainerRestartRules is beta and on in v1.37: an init container may have any of the
+		// container restart policies; only Always makes it a sidecar.
+		errs = append(errs, validateContainerRestartPolicy(c.RestartPolicy, p)...)
+		restartAlways := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
 		if names[c.Name] {
 			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
 		} else if c.Name != "" {

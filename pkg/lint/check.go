@@ -204,6 +204,20 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 		c.add(RulePerIndexOnFailure, SeverityWarning, p("template", "spec", "restartPolicy"),
 			"backoffLimitPerIndex with restartPolicy OnFailure: failing containers restart in place, so per-index retries never count them; a crash-looping index restarts until the Job's deadline")
 	}
+	for i, ctr := range spec.Template.Spec.Containers {
+		path := prefix.Child("template", "spec", "containers").Index(i)
+		switch {
+		case ctr.RestartPolicy != nil && *ctr.RestartPolicy == corev1.ContainerRestartPolicyAlways:
+			c.add(RuleContainerRestart, SeverityWarning, path.Child("restartPolicy").String(), fmt.Sprintf(
+				"container %q has restartPolicy Always: the kubelet restarts it even after it succeeds, so its pods never finish and the Job runs until its deadline, if it has one", ctr.Name))
+		case ctr.RestartPolicy != nil && *ctr.RestartPolicy == corev1.ContainerRestartPolicyOnFailure:
+			c.add(RuleContainerRestart, SeverityWarning, path.Child("restartPolicy").String(), fmt.Sprintf(
+				"container %q has restartPolicy OnFailure: it restarts in place when it fails, so the pod does not fail and no podFailurePolicy rule, per-index limit or backoffLimit ever sees the failure", ctr.Name))
+		case len(ctr.RestartPolicyRules) > 0:
+			c.add(RuleContainerRestart, SeverityWarning, path.Child("restartPolicyRules").String(), fmt.Sprintf(
+				"container %q has restartPolicyRules: the exit codes they match restart it in place, and those failures never reach podFailurePolicy, the per-index limits or backoffLimit", ctr.Name))
+		}
+	}
 	if rs.ActiveDeadlineSeconds != nil && *rs.ActiveDeadlineSeconds == 0 {
 		c.add(RuleDeadlineZero, SeverityWarning, p("activeDeadlineSeconds"),
 			"activeDeadlineSeconds is 0: the Job fails with DeadlineExceeded on its first sync, before any pod is created")

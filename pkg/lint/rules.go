@@ -46,6 +46,7 @@ const (
 	RuleSuspended            = "suspended"
 	RuleSkippedKind          = "skipped-kind"
 	RuleCronJobIndexHostname = "cronjob-index-hostname"
+	RuleContainerRestart     = "container-restart-policy"
 )
 
 const serverRejects = "The API server rejects the object; nothing is created."
@@ -110,6 +111,9 @@ var rules = []Rule{
 	{RulePerIndexOnFailure, SeverityWarning, "backoffLimitPerIndex with restartPolicy OnFailure.",
 		"The kubelet restarts failing containers in place, so pods rarely fail and per-index counting never sees the failures; only the sum of container restarts is compared with backoffLimit (2147483647 by default with per-index), so a crash-looping index restarts until activeDeadlineSeconds, if ever.",
 		"Use restartPolicy: Never (required anyway for a podFailurePolicy)."},
+	{RuleContainerRestart, SeverityWarning, "A Job's container with its own restartPolicy OnFailure or Always, or restartPolicyRules (ContainerRestartRules, beta in 1.35).",
+		"The kubelet restarts that container in place, so its failures never fail the pod: podFailurePolicy, backoffLimitPerIndex and backoffLimit do not see them, and with Always even a successful exit restarts it, so the pod, and the Job, never finish.",
+		"Remove the container's restartPolicy (the pod's Never applies) unless in-place restarts are really wanted; then bound the Job with activeDeadlineSeconds."},
 	{RuleDeadlineZero, SeverityWarning, "activeDeadlineSeconds: 0.",
 		"The Job fails with DeadlineExceeded on its first sync, before any pod is created.", "Remove it or set the real time budget in seconds."},
 	{RuleParallelismZero, SeverityWarning, "parallelism: 0.",
