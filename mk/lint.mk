@@ -6,6 +6,8 @@
 #                        set LINT_KUBECONFIG to ask an already running cluster instead)
 #   make bench-lint      lint a generated 10,000-Job stream next to
 #                        `kubectl create --dry-run=client -o name -f` on the same file
+#   make lint-bigfile    the 50 MB input test of lint without the race detector (make test runs
+#                        with -race, where it takes minutes and skips itself); part of make check
 #
 # The offline check of lint against the recorded verdicts is a unit test (pkg/lint, make test);
 # the live re-check is the e2e test test/e2e/lint_corpus_test.go (make e2e).
@@ -14,7 +16,12 @@ LINT_CLUSTER_DIR ?= $(or $(TMPDIR),/tmp)/kubectl-indexed-lint-verdicts
 LINT_KUBECONFIG  ?=
 BENCH_DOCS       ?= 10000
 
-.PHONY: lint-verdicts bench-lint
+.PHONY: lint-verdicts bench-lint lint-bigfile
+
+CHECK_EXTRA += lint-bigfile
+
+lint-bigfile: ## lint's 50 MB input test, without -race
+	go test -count=1 -run '^TestFiftyMegabytes$$' ./pkg/cmd/lint
 
 lint-verdicts: cluster-bins ## Re-record the API server's verdicts on the lint corpus
 	@bin_dir=$$(bash $(CLUSTER_BUILD) --print-bin-dir); \
