@@ -28,8 +28,8 @@ var (
 		worded as the server words them: every Job validation rule (negative values, Indexed
 		without completions, per-index and maxFailedIndexes requirements, podFailurePolicy,
 		successPolicy, podReplacementPolicy, restartPolicy, managedBy, selector, name length),
-		the basics of the pod template, and unknown or duplicate fields as kubectl's strict field
-		validation reports them. Warnings are accepted by the server but hurt at run time, such as
+		the basics of the pod template, and unknown fields as kubectl's strict field validation
+		reports them (a duplicated field is a warning: kubectl keeps the last value). Warnings are accepted by the server but hurt at run time, such as
 		the "prepare-db" mode where the global backoffLimit kills every healthy shard after a few
 		transient failures. Info notes are worth knowing. Every finding names the file, line,
 		object and field path, and explains why it matters and how to fix it.
