@@ -20,7 +20,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
@@ -457,5 +459,27 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 		if !strings.Contains(strings.Join(strings.Fields(cmd.Long), " "), want) {
 			t.Errorf("long help lacks %q", want)
 		}
+	}
+}
+
+// TestClientConfig: pods are listed in protobuf, and client-go's default rate limit (5 per
+// second) does not throttle the pages of a large Job.
+func TestClientConfig(t *testing.T) {
+	j, pods := seed()
+	client := clientFor(j, pods)
+	streams, _, _, _ := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	var got *rest.Config
+	o.NewClient = func(c *rest.Config) (kubernetes.Interface, error) { got = c; return client, nil }
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	if err := o.Complete(f, []string{"seed"}); err != nil {
+		t.Fatal(err)
+	}
+	if got.ContentType != "application/vnd.kubernetes.protobuf" || !strings.HasPrefix(got.AcceptContentTypes, "application/vnd.kubernetes.protobuf") {
+		t.Errorf("content types %q / %q", got.ContentType, got.AcceptContentTypes)
+	}
+	if got.QPS != ListQPS || got.Burst != ListBurst {
+		t.Errorf("QPS %v burst %d", got.QPS, got.Burst)
 	}
 }
