@@ -1,0 +1,76 @@
+# Distribution of kubectl indexed (issue 7): goreleaser, the krew manifest, and krew's own tools
+# checking both. Included by the root Makefile.
+#
+#   make goreleaser-check  goreleaser check (.goreleaser.yaml)
+#   make dist              goreleaser snapshot build of every platform into dist/
+#   make krew-manifest     dist, then regenerate plugins/indexed.yaml (commit it) from the single
+#                          template krew/indexed.yaml.tmpl with the archives' real sha256 values
+#   make krew-check        render the manifest into dist/plugins/, review rules, agreement
+#                          with goreleaser's own krew manifest and with the committed one
+#   make validate-krew     krew's validate-krew-manifest on plugins/indexed.yaml, and on the same
+#                          manifest pointed at dist/ served on loopback, installing every platform
+#   make krew-smoke        install the snapshot archive with krew in a throwaway KREW_ROOT and run
+#                          `kubectl indexed version` and completion through kubectl
+#
+# The tools are pinned and built from the Go module proxy into .tools/ on first use.
+
+GORELEASER_VERSION     := v2.15.1
+GORELEASER             := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
+# Parallel goreleaser builds (each a `go build`, itself parallel). See the README's notes on
+# build time: on 2 cores, 2 builds at a time is what keeps both cores busy while one links.
+GORELEASER_PARALLELISM ?= 2
+KREW_VERSION           := v0.4.3
+KREW_TOOLS             := $(TOOLS_BIN)/krew-$(KREW_VERSION)
+KREW                   := $(KREW_TOOLS)/kubectl-krew
+VALIDATE_KREW          := $(KREW_TOOLS)/validate-krew-manifest
+KREWMANIFEST           := go run ./hack/krewmanifest
+KREW_GENERATED         := dist/plugins/indexed.yaml
+# What the checks below read from a build: made by `make dist` when missing. `make dist`
+# always rebuilds; run it first when the tree changed since the last build.
+DIST_BUILT             := dist/artifacts.json
+
+.PHONY: goreleaser-check dist krew-manifest krew-check validate-krew krew-smoke
+
+$(GORELEASER):
+	@mkdir -p $(TOOLS_BIN)
+	GOBIN=$(TOOLS_BIN)/goreleaser.tmp go install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION)
+	mv $(TOOLS_BIN)/goreleaser.tmp/goreleaser $(GORELEASER)
+	rmdir $(TOOLS_BIN)/goreleaser.tmp
+
+# krew's own CLI and its manifest validator, from the sigs.k8s.io/krew module.
+$(KREW) $(VALIDATE_KREW) &:
+	@mkdir -p $(KREW_TOOLS)
+	GOBIN=$(KREW_TOOLS) go install sigs.k8s.io/krew/cmd/krew@$(KREW_VERSION) sigs.k8s.io/krew/cmd/validate-krew-manifest@$(KREW_VERSION)
+	mv $(KREW_TOOLS)/krew $(KREW)
+
+goreleaser-check: $(GORELEASER) ## goreleaser check
+	$(GORELEASER) check
+
+$(DIST_BUILT):
+	$(MAKE) dist
+
+dist: $(GORELEASER) ## Snapshot build of every platform into dist/
+	@start=$$(date +%s); \
+	$(GORELEASER) release --snapshot --clean --parallelism $(GORELEASER_PARALLELISM); \
+	echo "dist: snapshot build took $$(( $$(date +%s) - start ))s"; \
+	ls -l dist/*.tar.gz dist/*.zip | awk '{ printf "dist: %6.1f MiB  %s\n", $$5/1048576, $$9 }'
+
+krew-manifest: dist ## Regenerate plugins/indexed.yaml from a snapshot build
+	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o plugins/indexed.yaml
+
+krew-check: $(DIST_BUILT) ## The rendered manifest follows krew-index's rules and agrees with goreleaser's and the committed one
+	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o $(KREW_GENERATED)
+	$(KREWMANIFEST) compare-goreleaser -goreleaser dist/krew/indexed.yaml $(KREW_GENERATED)
+	$(KREWMANIFEST) check plugins/indexed.yaml
+	$(KREWMANIFEST) compare-committed -committed plugins/indexed.yaml $(KREW_GENERATED)
+
+validate-krew: $(DIST_BUILT) $(KREW) $(VALIDATE_KREW) cluster-bins ## krew's validate-krew-manifest, structural and installing every platform
+	$(VALIDATE_KREW) -skip-install -manifest plugins/indexed.yaml
+	PATH="$(KREW_TOOLS):$$(bash $(CLUSTER_BUILD) --print-bin-dir):$$PATH" \
+	  $(KREWMANIFEST) serve -dist dist -template krew/indexed.yaml.tmpl -- $(VALIDATE_KREW) -manifest {manifest}
+
+krew-smoke: $(DIST_BUILT) $(KREW) cluster-bins ## Install the snapshot archive with krew and run it through kubectl
+	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o $(KREW_GENERATED)
+	bash hack/krew-smoke.sh $(KREW) $(KREW_GENERATED) dist "$$(bash $(CLUSTER_BUILD) --print-bin-dir)"
+
+CHECK_EXTRA += goreleaser-check dist krew-check validate-krew krew-smoke
