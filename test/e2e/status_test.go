@@ -221,6 +221,11 @@ data:
 			t.Errorf("index %d shard %q, want %q", i, rep.Indexes[i].ShardID, want)
 		}
 	}
+	// Job names complete (cobra's __complete, which kubectl_complete-indexed and the shell
+	// scripts call).
+	if c := KubectlIndexed(t, "__complete", "status", "-n", ns, ""); !strings.Contains(c.Stdout, "sharded\n") {
+		t.Errorf("Job name completion does not offer the Job:\n%s", c)
+	}
 	MustKubectl(t, "delete", "configmap", "sharded-shards", "-n", ns)
 	r = KubectlIndexed(t, "status", "sharded", "-n", ns)
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, `The Job names shard ConfigMap "sharded-shards" but it does not exist`) {
