@@ -317,3 +317,28 @@ func TestLoadDistRejects(t *testing.T) {
 		})
 	}
 }
+
+// FuzzManifest feeds arbitrary bytes to what reads manifests: nothing may panic, and a
+// manifest that parses is either accepted or given reasons.
+func FuzzManifest(f *testing.F) {
+	good, err := Render(realTemplate, fakeData("v1.2.3", "a"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte("apiVersion: v1\nspec:\n  version: v1\n"))
+	f.Add([]byte("spec: {platforms: [{selector: {matchLabels: {os: linux}}}]}"))
+	f.Add([]byte("  version: v0.0.1\n    sha256: " + strings.Repeat("a", 64) + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_ = Normalize(data)
+		_ = lineDiff(data, good)
+		m, err := Parse(data)
+		if err != nil {
+			return
+		}
+		if problems := Check("indexed.yaml", m); len(problems) == 0 && len(m.Spec.Platforms) != len(Platforms) {
+			t.Errorf("accepted a manifest with %d platforms", len(m.Spec.Platforms))
+		}
+		_ = CompareGoreleaser(m, m)
+	})
+}
