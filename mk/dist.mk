@@ -16,8 +16,8 @@
 
 GORELEASER_VERSION     := v2.15.1
 GORELEASER             := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
-# Parallel goreleaser builds (each a `go build`, itself parallel). See the README's notes on
-# build time: on 2 cores, 2 builds at a time is what keeps both cores busy while one links.
+# Parallel goreleaser builds (each a `go build`, itself parallel): while one build links (mostly
+# one core), the other compiles. Build times are in the README ("Releases and krew").
 GORELEASER_PARALLELISM ?= 2
 KREW_VERSION           := v0.4.3
 KREW_TOOLS             := $(TOOLS_BIN)/krew-$(KREW_VERSION)
