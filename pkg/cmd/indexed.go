@@ -99,7 +99,7 @@ func Execute(ctx context.Context, root *cobra.Command, streams genericiooptions.
 		return exitcode.OK
 	}
 	if msg := exitcode.Message(err); msg != "" {
-		fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
+		_, _ = fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
 	}
 	return exitcode.Code(err)
 }
