@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
 var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -47,7 +49,7 @@ func manifest() *batchv1.Job {
 // selector and labels, the Job's labels copied from the template, server metadata.
 func stored(j *batchv1.Job) *batchv1.Job {
 	s := j.DeepCopy()
-	Default(s)
+	jobspec.SetDefaultsJob(s)
 	s.UID = testUID
 	s.ResourceVersion = "4242"
 	s.Generation = 1
@@ -170,3 +172,5 @@ func desiredJob(mut func(*batchv1.Job)) *batchv1.Job {
 }
 
 func worker(j *batchv1.Job) *corev1.Container { return &j.Spec.Template.Spec.Containers[0] }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -7,6 +7,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
 // GeneratedLabels are the labels the API server puts on a Job's pod template (and, through
@@ -37,11 +39,8 @@ type normalized struct {
 // without the generated labels. The selector is left to pairSelectors.
 func normalize(in *batchv1.Job) (*normalized, error) {
 	job := in.DeepCopy()
-	Default(job)
-	// SetDefaults_Job: a Job without labels gets its template's labels.
-	if len(job.Labels) == 0 && job.Spec.Template.Labels != nil {
-		job.Labels = copyMap(job.Spec.Template.Labels)
-	}
+	// As on the server, a Job without labels gets its template's labels (the same map).
+	jobspec.SetDefaultsJob(job)
 	for _, k := range GeneratedLabels {
 		delete(job.Labels, k)
 		delete(job.Spec.Template.Labels, k)
@@ -95,14 +94,6 @@ func dropNulls(v any) any {
 		}
 	}
 	return v
-}
-
-func copyMap(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // isEmpty reports whether v means "unset": absent, null, an empty map or an empty list.

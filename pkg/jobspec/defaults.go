@@ -2,10 +2,10 @@ package jobspec
 
 import (
 	"math"
-	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -34,9 +34,8 @@ func GenerateName(prefix string) string {
 }
 
 // Default returns a copy of job as the API server stores it before validation: name generated
-// from generateName, UID filled in (PlaceholderUID), SetDefaults_Job and the pod template
-// defaults applied, and the selector and template labels generated (strategy.go:
-// generateSelector). job itself is not changed.
+// from generateName, UID filled in (PlaceholderUID), SetDefaultsJob applied, and the selector
+// and template labels generated (strategy.go: generateSelector). job itself is not changed.
 func Default(job *batchv1.Job) *batchv1.Job {
 	j := job.DeepCopy()
 	if j.Name == "" && j.GenerateName != "" {
@@ -51,94 +50,134 @@ func Default(job *batchv1.Job) *batchv1.Job {
 	return j
 }
 
-// SetDefaultsJob applies pkg/apis/batch/v1/defaults.go: SetDefaults_Job and the defaults of the
-// nested types (pod template, podFailurePolicy patterns), in place.
+// SetDefaultsJob fills in, in place, every field the Kubernetes v1.37 API server defaults when
+// a batch/v1 Job is decoded on create, so that a manifest that leaves a field unset compares
+// equal to the stored Job that carries the default, and is validated as the server validates
+// it.
+//
+// It mirrors k8s.io/kubernetes v1.37.2 pkg/apis/batch/v1/zz_generated.defaults.go
+// (SetObjectDefaults_Job), with the functions it calls from pkg/apis/batch/v1/defaults.go
+// (SetDefaults_Job, SetDefaults_PodFailurePolicyOnPodConditionsPattern) and
+// pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec, _Container, _Volume, _Probe, ...). The
+// plugin module cannot import k8s.io/kubernetes, so the rules are copied; the e2e test
+// TestDiffDefaultsMatchServer checks them against what a real API server stores.
+//
+// As SetDefaults_Job does, a Job without labels gets its template's labels (the same map).
+// What SetDefaultsJob does not do, because the server does it later, in the Job strategy, from
+// things a manifest does not hold: generate the name, the UID, the selector and the
+// controller-uid/job-name labels (Default does that).
 func SetDefaultsJob(obj *batchv1.Job) {
-	if obj.Spec.Completions == nil && obj.Spec.Parallelism == nil {
-		obj.Spec.Completions = ptr.To[int32](1)
-		obj.Spec.Parallelism = ptr.To[int32](1)
-	}
-	if obj.Spec.Parallelism == nil {
-		obj.Spec.Parallelism = ptr.To[int32](1)
-	}
-	if obj.Spec.BackoffLimit == nil {
-		if obj.Spec.BackoffLimitPerIndex != nil {
-			obj.Spec.BackoffLimit = ptr.To[int32](math.MaxInt32)
-		} else {
-			obj.Spec.BackoffLimit = ptr.To[int32](6)
-		}
-	}
+	setDefaultsJobSpec(&obj.Spec)
 	labels := obj.Spec.Template.Labels
 	if labels != nil && len(obj.Labels) == 0 {
 		obj.Labels = labels
 	}
-	if obj.Spec.CompletionMode == nil {
-		obj.Spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
-	}
-	if obj.Spec.Suspend == nil {
-		obj.Spec.Suspend = ptr.To(false)
-	}
-	if obj.Spec.PodReplacementPolicy == nil {
-		if obj.Spec.PodFailurePolicy != nil {
-			obj.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
-		} else {
-			obj.Spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
-		}
-	}
-	if obj.Spec.ManualSelector == nil {
-		obj.Spec.ManualSelector = ptr.To(false)
-	}
 	SetDefaultsJobSpecNested(&obj.Spec)
 }
 
-// SetDefaultsJobSpecNested applies the defaults of the types nested in a JobSpec (the generated
-// defaulters walk into them for Jobs and for CronJob jobTemplates alike): podFailurePolicy
-// onPodConditions status, and the pod template.
+// setDefaultsJobSpec is the JobSpec part of SetDefaults_Job.
+func setDefaultsJobSpec(spec *batchv1.JobSpec) {
+	if spec.Completions == nil && spec.Parallelism == nil {
+		spec.Completions = ptr.To[int32](1)
+		spec.Parallelism = ptr.To[int32](1)
+	}
+	if spec.Parallelism == nil {
+		spec.Parallelism = ptr.To[int32](1)
+	}
+	if spec.BackoffLimit == nil {
+		if spec.BackoffLimitPerIndex != nil {
+			spec.BackoffLimit = ptr.To[int32](math.MaxInt32)
+		} else {
+			spec.BackoffLimit = ptr.To[int32](6)
+		}
+	}
+	if spec.CompletionMode == nil {
+		spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
+	}
+	if spec.Suspend == nil {
+		spec.Suspend = ptr.To(false)
+	}
+	if spec.PodReplacementPolicy == nil {
+		if spec.PodFailurePolicy != nil {
+			spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
+		} else {
+			spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
+		}
+	}
+	if spec.ManualSelector == nil {
+		spec.ManualSelector = ptr.To(false)
+	}
+}
+
+// SetDefaultsJobSpecNested applies the defaults of the types nested in a JobSpec, which the
+// generated defaulters apply to a Job and to a CronJob's jobTemplate alike (a jobTemplate gets
+// no SetDefaults_Job): podFailurePolicy onPodConditions status, and the pod template.
 func SetDefaultsJobSpecNested(spec *batchv1.JobSpec) {
-	if spec.PodFailurePolicy != nil {
-		for i := range spec.PodFailurePolicy.Rules {
-			for j := range spec.PodFailurePolicy.Rules[i].OnPodConditions {
-				p := &spec.PodFailurePolicy.Rules[i].OnPodConditions[j]
-				if p.Status == "" {
-					p.Status = corev1.ConditionTrue
+	if pfp := spec.PodFailurePolicy; pfp != nil {
+		for i := range pfp.Rules {
+			for j := range pfp.Rules[i].OnPodConditions {
+				if pfp.Rules[i].OnPodConditions[j].Status == "" {
+					pfp.Rules[i].OnPodConditions[j].Status = corev1.ConditionTrue
 				}
 			}
 		}
 	}
-	setDefaultsPodSpec(&spec.Template.Spec)
+	setDefaultsPodTemplate(&spec.Template)
 }
 
-// setDefaultsPodSpec applies the parts of pkg/apis/core/v1/defaults.go that validation depends
-// on: restartPolicy, dnsPolicy, terminationGracePeriodSeconds, container pull policy,
-// termination message policy and port protocol.
-func setDefaultsPodSpec(obj *corev1.PodSpec) {
-	if obj.ServiceAccountName == "" {
-		obj.ServiceAccountName = obj.DeprecatedServiceAccount //nolint:staticcheck // mirrors the server's defaulting
+// setDefaultsPodTemplate applies the pod template part of SetObjectDefaults_Job.
+func setDefaultsPodTemplate(t *corev1.PodTemplateSpec) {
+	spec := &t.Spec
+	setDefaultsPodSpec(spec)
+	for i := range spec.Volumes {
+		setDefaultsVolume(&spec.Volumes[i])
 	}
-	obj.DeprecatedServiceAccount = obj.ServiceAccountName //nolint:staticcheck // mirrors the server's defaulting
-	if obj.DNSPolicy == "" {
-		obj.DNSPolicy = corev1.DNSClusterFirst
+	for i := range spec.InitContainers {
+		setDefaultsContainer(&spec.InitContainers[i])
 	}
-	if obj.RestartPolicy == "" {
-		obj.RestartPolicy = corev1.RestartPolicyAlways
+	for i := range spec.Containers {
+		setDefaultsContainer(&spec.Containers[i])
 	}
-	if obj.TerminationGracePeriodSeconds == nil {
-		obj.TerminationGracePeriodSeconds = ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds)
+	for i := range spec.EphemeralContainers {
+		c := corev1.Container(spec.EphemeralContainers[i].EphemeralContainerCommon)
+		setDefaultsContainer(&c)
+		spec.EphemeralContainers[i].EphemeralContainerCommon = corev1.EphemeralContainerCommon(c)
 	}
-	for _, list := range [][]corev1.Container{obj.Containers, obj.InitContainers} {
-		for i := range list {
-			setDefaultsContainer(&list[i])
-		}
+	roundUpResources(spec.Overhead)
+	if spec.Resources != nil {
+		roundUpResources(spec.Resources.Limits)
+		roundUpResources(spec.Resources.Requests)
 	}
 }
 
+// setDefaultsPodSpec is SetDefaults_PodSpec.
+func setDefaultsPodSpec(spec *corev1.PodSpec) {
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount //nolint:staticcheck // mirrors the server's defaulting
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName //nolint:staticcheck // mirrors the server's defaulting
+	if spec.DNSPolicy == "" {
+		spec.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if spec.SecurityContext == nil {
+		spec.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		spec.TerminationGracePeriodSeconds = ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds)
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = corev1.DefaultSchedulerName
+	}
+}
+
+// setDefaultsContainer is SetDefaults_Container plus the per-container part of
+// SetObjectDefaults_Job (ports, env, resources, probes, lifecycle handlers).
 func setDefaultsContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
-		if imageTag(c.Image) == "latest" {
-			c.ImagePullPolicy = corev1.PullAlways
-		} else {
-			c.ImagePullPolicy = corev1.PullIfNotPresent
-		}
+		c.ImagePullPolicy = defaultPullPolicy(c.Image)
 	}
 	if c.TerminationMessagePath == "" {
 		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
@@ -146,26 +185,188 @@ func setDefaultsContainer(c *corev1.Container) {
 	if c.TerminationMessagePolicy == "" {
 		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
 	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = corev1.ProtocolTCP
+	for j := range c.Ports {
+		if c.Ports[j].Protocol == "" {
+			c.Ports[j].Protocol = corev1.ProtocolTCP
+		}
+	}
+	for j := range c.Env {
+		vf := c.Env[j].ValueFrom
+		if vf == nil {
+			continue
+		}
+		if vf.FieldRef != nil && vf.FieldRef.APIVersion == "" {
+			vf.FieldRef.APIVersion = "v1"
+		}
+		if vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
+			vf.FileKeyRef.Optional = ptr.To(false)
+		}
+	}
+	roundUpResources(c.Resources.Limits)
+	roundUpResources(c.Resources.Requests)
+	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		setDefaultsProbe(p)
+	}
+	if c.Lifecycle != nil {
+		if c.Lifecycle.PostStart != nil {
+			setDefaultsHTTPGet(c.Lifecycle.PostStart.HTTPGet)
+		}
+		if c.Lifecycle.PreStop != nil {
+			setDefaultsHTTPGet(c.Lifecycle.PreStop.HTTPGet)
 		}
 	}
 }
 
-// imageTag returns the tag of an image reference, "latest" when it has neither tag nor digest.
-func imageTag(image string) string {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-		if !strings.Contains(image[strings.LastIndex(image, "/")+1:], ":") {
-			return ""
+// defaultPullPolicy is the image pull policy default: Always for the tag "latest" (which an
+// image without tag or digest gets), IfNotPresent otherwise, including images that do not
+// parse.
+func defaultPullPolicy(image string) corev1.PullPolicy {
+	if imageTag(image) == "latest" {
+		return corev1.PullAlways
+	}
+	return corev1.PullIfNotPresent
+}
+
+func setDefaultsProbe(p *corev1.Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = 1
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = 10
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = 1
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = 3
+	}
+	setDefaultsHTTPGet(p.HTTPGet)
+	if p.GRPC != nil && p.GRPC.Service == nil {
+		p.GRPC.Service = ptr.To("")
+	}
+}
+
+func setDefaultsHTTPGet(h *corev1.HTTPGetAction) {
+	if h == nil {
+		return
+	}
+	if h.Path == "" {
+		h.Path = "/"
+	}
+	if h.Scheme == "" {
+		h.Scheme = corev1.URISchemeHTTP
+	}
+}
+
+// setDefaultsVolume is SetDefaults_Volume plus the per-volume-source defaults.
+func setDefaultsVolume(v *corev1.Volume) {
+	if allVolumeSourcesNil(&v.VolumeSource) {
+		v.VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+	}
+	s := &v.VolumeSource
+	if s.Image != nil && s.Image.PullPolicy == "" {
+		// ImageVolume is GA and locked on in v1.37.
+		s.Image.PullPolicy = defaultPullPolicy(s.Image.Reference)
+	}
+	if s.HostPath != nil && s.HostPath.Type == nil {
+		s.HostPath.Type = ptr.To(corev1.HostPathUnset)
+	}
+	if s.Secret != nil && s.Secret.DefaultMode == nil {
+		s.Secret.DefaultMode = ptr.To(corev1.SecretVolumeSourceDefaultMode)
+	}
+	if s.ISCSI != nil && s.ISCSI.ISCSIInterface == "" {
+		s.ISCSI.ISCSIInterface = "default"
+	}
+	if s.RBD != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
+		if s.RBD.RBDPool == "" {
+			s.RBD.RBDPool = "rbd"
+		}
+		if s.RBD.RadosUser == "" {
+			s.RBD.RadosUser = "admin"
+		}
+		if s.RBD.Keyring == "" {
+			s.RBD.Keyring = "/etc/ceph/keyring"
 		}
 	}
-	last := image[strings.LastIndex(image, "/")+1:]
-	if i := strings.LastIndex(last, ":"); i >= 0 {
-		return last[i+1:]
+	if s.DownwardAPI != nil {
+		if s.DownwardAPI.DefaultMode == nil {
+			s.DownwardAPI.DefaultMode = ptr.To(corev1.DownwardAPIVolumeSourceDefaultMode)
+		}
+		for j := range s.DownwardAPI.Items {
+			setDefaultsFieldRef(s.DownwardAPI.Items[j].FieldRef)
+		}
 	}
-	return "latest"
+	if s.ConfigMap != nil && s.ConfigMap.DefaultMode == nil {
+		s.ConfigMap.DefaultMode = ptr.To(corev1.ConfigMapVolumeSourceDefaultMode)
+	}
+	if d := s.AzureDisk; d != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
+		if d.CachingMode == nil {
+			d.CachingMode = ptr.To(corev1.AzureDataDiskCachingReadWrite)
+		}
+		if d.FSType == nil {
+			d.FSType = ptr.To("ext4")
+		}
+		if d.ReadOnly == nil {
+			d.ReadOnly = ptr.To(false)
+		}
+		if d.Kind == nil {
+			d.Kind = ptr.To(corev1.AzureSharedBlobDisk)
+		}
+	}
+	if p := s.Projected; p != nil {
+		if p.DefaultMode == nil {
+			p.DefaultMode = ptr.To(corev1.ProjectedVolumeSourceDefaultMode)
+		}
+		for j := range p.Sources {
+			src := &p.Sources[j]
+			if src.DownwardAPI != nil {
+				for k := range src.DownwardAPI.Items {
+					setDefaultsFieldRef(src.DownwardAPI.Items[k].FieldRef)
+				}
+			}
+			if src.ServiceAccountToken != nil && src.ServiceAccountToken.ExpirationSeconds == nil {
+				src.ServiceAccountToken.ExpirationSeconds = ptr.To[int64](3600)
+			}
+		}
+	}
+	if s.ScaleIO != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
+		if s.ScaleIO.StorageMode == "" {
+			s.ScaleIO.StorageMode = "ThinProvisioned"
+		}
+		if s.ScaleIO.FSType == "" {
+			s.ScaleIO.FSType = "xfs"
+		}
+	}
+	if s.Ephemeral != nil && s.Ephemeral.VolumeClaimTemplate != nil {
+		spec := &s.Ephemeral.VolumeClaimTemplate.Spec
+		if spec.VolumeMode == nil {
+			spec.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
+		}
+		roundUpResources(spec.Resources.Limits)
+		roundUpResources(spec.Resources.Requests)
+	}
+}
+
+func setDefaultsFieldRef(f *corev1.ObjectFieldSelector) {
+	if f != nil && f.APIVersion == "" {
+		f.APIVersion = "v1"
+	}
+}
+
+// allVolumeSourcesNil is ptr.AllPtrFieldsNil(&VolumeSource): every source pointer is nil.
+func allVolumeSourcesNil(s *corev1.VolumeSource) bool {
+	return *s == corev1.VolumeSource{}
+}
+
+// roundUpResources is SetDefaults_ResourceList: quantities are rounded up to milli-units.
+func roundUpResources(list corev1.ResourceList) {
+	for name, q := range list {
+		q.RoundUp(resource.Milli)
+		list[name] = q
+	}
 }
 
 // The labels the server puts on a Job's pod template besides the batch.kubernetes.io/ ones

@@ -1,6 +1,8 @@
 // Package jobspec mirrors, offline, what a Kubernetes v1.37 API server does with a batch/v1 Job
-// (or a CronJob's jobTemplate) on create: the defaulting of pkg/apis/batch/v1/defaults.go, the
-// selector generation of the Job strategy, the Job validation of
+// (or a CronJob's jobTemplate) on create: the defaulting of SetObjectDefaults_Job
+// (pkg/apis/batch/v1 and the pod template defaults of pkg/apis/core/v1, shared by lint and
+// diff), the image reference parsing that chooses the default imagePullPolicy, the selector
+// generation of the Job strategy, the Job validation of
 // pkg/apis/batch/validation/validation.go, the object metadata checks, a subset of the pod
 // template checks, and the warnings the server returns on create.
 //

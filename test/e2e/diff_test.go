@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
 // diffManifest is the live Job of the classification tests as a user writes it: Indexed, 6
@@ -438,8 +439,8 @@ func TestDiffClassificationAgreesWithServer(t *testing.T) {
 }
 
 // TestDiffDefaultsMatchServer: a Job whose template leaves every defaulted field unset,
-// created on the real API server, compares equal to its manifest: the defaults jobdiff mirrors
-// are the ones the server applies.
+// created on the real API server, compares equal to its manifest: the defaults jobspec mirrors
+// (which diff and lint share) are the ones the server applies.
 func TestDiffDefaultsMatchServer(t *testing.T) {
 	ns := NewNamespace(t)
 	m := &batchv1.Job{
@@ -504,17 +505,17 @@ func TestDiffDefaultsMatchServer(t *testing.T) {
 	for _, d := range r.Differences {
 		t.Errorf("the server's default differs from jobdiff's: %s: stored %s, jobdiff %s", d.Path, dfJSON(d.Live), dfJSON(d.Desired))
 	}
-	// And the other way round: what jobdiff fills in is what the server stored, field by field.
+	// And the other way round: what jobspec fills in is what the server stored, field by field.
 	mine := m.DeepCopy()
-	jobdiff.Default(mine)
+	jobspec.SetDefaultsJob(mine)
 	if g, w := dfJSON(created.Spec.Template.Spec.Containers), dfJSON(mine.Spec.Template.Spec.Containers); g != w {
-		t.Errorf("containers:\nserver  %s\njobdiff %s", g, w)
+		t.Errorf("containers:\nserver  %s\njobspec %s", g, w)
 	}
 	if g, w := dfJSON(created.Spec.Template.Spec.Volumes), dfJSON(mine.Spec.Template.Spec.Volumes); g != w {
-		t.Errorf("volumes:\nserver  %s\njobdiff %s", g, w)
+		t.Errorf("volumes:\nserver  %s\njobspec %s", g, w)
 	}
 	if g, w := dfJSON(created.Spec.PodFailurePolicy), dfJSON(mine.Spec.PodFailurePolicy); g != w {
-		t.Errorf("podFailurePolicy:\nserver  %s\njobdiff %s", g, w)
+		t.Errorf("podFailurePolicy:\nserver  %s\njobspec %s", g, w)
 	}
 	for _, f := range []struct{ name, server, mine string }{
 		{"backoffLimit", dfJSON(created.Spec.BackoffLimit), dfJSON(mine.Spec.BackoffLimit)},
@@ -528,7 +529,7 @@ func TestDiffDefaultsMatchServer(t *testing.T) {
 		{"template serviceAccountName", created.Spec.Template.Spec.ServiceAccountName, mine.Spec.Template.Spec.ServiceAccountName},
 	} {
 		if f.server != f.mine {
-			t.Errorf("%s: server %s, jobdiff %s", f.name, f.server, f.mine)
+			t.Errorf("%s: server %s, jobspec %s", f.name, f.server, f.mine)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -54,7 +55,7 @@ func manifestJob() *batchv1.Job {
 // stored is the Job as the server returns it: defaulted, with generated labels and a status.
 func stored(m *batchv1.Job) *batchv1.Job {
 	j := m.DeepCopy()
-	jobdiff.Default(j)
+	jobspec.SetDefaultsJob(j)
 	j.UID = types.UID("uid-eval")
 	j.ResourceVersion = "7"
 	if j.Spec.Template.Labels == nil {

@@ -1,4 +1,4 @@
-package jobdiff
+package jobspec
 
 import (
 	"strings"
