@@ -10,7 +10,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/kubectl/pkg/util/completion"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
@@ -64,7 +63,6 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	flags := root.PersistentFlags()
 	configFlags.AddFlags(flags)
 	f := cmdutil.NewFactory(cmdutil.NewMatchVersionFlags(configFlags))
-	completion.SetFactoryForCompletion(f)
 	registerFlagCompletions(root, f)
 
 	root.AddCommand(version.NewCmdVersion(streams))
@@ -81,12 +79,10 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 // registerFlagCompletions completes the kubeconfig flags as kubectl does.
 func registerFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 	for flag, fn := range map[string]cobra.CompletionFunc{
-		"namespace": func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return completion.CompGetResource(f, "namespace", toComplete), cobra.ShellCompDirectiveNoFileComp
-		},
-		"context": completion.ContextCompletionFunc,
-		"cluster": completion.ClusterCompletionFunc,
-		"user":    completion.UserCompletionFunc,
+		"namespace": cmdcompletion.Namespaces(f),
+		"context":   cmdcompletion.KubeconfigNames(f, "context"),
+		"cluster":   cmdcompletion.KubeconfigNames(f, "cluster"),
+		"user":      cmdcompletion.KubeconfigNames(f, "user"),
 	} {
 		_ = root.RegisterFlagCompletionFunc(flag, fn)
 	}
