@@ -358,6 +358,41 @@ func grammarAccepts(s string, completions int) ([]Interval, bool) {
 	return out, true
 }
 
+// ValidateFormat answers as the API server's validateIndexesFormat for successPolicy
+// succeededIndexes: the count, and the error texts lint shows word for word.
+func TestValidateFormat(t *testing.T) {
+	for _, tc := range []struct {
+		in          string
+		completions int32
+		total       int32
+		err         string
+	}{
+		{"", 8, 0, ""}, {"0", 8, 1, ""}, {"0,2-4,6", 8, 5, ""}, {"1-2", 8, 2, ""},
+		{"2-1", 8, 0, "non-increasing order, previous: 2, current: 1"},
+		{"0,0", 8, 0, "non-increasing order, previous: 0, current: 0"},
+		{"1,", 8, 0, `cannot convert string to integer for index: ""`},
+		{"-1", 8, 0, `cannot convert string to integer for index: ""`},
+		{"8", 8, 0, `too large index: "8"`},
+		// No completions, or negative ones: every index is too large (not Unbounded).
+		{"", -1, 0, ""},
+		{"0", 0, 0, `too large index: "0"`},
+		{"0", -1, 0, `too large index: "0"`},
+		{"0-2147483646", 2147483647, 2147483647, ""},
+	} {
+		total, err := ValidateFormat(tc.in, tc.completions)
+		gotErr := ""
+		if err != nil {
+			gotErr = err.Error()
+		}
+		if total != tc.total || gotErr != tc.err {
+			t.Errorf("%q/%d: %d, %q; want %d, %q", tc.in, tc.completions, total, gotErr, tc.total, tc.err)
+		}
+	}
+	if set, err := Parse("0,2-4", 8); err != nil || !slices.Equal(slices.Collect(set.All()), []int{0, 2, 3, 4}) {
+		t.Errorf("indexes of 0,2-4: %v, %v", set, err)
+	}
+}
+
 // --- fuzz tests ---
 
 func addSeeds(f *testing.F) {
@@ -409,6 +444,23 @@ func FuzzParse(f *testing.F) {
 		}
 		if got.Len() > completions {
 			t.Fatalf("Len %d > completions %d", got.Len(), completions)
+		}
+	})
+}
+
+// FuzzValidateFormat checks ValidateFormat against the API server's own code, for any int32
+// completions (negative ones included): same verdict, same error text, same count.
+func FuzzValidateFormat(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, s string, c uint32) {
+		completions := int32(c) // the whole int32 range
+		total, err := ValidateFormat(s, completions)
+		refTotal, refErr := apiserverValidate(s, int(completions))
+		if (err == nil) != (refErr == nil) || (err != nil && err.Error() != refErr.Error()) {
+			t.Fatalf("ValidateFormat(%q, %d) error = %v; the API server says %v", s, completions, err, refErr)
+		}
+		if int(total) != refTotal {
+			t.Fatalf("ValidateFormat(%q, %d) = %d; the API server counts %d", s, completions, total, refTotal)
 		}
 	})
 }

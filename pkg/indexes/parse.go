@@ -57,6 +57,18 @@ func Parse(s string, completions int) (Set, error) {
 	return Set{ivs: ivs}, nil
 }
 
+// ValidateFormat is the API server's validateIndexesFormat, with its signature: it accepts
+// what Parse accepts below completions (nothing but "" when completions is 0 or less, as on the
+// server; there is no Unbounded here), returns the same error texts, and returns the number of
+// indexes listed. Job validation uses it for successPolicy succeededIndexes.
+func ValidateFormat(s string, completions int32) (int32, error) {
+	set, err := Parse(s, max(int(completions), 0))
+	if err != nil {
+		return 0, err
+	}
+	return int32(set.Len()), nil // below completions, so it fits
+}
+
 // parseInterval mirrors the API server's parseIndexInterval, including the order of its checks.
 func parseInterval(frag string, limit int) (x, y int, err error) {
 	dash := strings.IndexByte(frag, '-')

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // Limits from pkg/apis/batch/validation/validation.go.
@@ -446,7 +448,7 @@ func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolic
 			errs = append(errs, field.TooLong(p, "", maxSucceededIndexesLength))
 		}
 		var err error
-		if total, err = ValidateIndexesFormat(*rule.SucceededIndexes, *spec.Completions); err != nil {
+		if total, err = indexes.ValidateFormat(*rule.SucceededIndexes, *spec.Completions); err != nil {
 			errs = append(errs, field.Invalid(p, *rule.SucceededIndexes, fmt.Sprintf("error parsing succeededIndexes: %s", err.Error())))
 		}
 	}

@@ -240,30 +240,3 @@ func TestCronJobTemplateCrashesWithoutJobDefaults(t *testing.T) {
 		t.Errorf("as a Job it is accepted, got %v", vs)
 	}
 }
-
-func TestIndexesFormat(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		total int32
-		err   string
-	}{
-		{"", 0, ""}, {"0", 1, ""}, {"0,2-4,6", 5, ""}, {"1-2", 2, ""},
-		{"2-1", 0, "non-increasing order, previous: 2, current: 1"},
-		{"0,0", 0, "non-increasing order, previous: 0, current: 0"},
-		{"1,", 0, `cannot convert string to integer for index: ""`},
-		{"-1", 0, `cannot convert string to integer for index: ""`},
-		{"8", 0, `too large index: "8"`},
-	} {
-		total, err := ValidateIndexesFormat(tc.in, 8)
-		gotErr := ""
-		if err != nil {
-			gotErr = err.Error()
-		}
-		if total != tc.total || gotErr != tc.err {
-			t.Errorf("%q: %d, %q; want %d, %q", tc.in, total, gotErr, tc.total, tc.err)
-		}
-	}
-	if got := IndexesCovered("0,2-4", 8); !slices.Equal(got, []int32{0, 2, 3, 4}) {
-		t.Errorf("IndexesCovered = %v", got)
-	}
-}

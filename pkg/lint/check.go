@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
@@ -342,7 +343,7 @@ func (c *checker) successPolicyRules(spec *batchv1.JobSpec, prefix *field.Path) 
 		need := int64(-1)
 		switch {
 		case r.SucceededIndexes != nil:
-			total, err := jobspec.ValidateIndexesFormat(*r.SucceededIndexes, completions)
+			total, err := indexes.ValidateFormat(*r.SucceededIndexes, completions)
 			if err != nil || total == 0 {
 				continue
 			}
