@@ -11,16 +11,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
-// GeneratedLabels are the labels the API server puts on a Job's pod template (and, through
-// the template labels copied to a Job without labels, on the Job) when it generates the
-// selector. They carry the Job's UID and name, not anything the user chose.
-var GeneratedLabels = []string{
-	batchv1.ControllerUidLabel, // batch.kubernetes.io/controller-uid
-	"controller-uid",           // the legacy label
-	batchv1.JobNameLabel,       // batch.kubernetes.io/job-name
-	"job-name",                 // the legacy label
-}
-
 // IgnoredAnnotations are Job annotations written by tools and controllers, not by the user.
 var IgnoredAnnotations = []string{
 	corev1.LastAppliedConfigAnnotation,                // kubectl.kubernetes.io/last-applied-configuration
@@ -36,12 +26,12 @@ type normalized struct {
 }
 
 // normalize returns a defaulted copy of job reduced to its labels, annotations and spec,
-// without the generated labels. The selector is left to pairSelectors.
+// without the generated labels (jobspec.GeneratedLabels). The selector is left to pairSelectors.
 func normalize(in *batchv1.Job) (*normalized, error) {
 	job := in.DeepCopy()
 	// As on the server, a Job without labels gets its template's labels (the same map).
 	jobspec.SetDefaultsJob(job)
-	for _, k := range GeneratedLabels {
+	for _, k := range jobspec.GeneratedLabels {
 		delete(job.Labels, k)
 		delete(job.Spec.Template.Labels, k)
 	}

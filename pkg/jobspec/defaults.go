@@ -376,6 +376,16 @@ const (
 	LegacyControllerUIDLabel = "controller-uid"
 )
 
+// GeneratedLabels are the labels generateSelector puts on a Job's pod template (and, through
+// the template labels copied to a Job without labels, on the Job). They carry the Job's UID
+// and name, not anything the user chose.
+var GeneratedLabels = []string{
+	batchv1.ControllerUidLabel, // batch.kubernetes.io/controller-uid
+	LegacyControllerUIDLabel,
+	batchv1.JobNameLabel, // batch.kubernetes.io/job-name
+	LegacyJobNameLabel,
+}
+
 // generateSelector mirrors pkg/registry/batch/job/strategy.go: generateSelector.
 func generateSelector(obj *batchv1.Job) {
 	if obj.Spec.Template.Labels == nil {

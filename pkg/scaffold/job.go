@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -25,18 +26,13 @@ type Objects struct {
 // (always, on every cluster version that has Indexed Jobs).
 const completionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
 
-// Labels and annotations the API server or the Job controller writes, dropped from a
-// --from-job object (they belong to the Job they were read from).
-var (
-	serverLabels = []string{
-		"controller-uid", "batch.kubernetes.io/controller-uid",
-		"job-name", "batch.kubernetes.io/job-name",
-	}
-	serverAnnotations = []string{
-		"kubectl.kubernetes.io/last-applied-configuration",
-		"batch.kubernetes.io/job-tracking",
-	}
-)
+// Annotations the API server or the Job controller writes, dropped from a --from-job object
+// (they belong to the Job they were read from), as are the generated labels
+// (jobspec.GeneratedLabels).
+var serverAnnotations = []string{
+	"kubectl.kubernetes.io/last-applied-configuration",
+	"batch.kubernetes.io/job-tracking",
+}
 
 // Build returns the ConfigMap and the Job for o. The Job is not linted here; create runs lint
 // on it before sending anything.
@@ -245,7 +241,7 @@ func cleanBase(base *batchv1.Job) *batchv1.Job {
 	b.ObjectMeta = metav1.ObjectMeta{Labels: b.Labels, Annotations: b.Annotations}
 	b.Status = batchv1.JobStatus{}
 	b.Spec.Template.ObjectMeta = metav1.ObjectMeta{Labels: b.Spec.Template.Labels, Annotations: b.Spec.Template.Annotations}
-	for _, k := range serverLabels {
+	for _, k := range jobspec.GeneratedLabels {
 		delete(b.Labels, k)
 		delete(b.Spec.Template.Labels, k)
 	}
