@@ -3,11 +3,12 @@ package jobdiff
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // Warning codes: part of the JSON contract.
@@ -156,7 +157,7 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	}
 
 	if d := find("spec.maxFailedIndexes"); d != nil && d.Class != ClassNewJob && !st.Ending() && spec.MaxFailedIndexes != nil && status.FailedIndexes != nil {
-		if n := countIndexes(*status.FailedIndexes); int64(n) > int64(*spec.MaxFailedIndexes) {
+		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) > int64(*spec.MaxFailedIndexes) {
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
@@ -208,25 +209,14 @@ func ptrValue[T any](p *T) T {
 	return *p
 }
 
-// countIndexes counts the indexes in an interval list such as "1,3-5,7", as the controller
-// writes completedIndexes and failedIndexes. Fragments that do not parse are skipped.
-func countIndexes(s string) int {
-	n := 0
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			continue
-		}
-		if !isRange {
-			n++
-			continue
-		}
-		b, err := strconv.Atoi(hi)
-		if err != nil || b < a {
-			continue
-		}
-		n += b - a + 1
+// countIndexes counts the indexes the Job controller reads from an interval list such as
+// "1,3-5,7" (completedIndexes, failedIndexes) on a Job with the given completions (nil: no
+// bound). Fragments that do not parse are skipped, as the controller skips them.
+func countIndexes(s string, completions *int32) int {
+	bound := math.MaxInt
+	if completions != nil {
+		bound = int(*completions)
 	}
-	return n
+	set, _ := indexes.ParseLenient(s, bound)
+	return set.Len()
 }
