@@ -24,6 +24,16 @@ var (
 func selectedScenarios(t *testing.T) []Scenario {
 	t.Helper()
 	all := scenarios()
+	for _, s := range all {
+		if s.Ready == nil || s.Check == nil || s.Timeout == 0 {
+			t.Fatalf("scenario %s has no Ready, Check or Timeout in scenarioRuns (scenarios_test.go)", s.Name)
+		}
+	}
+	for name := range scenarioRuns() {
+		if !defined(name) {
+			t.Fatalf("scenarioRuns has %q, which definitions() does not define (definitions_test.go)", name)
+		}
+	}
 	if *scenariosFlag == "" {
 		return all
 	}
@@ -40,6 +50,15 @@ func selectedScenarios(t *testing.T) []Scenario {
 		out = append(out, s)
 	}
 	return out
+}
+
+func defined(name string) bool {
+	for _, d := range definitions() {
+		if d.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // runScenario creates the scenario's Job in ns, drives it, waits for the capture point and
@@ -80,22 +99,6 @@ func TestScenarios(t *testing.T) {
 			}
 		})
 	}
-}
-
-// fixtureMeta is test/fixtures/<scenario>/scenario.yaml.
-type fixtureMeta struct {
-	Scenario          string            `json:"scenario"`
-	Description       string            `json:"description"`
-	CapturePoint      string            `json:"capturePoint"`
-	Namespace         string            `json:"namespace"`
-	JobName           string            `json:"jobName"`
-	KubernetesVersion string            `json:"kubernetesVersion"`
-	KubectlVersion    string            `json:"kubectlVersion"`
-	EtcdVersion       string            `json:"etcdVersion"`
-	KwokVersion       string            `json:"kwokVersion"`
-	CapturedAt        string            `json:"capturedAt"`
-	Files             map[string]string `json:"files"`
-	Manifest          string            `json:"manifest"`
 }
 
 // TestCaptureFixtures runs the scenarios and, with -capture, writes test/fixtures/<scenario>/:

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -14,18 +13,11 @@ import (
 
 // Scenario is a Job run on the real control plane until a capture point, then checked.
 // TestScenarios runs every scenario and checks it; TestCaptureFixtures (-capture) also writes
-// test/fixtures/<name>/. Scenarios are in this file so later tests can reuse them by name.
+// test/fixtures/<name>/. What a scenario is (its Definition: manifest, description, capture
+// point) is in definitions_test.go, which has no build tag so that a unit test can check the
+// fixtures against it; how it is driven and checked is here.
 type Scenario struct {
-	// Name is the fixture directory and, when capturing, the namespace.
-	Name string
-	// Description says what the scenario shows.
-	Description string
-	// JobName is metadata.name in Manifest.
-	JobName string
-	// Manifest is the Job, with scenario annotations on its pod template.
-	Manifest string
-	// CapturePoint says in words when the state is captured.
-	CapturePoint string
+	Definition
 	// Drive, if set, acts on the running Job (e.g. suspends it) before the capture point is awaited.
 	Drive func(t *testing.T, ns string)
 	// Ready is the capture point.
@@ -36,103 +28,32 @@ type Scenario struct {
 	Timeout time.Duration
 }
 
-// indexedJob renders a Job manifest: the spec lines (indented 2 spaces, under spec:) and the
-// scenario annotations (key suffix after the prefix -> value).
-func indexedJob(name, spec string, annotations map[string]string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: %s\nspec:\n  completionMode: Indexed\n", name)
-	b.WriteString(strings.TrimRight(spec, "\n") + "\n")
-	b.WriteString("  template:\n")
-	if len(annotations) > 0 {
-		b.WriteString("    metadata:\n      annotations:\n")
-		for _, k := range sortedKeys(annotations) {
-			fmt.Fprintf(&b, "        scenario.indexed.kubectl.io/%s: %q\n", k, annotations[k])
-		}
+// scenarios returns every defined scenario with how it runs, in definition order. A definition
+// without a run entry has a nil Ready (selectedScenarios rejects it).
+func scenarios() []Scenario {
+	runs := scenarioRuns()
+	defs := definitions()
+	out := make([]Scenario, 0, len(defs))
+	for _, d := range defs {
+		s := runs[d.Name]
+		s.Definition = d
+		out = append(out, s)
 	}
-	b.WriteString(`    spec:
-      restartPolicy: Never
-      containers:
-      - name: worker
-        image: shard-worker:1.0
-        command: ["/bin/process-shard"]
-`)
-	return b.String()
-}
-
-// withGracePeriod sets terminationGracePeriodSeconds on the pod template of an indexedJob
-// manifest, so that a termination-delay stays within what a real kubelet would allow.
-func withGracePeriod(manifest string, seconds int) string {
-	return strings.Replace(manifest, "      restartPolicy: Never\n",
-		fmt.Sprintf("      restartPolicy: Never\n      terminationGracePeriodSeconds: %d\n", seconds), 1)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	// Natural enough: by length then lexically keeps exit-code.2 before exit-code.10.
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && (len(keys[j]) < len(keys[j-1]) || len(keys[j]) == len(keys[j-1]) && keys[j] < keys[j-1]); j-- {
-			keys[j], keys[j-1] = keys[j-1], keys[j]
-		}
-	}
-	return keys
-}
-
-// prepareDB is the "prepare-db" failure mode: ten shards, three fail fast with exit 1, seven
-// run until killed. extra adds annotations.
-func prepareDBAnnotations(extra map[string]string) map[string]string {
-	a := map[string]string{
-		"run-time":    "never",
-		"run-time.1":  "2s",
-		"run-time.4":  "2s",
-		"run-time.7":  "2s",
-		"exit-code.1": "1",
-		"exit-code.4": "1",
-		"exit-code.7": "1",
-	}
-	for k, v := range extra {
-		a[k] = v
-	}
-	return a
+	return out
 }
 
 var failingShards = map[int]bool{1: true, 4: true, 7: true}
 
-func scenarios() []Scenario {
-	return []Scenario{
-		{
-			Name:        "seed",
-			Description: "Indexed Job, 6 indexes, parallelism 2, backoffLimitPerIndex 1, maxFailedIndexes 2, FailIndex on exit 42 of container worker; index 2 exits 42, index 4 exits 1 on every attempt, the rest exit 0.",
-			JobName:     "seed",
-			Manifest: indexedJob("seed", `  completions: 6
-  parallelism: 2
-  backoffLimitPerIndex: 1
-  maxFailedIndexes: 2
-  activeDeadlineSeconds: 600
-  podFailurePolicy:
-    rules:
-    - action: FailIndex
-      onExitCodes:
-        containerName: worker
-        operator: In
-        values: [42]
-`, map[string]string{"exit-code.2": "42", "exit-code.4": "1"}),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      3 * time.Minute,
-			Check:        checkSeed,
+// scenarioRuns says, by scenario name, how each scenario is driven, when it is captured and what
+// the captured state must show.
+func scenarioRuns() map[string]Scenario {
+	return map[string]Scenario{
+		"seed": {
+			Ready:   finished,
+			Timeout: 3 * time.Minute,
+			Check:   checkSeed,
 		},
-		{
-			Name:        "prepare-db-terminating",
-			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run; killed pods take their whole 120s grace period to stop.",
-			JobName:     "prepare-db",
-			Manifest: withGracePeriod(indexedJob("prepare-db", `  completions: 10
-  parallelism: 10
-  backoffLimit: 2
-`, prepareDBAnnotations(map[string]string{"termination-delay": "120s"})), 120),
-			CapturePoint: "FailureTarget=True (BackoffLimitExceeded), Failed not yet, the seven killed pods Terminating",
+		"prepare-db-terminating": {
 			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
 				terminating := 0
 				for _, p := range pods {
@@ -167,44 +88,19 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "prepare-db-failed",
-			Description: "prepare-db: 10 indexes, parallelism 10, backoffLimit 2, no per-index limit; indexes 1, 4, 7 exit 1 after 2s while the other seven run and are killed.",
-			JobName:     "prepare-db",
-			Manifest: indexedJob("prepare-db", `  completions: 10
-  parallelism: 10
-  backoffLimit: 2
-`, prepareDBAnnotations(nil)),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
-			Check:        checkPrepareDBFailed,
+		"prepare-db-failed": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
+			Check:   checkPrepareDBFailed,
 		},
-		{
-			Name:        "per-index-recovered",
-			Description: "The prepare-db shards with backoffLimitPerIndex 1 and no explicit backoffLimit: indexes 1, 4, 7 exit 1 on both attempts, the other seven run 20s and complete.",
-			JobName:     "prepare-db",
-			Manifest: indexedJob("prepare-db", `  completions: 10
-  parallelism: 10
-  backoffLimitPerIndex: 1
-`, prepareDBAnnotations(map[string]string{"run-time": "20s"})),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      3 * time.Minute,
-			Check:        checkPerIndexRecovered,
+		"per-index-recovered": {
+			Ready:   finished,
+			Timeout: 3 * time.Minute,
+			Check:   checkPerIndexRecovered,
 		},
-		{
-			Name:        "max-failed-indexes-exceeded",
-			Description: "8 indexes, parallelism 8, backoffLimitPerIndex 0, maxFailedIndexes 1; index 2 exits 1 after 2s, index 5 after 4s, the others run until killed.",
-			JobName:     "max-failed",
-			Manifest: indexedJob("max-failed", `  completions: 8
-  parallelism: 8
-  backoffLimitPerIndex: 0
-  maxFailedIndexes: 1
-`, map[string]string{"run-time": "never", "run-time.2": "2s", "exit-code.2": "1", "run-time.5": "4s", "exit-code.5": "1"}),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"max-failed-indexes-exceeded": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				j := s.Job
 				wantCondition(t, j, batchv1.JobFailureTarget, "MaxFailedIndexesExceeded")
@@ -214,15 +110,7 @@ func scenarios() []Scenario {
 				wantCounts(t, j, 0, 8, 0)
 			},
 		},
-		{
-			Name:        "retrying",
-			Description: "4 indexes, parallelism 4, backoffLimitPerIndex 2; index 0 succeeds after 1s, index 1 fails (exit 1) after 2s on its first attempt, indexes 2 and 3 keep running.",
-			JobName:     "retrying",
-			Manifest: indexedJob("retrying", `  completions: 4
-  parallelism: 4
-  backoffLimitPerIndex: 2
-`, map[string]string{"run-time": "never", "run-time.0": "1s", "run-time.1.0": "2s", "exit-code.1.0": "1"}),
-			CapturePoint: "index 1's first pod Failed and its replacement not yet created (per-index backoff)",
+		"retrying": {
 			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
 				by := PodsByIndex(pods)
 				return j.Status.CompletedIndexes == "0" && len(by[1]) == 1 && by[1][0].Status.Phase == corev1.PodFailed &&
@@ -245,19 +133,9 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "success-policy",
-			Description: "5 indexes, parallelism 5, successPolicy succeededIndexes \"0\"; index 0 succeeds after 2s while the other four still run.",
-			JobName:     "success-policy",
-			Manifest: indexedJob("success-policy", `  completions: 5
-  parallelism: 5
-  successPolicy:
-    rules:
-    - succeededIndexes: "0"
-`, map[string]string{"run-time": "never", "run-time.0": "2s"}),
-			CapturePoint: "final: Complete=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"success-policy": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				j := s.Job
 				wantCondition(t, j, batchv1.JobSuccessCriteriaMet, "SuccessPolicy")
@@ -270,15 +148,7 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "suspended",
-			Description: "4 indexes, parallelism 2, created with suspend: true.",
-			JobName:     "suspended",
-			Manifest: indexedJob("suspended", `  completions: 4
-  parallelism: 2
-  suspend: true
-`, nil),
-			CapturePoint: "Suspended=True, no pods",
+		"suspended": {
 			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
 				return Condition(j, batchv1.JobSuspended) != nil && len(pods) == 0
 			},
@@ -294,14 +164,7 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "suspended-after-progress",
-			Description: "6 indexes, parallelism 2; indexes 0 and 1 succeed after 2s, the rest run; suspended (kubectl patch) once 0 and 1 completed and 2 and 3 run.",
-			JobName:     "suspended-after-progress",
-			Manifest: indexedJob("suspended-after-progress", `  completions: 6
-  parallelism: 2
-`, map[string]string{"run-time": "never", "run-time.0": "2s", "run-time.1": "2s"}),
-			CapturePoint: "Suspended=True after suspend, running pods gone",
+		"suspended-after-progress": {
 			Drive: func(t *testing.T, ns string) {
 				WaitForJob(t, ns, "suspended-after-progress", time.Minute, "indexes 0,1 complete and 2 pods running", func(j *batchv1.Job, pods []corev1.Pod) bool {
 					running := 0
@@ -326,17 +189,9 @@ func scenarios() []Scenario {
 				wantCounts(t, s.Job, 2, 0, 0)
 			},
 		},
-		{
-			Name:        "transient-recovered",
-			Description: "3 indexes, parallelism 3, backoffLimitPerIndex 1; index 1 exits 1 on its first attempt and 0 on the second.",
-			JobName:     "transient-recovered",
-			Manifest: indexedJob("transient-recovered", `  completions: 3
-  parallelism: 3
-  backoffLimitPerIndex: 1
-`, map[string]string{"exit-code.1.0": "1"}),
-			CapturePoint: "final: Complete=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"transient-recovered": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				wantCondition(t, s.Job, batchv1.JobComplete, "CompletionsReached")
 				wantIndexes(t, s.Job, "0-2", "")
@@ -347,24 +202,9 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "pod-failure-policy-failjob",
-			Description: "4 indexes, parallelism 4, backoffLimit 6, podFailurePolicy FailJob on exit 3 of container worker; index 2 exits 3 after 2s, the others run.",
-			JobName:     "failjob",
-			Manifest: indexedJob("failjob", `  completions: 4
-  parallelism: 4
-  backoffLimit: 6
-  podFailurePolicy:
-    rules:
-    - action: FailJob
-      onExitCodes:
-        containerName: worker
-        operator: In
-        values: [3]
-`, map[string]string{"run-time": "never", "run-time.2": "2s", "exit-code.2": "3"}),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"pod-failure-policy-failjob": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				wantCondition(t, s.Job, batchv1.JobFailureTarget, "PodFailurePolicy")
 				wantCondition(t, s.Job, batchv1.JobFailed, "PodFailurePolicy")
@@ -374,22 +214,9 @@ func scenarios() []Scenario {
 				wantCounts(t, s.Job, 0, 4, 0)
 			},
 		},
-		{
-			Name:        "disruption-ignored",
-			Description: "3 indexes, parallelism 3, backoffLimitPerIndex 1, podFailurePolicy Ignore on DisruptionTarget; index 1's first pod fails with DisruptionTarget=True, its replacement succeeds.",
-			JobName:     "disruption-ignored",
-			Manifest: indexedJob("disruption-ignored", `  completions: 3
-  parallelism: 3
-  backoffLimitPerIndex: 1
-  podFailurePolicy:
-    rules:
-    - action: Ignore
-      onPodConditions:
-      - type: DisruptionTarget
-`, map[string]string{"run-time": "2s", "condition.1.0": "DisruptionTarget"}),
-			CapturePoint: "final: Complete=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"disruption-ignored": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				wantCondition(t, s.Job, batchv1.JobComplete, "CompletionsReached")
 				wantIndexes(t, s.Job, "0-2", "")
@@ -414,32 +241,16 @@ func scenarios() []Scenario {
 				}
 			},
 		},
-		{
-			Name:        "deadline-exceeded",
-			Description: "4 indexes, parallelism 2, activeDeadlineSeconds 5; every pod runs until killed.",
-			JobName:     "deadline",
-			Manifest: indexedJob("deadline", `  completions: 4
-  parallelism: 2
-  activeDeadlineSeconds: 5
-`, map[string]string{"run-time": "never"}),
-			CapturePoint: "final: Failed=True",
-			Ready:        finished,
-			Timeout:      2 * time.Minute,
+		"deadline-exceeded": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
 			Check: func(t *testing.T, s Snapshot) {
 				wantCondition(t, s.Job, batchv1.JobFailureTarget, "DeadlineExceeded")
 				wantCondition(t, s.Job, batchv1.JobFailed, "DeadlineExceeded")
 				wantCounts(t, s.Job, 0, 2, 0)
 			},
 		},
-		{
-			Name:        "running",
-			Description: "20 indexes, parallelism 5, backoffLimitPerIndex 2; every pod runs 3s, index 6 fails (exit 1) on its first attempt.",
-			JobName:     "running",
-			Manifest: indexedJob("running", `  completions: 20
-  parallelism: 5
-  backoffLimitPerIndex: 2
-`, map[string]string{"run-time": "3s", "exit-code.6.0": "1"}),
-			CapturePoint: "mid-flight: at least 8 indexes completed, pods active, not finished",
+		"running": {
 			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
 				return j.Status.Succeeded >= 8 && j.Status.Active > 0 && !Finished(j)
 			},
