@@ -3,7 +3,8 @@ package scaffold
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -122,7 +123,7 @@ func Difference(existing, want *corev1.ConfigMap) string {
 	if existing.Immutable == nil || !*existing.Immutable {
 		return "it is not immutable"
 	}
-	for _, k := range sortedKeys(want.Data) {
+	for _, k := range slices.Sorted(maps.Keys(want.Data)) {
 		v, ok := existing.Data[k]
 		switch {
 		case !ok:
@@ -131,7 +132,7 @@ func Difference(existing, want *corev1.ConfigMap) string {
 			return fmt.Sprintf("its key %q holds different content", k)
 		}
 	}
-	for _, k := range sortedKeys(existing.Data) {
+	for _, k := range slices.Sorted(maps.Keys(existing.Data)) {
 		if _, ok := want.Data[k]; !ok {
 			return fmt.Sprintf("it has an extra key %q", k)
 		}
@@ -140,13 +141,4 @@ func Difference(existing, want *corev1.ConfigMap) string {
 		return "it has binaryData"
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

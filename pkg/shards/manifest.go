@@ -10,6 +10,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -234,7 +236,7 @@ func (m *Manifest) validate(ps *problems) {
 	} else if msgs := validation.IsDNS1123Label(m.Metadata.Name); len(msgs) > 0 {
 		ps.add("metadata.name", "invalid name %q: %s", m.Metadata.Name, strings.Join(msgs, "; "))
 	}
-	for _, k := range sortedKeys(m.Metadata.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(m.Metadata.Labels)) {
 		path := fmt.Sprintf("metadata.labels[%s]", k)
 		if msgs := content.IsLabelKey(k); len(msgs) > 0 {
 			ps.add(path, "invalid label key %q: %s", k, strings.Join(msgs, "; "))

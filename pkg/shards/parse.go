@@ -3,6 +3,8 @@ package shards
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,7 +96,7 @@ func checkTypes(obj map[string]any, ps *problems) {
 				if !isMap {
 					ps.add("metadata.labels", "must be a mapping of label keys to string values")
 				}
-				for _, k := range sortedKeys(lm) {
+				for _, k := range slices.Sorted(maps.Keys(lm)) {
 					if _, ok := lm[k].(string); !ok {
 						ps.add(fmt.Sprintf("metadata.labels[%s]", k), "label values must be strings: quote %s", render(lm[k]))
 					}
@@ -177,13 +179,4 @@ func render(v any) string {
 		return "a mapping"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

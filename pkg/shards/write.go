@@ -3,6 +3,8 @@ package shards
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -19,7 +21,7 @@ func (m *Manifest) YAML() []byte {
 	b.WriteString("  name: " + yamlString(m.Metadata.Name) + "\n")
 	if len(m.Metadata.Labels) > 0 {
 		b.WriteString("  labels:\n")
-		for _, k := range sortedKeys(m.Metadata.Labels) {
+		for _, k := range slices.Sorted(maps.Keys(m.Metadata.Labels)) {
 			b.WriteString("    " + yamlString(k) + ": " + yamlString(m.Metadata.Labels[k]) + "\n")
 		}
 	}
