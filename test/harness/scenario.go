@@ -22,8 +22,9 @@ import (
 const (
 	ScenarioPrefix = "scenario.indexed.kubectl.io/"
 
-	// AnnotationExitCode: exit code 0..255 the pod's container(s) end with. Default 0.
-	// Suffixes: .<index>, .<index>.<attempt>.
+	// AnnotationExitCode: exit code 0..255 the pod's container(s) end with. Default 0. With
+	// restartPolicy OnFailure a non-zero exit restarts the container in place (restartCount +1)
+	// and the pod keeps running. Suffixes: .<index>, .<index>.<attempt>.
 	AnnotationExitCode = ScenarioPrefix + "exit-code"
 	// AnnotationRunTime: how long a pod runs before it ends, a Go duration ("1s", "2m"), or
 	// "never" to keep it running until deleted. Default 1s. Suffixes: .<index>, .<index>.<attempt>.
