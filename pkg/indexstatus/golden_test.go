@@ -248,6 +248,40 @@ func TestScenarioFacts(t *testing.T) {
 			}},
 		{name: "deadline-exceeded", phase: PhaseFailed, reason: "DeadlineExceeded"},
 		{name: "running", phase: PhaseRunning},
+		{name: "failjob-on-condition", phase: PhaseFailed, reason: "PodFailurePolicy",
+			states: map[int]State{0: StateUnfinished, 1: StateUnfinished, 2: StateUnfinished, 3: StateUnfinished},
+			check: func(t *testing.T, f fixture) {
+				wantContains(t, "explanation", f.r.Explanation, "has condition example.com/InputCorrupt, which matches podFailurePolicy rule 1 (FailJob)", "so 3 were killed")
+				st := indexOf(t, f.r, 2)
+				if st.Rule == nil || st.Rule.Index != 1 || st.Rule.Action != "FailJob" || st.Rule.On != "condition example.com/InputCorrupt" {
+					t.Errorf("index 2 = %+v", st)
+				}
+			}},
+		{name: "onfailure-restarts", phase: PhaseFailing, reason: "BackoffLimitExceeded",
+			states: map[int]State{0: StateTerminating, 1: StateTerminating, 2: StateTerminating, 3: StateTerminating},
+			check: func(t *testing.T, f fixture) {
+				wantContains(t, "explanation", f.r.Explanation, "Container restarts reached backoffLimit 2")
+				wantContains(t, "waitingFor", f.r.WaitingFor, "4 pods to finish terminating")
+			}},
+		{name: "elastic-scale-down", phase: PhaseRunning, states: map[int]State{0: StateSucceeded, 1: StateRunning, 2: StateRunning},
+			check: func(t *testing.T, f fixture) {
+				// completedIndexes was cut from "0,4" to "0": index 4's success no longer counts.
+				if f.r.Completions != 3 || len(f.r.Indexes) != 3 || f.r.Completeness.Succeeded != 1 || f.r.Pods.Seen != 5 {
+					t.Errorf("completions %d, %d indexes, completeness %+v, pods %+v", f.r.Completions, len(f.r.Indexes), f.r.Completeness, f.r.Pods)
+				}
+				wantContains(t, "notes", strings.Join(f.r.Notes, "\n"), "at or above completions 3")
+			}},
+		{name: "completing", phase: PhaseCompleting, reason: "SuccessPolicy",
+			states: map[int]State{0: StateSucceeded, 1: StateSucceeded, 2: StateTerminating, 3: StateTerminating, 4: StateTerminating},
+			check: func(t *testing.T, f fixture) {
+				wantContains(t, "explanation", f.r.Explanation, "Success policy rule 1 (succeededCount 2) was met")
+				wantContains(t, "verdict", f.r.Completeness.Verdict, "NOT complete")
+				wantContains(t, "waitingFor", f.r.WaitingFor, "3 pods to finish terminating", "Complete condition")
+			}},
+		{name: "pending-unschedulable", phase: PhaseRunning, states: map[int]State{0: StatePending, 1: StatePending, 2: StatePending},
+			check: func(t *testing.T, f fixture) {
+				wantContains(t, "next", strings.Join(f.r.Next, "\n"), "1 index is not started yet")
+			}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,16 +83,26 @@ func indexedJob(name, spec string, annotations map[string]string) string {
 	return b.String()
 }
 
-// withPodSpec adds lines (indented 6 spaces, under template.spec:) after the restartPolicy of
-// an indexedJob manifest.
+// withPodSpec adds lines (indented 6 spaces, under template.spec:) after the restartPolicy line
+// of an indexedJob manifest.
 func withPodSpec(manifest, lines string) string {
-	return strings.Replace(manifest, "      restartPolicy: Never\n", "      restartPolicy: Never\n"+strings.TrimRight(lines, "\n")+"\n", 1)
+	i := strings.Index(manifest, "\n      restartPolicy: ")
+	if i < 0 {
+		return manifest
+	}
+	j := i + 1 + strings.Index(manifest[i+1:], "\n") + 1
+	return manifest[:j] + strings.TrimRight(lines, "\n") + "\n" + manifest[j:]
 }
 
 // withGracePeriod sets terminationGracePeriodSeconds on the pod template of an indexedJob
 // manifest, so that a termination-delay stays within what a real kubelet would allow.
 func withGracePeriod(manifest string, seconds int) string {
 	return withPodSpec(manifest, fmt.Sprintf("      terminationGracePeriodSeconds: %d", seconds))
+}
+
+// withRestartPolicy replaces the pod template's restartPolicy Never of an indexedJob manifest.
+func withRestartPolicy(manifest, policy string) string {
+	return strings.Replace(manifest, "      restartPolicy: Never\n", "      restartPolicy: "+policy+"\n", 1)
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -293,6 +303,66 @@ func definitions() []Definition {
   backoffLimitPerIndex: 2
 `, map[string]string{"run-time": "3s", "exit-code.6.0": "1"}),
 			CapturePoint: "mid-flight: at least 8 indexes completed, pods active, not finished",
+		},
+		{
+			Name:        "failjob-on-condition",
+			Description: "4 indexes, parallelism 4, podFailurePolicy rule 0 Ignore on DisruptionTarget, rule 1 FailJob on the pod condition example.com/InputCorrupt; index 2's pod fails after 2s with example.com/InputCorrupt=True (exit 137), the others run until killed.",
+			JobName:     "failjob-cond",
+			Manifest: indexedJob("failjob-cond", `  completions: 4
+  parallelism: 4
+  podFailurePolicy:
+    rules:
+    - action: Ignore
+      onPodConditions:
+      - type: DisruptionTarget
+    - action: FailJob
+      onPodConditions:
+      - type: example.com/InputCorrupt
+`, map[string]string{"run-time": "never", "run-time.2": "2s", "condition.2": "example.com/InputCorrupt"}),
+			CapturePoint: "final: Failed=True",
+		},
+		{
+			Name:        "onfailure-restarts",
+			Description: "4 indexes, parallelism 4, backoffLimit 2, restartPolicy OnFailure; index 1's container exits 1 every 2s and is restarted in place (restartCount grows, the pod stays Running), the others run; killed pods take their whole 120s grace period to stop.",
+			JobName:     "onfailure",
+			Manifest: withRestartPolicy(withGracePeriod(indexedJob("onfailure", `  completions: 4
+  parallelism: 4
+  backoffLimit: 2
+`, map[string]string{"run-time": "never", "run-time.1": "2s", "exit-code.1": "1", "termination-delay": "120s"}), 120), "OnFailure"),
+			CapturePoint: "FailureTarget=True (BackoffLimitExceeded) from container restarts, Failed not yet, the four killed pods Terminating",
+		},
+		{
+			Name:        "elastic-scale-down",
+			Description: "6 indexes, parallelism 6; indexes 0 and 4 succeed after 2s, the others run; then completions and parallelism are scaled down together to 3 (kubectl patch); the killed pod of index 5 takes its whole 120s grace period to stop.",
+			JobName:     "elastic",
+			Manifest: withGracePeriod(indexedJob("elastic", `  completions: 6
+  parallelism: 6
+`, map[string]string{"run-time": "never", "run-time.0": "2s", "run-time.4": "2s", "termination-delay.5": "120s"}), 120),
+			CapturePoint: "after the scale-down to 3: completedIndexes cut to 0, indexes 1 and 2 running, index 3's pod gone, index 5's pod Terminating, index 4's succeeded pod left",
+			Changed:      []string{"spec.completions", "spec.parallelism"},
+		},
+		{
+			Name:        "completing",
+			Description: "5 indexes, parallelism 5, successPolicy rule 0 succeededIndexes \"4\", rule 1 succeededCount 2; indexes 0 and 1 succeed after 2s while the others run; the lingering pods take their whole 120s grace period to stop.",
+			JobName:     "completing",
+			Manifest: withGracePeriod(indexedJob("completing", `  completions: 5
+  parallelism: 5
+  successPolicy:
+    rules:
+    - succeededIndexes: "4"
+    - succeededCount: 2
+`, map[string]string{"run-time": "never", "run-time.0": "2s", "run-time.1": "2s", "termination-delay": "120s"}), 120),
+			CapturePoint: "SuccessCriteriaMet=True (SuccessPolicy, rule 1), Complete not yet, the three lingering pods Terminating",
+		},
+		{
+			Name:        "pending-unschedulable",
+			Description: "3 indexes, parallelism 2; the pod template's nodeSelector matches no node, so the scheduler leaves the pods Pending (PodScheduled=False, Unschedulable).",
+			JobName:     "unschedulable",
+			Manifest: withPodSpec(indexedJob("unschedulable", `  completions: 3
+  parallelism: 2
+`, nil), `      nodeSelector:
+        indexed.kubectl.io/pool: gpu-a100`),
+			CapturePoint: "the pods of indexes 0 and 1 Pending and marked Unschedulable, index 2 not started",
 		},
 	}
 }

@@ -428,6 +428,35 @@ func ExitCode(p corev1.Pod, container string) int {
 	return -1
 }
 
+// PodCondition returns the pod's condition of type ctype (any status), or nil.
+func PodCondition(p corev1.Pod, ctype corev1.PodConditionType) *corev1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == ctype {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// RestartCount returns the sum of the restart counts of the pod's containers.
+func RestartCount(p corev1.Pod) int {
+	n := 0
+	for _, cs := range p.Status.ContainerStatuses {
+		n += int(cs.RestartCount)
+	}
+	return n
+}
+
+// LastExitCode returns the exit code of container's previous run (lastState.terminated), or -1.
+func LastExitCode(p corev1.Pod, container string) int {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == container && cs.LastTerminationState.Terminated != nil {
+			return int(cs.LastTerminationState.Terminated.ExitCode)
+		}
+	}
+	return -1
+}
+
 // Terminating reports whether the pod is being deleted.
 func Terminating(p corev1.Pod) bool { return p.DeletionTimestamp != nil }
 
@@ -457,8 +486,8 @@ func DescribeState(j *batchv1.Job, pods []corev1.Pod) string {
 				codes = append(codes, fmt.Sprintf("%s:%d", cs.Name, cs.State.Terminated.ExitCode))
 			}
 		}
-		fmt.Fprintf(&b, "  pod %s index=%d attempt=%d phase=%s terminating=%v exit=%s finalizers=%v\n",
-			p.Name, PodIndex(p), PodAttempt(p), p.Status.Phase, Terminating(p), strings.Join(codes, ","), p.Finalizers)
+		fmt.Fprintf(&b, "  pod %s index=%d attempt=%d phase=%s terminating=%v exit=%s restarts=%d finalizers=%v\n",
+			p.Name, PodIndex(p), PodAttempt(p), p.Status.Phase, Terminating(p), strings.Join(codes, ","), RestartCount(p), p.Finalizers)
 	}
 	return b.String()
 }

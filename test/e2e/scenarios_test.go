@@ -268,6 +268,174 @@ func scenarioRuns() map[string]Scenario {
 				}
 			},
 		},
+		"failjob-on-condition": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobFailureTarget, "PodFailurePolicy")
+				wantCondition(t, j, batchv1.JobFailed, "PodFailurePolicy")
+				wantIndexes(t, j, "", "")
+				// The matching pod plus the three running ones killed when the Job failed.
+				wantCounts(t, j, 0, 4, 0)
+				by := PodsByIndex(s.Pods)
+				if len(by[2]) != 1 {
+					t.Fatalf("index 2 has %d pods, want 1\n%s", len(by[2]), DescribeState(j, s.Pods))
+				}
+				p := by[2][0]
+				if p.Status.Phase != corev1.PodFailed || PodCondition(p, "example.com/InputCorrupt") == nil {
+					t.Errorf("index 2 pod: phase %s, want Failed with example.com/InputCorrupt=True", p.Status.Phase)
+				}
+				want := "Pod " + p.Namespace + "/" + p.Name + " has condition example.com/InputCorrupt matching FailJob rule at index 1"
+				if c := Condition(j, batchv1.JobFailureTarget); c != nil && c.Message != want {
+					t.Errorf("FailureTarget message %q, want %q", c.Message, want)
+				}
+			},
+		},
+		"onfailure-restarts": {
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				terminating := 0
+				for _, p := range pods {
+					if Terminating(p) && p.Status.Phase == corev1.PodRunning {
+						terminating++
+					}
+				}
+				return Condition(j, batchv1.JobFailureTarget) != nil && Condition(j, batchv1.JobFailed) == nil &&
+					terminating == 4 && j.Status.Terminating != nil && *j.Status.Terminating == 4
+			},
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobFailureTarget, "BackoffLimitExceeded")
+				noCondition(t, j, batchv1.JobFailed)
+				// No pod failed on its own: the four killed pods are the failures
+				// (podReplacementPolicy TerminatingOrFailed counts a deleted pod at once).
+				wantCounts(t, j, 0, 4, 0)
+				if len(s.Pods) != 4 {
+					t.Errorf("%d pods, want 4 (one per index, none replaced)", len(s.Pods))
+				}
+				restarts := 0
+				for _, p := range s.Pods {
+					if p.Status.Phase != corev1.PodRunning || !Terminating(p) {
+						t.Errorf("pod %s: phase %s terminating %v, want Running and Terminating", p.Name, p.Status.Phase, Terminating(p))
+					}
+					n := RestartCount(p)
+					restarts += n
+					if i := PodIndex(p); i == 1 {
+						if n < 2 || LastExitCode(p, "worker") != 1 {
+							t.Errorf("index 1 pod: restartCount %d last exit %d, want >= 2 restarts after exit 1", n, LastExitCode(p, "worker"))
+						}
+					} else if n != 0 {
+						t.Errorf("index %d pod restarted %d times, want 0", i, n)
+					}
+				}
+				// pastBackoffLimitOnFailure: the restarts of pending and running pods reach backoffLimit.
+				if restarts < 2 {
+					t.Errorf("%d restarts in all, want at least backoffLimit 2", restarts)
+				}
+			},
+		},
+		"elastic-scale-down": {
+			Drive: func(t *testing.T, ns string) {
+				WaitForJob(t, ns, "elastic", time.Minute, "indexes 0,4 complete and 4 pods running", func(j *batchv1.Job, pods []corev1.Pod) bool {
+					running := 0
+					for _, p := range pods {
+						if p.Status.Phase == corev1.PodRunning && !Terminating(p) {
+							running++
+						}
+					}
+					return j.Status.CompletedIndexes == "0,4" && running == 4
+				})
+				MustKubectl(t, "patch", "job", "elastic", "-n", ns, "--type=merge", "-p", `{"spec":{"completions":3,"parallelism":3}}`)
+			},
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				by := PodsByIndex(pods)
+				return j.Spec.Completions != nil && *j.Spec.Completions == 3 && j.Status.CompletedIndexes == "0" &&
+					j.Status.Active == 2 && j.Status.Terminating != nil && *j.Status.Terminating == 1 &&
+					len(by[3]) == 0 && len(by[5]) == 1 && Terminating(by[5][0]) && len(by[4]) == 1
+			},
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				if Finished(j) || Condition(j, batchv1.JobFailureTarget) != nil || Condition(j, batchv1.JobSuccessCriteriaMet) != nil {
+					t.Errorf("job not running: %v", j.Status.Conditions)
+				}
+				// completedIndexes is cut to the new completions and succeeded follows it; the pods
+				// deleted by the scale-down are not counted as failed.
+				wantIndexes(t, j, "0", "")
+				wantCounts(t, j, 1, 0, 2)
+				by := PodsByIndex(s.Pods)
+				for i, want := range map[int]corev1.PodPhase{0: corev1.PodSucceeded, 1: corev1.PodRunning, 2: corev1.PodRunning, 4: corev1.PodSucceeded, 5: corev1.PodRunning} {
+					if len(by[i]) != 1 || by[i][0].Status.Phase != want {
+						t.Errorf("index %d: want one %s pod\n%s", i, want, DescribeState(j, s.Pods))
+					}
+				}
+				if len(by[5]) == 1 && !Terminating(by[5][0]) {
+					t.Errorf("index 5's pod is not being deleted")
+				}
+			},
+		},
+		"completing": {
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				terminating := 0
+				for _, p := range pods {
+					if Terminating(p) && p.Status.Phase == corev1.PodRunning {
+						terminating++
+					}
+				}
+				return Condition(j, batchv1.JobSuccessCriteriaMet) != nil && Condition(j, batchv1.JobComplete) == nil &&
+					terminating == 3 && j.Status.Terminating != nil && *j.Status.Terminating == 3
+			},
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				wantCondition(t, j, batchv1.JobSuccessCriteriaMet, "SuccessPolicy")
+				if c := Condition(j, batchv1.JobSuccessCriteriaMet); c != nil && c.Message != "Matched rules at index 1" {
+					t.Errorf("SuccessCriteriaMet message %q, want %q", c.Message, "Matched rules at index 1")
+				}
+				noCondition(t, j, batchv1.JobComplete)
+				wantIndexes(t, j, "0,1", "")
+				// The lingering pods are deleted without being counted as failed.
+				wantCounts(t, j, 2, 0, 0)
+				if j.Status.CompletionTime != nil {
+					t.Errorf("completionTime %v before Complete", j.Status.CompletionTime)
+				}
+			},
+		},
+		"pending-unschedulable": {
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				if len(pods) != 2 || j.Status.Active != 2 {
+					return false
+				}
+				for _, p := range pods {
+					c := PodCondition(p, corev1.PodScheduled)
+					if p.Status.Phase != corev1.PodPending || c == nil || c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonUnschedulable {
+						return false
+					}
+				}
+				return true
+			},
+			Timeout: time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				if Finished(j) || len(j.Status.Conditions) != 0 {
+					t.Errorf("conditions %v, want none", j.Status.Conditions)
+				}
+				wantCounts(t, j, 0, 0, 2)
+				if j.Status.Ready == nil || *j.Status.Ready != 0 {
+					t.Errorf("ready = %s, want 0", intPtr(j.Status.Ready))
+				}
+				by := PodsByIndex(s.Pods)
+				if len(by[0]) != 1 || len(by[1]) != 1 || len(by[2]) != 0 {
+					t.Errorf("want one pod for indexes 0 and 1 and none for 2\n%s", DescribeState(j, s.Pods))
+				}
+				for _, p := range s.Pods {
+					if p.Spec.NodeName != "" {
+						t.Errorf("pod %s was bound to node %s", p.Name, p.Spec.NodeName)
+					}
+				}
+			},
+		},
 	}
 }
 
