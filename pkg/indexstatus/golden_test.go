@@ -253,15 +253,19 @@ func TestScenarioFacts(t *testing.T) {
 			check: func(t *testing.T, f fixture) {
 				wantContains(t, "explanation", f.r.Explanation, "has condition example.com/InputCorrupt, which matches podFailurePolicy rule 1 (FailJob)", "so 3 were killed")
 				st := indexOf(t, f.r, 2)
-				if st.Rule == nil || st.Rule.Index != 1 || st.Rule.Action != "FailJob" || st.Rule.On != "condition example.com/InputCorrupt" {
+				if st.Rule == nil || st.Rule.Index != 1 || st.Rule.Action != "FailJob" || st.Rule.On != "condition example.com/InputCorrupt" ||
+					!strings.HasSuffix(st.Detail, "which failed the whole Job") {
 					t.Errorf("index 2 = %+v", st)
 				}
 			}},
 		{name: "onfailure-restarts", phase: PhaseFailing, reason: "BackoffLimitExceeded",
 			states: map[int]State{0: StateTerminating, 1: StateTerminating, 2: StateTerminating, 3: StateTerminating},
 			check: func(t *testing.T, f fixture) {
-				wantContains(t, "explanation", f.r.Explanation, "Container restarts reached backoffLimit 2")
+				wantContains(t, "explanation", f.r.Explanation, "Container restarts reached backoffLimit 2", "(index 1: 2 restarts, last exit code 1 in container worker)")
 				wantContains(t, "waitingFor", f.r.WaitingFor, "4 pods to finish terminating")
+				if st := indexOf(t, f.r, 1); !strings.Contains(st.Detail, "containers restarted 2 times (last exit code 1 in container worker)") {
+					t.Errorf("index 1 = %+v", st)
+				}
 			}},
 		{name: "elastic-scale-down", phase: PhaseRunning, states: map[int]State{0: StateSucceeded, 1: StateRunning, 2: StateRunning},
 			check: func(t *testing.T, f fixture) {
@@ -269,7 +273,7 @@ func TestScenarioFacts(t *testing.T) {
 				if f.r.Completions != 3 || len(f.r.Indexes) != 3 || f.r.Completeness.Succeeded != 1 || f.r.Pods.Seen != 5 {
 					t.Errorf("completions %d, %d indexes, completeness %+v, pods %+v", f.r.Completions, len(f.r.Indexes), f.r.Completeness, f.r.Pods)
 				}
-				wantContains(t, "notes", strings.Join(f.r.Notes, "\n"), "at or above completions 3")
+				wantContains(t, "notes", strings.Join(f.r.Notes, "\n"), "2 pods have an index at or above completions 3", "1 being deleted", "1 succeeded, whose index is no longer counted")
 			}},
 		{name: "completing", phase: PhaseCompleting, reason: "SuccessPolicy",
 			states: map[int]State{0: StateSucceeded, 1: StateSucceeded, 2: StateTerminating, 3: StateTerminating, 4: StateTerminating},
@@ -280,7 +284,12 @@ func TestScenarioFacts(t *testing.T) {
 			}},
 		{name: "pending-unschedulable", phase: PhaseRunning, states: map[int]State{0: StatePending, 1: StatePending, 2: StatePending},
 			check: func(t *testing.T, f fixture) {
-				wantContains(t, "next", strings.Join(f.r.Next, "\n"), "1 index is not started yet")
+				wantContains(t, "next", strings.Join(f.r.Next, "\n"), "1 index is not started yet", "killing its 2 running indexes")
+				for _, i := range []int{0, 1} {
+					if st := indexOf(t, f.r, i); !strings.Contains(st.Detail, "is pending (Unschedulable: 0/1 nodes are available") {
+						t.Errorf("index %d = %+v", i, st)
+					}
+				}
 			}},
 	}
 	for _, c := range cases {

@@ -55,7 +55,7 @@ type podSummary struct {
 	exitCause string // the container's terminated reason ("Error", "OOMKilled", ...)
 	container string
 	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
-	waiting   string // reason a container waits ("ImagePullBackOff", ...) for pending pods
+	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
 	restarts  int32  // container restarts (restartPolicy OnFailure)
 	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
 }
@@ -94,6 +94,13 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 		}
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
 			s.condition = describeCondition(c)
+		}
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
+			// Not bound to a node: the scheduler says why (e.g. Unschedulable and its message).
+			s.waiting = c.Reason
+			if c.Message != "" {
+				s.waiting += ": " + c.Message
+			}
 		}
 	}
 	if v, ok := pod.Annotations[annotationFailureCount]; ok {

@@ -64,6 +64,10 @@ type reportBuilder struct {
 	activePods       int
 	terminatingPods  int
 	beyond           int // pods with index >= completions
+	beyondActive     int // ... of which active (the controller deletes them)
+	beyondDeleting   int // ... being deleted
+	beyondSucceeded  int // ... succeeded (their index was dropped from completedIndexes)
+	beyondFailed     int // ... failed (still counted in status.failed)
 	globalFailures   int32
 	globalLastFail   time.Time
 	globalEstimation bool
@@ -232,6 +236,16 @@ func (b *reportBuilder) groupPods() {
 		}
 		if p.index >= b.completions {
 			b.beyond++
+			switch {
+			case p.active():
+				b.beyondActive++
+			case p.terminating():
+				b.beyondDeleting++
+			case p.phase == corev1.PodSucceeded:
+				b.beyondSucceeded++
+			case p.phase == corev1.PodFailed:
+				b.beyondFailed++
+			}
 			continue
 		}
 		b.byIndex[p.index] = append(b.byIndex[p.index], ps)
@@ -527,6 +541,7 @@ func (b *reportBuilder) describe(st *IndexStatus, current, term, lastFailed, suc
 			if !current.ready {
 				d += ", not ready"
 			}
+			d += restartWords(current)
 			if b.perIndex && st.RetriesLeft != nil && *st.RetriesLeft == 0 {
 				d += fmt.Sprintf("; last attempt: one more failure fails the index (backoffLimitPerIndex %d)", b.limit)
 				b.lastAttempt = append(b.lastAttempt, st.Index)
@@ -550,9 +565,12 @@ func (b *reportBuilder) describe(st *IndexStatus, current, term, lastFailed, suc
 		d = b.retryWords(st, lastFailed)
 		b.retrying = append(b.retrying, *st)
 	case StateTerminating:
-		d = b.terminatingWords(term)
+		d = b.terminatingWords(term) + restartWords(term)
 	case StateUnfinished:
 		switch {
+		case lastFailed != nil && !lastFailed.deleting && lastFailed.action == batchv1.PodFailurePolicyActionFailJob:
+			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", st.Attempts, exitWords(lastFailed))
+			b.ownFailure.Add(st.Index)
 		case lastFailed != nil && !lastFailed.deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
 			b.ownFailure.Add(st.Index)
@@ -629,6 +647,20 @@ func exitWords(p *podSummary) string {
 		return "no exit code recorded"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// restartWords says how often a pod's containers were restarted in place (restartPolicy
+// OnFailure); the controller counts these restarts against backoffLimit while the pod is pending
+// or running (pastBackoffLimitOnFailure).
+func restartWords(p *podSummary) string {
+	if p == nil || p.restarts == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; containers restarted %d %s", p.restarts, plural(int(p.restarts), "time", "times"))
+	if p.hasExit && p.exitCode != 0 {
+		s += fmt.Sprintf(" (last exit code %d in container %s)", p.exitCode, p.container)
+	}
+	return s
 }
 
 // retryWords explains a Retrying index and records its backoff.
@@ -751,8 +783,8 @@ func (b *reportBuilder) explain() string {
 			b.failed.Len(), b.failed.Truncated(setWidth), deref32(b.job.Spec.MaxFailedIndexes, 0), b.failedIndexList(), b.killedWords())
 	case batchv1.JobReasonBackoffLimitExceeded:
 		if b.job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && b.ownFailedPods == 0 {
-			return fmt.Sprintf("Container restarts reached backoffLimit %d (restartPolicy OnFailure counts restarts of running pods), so the whole Job fails. %s",
-				deref32(b.job.Spec.BackoffLimit, 6), b.killedWords())
+			return fmt.Sprintf("Container restarts reached backoffLimit %d, so the whole Job fails: restartPolicy OnFailure counts the restarts of the containers of pending and running pods (%s). %s",
+				deref32(b.job.Spec.BackoffLimit, 6), b.restartList(), b.killedWords())
 		}
 		s := fmt.Sprintf("More than backoffLimit %d pod failures were counted, so the whole Job fails", deref32(b.job.Spec.BackoffLimit, 6))
 		if b.ownFailedPods > 0 {
@@ -851,6 +883,39 @@ func (b *reportBuilder) ownFailureList() string {
 			break
 		}
 		parts = append(parts, fmt.Sprintf("index %d %s", p.index, exitWords(p)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// restartList names the pending or running pods whose containers restarted, by index.
+func (b *reportBuilder) restartList() string {
+	var pods []*podSummary
+	for k := range b.acc.pods {
+		p := b.acc.pods[k]
+		if p.restarts > 0 && (p.phase == corev1.PodPending || p.phase == corev1.PodRunning) && p.index < b.completions {
+			pods = append(pods, &p)
+		}
+	}
+	if len(pods) == 0 {
+		return "no pod left shows a restart"
+	}
+	sort.Slice(pods, func(i, j int) bool {
+		if pods[i].index != pods[j].index {
+			return pods[i].index < pods[j].index
+		}
+		return pods[i].created.Before(pods[j].created)
+	})
+	var parts []string
+	for k, p := range pods {
+		if k == listLimit {
+			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
+			break
+		}
+		w := fmt.Sprintf("index %d: %d %s", p.index, p.restarts, plural(int(p.restarts), "restart", "restarts"))
+		if p.hasExit && p.exitCode != 0 {
+			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)
+		}
+		parts = append(parts, w)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -1027,7 +1092,7 @@ func (b *reportBuilder) next() []string {
 		}
 		out = append(out, fmt.Sprintf("Index %d is on its last attempt: one more failure fails the index (backoffLimitPerIndex %d).", i, b.limit))
 	}
-	running := b.r.Summary.Running + b.r.Summary.Pending
+	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
 	if b.perIndex {
 		nFailed := b.failed.Len()
 		if mfi := job.Spec.MaxFailedIndexes; mfi != nil {
@@ -1111,8 +1176,21 @@ func (b *reportBuilder) notes() []string {
 			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have")))
 	}
 	if b.beyond > 0 {
-		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down); the controller deletes them and they are not shown.",
-			b.beyond, plural(b.beyond, "pod has", "pods have"), b.completions))
+		var kinds []string
+		if n := b.beyondActive; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d active, which the controller deletes without counting %s as failed", n, plural(n, "it", "them")))
+		}
+		if n := b.beyondDeleting; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d being deleted", n))
+		}
+		if n := b.beyondSucceeded; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d succeeded, whose %s no longer counted in completedIndexes and succeeded", n, plural(n, "index is", "indexes are")))
+		}
+		if n := b.beyondFailed; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d failed, still counted in status.failed", n))
+		}
+		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down) and %s not shown: %s.",
+			b.beyond, plural(b.beyond, "pod has", "pods have"), b.completions, plural(b.beyond, "is", "are"), strings.Join(kinds, "; ")))
 	}
 	if n := len(b.acc.ignored); n > 0 {
 		out = append(out, fmt.Sprintf("%d %s given %s ignored: they belong to another Job or carry no completion index.",

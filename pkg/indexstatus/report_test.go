@@ -506,3 +506,30 @@ func TestSucceededNotYetRecorded(t *testing.T) {
 	}
 	wantContains(t, "index 1", indexOf(t, r, 1).Detail, "is pending")
 }
+
+// TestBeyondCompletionsAndRestarts: pods left above completions by a scale-down are described by
+// what the controller does with them; a running OnFailure pod shows its in-place restarts.
+func TestBeyondCompletionsAndRestarts(t *testing.T) {
+	j := newJob("s", 2, 2).status("0", nil, 1, 1, 2).get()
+	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	restarted := newPod(j, 1, 0, 0).running(0).get()
+	restarted.Status.ContainerStatuses[0].RestartCount = 3
+	restarted.Status.ContainerStatuses[0].LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error"}
+	pods := []corev1.Pod{
+		newPod(j, 0, 0, 0).exited(0, time.Second).counted().get(),
+		restarted,
+		newPod(j, 2, 0, 0).running(0).get(), // active above completions
+		newPod(j, 3, 0, 0).running(0).get(), // another one
+		newPod(j, 4, 0, 0).exited(1, 2*time.Second).counted().get(),             // failed above completions
+		newPod(j, 5, 0, 0).running(0).deleting(3 * time.Second).counted().get(), // being deleted
+	}
+	r := build(t, j, pods, at(10*time.Second))
+	wantContains(t, "notes", strings.Join(r.Notes, "\n"),
+		"4 pods have an index at or above completions 2 (left from a scale-down) and are not shown: 2 active, which the controller deletes without counting them as failed; 1 being deleted; 1 failed, still counted in status.failed.")
+	if st := indexOf(t, r, 1); st.State != StateRunning || !strings.Contains(st.Detail, "; containers restarted 3 times (last exit code 2 in container worker)") {
+		t.Errorf("index 1 = %+v", st)
+	}
+	if len(r.Indexes) != 2 {
+		t.Errorf("%d indexes listed, want 2", len(r.Indexes))
+	}
+}
