@@ -1,10 +1,14 @@
 package status
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
@@ -39,26 +43,37 @@ const (
 
 var errNotProtobuf = errors.New("not a protobuf response")
 
-// listPage fetches one page of pods and calls add for each, decoded one at a time. It returns
-// the page's list metadata (continue token, resourceVersion). Servers or clients that do not
-// speak protobuf get the ordinary typed List.
+// maxListMeta bounds the fields of the response other than pods (list metadata, type meta);
+// a larger one is malformed.
+const maxListMeta = 1 << 20
+
+// listPage fetches one page of pods and calls add for each, decoded one at a time as the
+// response streams in: the client holds one pod's bytes at a time, never the page, so the page
+// size costs the client no memory. It returns the page's list metadata (continue token,
+// resourceVersion). Servers or clients that do not speak protobuf get the ordinary typed List.
 func (o *Options) listPage(ctx context.Context, opts metav1.ListOptions, add func(*corev1.Pod)) (metav1.ListMeta, error) {
 	rc, ok := o.Client.CoreV1().RESTClient().(*rest.RESTClient)
 	if ok && rc != nil {
 		body, err := rc.Get().Namespace(o.Namespace).Resource("pods").
 			VersionedParams(&opts, scheme.ParameterCodec).
 			SetHeader("Accept", protobufContentType+", application/json").
-			Do(ctx).Raw()
+			Stream(ctx)
 		if err != nil {
 			return metav1.ListMeta{}, err
 		}
-		meta, err := eachPod(body, add)
+		defer func() { _ = body.Close() }()
+		br := bufio.NewReaderSize(body, 64<<10)
+		meta, err := eachPodStream(br, add)
 		if !errors.Is(err, errNotProtobuf) {
 			return meta, err
 		}
 		// JSON (a server or proxy without protobuf): decode it the ordinary way.
+		all, err := io.ReadAll(br)
+		if err != nil {
+			return metav1.ListMeta{}, fmt.Errorf("cannot read the pod list: %w", err)
+		}
 		list := &corev1.PodList{}
-		if err := runtimeDecode(body, list); err != nil {
+		if err := runtimeDecode(all, list); err != nil {
 			return metav1.ListMeta{}, err
 		}
 		for i := range list.Items {
@@ -84,78 +99,175 @@ func runtimeDecode(body []byte, into *corev1.PodList) error {
 	return nil
 }
 
-// eachPod walks a protobuf PodList response (the "k8s\x00" magic, then a runtime.Unknown whose
-// raw bytes are the PodList) and calls add for every pod, decoded one at a time without
-// managedFields and without the spec except init containers.
+// eachPod is eachPodStream over a whole response held in memory.
 func eachPod(body []byte, add func(*corev1.Pod)) (metav1.ListMeta, error) {
-	var meta metav1.ListMeta
-	if !bytes.HasPrefix(body, protobufMagic) {
-		return meta, errNotProtobuf
-	}
-	var raw []byte
-	err := eachField(body[len(protobufMagic):], func(num protowire.Number, typ protowire.Type, v []byte) error {
-		switch {
-		case num == unknownRaw && typ == protowire.BytesType:
-			raw = v
-		case num == unknownContentEncoding && typ == protowire.BytesType && len(v) > 0:
-			return fmt.Errorf("pod list: unsupported content encoding %q", v)
-		}
-		return nil
-	})
-	if err != nil {
-		return meta, err
-	}
-	var slim []byte
-	err = eachField(raw, func(num protowire.Number, typ protowire.Type, v []byte) error {
-		if typ != protowire.BytesType {
-			return nil
-		}
-		switch num {
-		case listMetadata:
-			if err := meta.Unmarshal(v); err != nil {
-				return fmt.Errorf("pod list metadata: %w", err)
-			}
-		case listItems:
-			var err error
-			slim, err = slimPod(slim[:0], v)
-			if err != nil {
-				return err
-			}
-			pod := &corev1.Pod{}
-			if err := pod.Unmarshal(slim); err != nil {
-				return fmt.Errorf("pod in list: %w", err)
-			}
-			add(pod)
-		}
-		return nil
-	})
-	return meta, err
+	return eachPodStream(bufio.NewReader(bytes.NewReader(body)), add)
 }
 
-// eachField calls fn for every top-level field of the protobuf message b; v is the value of a
-// length-delimited field (nil for other wire types).
-func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(n))
+// eachPodStream reads a protobuf PodList response (the "k8s\x00" magic, then a runtime.Unknown
+// whose raw bytes are the PodList) from r and calls add for every pod as soon as its bytes have
+// arrived, decoded without managedFields and without the spec except init containers. It
+// returns errNotProtobuf, having consumed nothing, when the response does not start with the
+// magic.
+func eachPodStream(r *bufio.Reader, add func(*corev1.Pod)) (metav1.ListMeta, error) {
+	var meta metav1.ListMeta
+	if magic, _ := r.Peek(len(protobufMagic)); !bytes.Equal(magic, protobufMagic) {
+		return meta, errNotProtobuf
+	}
+	_, _ = r.Discard(len(protobufMagic))
+	body := &fieldReader{r: r, n: -1}
+	var small, pod bytes.Buffer
+	var slim []byte
+	seen := false
+	for {
+		num, typ, n, err := body.next()
+		if err == io.EOF {
+			if !seen {
+				return meta, malformed(errors.New("no pod list in the response"))
+			}
+			return meta, nil
 		}
-		b = b[n:]
-		var v []byte
-		if typ == protowire.BytesType {
-			v, n = protowire.ConsumeBytes(b)
-		} else {
-			n = protowire.ConsumeFieldValue(num, typ, b)
+		if err != nil {
+			return meta, err
 		}
-		if n < 0 {
-			return fmt.Errorf("malformed protobuf: %w", protowire.ParseError(n))
+		if num != unknownRaw || typ != protowire.BytesType {
+			if err := body.read(&small, typ, n, maxListMeta); err != nil {
+				return meta, err
+			}
+			if num == unknownContentEncoding && small.Len() > 0 {
+				return meta, fmt.Errorf("pod list: unsupported content encoding %q", small.Bytes())
+			}
+			continue
 		}
-		b = b[n:]
-		if err := fn(num, typ, v); err != nil {
-			return err
+		// The PodList, field by field: its metadata, then one item per pod.
+		seen = true
+		list := &fieldReader{r: r, n: int64(min(n, math.MaxInt64))}
+		for {
+			num, typ, n, err := list.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return meta, err
+			}
+			switch {
+			case num == listMetadata && typ == protowire.BytesType:
+				if err := list.read(&small, typ, n, maxListMeta); err != nil {
+					return meta, err
+				}
+				if err := meta.Unmarshal(small.Bytes()); err != nil {
+					return meta, fmt.Errorf("pod list metadata: %w", err)
+				}
+			case num == listItems && typ == protowire.BytesType:
+				if err := list.read(&pod, typ, n, -1); err != nil {
+					return meta, err
+				}
+				if slim, err = slimPod(slim[:0], pod.Bytes()); err != nil {
+					return meta, err
+				}
+				p := &corev1.Pod{}
+				if err := p.Unmarshal(slim); err != nil {
+					return meta, fmt.Errorf("pod in list: %w", err)
+				}
+				add(p)
+			default:
+				if err := list.read(&small, typ, n, -1); err != nil {
+					return meta, err
+				}
+			}
 		}
 	}
+}
+
+// fieldReader reads the fields of one protobuf message from a stream: n bytes of it (-1: up to
+// the end of the stream).
+type fieldReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (f *fieldReader) ReadByte() (byte, error) {
+	if f.n == 0 {
+		return 0, io.EOF
+	}
+	b, err := f.r.ReadByte()
+	if err == nil && f.n > 0 {
+		f.n--
+	}
+	return b, err
+}
+
+// next reads a field's tag and, for a length-delimited field, its length (the value's size in
+// bytes; for other wire types, n is 0). At the end of the message it returns io.EOF.
+func (f *fieldReader) next() (protowire.Number, protowire.Type, uint64, error) {
+	if f.n == 0 {
+		return 0, 0, 0, io.EOF
+	}
+	tag, err := binary.ReadUvarint(f)
+	if err == io.EOF && f.n < 0 {
+		return 0, 0, 0, io.EOF
+	}
+	if err != nil {
+		return 0, 0, 0, malformed(err)
+	}
+	num, typ := protowire.DecodeTag(tag)
+	if num <= 0 {
+		return 0, 0, 0, malformed(errors.New("invalid field number"))
+	}
+	var n uint64
+	if typ == protowire.BytesType {
+		if n, err = binary.ReadUvarint(f); err != nil {
+			return 0, 0, 0, malformed(err)
+		}
+		if f.n >= 0 && n > uint64(f.n) {
+			return 0, 0, 0, malformed(io.ErrUnexpectedEOF)
+		}
+	}
+	return num, typ, n, nil
+}
+
+// read reads the value of a field whose tag next returned into buf (emptied first): n bytes of
+// a length-delimited field, at most max (-1: no bound), or the value of another wire type.
+// Memory grows with the bytes that actually arrive, not with a length the stream claims.
+func (f *fieldReader) read(buf *bytes.Buffer, typ protowire.Type, n uint64, max int64) error {
+	buf.Reset()
+	switch typ {
+	case protowire.BytesType:
+		if max >= 0 && n > uint64(max) {
+			return malformed(fmt.Errorf("field of %d bytes", n))
+		}
+		got, err := io.CopyN(buf, f.r, int64(min(n, math.MaxInt64)))
+		if f.n > 0 {
+			f.n -= got
+		}
+		if err != nil {
+			return malformed(io.ErrUnexpectedEOF)
+		}
+	case protowire.VarintType:
+		if _, err := binary.ReadUvarint(f); err != nil {
+			return malformed(err)
+		}
+	case protowire.Fixed32Type, protowire.Fixed64Type:
+		size := 4
+		if typ == protowire.Fixed64Type {
+			size = 8
+		}
+		for range size {
+			if _, err := f.ReadByte(); err != nil {
+				return malformed(io.ErrUnexpectedEOF)
+			}
+		}
+	default:
+		return malformed(fmt.Errorf("unsupported wire type %d", typ))
+	}
 	return nil
+}
+
+func malformed(err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("malformed protobuf: %w", err)
 }
 
 // slimPod appends to dst the Pod message pod without metadata.managedFields and with the spec

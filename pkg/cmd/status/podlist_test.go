@@ -1,8 +1,10 @@
 package status
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -128,6 +131,113 @@ func TestEachPodRejectsMalformed(t *testing.T) {
 		if _, err := eachPod(body, func(*corev1.Pod) {}); err == nil {
 			t.Errorf("%x accepted", body)
 		}
+	}
+}
+
+// TestEachPodTruncated: a response cut anywhere before its end is an error, never a short
+// list taken for the whole page.
+func TestEachPodTruncated(t *testing.T) {
+	_, pods := seed()
+	var items []corev1.Pod
+	for _, p := range pods {
+		items = append(items, *p)
+	}
+	items = withManagedFields(items)
+	body := protobufList(t, items, metav1.ListMeta{ResourceVersion: "5"})
+	if _, err := eachPod(body, func(*corev1.Pod) {}); err != nil {
+		t.Fatal(err)
+	}
+	// Past the PodList come only the envelope's empty contentEncoding and contentType: a cut
+	// there has lost nothing.
+	_, end := listBounds(t, body, items)
+	for cut := len(protobufMagic) + 1; cut < end; cut++ {
+		if _, err := eachPod(body[:cut], func(*corev1.Pod) {}); err == nil {
+			t.Fatalf("response cut at byte %d of %d accepted", cut, len(body))
+		}
+	}
+}
+
+// listBounds returns where the PodList of items starts and ends in the response body.
+func listBounds(t *testing.T, body []byte, items []corev1.Pod) (int, int) {
+	t.Helper()
+	whole, err := (&corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: items}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(body, whole)
+	if start < 0 {
+		t.Fatal("the PodList is not in the response")
+	}
+	return start, start + len(whole)
+}
+
+// TestEachPodHugeLength: a field claiming more bytes than arrive fails without allocating
+// what it claims.
+func TestEachPodHugeLength(t *testing.T) {
+	for _, body := range [][]byte{
+		// raw PodList of 2^62 bytes holding an item of 2^61 bytes, then 3 bytes.
+		protowire.AppendVarint(protowire.AppendVarint(protowire.AppendVarint(protowire.AppendVarint(
+			append([]byte(nil), protobufMagic...), 0x12), 1<<62), 0x12), 1<<61),
+		// a type meta field of 2^40 bytes.
+		protowire.AppendVarint(append(append([]byte(nil), protobufMagic...), 0x0a), 1<<40),
+	} {
+		body = append(body, 1, 2, 3)
+		allocs := testing.AllocsPerRun(1, func() {
+			if _, err := eachPod(body, func(*corev1.Pod) {}); err == nil {
+				t.Errorf("%x accepted", body)
+			}
+		})
+		if allocs > 100 {
+			t.Errorf("%x: %v allocations", body, allocs)
+		}
+	}
+}
+
+// TestEachPodStreams: each pod reaches the report as soon as its bytes have arrived, before the
+// rest of the page, so a page is never held whole.
+func TestEachPodStreams(t *testing.T) {
+	_, pods := seed()
+	var items []corev1.Pod
+	for _, p := range pods {
+		items = append(items, *p)
+	}
+	items = withManagedFields(items)
+	body := protobufList(t, items, metav1.ListMeta{ResourceVersion: "5"})
+	// The offset just past the first pod: the prefix that holds it and nothing more.
+	start, end := listBounds(t, body, items)
+	first, err := (&corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "5"}, Items: items[:1]}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := start + len(first)
+	if cut >= end {
+		t.Fatalf("first pod ends at %d, list at %d", cut, end)
+	}
+	pr, pw := io.Pipe()
+	got := make(chan string, len(items))
+	done := make(chan error, 1)
+	go func() {
+		_, err := eachPodStream(bufio.NewReader(pr), func(p *corev1.Pod) { got <- p.Name })
+		done <- err
+	}()
+	go func() { _, _ = pw.Write(body[:cut]) }()
+	select {
+	case name := <-got:
+		if name != items[0].Name {
+			t.Errorf("first pod %q, want %q", name, items[0].Name)
+		}
+	case err := <-done:
+		t.Fatalf("ended before the rest of the page was sent: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first pod was not delivered before the rest of the page arrived")
+	}
+	_, _ = pw.Write(body[cut:])
+	_ = pw.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got) + 1; n != len(items) {
+		t.Errorf("%d pods, want %d", n, len(items))
 	}
 }
 
