@@ -260,9 +260,33 @@ func FuzzEachPod(f *testing.F) {
 
 // TestLiveProtobufPages runs the command against an HTTP server speaking like the API server:
 // the Job as JSON, the pods as protobuf pages with continue tokens. It checks the requests (one
-// Job GET, pod pages on the controller-uid selector with a limit, protobuf accepted) and that
-// the report equals the offline one.
+// Job GET; pod pages on the controller-uid selector, protobuf accepted, a first page of
+// FirstPageSize and later pages of ChunkSize, never a resourceVersion or resourceVersionMatch,
+// so that the first page is a consistent read from the watch cache) and that the report equals
+// the offline one.
 func TestLiveProtobufPages(t *testing.T) {
+	const sel = "labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed"
+	for _, tc := range []struct {
+		name         string
+		first, chunk int64
+		want         []string
+	}{{
+		name: "defaults: every pod of the Job in one page",
+		want: []string{sel + "&limit=10000"},
+	}, {
+		name: "first page 4, then pages of 2", first: 4, chunk: 2,
+		want: []string{sel + "&limit=4", "continue=4&" + sel + "&limit=2", "continue=6&" + sel + "&limit=2"},
+	}, {
+		name: "--chunk-size 0: unpaginated", first: -1,
+		want: []string{sel},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			testLiveProtobufPages(t, tc.first, tc.chunk, tc.want)
+		})
+	}
+}
+
+func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string) {
 	j, ptrPods := seed()
 	var pods []corev1.Pod
 	for _, p := range ptrPods {
@@ -282,6 +306,9 @@ func TestLiveProtobufPages(t *testing.T) {
 			}
 			q := r.URL.Query()
 			limit, _ := strconv.Atoi(q.Get("limit"))
+			if limit == 0 {
+				limit = len(full)
+			}
 			start, _ := strconv.Atoi(q.Get("continue"))
 			end := min(start+limit, len(full))
 			meta := metav1.ListMeta{ResourceVersion: "99"}
@@ -304,16 +331,20 @@ func TestLiveProtobufPages(t *testing.T) {
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.Namespace, o.JobName, o.ChunkSize, o.Output = client, "ns", "seed", 3, "json"
+	o.Client, o.Namespace, o.JobName, o.Output = client, "ns", "seed", "json"
+	switch {
+	case first < 0:
+		o.FirstPageSize, o.ChunkSize = 0, 0
+	case first > 0:
+		o.FirstPageSize, o.ChunkSize = first, chunk
+	}
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	if err := o.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		"GET /apis/batch/v1/namespaces/ns/jobs/seed?",
-		"GET /api/v1/namespaces/ns/pods?labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed&limit=3",
-		"GET /api/v1/namespaces/ns/pods?continue=3&labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed&limit=3",
-		"GET /api/v1/namespaces/ns/pods?continue=6&labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed&limit=3",
+	want := []string{"GET /apis/batch/v1/namespaces/ns/jobs/seed?"}
+	for _, p := range wantPages {
+		want = append(want, "GET /api/v1/namespaces/ns/pods?"+p)
 	}
 	if strings.Join(requests, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(requests, "\n"), strings.Join(want, "\n"))

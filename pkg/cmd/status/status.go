@@ -75,8 +75,30 @@ var (
 		kubectl indexed status -f job.json --pods-file pods.json`)
 )
 
-// DefaultChunkSize is the page size of the pod LIST.
+// DefaultChunkSize is the page size of the pod LIST after its first page (kubectl's own).
 const DefaultChunkSize = 500
+
+// DefaultFirstPageSize is the size of the first page of the pod LIST: it holds every pod of a
+// Job of up to this many pods. 10,000 is also the most objects the API server itself reads
+// from etcd in one range.
+//
+// Why the first page is large: the API server answers a LIST without resourceVersion from its
+// watch cache, as a consistent read (it first makes sure the cache has caught up with etcd, so
+// the list is as fresh as a read from etcd and the report is never stale). A continue token,
+// though, asks for the exact revision of the first page, and the cache serves that only while it
+// holds a snapshot at or before it; v1.37 drops every snapshot older than etcd's last compaction
+// (every 5 minutes), so once a cluster's pods have been quiet for 5 to 10 minutes every page
+// after the first is read from etcd, each pod decoded again, at about twice the cost of the
+// cache (README, status cost). Status decodes each pod as it arrives (listPage), so the page
+// size costs it no memory. The LIST stays paginated beyond 10,000 pods, in pages of
+// DefaultChunkSize, since the API server may then have to read etcd and hold a page of decoded
+// pods.
+//
+// Not resourceVersion=0 (or NotOlderThan 0): the watch cache then ignores limit and returns
+// every pod in one response however many there are, a little stale. Nor NotOlderThan the Job's
+// resourceVersion, which skips the consistent read's wait for the cache but measured no faster
+// and may miss the last few milliseconds of pod changes.
+const DefaultFirstPageSize = 10000
 
 // ListQPS and ListBurst bound the client's request rate (client-go's default is 5 and 10).
 const (
@@ -92,7 +114,10 @@ type Options struct {
 	Output     string
 	Watch      bool
 	ExitCode   bool
-	ChunkSize  int64
+	// ChunkSize is the page size of the pod LIST; FirstPageSize that of its first page (set to
+	// ChunkSize when --chunk-size is given).
+	ChunkSize     int64
+	FirstPageSize int64
 
 	JobName   string
 	Namespace string
@@ -110,10 +135,11 @@ type Options struct {
 // NewOptions returns the status options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
-		IOStreams: streams,
-		ChunkSize: DefaultChunkSize,
-		Clock:     clock.RealClock{},
-		NewClient: func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+		IOStreams:     streams,
+		ChunkSize:     DefaultChunkSize,
+		FirstPageSize: DefaultFirstPageSize,
+		Clock:         clock.RealClock{},
+		NewClient:     func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
 	}
 }
 
@@ -133,6 +159,9 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		ValidArgsFunction:     cmdcompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("chunk-size") {
+				o.FirstPageSize = o.ChunkSize
+			}
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -149,7 +178,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml. Default: text.")
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
-	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST.")
+	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
@@ -425,14 +454,18 @@ func podSelector(job *batchv1.Job) (string, error) {
 	return labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), nil
 }
 
-// listPods pages through the Job's pods. Each page is summarized and dropped before the next
-// one is read, so memory grows with the summaries, not with the decoded pods.
+// listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
+// ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so
+// memory grows with the summaries, not with the decoded pods or the page size. The returned
+// resourceVersion is the list's: the revision every page was read at, from which a watch misses
+// no change.
 func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {
 	sel, err := podSelector(job)
 	if err != nil {
 		return "", exitcode.Wrap(exitcode.Usage, err)
 	}
-	opts := metav1.ListOptions{LabelSelector: sel, Limit: o.ChunkSize}
+	// No resourceVersion: a consistent read, served from the watch cache once it has caught up.
+	opts := metav1.ListOptions{LabelSelector: sel, Limit: o.FirstPageSize}
 	for {
 		meta, err := o.listPage(ctx, opts, acc.Add)
 		if err != nil {
@@ -441,7 +474,7 @@ func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstat
 		if meta.Continue == "" {
 			return meta.ResourceVersion, nil
 		}
-		opts.Continue = meta.Continue
+		opts.Continue, opts.Limit = meta.Continue, o.ChunkSize
 	}
 }
 

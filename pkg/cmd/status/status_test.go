@@ -310,7 +310,7 @@ func TestOneGetOnePaginatedList(t *testing.T) {
 		t.Fatalf("%d pages listed, want 3", len(pages))
 	}
 	for _, p := range pages {
-		if p.LabelSelector != "batch.kubernetes.io/controller-uid=uid-seed" || p.Limit != 3 {
+		if p.LabelSelector != "batch.kubernetes.io/controller-uid=uid-seed" || p.Limit != 3 || p.ResourceVersion != "" || p.ResourceVersionMatch != "" {
 			t.Errorf("list options %+v", p)
 		}
 	}
@@ -334,6 +334,16 @@ func TestOneGetOnePaginatedList(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(r.out), &rep); err != nil || rep.Summary.Succeeded != 4 || rep.Summary.Failed != 2 || rep.Pods.Seen != 7 {
 		t.Errorf("report %+v, %v", rep, err)
+	}
+
+	// Without --chunk-size: a first page of up to 10,000 pods, which holds the whole Job, and
+	// no resourceVersion (a consistent read).
+	pages = nil
+	if r := run(t, client, "", "seed", "-o", "json"); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if len(pages) != 1 || pages[0].Limit != DefaultFirstPageSize || pages[0].ResourceVersion != "" || pages[0].ResourceVersionMatch != "" {
+		t.Errorf("default pages %+v", pages)
 	}
 }
 
