@@ -6,12 +6,19 @@
 #   (b) kubectl get --raw /api/v1/namespaces/NS/pods?labelSelector=...       (bytes off the wire: the floor)
 #   (c) kubectl indexed status JOB                                           (what users run)
 #   (d) kubectl-indexed status JOB -o json                                   (the plugin binary directly, JSON report)
+#   (e) kubectl-indexed status JOB --chunk-size 500                          (every page 500 pods, as before)
 #
-# Each command is run BENCH_RUNS times, interleaved (a b c d a b c d ...) so that load from other
-# work on the machine hits all of them alike; the table shows the median and the minimum wall
-# time and the largest peak RSS (GNU time's %M) of each. Two tables: on a quiet cluster (no pod
-# events: the API server reads the continuation pages of a paginated LIST from etcd), then
-# with another small Job creating pods meanwhile (continuation pages come from the watch cache).
+# Each command is run BENCH_RUNS times, interleaved (a b c d e a b c d e ...) so that load from
+# other work on the machine hits all of them alike; the table shows the median and the minimum
+# wall time and the largest peak RSS (GNU time's %M) of each. Two tables:
+#
+#   1. A quiet cluster: no pod has changed since etcd's last compaction. The API server then holds
+#      no watch-cache snapshot to serve a continue token from, and reads every page after the
+#      first from etcd. The script waits for that state (up to BENCH_QUIET_WAIT seconds, default
+#      900: the API server compacts every 5 minutes) and checks it: a continue request for the
+#      Job's pods must raise apiserver_storage_list_total{resource="pods",storage="etcd"}.
+#   2. A busy cluster: another small Job creates a pod every few seconds, so the watch cache
+#      keeps fresh snapshots and serves continuation pages too.
 #
 # The Job: BENCH_COMPLETIONS indexes (default 5000), all running at once (parallelism =
 # completions); with per-index retries; every index exits 0 after BENCH_RUN_TIME except a few
@@ -21,8 +28,9 @@
 # Environment:
 #   BENCH_KUBECONFIG   use this cluster instead of starting one (the script never stops it)
 #   BENCH_COMPLETIONS  indexes of the Job (default 5000)
-#   BENCH_RUNS         runs of each command (default 5)
+#   BENCH_RUNS         runs of each command (default 9)
 #   BENCH_RUN_TIME     how long each pod runs (default 20s)
+#   BENCH_QUIET_WAIT   seconds to wait for the quiet state (default 900; 0: do not wait)
 #   BENCH_KEEP=1       keep the namespace (and a cluster the script started) afterwards
 #   BENCH_NAMESPACE    measure the finished Job "bench" already in this namespace (from an earlier
 #                      run with BENCH_KEEP=1) instead of creating one; it is not deleted
@@ -33,7 +41,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 completions=${BENCH_COMPLETIONS:-5000}
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-9}
 run_time=${BENCH_RUN_TIME:-20s}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-status.XXXXXX")
 cluster_dir=""
@@ -131,16 +139,19 @@ sel="batch.kubernetes.io/controller-uid=$uid"
 pods=$(kubectl get pods -n "$ns" -l "$sel" --no-headers | wc -l)
 log "the Job finished in $(( $(date +%s) - start ))s with $pods pods; measuring"
 
-names=(a b c d)
+names=(a b c d e)
 declare -A label cmd
 label[a]="kubectl get pods -l ... -o json"
 label[b]="kubectl get --raw (pod list, JSON)"
 label[c]="kubectl indexed status bench"
 label[d]="kubectl-indexed status bench -o json"
+label[e]="kubectl-indexed status --chunk-size 500"
+pods_url="/api/v1/namespaces/$ns/pods?labelSelector=${sel/=/%3D}"
 cmd[a]="kubectl get pods -n $ns -l $sel -o json"
-cmd[b]="kubectl get --raw /api/v1/namespaces/$ns/pods?labelSelector=${sel/=/%3D}"
+cmd[b]="kubectl get --raw $pods_url"
 cmd[c]="kubectl indexed status bench -n $ns"
 cmd[d]="kubectl-indexed status bench -n $ns -o json"
+cmd[e]="kubectl-indexed status bench -n $ns --chunk-size 500"
 
 stats() { # prints: median min max-peak-MiB
   sort -n "$1" | awk '{ t[NR] = $1; if ($2 > m) m = $2 }
@@ -164,26 +175,62 @@ measure() {
   grep -q '"kind":"PodList"' "$work/out.b"
   grep -q "^Phase:" "$work/out.c"
   grep -q '"kind": "IndexedJobStatus"' "$work/out.d"
+  grep -q "^Phase:" "$work/out.e"
   read -r b_med _ _ < <(stats "$work/samples.b")
   echo
   echo "$title"
   echo
-  printf '| %-40s | %12s | %12s | %15s | %10s |\n' "command" "median wall" "min wall" "peak RSS (MiB)" "vs (b)"
-  printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..17})" "$(printf -- '-%.0s' {1..12})"
+  printf '| %-44s | %12s | %12s | %15s | %10s |\n' "command" "median wall" "min wall" "peak RSS (MiB)" "vs (b)"
+  printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..14})" "$(printf -- '-%.0s' {1..17})" "$(printf -- '-%.0s' {1..12})"
   for n in "${names[@]}"; do
     read -r med min peak < <(stats "$work/samples.$n")
     ratio=$(awk -v a="$med" -v b="$b_med" 'BEGIN { printf "%.2fx", a / b }')
-    printf '| %-40s | %11ss | %11ss | %15s | %10s |\n' "(${n}) ${label[$n]}" "$med" "$min" "$peak" "$ratio"
+    printf '| %-44s | %11ss | %11ss | %15s | %10s |\n' "(${n}) ${label[$n]}" "$med" "$min" "$peak" "$ratio"
   done
+}
+
+# etcd_pod_lists prints how many pod LISTs the API server has read from etcd (-1: its metrics
+# cannot be read with this kubeconfig).
+etcd_pod_lists() {
+  kubectl get --raw /metrics 2>/dev/null |
+    awk 'BEGIN { s = -1 } /^apiserver_/ { if (s < 0) s = 0 }
+         /^apiserver_storage_list_total\{/ && /resource="pods"/ && /storage="etcd"/ { s += $2 }
+         END { printf "%d\n", s }'
+}
+
+# continue_from_etcd: 0 when a continue request for the Job's pods is read from etcd.
+continue_from_etcd() {
+  local token before after
+  token=$(kubectl get --raw "$pods_url&limit=1" | grep -o '"continue":"[^"]*"' | head -1 | cut -d'"' -f4)
+  [[ -n "$token" ]] || return 1
+  before=$(etcd_pod_lists)
+  kubectl get --raw "$pods_url&limit=1&continue=$token" >/dev/null
+  after=$(etcd_pod_lists)
+  (( before >= 0 && after > before ))
 }
 
 echo
 echo "Job: $completions completions, $pods pods, namespace $ns; $runs runs of each command, interleaved; $(nproc) CPUs; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# 1. A quiet cluster: no pod changes. The API server serves the first page of a paginated LIST
-#    from its watch cache but, with no recent pod event, no cache snapshot matches the continue
-#    token's revision, so continuation pages are read from etcd (apiserver_storage_list_total).
-measure "1. quiet cluster (no pod events while measuring)"
+# 1. A quiet cluster: wait until the API server reads continuation pages of the Job's pods
+#    from etcd (no watch-cache snapshot left at their revision), then measure.
+quiet="quiet cluster (no pod changed since etcd's last compaction: pages after the first are read from etcd)"
+if (( $(etcd_pod_lists) < 0 )); then
+  quiet="quiet cluster (not checked: this kubeconfig cannot read the API server's metrics)"
+else
+  waited=0 wait_max=${BENCH_QUIET_WAIT:-900}
+  until continue_from_etcd; do
+    if (( waited >= wait_max )); then
+      quiet="cluster after ${wait_max}s without pod changes (NOT quiet: continuation pages still came from the watch cache)"
+      break
+    fi
+    (( waited == 0 )) && log "waiting for etcd's next compaction (up to ${wait_max}s), so that continuation pages are read from etcd"
+    sleep 15
+    waited=$((waited + 15))
+  done
+  log "quiet state after ${waited}s"
+fi
+measure "1. $quiet"
 
 # 2. A cluster where pods come and go, as real clusters do: a small Job in another namespace
 #    creates a pod every few seconds. Continuation pages are then served from the watch cache's
