@@ -67,7 +67,8 @@ func (o *Options) listPage(ctx context.Context, opts metav1.ListOptions, add fun
 		if !errors.Is(err, errNotProtobuf) {
 			return meta, err
 		}
-		// JSON (a server or proxy without protobuf): decode it the ordinary way.
+		// JSON (a server or proxy without protobuf): decode it the ordinary way, holding the
+		// page (the API server itself always offers protobuf for pods).
 		all, err := io.ReadAll(br)
 		if err != nil {
 			return metav1.ListMeta{}, fmt.Errorf("cannot read the pod list: %w", err)

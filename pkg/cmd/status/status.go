@@ -79,8 +79,8 @@ var (
 const DefaultChunkSize = 500
 
 // DefaultFirstPageSize is the size of the first page of the pod LIST: it holds every pod of a
-// Job of up to this many pods. 10,000 is also the most objects the API server itself reads
-// from etcd in one range.
+// Job of up to this many pods. 10,000 is also the largest range the API server itself reads
+// from etcd when it filters a LIST.
 //
 // Why the first page is large: the API server answers a LIST without resourceVersion from its
 // watch cache, as a consistent read (it first makes sure the cache has caught up with etcd, so
