@@ -301,10 +301,11 @@ func fastTokenize(raw []byte) ([]fastToken, bool) {
 	for len(raw) > 0 {
 		line++
 		var text []byte
+		unterminated := false // the last line, with no line break after it
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
 			text, raw = raw[:i], raw[i+1:]
 		} else {
-			text, raw = raw, nil
+			text, raw, unterminated = raw, nil, true
 		}
 		text = bytes.TrimRight(text, "\r")
 		indent := 0
@@ -315,6 +316,11 @@ func fastTokenize(raw []byte) ([]fastToken, bool) {
 		if blockCol >= 0 {
 			if len(bytes.TrimSpace(rest)) == 0 || indent > blockCol {
 				t := &toks[len(toks)-1]
+				// A block scalar ending the input without a line break has none to clip or
+				// keep; leave that to the YAML parser.
+				if unterminated {
+					t.blockOK = false
+				}
 				if len(rest) == 0 {
 					t.block = append(t.block, "")
 				} else {
@@ -330,7 +336,9 @@ func fastTokenize(raw []byte) ([]fastToken, bool) {
 		if len(rest) == 0 || rest[0] == '#' {
 			continue
 		}
-		if rest[0] == '\t' || bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) {
+		// A tab anywhere outside a block scalar (as indentation, as a separator around a value,
+		// inside a plain scalar) has rules the fast path does not follow.
+		if bytes.IndexByte(rest, '\t') >= 0 || bytes.HasPrefix(rest, []byte("---")) || bytes.HasPrefix(rest, []byte("...")) {
 			return nil, false
 		}
 		content, ok := stripComment(string(rest))
