@@ -6,8 +6,9 @@
 #   make bench-status-codec  the interval codec's benchmarks on 100,000-index strings
 #   make golden-status       rewrite pkg/indexstatus/testdata/golden from test/fixtures (review the diff)
 #
-# BENCH_KUBECONFIG=path uses a running cluster instead; BENCH_COMPLETIONS, BENCH_RUNS and
-# BENCH_RUN_TIME size the run (see test/bench/status.sh).
+# BENCH_KUBECONFIG=path uses a running cluster instead; BENCH_COMPLETIONS, BENCH_RUNS,
+# BENCH_RUN_TIME and BENCH_QUIET_WAIT size the run (see test/bench/status.sh). It takes about
+# 20 minutes: the Job runs about 9, then the quiet table waits for etcd's next compaction.
 
 .PHONY: bench-status bench-status-codec golden-status
 
