@@ -324,7 +324,8 @@ func controllerString(oi []Interval) string {
 	return builder.String()
 }
 
-// grammarAccepts is an independent statement of the grammar in job-semantics §2.1:
+// grammarAccepts is an independent statement of the grammar of completedIndexes and
+// failedIndexes (pkg/controller/job/indexed_job_utils.go in Kubernetes v1.37.2):
 // list := "" | iv ("," iv)*, iv := N | N "-" M with N < M, every number < completions, each
 // interval strictly after the previous one; N as strconv.Atoi reads it.
 var fragRE = regexp.MustCompile(`^\+?([0-9]+)(?:-\+?([0-9]+))?$`)

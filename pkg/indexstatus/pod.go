@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Pod annotations, labels and the finalizer the Job controller writes (job-semantics §3.1).
+// Pod annotations, labels and the finalizer the Job controller writes (pkg/controller/job in Kubernetes v1.37.2).
 const (
 	annotationIndex          = batchv1.JobCompletionIndexAnnotation          // batch.kubernetes.io/job-completion-index
 	annotationFailureCount   = batchv1.JobIndexFailureCountAnnotation        // batch.kubernetes.io/job-index-failure-count

@@ -61,7 +61,7 @@ func wantContains(t *testing.T, what, got string, subs ...string) {
 	}
 }
 
-// seedJob is fixture A of job-semantics §4.1 in its final state.
+// seedJob is the seed scenario (test/fixtures/seed) in its final state.
 func seedJob() (*batchv1.Job, []corev1.Pod) {
 	j := newJob("seed", 6, 2).perIndex(1, ptr.To[int32](2)).rule(failIndex, "worker", opIn, 42).
 		status("0,1,3,5", ptr.To("2,4"), 4, 3, 0).

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// job builds the seed evaluation Job (fixture A of the reference), which the server accepts.
+// job builds the seed evaluation Job (the seed scenario), which the server accepts.
 func job(mut ...func(*batchv1.Job)) *batchv1.Job {
 	j := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: "evaluation"},
@@ -54,7 +54,7 @@ func TestSeedJobIsValid(t *testing.T) {
 	}
 }
 
-// The rendered errors of the reference (job-semantics.md §1.3), word for word.
+// The rendered errors of the v1.37.2 API server's Job validation, word for word.
 func TestReferenceErrorStrings(t *testing.T) {
 	succ := func(rules ...batchv1.SuccessPolicyRule) func(*batchv1.Job) {
 		return func(j *batchv1.Job) { j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{Rules: rules} }
@@ -210,7 +210,7 @@ func TestReferenceErrorStrings(t *testing.T) {
 }
 
 // The v1.37 defaulting turns an empty onPodConditions status into True, so the server never
-// answers the "status: Required value" error the reference lists.
+// answers the "status: Required value" error its validation code has for it.
 func TestEmptyConditionStatusIsDefaulted(t *testing.T) {
 	j := job(func(j *batchv1.Job) {
 		*rule0(j) = batchv1.PodFailurePolicyRule{Action: "Ignore", OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget"}}}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// evaluationJob is the seed evaluation Job of the reference (fixture A).
+// evaluationJob is the seed evaluation Job (the seed scenario).
 func evaluationJob() *batchv1.Job {
 	return &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},

@@ -50,7 +50,7 @@ func ParseVersion(s string) (Version, error) {
 	return v, nil
 }
 
-// feature is a row of the Job feature history (job-semantics.md §6).
+// feature is a row of the Job feature history (Kubernetes release notes and feature gates).
 type feature struct {
 	name  string
 	gate  string

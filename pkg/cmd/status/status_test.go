@@ -79,7 +79,7 @@ func pod(j *batchv1.Job, index, attempt int, exit *int32) *corev1.Pod {
 	return p
 }
 
-// seed is the seed scenario's final state (job-semantics §4.1).
+// seed is the seed scenario's final state (test/fixtures/seed, captured from the real controller).
 func seed() (*batchv1.Job, []*corev1.Pod) {
 	j := job("seed", 6)
 	j.Status.CompletedIndexes, j.Status.FailedIndexes = "0,1,3,5", ptr.To("2,4")
