@@ -863,41 +863,37 @@ func (b *reportBuilder) failedIndexList() string {
 
 // ownFailureList names the pods that failed on their own (not killed).
 func (b *reportBuilder) ownFailureList() string {
-	var pods []*podSummary
-	for k := range b.acc.pods {
-		p := b.acc.pods[k]
-		if p.failed && !p.deleting && p.index < b.completions {
-			pods = append(pods, &p)
-		}
-	}
-	sort.Slice(pods, func(i, j int) bool {
-		if pods[i].index != pods[j].index {
-			return pods[i].index < pods[j].index
-		}
-		return pods[i].created.Before(pods[j].created)
+	return b.podList(func(p *podSummary) bool { return p.failed && !p.deleting }, func(p *podSummary) string {
+		return fmt.Sprintf("index %d %s", p.index, exitWords(p))
 	})
-	var parts []string
-	for k, p := range pods {
-		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("index %d %s", p.index, exitWords(p)))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
+	list := b.podList(func(p *podSummary) bool {
+		return p.restarts > 0 && (p.phase == corev1.PodPending || p.phase == corev1.PodRunning)
+	}, func(p *podSummary) string {
+		w := fmt.Sprintf("index %d: %d %s", p.index, p.restarts, plural(int(p.restarts), "restart", "restarts"))
+		if p.hasExit && p.exitCode != 0 {
+			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)
+		}
+		return w
+	})
+	if list == "" {
+		return "no pod left shows a restart"
+	}
+	return list
+}
+
+// podList words the pods below completions that keep selects, by index then creation time, at
+// most listLimit of them ("and N more" for the rest), joined by commas.
+func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSummary) string) string {
 	var pods []*podSummary
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
-		if p.restarts > 0 && (p.phase == corev1.PodPending || p.phase == corev1.PodRunning) && p.index < b.completions {
+		if p.index < b.completions && keep(&p) {
 			pods = append(pods, &p)
 		}
-	}
-	if len(pods) == 0 {
-		return "no pod left shows a restart"
 	}
 	sort.Slice(pods, func(i, j int) bool {
 		if pods[i].index != pods[j].index {
@@ -911,11 +907,7 @@ func (b *reportBuilder) restartList() string {
 			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
 			break
 		}
-		w := fmt.Sprintf("index %d: %d %s", p.index, p.restarts, plural(int(p.restarts), "restart", "restarts"))
-		if p.hasExit && p.exitCode != 0 {
-			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)
-		}
-		parts = append(parts, w)
+		parts = append(parts, words(p))
 	}
 	return strings.Join(parts, ", ")
 }
