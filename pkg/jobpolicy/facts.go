@@ -80,8 +80,9 @@ const (
 	// IgnoredByRule: failed, but an Ignore rule matched: never counted.
 	IgnoredByRule Counting = "Ignored"
 	// Settled: the tracking finalizer is gone: the controller already counted the pod, or
-	// deleted it itself (lower parallelism, suspension, duplicate or out-of-range index, Job
-	// failure) after removing the finalizer, and then never counts it (deleteJobPods).
+	// deleted it itself (lower parallelism, suspension, duplicate or out-of-range index) after
+	// removing the finalizer, and then never counts it (deleteJobPods; deleteActivePods, used
+	// when the Job fails, keeps the finalizer, so those pods are counted).
 	Settled Counting = "Settled"
 )
 
@@ -507,37 +508,43 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		}
 	}
 	delayed := delayedPod(pods)
-	if spec.PerIndex() {
-		// getNewIndexFailureCounts: what the next pod of the index carries.
-		switch {
-		case active != nil:
-			ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
-		case delayed != nil:
-			ix.FailureCount, ix.IgnoredCount = delayed.FailureCount, delayed.IgnoredCount
-			if delayed.Match.CountFailed() {
-				ix.FailureCount++
-			} else {
-				ix.IgnoredCount++
-			}
-		case f.Failed.Has(i):
-			for _, p := range pods {
-				if p.Failed && p.Attempt()+1 > ix.FailureCount+ix.IgnoredCount {
-					ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
-					if p.Match.CountFailed() {
-						ix.FailureCount++
-					} else {
-						ix.IgnoredCount++
-					}
-				}
-			}
+	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
+	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
+	forgotten := func(p *Pod) bool {
+		return spec.PerIndex() && p.Failed && !p.Tracked && active == nil && delayed == nil && !f.Failed.Has(i)
+	}
+	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
+	own := func(p *Pod) {
+		ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
+		if p.Failed && p.Match.CountFailed() {
+			ix.FailureCount++
+		} else if p.Failed {
+			ix.IgnoredCount++
 		}
-	} else {
+	}
+	switch {
+	case !spec.PerIndex():
 		for _, p := range pods {
 			if p.CountFailed() {
 				ix.FailureCount++
 			} else if p.Failed {
 				ix.IgnoredCount++
 			}
+		}
+	case active != nil:
+		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
+	case delayed != nil:
+		own(delayed)
+	default:
+		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
+		var latest *Pod
+		for _, p := range pods {
+			if !forgotten(p) && (latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))) {
+				latest = p
+			}
+		}
+		if latest != nil {
+			own(latest)
 		}
 	}
 	switch {
@@ -573,9 +580,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
 		for _, p := range pods {
-			forgotten := p.Phase == corev1.PodSucceeded ||
-				(spec.PerIndex() && p.Failed && delayed == nil && active == nil)
-			if !p.Tracked && forgotten {
+			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
 				ix.Forgotten = append(ix.Forgotten, p.Name)
 			}
 		}
