@@ -524,10 +524,15 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	}
 	switch {
 	case !spec.PerIndex():
+		// The failed pods still present whose failure is or will be counted: a pod being
+		// deleted without its finalizer may never be (deleteJobPods, or a success policy met).
 		for _, p := range pods {
-			if p.CountFailed() {
+			if !p.Failed || (!p.Tracked && p.Phase != corev1.PodFailed) {
+				continue
+			}
+			if p.Match.CountFailed() {
 				ix.FailureCount++
-			} else if p.Failed {
+			} else {
 				ix.IgnoredCount++
 			}
 		}
