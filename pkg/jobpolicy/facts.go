@@ -461,7 +461,9 @@ func globalBackoff(spec Spec, pods []Pod, now time.Time) *GlobalBackoff {
 	g := &GlobalBackoff{}
 	for k := range pods {
 		p := &pods[k]
-		if p.Failed && p.Finished.After(lastSuccess) {
+		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
+		// deleted by deleteJobPods lost its finalizer before it was deleted and never enters it.
+		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished.After(lastSuccess) {
 			g.Failures++
 			if p.Finished.After(g.LastFailure) {
 				g.LastFailure = p.Finished
