@@ -129,13 +129,14 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 
 	if d := find("spec.backoffLimit"); d != nil && d.HoldsNow && !st.Ending() && spec.BackoffLimit != nil {
 		bl := *spec.BackoffLimit
-		switch {
-		case status.Failed > bl:
+		// syncJob's exceedsBackoffLimit, through jobpolicy: failed > backoffLimit.
+		switch left := jobpolicy.SpecOf(c.desired).FailuresToFail() - int64(status.Failed); {
+		case left <= 0:
 			c.drastic[d.Path] = "fails the Job at once (BackoffLimitExceeded)"
 			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job already counts %d failed pods, more than the desired backoffLimit (%d): once patched it fails at "+
 					"once with BackoffLimitExceeded and its running pods are killed", status.Failed, bl)})
-		case status.Failed == bl:
+		case left == 1:
 			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job already counts %d failed pods, as many as the desired backoffLimit: the next pod failure fails the Job", status.Failed)})
 		}
@@ -147,7 +148,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	}
 
 	if d := find("spec.maxFailedIndexes"); d != nil && d.Class != ClassNewJob && !st.Ending() && spec.MaxFailedIndexes != nil && status.FailedIndexes != nil {
-		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) > int64(*spec.MaxFailedIndexes) {
+		// syncJob's MaxFailedIndexesExceeded, through jobpolicy: failed indexes > maxFailedIndexes.
+		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+

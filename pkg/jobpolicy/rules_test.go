@@ -151,6 +151,12 @@ func TestSpecFacts(t *testing.T) {
 	if !s.SharedBudget() || s.FailuresToFail() != 3 || s.RestartsCount() || !s.BackoffLimitSet {
 		t.Fatalf("prepare-db: %+v", s)
 	}
+	if n := SpecOf(indexedJob(4, 4).perIndex(1).maxFailed(1).Job).FailedIndexesToFail(); n != 2 {
+		t.Fatalf("maxFailedIndexes 1: %d failed indexes fail the Job", n)
+	}
+	if n := SpecOf(indexedJob(4, 4).perIndex(1).Job).FailedIndexesToFail(); n != 0 {
+		t.Fatalf("no maxFailedIndexes: %d", n)
+	}
 	if SpecOf(indexedJob(1, 1).Job).SharedBudget() {
 		t.Fatal("one index shares nothing")
 	}

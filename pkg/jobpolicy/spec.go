@@ -109,3 +109,12 @@ func (s Spec) GlobalLimitFiresFirst() bool {
 func (s Spec) RunningAtOnce() int64 {
 	return min(int64(s.Parallelism), int64(s.Completions))
 }
+
+// FailedIndexesToFail is how many failed indexes fail the Job: syncJob fails it when
+// failedIndexes.total() > maxFailedIndexes; 0 without maxFailedIndexes.
+func (s Spec) FailedIndexesToFail() int64 {
+	if !s.PerIndex() || s.MaxFailedIndexes == nil {
+		return 0
+	}
+	return int64(*s.MaxFailedIndexes) + 1
+}
