@@ -104,6 +104,7 @@ func TestFixturePhases(t *testing.T) {
 		// The scenarios of issue 10.
 		"success-policy-after-failed-index": PhaseComplete, "deleted-during-retries": PhaseRunning,
 		"parallelism-lowered": PhaseRunning, "elastic-scale-up-again": PhaseRunning,
+		"failed-index-across-suspension": PhaseRunning,
 	}
 	for _, f := range loadFixtures(t) {
 		w, ok := want[f.name]

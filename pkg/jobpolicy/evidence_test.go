@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -220,5 +221,67 @@ func TestCaptureElasticScaleUpAgain(t *testing.T) {
 	f := Evaluate(before, observeAll(before, first), job.CreationTimestamp.Time)
 	if ix := f.Indexes[4]; ix.State == IndexSucceeded || len(ix.Forgotten) != 1 {
 		t.Fatalf("index 4 %+v", ix)
+	}
+}
+
+// Case 7: failed-index-across-suspension: failedIndexes survives the suspension and the resume
+// does not start index 0 again; the pods the suspension deleted were not counted.
+func TestCaptureFailedIndexAcrossSuspension(t *testing.T) {
+	job, pods := loadCapture(t, "failed-index-across-suspension")
+	if job.Status.FailedIndexes == nil || *job.Status.FailedIndexes != "0" || job.Status.Failed != 1 {
+		t.Fatalf("failedIndexes %v failed %d", job.Status.FailedIndexes, job.Status.Failed)
+	}
+	f := Evaluate(job, observeAll(job, pods), job.CreationTimestamp.Time)
+	if f.Indexes[0].State != IndexFailed || *f.Indexes[0].RetriesLeft != 0 || f.CountedFailures != 1 {
+		t.Fatalf("index 0 %+v counted %d", f.Indexes[0], f.CountedFailures)
+	}
+	// The same Job suspended again: index 0 stays Failed, the others wait for the resume.
+	suspended := job.DeepCopy()
+	suspended.Spec.Suspend = new(bool)
+	*suspended.Spec.Suspend = true
+	var failedOnly []corev1.Pod
+	for _, p := range pods {
+		if CompletionIndex(&p) == 0 {
+			failedOnly = append(failedOnly, p)
+		}
+	}
+	f = Evaluate(suspended, observeAll(suspended, failedOnly), job.CreationTimestamp.Time)
+	if f.Indexes[0].State != IndexFailed || f.Indexes[1].State != IndexSuspended || f.Indexes[2].State != IndexSuspended {
+		t.Fatalf("suspended: %+v", f.Indexes)
+	}
+}
+
+// Case 5 offline: index 2's replacement in deleted-during-retries was created after the
+// per-index backoff (10s for the first failure), counted from the deleted pod's finish time
+// (getFinishedTime: deletionTimestamp minus the grace period, or its Ready=False transition).
+func TestCaptureReplacementWaitedForBackoff(t *testing.T) {
+	job, pods := loadCapture(t, "deleted-during-retries")
+	var old, repl *corev1.Pod
+	for i := range pods {
+		if CompletionIndex(&pods[i]) != 2 {
+			continue
+		}
+		if pods[i].DeletionTimestamp != nil {
+			old = &pods[i]
+		} else {
+			repl = &pods[i]
+		}
+	}
+	if old == nil || repl == nil {
+		t.Fatalf("index 2: old %v replacement %v", old != nil, repl != nil)
+	}
+	o := ObservePod(job, old)
+	if !o.Failed || o.Attempt() != 0 {
+		t.Fatalf("old pod %+v", o)
+	}
+	total, _ := Backoff(o.Attempt()+1, o.Finished, o.Finished)
+	if total != 10*time.Second {
+		t.Fatalf("backoff %s", total)
+	}
+	if gap := repl.CreationTimestamp.Sub(o.Finished); gap < total-time.Second {
+		t.Fatalf("replacement created %s after the pod finished, before the %s backoff", gap, total)
+	}
+	if r := ObservePod(job, repl); r.FailureCount != 1 {
+		t.Fatalf("replacement failure count %d", r.FailureCount)
 	}
 }

@@ -51,5 +51,15 @@ func policyDefinitions() []Definition {
 			// completions and parallelism are changed, then changed back: job.json has the
 			// manifest's values again.
 		},
+		{
+			Name:        "failed-index-across-suspension",
+			Description: "3 indexes, parallelism 3, backoffLimitPerIndex 0; index 0 exits 1 after 1s (its index fails), the others run; the Job is then suspended (kubectl patch) and, once its pods are gone, resumed.",
+			JobName:     "suspend-failed",
+			Manifest: indexedJob("suspend-failed", `  completions: 3
+  parallelism: 3
+  backoffLimitPerIndex: 0
+`, map[string]string{"run-time": "never", "run-time.0": "1s", "exit-code.0": "1"}),
+			CapturePoint: "after the resume: indexes 1 and 2 running new pods, index 0 still failed with its one pod",
+		},
 	}
 }

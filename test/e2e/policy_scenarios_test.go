@@ -141,5 +141,34 @@ func policyScenarioRuns() map[string]Scenario {
 				}
 			},
 		},
+		"failed-index-across-suspension": {
+			Drive: func(t *testing.T, ns string) {
+				WaitForJob(t, ns, "suspend-failed", time.Minute, "index 0 failed, 1 and 2 running", func(j *batchv1.Job, pods []corev1.Pod) bool {
+					return j.Status.FailedIndexes != nil && *j.Status.FailedIndexes == "0" && j.Status.Active == 2
+				})
+				MustKubectl(t, "patch", "job", "suspend-failed", "-n", ns, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
+				WaitForJob(t, ns, "suspend-failed", time.Minute, "suspended, running pods gone", func(j *batchv1.Job, pods []corev1.Pod) bool {
+					return Condition(j, batchv1.JobSuspended) != nil && j.Status.Active == 0 && len(pods) == 1
+				})
+				MustKubectl(t, "patch", "job", "suspend-failed", "-n", ns, "--type=merge", "-p", `{"spec":{"suspend":false}}`)
+			},
+			Ready: func(j *batchv1.Job, pods []corev1.Pod) bool {
+				by := PodsByIndex(pods)
+				return j.Status.Active == 2 && len(by[1]) == 1 && len(by[2]) == 1 &&
+					by[1][0].Status.Phase == corev1.PodRunning && by[2][0].Status.Phase == corev1.PodRunning
+			},
+			Timeout: time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				j := s.Job
+				// calculateFailedIndexes keeps failedIndexes through the suspension and
+				// firstPendingIndexes skips a failed index on resume; the pods deleted by the
+				// suspension (deleteJobPods) were not counted: failed stays 1.
+				wantIndexes(t, j, "", "0")
+				wantCounts(t, j, 0, 1, 2)
+				if n := len(PodsByIndex(s.Pods)[0]); n != 1 {
+					t.Errorf("index 0 has %d pods, want its one failed pod", n)
+				}
+			},
+		},
 	}
 }
