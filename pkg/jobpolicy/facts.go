@@ -158,6 +158,9 @@ type Facts struct {
 	// Duplicates the extra active pods of an index (deleted, never counted).
 	OutOfRange int
 	Duplicates int
+
+	// recordedSucceeded and recordedFailed are the status sets as written.
+	recordedSucceeded, recordedFailed indexes.Set
 }
 
 // Count returns how many indexes are in state.
@@ -252,7 +255,8 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 
 	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
 	var succ, failed indexes.Builder
-	for i := range parseSet(job.Status.CompletedIndexes, completions).All() {
+	f.recordedSucceeded = parseSet(job.Status.CompletedIndexes, completions)
+	for i := range f.recordedSucceeded.All() {
 		succ.Add(i)
 	}
 	for ix, ps := range byIndex {
@@ -266,7 +270,8 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
 	if spec.PerIndex() {
 		if job.Status.FailedIndexes != nil {
-			for i := range parseSet(*job.Status.FailedIndexes, completions).All() {
+			f.recordedFailed = parseSet(*job.Status.FailedIndexes, completions)
+			for i := range f.recordedFailed.All() {
 				failed.Add(i)
 			}
 		}
@@ -557,10 +562,10 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	switch {
 	case f.Succeeded.Has(i):
 		ix.State = IndexSucceeded
-		ix.NotYetRecorded = !parseSet(job.Status.CompletedIndexes, int(spec.Completions)).Has(i)
+		ix.NotYetRecorded = !f.recordedSucceeded.Has(i)
 	case f.Failed.Has(i):
 		ix.State = IndexFailed
-		ix.NotYetRecorded = job.Status.FailedIndexes == nil || !parseSet(*job.Status.FailedIndexes, int(spec.Completions)).Has(i)
+		ix.NotYetRecorded = !f.recordedFailed.Has(i)
 	case active != nil:
 		ix.State = IndexActive
 	case f.Decision.Kind != Continue:
