@@ -158,13 +158,20 @@ func Compose(parent *Lineage, parentCompletions int, chosen indexes.Set) (indexe
 		}
 		return chosen, nil
 	}
-	root := parent.RootIndexes(parent.Original.Len())
+	// Walk both ascending sequences together: O(chosen + parent's intervals), no allocation
+	// of the parent's whole map.
+	ivs := parent.Original.Intervals()
 	var b indexes.Builder
+	iv, offset := 0, 0 // offset: parent index of ivs[iv].First
 	for j := range chosen.All() {
-		if j >= len(root) {
-			return indexes.Set{}, fmt.Errorf("index %d is out of range: the Job has %d completions", j, len(root))
+		for iv < len(ivs) && j >= offset+ivs[iv].Len() {
+			offset += ivs[iv].Len()
+			iv++
 		}
-		b.Add(root[j])
+		if iv == len(ivs) {
+			return indexes.Set{}, fmt.Errorf("index %d is out of range: the Job has %d completions", j, parent.Original.Len())
+		}
+		b.Add(ivs[iv].First + j - offset)
 	}
 	return b.Set(), nil
 }
