@@ -3,11 +3,11 @@ package scaffold
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -23,9 +23,10 @@ import (
 // shard ConfigMap, the indexes chosen, and the overrides of `kubectl indexed retry`. Pointer
 // fields are nil when the flag was not given.
 type RetryOptions struct {
-	// Parent is the Job retried; ParentConfigMap the shard ConfigMap it names.
-	Parent          *batchv1.Job
-	ParentConfigMap *corev1.ConfigMap
+	// Parent is the Job retried; ParentConfigMaps the ConfigMaps of its shard store, the head
+	// (the one its annotation names) first, then any parts its shard volume projects.
+	Parent           *batchv1.Job
+	ParentConfigMaps []*corev1.ConfigMap
 	// Indexes are completion indexes of Parent, ascending: retry index k runs Parent's k-th.
 	Indexes indexes.Set
 	// Lineage of the new Job (root, parent, attempt and the root indexes it runs).
@@ -52,16 +53,28 @@ type RetryObjects struct {
 	Notes []string
 }
 
-// RetryConfigMapName names the ConfigMap of a retry: the manifest's name, "-retry-" and the
-// first HashLength hex digits of the SHA-256 of its data, so the same selection of the same
-// shards is one object, and no other content can ever take its name.
-func RetryConfigMapName(manifestName string, data map[string]string) string {
+// RetryConfigMapName names the head ConfigMap of a retry: the manifest's name, "-retry-" and
+// the first HashLength hex digits of the SHA-256 of the whole store's keys and values, so the
+// same selection of the same shards is one object, and no other content can take its name.
+// Parts add "-<part number>".
+func RetryConfigMapName(manifestName string, st *shards.Store) string {
 	h := sha256.New()
-	for _, k := range slices.Sorted(maps.Keys(data)) {
+	put := func(k string, v []byte) {
 		h.Write([]byte(k))
 		h.Write([]byte{0})
-		h.Write([]byte(data[k]))
+		h.Write(v)
 		h.Write([]byte{0})
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Head)) {
+		put(k, []byte(st.Head[k]))
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.HeadBinary)) {
+		put("binary:"+k, st.HeadBinary[k])
+	}
+	for p, part := range st.Parts {
+		for _, k := range slices.Sorted(maps.Keys(part)) {
+			put("part"+strconv.Itoa(p)+":"+k, []byte(part[k]))
+		}
 	}
 	return manifestName + "-retry-" + hex.EncodeToString(h.Sum(nil))[:HashLength]
 }
@@ -83,11 +96,11 @@ func RetryConfigMapName(manifestName string, data map[string]string) string {
 //     retry's size (rounded down), so the same share of failures trips it;
 //   - parallelism: the flag, else the parent's, at most the number of indexes.
 func BuildRetry(o RetryOptions) (*RetryObjects, error) {
-	p, pcm := o.Parent, o.ParentConfigMap
+	p := o.Parent
 	switch {
 	case p == nil:
 		return nil, errors.New("no parent Job")
-	case pcm == nil:
+	case len(o.ParentConfigMaps) == 0:
 		return nil, errors.New("no shard ConfigMap")
 	case o.Lineage == nil:
 		return nil, errors.New("no lineage")
@@ -111,11 +124,12 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string, over the %d an annotation may hold: retry fewer or more contiguous indexes at a time with --indexes", len(s), lineage.MaxOriginalIndexesBytes)
 	}
 
-	cm, err := retryConfigMap(o, pn)
+	cms, err := retryConfigMaps(o, pn)
 	if err != nil {
 		return nil, err
 	}
-	res := &RetryObjects{Objects: Objects{ConfigMap: cm}}
+	cm := cms[0]
+	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:]}}
 
 	job := cleanBase(p)
 	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
@@ -180,23 +194,26 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		spec.PodReplacementPolicy = &replace
 	}
 
-	// The shard volume now points to the retry's ConfigMap.
+	// The shard volume now holds the retry's ConfigMaps.
 	tmpl := &spec.Template
 	found := false
 	for i := range tmpl.Spec.Volumes {
-		v := &tmpl.Spec.Volumes[i]
-		if v.Name != VolumeName {
-			continue
+		if tmpl.Spec.Volumes[i].Name == VolumeName {
+			tmpl.Spec.Volumes[i] = ShardVolume(configMapNames(cms))
+			found = true
 		}
-		if v.ConfigMap == nil || v.ConfigMap.Name != pcm.Name {
-			return nil, fmt.Errorf("job %q: volume %q is not ConfigMap %q, the one its annotation %s names: the Job was changed after kubectl indexed create made it", p.Name, VolumeName, pcm.Name, shards.AnnotationShardsConfigMap)
-		}
-		v.ConfigMap.Name = cm.Name
-		v.ConfigMap.Items = nil
-		found = true
 	}
 	if !found {
 		return nil, fmt.Errorf("job %q has no volume %q: it was not made by kubectl indexed create, so its workers do not read their shard from the files a retry can remap", p.Name, VolumeName)
+	}
+	if _, ok := cm.Data[shards.KeyManifest]; !ok {
+		// No manifest.json in the retry's store: the worker must not be pointed at it.
+		for i := range tmpl.Spec.Containers {
+			c := &tmpl.Spec.Containers[i]
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool {
+				return e.Name == EnvManifestFile && e.Value == MountPath+"/"+shards.KeyManifest
+			})
+		}
 	}
 	if len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
 		a := map[string]string{}
@@ -211,75 +228,58 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	return res, nil
 }
 
-// retryConfigMap copies the chosen shards' files out of the parent's ConfigMap.
-func retryConfigMap(o RetryOptions, pn int) (*corev1.ConfigMap, error) {
-	pcm := o.ParentConfigMap
-	ids, err := shards.IDsFromConfigMap(pcm)
+// retryConfigMaps copies the chosen shards' files out of the parent's store into a new one.
+func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
+	head := o.ParentConfigMaps[0]
+	ids, err := shards.IDsFromConfigMap(head)
 	if err != nil {
 		return nil, err
 	}
 	if len(ids) != pn {
-		return nil, fmt.Errorf("configmap %q lists %d shard IDs but job %q has %d completions", pcm.Name, len(ids), o.Parent.Name, pn)
+		return nil, fmt.Errorf("configmap %q lists %d shard IDs but job %q has %d completions", head.Name, len(ids), o.Parent.Name, pn)
+	}
+	lookup := func(key string) (string, bool) {
+		for _, cm := range o.ParentConfigMaps {
+			if v, ok := cm.Data[key]; ok {
+				return v, true
+			}
+		}
+		return "", false
 	}
 	n := o.Indexes.Len()
-	data := make(map[string]string, 2+2*n)
-	if m, ok := pcm.Data[shards.KeyManifest]; ok {
-		data[shards.KeyManifest] = m
-	}
+	files := make([]shards.IndexFiles, 0, n)
 	chosen := make([]string, 0, n)
-	k := 0
 	for j := range o.Indexes.All() {
-		for _, key := range [][2]string{{ShardCasesKey(j), ShardCasesKey(k)}, {ShardIDKey(j), ShardIDKey(k)}} {
-			v, ok := pcm.Data[key[0]]
-			if !ok {
-				return nil, fmt.Errorf("configmap %q has no key %q: it was not written by kubectl indexed create", pcm.Name, key[0])
-			}
-			data[key[1]] = v
+		c, ok1 := lookup(ShardCasesKey(j))
+		id, ok2 := lookup(ShardIDKey(j))
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("the shard ConfigMaps of job %q (%s) have no files for index %d: they were not written by kubectl indexed create", o.Parent.Name, strings.Join(configMapNames(o.ParentConfigMaps), ", "), j)
 		}
+		files = append(files, shards.IndexFiles{Cases: c, ID: id})
 		chosen = append(chosen, ids[j])
-		k++
 	}
-	b, err := json.Marshal(chosen)
+	var manifest []byte
+	if m, ok := head.Data[shards.KeyManifest]; ok {
+		manifest = []byte(m)
+	}
+	st, err := shards.BuildStore(files, chosen, manifest)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the retry's shards cannot be stored: %w", err)
 	}
-	data[shards.KeyShardIDs] = string(b) + "\n"
-	size := 0
-	for _, v := range data {
-		size += len(v)
-	}
-	if size > MaxConfigMapBytes {
-		return nil, fmt.Errorf("the retry's shards take %d bytes, over the API server's limit of %d for one ConfigMap", size, MaxConfigMapBytes)
-	}
-	name := pcm.Annotations[shards.AnnotationManifestName]
+	name := head.Annotations[shards.AnnotationManifestName]
 	if name == "" {
-		name = strings.TrimSuffix(o.Lineage.RootJob, "-")
+		name = o.Lineage.RootJob
 	}
 	labels := map[string]string{}
-	for k, v := range pcm.Labels {
-		labels[k] = v
-	}
-	for k, v := range o.Lineage.Labels() {
-		labels[k] = v
-	}
+	maps.Copy(labels, head.Labels)
+	maps.Copy(labels, o.Lineage.Labels())
 	ann := map[string]string{}
 	for _, k := range []string{shards.AnnotationManifestName, shards.AnnotationManifestRevision, shards.AnnotationManifestHash} {
-		if v, ok := pcm.Annotations[k]; ok {
+		if v, ok := head.Annotations[k]; ok {
 			ann[k] = v
 		}
 	}
-	immutable := true
-	return &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        RetryConfigMapName(name, data),
-			Namespace:   o.Namespace,
-			Labels:      labels,
-			Annotations: nilIfEmpty(ann),
-		},
-		Immutable: &immutable,
-		Data:      data,
-	}, nil
+	return storeConfigMaps(st, RetryConfigMapName(name, st), o.Namespace, labels, nilIfEmpty(ann)), nil
 }
 
 func intOrNone(p *int32) string {

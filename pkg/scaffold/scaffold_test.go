@@ -187,13 +187,13 @@ func TestBuildErrors(t *testing.T) {
 	nonIndexed := batchv1.NonIndexedCompletion
 	tof := batchv1.TerminatingOrFailed
 	big := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "big"}, Revision: "1"}
-	for i := 0; i < 40; i++ {
-		var cases []string
-		for k := 0; k < 1000; k++ {
-			cases = append(cases, fmt.Sprintf("case-%02d-%04d-padding-padding", i, k))
-		}
-		big.Shards = append(big.Shards, shards.Shard{ID: fmt.Sprint("s", i), Cases: cases})
+	// One shard whose cases alone are more than a ConfigMap holds (a store splits between
+	// shards, never inside one).
+	var bigCases []string
+	for k := 0; k < 40000; k++ {
+		bigCases = append(bigCases, fmt.Sprintf("case-%05d-padding-padding", k))
 	}
+	big.Shards = append(big.Shards, shards.Shard{ID: "s0", Cases: bigCases})
 	for _, tc := range []struct {
 		name string
 		o    Options
@@ -204,7 +204,7 @@ func TestBuildErrors(t *testing.T) {
 		{"exit code 256", Options{Manifest: m, JobName: "j", Image: "i", InvalidInputExitCode: ptrTo[int32](256)}, "from 1 to 255, not 256"},
 		{"max failed above shards", Options{Manifest: m, JobName: "j", Image: "i", MaxFailedIndexes: &Budget{Value: 7}}, "--max-failed-indexes 7 is more than the 6 shards"},
 		{"reserved env", Options{Manifest: m, JobName: "j", Image: "i", Env: []corev1.EnvVar{{Name: "INDEXED_SHARD_FILE", Value: "x"}}}, "--env INDEXED_SHARD_FILE: kubectl indexed sets INDEXED_SHARD_FILE itself"},
-		{"too big", Options{Manifest: big, JobName: "j", Image: "i"}, `shard manifest "big" is too big for one ConfigMap`},
+		{"too big", Options{Manifest: big, JobName: "j", Image: "i"}, `shard manifest "big" cannot be stored: the files of index 0 (shard "s0") take 1080026 bytes, more than one ConfigMap holds (921600 bytes)`},
 		{"non-indexed", Options{Manifest: m, JobName: "j", BaseSource: "b.yaml", Base: job(func(j *batchv1.Job) { j.Spec.CompletionMode = &nonIndexed })}, `--from-job b.yaml cannot be used: completionMode is "NonIndexed"`},
 		{"completions", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.Completions = ptrTo[int32](10) })}, "completions is 10 but the manifest has 6 shards"},
 		{"backoffLimit", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.BackoffLimit = ptrTo[int32](6) })}, "backoffLimit is 6: a global backoffLimit counts the failures of every index"},

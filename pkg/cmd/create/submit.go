@@ -66,7 +66,7 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		return err
 	}
 	if o.SaveConfig {
-		for _, obj := range []runtime.Object{objs.ConfigMap, objs.Job} {
+		for _, obj := range allObjects(objs) {
 			if err := util.CreateOrUpdateAnnotation(true, obj, scheme.DefaultJSONEncoder()); err != nil {
 				return err
 			}
@@ -78,9 +78,22 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		}
 	}
 	if o.DryRun == cmdutil.DryRunClient {
-		return o.print(objs.ConfigMap, "created", objs.Job, "created")
+		ops := make([]string, len(objs.Parts)+2)
+		for i := range ops {
+			ops[i] = "created"
+		}
+		return o.print(allObjects(objs), ops)
 	}
 	return o.send(ctx, objs)
+}
+
+// allObjects are the ConfigMaps (head, then parts) and the Job, in the order they are sent.
+func allObjects(objs *scaffold.Objects) []runtime.Object {
+	out := make([]runtime.Object, 0, len(objs.Parts)+2)
+	for _, cm := range objs.ConfigMaps() {
+		out = append(out, cm)
+	}
+	return append(out, objs.Job)
 }
 
 // lint runs the linter on the Job: errors abort, warnings go to ErrOut.
@@ -116,7 +129,7 @@ func list(objs ...runtime.Object) *corev1.List {
 
 // save writes the List to --save as YAML, never over an existing file.
 func (o *Submitter) save(objs *scaffold.Objects) error {
-	b, err := yaml.Marshal(list(objs.ConfigMap, objs.Job))
+	b, err := yaml.Marshal(list(allObjects(objs)...))
 	if err != nil {
 		return err
 	}
@@ -134,14 +147,18 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	if err := f.Close(); err != nil {
 		return exitcode.UsageError("--save %s: %w", o.SaveFile, err)
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "saved the ConfigMap and the Job to %s (kubectl apply -f %s creates them)\n", o.SaveFile, o.SaveFile)
+	what := "the ConfigMap"
+	if len(objs.Parts) > 0 {
+		what = fmt.Sprintf("the %d ConfigMaps", len(objs.Parts)+1)
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (kubectl apply -f %s creates them)\n", what, o.SaveFile, o.SaveFile)
 	return nil
 }
 
 // print writes the objects: with -o as one v1 List, otherwise one "kind/name operation" line
-// each, as kubectl create does.
-func (o *Submitter) print(cm runtime.Object, cmOp string, job runtime.Object, jobOp string) error {
-	setKinds(cm, job)
+// each (ops[i] is objs[i]'s), as kubectl create does.
+func (o *Submitter) print(objs []runtime.Object, ops []string) error {
+	setKinds(objs...)
 	if o.PrintFlags.OutputFlagSpecified() {
 		p, err := o.PrintFlags.ToPrinter()
 		if err != nil {
@@ -149,14 +166,14 @@ func (o *Submitter) print(cm runtime.Object, cmOp string, job runtime.Object, jo
 		}
 		if *o.PrintFlags.OutputFormat == "name" {
 			// The name printer takes no List.
-			for _, obj := range []runtime.Object{cm, job} {
+			for _, obj := range objs {
 				if err := p.PrintObj(obj, o.Out); err != nil {
 					return err
 				}
 			}
 			return nil
 		}
-		return p.PrintObj(list(cm, job), o.Out)
+		return p.PrintObj(list(objs...), o.Out)
 	}
 	suffix := ""
 	switch o.DryRun {
@@ -165,12 +182,9 @@ func (o *Submitter) print(cm runtime.Object, cmOp string, job runtime.Object, jo
 	case cmdutil.DryRunServer:
 		suffix = " (server dry run)"
 	}
-	for _, it := range []struct {
-		obj runtime.Object
-		op  string
-	}{{cm, cmOp}, {job, jobOp}} {
-		p := &printers.NamePrinter{Operation: it.op + suffix}
-		if err := p.PrintObj(it.obj, o.Out); err != nil {
+	for i, obj := range objs {
+		p := &printers.NamePrinter{Operation: ops[i] + suffix}
+		if err := p.PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}
@@ -192,7 +206,7 @@ func setKinds(objs ...runtime.Object) {
 // send creates the ConfigMap (or reuses an identical one) and then the Job, never replacing
 // an existing object. With --dry-run=server nothing is persisted, but every check runs.
 func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
-	ns, jobName, cmName := o.Namespace, objs.Job.Name, objs.ConfigMap.Name
+	ns, jobName := o.Namespace, objs.Job.Name
 	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
 	if o.DryRun == cmdutil.DryRunServer {
 		create.DryRun = []string{metav1.DryRunAll}
@@ -205,12 +219,19 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 		return o.permissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
 	}
 
-	// The ConfigMap: reuse an identical one, refuse a different one.
-	cm, cmOp, err := o.ensureConfigMap(ctx, objs.ConfigMap, create)
-	if err != nil {
-		return err
+	// The ConfigMaps: reuse an identical one, refuse a different one.
+	var sent []runtime.Object
+	var ops, created []string
+	for _, want := range objs.ConfigMaps() {
+		cm, op, err := o.ensureConfigMap(ctx, want, create)
+		if err != nil {
+			return o.leftBehind(err, created, jobName)
+		}
+		if op == "created" && o.DryRun != cmdutil.DryRunServer {
+			created = append(created, want.Name)
+		}
+		sent, ops = append(sent, cm), append(ops, op)
 	}
-	createdCM := cmOp == "created" && o.DryRun != cmdutil.DryRunServer
 
 	job, err := o.Client.BatchV1().Jobs(ns).Create(ctx, objs.Job, create)
 	if err != nil {
@@ -220,13 +241,23 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 		} else {
 			why = o.permissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
 		}
-		if !createdCM {
-			return why
-		}
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from the manifest's hash, so a later create with the same manifest reuses it; to remove it: kubectl delete configmap %s -n %s",
-			why, cmName, ns, jobName, cmName, ns))
+		return o.leftBehind(why, created, jobName)
 	}
-	return o.print(cm, cmOp, job, "created")
+	return o.print(append(sent, job), append(ops, "created"))
+}
+
+// leftBehind adds to why the ConfigMaps created before the Job failed, and how to remove them.
+func (o *Submitter) leftBehind(why error, created []string, jobName string) error {
+	ns := o.Namespace
+	switch len(created) {
+	case 0:
+		return why
+	case 1:
+		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from its content's hash, so a later %s of the same shards reuses it; to remove it: kubectl delete configmap %s -n %s",
+			why, created[0], ns, jobName, o.Verb, created[0], ns))
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmaps %s were created in namespace %q but job %q was not: they are left behind. They are immutable and named from their content's hash, so a later %s of the same shards reuses them; to remove them: kubectl delete configmap %s -n %s",
+		why, strings.Join(created, ", "), ns, jobName, o.Verb, strings.Join(created, " "), ns))
 }
 
 // ensureConfigMap creates want, or returns an existing ConfigMap of that name when it has the

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -295,13 +296,24 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, w := range sel.Warnings {
 		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
-	cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, cmName, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q names shard ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl apply -f FILE for the ConfigMap only: its name is the manifest's hash, so it is the same object)",
-			parent.Name, cmName, ns))
+	// The store: the head the annotation names, and any parts the shard volume projects.
+	names := []string{cmName}
+	for _, n := range scaffold.ShardConfigMapNames(&parent.Spec.Template.Spec) {
+		if n != cmName {
+			names = append(names, n)
+		}
 	}
-	if err != nil {
-		return o.hint(exitcode.APIError(err, "get", "configmaps", cmName, ns))
+	cms := make([]*corev1.ConfigMap, 0, len(names))
+	for _, name := range names {
+		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl apply -f FILE for the ConfigMaps only: their names come from the manifest's hash, so they are the same objects)",
+				parent.Name, name, ns))
+		}
+		if err != nil {
+			return o.hint(exitcode.APIError(err, "get", "configmaps", name, ns))
+		}
+		cms = append(cms, cm)
 	}
 
 	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
@@ -322,7 +334,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if name == "" {
 		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
 	}
-	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMap: cm, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns}
+	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns}
 	if err := o.overrides(&ro); err != nil {
 		return err
 	}
