@@ -3,6 +3,7 @@ package retry
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -368,3 +369,86 @@ func TestRetryPrepareDBParent(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRetryOfASplitStore: a Job of 100,000 shards (its store split into a head with the
+// shard IDs compressed and parts, mounted as one projected volume) with every 10th index
+// failed; the retry of those 10,000 indexes gets the right shard at every index.
+func TestRetryOfASplitStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 100,000 shards")
+	}
+	const n = 100000
+	var cases []string
+	for i := range n {
+		cases = append(cases, fmt.Sprintf("c%07d", i))
+	}
+	m, _, err := shards.Split(cases, shards.SplitOptions{Name: "huge", Revision: "1", Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "huge", Namespace: "ml", Image: "busybox:1.36"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := objs.Job.Spec.Template.Spec.Volumes[0]
+	if len(objs.Parts) == 0 || vol.Projected == nil || len(vol.Projected.Sources) != 1+len(objs.Parts) || vol.Projected.Sources[0].ConfigMap.Name != objs.ConfigMap.Name {
+		t.Fatalf("the parent's store is not split and projected: %d parts, %+v", len(objs.Parts), vol)
+	}
+	for _, e := range objs.Job.Spec.Template.Spec.Containers[0].Env {
+		if e.Name == scaffold.EnvManifestFile {
+			t.Errorf("INDEXED_MANIFEST_FILE set but manifest.json is not mounted")
+		}
+	}
+	job := objs.Job
+	job.UID = "uid-huge"
+	var failed, completed strings.Builder
+	for i := 0; i < n; i += 10 {
+		if i > 0 {
+			failed.WriteByte(',')
+			completed.WriteByte(',')
+		}
+		fmt.Fprintf(&failed, "%d", i)
+		fmt.Fprintf(&completed, "%d-%d", i+1, i+9)
+	}
+	finish(job, completed.String(), failed.String(), batchv1.JobFailed)
+	rt := []runtime.Object{job}
+	for _, cm := range objs.ConfigMaps() {
+		rt = append(rt, cm)
+	}
+	c := fake.NewClientset(rt...)
+	r := run(t, c, "huge", "--dry-run=client", "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %v", r.code, r.err)
+	}
+	var l struct {
+		Items []runtime.RawExtension `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &l); err != nil {
+		t.Fatal(err)
+	}
+	var rjob batchv1.Job
+	if err := json.Unmarshal(l.Items[len(l.Items)-1].Raw, &rjob); err != nil {
+		t.Fatal(err)
+	}
+	data := map[string]string{}
+	for _, it := range l.Items[:len(l.Items)-1] {
+		var cm corev1.ConfigMap
+		if err := json.Unmarshal(it.Raw, &cm); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range cm.Data {
+			data[k] = v
+		}
+	}
+	if *rjob.Spec.Completions != n/10 || rjob.Annotations[shards.AnnotationOriginalIndexes] != failed.String() {
+		t.Fatalf("retry: %d completions", *rjob.Spec.Completions)
+	}
+	for k := 0; k < n/10; k++ {
+		if got, want := data[scaffold.ShardIDKey(k)], m.Shards[10*k].ID+"\n"; got != want {
+			t.Fatalf("retry index %d reads shard %q, want %q", k, got, want)
+		}
+		if got, want := data[scaffold.ShardCasesKey(k)], shards.CasesText(m.Shards[10*k].Cases); got != want {
+			t.Fatalf("retry index %d reads cases %q, want %q", k, got, want)
+		}
+	}
+}
