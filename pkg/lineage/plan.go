@@ -65,7 +65,7 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 	finished := Finished(job)
 	spec = strings.TrimSpace(spec)
 	explicit := spec != SelectFailed && spec != SelectUnfinished && spec != SelectMissing
-	if !finished && !(explicit && allowRunning) {
+	if !finished && (!explicit || !allowRunning) {
 		return nil, refuse("job %q is still running (it has no Complete or Failed condition): its unfinished indexes may still succeed, so nothing was created.\n  wait for it:   kubectl indexed status %s --watch\n  or retry only indexes that already failed for good: --indexes %s --allow-running",
 			job.Name, job.Name, orDash(failed.String()))
 	}

@@ -275,12 +275,12 @@ func andList(s []string) string {
 // not simply succeeded in the root (every shard when all is true).
 func PrintText(w io.Writer, r *Report, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Lineage of job %s (namespace %s): %d Jobs, %d shards\n\n", r.Root.Name, r.Root.Namespace, len(r.Jobs), r.Shards)
-	fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
+	_, _ = fmt.Fprintf(tw, "Lineage of job %s (namespace %s): %d Jobs, %d shards\n\n", r.Root.Name, r.Root.Namespace, len(r.Jobs), r.Shards)
+	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, truncate(j.OriginalIndexes, 40))
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, truncate(j.OriginalIndexes, 40))
 	}
-	fmt.Fprintf(tw, "\n%s.\n", r.Verdict)
+	_, _ = fmt.Fprintf(tw, "\n%s.\n", r.Verdict)
 	var rows []ShardStatus
 	for _, s := range r.ShardStatuses {
 		if all || s.State != indexstatus.StateSucceeded || len(s.Runs) > 1 {
@@ -288,7 +288,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		}
 	}
 	if len(rows) > 0 {
-		fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
+		_, _ = fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
 		for _, s := range rows {
 			runs := make([]string, len(s.Runs))
 			for k, run := range s.Runs {
@@ -298,11 +298,11 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, strings.Join(runs, " "), exit, truncate(s.Detail, 80))
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, strings.Join(runs, " "), exit, truncate(s.Detail, 80))
 		}
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(tw, "\nNote: %s\n", n)
+		_, _ = fmt.Fprintf(tw, "\nNote: %s\n", n)
 	}
 	return tw.Flush()
 }
