@@ -240,6 +240,7 @@ func TestRetrySeedScenario(t *testing.T) {
 	if s4.ShardID != m.Shards[4].ID || s4.State != "Succeeded" || s4.From != "seed-r1" || len(s4.Runs) != 2 || s4.Runs[1].Index != 1 {
 		t.Errorf("shard 4: %+v", s4)
 	}
+	t.Logf("status seed --lineage:\n%s", KubectlIndexed(t, "status", "seed", "-n", ns, "--lineage").Stdout)
 	// From the retry's side too, and in the plain report of the retry.
 	if lr2 := lineageJSON(t, "seed-r1", "-n", ns); lr2.Verdict != lr.Verdict {
 		t.Errorf("lineage from seed-r1: %q", lr2.Verdict)
