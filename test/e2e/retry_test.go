@@ -97,22 +97,48 @@ func podFiles(t *testing.T, ns string, p corev1.Pod, container string) (cases, i
 				continue
 			}
 			for _, v := range p.Spec.Volumes {
-				if v.Name != vm.Name || v.ConfigMap == nil {
+				if v.Name != vm.Name {
 					continue
 				}
-				key := file
-				for _, it := range v.ConfigMap.Items {
-					if it.Path == file {
-						key = it.Key
+				// A ConfigMap volume, or a projected volume of ConfigMaps (a split store): the
+				// file is the key of that name in whichever source holds it (with items, the
+				// key mapped to that path).
+				type source struct {
+					name  string
+					items []corev1.KeyToPath
+				}
+				var srcs []source
+				switch {
+				case v.ConfigMap != nil:
+					srcs = append(srcs, source{v.ConfigMap.Name, v.ConfigMap.Items})
+				case v.Projected != nil:
+					for _, s := range v.Projected.Sources {
+						if s.ConfigMap != nil {
+							srcs = append(srcs, source{s.ConfigMap.Name, s.ConfigMap.Items})
+						}
 					}
 				}
-				cm, err := env.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), v.ConfigMap.Name, metav1.GetOptions{})
-				if err != nil {
-					t.Fatalf("pod %s mounts configmap %s: %v", p.Name, v.ConfigMap.Name, err)
+				found, data := 0, ""
+				for _, src := range srcs {
+					key := file
+					if len(src.items) > 0 {
+						key = ""
+						for _, it := range src.items {
+							if it.Path == file {
+								key = it.Key
+							}
+						}
+					}
+					cm, err := env.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), src.name, metav1.GetOptions{})
+					if err != nil {
+						t.Fatalf("pod %s mounts configmap %s: %v", p.Name, src.name, err)
+					}
+					if d, ok := cm.Data[key]; ok && key != "" {
+						found, data = found+1, d
+					}
 				}
-				data, ok := cm.Data[key]
-				if !ok {
-					t.Fatalf("pod %s would not find %s: configmap %s has no key %q", p.Name, path, cm.Name, key)
+				if found != 1 {
+					t.Fatalf("pod %s: %s is in %d of the ConfigMaps its volume %s mounts, want exactly 1", p.Name, path, found, v.Name)
 				}
 				return data
 			}
