@@ -100,8 +100,12 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 		sel.Indexes = set
 	}
 	if sel.Indexes.IsEmpty() {
-		return nil, refuse("nothing to retry: job %q has no %s indexes (%d of %d succeeded; failedIndexes %q); nothing was created",
-			job.Name, spec, completed.Len(), n, orDash(failed.String()))
+		hint := ""
+		if unfinished := completed.Union(failed).Complement(n); spec == SelectFailed && !unfinished.IsEmpty() {
+			hint = fmt.Sprintf(", but indexes %s are unfinished (killed or never ran): --indexes unfinished retries them", unfinished.Truncated(200))
+		}
+		return nil, refuse("nothing to retry: job %q has no %s indexes (%d of %d succeeded; failedIndexes %q)%s; nothing was created",
+			job.Name, spec, completed.Len(), n, orDash(failed.String()), hint)
 	}
 	return sel, nil
 }

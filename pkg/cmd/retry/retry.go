@@ -35,7 +35,7 @@ var (
 
 		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
 		ConfigMap, named from its content's hash, holds just those shards under the paths of
-		the worker contract (index-<k>.cases, index-<k>.id), so the worker does not change. The
+		the worker contract (index-K.cases and index-K.id for index K), so the worker does not change. The
 		retry keeps the Job's image, command, env, resources, volumes and pod failure policy;
 		flags override the retry policy. Lineage annotations record the root Job, the parent,
 		the attempt number and the root completion indexes the retry runs, so a retry of a
