@@ -271,6 +271,22 @@ func TestRetrySeedScenario(t *testing.T) {
 	if lr2 := lineageJSON(t, "seed-r1", "-n", ns); lr2.Verdict != lr.Verdict {
 		t.Errorf("lineage from seed-r1: %q", lr2.Verdict)
 	}
+	r = KubectlIndexed(t, "status", "seed-r1", "-n", ns, "-o", "json")
+	var st struct {
+		Indexes []struct {
+			Index         int    `json:"index"`
+			ShardID       string `json:"shardID"`
+			OriginalIndex *int   `json:"originalIndex"`
+		} `json:"indexes"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st.Indexes) != 2 {
+		t.Fatalf("status seed-r1 -o json: %v\n%s", err, r)
+	}
+	for k, orig := range []int{2, 4} {
+		if ix := st.Indexes[k]; ix.ShardID != m.Shards[orig].ID || ix.OriginalIndex == nil || *ix.OriginalIndex != orig {
+			t.Errorf("status seed-r1 index %d: shard %q original %v, want %s and %d", k, ix.ShardID, ix.OriginalIndex, m.Shards[orig].ID, orig)
+		}
+	}
 	r = KubectlIndexed(t, "status", "seed-r1", "-n", ns)
 	if !strings.Contains(r.Stdout, "root indexes 2,4 of seed (0→2, 1→4)") || !strings.Contains(r.Stdout, m.Shards[2].ID) {
 		t.Errorf("status seed-r1 does not map its indexes to the root's:\n%s", r)

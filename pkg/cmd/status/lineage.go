@@ -42,6 +42,21 @@ func lineageNote(job *batchv1.Job) []string {
 		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), l.RootJob)}
 }
 
+// setOriginalIndexes sets, on the report of a retry Job, the root index each index runs.
+func setOriginalIndexes(r *indexstatus.IndexedJobStatus, job *batchv1.Job) {
+	l, ok, err := lineage.Read(job)
+	if !ok || err != nil || r == nil {
+		return
+	}
+	roots := l.RootIndexes(l.Original.Len())
+	for i := range r.Indexes {
+		if k := r.Indexes[i].Index; k >= 0 && k < len(roots) {
+			root := roots[k]
+			r.Indexes[i].OriginalIndex = &root
+		}
+	}
+}
+
 // runLineage prints the shard-level report of the root Job of o.JobName (or of -f's Jobs) and
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {

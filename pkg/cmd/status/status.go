@@ -384,6 +384,7 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
+	setOriginalIndexes(r, job)
 	return r, nil
 }
 
@@ -429,7 +430,9 @@ type liveState struct {
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
-	return s.acc.Report(o.reportOptions(s.notes, s.shards))
+	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
+	setOriginalIndexes(r, s.job)
+	return r
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
