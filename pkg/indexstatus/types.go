@@ -220,8 +220,8 @@ type IndexStatus struct {
 	ShardID string `json:"shardID,omitempty"`
 	// OriginalIndex is, for a Job made by kubectl indexed retry, the root Job's completion
 	// index this index runs (from the indexed.kubectl.io/original-indexes annotation).
-	OriginalIndex *int `json:"originalIndex,omitempty"`
-	State   State  `json:"state"`
+	OriginalIndex *int  `json:"originalIndex,omitempty"`
+	State         State `json:"state"`
 	// Attempts is the number of pods that ran the index (from the failure-count annotations
 	// when backoffLimitPerIndex is set, else the pods still present).
 	Attempts int `json:"attempts"`
