@@ -374,3 +374,22 @@ func TestBuildFromOwnJobKeepsItsChoices(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestDifferenceComparesBinaryData(t *testing.T) {
+	yes := true
+	want := &corev1.ConfigMap{Immutable: &yes, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"ids.gz": {1, 2}}}
+	same := want.DeepCopy()
+	if d := Difference(same, want); d != "" {
+		t.Errorf("identical: %q", d)
+	}
+	other := want.DeepCopy()
+	other.BinaryData["ids.gz"] = []byte{1, 3}
+	if d := Difference(other, want); !strings.Contains(d, `binaryData key "ids.gz"`) {
+		t.Errorf("different binaryData: %q", d)
+	}
+	extra := want.DeepCopy()
+	extra.BinaryData["x"] = nil
+	if d := Difference(extra, want); d != "it has extra binaryData" {
+		t.Errorf("extra binaryData: %q", d)
+	}
+}

@@ -452,3 +452,28 @@ func TestRetryOfASplitStore(t *testing.T) {
 		}
 	}
 }
+
+func TestRetrySaveNeverOverwrites(t *testing.T) {
+	job, cm, _ := seed(t)
+	c := fake.NewClientset(job, cm)
+	path := filepath.Join(t.TempDir(), "retry.yaml")
+	r := run(t, c, "seed", "--dry-run=client", "--save", path)
+	if r.code != 0 || !strings.Contains(r.stderr, "saved the ConfigMap and the Job to "+path) {
+		t.Fatalf("exit %d %v %s", r.code, r.err, r.stderr)
+	}
+	saved, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcm, rjob := decodeList(t, string(saved))
+	if rjob.Name != "seed-r1" || rjob.Annotations[shards.AnnotationShardsConfigMap] != rcm.Name {
+		t.Errorf("saved %s / %s", rjob.Name, rcm.Name)
+	}
+	r = run(t, c, "seed", "--dry-run=client", "--save", path)
+	if r.code != 2 || !strings.Contains(r.err.Error(), "never overwritten") {
+		t.Errorf("second save: exit %d %v", r.code, r.err)
+	}
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, saved) {
+		t.Error("the saved file changed")
+	}
+}
