@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -391,5 +393,50 @@ func TestDifferenceComparesBinaryData(t *testing.T) {
 	extra.BinaryData["x"] = nil
 	if d := Difference(extra, want); d != "it has extra binaryData" {
 		t.Errorf("extra binaryData: %q", d)
+	}
+}
+
+// TestBuildSplitStore: 200,000 case IDs of 20 bytes in 200 shards take more than one
+// ConfigMap. The golden file holds the Job and, for each ConfigMap, its name, immutability,
+// keys and size (the data itself is checked below, not copied into the golden file): the
+// worker's env has no INDEXED_MANIFEST_FILE and the shard volume projects every ConfigMap.
+func TestBuildSplitStore(t *testing.T) {
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "wide"}, Revision: "1"}
+	for i := range 200 {
+		s := shards.Shard{ID: fmt.Sprintf("s-%03d", i)}
+		for k := range 1000 {
+			s.Cases = append(s.Cases, fmt.Sprintf("eval/case-%010d", k*200+i))
+		}
+		m.Shards = append(m.Shards, s)
+	}
+	objs, err := Build(Options{Manifest: m, JobName: "wide", Namespace: "ml", Image: "i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	data := map[string]string{}
+	for _, cm := range objs.ConfigMaps() {
+		keys := slices.Sorted(maps.Keys(cm.Data))
+		size := 0
+		for k, v := range cm.Data {
+			size += len(k) + len(v)
+			data[k] = v
+		}
+		fmt.Fprintf(&buf, "# configmap %s immutable=%v keys=%d (%s .. %s) bytes=%d binaryData=%d\n",
+			cm.Name, *cm.Immutable, len(keys), keys[0], keys[len(keys)-1], size, len(cm.BinaryData))
+	}
+	b, err := yaml.Marshal(objs.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Write(b)
+	golden(t, "split-store.yaml", buf.Bytes())
+	for i, s := range m.Shards {
+		if data[ShardCasesKey(i)] != shards.CasesText(s.Cases) || data[ShardIDKey(i)] != s.ID+"\n" {
+			t.Fatalf("index %d's files are not shard %s's", i, s.ID)
+		}
+	}
+	if _, ok := data[shards.KeyManifest]; ok {
+		t.Error("manifest.json stored although it does not fit")
 	}
 }
