@@ -345,8 +345,12 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, n := range objs.Notes {
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d indexes of job %q (%s) as job %q: root indexes %s of job %q, attempt %d\n",
-		sel.Indexes.Len(), parent.Name, sel.Indexes.Truncated(200), name, l.Original.Truncated(200), l.RootJob, l.Attempt)
+	noun := "indexes"
+	if sel.Indexes.Len() == 1 {
+		noun = "index"
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s) as job %q: root indexes %s of job %q, attempt %d\n",
+		sel.Indexes.Len(), noun, parent.Name, sel.Indexes.Truncated(200), name, l.Original.Truncated(200), l.RootJob, l.Attempt)
 	return o.Submit(ctx, &objs.Objects)
 }
 
