@@ -224,7 +224,10 @@ type Run struct {
 type IndexStatus struct {
 	Index   int    `json:"index"`
 	ShardID string `json:"shardID,omitempty"`
-	State   State  `json:"state"`
+	// OriginalIndex is, for a Job made by kubectl indexed retry, the root Job's completion
+	// index this index runs (from the indexed.kubectl.io/original-indexes annotation).
+	OriginalIndex *int  `json:"originalIndex,omitempty"`
+	State         State `json:"state"`
 	// Attempts is the number of pods that ran the index (from the failure-count annotations
 	// when backoffLimitPerIndex is set, else the pods still present).
 	Attempts int `json:"attempts"`

@@ -1,7 +1,7 @@
 package scaffold
 
 import (
-	"encoding/json"
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
@@ -40,15 +40,15 @@ const (
 	// the hash label.
 	HashLength = 10
 	// MaxConfigMapBytes is the API server's limit on a ConfigMap's data (1 MiB).
-	MaxConfigMapBytes = 1 << 20
+	MaxConfigMapBytes = shards.MaxConfigMapBytes
 )
 
 // ShardCasesKey is the ConfigMap key holding the cases of the shard that completion index i
 // runs, one per line.
-func ShardCasesKey(i int) string { return "index-" + strconv.Itoa(i) + ".cases" }
+func ShardCasesKey(i int) string { return shards.CasesKey(i) }
 
 // ShardIDKey is the ConfigMap key holding the ID of the shard completion index i runs.
-func ShardIDKey(i int) string { return "index-" + strconv.Itoa(i) + ".id" }
+func ShardIDKey(i int) string { return shards.IDKey(i) }
 
 // ConfigMapName is the name of the ConfigMap made from m: the manifest's name, "-shards-" and
 // the first HashLength hex digits of its hash. The same manifest always gets the same name in
@@ -77,44 +77,58 @@ func manifestAnnotations(m *shards.Manifest) map[string]string {
 	}
 }
 
-// BuildConfigMap returns the immutable ConfigMap holding m in namespace. Its content depends on
-// m alone (not on the Job), so that every Job made from the same manifest can share it.
-//
-// Keys: manifest.json (the canonical manifest), shard-ids.json (the shard IDs in completion
-// index order), and for every index i: index-<i>.cases (the cases, one per line) and
-// index-<i>.id (the shard ID and a newline).
+// BuildConfigMap returns the immutable ConfigMap holding m in namespace, for a manifest whose
+// store fits in one ConfigMap (an error otherwise: use BuildConfigMaps).
 func BuildConfigMap(m *shards.Manifest, namespace string) (*corev1.ConfigMap, error) {
-	ids, err := json.Marshal(m.IDs())
+	cms, _, err := BuildConfigMaps(m, namespace)
 	if err != nil {
 		return nil, err
 	}
-	data := make(map[string]string, 2+2*len(m.Shards))
-	data[shards.KeyManifest] = string(m.Canonical())
-	data[shards.KeyShardIDs] = string(ids) + "\n"
-	for i, s := range m.Shards {
-		data[ShardCasesKey(i)] = shards.CasesText(s.Cases)
-		data[ShardIDKey(i)] = s.ID + "\n"
+	if len(cms) > 1 {
+		return nil, fmt.Errorf("shard manifest %q takes %d ConfigMaps", m.Metadata.Name, len(cms))
 	}
-	size := 0
-	for _, v := range data {
-		size += len(v)
+	return cms[0], nil
+}
+
+// BuildConfigMaps returns the immutable ConfigMaps holding m in namespace, the head first (see
+// shards.BuildStore for the layout). Their content depends on m alone (not on the Job), so that
+// every Job made from the same manifest can share them.
+//
+// Keys: manifest.json (the canonical manifest), shard-ids.json (the shard IDs in completion
+// index order), and for every index i: index-<i>.cases (the cases, one per line) and
+// index-<i>.id (the shard ID and a newline). The head is named ConfigMapName(m); parts add
+// "-<part number>".
+func BuildConfigMaps(m *shards.Manifest, namespace string) ([]*corev1.ConfigMap, *shards.Store, error) {
+	st, err := shards.ManifestStore(m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shard manifest %q cannot be stored: %w", m.Metadata.Name, err)
 	}
-	if size > MaxConfigMapBytes {
-		return nil, fmt.Errorf("shard manifest %q is too big for one ConfigMap: its files take %d bytes, over the API server's limit of %d (1 MiB); the cases are stored twice (manifest.json and the per-index files), so keep the case IDs under about 500 KB in total, or keep the data elsewhere and list only short references to it as cases",
-			m.Metadata.Name, size, MaxConfigMapBytes)
+	return storeConfigMaps(st, ConfigMapName(m), namespace, manifestLabels(m), manifestAnnotations(m)), st, nil
+}
+
+// storeConfigMaps turns a store into immutable ConfigMaps: the head named name, parts
+// name-<p>, each with the labels and annotations given.
+func storeConfigMaps(st *shards.Store, name, namespace string, labels, annotations map[string]string) []*corev1.ConfigMap {
+	mk := func(n string, data map[string]string, bin map[string][]byte) *corev1.ConfigMap {
+		immutable := true
+		return &corev1.ConfigMap{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:        n,
+				Namespace:   namespace,
+				Labels:      maps.Clone(labels),
+				Annotations: maps.Clone(annotations),
+			},
+			Immutable:  &immutable,
+			Data:       data,
+			BinaryData: bin,
+		}
 	}
-	immutable := true
-	return &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:        ConfigMapName(m),
-			Namespace:   namespace,
-			Labels:      manifestLabels(m),
-			Annotations: manifestAnnotations(m),
-		},
-		Immutable: &immutable,
-		Data:      data,
-	}, nil
+	cms := []*corev1.ConfigMap{mk(name, st.Head, st.HeadBinary)}
+	for p, part := range st.Parts {
+		cms = append(cms, mk(name+"-"+strconv.Itoa(p), part, nil))
+	}
+	return cms
 }
 
 // Difference says how an existing ConfigMap differs from the one Build made (want), or returns
@@ -137,8 +151,13 @@ func Difference(existing, want *corev1.ConfigMap) string {
 			return fmt.Sprintf("it has an extra key %q", k)
 		}
 	}
-	if len(existing.BinaryData) > 0 {
-		return "it has binaryData"
+	for _, k := range slices.Sorted(maps.Keys(want.BinaryData)) {
+		if v, ok := existing.BinaryData[k]; !ok || !bytes.Equal(v, want.BinaryData[k]) {
+			return fmt.Sprintf("its binaryData key %q is missing or holds different content", k)
+		}
+	}
+	if len(existing.BinaryData) > len(want.BinaryData) {
+		return "it has extra binaryData"
 	}
 	return ""
 }

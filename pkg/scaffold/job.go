@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,17 @@ import (
 
 // Objects are what create sends, in the order it sends them.
 type Objects struct {
+	// ConfigMap is the shard store's head, the one the Job names in its
+	// shards-configmap annotation; Parts are the rest of a store too big for one ConfigMap
+	// (nil otherwise). All of them are sent before the Job.
 	ConfigMap *corev1.ConfigMap
+	Parts     []*corev1.ConfigMap
 	Job       *batchv1.Job
+}
+
+// ConfigMaps returns the head and the parts, in the order they are sent.
+func (o *Objects) ConfigMaps() []*corev1.ConfigMap {
+	return append([]*corev1.ConfigMap{o.ConfigMap}, o.Parts...)
 }
 
 // completionIndexAnnotation is where the Job controller writes a pod's completion index
@@ -46,18 +56,27 @@ func Build(o Options) (*Objects, error) {
 	if o.JobName == "" {
 		return nil, errors.New("no Job name")
 	}
-	cm, err := BuildConfigMap(o.Manifest, o.Namespace)
+	cms, st, err := BuildConfigMaps(o.Manifest, o.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	job, err := buildJob(o, cm.Name)
+	job, err := buildJob(o, configMapNames(cms), st.ManifestMounted)
 	if err != nil {
 		return nil, err
 	}
-	return &Objects{ConfigMap: cm, Job: job}, nil
+	return &Objects{ConfigMap: cms[0], Parts: cms[1:], Job: job}, nil
 }
 
-func buildJob(o Options, cmName string) (*batchv1.Job, error) {
+func configMapNames(cms []*corev1.ConfigMap) []string {
+	names := make([]string, len(cms))
+	for i, cm := range cms {
+		names[i] = cm.Name
+	}
+	return names
+}
+
+func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, error) {
+	cmName := cmNames[0]
 	m := o.Manifest
 	n := int32(len(m.Shards))
 	from := "--from-job"
@@ -185,13 +204,13 @@ func buildJob(o Options, cmName string) (*batchv1.Job, error) {
 		w.Command = append([]string(nil), o.Command...)
 		w.Args = nil
 	}
-	env, err := workerEnv(m, code, w.Env, o.Env, from)
+	env, err := workerEnv(m, code, manifestMounted, w.Env, o.Env, from)
 	if err != nil {
 		return nil, err
 	}
 	w.Env = env
 	setResources(&w.Resources, o.Requests, o.Limits)
-	if err := mountShards(&tmpl.Spec, wi, cmName, from); err != nil {
+	if err := mountShards(&tmpl.Spec, wi, cmNames, from); err != nil {
 		return nil, err
 	}
 	ann[AnnotationInvalidInputExitCode] = strconv.Itoa(int(code))
@@ -332,7 +351,7 @@ func containerNames(cs []corev1.Container) string {
 
 // workerEnv is the worker's environment: the contract's variables first (JOB_COMPLETION_INDEX
 // before the variables that expand it), then the --from-job container's own, then --env.
-func workerEnv(m *shards.Manifest, code int32, base, extra []corev1.EnvVar, from string) ([]corev1.EnvVar, error) {
+func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra []corev1.EnvVar, from string) ([]corev1.EnvVar, error) {
 	idx := "$(" + EnvCompletionIndex + ")"
 	ours := []corev1.EnvVar{
 		{Name: EnvCompletionIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
@@ -349,6 +368,10 @@ func workerEnv(m *shards.Manifest, code int32, base, extra []corev1.EnvVar, from
 	reserved := map[string]bool{}
 	for _, e := range ours {
 		reserved[e.Name] = true
+	}
+	if !manifestMounted {
+		// The manifest is too big to mount (a split store): the variable is not set.
+		ours = slices.DeleteFunc(ours, func(e corev1.EnvVar) bool { return e.Name == EnvManifestFile })
 	}
 	env := ours
 	for _, e := range base {
@@ -400,26 +423,22 @@ func setResources(r *corev1.ResourceRequirements, requests, limits corev1.Resour
 	}
 }
 
-// mountShards adds the ConfigMap volume and mounts it read-only at MountPath in the worker. A
-// volume or mount of that name left by an earlier create is replaced; anything else in the way
-// is an error.
-func mountShards(ps *corev1.PodSpec, wi int, cmName, from string) error {
+// mountShards adds the shard volume and mounts it read-only at MountPath in the worker: a
+// ConfigMap volume for a store of one ConfigMap, a projected volume of every ConfigMap of a
+// split store. A volume or mount of that name left by an earlier create is replaced; anything
+// else in the way is an error.
+func mountShards(ps *corev1.PodSpec, wi int, cmNames []string, from string) error {
 	vols := ps.Volumes[:0:0]
 	for _, v := range ps.Volumes {
 		if v.Name == VolumeName {
-			if v.ConfigMap == nil {
+			if v.ConfigMap == nil && v.Projected == nil {
 				return fmt.Errorf("%s has a volume named %q that is not a ConfigMap: kubectl indexed uses that name for the shards; rename it", from, VolumeName)
 			}
 			continue
 		}
 		vols = append(vols, v)
 	}
-	vols = append(vols, corev1.Volume{
-		Name: VolumeName,
-		VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: cmName},
-		}},
-	})
+	vols = append(vols, ShardVolume(cmNames))
 	ps.Volumes = vols
 	w := &ps.Containers[wi]
 	mounts := w.VolumeMounts[:0:0]
@@ -434,6 +453,44 @@ func mountShards(ps *corev1.PodSpec, wi int, cmName, from string) error {
 	}
 	mounts = append(mounts, corev1.VolumeMount{Name: VolumeName, MountPath: MountPath, ReadOnly: true})
 	w.VolumeMounts = mounts
+	return nil
+}
+
+// ShardVolume is the volume holding the shard files: ConfigMap names[0], or all of names
+// projected into one directory.
+func ShardVolume(names []string) corev1.Volume {
+	if len(names) == 1 {
+		return corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: names[0]},
+		}}}
+	}
+	srcs := make([]corev1.VolumeProjection, len(names))
+	for i, n := range names {
+		srcs[i] = corev1.VolumeProjection{ConfigMap: &corev1.ConfigMapProjection{LocalObjectReference: corev1.LocalObjectReference{Name: n}}}
+	}
+	return corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: srcs}}}
+}
+
+// ShardConfigMapNames returns the ConfigMaps the shard volume of spec mounts (head first), or
+// nil when it has no shard volume.
+func ShardConfigMapNames(spec *corev1.PodSpec) []string {
+	for _, v := range spec.Volumes {
+		if v.Name != VolumeName {
+			continue
+		}
+		switch {
+		case v.ConfigMap != nil:
+			return []string{v.ConfigMap.Name}
+		case v.Projected != nil:
+			var names []string
+			for _, s := range v.Projected.Sources {
+				if s.ConfigMap != nil {
+					names = append(names, s.ConfigMap.Name)
+				}
+			}
+			return names
+		}
+	}
 	return nil
 }
 

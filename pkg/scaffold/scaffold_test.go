@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,13 +189,13 @@ func TestBuildErrors(t *testing.T) {
 	nonIndexed := batchv1.NonIndexedCompletion
 	tof := batchv1.TerminatingOrFailed
 	big := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "big"}, Revision: "1"}
-	for i := 0; i < 40; i++ {
-		var cases []string
-		for k := 0; k < 1000; k++ {
-			cases = append(cases, fmt.Sprintf("case-%02d-%04d-padding-padding", i, k))
-		}
-		big.Shards = append(big.Shards, shards.Shard{ID: fmt.Sprint("s", i), Cases: cases})
+	// One shard whose cases alone are more than a ConfigMap holds (a store splits between
+	// shards, never inside one).
+	var bigCases []string
+	for k := 0; k < 40000; k++ {
+		bigCases = append(bigCases, fmt.Sprintf("case-%05d-padding-padding", k))
 	}
+	big.Shards = append(big.Shards, shards.Shard{ID: "s0", Cases: bigCases})
 	for _, tc := range []struct {
 		name string
 		o    Options
@@ -204,7 +206,7 @@ func TestBuildErrors(t *testing.T) {
 		{"exit code 256", Options{Manifest: m, JobName: "j", Image: "i", InvalidInputExitCode: ptrTo[int32](256)}, "from 1 to 255, not 256"},
 		{"max failed above shards", Options{Manifest: m, JobName: "j", Image: "i", MaxFailedIndexes: &Budget{Value: 7}}, "--max-failed-indexes 7 is more than the 6 shards"},
 		{"reserved env", Options{Manifest: m, JobName: "j", Image: "i", Env: []corev1.EnvVar{{Name: "INDEXED_SHARD_FILE", Value: "x"}}}, "--env INDEXED_SHARD_FILE: kubectl indexed sets INDEXED_SHARD_FILE itself"},
-		{"too big", Options{Manifest: big, JobName: "j", Image: "i"}, `shard manifest "big" is too big for one ConfigMap`},
+		{"too big", Options{Manifest: big, JobName: "j", Image: "i"}, `shard manifest "big" cannot be stored: the files of index 0 (shard "s0") take 1080026 bytes, more than one ConfigMap holds (921600 bytes)`},
 		{"non-indexed", Options{Manifest: m, JobName: "j", BaseSource: "b.yaml", Base: job(func(j *batchv1.Job) { j.Spec.CompletionMode = &nonIndexed })}, `--from-job b.yaml cannot be used: completionMode is "NonIndexed"`},
 		{"completions", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.Completions = ptrTo[int32](10) })}, "completions is 10 but the manifest has 6 shards"},
 		{"backoffLimit", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.BackoffLimit = ptrTo[int32](6) })}, "backoffLimit is 6: a global backoffLimit counts the failures of every index"},
@@ -372,5 +374,69 @@ func TestBuildFromOwnJobKeepsItsChoices(t *testing.T) {
 	bad.Annotations[AnnotationInvalidInputExitCode] = "x"
 	if _, err := Build(Options{Manifest: m, JobName: "eval", Base: bad}); err == nil || !strings.Contains(err.Error(), `is "x", not an exit code`) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestDifferenceComparesBinaryData(t *testing.T) {
+	yes := true
+	want := &corev1.ConfigMap{Immutable: &yes, Data: map[string]string{"a": "1"}, BinaryData: map[string][]byte{"ids.gz": {1, 2}}}
+	same := want.DeepCopy()
+	if d := Difference(same, want); d != "" {
+		t.Errorf("identical: %q", d)
+	}
+	other := want.DeepCopy()
+	other.BinaryData["ids.gz"] = []byte{1, 3}
+	if d := Difference(other, want); !strings.Contains(d, `binaryData key "ids.gz"`) {
+		t.Errorf("different binaryData: %q", d)
+	}
+	extra := want.DeepCopy()
+	extra.BinaryData["x"] = nil
+	if d := Difference(extra, want); d != "it has extra binaryData" {
+		t.Errorf("extra binaryData: %q", d)
+	}
+}
+
+// TestBuildSplitStore: 200,000 case IDs of 20 bytes in 200 shards take more than one
+// ConfigMap. The golden file holds the Job and, for each ConfigMap, its name, immutability,
+// keys and size (the data itself is checked below, not copied into the golden file): the
+// worker's env has no INDEXED_MANIFEST_FILE and the shard volume projects every ConfigMap.
+func TestBuildSplitStore(t *testing.T) {
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "wide"}, Revision: "1"}
+	for i := range 200 {
+		s := shards.Shard{ID: fmt.Sprintf("s-%03d", i)}
+		for k := range 1000 {
+			s.Cases = append(s.Cases, fmt.Sprintf("eval/case-%010d", k*200+i))
+		}
+		m.Shards = append(m.Shards, s)
+	}
+	objs, err := Build(Options{Manifest: m, JobName: "wide", Namespace: "ml", Image: "i"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	data := map[string]string{}
+	for _, cm := range objs.ConfigMaps() {
+		keys := slices.Sorted(maps.Keys(cm.Data))
+		size := 0
+		for k, v := range cm.Data {
+			size += len(k) + len(v)
+			data[k] = v
+		}
+		fmt.Fprintf(&buf, "# configmap %s immutable=%v keys=%d (%s .. %s) bytes=%d binaryData=%d\n",
+			cm.Name, *cm.Immutable, len(keys), keys[0], keys[len(keys)-1], size, len(cm.BinaryData))
+	}
+	b, err := yaml.Marshal(objs.Job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Write(b)
+	golden(t, "split-store.yaml", buf.Bytes())
+	for i, s := range m.Shards {
+		if data[ShardCasesKey(i)] != shards.CasesText(s.Cases) || data[ShardIDKey(i)] != s.ID+"\n" {
+			t.Fatalf("index %d's files are not shard %s's", i, s.ID)
+		}
+	}
+	if _, ok := data[shards.KeyManifest]; ok {
+		t.Error("manifest.json stored although it does not fit")
 	}
 }

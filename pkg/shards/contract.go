@@ -53,17 +53,20 @@ func ConfigMapNameFromJob(job *batchv1.Job) (string, bool) {
 }
 
 // IDsFromConfigMap returns the shard IDs in completion-index order from the KeyShardIDs key of
-// cm. It fails, naming the ConfigMap, when the key is missing or does not hold a JSON array of
+// cm (or its compressed form KeyShardIDsGzip in binaryData, see store.go). It fails, naming the ConfigMap, when the key is missing or does not hold a JSON array of
 // valid, distinct shard IDs.
 func IDsFromConfigMap(cm *corev1.ConfigMap) ([]string, error) {
 	if cm == nil {
 		return nil, fmt.Errorf("no configmap")
 	}
-	raw, ok := cm.Data[KeyShardIDs]
+	raw, ok, err := shardIDsData(cm.Data, cm.BinaryData)
+	if err != nil {
+		return nil, fmt.Errorf("configmap %q: %w", cm.Name, err)
+	}
 	if !ok {
 		return nil, fmt.Errorf("configmap %q has no key %q: it was not written by kubectl indexed create", cm.Name, KeyShardIDs)
 	}
-	ids, err := ParseShardIDs([]byte(raw))
+	ids, err := ParseShardIDs(raw)
 	if err != nil {
 		return nil, fmt.Errorf("configmap %q key %q: %w", cm.Name, KeyShardIDs, err)
 	}

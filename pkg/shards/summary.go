@@ -1,5 +1,7 @@
 package shards
 
+import "fmt"
+
 // SummaryKind is the kind of the report `kubectl indexed shards validate -o json|yaml` prints.
 const SummaryKind = "ShardManifestSummary"
 
@@ -23,6 +25,31 @@ type Summary struct {
 	Largest  int `json:"largest"`
 	// Labels are the manifest's labels.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Store says how create lays the shards out in ConfigMaps (store.go); StoreError why it
+	// cannot (create would refuse the manifest).
+	Store      *Layout `json:"store,omitempty"`
+	StoreError string  `json:"storeError,omitempty"`
+}
+
+// StoreNote says in a few words, for the one-line summaries of split and validate, what create
+// will do with m's size: "" for one ConfigMap (nothing to say), else the layout or the reason
+// create would refuse it. The Summary's Store and StoreError are set too when s is not nil.
+func StoreNote(m *Manifest, s *Summary) string {
+	st, err := ManifestStore(m)
+	if err != nil {
+		if s != nil {
+			s.StoreError = err.Error()
+		}
+		return "create would refuse it: " + err.Error()
+	}
+	l := st.Layout()
+	if s != nil {
+		s.Store = &l
+	}
+	if l.ConfigMaps == 1 {
+		return ""
+	}
+	return fmt.Sprintf("stored in %s, %d bytes", l, l.Bytes)
 }
 
 // Summarize returns the summary of m (ConfigMap is left for the caller to fill in).

@@ -179,6 +179,9 @@ func (o *SplitOptions) Run() error {
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "split %d cases into %d shards of %s cases (manifest %q revision %q, %s, ConfigMap %s)\n",
 		stats.Unique, len(m.Shards), size, m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
+	if note := shards.StoreNote(m, nil); note != "" {
+		_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", m.Metadata.Name, note)
+	}
 	if dups := stats.Input - stats.Unique; dups > 0 {
 		more := ""
 		if dups > len(stats.Duplicates) {
@@ -238,6 +241,7 @@ func (o *ValidateOptions) Run() error {
 		}
 		s := shards.Summarize(f, m)
 		s.ConfigMap = scaffold.ConfigMapName(m)
+		shards.StoreNote(m, &s)
 		sums = append(sums, s)
 	}
 	switch {
@@ -256,8 +260,15 @@ func (o *ValidateOptions) Run() error {
 			if s.Largest != s.Smallest {
 				size = fmt.Sprintf("%d-%d", s.Smallest, s.Largest)
 			}
-			_, _ = fmt.Fprintf(o.Out, "%s: valid: manifest %q revision %q, %d shards of %s cases (%d cases), %s, ConfigMap %s\n",
-				s.File, s.Name, s.Revision, s.Shards, size, s.Cases, s.Hash, s.ConfigMap)
+			store := ""
+			switch {
+			case s.StoreError != "":
+				store = "; create would refuse it: " + s.StoreError
+			case s.Store != nil && s.Store.ConfigMaps > 1:
+				store = fmt.Sprintf(", stored in %s, %d bytes", s.Store, s.Store.Bytes)
+			}
+			_, _ = fmt.Fprintf(o.Out, "%s: valid: manifest %q revision %q, %d shards of %s cases (%d cases), %s, ConfigMap %s%s\n",
+				s.File, s.Name, s.Revision, s.Shards, size, s.Cases, s.Hash, s.ConfigMap, store)
 		}
 	}
 	if failed > 0 {

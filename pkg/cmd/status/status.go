@@ -114,6 +114,8 @@ type Options struct {
 	Output     string
 	Watch      bool
 	ExitCode   bool
+	// Lineage reports every shard across the root Job and its retries (lineage.go).
+	Lineage bool
 	// ChunkSize is the page size of the pod LIST; FirstPageSize that of its first page (set to
 	// ChunkSize when --chunk-size is given).
 	ChunkSize     int64
@@ -152,7 +154,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--exit-code]",
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--exit-code] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -177,6 +179,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml. Default: text.")
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
+	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
@@ -259,6 +262,9 @@ func (o *Options) Validate() error {
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
 	}
+	if o.Lineage && o.Watch {
+		return exitcode.UsageError("--lineage cannot be used with --watch")
+	}
 	return nil
 }
 
@@ -266,6 +272,9 @@ func (o *Options) Validate() error {
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Lineage {
+		return o.runLineage(ctx)
 	}
 	if o.offline() {
 		r, err := o.offlineReport()
@@ -370,10 +379,12 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
+	notes = append(notes, lineageNote(job)...)
 	r, err := indexstatus.Build(job, pods, o.reportOptions(notes, sh))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
+	setOriginalIndexes(r, job)
 	return r, nil
 }
 
@@ -419,7 +430,9 @@ type liveState struct {
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
-	return s.acc.Report(o.reportOptions(s.notes, s.shards))
+	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
+	setOriginalIndexes(r, s.job)
+	return r
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
@@ -438,6 +451,7 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 		return nil, err
 	}
 	notes, sh := o.loadShards(ctx, job)
+	notes = append(notes, lineageNote(job)...)
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
 }
 

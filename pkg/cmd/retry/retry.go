@@ -1,0 +1,383 @@
+// Package retry is the glue of `kubectl indexed retry`: it reads the Job retried and its shard
+// ConfigMap, picks the indexes with pkg/lineage, builds the retry's objects with pkg/scaffold
+// and lints, saves, prints or sends them as create does.
+package retry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+var (
+	retryLong = templates.LongDesc(`
+		Create a new Indexed Job that runs again only some shards of a Job made by
+		kubectl indexed create (or of an earlier retry): by default the indexes that failed.
+
+		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
+		ConfigMap, named from its content's hash, holds just those shards under the paths of
+		the worker contract (index-K.cases and index-K.id for index K), so the worker does not change. The
+		retry keeps the Job's image, command, env, resources, volumes and pod failure policy;
+		flags override the retry policy. Lineage annotations record the root Job, the parent,
+		the attempt number and the root completion indexes the retry runs, so a retry of a
+		retry still maps to the original shards; "kubectl indexed status ROOT --lineage"
+		folds them together. The Job retried and its ConfigMap are never modified.
+
+		Refused: a Job still running (unless --indexes lists only indexes that already failed
+		for good and --allow-running is given), nothing to retry, a Job not made by create (no
+		shard ConfigMap), a shard ConfigMap that is gone. The new Job is linted first, and an
+		existing Job or different ConfigMap is never replaced.
+
+		Exit codes: 0 created (or printed); 2 bad flags, a refusal above, or a Job lint says the
+		API server would reject; 4 the API server could not be reached or refused (the Job or
+		its ConfigMap not found, the new Job exists, permission denied).`)
+
+	retryExample = templates.Examples(`
+		# Re-run the shards that failed, as job eval-r1
+		kubectl indexed retry eval
+
+		# Re-run every shard without a success (failed, killed, never ran), one at a time
+		kubectl indexed retry eval --indexes missing --parallelism 1
+
+		# Re-run shards 2 and 4 now, while the Job still runs (they must have failed already)
+		kubectl indexed retry eval --indexes 2,4 --allow-running
+
+		# See the objects without sending anything; then follow the whole lineage
+		kubectl indexed retry eval --dry-run=client -o yaml
+		kubectl indexed status eval --lineage`)
+)
+
+// Permissions is what retry needs, added to a permission error.
+const Permissions = "kubectl indexed retry needs get on jobs (batch) and configmaps, list on jobs, and create on configmaps and jobs in the namespace"
+
+// Options of kubectl indexed retry.
+type Options struct {
+	ParentName   string
+	Indexes      string
+	Name         string
+	AllowRunning bool
+
+	Parallelism             int32
+	BackoffLimitPerIndex    int32
+	MaxFailedIndexes        string
+	ActiveDeadlineSeconds   int64
+	TTLSecondsAfterFinished int32
+	PodAnnotations          []string
+
+	changed func(string) bool
+
+	create.Submitter
+}
+
+// NewOptions returns the options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{
+		Indexes:   lineage.SelectFailed,
+		Submitter: create.NewSubmitter("retry", Permissions, streams),
+		changed:   func(string) bool { return false },
+	}
+}
+
+// NewCmdRetry returns `kubectl indexed retry`.
+func NewCmdRetry(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdRetryWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdRetryWithOptions returns the command bound to o (tests inject a client through o).
+func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "retry JOB [--indexes failed|unfinished|missing|LIST] [--name NAME] [flags]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Create a Job that re-runs only the failed or unfinished shards of a Job, with their original work",
+		Long:                  retryLong,
+		Example:               retryExample,
+		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or a list such as 2,4,10-19.")
+	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
+	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
+	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
+	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
+	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded down).")
+	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
+	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
+	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
+	o.PrintFlags.AddFlags(cmd)
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, create.DefaultFieldManager)
+	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl apply -f later. An existing file is never overwritten.")
+	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
+	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete resolves the Job name, the namespace, the dry-run strategy and the client (always:
+// even a client dry run reads the Job and its ConfigMap).
+func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
+	switch len(args) {
+	case 0:
+		return exitcode.UsageError("a Job name is required: %s JOB", cmd.CommandPath())
+	case 1:
+		o.ParentName = args[0]
+	default:
+		return exitcode.UsageError("exactly one Job name is required, got %d (%s)", len(args), strings.Join(args, " "))
+	}
+	var err error
+	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
+	if o.Namespace == "" {
+		if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
+	if o.Client == nil {
+		if o.Client, err = f.KubernetesClientSet(); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
+	return nil
+}
+
+func (o *Options) explicit() bool {
+	switch strings.TrimSpace(o.Indexes) {
+	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
+		return false
+	}
+	return true
+}
+
+// Validate checks the flags that need no cluster.
+func (o *Options) Validate() error {
+	if strings.TrimSpace(o.Indexes) == "" {
+		return exitcode.UsageError("--indexes must not be empty: give failed, unfinished, missing or a list such as 2,4,10-19")
+	}
+	if o.AllowRunning && !o.explicit() {
+		return exitcode.UsageError("--allow-running needs an explicit --indexes list (such as 2,4): only indexes you name, that already failed for good, are retried while the Job runs")
+	}
+	if o.Name != "" {
+		if msgs := validation.IsDNS1123Subdomain(o.Name); len(msgs) > 0 {
+			return exitcode.UsageError("--name %q: %s", o.Name, strings.Join(msgs, "; "))
+		}
+	}
+	if o.FieldManager == "" {
+		return exitcode.UsageError("--field-manager must not be empty")
+	}
+	if _, _, err := o.podAnnotations(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if _, err := o.PrintFlags.ToPrinter(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return nil
+}
+
+func (o *Options) podAnnotations() (map[string]string, []string, error) {
+	set := map[string]string{}
+	var remove []string
+	for _, a := range o.PodAnnotations {
+		if k, ok := strings.CutSuffix(a, "-"); ok && !strings.Contains(a, "=") {
+			if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+				return nil, nil, fmt.Errorf("--pod-annotation %q: invalid key: %s", a, strings.Join(msgs, "; "))
+			}
+			remove = append(remove, k)
+			continue
+		}
+		k, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, nil, fmt.Errorf("--pod-annotation %q: give KEY=VALUE to set or KEY- to remove", a)
+		}
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			return nil, nil, fmt.Errorf("--pod-annotation %q: invalid key: %s", a, strings.Join(msgs, "; "))
+		}
+		set[k] = v
+	}
+	return set, remove, nil
+}
+
+// overrides turns the policy flags given into scaffold's options.
+func (o *Options) overrides(ro *scaffold.RetryOptions) error {
+	if o.changed("parallelism") {
+		if o.Parallelism < 1 {
+			return exitcode.UsageError("--parallelism must be at least 1, not %d", o.Parallelism)
+		}
+		ro.Parallelism = &o.Parallelism
+	}
+	if o.changed("backoff-limit-per-index") {
+		if o.BackoffLimitPerIndex < 0 {
+			return exitcode.UsageError("--backoff-limit-per-index must be 0 or more, not %d", o.BackoffLimitPerIndex)
+		}
+		ro.BackoffLimitPerIndex = &o.BackoffLimitPerIndex
+	}
+	if o.changed("max-failed-indexes") {
+		b, err := scaffold.ParseBudget(o.MaxFailedIndexes)
+		if err != nil {
+			return exitcode.UsageError("--max-failed-indexes: %w", err)
+		}
+		ro.MaxFailedIndexes = &b
+	}
+	if o.changed("active-deadline-seconds") {
+		if o.ActiveDeadlineSeconds < 1 {
+			return exitcode.UsageError("--active-deadline-seconds must be at least 1, not %d", o.ActiveDeadlineSeconds)
+		}
+		ro.ActiveDeadlineSeconds = &o.ActiveDeadlineSeconds
+	}
+	if o.changed("ttl-seconds-after-finished") {
+		if o.TTLSecondsAfterFinished < 0 {
+			return exitcode.UsageError("--ttl-seconds-after-finished must be 0 or more, not %d", o.TTLSecondsAfterFinished)
+		}
+		ro.TTLSecondsAfterFinished = &o.TTLSecondsAfterFinished
+	}
+	var err error
+	ro.PodAnnotations, ro.RemovePodAnnotations, err = o.podAnnotations()
+	return err
+}
+
+// Run reads the Job and its ConfigMap, plans the retry and submits it.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ns := o.Namespace
+	parent, err := o.Client.BatchV1().Jobs(ns).Get(ctx, o.ParentName, metav1.GetOptions{})
+	if err != nil {
+		return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, ns))
+	}
+	pl, _, err := lineage.Read(parent)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	cmName, ok := shards.ConfigMapNameFromJob(parent)
+	if !ok {
+		return exitcode.UsageError("job %q was not made by kubectl indexed create (it has no annotation %s): its workers take their shard from JOB_COMPLETION_INDEX, and a retry's index 0 cannot be made to run shard 4 without changing the worker. Re-create the run with kubectl indexed create --from-job, or make a Job for those indexes by hand; nothing was created",
+			parent.Name, shards.AnnotationShardsConfigMap)
+	}
+	sel, err := lineage.Select(parent, o.Indexes, o.AllowRunning)
+	if err != nil {
+		// A refusal (nothing to retry, still running) or a bad --indexes: exit 2 either way.
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, w := range sel.Warnings {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	}
+	// The store: the head the annotation names, and any parts the shard volume projects.
+	names := []string{cmName}
+	for _, n := range scaffold.ShardConfigMapNames(&parent.Spec.Template.Spec) {
+		if n != cmName {
+			names = append(names, n)
+		}
+	}
+	cms := make([]*corev1.ConfigMap, 0, len(names))
+	for _, name := range names {
+		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl apply -f FILE for the ConfigMaps only: their names come from the manifest's hash, so they are the same objects)",
+				parent.Name, name, ns))
+		}
+		if err != nil {
+			return o.hint(exitcode.APIError(err, "get", "configmaps", name, ns))
+		}
+		cms = append(cms, cm)
+	}
+
+	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
+	if pl == nil {
+		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
+	} else {
+		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
+	}
+	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if next, err := o.nextAttempt(ctx, l); err != nil {
+		return err
+	} else if next > l.Attempt {
+		l.Attempt = next
+	}
+	name := o.Name
+	if name == "" {
+		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+	}
+	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns}
+	if err := o.overrides(&ro); err != nil {
+		return err
+	}
+	objs, err := scaffold.BuildRetry(ro)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, n := range objs.Notes {
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
+	}
+	noun := "indexes"
+	if sel.Indexes.Len() == 1 {
+		noun = "index"
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s) as job %q: root indexes %s of job %q, attempt %d\n",
+		sel.Indexes.Len(), noun, parent.Name, sel.Indexes.Truncated(200), name, l.Original.Truncated(200), l.RootJob, l.Attempt)
+	return o.Submit(ctx, &objs.Objects)
+}
+
+// nextAttempt is one more than the highest attempt of the lineage's Jobs (one LIST on the
+// root-job label), so that two retries of the same Job get different numbers and names.
+func (o *Options) nextAttempt(ctx context.Context, l *lineage.Lineage) (int, error) {
+	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
+	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return 0, o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
+	}
+	best := 0
+	for i := range list.Items {
+		j := &list.Items[i]
+		jl, ok, err := lineage.Read(j)
+		if !ok || err != nil || jl.RootJobUID != l.RootJobUID {
+			continue
+		}
+		best = max(best, jl.Attempt)
+	}
+	return best + 1, nil
+}
+
+func (o *Options) hint(err error) error {
+	var e *exitcode.Error
+	if errors.As(err, &e) && e.Err != nil && strings.HasPrefix(e.Err.Error(), "permission denied") {
+		return exitcode.Wrap(e.Code, fmt.Errorf("%w\n%s", e.Err, Permissions))
+	}
+	return err
+}

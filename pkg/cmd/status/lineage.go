@@ -1,0 +1,267 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// lineageNote tells, on the report of a retry Job, which root indexes its indexes run.
+func lineageNote(job *batchv1.Job) []string {
+	l, ok, err := lineage.Read(job)
+	switch {
+	case !ok:
+		return nil
+	case err != nil:
+		return []string{fmt.Sprintf("Lineage annotations cannot be read: %v.", err)}
+	}
+	var pairs []string
+	for k := range l.Original.Len() {
+		if k == 10 {
+			pairs = append(pairs, "...")
+			break
+		}
+		r, _ := l.RootIndex(k)
+		pairs = append(pairs, fmt.Sprintf("%d→%d", k, r))
+	}
+	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s); the shard IDs are the original ones. The whole run: kubectl indexed status %s --lineage",
+		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), l.RootJob)}
+}
+
+// setOriginalIndexes sets, on the report of a retry Job, the root index each index runs.
+func setOriginalIndexes(r *indexstatus.IndexedJobStatus, job *batchv1.Job) {
+	l, ok, err := lineage.Read(job)
+	if !ok || err != nil || r == nil {
+		return
+	}
+	roots := l.RootIndexes(l.Original.Len())
+	for i := range r.Indexes {
+		if k := r.Indexes[i].Index; k >= 0 && k < len(roots) {
+			root := roots[k]
+			r.Indexes[i].OriginalIndex = &root
+		}
+	}
+}
+
+// runLineage prints the shard-level report of the root Job of o.JobName (or of -f's Jobs) and
+// all its retries.
+func (o *Options) runLineage(ctx context.Context) error {
+	var r *lineage.Report
+	var err error
+	if o.offline() {
+		r, err = o.offlineLineage()
+	} else {
+		r, err = o.liveLineage(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if err := printLineage(o.Out, o.Output, r); err != nil {
+		return err
+	}
+	if !o.ExitCode {
+		return nil
+	}
+	switch {
+	case r.Complete:
+		return nil
+	case r.Summary.Running+r.Summary.Pending+r.Summary.Retrying+r.Summary.Terminating > 0:
+		return exitcode.Silent(exitcode.Running)
+	}
+	return exitcode.Silent(exitcode.Findings)
+}
+
+func printLineage(w io.Writer, format string, r *lineage.Report) error {
+	if printers.IsStructured(format) {
+		return printers.Print(w, format, r)
+	}
+	return lineage.PrintText(w, r, format == printers.FormatWide)
+}
+
+func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatus.Options {
+	opts := o.reportOptions(notes, sh)
+	opts.AllIndexes = true
+	return opts
+}
+
+// liveLineage GETs the Job named, its root, LISTs the root's retries by label, and reads each
+// Job's pods and shard ConfigMap as plain status does.
+func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
+	jobs := o.Client.BatchV1().Jobs(o.Namespace)
+	job, err := jobs.Get(ctx, o.JobName, metav1.GetOptions{})
+	if err != nil {
+		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+	}
+	rootName := job.Name
+	var notes []string
+	all := []*batchv1.Job{}
+	if l, ok, err := lineage.Read(job); err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	} else if ok {
+		rootName = l.RootJob
+		root, err := jobs.Get(ctx, rootName, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
+		default:
+			all = append(all, root)
+		}
+	} else {
+		all = append(all, job)
+	}
+	list, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: rootName}.String()})
+	if err != nil {
+		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+	}
+	for i := range list.Items {
+		all = append(all, &list.Items[i])
+	}
+	members := make([]lineage.Member, 0, len(all))
+	for _, j := range all {
+		acc, err := indexstatus.NewAccumulator(j)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
+			continue
+		}
+		if _, err := o.listPods(ctx, j, acc); err != nil {
+			return nil, err
+		}
+		n, sh := o.loadShards(ctx, j)
+		members = append(members, lineage.Member{Job: j, Report: acc.Report(o.lineageReportOptions(n, sh))})
+		notes = append(notes, n...)
+	}
+	r, err := lineage.BuildReport(o.Namespace, rootName, members, notes)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return r, nil
+}
+
+// offlineLineage reads the Jobs (and any pods and ConfigMaps) of -f, the pods of --pods-file and
+// the ConfigMaps of --shards-file: for example
+//
+//	kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=eval -o json > lineage.json
+//	kubectl get job eval -o json >> ... (the root carries no root-job label)
+func (o *Options) offlineLineage() (*lineage.Report, error) {
+	var jobs []*batchv1.Job
+	var pods []corev1.Pod
+	cms := map[string]*corev1.ConfigMap{}
+	paths := []string{o.Filename}
+	if o.ShardsFile != "" {
+		paths = append(paths, o.ShardsFile)
+	}
+	for _, p := range paths {
+		docs, err := source.Read([]string{p}, source.Options{Stdin: o.In})
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, err)
+		}
+		for i := range docs {
+			d := &docs[i]
+			if d.Err != nil {
+				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), d.Err))
+			}
+			var err error
+			switch d.Kind() {
+			case "Job":
+				j := &batchv1.Job{}
+				_, err = d.DecodeStrict(j)
+				jobs = append(jobs, j)
+			case "Pod":
+				var pod corev1.Pod
+				_, err = d.DecodeStrict(&pod)
+				pods = append(pods, pod)
+			case "ConfigMap":
+				cm := &corev1.ConfigMap{}
+				_, err = d.DecodeStrict(cm)
+				cms[cm.Name] = cm
+			default:
+				err = fmt.Errorf("%s %q: expected Jobs, Pods or ConfigMaps", d.Kind(), d.Name())
+			}
+			if err != nil {
+				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), err))
+			}
+		}
+	}
+	if o.PodsFile != "" {
+		p, err := source.ReadPods(o.PodsFile, o.In)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+		}
+		pods = append(pods, p...)
+	}
+	if len(jobs) == 0 {
+		return nil, exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
+	}
+	rootName, err := offlineRoot(jobs)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	var notes []string
+	if len(pods) == 0 {
+		notes = append(notes, "No pods given: the report rests on the Jobs' status alone (no exit codes, so no invalid-input verdict).")
+	}
+	members := make([]lineage.Member, 0, len(jobs))
+	for _, j := range jobs {
+		var sh shardState
+		if name, ok := shards.ConfigMapNameFromJob(j); ok && cms[name] != nil {
+			if ids, err := shards.IDsFromConfigMap(cms[name]); err == nil {
+				sh = shardState{ids: ids, configMap: name}
+			}
+		}
+		rep, err := indexstatus.Build(j, pods, o.lineageReportOptions(nil, sh))
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
+			continue
+		}
+		members = append(members, lineage.Member{Job: j, Report: rep})
+	}
+	ns := jobs[0].Namespace
+	r, err := lineage.BuildReport(ns, rootName, members, notes)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return r, nil
+}
+
+// offlineRoot is the root named by the retries in jobs, else the only Job without lineage.
+func offlineRoot(jobs []*batchv1.Job) (string, error) {
+	roots := map[string]bool{}
+	for _, j := range jobs {
+		if l, ok, err := lineage.Read(j); ok && err == nil {
+			roots[l.RootJob] = true
+		}
+	}
+	if len(roots) == 0 {
+		for _, j := range jobs {
+			if !lineage.IsRetry(j) {
+				roots[j.Name] = true
+			}
+		}
+	}
+	if len(roots) != 1 {
+		names := make([]string, 0, len(roots))
+		for n := range roots {
+			names = append(names, n)
+		}
+		return "", fmt.Errorf("the Jobs given belong to %d lineages (%s): give the Jobs of one run only", len(roots), strings.Join(names, ", "))
+	}
+	for n := range roots {
+		return n, nil
+	}
+	return "", nil
+}

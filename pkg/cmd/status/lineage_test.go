@@ -1,0 +1,85 @@
+package status
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// seedLineage is the seed run and its retry seed-r1 of indexes 2 and 4: index 0 (shard 2)
+// exits 42 again, index 1 (shard 4) succeeds.
+func seedLineage() (root, r1 *batchv1.Job, pods []*corev1.Pod) {
+	root, pods = seed()
+	root.Annotations = map[string]string{shards.Prefix + "invalid-input-exit-code": "42"}
+	r1 = job("seed-r1", 2)
+	l := &lineage.Lineage{RootJob: "seed", RootJobUID: string(root.UID), ParentJob: "seed", ParentJobUID: string(root.UID), Attempt: 1, Original: indexes.Of(2, 4)}
+	r1.Annotations = l.Annotations()
+	r1.Annotations[shards.Prefix+"invalid-input-exit-code"] = "42"
+	r1.Labels = l.Labels()
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "1", ptr.To("0")
+	r1.Status.Conditions = root.Status.Conditions
+	pods = append(pods, pod(r1, 0, 0, ptr.To[int32](42)), pod(r1, 1, 0, ptr.To[int32](0)))
+	return root, r1, pods
+}
+
+func TestLineageLiveAndOffline(t *testing.T) {
+	root, r1, pods := seedLineage()
+	objs := []runtime.Object{root, r1}
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	const want = "5 of 6 shards succeeded; shard index 2 failed as invalid input in seed and seed-r1"
+	for _, name := range []string{"seed", "seed-r1"} {
+		c := clientFor(root, nil, objs[1:]...)
+		r := run(t, c, "", name, "--lineage", "-o", "json")
+		var rep lineage.Report
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil {
+			t.Fatalf("%s: exit %d\n%s%s", name, r.code, r.out, r.errOut)
+		}
+		if rep.Verdict != want || len(rep.Jobs) != 2 || rep.ShardStatuses[4].From != "seed-r1" {
+			t.Errorf("%s: %q jobs %+v", name, rep.Verdict, rep.Jobs)
+		}
+		if r := run(t, c, "", name, "--lineage", "--exit-code"); r.code != exitcode.Findings || !strings.Contains(r.out, want+".") {
+			t.Errorf("%s text: exit %d\n%s", name, r.code, r.out)
+		}
+	}
+
+	dir := t.TempDir()
+	jobs := corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+	for _, o := range objs {
+		jobs.Items = append(jobs.Items, runtime.RawExtension{Object: o})
+	}
+	b, err := json.Marshal(jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "all.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, "", "--lineage", "-f", path, "-o", "json")
+	var rep lineage.Report
+	if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil || rep.Verdict != want {
+		t.Errorf("offline: exit %d %q\n%s", r.code, rep.Verdict, r.errOut)
+	}
+
+	// A retry's own report maps its indexes to the root's.
+	c := clientFor(root, nil, objs[1:]...)
+	r = run(t, c, "", "seed-r1", "-o", "json")
+	if !strings.Contains(r.out, `"originalIndex": 4`) || !strings.Contains(r.out, "Retry 1 of job \\\"seed\\\"") {
+		t.Errorf("status seed-r1:\n%s", r.out)
+	}
+}

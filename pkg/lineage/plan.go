@@ -1,0 +1,118 @@
+package lineage
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+)
+
+// Selection modes of retry --indexes.
+const (
+	// SelectFailed: status.failedIndexes (indexes that failed for good).
+	SelectFailed = "failed"
+	// SelectUnfinished: indexes neither succeeded nor failed (killed, never ran, still running).
+	SelectUnfinished = "unfinished"
+	// SelectMissing: every index without a success (failed and unfinished).
+	SelectMissing = "missing"
+)
+
+// RefusalError is a retry the Job's state does not allow (nothing to retry, still running,
+// indexes that may still succeed). The message says why and what to do.
+type RefusalError struct{ Msg string }
+
+func (e *RefusalError) Error() string { return e.Msg }
+
+func refuse(format string, a ...any) error { return &RefusalError{Msg: fmt.Sprintf(format, a...)} }
+
+// Selection is which indexes of a Job a retry runs.
+type Selection struct {
+	// Indexes are completion indexes of the Job being retried, ascending.
+	Indexes indexes.Set
+	// Warnings are worth printing (an explicit index that already succeeded).
+	Warnings []string
+}
+
+// Finished reports whether job has a Complete or Failed condition that is True.
+func Finished(job *batchv1.Job) bool {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// Select picks the indexes of job that a retry runs. spec is "failed", "unfinished",
+// "missing" or an explicit interval list ("2,4,10-19"). A Job still running is refused,
+// unless spec is explicit and allowRunning is set: then every index given must already have
+// failed for good (it is in status.failedIndexes), so the retry never runs a shard the
+// original may still finish.
+func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error) {
+	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion || job.Spec.Completions == nil {
+		return nil, refuse("job %q is not an Indexed Job: only the indexes of an Indexed Job can be retried", job.Name)
+	}
+	n := int(*job.Spec.Completions)
+	completed, _ := indexes.ParseLenient(job.Status.CompletedIndexes, n)
+	var failed indexes.Set
+	tracksFailed := job.Spec.BackoffLimitPerIndex != nil
+	if job.Status.FailedIndexes != nil {
+		failed, _ = indexes.ParseLenient(*job.Status.FailedIndexes, n)
+	}
+	finished := Finished(job)
+	spec = strings.TrimSpace(spec)
+	explicit := spec != SelectFailed && spec != SelectUnfinished && spec != SelectMissing
+	if !finished && (!explicit || !allowRunning) {
+		return nil, refuse("job %q is still running (it has no Complete or Failed condition): its unfinished indexes may still succeed, so nothing was created.\n  wait for it:   kubectl indexed status %s --watch\n  or retry only indexes that already failed for good: --indexes %s --allow-running",
+			job.Name, job.Name, orDash(failed.String()))
+	}
+	sel := &Selection{}
+	switch spec {
+	case SelectFailed:
+		if !tracksFailed {
+			return nil, refuse("job %q has no backoffLimitPerIndex, so the Job controller does not record which indexes failed: use --indexes missing (every index without a success) or an explicit list", job.Name)
+		}
+		sel.Indexes = failed
+	case SelectUnfinished:
+		sel.Indexes = completed.Union(failed).Complement(n)
+	case SelectMissing:
+		sel.Indexes = completed.Complement(n)
+	default:
+		set, err := indexes.Parse(spec, n)
+		if err != nil {
+			return nil, fmt.Errorf("--indexes %q: give failed, unfinished, missing, or completion indexes of job %q (0 to %d) such as 2,4,10-19: %w", spec, job.Name, n-1, err)
+		}
+		if set.IsEmpty() {
+			return nil, fmt.Errorf("--indexes is empty: give failed, unfinished, missing, or a list such as 2,4,10-19")
+		}
+		if !finished {
+			if bad := set.Difference(failed); !bad.IsEmpty() {
+				return nil, refuse("job %q is still running and indexes %s have not failed for good (status.failedIndexes is %q): they may still succeed, so with --allow-running only failed indexes can be retried; nothing was created",
+					job.Name, bad.Truncated(200), failed.Truncated(200))
+			}
+		}
+		if ok := set.Intersect(completed); !ok.IsEmpty() {
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("indexes %s of job %q already succeeded; they run again as asked", ok.Truncated(200), job.Name))
+		}
+		sel.Indexes = set
+	}
+	if sel.Indexes.IsEmpty() {
+		hint := ""
+		if unfinished := completed.Union(failed).Complement(n); spec == SelectFailed && !unfinished.IsEmpty() {
+			hint = fmt.Sprintf(", but indexes %s are unfinished (killed or never ran): --indexes unfinished retries them", unfinished.Truncated(200))
+		}
+		return nil, refuse("nothing to retry: job %q has no %s indexes (%d of %d succeeded; failedIndexes %q)%s; nothing was created",
+			job.Name, spec, completed.Len(), n, orDash(failed.String()), hint)
+	}
+	return sel, nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,322 @@
+package lineage
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// APIVersion and Kind identify the lineage report in JSON and YAML.
+const (
+	APIVersion = "indexed.kubectl.io/v1alpha1"
+	Kind       = "IndexedJobLineage"
+)
+
+// Member is one Job of a lineage with its indexstatus report (built with every index).
+type Member struct {
+	Job    *batchv1.Job
+	Report *indexstatus.IndexedJobStatus
+}
+
+// Report is the shard-level view of a run across its root Job and every retry. Its JSON field
+// names are a public contract (README, "retry").
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Root names the root Job (present even when the Job itself is gone).
+	Root indexstatus.JobRef `json:"root"`
+	// Jobs are the root and its retries, in attempt order.
+	Jobs []JobSummary `json:"jobs"`
+	// Summary counts shards by final state; Shards is their number.
+	Shards  int                 `json:"shards"`
+	Summary indexstatus.Summary `json:"summary"`
+	// Complete is true only when every shard succeeded in some Job of the lineage.
+	Complete bool `json:"complete"`
+	// Missing are the root indexes without a success.
+	Missing string `json:"missing"`
+	// Verdict says it in words: "5 of 6 shards succeeded; shard s-2 failed as invalid input
+	// in seed and seed-r1".
+	Verdict string `json:"verdict"`
+	// ShardStatuses has one entry per shard (root completion index).
+	ShardStatuses []ShardStatus `json:"shardStatuses"`
+	Notes         []string      `json:"notes,omitempty"`
+}
+
+// JobSummary is one Job of the lineage.
+type JobSummary struct {
+	Name string `json:"name"`
+	UID  string `json:"uid,omitempty"`
+	// Attempt is 0 for the root, then the retry's number.
+	Attempt int    `json:"attempt"`
+	Parent  string `json:"parent,omitempty"`
+	Phase   string `json:"phase"`
+	// Completions is the Job's number of indexes; OriginalIndexes the root indexes they run.
+	Completions     int    `json:"completions"`
+	OriginalIndexes string `json:"originalIndexes"`
+	Succeeded       int    `json:"succeeded"`
+	Failed          int    `json:"failed"`
+}
+
+// ShardStatus is one shard (root completion index) across the lineage.
+type ShardStatus struct {
+	Index   int               `json:"index"`
+	ShardID string            `json:"shardID,omitempty"`
+	State   indexstatus.State `json:"state"`
+	// From is the Job whose result stands: the first that succeeded it, else the last that ran
+	// it; Attempt is that Job's attempt number.
+	From    string `json:"from"`
+	Attempt int    `json:"attempt"`
+	// Runs lists every Job that ran the shard, in attempt order, with the index it had there.
+	Runs         []Run  `json:"runs"`
+	LastExitCode *int32 `json:"lastExitCode"`
+	// InvalidInput is true when the shard's last failure was the worker's invalid-input exit
+	// code (the FailIndex rule create writes).
+	InvalidInput bool   `json:"invalidInput"`
+	Detail       string `json:"detail,omitempty"`
+}
+
+// Run is one Job's run of a shard.
+type Run struct {
+	Job   string            `json:"job"`
+	Index int               `json:"index"`
+	State indexstatus.State `json:"state"`
+}
+
+// BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
+// ignored) into one report per original shard.
+func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
+	type entry struct {
+		Member
+		l *Lineage
+	}
+	var root *entry
+	var retries []entry
+	for _, m := range members {
+		l, isRetry, err := Read(m.Job)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", m.Job.Name, err))
+			continue
+		}
+		switch {
+		case !isRetry && m.Job.Name == rootName:
+			root = &entry{Member: m}
+		case isRetry && l.RootJob == rootName:
+			retries = append(retries, entry{Member: m, l: l})
+		}
+	}
+	r := &Report{APIVersion: APIVersion, Kind: Kind, Root: indexstatus.JobRef{Name: rootName, Namespace: namespace}}
+	if root != nil {
+		r.Root.UID = string(root.Job.UID)
+		kept := retries[:0]
+		for _, e := range retries {
+			if e.l.RootJobUID != r.Root.UID {
+				notes = append(notes, fmt.Sprintf("Job %q retries an earlier Job named %q (uid %s), not this one: left out.", e.Job.Name, rootName, e.l.RootJobUID))
+				continue
+			}
+			kept = append(kept, e)
+		}
+		retries = kept
+	} else {
+		notes = append(notes, fmt.Sprintf("The root Job %q is gone: only the shards its retries ran are shown, without the root's own results.", rootName))
+	}
+	slices.SortStableFunc(retries, func(a, b entry) int {
+		return cmp.Or(cmp.Compare(a.l.Attempt, b.l.Attempt),
+			a.Job.CreationTimestamp.Compare(b.Job.CreationTimestamp.Time), cmp.Compare(a.Job.Name, b.Job.Name))
+	})
+	all := retries
+	if root != nil {
+		all = append([]entry{*root}, retries...)
+	}
+
+	shardAt := map[int]*ShardStatus{}
+	var order []int
+	for _, e := range all {
+		js := JobSummary{Name: e.Job.Name, UID: string(e.Job.UID), Phase: string(e.Report.Phase), Completions: int(e.Report.Completions)}
+		if e.l != nil {
+			js.Attempt, js.Parent, js.OriginalIndexes = e.l.Attempt, e.l.ParentJob, e.l.Original.String()
+		} else if js.Completions > 0 {
+			js.OriginalIndexes = indexes.Range(0, js.Completions-1).String()
+		}
+		js.Succeeded, js.Failed = e.Report.Summary.Succeeded, e.Report.Summary.Failed
+		r.Jobs = append(r.Jobs, js)
+		code := invalidInputCode(e.Job)
+		for _, ix := range e.Report.Indexes {
+			ri, ok := e.l.RootIndex(ix.Index)
+			if !ok {
+				continue
+			}
+			s := shardAt[ri]
+			if s == nil {
+				s = &ShardStatus{Index: ri}
+				shardAt[ri] = s
+				order = append(order, ri)
+			}
+			if s.ShardID == "" {
+				s.ShardID = ix.ShardID
+			}
+			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State})
+			if s.State == indexstatus.StateSucceeded {
+				continue // the first success stands
+			}
+			s.State, s.From, s.Attempt = ix.State, e.Job.Name, js.Attempt
+			s.LastExitCode, s.Detail = ix.LastExitCode, ix.Detail
+			s.InvalidInput = ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
+				ix.LastExitCode != nil && code != nil && *ix.LastExitCode == *code
+		}
+	}
+	slices.Sort(order)
+	var missing indexes.Builder
+	var failed []*ShardStatus
+	for _, i := range order {
+		s := shardAt[i]
+		r.ShardStatuses = append(r.ShardStatuses, *s)
+		addState(&r.Summary, s.State)
+		if s.State != indexstatus.StateSucceeded {
+			missing.Add(i)
+		}
+		if s.State == indexstatus.StateFailed {
+			failed = append(failed, s)
+		}
+	}
+	r.Shards = len(order)
+	r.Missing = missing.Set().String()
+	r.Complete = r.Shards > 0 && r.Summary.Succeeded == r.Shards
+	r.Verdict = verdict(r, failed)
+	r.Notes = notes
+	return r, nil
+}
+
+func invalidInputCode(job *batchv1.Job) *int32 {
+	v, ok := job.Annotations[shards.Prefix+"invalid-input-exit-code"]
+	if !ok {
+		return nil
+	}
+	c, err := strconv.ParseInt(v, 10, 32)
+	if err != nil {
+		return nil
+	}
+	c32 := int32(c)
+	return &c32
+}
+
+func addState(s *indexstatus.Summary, st indexstatus.State) {
+	switch st {
+	case indexstatus.StateSucceeded:
+		s.Succeeded++
+	case indexstatus.StateFailed:
+		s.Failed++
+	case indexstatus.StateRunning:
+		s.Running++
+	case indexstatus.StatePending:
+		s.Pending++
+	case indexstatus.StateRetrying:
+		s.Retrying++
+	case indexstatus.StateTerminating:
+		s.Terminating++
+	case indexstatus.StateUnfinished:
+		s.Unfinished++
+	}
+}
+
+// verdictShards is how many failed shards the verdict names.
+const verdictShards = 5
+
+func verdict(r *Report, failed []*ShardStatus) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d shards succeeded", r.Summary.Succeeded, r.Shards)
+	for i, s := range failed {
+		if i == verdictShards {
+			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
+			break
+		}
+		name := s.ShardID
+		if name == "" {
+			name = "index " + strconv.Itoa(s.Index)
+		}
+		why := "failed"
+		if s.InvalidInput {
+			why = "failed as invalid input"
+		} else if s.LastExitCode != nil {
+			why = fmt.Sprintf("failed (exit code %d)", *s.LastExitCode)
+		}
+		jobs := make([]string, len(s.Runs))
+		for k, run := range s.Runs {
+			jobs[k] = run.Job
+		}
+		fmt.Fprintf(&b, "; shard %s %s in %s", name, why, andList(jobs))
+	}
+	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed; n > 0 {
+		fmt.Fprintf(&b, "; %d not finished", n)
+	}
+	return b.String()
+}
+
+func andList(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// PrintText writes the report for a terminal: the Jobs, the verdict, and the shards that are
+// not simply succeeded in the root (every shard when all is true).
+func PrintText(w io.Writer, r *Report, all bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintf(tw, "Lineage of job %s (namespace %s): %d Jobs, %d shards\n\n", r.Root.Name, r.Root.Namespace, len(r.Jobs), r.Shards)
+	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
+	for _, j := range r.Jobs {
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, truncate(j.OriginalIndexes, 40))
+	}
+	_, _ = fmt.Fprintf(tw, "\n%s.\n", r.Verdict)
+	var rows []ShardStatus
+	for _, s := range r.ShardStatuses {
+		if all || s.State != indexstatus.StateSucceeded || len(s.Runs) > 1 {
+			rows = append(rows, s)
+		}
+	}
+	if len(rows) > 0 {
+		_, _ = fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
+		for _, s := range rows {
+			runs := make([]string, len(s.Runs))
+			for k, run := range s.Runs {
+				runs[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
+			}
+			exit := "-"
+			if s.LastExitCode != nil {
+				exit = strconv.Itoa(int(*s.LastExitCode))
+			}
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, strings.Join(runs, " "), exit, truncate(s.Detail, 80))
+		}
+	}
+	for _, n := range r.Notes {
+		_, _ = fmt.Fprintf(tw, "\nNote: %s\n", n)
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

@@ -1,0 +1,139 @@
+package lineage
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// seedFixture is the seed scenario as captured from the real control plane (index 2 exits 42
+// and is failed by the FailIndex rule, index 4 exits 1 twice), with the annotation create
+// writes for the invalid-input code added.
+func seedFixture(t *testing.T) (*batchv1.Job, []corev1.Pod) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "test", "fixtures", "seed")
+	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := source.ReadPods(filepath.Join(dir, "pods.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Annotations == nil {
+		job.Annotations = map[string]string{}
+	}
+	job.Annotations[shards.Prefix+"invalid-input-exit-code"] = "42"
+	return job, pods
+}
+
+// retryOf makes seed's retry of indexes 2 and 4 in which index 0 (shard 2) failed again by the
+// FailIndex rule and index 1 (shard 4) succeeded. Its pod for index 0 is seed's captured pod
+// of index 2, moved to the retry (same exit code, same rule); index 1 has no pod left.
+func retryOf(root *batchv1.Job, rootPods []corev1.Pod) (*batchv1.Job, []corev1.Pod) {
+	r := root.DeepCopy()
+	r.Name, r.UID = root.Name+"-r1", types.UID("uid-r1")
+	l := &Lineage{RootJob: root.Name, RootJobUID: string(root.UID), ParentJob: root.Name, ParentJobUID: string(root.UID), Attempt: 1, Original: indexes.Of(2, 4)}
+	for k, v := range l.Annotations() {
+		r.Annotations[k] = v
+	}
+	two := int32(2)
+	r.Spec.Completions = &two
+	r.Status.CompletedIndexes = "1"
+	failed := "0"
+	r.Status.FailedIndexes = &failed
+	r.Status.Succeeded, r.Status.Failed = 1, 1
+	var pods []corev1.Pod
+	for _, p := range rootPods {
+		if p.Annotations[batchv1.JobCompletionIndexAnnotation] == "2" {
+			q := p.DeepCopy()
+			q.Name = "seed-r1-0-x"
+			q.Annotations[batchv1.JobCompletionIndexAnnotation] = "0"
+			q.Labels[batchv1.JobCompletionIndexAnnotation] = "0"
+			q.Labels[batchv1.ControllerUidLabel] = "uid-r1"
+			q.Labels[batchv1.JobNameLabel] = r.Name
+			q.OwnerReferences[0].UID, q.OwnerReferences[0].Name = "uid-r1", r.Name
+			pods = append(pods, *q)
+		}
+	}
+	return r, pods
+}
+
+func member(t *testing.T, job *batchv1.Job, pods []corev1.Pod, ids []string) Member {
+	t.Helper()
+	rep, err := indexstatus.Build(job, pods, indexstatus.Options{Clock: clocktesting.NewFakeClock(time.Unix(2e9, 0)), AllIndexes: true, ShardIDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Member{Job: job, Report: rep}
+}
+
+func TestBuildReportSeedAndRetry(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep, err := BuildReport("ns", root.Name, []Member{
+		member(t, r1, r1Pods, []string{"s-2", "s-4"}), // any order: sorted by attempt
+		member(t, root, rootPods, ids),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "5 of 6 shards succeeded; shard s-2 failed as invalid input in " + root.Name + " and " + r1.Name
+	if rep.Verdict != want || rep.Shards != 6 || rep.Summary.Succeeded != 5 || rep.Summary.Failed != 1 || rep.Complete || rep.Missing != "2" {
+		t.Fatalf("report: %q %+v", rep.Verdict, rep.Summary)
+	}
+	s2, s4 := rep.ShardStatuses[2], rep.ShardStatuses[4]
+	if s2.From != r1.Name || !s2.InvalidInput || len(s2.Runs) != 2 || s2.Runs[1] != (Run{Job: r1.Name, Index: 0, State: indexstatus.StateFailed}) {
+		t.Errorf("shard 2: %+v", s2)
+	}
+	if s4.State != indexstatus.StateSucceeded || s4.From != r1.Name || s4.Attempt != 1 || s4.ShardID != "s-4" {
+		t.Errorf("shard 4: %+v", s4)
+	}
+	if s0 := rep.ShardStatuses[0]; s0.From != root.Name || len(s0.Runs) != 1 {
+		t.Errorf("shard 0: %+v", s0)
+	}
+	var buf bytes.Buffer
+	if err := PrintText(&buf, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{want + ".", r1.Name + "(0):Failed", "\n4 "} {
+		if !strings.Contains(buf.String(), w) {
+			t.Errorf("text lacks %q:\n%s", w, buf.String())
+		}
+	}
+	if strings.Contains(buf.String(), "\n0 ") {
+		t.Errorf("text lists shard 0, which simply succeeded in the root:\n%s", buf.String())
+	}
+}
+
+func TestBuildReportWithoutRootAndStrangers(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	other := r1.DeepCopy()
+	other.Name = "other-r1"
+	other.Annotations[shards.AnnotationRootJobUID] = "someone-else"
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, r1, r1Pods, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Shards != 2 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "is gone") {
+		t.Errorf("without root: %d shards, notes %v", rep.Shards, rep.Notes)
+	}
+	rep, _ = BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, other, nil, nil)}, nil)
+	if len(rep.Jobs) != 1 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "not this one") {
+		t.Errorf("stranger: jobs %+v notes %v", rep.Jobs, rep.Notes)
+	}
+}

@@ -1,0 +1,290 @@
+package scaffold
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// RetryOptions are the inputs of BuildRetry: the Job retried (as read from the API server), its
+// shard ConfigMap, the indexes chosen, and the overrides of `kubectl indexed retry`. Pointer
+// fields are nil when the flag was not given.
+type RetryOptions struct {
+	// Parent is the Job retried; ParentConfigMaps the ConfigMaps of its shard store, the head
+	// (the one its annotation names) first, then any parts its shard volume projects.
+	Parent           *batchv1.Job
+	ParentConfigMaps []*corev1.ConfigMap
+	// Indexes are completion indexes of Parent, ascending: retry index k runs Parent's k-th.
+	Indexes indexes.Set
+	// Lineage of the new Job (root, parent, attempt and the root indexes it runs).
+	Lineage *lineage.Lineage
+	// JobName and Namespace name the retry Job.
+	JobName   string
+	Namespace string
+
+	Parallelism             *int32
+	BackoffLimitPerIndex    *int32
+	MaxFailedIndexes        *Budget
+	ActiveDeadlineSeconds   *int64
+	TTLSecondsAfterFinished *int32
+
+	// PodAnnotations are set on the pod template (over the parent's); RemovePodAnnotations
+	// are removed from it.
+	PodAnnotations       map[string]string
+	RemovePodAnnotations []string
+}
+
+// RetryObjects are what retry sends, and notes on the choices made for the user.
+type RetryObjects struct {
+	Objects
+	Notes []string
+}
+
+// RetryConfigMapName names the head ConfigMap of a retry: the manifest's name, "-retry-" and
+// the first HashLength hex digits of the SHA-256 of the whole store's keys and values, so the
+// same selection of the same shards is one object, and no other content can take its name.
+// Parts add "-<part number>".
+func RetryConfigMapName(manifestName string, st *shards.Store) string {
+	h := sha256.New()
+	put := func(k string, v []byte) {
+		h.Write([]byte(k))
+		h.Write([]byte{0})
+		h.Write(v)
+		h.Write([]byte{0})
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.Head)) {
+		put(k, []byte(st.Head[k]))
+	}
+	for _, k := range slices.Sorted(maps.Keys(st.HeadBinary)) {
+		put("binary:"+k, st.HeadBinary[k])
+	}
+	for p, part := range st.Parts {
+		for _, k := range slices.Sorted(maps.Keys(part)) {
+			put("part"+strconv.Itoa(p)+":"+k, []byte(part[k]))
+		}
+	}
+	return manifestName + "-retry-" + hex.EncodeToString(h.Sum(nil))[:HashLength]
+}
+
+// BuildRetry returns the immutable ConfigMap and the Job of a retry.
+//
+// The ConfigMap holds, under the keys of the worker contract, only the chosen shards: its
+// index-<k>.cases and index-<k>.id are the parent's index-<j>.cases and index-<j>.id, where j
+// is the k-th chosen index; shard-ids.json lists their IDs in that order; manifest.json is the
+// parent's, unchanged. The worker reads the same paths as in the first run and gets the
+// original shard's files. The parent and its ConfigMap are not modified.
+//
+// The Job is the parent's (image, command, env, resources, volumes, scheduling, pod failure
+// policy) with completions the number of chosen indexes, the new ConfigMap in the shard volume,
+// the lineage annotations, and the policy:
+//   - backoffLimitPerIndex: the flag, else the parent's; a parent without it (a global
+//     backoffLimit, "prepare-db" mode) gets create's default and no backoffLimit (noted);
+//   - maxFailedIndexes: the flag (over the retry's indexes), else the parent's scaled to the
+//     retry's size (rounded down), so the same share of failures trips it;
+//   - parallelism: the flag, else the parent's, at most the number of indexes.
+func BuildRetry(o RetryOptions) (*RetryObjects, error) {
+	p := o.Parent
+	switch {
+	case p == nil:
+		return nil, errors.New("no parent Job")
+	case len(o.ParentConfigMaps) == 0:
+		return nil, errors.New("no shard ConfigMap")
+	case o.Lineage == nil:
+		return nil, errors.New("no lineage")
+	case o.JobName == "":
+		return nil, errors.New("no Job name")
+	case o.Indexes.IsEmpty():
+		return nil, errors.New("no indexes to retry")
+	}
+	if p.Spec.Completions == nil {
+		return nil, fmt.Errorf("job %q has no completions", p.Name)
+	}
+	pn := int(*p.Spec.Completions)
+	if o.Indexes.Max() >= pn {
+		return nil, fmt.Errorf("index %d is out of range: job %q has %d completions", o.Indexes.Max(), p.Name, pn)
+	}
+	n := o.Indexes.Len()
+	if n != o.Lineage.Original.Len() {
+		return nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
+	}
+	if s := o.Lineage.Original.String(); len(s) > lineage.MaxOriginalIndexesBytes {
+		return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string, over the %d an annotation may hold: retry fewer or more contiguous indexes at a time with --indexes", len(s), lineage.MaxOriginalIndexesBytes)
+	}
+
+	cms, err := retryConfigMaps(o, pn)
+	if err != nil {
+		return nil, err
+	}
+	cm := cms[0]
+	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:]}}
+
+	job := cleanBase(p)
+	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+	job.Name, job.Namespace = o.JobName, o.Namespace
+	ann := map[string]string{}
+	for k, v := range job.Annotations {
+		ann[k] = v
+	}
+	for k, v := range o.Lineage.Annotations() {
+		ann[k] = v
+	}
+	ann[shards.AnnotationShardsConfigMap] = cm.Name
+	job.Annotations = ann
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
+	}
+	for k, v := range o.Lineage.Labels() {
+		job.Labels[k] = v
+	}
+
+	spec := &job.Spec
+	n32 := int32(n)
+	spec.Completions = ptr(n32)
+	spec.Suspend = nil
+	switch {
+	case o.Parallelism != nil:
+		spec.Parallelism = ptr(*o.Parallelism)
+	case spec.Parallelism == nil || *spec.Parallelism > n32:
+		spec.Parallelism = ptr(n32)
+	}
+	prepareDB := spec.BackoffLimitPerIndex == nil
+	spec.BackoffLimit = nil
+	switch {
+	case o.BackoffLimitPerIndex != nil:
+		spec.BackoffLimitPerIndex = ptr(*o.BackoffLimitPerIndex)
+	case prepareDB:
+		spec.BackoffLimitPerIndex = ptr(DefaultBackoffLimitPerIndex)
+	}
+	switch {
+	case o.MaxFailedIndexes != nil:
+		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(n)
+		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n32 {
+			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d indexes of the retry", o.MaxFailedIndexes, n)
+		}
+	case prepareDB:
+		spec.MaxFailedIndexes = DefaultMaxFailedIndexes.Resolve(n)
+	case spec.MaxFailedIndexes != nil:
+		spec.MaxFailedIndexes = ptr(int32(int64(*spec.MaxFailedIndexes) * int64(n) / int64(pn)))
+	}
+	if prepareDB {
+		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
+			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
+	}
+	if o.ActiveDeadlineSeconds != nil {
+		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+	}
+	if o.TTLSecondsAfterFinished != nil {
+		spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+	}
+	if spec.PodFailurePolicy != nil {
+		replace := batchv1.Failed
+		spec.PodReplacementPolicy = &replace
+	}
+
+	// The shard volume now holds the retry's ConfigMaps.
+	tmpl := &spec.Template
+	found := false
+	for i := range tmpl.Spec.Volumes {
+		if tmpl.Spec.Volumes[i].Name == VolumeName {
+			tmpl.Spec.Volumes[i] = ShardVolume(configMapNames(cms))
+			found = true
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("job %q has no volume %q: it was not made by kubectl indexed create, so its workers do not read their shard from the files a retry can remap", p.Name, VolumeName)
+	}
+	if _, ok := cm.Data[shards.KeyManifest]; !ok {
+		// No manifest.json in the retry's store: the worker must not be pointed at it.
+		for i := range tmpl.Spec.Containers {
+			c := &tmpl.Spec.Containers[i]
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool {
+				return e.Name == EnvManifestFile && e.Value == MountPath+"/"+shards.KeyManifest
+			})
+		}
+	}
+	if len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
+		a := map[string]string{}
+		maps.Copy(a, tmpl.Annotations)
+		for _, k := range o.RemovePodAnnotations {
+			delete(a, k)
+		}
+		maps.Copy(a, o.PodAnnotations)
+		tmpl.Annotations = nilIfEmpty(a)
+	}
+	res.Job = job
+	return res, nil
+}
+
+// retryConfigMaps copies the chosen shards' files out of the parent's store into a new one.
+func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
+	head := o.ParentConfigMaps[0]
+	ids, err := shards.IDsFromConfigMap(head)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != pn {
+		return nil, fmt.Errorf("configmap %q lists %d shard IDs but job %q has %d completions", head.Name, len(ids), o.Parent.Name, pn)
+	}
+	lookup := func(key string) (string, bool) {
+		for _, cm := range o.ParentConfigMaps {
+			if v, ok := cm.Data[key]; ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	n := o.Indexes.Len()
+	files := make([]shards.IndexFiles, 0, n)
+	chosen := make([]string, 0, n)
+	for j := range o.Indexes.All() {
+		c, ok1 := lookup(ShardCasesKey(j))
+		id, ok2 := lookup(ShardIDKey(j))
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("the shard ConfigMaps of job %q (%s) have no files for index %d: they were not written by kubectl indexed create", o.Parent.Name, strings.Join(configMapNames(o.ParentConfigMaps), ", "), j)
+		}
+		files = append(files, shards.IndexFiles{Cases: c, ID: id})
+		chosen = append(chosen, ids[j])
+	}
+	var manifest []byte
+	if m, ok := head.Data[shards.KeyManifest]; ok {
+		manifest = []byte(m)
+	}
+	st, err := shards.BuildStore(files, chosen, manifest)
+	if err != nil {
+		return nil, fmt.Errorf("the retry's shards cannot be stored: %w", err)
+	}
+	name := head.Annotations[shards.AnnotationManifestName]
+	if name == "" {
+		name = o.Lineage.RootJob
+	}
+	labels := map[string]string{}
+	maps.Copy(labels, head.Labels)
+	maps.Copy(labels, o.Lineage.Labels())
+	ann := map[string]string{}
+	for _, k := range []string{shards.AnnotationManifestName, shards.AnnotationManifestRevision, shards.AnnotationManifestHash} {
+		if v, ok := head.Annotations[k]; ok {
+			ann[k] = v
+		}
+	}
+	return storeConfigMaps(st, RetryConfigMapName(name, st), o.Namespace, labels, nilIfEmpty(ann)), nil
+}
+
+func intOrNone(p *int32) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}
