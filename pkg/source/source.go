@@ -107,6 +107,10 @@ type Options struct {
 	// SkippedDir, when set, is called with each subdirectory that was not read because
 	// Recursive is false.
 	SkippedDir func(dir string)
+	// NoFastPath reads every document with sigs.k8s.io/yaml and yaml.v3 only, without the
+	// hand-written block-YAML converter (fastjson.go, fastlines.go). The results are the same
+	// (the fuzz targets check it); the converter is only faster. For measuring that.
+	NoFastPath bool
 }
 
 // ReadError is an input that could not be read at all (missing file, unreadable directory).
@@ -155,7 +159,7 @@ func ForEach(paths []string, opts Options, workers int, fn func(*Document)) erro
 				if i >= len(chunks) {
 					return
 				}
-				for _, d := range parseChunk(name, i+1, chunks[i]) {
+				for _, d := range parseChunk(name, i+1, chunks[i], !opts.NoFastPath) {
 					fn(&d)
 				}
 			}
@@ -261,7 +265,7 @@ func Parse(name string, data []byte) []Document {
 	}
 	var docs []Document
 	for i, c := range chunks {
-		docs = append(docs, parseChunk(name, i+1, c)...)
+		docs = append(docs, parseChunk(name, i+1, c, true)...)
 	}
 	return docs
 }
@@ -377,7 +381,7 @@ func shiftLines(msg string, offset int) string {
 	})
 }
 
-func parseChunk(name string, doc int, c chunk) []Document {
+func parseChunk(name string, doc int, c chunk, fastPath bool) []Document {
 	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
 	if c.err != nil {
 		base.Err = c.err
@@ -387,7 +391,17 @@ func parseChunk(name string, doc int, c chunk) []Document {
 		return nil
 	}
 	base.Line = c.line + leadingBlankLines(c.text)
-	js, value, tree, fast := fastYAMLToJSON(c.text)
+	var (
+		js    []byte
+		value any
+		tree  *fastNode
+		fast  bool
+	)
+	if fastPath {
+		js, value, tree, fast = fastYAMLToJSON(c.text)
+	} else {
+		base.lines = &lineIndex{fastTried: true}
+	}
 	if tree != nil {
 		base.lines = &lineIndex{fast: tree, fastTried: true}
 	}
