@@ -56,7 +56,7 @@ func TestParseRejects(t *testing.T) {
 	}
 	cases := []struct {
 		name, data, want string
-		truncated      bool
+		truncated        bool
 	}{
 		{"empty", "", "empty", false},
 		{"not an object", "[1,2]", "not a JSON object", false},
