@@ -17,6 +17,7 @@ import (
 	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
+	cmdreconcile "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/reconcile"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
 	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
@@ -72,6 +73,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
 	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
+	root.AddCommand(cmdreconcile.NewCmdReconcile(f, streams))
 
 	return root
 }
