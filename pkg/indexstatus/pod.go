@@ -54,10 +54,11 @@ type podSummary struct {
 	exitCode  int32
 	exitCause string // the container's terminated reason ("Error", "OOMKilled", ...)
 	container string
-	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
-	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
-	restarts  int32  // container restarts (restartPolicy OnFailure)
-	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
+	podReason string      // status.reason ("Evicted", "DeadlineExceeded", ...)
+	waiting   string      // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
+	restarts  int32       // container restarts (restartPolicy OnFailure)
+	condition string      // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
+	cases     *CaseCounts // the receipt summary in the termination message, if any
 }
 
 // active is IsPodActive: not terminal and not being deleted.
@@ -129,6 +130,7 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 	if !s.hasExit {
 		s.pickExit(pod)
 	}
+	s.cases = caseCounts(pod)
 	return s
 }
 

@@ -419,7 +419,9 @@ type liveState struct {
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
-	return s.acc.Report(o.reportOptions(s.notes, s.shards))
+	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
+	s.acc.AddCaseCounts(r)
+	return r
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
