@@ -67,7 +67,11 @@ receipt() {
 		failed_entries=""
 		if [ "$failed_n" -gt 0 ]; then
 			r="$(json "$reason")"
-			failed_entries="$(awk -v skip="$done_count" -v r="$r" 'NF && ++n > skip { printf "%s{\"case\":\"%s\",\"class\":\"infrastructure\",\"reason\":\"%s\"}", (k++ ? "," : ""), $0, r }' "$shard_file" | sed 's/\\/\\\\/g')"
+			# The cases not done, escaped for JSON by sed; the reason comes in the environment
+			# (awk -v would interpret its backslashes).
+			failed_entries="$(awk -v skip="$done_count" 'NF && ++n > skip' "$shard_file" | tr '\t' ' ' |
+				sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' |
+				R="$r" awk '{ printf "%s{\"case\":\"%s\",\"class\":\"infrastructure\",\"reason\":\"%s\"}", (k++ ? "," : ""), $0, ENVIRON["R"] }')"
 		fi
 		if mkdir -p "$results/$shard_id" 2>/dev/null; then
 			printf '{%s,"kind":"ShardReceipt","completed":[%s],"failed":[%s]%s,"startedAt":"%s","finishedAt":"%s"}\n' \

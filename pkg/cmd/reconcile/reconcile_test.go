@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -311,5 +312,54 @@ func TestHelpDocumentsExitCodes(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q", want)
 		}
+	}
+}
+
+// TestExampleWorkerInvalidInputLeavesAReceipt: on invalid input the example worker still exits
+// 42 and leaves a summary and a receipt whose cases not done failed for infrastructure.
+func TestExampleWorkerInvalidInputLeavesAReceipt(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	if err := os.WriteFile(cases, []byte("ok-1\nnot \"ok\" \\x\nok-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tlog, results := filepath.Join(dir, "tlog"), filepath.Join(dir, "results")
+	id := filepath.Join(dir, "id")
+	if err := os.WriteFile(id, []byte("shard-7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, filepath.Join(examples, "worker.sh"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "INDEXED_SHARD_FILE=" + cases, "INDEXED_TERMINATION_LOG=" + tlog,
+		"INDEXED_RESULTS_DIR=" + results, "INDEXED_ATTEMPT_ID=p", "INDEXED_SHARD_ID_FILE=" + id, "INDEXED_MANIFEST_NAME=demo", "INDEXED_MANIFEST_REVISION=1"}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 42 {
+		t.Fatalf("want exit 42, got %v\n%s", err, out)
+	}
+	msg, err := os.ReadFile(tlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := receipt.Decode("tlog", string(msg))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	if s.Assigned.Count != 3 || s.Completed != 1 || s.Failed.Infrastructure != 2 || !strings.Contains(s.Reason, `invalid input: case ID 'not "ok" \x'`) {
+		t.Errorf("summary %+v", s)
+	}
+	data, err := os.ReadFile(filepath.Join(results, "shard-7", "p.receipt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := receipt.Parse("p.receipt.json", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if len(r.Completed) != 1 || len(r.Failed) != 2 || r.Failed[0].Case != `not "ok" \x` || r.Failed[0].Reason != s.Reason || r.Failed[1].Case != "ok-3" || r.Failed[0].Class != receipt.ClassInfrastructure {
+		t.Errorf("receipt %s", data)
 	}
 }
