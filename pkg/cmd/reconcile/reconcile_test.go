@@ -363,3 +363,33 @@ func TestExampleWorkerInvalidInputLeavesAReceipt(t *testing.T) {
 		t.Errorf("receipt %s", data)
 	}
 }
+
+// TestLiveTruncatedMessage: a summary longer than 4 KiB loses its beginning in the kubelet (which
+// keeps the last 4,096 bytes); reconcile names it as truncated and does not count the shard.
+func TestLiveTruncatedMessage(t *testing.T) {
+	m, objs := exampleRun(t)
+	root := objs.Job.DeepCopy()
+	root.UID = "root-uid"
+	s := receipt.Summarize(&receipt.Receipt{Manifest: receipt.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()}, ShardID: "shard-0",
+		Job: receipt.JobRef{Name: "demo"}, AttemptID: "demo-0-a", Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[0].Cases)}})
+	s.Completed = 10
+	s.Outputs = []string{"s3://bucket/" + strings.Repeat("very-long-prefix/", 300)}
+	long, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(long[len(long)-receipt.MaxTerminationMessage:])
+	client := fake.NewClientset(objs.ConfigMap.DeepCopy(), root, finishedPod(root, 0, "demo-0-a", corev1.PodSucceeded, 0, kept))
+	rep, r := func() (*domain.Report, result) {
+		r := run(t, client, "demo", "-o", "json")
+		var rep domain.Report
+		if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+			t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+		}
+		return &rep, r
+	}()
+	if r.code != 1 || len(rep.Rejected) != 1 || rep.Rejected[0].Reason != domain.RejectTruncated || rep.Rejected[0].Source != "pod/demo-0-a" ||
+		rep.Rejected[0].ShardID != "shard-0" || rep.Shards[0].State != domain.StateRejected || rep.Coverage.Evaluated != 0 {
+		t.Fatalf("exit %d, rejected %+v, shard %+v", r.code, rep.Rejected, rep.Shards[0])
+	}
+}
