@@ -137,6 +137,33 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	waitForMessages(t, ns, "seed", 5)
 	waitForMessages(t, ns, retry.Name, 1)
 
+	// status shows each index's case counts from the same summaries.
+	st := KubectlIndexed(t, "status", "seed", "-n", ns, "-o", "json")
+	var sr struct {
+		Indexes []struct {
+			Index int `json:"index"`
+			Cases *struct {
+				Text string `json:"text"`
+			} `json:"cases"`
+		} `json:"indexes"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(st.Stdout), &sr); err != nil || len(sr.Indexes) != 6 {
+		t.Fatalf("status -o json: %v\n%s", err, st)
+	}
+	for i, want := range []string{"2/2 cases", "2/2 cases", "0/2 cases, 2 infrastructure", "2/2 cases", "", "2/2 cases"} {
+		got := ""
+		if c := sr.Indexes[i].Cases; c != nil {
+			got = c.Text
+		}
+		if got != want {
+			t.Errorf("status index %d cases %q, want %q", i, got, want)
+		}
+	}
+	if !strings.Contains(strings.Join(sr.Notes, "\n"), "1 index left a receipt summary with cases not evaluated: 2 (0/2 cases, 2 infrastructure)") {
+		t.Errorf("status notes: %q", sr.Notes)
+	}
+
 	rep, r := reconcileJSON(t, "seed", "-n", ns)
 	if r.ExitCode != 1 || rep.Coverage.ShardsEvaluated != 5 || rep.Coverage.Shards != 6 || rep.Complete {
 		t.Fatalf("want exit 1 and 5/6 shards: exit %d, coverage %+v\n%s", r.ExitCode, rep.Coverage, r)
