@@ -13,6 +13,11 @@ import (
 // manifest: 3 shards of 2 cases.
 func manifest(t *testing.T) *shards.Manifest {
 	t.Helper()
+	return manifestFor(t)
+}
+
+func manifestFor(t testing.TB) *shards.Manifest {
+	t.Helper()
 	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "demo"}, Revision: "1",
 		Shards: []shards.Shard{{ID: "s0", Cases: []string{"a", "b"}}, {ID: "s1", Cases: []string{"c", "d"}}, {ID: "s2", Cases: []string{"e", "f"}}}}
 	if err := m.Validate(); err != nil {
