@@ -85,9 +85,15 @@ receipt() {
 	[ -z "$reason" ] || reason_field=",\"reason\":\"$(json "$(printf '%.200s' "$reason")")\""
 	receipt_field=""
 	[ -z "$file" ] || receipt_field=",\"receipt\":\"file://$(json "$file")\""
-	# apiVersion first and kind last: a message cut at either end still says what it was.
-	if ! printf '{%s,"completed":%d,"failed":{"model":0,"infrastructure":%d}%s%s%s,"finishedAt":"%s","kind":"ShardReceiptSummary"}' \
-		"$head" "$done_count" "$failed_n" "$reason_field" "$outputs" "$receipt_field" "$finished" >"$tlog" 2>/dev/null; then
+	# apiVersion first and kind last: a message cut at either end still says what it was. The
+	# kubelet keeps at most 4,096 bytes: drop the locations rather than be cut.
+	summary="$(printf '{%s,"completed":%d,"failed":{"model":0,"infrastructure":%d}%s%s%s,"finishedAt":"%s","kind":"ShardReceiptSummary"}' \
+		"$head" "$done_count" "$failed_n" "$reason_field" "$outputs" "$receipt_field" "$finished")"
+	if [ "$(printf '%s' "$summary" | wc -c)" -gt 4096 ]; then
+		summary="$(printf '{%s,"completed":%d,"failed":{"model":0,"infrastructure":%d}%s,"finishedAt":"%s","kind":"ShardReceiptSummary"}' \
+			"$head" "$done_count" "$failed_n" "$reason_field" "$finished")"
+	fi
+	if ! printf '%s' "$summary" >"$tlog" 2>/dev/null; then
 		echo "note: cannot write the receipt summary to $tlog (set INDEXED_TERMINATION_LOG to try it locally)" >&2
 	fi
 }
