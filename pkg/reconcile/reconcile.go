@@ -15,8 +15,9 @@ import (
 type Options struct {
 	// Manifest is the shard manifest of the run (required).
 	Manifest *shards.Manifest
-	// Candidate, when set, is the only candidate accepted. When empty, every accepted receipt
-	// must name the same candidate (or none); see Reconciler.Candidates.
+	// Candidate, when set, is the only candidate accepted. A receipt that names none is for the
+	// manifest's "candidate" label (none when it has no such label). When Candidate is empty,
+	// see Reconciler.Candidates for the candidates the receipts name.
 	Candidate string
 	// Repetitions is how many times each case runs (repetitions 0..n-1); 0 means 1.
 	Repetitions int
@@ -151,6 +152,18 @@ func (r *Reconciler) reject(rj Rejection) {
 	r.rejected = append(r.rejected, rj)
 }
 
+// ManifestCandidateLabel is the manifest label that names the candidate a run evaluates.
+const ManifestCandidateLabel = "candidate"
+
+// effective is a receipt's candidate: its own, else the manifest's candidate label (the
+// manifest hash, which the receipt names, covers the labels).
+func (r *Reconciler) effective(candidate string) string {
+	if candidate != "" {
+		return candidate
+	}
+	return r.m.Metadata.Labels[ManifestCandidateLabel]
+}
+
 func (r *Reconciler) digest(i int) string {
 	if r.digests[i] == "" {
 		r.digests[i] = receipt.CasesDigest(r.m.Shards[i].Cases)
@@ -174,8 +187,8 @@ func (r *Reconciler) checkHeader(source, attemptID string, mref receipt.Manifest
 	case mref.Hash != "" && mref.Hash != r.hash:
 		return rej(RejectManifest, "written for manifest hash %s, not %s (the manifest changed)", mref.Hash, r.hash)
 	}
-	if r.opts.Candidate != "" && candidate != r.opts.Candidate {
-		return rej(RejectCandidate, "for candidate %q, not %q", candidate, r.opts.Candidate)
+	if r.opts.Candidate != "" && r.effective(candidate) != r.opts.Candidate {
+		return rej(RejectCandidate, "for candidate %q, not %q", r.effective(candidate), r.opts.Candidate)
 	}
 	i, ok := r.shardOf[shardID]
 	if !ok {
@@ -230,7 +243,7 @@ func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
 			Message: fmt.Sprintf("reports %d %s shard %q was not assigned: %s%s", nBad, plural(nBad, "result", "results"), rc.ShardID, strings.Join(bad, ", "), more)})
 		return
 	}
-	r.candidates[rc.Candidate]++
+	r.candidates[r.effective(rc.Candidate)]++
 	st := &r.shards[i]
 	if st.outcome == nil {
 		n := len(cases) * r.reps
@@ -308,7 +321,7 @@ func (r *Reconciler) AddSummary(source string, s *receipt.Summary, wantShard str
 			Message: fmt.Sprintf("reports %d results but shard %q has %d (%d cases × %d repetitions)", n, s.ShardID, total, len(r.m.Shards[i].Cases), r.reps)})
 		return
 	}
-	r.candidates[s.Candidate]++
+	r.candidates[r.effective(s.Candidate)]++
 	a := attempt{id: s.AttemptID, source: source, kind: "summary", results: s.Completed + s.Failed.Model + s.Failed.Infrastructure, outputs: s.Outputs, summary: s}
 	if s.FinishedAt != nil {
 		a.finished, a.hasTime = s.FinishedAt.UTC(), true

@@ -255,6 +255,16 @@ func TestCandidateMismatch(t *testing.T) {
 	x.Candidate = "model-b"
 	r.AddReceipt("x.json", x)
 	rejection(t, r.Report(), RejectCandidate)
+	// A receipt that names no candidate is for the manifest's candidate label.
+	m.Metadata.Labels = map[string]string{ManifestCandidateLabel: "model-a"}
+	r, _ = New(Options{Manifest: m, Candidate: "model-a"})
+	r.AddReceipt("y.json", rcpt(m, 0, "p0", 1, "a", "b"))
+	if rep := r.Report(); len(rep.Rejected) != 0 || rep.Candidate != "model-a" || rep.Shards[0].State != StateComplete {
+		t.Fatalf("%+v %+v", rep.Rejected, rep.Shards[0])
+	}
+	r, _ = New(Options{Manifest: m, Candidate: "model-b"})
+	r.AddReceipt("y.json", rcpt(m, 0, "p0", 1, "a", "b"))
+	rejection(t, r.Report(), RejectCandidate)
 }
 
 func TestMalformedAndTruncatedAreNamed(t *testing.T) {

@@ -239,7 +239,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) {
 	if o.Candidate == "" {
-		o.Candidate = m.Metadata.Labels["candidate"]
+		o.Candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
 	}
 	rec, err := domain.New(domain.Options{Manifest: m, Candidate: o.Candidate, Repetitions: o.Repetitions})
 	if err != nil {
