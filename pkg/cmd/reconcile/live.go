@@ -75,7 +75,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 		return strings.Compare(a.Name, b.Name)
 	})
 	completions := len(m.Shards)
-	noSummary := &podList{}
+	noSummary, running := &podList{}, &podList{}
 	for _, j := range lineage {
 		ref := domain.JobRef{Name: j.Name, UID: string(j.UID)}
 		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
@@ -97,11 +97,12 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 			}
 		}
 		rec.AddJob(ref)
-		if err := o.readPods(ctx, j, m, toRoot, rec, noSummary); err != nil {
+		if err := o.readPods(ctx, j, m, toRoot, rec, noSummary, running); err != nil {
 			return nil, err
 		}
 	}
-	noSummary.note(rec)
+	noSummary.note(rec, "finished %s left no receipt summary in the termination message")
+	running.note(rec, "%s not finished yet: their shards' results are not in")
 	return rec, nil
 }
 
@@ -162,7 +163,8 @@ func (p *podList) add(s string) {
 	}
 }
 
-func (p *podList) note(rec *domain.Reconciler) {
+// note adds "N <what>: names." where what has a %s for "pod" or "pods".
+func (p *podList) note(rec *domain.Reconciler, what string) {
 	if p.n == 0 {
 		return
 	}
@@ -170,7 +172,7 @@ func (p *podList) note(rec *domain.Reconciler) {
 	if p.n > len(p.names) {
 		more = fmt.Sprintf(" and %d more", p.n-len(p.names))
 	}
-	rec.Note("%d finished %s left no receipt summary in the termination message: %s%s.", p.n, plural(p.n, "pod", "pods"), strings.Join(p.names, ", "), more)
+	rec.Note("%d %s: %s%s.", p.n, fmt.Sprintf(what, plural(p.n, "pod", "pods")), strings.Join(p.names, ", "), more)
 }
 
 func plural(n int, one, many string) string {
@@ -182,7 +184,7 @@ func plural(n int, one, many string) string {
 
 // readPods pages through job's pods and adds the summary each finished pod left.
 func (o *Options) readPods(ctx context.Context, job *batchv1.Job, m *shards.Manifest, toRoot func(int) (int, bool),
-	rec *domain.Reconciler, noSummary *podList) error {
+	rec *domain.Reconciler, noSummary, running *podList) error {
 	container := job.Annotations[scaffold.AnnotationWorkerContainer]
 	opts := metav1.ListOptions{LabelSelector: labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), Limit: podPageSize}
 	for {
@@ -191,7 +193,12 @@ func (o *Options) readPods(ctx context.Context, job *batchv1.Job, m *shards.Mani
 			return exitcode.APIError(err, "list", "pods", "", o.Namespace)
 		}
 		for i := range list.Items {
-			o.addPod(&list.Items[i], job, m, container, toRoot, rec, noSummary)
+			pod := &list.Items[i]
+			if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+				running.add(pod.Name)
+				continue
+			}
+			o.addPod(pod, job, m, container, toRoot, rec, noSummary)
 		}
 		if list.Continue == "" {
 			return nil
@@ -202,9 +209,6 @@ func (o *Options) readPods(ctx context.Context, job *batchv1.Job, m *shards.Mani
 
 func (o *Options) addPod(pod *corev1.Pod, job *batchv1.Job, m *shards.Manifest, container string, toRoot func(int) (int, bool),
 	rec *domain.Reconciler, noSummary *podList) {
-	if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
-		return
-	}
 	src := "pod/" + pod.Name
 	k, err := strconv.Atoi(pod.Annotations[batchv1.JobCompletionIndexAnnotation])
 	if err != nil {

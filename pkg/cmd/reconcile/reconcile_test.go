@@ -146,6 +146,10 @@ func TestOfflineWithTheExampleWorkersReceipts(t *testing.T) {
 	if r.code != 1 || rep.Kind != "ReconcileReport" || rep.Complete || s.State != domain.StatePartial || len(s.MissingCases) != 1 || s.MissingCases[0].Case != last {
 		t.Fatalf("exit %d, shard %+v", r.code, s)
 	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "yaml"); r.code != 1 || !strings.Contains(r.out, "kind: ReconcileReport\n") ||
+		!strings.Contains(r.out, "case: "+last) {
+		t.Fatalf("-o yaml: exit %d\n%s", r.code, r.out)
+	}
 	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "--allow-partial"); r.code != 0 || !strings.Contains(r.out, "39/40 (97.5%)") {
 		t.Fatalf("--allow-partial: exit %d\n%s", r.code, r.out)
 	}
@@ -253,6 +257,10 @@ func TestLiveFollowsRetries(t *testing.T) {
 	stale.Name, stale.UID = "demo-retry-old", "stale-uid"
 	stale.Annotations[shards.AnnotationRootJobUID] = "old-root-uid"
 	objects = append(objects, stale)
+	// A pod still running: noted, not counted.
+	runningPod := finishedPod(root, 1, "demo-1-b", corev1.PodRunning, 0, "")
+	runningPod.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	objects = append(objects, runningPod)
 	client := fake.NewClientset(objects...)
 
 	r := run(t, client, "demo", "-o", "json")
@@ -273,7 +281,8 @@ func TestLiveFollowsRetries(t *testing.T) {
 		t.Errorf("jobs %+v", rep.Jobs)
 	}
 	notes := strings.Join(rep.Notes, "\n")
-	if !strings.Contains(notes, "2 finished pods left no receipt summary") || !strings.Contains(notes, `"demo-retry-old"`) {
+	if !strings.Contains(notes, "2 finished pods left no receipt summary") || !strings.Contains(notes, `"demo-retry-old"`) ||
+		!strings.Contains(notes, "1 pod not finished yet: their shards' results are not in: demo-1-b.") {
 		t.Errorf("notes:\n%s", notes)
 	}
 	// Given a retry, reconcile follows its root.
