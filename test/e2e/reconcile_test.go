@@ -305,3 +305,55 @@ func waitForMessages(t *testing.T, ns, job string, n int) {
 		return got >= n
 	})
 }
+
+// TestReconcileCutTerminationMessage: a worker whose summary was longer than 4 KiB leaves, as a
+// kubelet keeps it, only the last 4,096 bytes; through the real API server, reconcile names it
+// as truncated and counts nothing from it. The Job is a plain one (not made by create), so the
+// manifest is given with --manifest.
+func TestReconcileCutTerminationMessage(t *testing.T) {
+	ns := NewNamespace(t)
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "cut"}, Revision: "1",
+		Shards: []shards.Shard{{ID: "shard-0", Cases: []string{"a", "b"}}}}
+	manifest := filepath.Join(t.TempDir(), "manifest.json")
+	if err := os.WriteFile(manifest, m.Canonical(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := invalidInput(m, 0, "cut", "cut-0")
+	s := receipt.Summarize(r)
+	s.Failed.Infrastructure, s.Completed = 0, 2
+	s.Outputs = []string{"s3://bucket/" + strings.Repeat("a-long-prefix/", 400)}
+	long, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(long[len(long)-receipt.MaxTerminationMessage:])
+	ann := harness.NewScenario().IndexTerminationMessage(0, kept).Annotations()
+	var b strings.Builder
+	for k, v := range ann {
+		fmt.Fprintf(&b, "        %s: %q\n", k, v)
+	}
+	CreateJob(t, ns, `apiVersion: batch/v1
+kind: Job
+metadata: {name: cut}
+spec:
+  completionMode: Indexed
+  completions: 1
+  backoffLimitPerIndex: 0
+  template:
+    metadata:
+      annotations:
+`+b.String()+`    spec:
+      restartPolicy: Never
+      containers: [{name: worker, image: busybox:1.36}]
+`)
+	WaitForCondition(t, ns, "cut", batchv1.JobComplete, 2*time.Minute)
+	waitForMessages(t, ns, "cut", 1)
+	pods := GetPods(t, ns, "cut")
+	if got := pods[0].Status.ContainerStatuses[0].State.Terminated.Message; got != kept {
+		t.Fatalf("the API server kept %d bytes of the %d-byte message", len(got), len(kept))
+	}
+	rep, res := reconcileJSON(t, "cut", "-n", ns, "--manifest", manifest)
+	if res.ExitCode != 1 || len(rep.Rejected) != 1 || rep.Rejected[0].Reason != reconcile.RejectTruncated || rep.Shards[0].State != reconcile.StateRejected || rep.Coverage.Evaluated != 0 {
+		t.Fatalf("exit %d, rejected %+v, shard %+v\n%s", res.ExitCode, rep.Rejected, rep.Shards[0], res)
+	}
+}
