@@ -16,7 +16,8 @@ import (
 //
 // apiVersion comes first and kind last, so that a message cut at either end still says what it
 // was: the kubelet keeps the last 4,096 bytes of a longer message (the beginning is lost), and
-// a pod's messages share 12 KiB (the end of one may be lost).
+// its status manager then keeps the first 12,288 / (containers + init containers) bytes of each
+// container's message (normalizeStatus; the end is lost in a pod of four or more containers).
 type Summary struct {
 	APIVersion      string      `json:"apiVersion"`
 	Manifest        ManifestRef `json:"manifest"`
@@ -96,7 +97,7 @@ func isSummaryLike(msg string) bool {
 // Decode reads a termination message. It returns ErrNotSummary when the message does not
 // claim to be a summary (it mentions neither ShardReceiptSummary nor the apiVersion), an *Error when it does but
 // cannot be used (Truncated when it was cut: the kubelet keeps the last 4,096 bytes of a longer
-// message, so the beginning is lost, and a pod's messages share 12 KiB, so the end may be), and
+// message, so the beginning is lost, and a share of 12 KiB per container, so the end may be), and
 // the summary otherwise.
 func Decode(source, message string) (*Summary, error) {
 	msg := strings.TrimSpace(message)
