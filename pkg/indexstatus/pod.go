@@ -54,11 +54,13 @@ type podSummary struct {
 	exitCode  int32
 	exitCause string // the container's terminated reason ("Error", "OOMKilled", ...)
 	container string
-	podReason string      // status.reason ("Evicted", "DeadlineExceeded", ...)
-	waiting   string      // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
-	restarts  int32       // container restarts (restartPolicy OnFailure)
-	condition string      // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
-	cases     *CaseCounts // the receipt summary in the termination message, if any
+	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
+	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
+	restarts  int32  // container restarts (restartPolicy OnFailure)
+	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
+
+	// cases is the receipt summary in the termination message, if any (cases.go).
+	cases *CaseCounts
 }
 
 // active is IsPodActive: not terminal and not being deleted.
