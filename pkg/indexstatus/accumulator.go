@@ -179,5 +179,7 @@ func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus
 	for i := range pods {
 		a.Add(&pods[i])
 	}
-	return a.Report(opts), nil
+	r := a.Report(opts)
+	a.AddCaseCounts(r)
+	return r, nil
 }

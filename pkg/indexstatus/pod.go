@@ -39,6 +39,9 @@ type podSummary struct {
 	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
 	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
 	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
+
+	// cases is the receipt summary in the termination message, if any (cases.go).
+	cases *CaseCounts
 }
 
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.
@@ -92,6 +95,7 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 	if !s.hasExit {
 		s.pickExit(pod)
 	}
+	s.cases = caseCounts(pod)
 	return s
 }
 

@@ -141,6 +141,10 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		return
 	}
 	shards := r.Shards != nil
+	cases := false
+	for k := range r.Indexes {
+		cases = cases || r.Indexes[k].Cases != nil
+	}
 	p.printf("\n")
 	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
 	cols := []string{"INDEX"}
@@ -148,6 +152,9 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		cols = append(cols, "SHARD")
 	}
 	cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "IGNORED", "RETRIES LEFT")
+	if cases {
+		cols = append(cols, "CASES")
+	}
 	if wide {
 		cols = append(cols, "PODS")
 	}
@@ -181,6 +188,13 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		}
 		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
 			strconv.Itoa(int(st.FailureCount)), strconv.Itoa(int(st.IgnoredFailureCount)), left)
+		if cases {
+			c := "-"
+			if st.Cases != nil {
+				c = st.Cases.Text
+			}
+			vals = append(vals, c)
+		}
 		if wide {
 			vals = append(vals, dash(strings.Join(st.Pods, ",")))
 		}

@@ -256,6 +256,9 @@ type IndexStatus struct {
 	Pods []string `json:"pods"`
 	// Detail says in words what happened to the index.
 	Detail string `json:"detail"`
+	// Cases are the counts of the receipt summary in the termination message of the index's
+	// latest attempt that left one (README, "reconcile").
+	Cases *CaseCounts `json:"cases,omitempty"`
 }
 
 // RuleMatch is a podFailurePolicy rule that matched a failed pod.

@@ -80,8 +80,8 @@ func podFiles(t *testing.T, ns string, p corev1.Pod, container string) (cases, i
 	index := p.Annotations[batchv1.JobCompletionIndexAnnotation]
 	vars := map[string]string{}
 	for _, e := range w.Env {
-		switch {
-		case e.Name == scaffold.EnvCompletionIndex:
+		switch e.Name {
+		case scaffold.EnvCompletionIndex:
 			if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != "metadata.annotations['"+batchv1.JobCompletionIndexAnnotation+"']" {
 				t.Fatalf("pod %s: %s is not the completion index: %+v", p.Name, e.Name, e)
 			}

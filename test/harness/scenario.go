@@ -40,18 +40,27 @@ const (
 	// before its containers are killed (exit 137) and it is removed. Default 0s.
 	// Suffix: .<index>.
 	AnnotationTerminationDelay = ScenarioPrefix + "termination-delay"
+	// AnnotationTerminationMessage: the termination message of the container(s) that carry the
+	// exit code, set once the pod has finished (a receipt summary, for reconcile and status).
+	// Default: none. Suffixes: .<index>, .<index>.<attempt>.
+	AnnotationTerminationMessage = ScenarioPrefix + "termination-message"
 
 	// RunTimeNever keeps a pod running until it is deleted.
 	RunTimeNever = "never"
 )
 
+// maxTerminationMessage is the most a kubelet keeps of a container's termination message
+// (MaxContainerTerminationMessageLength, Kubernetes v1.37.2).
+const maxTerminationMessage = 4096
+
 // scenarioKeys maps each base key to the number of numeric suffixes it accepts.
 var scenarioKeys = map[string]int{
-	AnnotationExitCode:         2,
-	AnnotationRunTime:          2,
-	AnnotationCondition:        2,
-	AnnotationContainer:        0,
-	AnnotationTerminationDelay: 1,
+	AnnotationExitCode:           2,
+	AnnotationRunTime:            2,
+	AnnotationCondition:          2,
+	AnnotationContainer:          0,
+	AnnotationTerminationDelay:   1,
+	AnnotationTerminationMessage: 2,
 }
 
 // IndexKey returns base + ".<index>".
@@ -146,6 +155,12 @@ func (s *Scenario) IndexTerminationDelay(index int, d time.Duration) *Scenario {
 	return s
 }
 
+// IndexTerminationMessage sets the termination message of every attempt of index.
+func (s *Scenario) IndexTerminationMessage(index int, msg string) *Scenario {
+	s.m[IndexKey(AnnotationTerminationMessage, index)] = msg
+	return s
+}
+
 // Annotations returns a copy of the annotations, ready for a pod template.
 func (s *Scenario) Annotations() map[string]string {
 	out := make(map[string]string, len(s.m))
@@ -181,7 +196,7 @@ func validateScenarioAnnotation(key, value string) error {
 	base := ScenarioPrefix + parts[0]
 	maxSuffixes, ok := scenarioKeys[base]
 	if !ok {
-		return fmt.Errorf("annotation %q: unknown scenario key %q (known: exit-code, run-time, condition, container, termination-delay)", key, parts[0])
+		return fmt.Errorf("annotation %q: unknown scenario key %q (known: exit-code, run-time, condition, container, termination-delay, termination-message)", key, parts[0])
 	}
 	suffixes := parts[1:]
 	if len(suffixes) > maxSuffixes {
@@ -213,6 +228,10 @@ func validateScenarioAnnotation(key, value string) error {
 	case AnnotationCondition:
 		if msgs := validation.IsQualifiedName(value); len(msgs) > 0 {
 			return fmt.Errorf("annotation %q: condition type %q: %s", key, value, strings.Join(msgs, "; "))
+		}
+	case AnnotationTerminationMessage:
+		if len(value) > maxTerminationMessage {
+			return fmt.Errorf("annotation %q: %d bytes: a kubelet keeps at most %d bytes of a termination message", key, len(value), maxTerminationMessage)
 		}
 	case AnnotationContainer:
 		if msgs := validation.IsDNS1123Label(value); len(msgs) > 0 {

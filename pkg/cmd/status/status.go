@@ -432,6 +432,7 @@ type liveState struct {
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
 	setOriginalIndexes(r, s.job)
+	s.acc.AddCaseCounts(r)
 	return r
 }
 

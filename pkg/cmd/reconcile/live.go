@@ -1,0 +1,238 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// podPageSize is the page size of the pod LISTs.
+const podPageSize = 500
+
+// maxNamedPods bounds how many pods without a summary a note names.
+const maxNamedPods = 10
+
+// live reads the Job (or its root, when JOB is a retry), the manifest from its shard
+// ConfigMap, its retries and their pods' termination messages.
+func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
+	jobs := o.Client.BatchV1().Jobs(o.Namespace)
+	job, err := jobs.Get(ctx, o.JobName, metav1.GetOptions{})
+	if err != nil {
+		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+	}
+	var notes []string
+	root := job
+	if rootName := job.Annotations[shards.AnnotationRootJob]; rootName != "" && rootName != job.Name {
+		root, err = jobs.Get(ctx, rootName, metav1.GetOptions{})
+		if err != nil {
+			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
+		}
+		notes = append(notes, fmt.Sprintf("Job %q is retry %s of %q: the whole lineage from %q is reconciled.", job.Name, job.Annotations[shards.AnnotationRetryAttempt], rootName, rootName))
+	}
+	m, err := o.liveManifest(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := o.newReconciler(m)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range notes {
+		rec.Note("%s", n)
+	}
+	retries, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: root.Name}.String()})
+	if err != nil {
+		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+	}
+	lineage := []*batchv1.Job{root}
+	for i := range retries.Items {
+		rj := &retries.Items[i]
+		if uid := rj.Annotations[shards.AnnotationRootJobUID]; uid != string(root.UID) {
+			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, root.Name, uid, root.UID)
+			continue
+		}
+		lineage = append(lineage, rj)
+	}
+	slices.SortStableFunc(lineage[1:], func(a, b *batchv1.Job) int {
+		if d := attemptOf(a) - attemptOf(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	completions := len(m.Shards)
+	noSummary, running := &podList{}, &podList{}
+	for _, j := range lineage {
+		ref := domain.JobRef{Name: j.Name, UID: string(j.UID)}
+		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
+		if j != root {
+			ref.RetryAttempt = attemptOf(j)
+			ref.OriginalIndexes = j.Annotations[shards.AnnotationOriginalIndexes]
+			set, err := indexes.Parse(ref.OriginalIndexes, completions)
+			if err != nil {
+				rec.Note("Retry %q: annotation %s %q cannot be read (%v): its pods are not used.", j.Name, shards.AnnotationOriginalIndexes, ref.OriginalIndexes, err)
+				rec.AddJob(ref)
+				continue
+			}
+			orig := slices.Collect(set.All())
+			toRoot = func(k int) (int, bool) {
+				if k < 0 || k >= len(orig) {
+					return 0, false
+				}
+				return orig[k], true
+			}
+		}
+		rec.AddJob(ref)
+		if err := o.readPods(ctx, j, m, toRoot, rec, noSummary, running); err != nil {
+			return nil, err
+		}
+	}
+	noSummary.note(rec, "finished %s left no receipt summary in the termination message")
+	running.note(rec, "%s not finished yet: their shards' results are not in")
+	return rec, nil
+}
+
+func attemptOf(j *batchv1.Job) int {
+	n, err := strconv.Atoi(j.Annotations[shards.AnnotationRetryAttempt])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// liveManifest reads the manifest from the Job's shard ConfigMap (and checks --manifest, when
+// given, against the Job's manifest hash).
+func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job) (*shards.Manifest, error) {
+	wantHash := job.Annotations[shards.AnnotationManifestHash]
+	if o.ManifestFile != "" {
+		m, err := shards.Read(o.ManifestFile, o.In)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, err)
+		}
+		if wantHash != "" && m.Hash() != wantHash {
+			return nil, exitcode.UsageError("--manifest %s has hash %s but Job %q ran manifest %s", o.ManifestFile, m.Hash(), job.Name, wantHash)
+		}
+		return m, nil
+	}
+	name, ok := shards.ConfigMapNameFromJob(job)
+	if !ok {
+		return nil, exitcode.UsageError("job %q in namespace %q names no shard ConfigMap (annotation %s): it was not made by kubectl indexed create; give --manifest FILE", job.Name, o.Namespace, shards.AnnotationShardsConfigMap)
+	}
+	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, exitcode.APIError(err, "get", "configmaps", name, o.Namespace)
+	}
+	raw, ok := cm.Data[shards.KeyManifest]
+	if !ok {
+		return nil, exitcode.UsageError("configmap %q has no key %q: it was not written by kubectl indexed create; give --manifest FILE", name, shards.KeyManifest)
+	}
+	m, err := shards.Parse(fmt.Sprintf("configmap %s key %s", name, shards.KeyManifest), []byte(raw))
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	if wantHash != "" && m.Hash() != wantHash {
+		return nil, exitcode.UsageError("configmap %q holds manifest %s but Job %q records %s", name, m.Hash(), job.Name, wantHash)
+	}
+	return m, nil
+}
+
+// podList collects pods that finished without a usable summary, for one note.
+type podList struct {
+	names []string
+	n     int
+}
+
+func (p *podList) add(s string) {
+	p.n++
+	if len(p.names) < maxNamedPods {
+		p.names = append(p.names, s)
+	}
+}
+
+// note adds "N <what>: names." where what has a %s for "pod" or "pods".
+func (p *podList) note(rec *domain.Reconciler, what string) {
+	if p.n == 0 {
+		return
+	}
+	more := ""
+	if p.n > len(p.names) {
+		more = fmt.Sprintf(" and %d more", p.n-len(p.names))
+	}
+	rec.Note("%d %s: %s%s.", p.n, fmt.Sprintf(what, plural(p.n, "pod", "pods")), strings.Join(p.names, ", "), more)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readPods pages through job's pods and adds the summary each finished pod left.
+func (o *Options) readPods(ctx context.Context, job *batchv1.Job, m *shards.Manifest, toRoot func(int) (int, bool),
+	rec *domain.Reconciler, noSummary, running *podList) error {
+	container := job.Annotations[scaffold.AnnotationWorkerContainer]
+	opts := metav1.ListOptions{LabelSelector: labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), Limit: podPageSize}
+	for {
+		list, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, opts)
+		if err != nil {
+			return exitcode.APIError(err, "list", "pods", "", o.Namespace)
+		}
+		for i := range list.Items {
+			pod := &list.Items[i]
+			if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+				running.add(pod.Name)
+				continue
+			}
+			o.addPod(pod, job, m, container, toRoot, rec, noSummary)
+		}
+		if list.Continue == "" {
+			return nil
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+func (o *Options) addPod(pod *corev1.Pod, job *batchv1.Job, m *shards.Manifest, container string, toRoot func(int) (int, bool),
+	rec *domain.Reconciler, noSummary *podList) {
+	src := "pod/" + pod.Name
+	k, err := strconv.Atoi(pod.Annotations[batchv1.JobCompletionIndexAnnotation])
+	if err != nil {
+		return
+	}
+	rootIndex, ok := toRoot(k)
+	if !ok {
+		rec.Note("Pod %q of Job %q runs index %d, which maps to no shard of the manifest.", pod.Name, job.Name, k)
+		return
+	}
+	shardID := m.Shards[rootIndex].ID
+	msg, _, ok := receipt.TerminationMessage(pod, container)
+	if !ok {
+		noSummary.add(fmt.Sprintf("%s (shard %s, %s)", pod.Name, shardID, pod.Status.Phase))
+		return
+	}
+	s, err := receipt.Decode(src, msg)
+	if errors.Is(err, receipt.ErrNotSummary) {
+		noSummary.add(fmt.Sprintf("%s (shard %s, %s)", pod.Name, shardID, pod.Status.Phase))
+		return
+	}
+	if err != nil {
+		rec.Reject(src, shardID, err)
+		return
+	}
+	rec.AddSummary(src, s, shardID)
+}

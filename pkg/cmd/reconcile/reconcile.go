@@ -1,0 +1,309 @@
+// Package reconcile implements `kubectl indexed reconcile`: the cobra glue around
+// pkg/reconcile, live (a Job, its retries, their pods' termination messages and optionally a
+// receipts directory) or offline (a manifest and a receipts directory).
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+var (
+	long = templates.LongDesc(`
+		Check shard receipts against the shard manifest before any score is computed.
+
+		For every shard of the manifest, reconcile says whether it is complete (every assigned
+		case evaluated), failed (every case evaluated, some failed for the model), partial (and
+		which cases are missing), not-evaluated (infrastructure failures: timeout, service
+		error, invalid input), missing (no receipt) or rejected (a receipt for another manifest
+		revision or hash, another candidate, an unknown shard, a case the shard was not
+		assigned, or a malformed or truncated receipt: each named, never merged). A result
+		reported by several attempts (a retry, a duplicate pod) is resolved by one rule,
+		printed with the report. Coverage is results evaluated / results in the manifest, and
+		per class; a missing shard is never a zero and never leaves the denominator.
+
+		Live, reconcile reads the Job (JOB may also be one of its retries), its shard
+		ConfigMap, its retries (one LIST of Jobs labelled indexed.kubectl.io/root-job=ROOT),
+		and the termination messages of their pods, where workers leave a receipt summary;
+		--receipts DIR adds full receipt files. Offline, --manifest FILE --receipts DIR needs no
+		cluster. In DIR every file named *.receipt.json, at any depth, is read (for example
+		after "aws s3 sync" or "gsutil rsync" of the result bucket).
+
+		Exit codes: 0 every result of the manifest was evaluated (with --allow-partial, also
+		when not); 1 coverage is incomplete; 2 usage error or unreadable input (a manifest or
+		receipts directory that cannot be read, receipts naming several candidates without
+		--candidate); 4 the API server could not be reached or refused the request.`)
+
+	example = templates.Examples(`
+		# Live: the Job, its retries and the summaries in its pods' termination messages
+		kubectl indexed reconcile eval-gsm8k-r1
+
+		# Live, with the full receipts synced from the result bucket
+		aws s3 sync s3://results/eval-gsm8k/ ./results/
+		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results
+
+		# Offline: no cluster
+		kubectl indexed reconcile --manifest manifest.yaml --receipts ./results
+
+		# In a pipeline: compute the score only when coverage is complete
+		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results -o json > reconcile.json && python score.py`)
+)
+
+// Options holds the flags and resolved inputs of the reconcile command.
+type Options struct {
+	ManifestFile string
+	ReceiptsDir  string
+	Candidate    string
+	Repetitions  int
+	AllowPartial bool
+	Output       string
+
+	JobName   string
+	Namespace string
+
+	Client    kubernetes.Interface
+	NewClient func(*rest.Config) (kubernetes.Interface, error)
+
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{
+		IOStreams:   streams,
+		Repetitions: 1,
+		NewClient:   func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+	}
+}
+
+// NewCmdReconcile returns the reconcile command.
+func NewCmdReconcile(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdReconcileWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdReconcileWithOptions returns the command bound to o (tests inject a client).
+func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "reconcile JOB [--receipts DIR] | --manifest FILE --receipts DIR [--allow-partial] [-o json|yaml]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Check shard receipts against the manifest: coverage, missing and rejected shards, before any score",
+		Long:                  long,
+		Example:               example,
+		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.ManifestFile, "manifest", "", "The shard manifest (YAML or JSON). Offline it is required; live it must be the Job's (its hash is checked).")
+	fl.StringVar(&o.ReceiptsDir, "receipts", "", "A directory of receipt files (*.receipt.json, at any depth), e.g. synced from the result bucket.")
+	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
+	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, "How many times each case runs (repetitions 0..N-1): results per case.")
+	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport). Default: text.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
+	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	})
+	return cmd
+}
+
+func (o *Options) offline() bool { return o.JobName == "" }
+
+// Complete resolves the Job name, the namespace and, live, the client.
+func (o *Options) Complete(f cmdutil.Factory, args []string) error {
+	if len(args) > 1 {
+		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed reconcile --help' for usage.", len(args))
+	}
+	if len(args) == 1 {
+		o.JobName = args[0]
+	}
+	if o.offline() {
+		return nil
+	}
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Namespace = ns
+	if o.Client != nil {
+		return nil
+	}
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Client, err = o.NewClient(cfg)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
+		return exitcode.UsageError("give a Job name, or --manifest FILE and --receipts DIR to reconcile offline\nSee 'kubectl indexed reconcile --help' for usage.")
+	}
+	if o.Repetitions < 1 {
+		return exitcode.UsageError("--repetitions must be at least 1, not %d", o.Repetitions)
+	}
+	if o.ReceiptsDir != "" {
+		fi, err := os.Stat(o.ReceiptsDir)
+		if err != nil {
+			return exitcode.UsageError("cannot read the receipts directory: %v", err)
+		}
+		if !fi.IsDir() {
+			return exitcode.UsageError("--receipts %s is not a directory", o.ReceiptsDir)
+		}
+	}
+	return nil
+}
+
+// Run reconciles and prints the report.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var rec *domain.Reconciler
+	var err error
+	if o.offline() {
+		var m *shards.Manifest
+		m, err = shards.Read(o.ManifestFile, o.In)
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		rec, err = o.newReconciler(m)
+	} else {
+		rec, err = o.live(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if o.ReceiptsDir != "" {
+		if err := ReadReceiptsDir(o.ReceiptsDir, rec); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
+	if o.Candidate == "" {
+		if c := rec.Candidates(); len(c) > 1 {
+			return exitcode.UsageError("the receipts name %d candidates (%s): results of different candidates are different results; give --candidate to reconcile one",
+				len(c), strings.Join(slices.Sorted(maps.Keys(c)), ", "))
+		}
+	}
+	rep := rec.Report()
+	if printers.IsStructured(o.Output) {
+		err = printers.Print(o.Out, o.Output, rep)
+	} else {
+		err = domain.PrintText(o.Out, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Complete || o.AllowPartial {
+		return nil
+	}
+	return exitcode.Silent(exitcode.Findings)
+}
+
+func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) {
+	if o.Candidate == "" {
+		o.Candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
+	}
+	rec, err := domain.New(domain.Options{Manifest: m, Candidate: o.Candidate, Repetitions: o.Repetitions})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return rec, nil
+}
+
+// ReceiptSuffix ends the name of every receipt file reconcile reads.
+const ReceiptSuffix = ".receipt.json"
+
+// ReadReceiptsDir reads every *.receipt.json under dir, in path order, one at a time: each
+// is parsed, checked and folded into rec (or rejected) before the next is read, so memory does
+// not grow with the receipts. It fails only when dir cannot be walked.
+func ReadReceiptsDir(dir string, rec *domain.Reconciler) error {
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == dir {
+				return err
+			}
+			rec.Reject(rel(dir, path), "", err)
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ReceiptSuffix) {
+			return nil
+		}
+		n++
+		src := rel(dir, path)
+		r, err := readReceipt(path, src)
+		if err != nil {
+			rec.Reject(src, "", err)
+			return nil
+		}
+		rec.AddReceipt(src, r)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("cannot read the receipts directory %s: %w", dir, err)
+	}
+	if n == 0 {
+		rec.Note("No receipt files (*%s) under %s.", ReceiptSuffix, dir)
+	}
+	return nil
+}
+
+func rel(dir, path string) string {
+	if r, err := filepath.Rel(dir, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+func readReceipt(path, src string) (*receipt.Receipt, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > receipt.MaxReceiptBytes {
+		return nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("%d bytes: a receipt is at most %d", fi.Size(), receipt.MaxReceiptBytes)}}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errors.Unwrap(err)
+	}
+	return receipt.Parse(src, data)
+}

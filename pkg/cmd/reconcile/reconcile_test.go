@@ -1,0 +1,404 @@
+package reconcile
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+const examples = "../../../examples"
+
+type result struct {
+	out, errOut string
+	code        int
+}
+
+func run(t *testing.T, client *fake.Clientset, args ...string) result {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	if client != nil {
+		o.Client = client
+	}
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdReconcileWithOptions(f, o)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		if msg := exitcode.Message(err); msg != "" {
+			fmt.Fprintf(errOut, "error: %s\n", msg)
+		}
+	}
+	return result{out.String(), errOut.String(), exitcode.Code(err)}
+}
+
+// runWorker runs examples/worker.sh for shard i of m as the Job's container would (the
+// ConfigMap laid out as files) and returns its termination message.
+func runWorker(t *testing.T, m *shards.Manifest, objs *scaffold.Objects, i int, results, attempt string) string {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	dir := t.TempDir()
+	for k, v := range objs.ConfigMap.Data {
+		if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "INDEXED_TERMINATION_LOG=" + filepath.Join(dir, "termination-log"),
+		"INDEXED_RESULTS_DIR=" + results, "INDEXED_ATTEMPT_ID=" + attempt, "INDEXED_JOB_NAME=" + objs.Job.Name}
+	for _, e := range objs.Job.Spec.Template.Spec.Containers[0].Env {
+		v := strings.ReplaceAll(e.Value, "$("+scaffold.EnvCompletionIndex+")", strconv.Itoa(i))
+		if e.Name == scaffold.EnvCompletionIndex {
+			v = strconv.Itoa(i)
+		}
+		env = append(env, e.Name+"="+strings.Replace(v, scaffold.MountPath, dir, 1))
+	}
+	cmd := exec.Command(sh, filepath.Join(examples, "worker.sh"))
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("worker for index %d: %v\n%s", i, err, out)
+	}
+	msg, err := os.ReadFile(filepath.Join(dir, "termination-log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(msg)
+}
+
+func exampleRun(t *testing.T) (*shards.Manifest, *scaffold.Objects) {
+	t.Helper()
+	m, err := shards.Read(filepath.Join(examples, "manifest.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "demo", Namespace: "ns", Image: "busybox"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, objs
+}
+
+// TestOfflineWithTheExampleWorkersReceipts: the receipts examples/worker.sh writes reconcile
+// complete; a receipt with a case taken out names that case and exits 1.
+func TestOfflineWithTheExampleWorkersReceipts(t *testing.T) {
+	m, objs := exampleRun(t)
+	results := t.TempDir()
+	for i := range m.Shards {
+		msg := runWorker(t, m, objs, i, results, fmt.Sprintf("demo-%d-abcde", i))
+		s, err := receipt.Decode("msg", msg)
+		if err != nil || s.Completed != 10 || len(msg) > receipt.MaxTerminationMessage {
+			t.Fatalf("index %d: summary %+v, %v\n%s", i, s, err, msg)
+		}
+	}
+	manifest := filepath.Join(examples, "manifest.yaml")
+	r := run(t, nil, "--manifest", manifest, "--receipts", results)
+	if r.code != 0 || !strings.Contains(r.out, "40/40 (100%)") || !strings.Contains(r.out, "4/4 evaluated (4 complete)") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	// Take the last case out of shard-2's receipt.
+	file := filepath.Join(results, "shard-2", "demo-2-abcde.receipt.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := m.Shards[2].Cases[9]
+	edited := strings.Replace(string(data), `,{"case":"`+last+`"}`, "", 1)
+	if edited == string(data) {
+		t.Fatalf("receipt does not list %s:\n%s", last, data)
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "json")
+	var rep domain.Report
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	s := rep.Shards[2]
+	if r.code != 1 || rep.Kind != "ReconcileReport" || rep.Complete || s.State != domain.StatePartial || len(s.MissingCases) != 1 || s.MissingCases[0].Case != last {
+		t.Fatalf("exit %d, shard %+v", r.code, s)
+	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "yaml"); r.code != 1 || !strings.Contains(r.out, "kind: ReconcileReport\n") ||
+		!strings.Contains(r.out, "case: "+last) {
+		t.Fatalf("-o yaml: exit %d\n%s", r.code, r.out)
+	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "--allow-partial"); r.code != 0 || !strings.Contains(r.out, "39/40 (97.5%)") {
+		t.Fatalf("--allow-partial: exit %d\n%s", r.code, r.out)
+	}
+	// A truncated receipt file is named, not merged.
+	if err := os.WriteFile(file, []byte(edited[:len(edited)/2]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, nil, "--manifest", manifest, "--receipts", results)
+	if r.code != 1 || !strings.Contains(r.out, "shard-2/demo-2-abcde.receipt.json: truncated") || !strings.Contains(r.out, "2      shard-2  missing") {
+		t.Fatalf("exit %d\n%s", r.code, r.out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	manifest := filepath.Join(examples, "manifest.yaml")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "give a Job name, or --manifest FILE and --receipts DIR"},
+		{[]string{"--manifest", manifest}, "give a Job name"},
+		{[]string{"--manifest", manifest, "--receipts", filepath.Join(dir, "nope")}, "cannot read the receipts directory"},
+		{[]string{"--manifest", manifest, "--receipts", manifest}, "is not a directory"},
+		{[]string{"--manifest", filepath.Join(dir, "nope.yaml"), "--receipts", dir}, "nope.yaml"},
+		{[]string{"--manifest", manifest, "--receipts", dir, "-o", "wide"}, "unsupported output format"},
+		{[]string{"--manifest", manifest, "--receipts", dir, "--repetitions", "0"}, "--repetitions"},
+		{[]string{"a", "b"}, "expected one Job name"},
+	} {
+		r := run(t, nil, tc.args...)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", tc.args, r.code, tc.want, r.errOut)
+		}
+	}
+}
+
+func TestSeveralCandidatesNeedCandidate(t *testing.T) {
+	m, objs := exampleRun(t)
+	results := t.TempDir()
+	runWorker(t, m, objs, 0, results, "a")
+	runWorker(t, m, objs, 0, results, "b")
+	file := filepath.Join(results, "shard-0", "b.receipt.json")
+	data, _ := os.ReadFile(file)
+	if err := os.WriteFile(file, []byte(strings.Replace(string(data), `"attemptID"`, `"candidate":"model-b","attemptID"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(examples, "manifest.yaml")
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results); r.code != 2 || !strings.Contains(r.errOut, "give --candidate") {
+		t.Fatalf("exit %d\n%s", r.code, r.errOut)
+	}
+	r := run(t, nil, "--manifest", manifest, "--receipts", results, "--candidate", "model-b")
+	if r.code != 1 || !strings.Contains(r.out, "candidate-mismatch") {
+		t.Fatalf("exit %d\n%s", r.code, r.out)
+	}
+}
+
+// --- live ---
+
+func finishedPod(j *batchv1.Job, index int, name string, phase corev1.PodPhase, exit int32, msg string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name),
+			Labels:      map[string]string{batchv1.ControllerUidLabel: string(j.UID), batchv1.JobNameLabel: j.Name},
+			Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index)}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "worker"}}},
+		Status: corev1.PodStatus{Phase: phase, ContainerStatuses: []corev1.ContainerStatus{{Name: "worker",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: exit, Message: msg}}}}},
+	}
+}
+
+// TestLiveFollowsRetries: root indexes 0, 1 succeed with summaries, 2 fails with an
+// invalid-input summary, 3 fails with no summary; a retry (lineage keys as retry writes them)
+// runs root index 3 as its index 0 and succeeds. 3/4 shards, shard-2 not evaluated, exit 1.
+func TestLiveFollowsRetries(t *testing.T) {
+	m, objs := exampleRun(t)
+	root := objs.Job.DeepCopy()
+	root.UID = "root-uid"
+	results := t.TempDir()
+	objects := []runtime.Object{objs.ConfigMap.DeepCopy(), root}
+	for _, i := range []int{0, 1} {
+		objects = append(objects, finishedPod(root, i, fmt.Sprintf("demo-%d-a", i), corev1.PodSucceeded, 0, runWorker(t, m, objs, i, results, fmt.Sprintf("demo-%d-a", i))))
+	}
+	bad := receipt.Summarize(&receipt.Receipt{Manifest: receipt.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()}, ShardID: "shard-2",
+		CompletionIndex: 2, Job: receipt.JobRef{Name: "demo"}, AttemptID: "demo-2-a",
+		Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[2].Cases)}})
+	bad.Failed.Infrastructure, bad.Reason = 10, "invalid input: unreadable record"
+	badMsg, err := receipt.Encode(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects = append(objects, finishedPod(root, 2, "demo-2-a", corev1.PodFailed, 42, string(badMsg)))
+	objects = append(objects, finishedPod(root, 3, "demo-3-a", corev1.PodFailed, 1, ""), finishedPod(root, 3, "demo-3-b", corev1.PodFailed, 1, "panic: boom\n"))
+	retry := objs.Job.DeepCopy()
+	retry.Name, retry.UID = "demo-retry-1", "retry-uid"
+	retry.Labels[shards.LabelRootJob] = root.Name
+	retry.Annotations[shards.AnnotationRootJob] = root.Name
+	retry.Annotations[shards.AnnotationRootJobUID] = string(root.UID)
+	retry.Annotations[shards.AnnotationParentJob] = root.Name
+	retry.Annotations[shards.AnnotationParentJobUID] = string(root.UID)
+	retry.Annotations[shards.AnnotationRetryAttempt] = "1"
+	retry.Annotations[shards.AnnotationOriginalIndexes] = "3"
+	// The retry's index 0 runs the root's index 3: its worker sees shard-3's files.
+	objects = append(objects, retry, finishedPod(retry, 0, "demo-retry-1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, objs, 3, results, "demo-retry-1-0-a")))
+	// A stale retry of a Job of the same name deleted earlier is ignored.
+	stale := retry.DeepCopy()
+	stale.Name, stale.UID = "demo-retry-old", "stale-uid"
+	stale.Annotations[shards.AnnotationRootJobUID] = "old-root-uid"
+	objects = append(objects, stale)
+	// A pod still running: noted, not counted.
+	runningPod := finishedPod(root, 1, "demo-1-b", corev1.PodRunning, 0, "")
+	runningPod.Status.ContainerStatuses[0].State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}
+	objects = append(objects, runningPod)
+	client := fake.NewClientset(objects...)
+
+	r := run(t, client, "demo", "-o", "json")
+	var rep domain.Report
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+	}
+	if r.code != 1 || rep.Coverage.ShardsEvaluated != 3 || rep.Coverage.Shards != 4 || rep.Coverage.Evaluated != 30 || rep.Coverage.Results != 40 {
+		t.Fatalf("exit %d coverage %+v\n%s", r.code, rep.Coverage, r.out)
+	}
+	if s := rep.Shards[2]; s.State != domain.StateNotEvaluated || s.Reasons[0].Reason != "invalid input: unreadable record" {
+		t.Errorf("shard-2 %+v", s)
+	}
+	if s := rep.Shards[3]; s.State != domain.StateComplete || s.Attempts[0].Source != "pod/demo-retry-1-0-a" {
+		t.Errorf("shard-3 %+v", s)
+	}
+	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != "demo-retry-1" || rep.Jobs[1].OriginalIndexes != "3" {
+		t.Errorf("jobs %+v", rep.Jobs)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if !strings.Contains(notes, "2 finished pods left no receipt summary") || !strings.Contains(notes, `"demo-retry-old"`) ||
+		!strings.Contains(notes, "1 pod not finished yet: their shards' results are not in: demo-1-b.") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	// Given a retry, reconcile follows its root.
+	if r := run(t, client, "demo-retry-1"); r.code != 1 || !strings.Contains(r.out, "is retry 1 of") {
+		t.Errorf("from the retry: exit %d\n%s", r.code, r.out)
+	}
+	// Full receipts on disk win over summaries and name cases.
+	if r := run(t, client, "demo", "--receipts", results); r.code != 1 || !strings.Contains(r.out, "10/10      0      0      0        receipts  10/10 results evaluated") {
+		t.Errorf("with receipts: exit %d\n%s", r.code, r.out)
+	}
+}
+
+func TestLiveErrors(t *testing.T) {
+	_, objs := exampleRun(t)
+	if r := run(t, fake.NewClientset(), "demo"); r.code != exitcode.Cluster || !strings.Contains(r.errOut, `job "demo" not found`) {
+		t.Errorf("no job: exit %d %s", r.code, r.errOut)
+	}
+	plain := objs.Job.DeepCopy()
+	delete(plain.Annotations, shards.AnnotationShardsConfigMap)
+	if r := run(t, fake.NewClientset(plain), "demo"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "give --manifest FILE") {
+		t.Errorf("no configmap annotation: exit %d %s", r.code, r.errOut)
+	}
+	if r := run(t, fake.NewClientset(objs.Job.DeepCopy()), "demo"); r.code != exitcode.Cluster || !strings.Contains(r.errOut, "configmap") {
+		t.Errorf("no configmap: exit %d %s", r.code, r.errOut)
+	}
+}
+
+func TestHelpDocumentsExitCodes(t *testing.T) {
+	streams, _, out, _ := genericiooptions.NewTestIOStreams()
+	cmd := NewCmdReconcile(cmdtesting.NewTestFactory(), streams)
+	cmd.SetOut(out)
+	if err := cmd.Help(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Exit codes: 0", "1 coverage is incomplete", "2 usage error", "4 the API server", "--allow-partial"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// TestExampleWorkerInvalidInputLeavesAReceipt: on invalid input the example worker still exits
+// 42 and leaves a summary and a receipt whose cases not done failed for infrastructure.
+func TestExampleWorkerInvalidInputLeavesAReceipt(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases")
+	if err := os.WriteFile(cases, []byte("ok-1\nnot \"ok\" \\x\nok-3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tlog, results := filepath.Join(dir, "tlog"), filepath.Join(dir, "results")
+	id := filepath.Join(dir, "id")
+	if err := os.WriteFile(id, []byte("shard-7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sh, filepath.Join(examples, "worker.sh"))
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "INDEXED_SHARD_FILE=" + cases, "INDEXED_TERMINATION_LOG=" + tlog,
+		"INDEXED_RESULTS_DIR=" + results, "INDEXED_ATTEMPT_ID=p", "INDEXED_SHARD_ID_FILE=" + id, "INDEXED_MANIFEST_NAME=demo", "INDEXED_MANIFEST_REVISION=1"}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 42 {
+		t.Fatalf("want exit 42, got %v\n%s", err, out)
+	}
+	msg, err := os.ReadFile(tlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := receipt.Decode("tlog", string(msg))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, msg)
+	}
+	if s.Assigned.Count != 3 || s.Completed != 1 || s.Failed.Infrastructure != 2 || !strings.Contains(s.Reason, `invalid input: case ID 'not "ok" \x'`) {
+		t.Errorf("summary %+v", s)
+	}
+	data, err := os.ReadFile(filepath.Join(results, "shard-7", "p.receipt.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := receipt.Parse("p.receipt.json", data)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if len(r.Completed) != 1 || len(r.Failed) != 2 || r.Failed[0].Case != `not "ok" \x` || r.Failed[0].Reason != s.Reason || r.Failed[1].Case != "ok-3" || r.Failed[0].Class != receipt.ClassInfrastructure {
+		t.Errorf("receipt %s", data)
+	}
+}
+
+// TestLiveTruncatedMessage: a summary longer than 4 KiB loses its beginning in the kubelet (which
+// keeps the last 4,096 bytes); reconcile names it as truncated and does not count the shard.
+func TestLiveTruncatedMessage(t *testing.T) {
+	m, objs := exampleRun(t)
+	root := objs.Job.DeepCopy()
+	root.UID = "root-uid"
+	s := receipt.Summarize(&receipt.Receipt{Manifest: receipt.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()}, ShardID: "shard-0",
+		Job: receipt.JobRef{Name: "demo"}, AttemptID: "demo-0-a", Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[0].Cases)}})
+	s.Completed = 10
+	s.Outputs = []string{"s3://bucket/" + strings.Repeat("very-long-prefix/", 300)}
+	long, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(long[len(long)-receipt.MaxTerminationMessage:])
+	client := fake.NewClientset(objs.ConfigMap.DeepCopy(), root, finishedPod(root, 0, "demo-0-a", corev1.PodSucceeded, 0, kept))
+	rep, r := func() (*domain.Report, result) {
+		r := run(t, client, "demo", "-o", "json")
+		var rep domain.Report
+		if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+			t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+		}
+		return &rep, r
+	}()
+	if r.code != 1 || len(rep.Rejected) != 1 || rep.Rejected[0].Reason != domain.RejectTruncated || rep.Rejected[0].Source != "pod/demo-0-a" ||
+		rep.Rejected[0].ShardID != "shard-0" || rep.Shards[0].State != domain.StateRejected || rep.Coverage.Evaluated != 0 {
+		t.Fatalf("exit %d, rejected %+v, shard %+v", r.code, rep.Rejected, rep.Shards[0])
+	}
+}

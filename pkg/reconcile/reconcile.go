@@ -1,0 +1,348 @@
+package reconcile
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// Options says what the receipts are checked against.
+type Options struct {
+	// Manifest is the shard manifest of the run (required).
+	Manifest *shards.Manifest
+	// Candidate, when set, is the only candidate accepted. A receipt that names none is for the
+	// manifest's "candidate" label (none when it has no such label). When Candidate is empty,
+	// see Reconciler.Candidates for the candidates the receipts name.
+	Candidate string
+	// Repetitions is how many times each case runs (repetitions 0..n-1); 0 means 1.
+	Repetitions int
+}
+
+// Outcomes of one result, in increasing strength for the duplicate rule's first key.
+const (
+	outNone uint8 = iota
+	outInfrastructure
+	outModel
+	outPassed
+)
+
+func evaluated(o uint8) bool { return o == outModel || o == outPassed }
+
+func outcomeName(o uint8) string {
+	switch o {
+	case outInfrastructure:
+		return "infrastructure"
+	case outModel:
+		return "model-failure"
+	case outPassed:
+		return "passed"
+	}
+	return "none"
+}
+
+// maxConflicts and maxReasons bound what one shard lists (the counts stay exact).
+const (
+	maxConflicts = 100
+	maxReasons   = 10
+)
+
+type attempt struct {
+	id       string
+	source   string
+	kind     string // "receipt" or "summary"
+	finished time.Time
+	hasTime  bool
+	results  int
+	outputs  []string
+	summary  *receipt.Summary
+}
+
+// later reports whether a finished after b under the duplicate rule's tie-breaks.
+func (a *attempt) later(b *attempt) bool {
+	if !a.finished.Equal(b.finished) {
+		return a.finished.After(b.finished)
+	}
+	return a.id > b.id
+}
+
+type shardState struct {
+	// outcome and from hold, per result (case position × repetitions + repetition), the kept
+	// outcome and the attempt (index into attempts) it came from. Allocated on the first
+	// accepted receipt.
+	outcome    []uint8
+	from       []int32
+	reasons    map[int]string // infrastructure reason per result, only for kept infrastructure outcomes
+	attempts   []attempt
+	duplicates int
+	conflicts  []Conflict
+	nConflicts int
+	rejected   int
+}
+
+// Reconciler folds receipts and summaries into per-shard state one at a time.
+type Reconciler struct {
+	opts       Options
+	m          *shards.Manifest
+	hash       string
+	reps       int
+	shardOf    map[string]int
+	shards     []shardState
+	rejected   []Rejection
+	candidates map[string]int
+	notes      []string
+	jobs       []JobRef
+	digests    []string // per shard, computed on first use
+}
+
+// New starts a reconciliation against opts.Manifest.
+func New(opts Options) (*Reconciler, error) {
+	if opts.Manifest == nil {
+		return nil, errors.New("no manifest")
+	}
+	if opts.Repetitions < 0 {
+		return nil, fmt.Errorf("repetitions %d is negative", opts.Repetitions)
+	}
+	reps := opts.Repetitions
+	if reps == 0 {
+		reps = 1
+	}
+	m := opts.Manifest
+	r := &Reconciler{opts: opts, m: m, hash: m.Hash(), reps: reps, shardOf: make(map[string]int, len(m.Shards)),
+		shards: make([]shardState, len(m.Shards)), candidates: map[string]int{}, digests: make([]string, len(m.Shards))}
+	for i, s := range m.Shards {
+		r.shardOf[s.ID] = i
+	}
+	return r, nil
+}
+
+// Note adds a note to the report.
+func (r *Reconciler) Note(format string, a ...any) {
+	r.notes = append(r.notes, fmt.Sprintf(format, a...))
+}
+
+// AddJob records a Job whose pods were read (live).
+func (r *Reconciler) AddJob(j JobRef) { r.jobs = append(r.jobs, j) }
+
+// Candidates returns the candidates the accepted receipts and summaries name, with counts.
+func (r *Reconciler) Candidates() map[string]int { return r.candidates }
+
+// Reject records a receipt or summary that could not be read. shardID may be "".
+func (r *Reconciler) Reject(source, shardID string, err error) {
+	reason := RejectMalformed
+	var re *receipt.Error
+	if errors.As(err, &re) && re.Truncated {
+		reason = RejectTruncated
+	}
+	msg := err.Error()
+	if re != nil {
+		msg = strings.Join(re.Problems, "; ")
+	}
+	r.reject(Rejection{Source: source, ShardID: shardID, Reason: reason, Message: msg})
+}
+
+func (r *Reconciler) reject(rj Rejection) {
+	if i, ok := r.shardOf[rj.ShardID]; ok {
+		r.shards[i].rejected++
+	}
+	r.rejected = append(r.rejected, rj)
+}
+
+// ManifestCandidateLabel is the manifest label that names the candidate a run evaluates.
+const ManifestCandidateLabel = "candidate"
+
+// effective is a receipt's candidate: its own, else the manifest's candidate label (the
+// manifest hash, which the receipt names, covers the labels).
+func (r *Reconciler) effective(candidate string) string {
+	if candidate != "" {
+		return candidate
+	}
+	return r.m.Metadata.Labels[ManifestCandidateLabel]
+}
+
+func (r *Reconciler) digest(i int) string {
+	if r.digests[i] == "" {
+		r.digests[i] = receipt.CasesDigest(r.m.Shards[i].Cases)
+	}
+	return r.digests[i]
+}
+
+// checkHeader applies the rules a receipt and a summary share; it returns the shard's
+// position, or false after recording the rejection.
+func (r *Reconciler) checkHeader(source, attemptID string, mref receipt.ManifestRef, candidate, shardID string, assigned receipt.Assigned) (int, bool) {
+	rej := func(reason, format string, a ...any) (int, bool) {
+		r.reject(Rejection{Source: source, ShardID: shardID, AttemptID: attemptID, Reason: reason, Message: fmt.Sprintf(format, a...)})
+		return 0, false
+	}
+	m := r.m
+	switch {
+	case mref.Name != m.Metadata.Name:
+		return rej(RejectManifest, "written for manifest %q, not %q", mref.Name, m.Metadata.Name)
+	case mref.Revision != "" && mref.Revision != string(m.Revision):
+		return rej(RejectManifest, "written for revision %q of manifest %q, not revision %q", mref.Revision, m.Metadata.Name, m.Revision)
+	case mref.Hash != "" && mref.Hash != r.hash:
+		return rej(RejectManifest, "written for manifest hash %s, not %s (the manifest changed)", mref.Hash, r.hash)
+	}
+	if r.opts.Candidate != "" && r.effective(candidate) != r.opts.Candidate {
+		return rej(RejectCandidate, "for candidate %q, not %q", r.effective(candidate), r.opts.Candidate)
+	}
+	i, ok := r.shardOf[shardID]
+	if !ok {
+		return rej(RejectUnknownShard, "for shard %q, which manifest %q revision %s does not have", shardID, m.Metadata.Name, m.Revision)
+	}
+	if want := r.digest(i); assigned.Digest != want || assigned.Count != len(m.Shards[i].Cases) {
+		return rej(RejectAssignment, "assigned %d cases with digest %s, but shard %q has %d cases with digest %s in the manifest", assigned.Count, assigned.Digest, shardID, len(m.Shards[i].Cases), want)
+	}
+	return i, true
+}
+
+// AddReceipt checks a full receipt against the manifest and, when it passes every rule, folds
+// its results into the shard's state under the duplicate rule. A receipt that breaks a rule is
+// rejected whole: none of its results is merged.
+func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
+	i, ok := r.checkHeader(source, rc.AttemptID, rc.Manifest, rc.Candidate, rc.ShardID, rc.Assigned)
+	if !ok {
+		return
+	}
+	cases := r.m.Shards[i].Cases
+	pos := make(map[string]int, len(cases))
+	for k, c := range cases {
+		pos[c] = k
+	}
+	var bad []string
+	nBad := 0
+	check := func(c string, rep int) {
+		if _, ok := pos[c]; ok && rep < r.reps {
+			return
+		}
+		nBad++
+		if len(bad) < 5 {
+			if rep >= r.reps {
+				bad = append(bad, fmt.Sprintf("%q repetition %d (repetitions: %d)", c, rep, r.reps))
+			} else {
+				bad = append(bad, fmt.Sprintf("%q", c))
+			}
+		}
+	}
+	for _, res := range rc.Completed {
+		check(res.Case, res.Repetition)
+	}
+	for _, f := range rc.Failed {
+		check(f.Case, f.Repetition)
+	}
+	if nBad > 0 {
+		more := ""
+		if nBad > len(bad) {
+			more = fmt.Sprintf(" and %d more", nBad-len(bad))
+		}
+		r.reject(Rejection{Source: source, ShardID: rc.ShardID, AttemptID: rc.AttemptID, Reason: RejectUnassignedCase,
+			Message: fmt.Sprintf("reports %d %s shard %q was not assigned: %s%s", nBad, plural(nBad, "result", "results"), rc.ShardID, strings.Join(bad, ", "), more)})
+		return
+	}
+	r.candidates[r.effective(rc.Candidate)]++
+	st := &r.shards[i]
+	if st.outcome == nil {
+		n := len(cases) * r.reps
+		st.outcome = make([]uint8, n)
+		st.from = make([]int32, n)
+	}
+	a := attempt{id: rc.AttemptID, source: source, kind: "receipt", results: len(rc.Completed) + len(rc.Failed), outputs: rc.Outputs}
+	if rc.FinishedAt != nil {
+		a.finished, a.hasTime = rc.FinishedAt.UTC(), true
+	}
+	st.attempts = append(st.attempts, a)
+	ai := int32(len(st.attempts) - 1)
+	for _, res := range rc.Completed {
+		r.fold(st, i, pos[res.Case]*r.reps+res.Repetition, outPassed, "", ai)
+	}
+	for _, f := range rc.Failed {
+		o := outInfrastructure
+		if f.Class == receipt.ClassModel {
+			o = outModel
+		}
+		r.fold(st, i, pos[f.Case]*r.reps+f.Repetition, o, f.Reason, ai)
+	}
+}
+
+// fold applies the duplicate rule to result k of shard i.
+func (r *Reconciler) fold(st *shardState, i, k int, o uint8, reason string, ai int32) {
+	cur := st.outcome[k]
+	if cur != outNone {
+		st.duplicates++
+		old, nw := &st.attempts[st.from[k]], &st.attempts[ai]
+		win := evaluated(o) && !evaluated(cur) || evaluated(o) == evaluated(cur) && nw.later(old)
+		if evaluated(o) && evaluated(cur) && o != cur {
+			st.nConflicts++
+			if len(st.conflicts) < maxConflicts {
+				c := Conflict{Case: r.m.Shards[i].Cases[k/r.reps], Repetition: k % r.reps}
+				if win {
+					c.KeptAttempt, c.KeptOutcome, c.OtherAttempt, c.OtherOutcome = nw.id, outcomeName(o), old.id, outcomeName(cur)
+				} else {
+					c.KeptAttempt, c.KeptOutcome, c.OtherAttempt, c.OtherOutcome = old.id, outcomeName(cur), nw.id, outcomeName(o)
+				}
+				st.conflicts = append(st.conflicts, c)
+			}
+		}
+		if !win {
+			return
+		}
+	}
+	st.outcome[k], st.from[k] = o, ai
+	if o == outInfrastructure {
+		if st.reasons == nil {
+			st.reasons = map[int]string{}
+		}
+		st.reasons[k] = reason
+	} else if st.reasons != nil {
+		delete(st.reasons, k)
+	}
+}
+
+// AddSummary checks a termination-message summary. wantShard, when set, is the shard the pod
+// that wrote it ran (from the Job's shard ConfigMap and the retry lineage); a summary for
+// another shard is rejected.
+func (r *Reconciler) AddSummary(source string, s *receipt.Summary, wantShard string) {
+	if wantShard != "" && s.ShardID != wantShard {
+		r.reject(Rejection{Source: source, ShardID: wantShard, AttemptID: s.AttemptID, Reason: RejectWrongShard,
+			Message: fmt.Sprintf("the pod ran shard %q but its summary is for shard %q", wantShard, s.ShardID)})
+		return
+	}
+	i, ok := r.checkHeader(source, s.AttemptID, s.Manifest, s.Candidate, s.ShardID, s.Assigned)
+	if !ok {
+		return
+	}
+	total := len(r.m.Shards[i].Cases) * r.reps
+	if n := s.Completed + s.Failed.Model + s.Failed.Infrastructure; n > total {
+		r.reject(Rejection{Source: source, ShardID: s.ShardID, AttemptID: s.AttemptID, Reason: RejectUnassignedCase,
+			Message: fmt.Sprintf("reports %d results but shard %q has %d (%d cases × %d repetitions)", n, s.ShardID, total, len(r.m.Shards[i].Cases), r.reps)})
+		return
+	}
+	r.candidates[r.effective(s.Candidate)]++
+	a := attempt{id: s.AttemptID, source: source, kind: "summary", results: s.Completed + s.Failed.Model + s.Failed.Infrastructure, outputs: s.Outputs, summary: s}
+	if s.FinishedAt != nil {
+		a.finished, a.hasTime = s.FinishedAt.UTC(), true
+	}
+	r.shards[i].attempts = append(r.shards[i].attempts, a)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func sortedOutputs(atts []attempt, used func(int) bool) []string {
+	var out []string
+	for k := range atts {
+		if used(k) {
+			out = append(out, atts[k].outputs...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

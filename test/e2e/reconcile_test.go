@@ -1,0 +1,359 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/test/harness"
+)
+
+// exampleWorker runs examples/worker.sh on this machine as the Job's container would run it for
+// completion index index of job, with the files of root index shard (the shard ConfigMap laid
+// out as its volume is), and returns the summary it wrote to its termination message. The full
+// receipt goes under results.
+func exampleWorker(t *testing.T, objs *scaffold.Objects, jobName string, index, shard int, attempt, results string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for k, v := range objs.ConfigMap.Data {
+		if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "INDEXED_TERMINATION_LOG=" + filepath.Join(dir, "termination-log"),
+		"INDEXED_RESULTS_DIR=" + results, "INDEXED_ATTEMPT_ID=" + attempt, "INDEXED_JOB_NAME=" + jobName}
+	for _, e := range objs.Job.Spec.Template.Spec.Containers[0].Env {
+		v := e.Value
+		switch e.Name {
+		case scaffold.EnvCompletionIndex:
+			v = strconv.Itoa(index)
+		default:
+			// The files of the shard this index runs, as a retry's volume items map them.
+			v = strings.ReplaceAll(v, "$("+scaffold.EnvCompletionIndex+")", strconv.Itoa(shard))
+		}
+		env = append(env, e.Name+"="+strings.Replace(v, scaffold.MountPath, dir, 1))
+	}
+	cmd := exec.Command("sh", filepath.Join(env2root(), "examples", "worker.sh"))
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("worker.sh for index %d: %v\n%s", index, err, out)
+	}
+	msg, err := os.ReadFile(filepath.Join(dir, "termination-log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(msg)
+}
+
+func env2root() string { return env.RepoRoot }
+
+// invalidInput is what a worker that found its shard's input unusable leaves: every case
+// failed for infrastructure.
+func invalidInput(m *shards.Manifest, i int, jobName, attempt string) *receipt.Receipt {
+	fin := time.Now().UTC().Truncate(time.Second)
+	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+		Manifest: receipt.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: m.Hash()},
+		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: receipt.JobRef{Name: jobName}, AttemptID: attempt,
+		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
+		Completed: []receipt.Result{}, FinishedAt: &fin}
+	for _, c := range m.Shards[i].Cases {
+		r.Failed = append(r.Failed, receipt.Failure{Case: c, Class: receipt.ClassInfrastructure, Reason: "invalid input: unreadable record"})
+	}
+	return r
+}
+
+// reconcileJSON runs reconcile with -o json and decodes the report.
+func reconcileJSON(t *testing.T, args ...string) (*reconcile.Report, Result) {
+	t.Helper()
+	r := KubectlIndexed(t, append([]string{"reconcile", "-o", "json"}, args...)...)
+	var rep reconcile.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("reconcile -o json: %v\n%s", err, r)
+	}
+	return &rep, r
+}
+
+// TestReconcileSeedWithRetry is the acceptance run of reconcile on the real controller: the seed
+// scenario made by create (index 2 exits 42, index 4 exits 1 on every attempt), where finished
+// pods leave the receipt summaries examples/worker.sh writes (index 2: every case failed for
+// invalid input), then a retry Job of index 4 that succeeds. The retry is built here by hand
+// with the lineage keys `kubectl indexed retry` writes (pkg/shards/lineage.go).
+func TestReconcileSeedWithRetry(t *testing.T) {
+	ns := NewNamespace(t)
+	_, _, m := createFiles(t, "seed-eval", 12, 6, nil)
+	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "seed", Namespace: ns, Image: "busybox:1.36"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	scenario := harness.NewScenario().IndexExitCode(2, 42).IndexExitCode(4, 1)
+	for _, i := range []int{0, 1, 3, 5} {
+		scenario.IndexTerminationMessage(i, exampleWorker(t, objs, "seed", i, i, fmt.Sprintf("seed-%d-attempt0", i), results))
+	}
+	bad := invalidInput(m, 2, "seed", "seed-2-attempt0")
+	badMsg, err := receipt.Encode(receipt.Summarize(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scenario.IndexTerminationMessage(2, string(badMsg))
+	manifest, template, _ := createFiles(t, "seed-eval", 12, 6, scenario.Annotations())
+
+	r := KubectlIndexed(t, "create", "seed", "-n", ns, "--manifest", manifest, "--from-job", template, "--parallelism", "2")
+	if r.ExitCode != 0 {
+		t.Fatalf("create:\n%s", r)
+	}
+	WaitForFinished(t, ns, "seed", 3*time.Minute)
+	checkSeed(t, TakeSnapshot(t, ns, "seed"))
+
+	// The retry: index 0 runs root index 4, with shard 4's files mapped to index 0's paths.
+	ctx := context.Background()
+	root, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "seed", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retry := retryJob(t, root, objs, 4, results)
+	if _, err := env.Client.BatchV1().Jobs(ns).Create(ctx, retry, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create the retry Job: %v", err)
+	}
+	WaitForCondition(t, ns, retry.Name, batchv1.JobComplete, 2*time.Minute)
+	// The stage sets messages once pods have finished: wait for the five summaries.
+	waitForMessages(t, ns, "seed", 5)
+	waitForMessages(t, ns, retry.Name, 1)
+
+	// status shows each index's case counts from the same summaries.
+	st := KubectlIndexed(t, "status", "seed", "-n", ns, "-o", "json")
+	var sr struct {
+		Indexes []struct {
+			Index int `json:"index"`
+			Cases *struct {
+				Text string `json:"text"`
+			} `json:"cases"`
+		} `json:"indexes"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal([]byte(st.Stdout), &sr); err != nil || len(sr.Indexes) != 6 {
+		t.Fatalf("status -o json: %v\n%s", err, st)
+	}
+	for i, want := range []string{"2/2 cases", "2/2 cases", "0/2 cases, 2 infrastructure", "2/2 cases", "", "2/2 cases"} {
+		got := ""
+		if c := sr.Indexes[i].Cases; c != nil {
+			got = c.Text
+		}
+		if got != want {
+			t.Errorf("status index %d cases %q, want %q", i, got, want)
+		}
+	}
+	if !strings.Contains(strings.Join(sr.Notes, "\n"), "1 index left a receipt summary with cases not evaluated: 2 (0/2 cases, 2 infrastructure)") {
+		t.Errorf("status notes: %q", sr.Notes)
+	}
+
+	rep, r := reconcileJSON(t, "seed", "-n", ns)
+	if r.ExitCode != 1 || rep.Coverage.ShardsEvaluated != 5 || rep.Coverage.Shards != 6 || rep.Complete {
+		t.Fatalf("want exit 1 and 5/6 shards: exit %d, coverage %+v\n%s", r.ExitCode, rep.Coverage, r)
+	}
+	if s := rep.Shards[2]; s.State != reconcile.StateNotEvaluated || len(s.Reasons) == 0 || !strings.Contains(s.Reasons[0].Reason, "invalid input") {
+		t.Errorf("shard 2: %+v", s)
+	}
+	if s := rep.Shards[4]; s.State != reconcile.StateComplete || len(s.Attempts) != 1 || !strings.HasPrefix(s.Attempts[0].Source, "pod/"+retry.Name+"-0-") {
+		t.Errorf("shard 4 should be complete from the retry's pod: %+v", s)
+	}
+	for _, i := range []int{0, 1, 3, 5} {
+		if s := rep.Shards[i]; s.State != reconcile.StateComplete || s.Source != "summary" {
+			t.Errorf("shard %d: %+v", i, s)
+		}
+	}
+	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != retry.Name || rep.Jobs[1].OriginalIndexes != "4" {
+		t.Errorf("jobs: %+v", rep.Jobs)
+	}
+	if c := rep.Coverage; c.Results != 12 || c.Evaluated != 10 || c.Infrastructure != 2 || c.Missing != 0 {
+		t.Errorf("coverage %+v", c)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), "2 finished pods left no receipt summary") {
+		t.Errorf("the two failed attempts of index 4 are not noted: %q", rep.Notes)
+	}
+	text := KubectlIndexed(t, "reconcile", "seed", "-n", ns)
+	if text.ExitCode != 1 || !strings.Contains(text.Stdout, "5/6 evaluated") || !strings.Contains(text.Stdout, m.Shards[2].ID) {
+		t.Errorf("text:\n%s", text)
+	}
+	if r := KubectlIndexed(t, "reconcile", "seed", "-n", ns, "--allow-partial"); r.ExitCode != 0 || !strings.Contains(r.Stdout, "10/12 (83.3%)") {
+		t.Errorf("--allow-partial:\n%s", r)
+	}
+
+	// Receipts on disk for every shard (shard 2's: every case failed for invalid input), with
+	// one case taken out of shard 5's: the report names that case, live and offline.
+	data, err := json.Marshal(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(results, m.Shards[2].ID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(results, m.Shards[2].ID, "seed-2-attempt0.receipt.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(results, m.Shards[5].ID, "seed-5-attempt0.receipt.json")
+	data, err = os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped := m.Shards[5].Cases[len(m.Shards[5].Cases)-1]
+	edited := strings.Replace(string(data), `,{"case":"`+dropped+`"}`, "", 1)
+	if edited == string(data) {
+		t.Fatalf("receipt does not list %s:\n%s", dropped, data)
+	}
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"seed", "-n", ns, "--receipts", results}, {"--manifest", manifest, "--receipts", results}} {
+		rep, r := reconcileJSON(t, args...)
+		s := rep.Shards[5]
+		if r.ExitCode != 1 || s.State != reconcile.StatePartial || len(s.MissingCases) != 1 || s.MissingCases[0].Case != dropped {
+			t.Errorf("%v: exit %d, shard 5 %+v", args, r.ExitCode, s)
+		}
+		if s := rep.Shards[4]; s.State != reconcile.StateComplete || s.Source != "receipts" {
+			t.Errorf("%v: shard 4 %+v", args, s)
+		}
+		if s := rep.Shards[2]; s.State != reconcile.StateNotEvaluated || len(s.NotEvaluatedCases) != 2 {
+			t.Errorf("%v: shard 2 %+v", args, s)
+		}
+	}
+	text = KubectlIndexed(t, "reconcile", "--manifest", manifest, "--receipts", results)
+	if !strings.Contains(text.Stdout, "1 missing: "+dropped) {
+		t.Errorf("text does not name %s:\n%s", dropped, text)
+	}
+}
+
+// retryJob builds, from the root Job as the API server returned it, a Job whose index 0 runs
+// root index orig, with the lineage keys of pkg/shards/lineage.go, as `kubectl indexed retry`
+// would write them; its pod leaves the summary examples/worker.sh writes for that shard.
+func retryJob(t *testing.T, root *batchv1.Job, objs *scaffold.Objects, orig int, results string) *batchv1.Job {
+	t.Helper()
+	name := root.Name + "-retry-1"
+	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: root.Namespace,
+		Labels: map[string]string{}, Annotations: map[string]string{}}}
+	for k, v := range root.Labels {
+		if strings.HasPrefix(k, shards.Prefix) {
+			j.Labels[k] = v
+		}
+	}
+	for k, v := range root.Annotations {
+		if strings.HasPrefix(k, shards.Prefix) {
+			j.Annotations[k] = v
+		}
+	}
+	j.Labels[shards.LabelRootJob] = root.Name
+	j.Annotations[shards.AnnotationRootJob] = root.Name
+	j.Annotations[shards.AnnotationRootJobUID] = string(root.UID)
+	j.Annotations[shards.AnnotationParentJob] = root.Name
+	j.Annotations[shards.AnnotationParentJobUID] = string(root.UID)
+	j.Annotations[shards.AnnotationRetryAttempt] = "1"
+	j.Annotations[shards.AnnotationOriginalIndexes] = strconv.Itoa(orig)
+	spec := root.Spec.DeepCopy()
+	spec.Selector = nil
+	spec.ManualSelector = nil
+	one := int32(1)
+	spec.Completions, spec.Parallelism = &one, &one
+	spec.MaxFailedIndexes = nil
+	tmpl := &spec.Template
+	for _, l := range []string{batchv1.ControllerUidLabel, batchv1.JobNameLabel, "controller-uid", "job-name"} {
+		delete(tmpl.Labels, l)
+	}
+	// The retry's index 0 gets the original shard's files at its own paths.
+	for i := range tmpl.Spec.Volumes {
+		if v := &tmpl.Spec.Volumes[i]; v.Name == scaffold.VolumeName && v.ConfigMap != nil {
+			v.ConfigMap.Items = []corev1.KeyToPath{
+				{Key: fmt.Sprintf("index-%d.cases", orig), Path: "index-0.cases"},
+				{Key: fmt.Sprintf("index-%d.id", orig), Path: "index-0.id"},
+				{Key: shards.KeyManifest, Path: shards.KeyManifest},
+			}
+		}
+	}
+	tmpl.Annotations = harness.NewScenario().IndexTerminationMessage(0, exampleWorker(t, objs, name, 0, orig, name+"-0-attempt0", results)).Annotations()
+	j.Spec = *spec
+	return j
+}
+
+// waitForMessages waits until n finished pods of the Job carry a termination message.
+func waitForMessages(t *testing.T, ns, job string, n int) {
+	t.Helper()
+	WaitForJob(t, ns, job, time.Minute, fmt.Sprintf("%d termination messages", n), func(_ *batchv1.Job, pods []corev1.Pod) bool {
+		got := 0
+		for _, p := range pods {
+			for _, cs := range p.Status.ContainerStatuses {
+				if cs.State.Terminated != nil && cs.State.Terminated.Message != "" {
+					got++
+				}
+			}
+		}
+		return got >= n
+	})
+}
+
+// TestReconcileCutTerminationMessage: a worker whose summary was longer than 4 KiB leaves, as a
+// kubelet keeps it, only the last 4,096 bytes; through the real API server, reconcile names it
+// as truncated and counts nothing from it. The Job is a plain one (not made by create), so the
+// manifest is given with --manifest.
+func TestReconcileCutTerminationMessage(t *testing.T) {
+	ns := NewNamespace(t)
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "cut"}, Revision: "1",
+		Shards: []shards.Shard{{ID: "shard-0", Cases: []string{"a", "b"}}}}
+	manifest := filepath.Join(t.TempDir(), "manifest.json")
+	if err := os.WriteFile(manifest, m.Canonical(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := invalidInput(m, 0, "cut", "cut-0")
+	s := receipt.Summarize(r)
+	s.Failed.Infrastructure, s.Completed = 0, 2
+	s.Outputs = []string{"s3://bucket/" + strings.Repeat("a-long-prefix/", 400)}
+	long, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(long[len(long)-receipt.MaxTerminationMessage:])
+	ann := harness.NewScenario().IndexTerminationMessage(0, kept).Annotations()
+	var b strings.Builder
+	for k, v := range ann {
+		fmt.Fprintf(&b, "        %s: %q\n", k, v)
+	}
+	CreateJob(t, ns, `apiVersion: batch/v1
+kind: Job
+metadata: {name: cut}
+spec:
+  completionMode: Indexed
+  completions: 1
+  backoffLimitPerIndex: 0
+  template:
+    metadata:
+      annotations:
+`+b.String()+`    spec:
+      restartPolicy: Never
+      containers: [{name: worker, image: busybox:1.36}]
+`)
+	WaitForCondition(t, ns, "cut", batchv1.JobComplete, 2*time.Minute)
+	waitForMessages(t, ns, "cut", 1)
+	pods := GetPods(t, ns, "cut")
+	if got := pods[0].Status.ContainerStatuses[0].State.Terminated.Message; got != kept {
+		t.Fatalf("the API server kept %d bytes of the %d-byte message", len(got), len(kept))
+	}
+	rep, res := reconcileJSON(t, "cut", "-n", ns, "--manifest", manifest)
+	if res.ExitCode != 1 || len(rep.Rejected) != 1 || rep.Rejected[0].Reason != reconcile.RejectTruncated || rep.Shards[0].State != reconcile.StateRejected || rep.Coverage.Evaluated != 0 {
+		t.Fatalf("exit %d, rejected %+v, shard %+v\n%s", res.ExitCode, rep.Rejected, rep.Shards[0], res)
+	}
+}
