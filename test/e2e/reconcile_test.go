@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,7 +15,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
@@ -93,8 +91,9 @@ func reconcileJSON(t *testing.T, args ...string) (*reconcile.Report, Result) {
 // TestReconcileSeedWithRetry is the acceptance run of reconcile on the real controller: the seed
 // scenario made by create (index 2 exits 42, index 4 exits 1 on every attempt), where finished
 // pods leave the receipt summaries examples/worker.sh writes (index 2: every case failed for
-// invalid input), then a retry Job of index 4 that succeeds. The retry is built here by hand
-// with the lineage keys `kubectl indexed retry` writes (pkg/shards/lineage.go).
+// invalid input), then `kubectl indexed retry seed --indexes 4`, whose index 0 runs shard 4 and
+// succeeds. The retry copies the root's pod annotations, so the test re-keys the scenario
+// annotations on it with --pod-annotation, as TestRetrySeedScenario does.
 func TestReconcileSeedWithRetry(t *testing.T) {
 	ns := NewNamespace(t)
 	_, _, m := createFiles(t, "seed-eval", 12, 6, nil)
@@ -122,15 +121,23 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	WaitForFinished(t, ns, "seed", 3*time.Minute)
 	checkSeed(t, TakeSnapshot(t, ns, "seed"))
 
-	// The retry: index 0 runs root index 4, with shard 4's files mapped to index 0's paths.
-	ctx := context.Background()
-	root, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "seed", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	// The retry: index 0 runs root index 4 (shard 4) and leaves the summary examples/worker.sh
+	// writes for that shard.
+	const retryName = "seed-r1"
+	args := []string{"retry", "seed", "-n", ns, "--indexes", "4"}
+	for k := range scenario.Annotations() {
+		args = append(args, "--pod-annotation", k+"-")
 	}
-	retry := retryJob(t, root, objs, 4, results)
-	if _, err := env.Client.BatchV1().Jobs(ns).Create(ctx, retry, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the retry Job: %v", err)
+	retryMsg := harness.NewScenario().IndexTerminationMessage(0, exampleWorker(t, objs, retryName, 0, 4, retryName+"-0-attempt0", results)).Annotations()
+	for k, v := range retryMsg {
+		args = append(args, "--pod-annotation", k+"="+v)
+	}
+	if r := KubectlIndexed(t, args...); r.ExitCode != 0 {
+		t.Fatalf("retry:\n%s", r)
+	}
+	retry := GetJob(t, ns, retryName)
+	if retry.Annotations[shards.AnnotationOriginalIndexes] != "4" {
+		t.Fatalf("the retry runs root indexes %q, want 4", retry.Annotations[shards.AnnotationOriginalIndexes])
 	}
 	WaitForCondition(t, ns, retry.Name, batchv1.JobComplete, 2*time.Minute)
 	// The stage sets messages once pods have finished: wait for the five summaries.
@@ -238,56 +245,6 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	if !strings.Contains(text.Stdout, "1 missing: "+dropped) {
 		t.Errorf("text does not name %s:\n%s", dropped, text)
 	}
-}
-
-// retryJob builds, from the root Job as the API server returned it, a Job whose index 0 runs
-// root index orig, with the lineage keys of pkg/shards/lineage.go, as `kubectl indexed retry`
-// would write them; its pod leaves the summary examples/worker.sh writes for that shard.
-func retryJob(t *testing.T, root *batchv1.Job, objs *scaffold.Objects, orig int, results string) *batchv1.Job {
-	t.Helper()
-	name := root.Name + "-retry-1"
-	j := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: root.Namespace,
-		Labels: map[string]string{}, Annotations: map[string]string{}}}
-	for k, v := range root.Labels {
-		if strings.HasPrefix(k, shards.Prefix) {
-			j.Labels[k] = v
-		}
-	}
-	for k, v := range root.Annotations {
-		if strings.HasPrefix(k, shards.Prefix) {
-			j.Annotations[k] = v
-		}
-	}
-	j.Labels[shards.LabelRootJob] = root.Name
-	j.Annotations[shards.AnnotationRootJob] = root.Name
-	j.Annotations[shards.AnnotationRootJobUID] = string(root.UID)
-	j.Annotations[shards.AnnotationParentJob] = root.Name
-	j.Annotations[shards.AnnotationParentJobUID] = string(root.UID)
-	j.Annotations[shards.AnnotationRetryAttempt] = "1"
-	j.Annotations[shards.AnnotationOriginalIndexes] = strconv.Itoa(orig)
-	spec := root.Spec.DeepCopy()
-	spec.Selector = nil
-	spec.ManualSelector = nil
-	one := int32(1)
-	spec.Completions, spec.Parallelism = &one, &one
-	spec.MaxFailedIndexes = nil
-	tmpl := &spec.Template
-	for _, l := range []string{batchv1.ControllerUidLabel, batchv1.JobNameLabel, "controller-uid", "job-name"} {
-		delete(tmpl.Labels, l)
-	}
-	// The retry's index 0 gets the original shard's files at its own paths.
-	for i := range tmpl.Spec.Volumes {
-		if v := &tmpl.Spec.Volumes[i]; v.Name == scaffold.VolumeName && v.ConfigMap != nil {
-			v.ConfigMap.Items = []corev1.KeyToPath{
-				{Key: fmt.Sprintf("index-%d.cases", orig), Path: "index-0.cases"},
-				{Key: fmt.Sprintf("index-%d.id", orig), Path: "index-0.id"},
-				{Key: shards.KeyManifest, Path: shards.KeyManifest},
-			}
-		}
-	}
-	tmpl.Annotations = harness.NewScenario().IndexTerminationMessage(0, exampleWorker(t, objs, name, 0, orig, name+"-0-attempt0", results)).Annotations()
-	j.Spec = *spec
-	return j
 }
 
 // waitForMessages waits until n finished pods of the Job carry a termination message.
