@@ -86,4 +86,3 @@ func TestFixturesFinalStatus(t *testing.T) {
 		})
 	}
 }
-

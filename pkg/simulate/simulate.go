@@ -207,8 +207,8 @@ type sim struct {
 	restarts []int32
 	res      *Result
 	// backoff record (backoffStore.newBackoffRecord)
-	bFailures int32
-	bLast     time.Time
+	bFailures  int32
+	bLast      time.Time
 	onlyFailed bool
 	ns         string
 	finalCond  *batchv1.JobCondition
