@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
+	cmdsimulate "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/simulate"
 	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
 )
@@ -72,6 +73,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
 	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
+	root.AddCommand(cmdsimulate.NewCmdSimulate(streams))
 
 	return root
 }

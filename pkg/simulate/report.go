@@ -1,0 +1,112 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// Report kinds.
+const (
+	APIVersion     = "indexed.kubectl.io/v1alpha1"
+	KindReport     = "SimulationReport"
+	KindComparison = "SimulationComparison"
+)
+
+// Report is the machine-readable prediction for one Job: the status as the API writes it, so it
+// compares directly with a real Job's .status.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Source is the file the Job came from; Job its name.
+	Source string `json:"source,omitempty"`
+	Job    string `json:"job"`
+	// Outcome: Complete, Failed, Running (pods run forever, nothing else happens) or
+	// Unfinished (the horizon was reached).
+	Outcome string `json:"outcome"`
+	// Duration is the simulated time until the outcome.
+	Duration     string            `json:"duration"`
+	Status       batchv1.JobStatus `json:"status"`
+	PodsPerIndex map[string]int    `json:"podsPerIndex"`
+	PodsCreated  int               `json:"podsCreated"`
+	Events       []Event           `json:"events"`
+	MoreEvents   int               `json:"moreEvents,omitempty"`
+	Indexes      []IndexResult     `json:"indexes,omitempty"`
+	// TimingDependent lists the other outcomes the real timing can give (racing events): empty
+	// when every ordering agrees.
+	TimingDependent []Alternative `json:"timingDependent,omitempty"`
+}
+
+// Alternative is the outcome under another ordering of racing events.
+type Alternative struct {
+	Timing  Timing  `json:"timing"`
+	Meaning string  `json:"meaning"`
+	Outcome string  `json:"outcome"`
+	Summary Summary `json:"summary"`
+	// Differs lists the fields that differ from the main prediction.
+	Differs []string `json:"differs"`
+}
+
+// Comparison is several Jobs simulated on the same outcomes.
+type Comparison struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Reports    []Report `json:"reports"`
+}
+
+// Outcome names how a simulation ended.
+func (r *Result) Outcome() string {
+	switch {
+	case r.Finished:
+		for _, c := range r.Job.Status.Conditions {
+			if c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed {
+				return string(c.Type)
+			}
+		}
+		return "Finished"
+	case r.Stuck:
+		return "Running"
+	default:
+		return "Unfinished"
+	}
+}
+
+// Summary of the result.
+func (r *Result) Summary() Summary { return Summarize(&r.Job.Status, r.PodsPerIndex()) }
+
+// Predict simulates job with the outcomes, then again with racing events ordered both ways
+// (failures first, successes first, each moved by Skew), and reports the outcomes that differ.
+func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
+	opts.Timing = Together
+	res, err := Simulate(job, out, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{APIVersion: APIVersion, Kind: KindReport, Job: job.Name, Outcome: res.Outcome(),
+		Duration: res.End.String(), Status: res.Job.Status, PodsPerIndex: res.PodsPerIndex(), PodsCreated: res.PodsCreated,
+		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: res.Indexes}
+	if rep.Events == nil {
+		rep.Events = []Event{}
+	}
+	base := res.Summary()
+	meaning := map[Timing]string{
+		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),
+		SuccessesFirst: fmt.Sprintf("succeeding pods end %s earlier and failing pods %s later than given", Skew, Skew),
+	}
+	for _, t := range []Timing{FailuresFirst, SuccessesFirst} {
+		opts.Timing = t
+		alt, err := Simulate(job, out, opts)
+		if err != nil {
+			return nil, err
+		}
+		sum := alt.Summary()
+		if d := base.Diff(sum); len(d) > 0 || alt.Outcome() != res.Outcome() {
+			rep.TimingDependent = append(rep.TimingDependent, Alternative{Timing: t, Meaning: meaning[t], Outcome: alt.Outcome(), Summary: sum, Differs: d})
+		}
+	}
+	return rep, nil
+}
+
+// Since formats a time of the simulation as an offset from its start.
+func Since(start, t time.Time) string { return t.Sub(start).String() }
