@@ -79,6 +79,25 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain{At: e.At.String(), Type: e.Type, Index: e.Index, Message: e.Message})
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var plain struct {
+		At      string `json:"at"`
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err
+	}
+	at, err := time.ParseDuration(plain.At)
+	if err != nil {
+		return fmt.Errorf("event time %q: %w", plain.At, err)
+	}
+	*e = Event{At: at, Type: plain.Type, Index: plain.Index, Message: plain.Message}
+	return nil
+}
+
 // IndexResult is the per-index view at the end.
 type IndexResult struct {
 	Index int `json:"index"`
