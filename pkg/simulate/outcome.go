@@ -56,8 +56,14 @@ type Outcomes struct {
 	// TerminationDelay is how long a deleted pod stays Terminating (default 0).
 	TerminationDelay *time.Duration
 
-	// annotations are the scenario annotations of the pod template.
-	annotations map[string]string
+	// annotations are the scenario annotations of the pod template, by key parts.
+	annotations map[annKey]string
+}
+
+// annKey is a scenario annotation key split into its base and suffixes (-1 when absent).
+type annKey struct {
+	base           string
+	index, attempt int
 }
 
 type runTime struct {
@@ -73,11 +79,34 @@ func NewOutcomes() *Outcomes {
 // WithAnnotations returns o reading the scenario annotations of a pod template as well.
 func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 	c := *o
-	c.annotations = map[string]string{}
+	c.annotations = nil
 	for k, v := range a {
-		if strings.HasPrefix(k, ScenarioPrefix) {
-			c.annotations[k] = v
+		if !strings.HasPrefix(k, ScenarioPrefix) {
+			continue
 		}
+		parts := strings.Split(strings.TrimPrefix(k, ScenarioPrefix), ".")
+		if len(parts) > 3 {
+			continue
+		}
+		key := annKey{base: ScenarioPrefix + parts[0], index: -1, attempt: -1}
+		if len(parts) > 1 {
+			n, err := strconv.Atoi(parts[1])
+			if err != nil || n < 0 || strconv.Itoa(n) != parts[1] {
+				continue
+			}
+			key.index = n
+		}
+		if len(parts) > 2 {
+			n, err := strconv.Atoi(parts[2])
+			if err != nil || n < 0 || strconv.Itoa(n) != parts[2] {
+				continue
+			}
+			key.attempt = n
+		}
+		if c.annotations == nil {
+			c.annotations = map[annKey]string{}
+		}
+		c.annotations[key] = v
 	}
 	return &c
 }
@@ -93,18 +122,10 @@ func pick[T any](list []T, attempt int) T {
 // attempt >= 0: kwok knows the attempt only from the index-failure-count annotations that
 // backoffLimitPerIndex puts on pods), then .<index>, then the bare key.
 func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
-	if o.annotations == nil {
-		return "", false
-	}
-	if attempt >= 0 {
-		if v, ok := o.annotations[fmt.Sprintf("%s.%d.%d", base, index, attempt)]; ok {
-			return v, true
-		}
-	}
-	if v, ok := o.annotations[fmt.Sprintf("%s.%d", base, index)]; ok {
+	if v, ok := o.specific(base, index, attempt); ok {
 		return v, true
 	}
-	v, ok := o.annotations[base]
+	v, ok := o.annotations[annKey{base, -1, -1}]
 	return v, ok
 }
 
@@ -154,11 +175,11 @@ func (o *Outcomes) specific(base string, index, attempt int) (string, bool) {
 		return "", false
 	}
 	if attempt >= 0 {
-		if v, ok := o.annotations[fmt.Sprintf("%s.%d.%d", base, index, attempt)]; ok {
+		if v, ok := o.annotations[annKey{base, index, attempt}]; ok {
 			return v, true
 		}
 	}
-	v, ok := o.annotations[fmt.Sprintf("%s.%d", base, index)]
+	v, ok := o.annotations[annKey{base, index, -1}]
 	return v, ok
 }
 
@@ -177,10 +198,7 @@ func (o *Outcomes) Delay(index int) time.Duration {
 
 // Container is the container that carries the exit code ("" for every container).
 func (o *Outcomes) Container() string {
-	if o.annotations == nil {
-		return ""
-	}
-	return o.annotations[AnnotationContainer]
+	return o.annotations[annKey{AnnotationContainer, -1, -1}]
 }
 
 // atoi32 reads an exit code as the stages' atoi does: anything unparsable is 0.

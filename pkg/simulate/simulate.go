@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -355,11 +356,10 @@ func (s *sim) loop() {
 	horizon := s.start.Add(s.opts.Horizon)
 	s.sync()
 	for guard := 0; !s.finishedJob(); guard++ {
-		if s.changed {
-			// The status update and the pods created or deleted trigger another sync at once.
-			s.sync()
-			continue
-		}
+		// The status update and the pods created or deleted trigger another sync at once in
+		// the controller; it decides nothing new (the pods it sees are the ones this sync
+		// acted on) and only counts what this one already decided, so the next sync happens at
+		// the next event.
 		if s.q.Len() == 0 {
 			s.res.Stuck = true
 			return
@@ -931,7 +931,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 
 func (s *sim) create(i int, ix jobpolicy.Index) {
 	s.created[i]++
-	p := &simPod{name: fmt.Sprintf("%s-%d-%d", s.job.Name, i, s.created[i]-1), index: i,
+	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
 		phase: corev1.PodRunning, tracked: true, created: s.now, match: jobpolicy.Match{Rule: -1}}
 	p.uid = p.name
 	if s.spec.PerIndex() {
