@@ -39,3 +39,16 @@ func benchmarkSimulate(b *testing.B, n int32) {
 
 func BenchmarkSimulate1k(b *testing.B)   { benchmarkSimulate(b, 1000) }
 func BenchmarkSimulate100k(b *testing.B) { benchmarkSimulate(b, 100000) }
+
+// BenchmarkPredict100k is what the command does: the simulation and its two timing variants.
+func BenchmarkPredict100k(b *testing.B) {
+	j := job(100000, 100000, nil)
+	j.Spec.BackoffLimitPerIndex = i32(1)
+	out, _ := benchJob(100000)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := Predict(j, out, Options{Start: t0}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,11 @@ package simulate
 
 import (
 	"fmt"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -32,10 +37,38 @@ type Report struct {
 	PodsCreated  int               `json:"podsCreated"`
 	Events       []Event           `json:"events"`
 	MoreEvents   int               `json:"moreEvents,omitempty"`
-	Indexes      []IndexResult     `json:"indexes,omitempty"`
+	// Indexes groups the indexes that ended the same way (state, pods, failures, exit codes).
+	Indexes []IndexGroup `json:"indexes,omitempty"`
 	// TimingDependent lists the other outcomes the real timing can give (racing events): empty
 	// when every ordering agrees.
 	TimingDependent []Alternative `json:"timingDependent,omitempty"`
+	// TimingIndependent says why no ordering of events can change the outcome, when the
+	// timing variants were not simulated.
+	TimingIndependent string `json:"timingIndependent,omitempty"`
+}
+
+// TimingIndependent returns why the final status of job cannot depend on the order of its
+// pods' events, or "": every index retries on its own (backoffLimitPerIndex, restartPolicy
+// Never) and nothing Job-wide counts failures or successes across indexes (no backoffLimit
+// of its own, no maxFailedIndexes, no FailJob rule, no success policy, no deadline). Then each
+// index goes through the same attempts whatever the timing, and syncJob's decisions depend on
+// the set of index results only.
+func TimingIndependent(job *batchv1.Job) string {
+	s := job.Spec
+	switch {
+	case s.BackoffLimitPerIndex == nil, s.BackoffLimit != nil && *s.BackoffLimit != math.MaxInt32,
+		s.MaxFailedIndexes != nil, s.SuccessPolicy != nil, s.ActiveDeadlineSeconds != nil,
+		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
+		return ""
+	}
+	if s.PodFailurePolicy != nil {
+		for _, r := range s.PodFailurePolicy.Rules {
+			if r.Action == batchv1.PodFailurePolicyActionFailJob {
+				return ""
+			}
+		}
+	}
+	return "every index retries on its own (backoffLimitPerIndex) and no Job-wide limit, FailJob rule, success policy or deadline compares indexes: the order of events cannot change the result"
 }
 
 // Alternative is the outcome under another ordering of racing events.
@@ -85,7 +118,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	}
 	rep := &Report{APIVersion: APIVersion, Kind: KindReport, Job: job.Name, Outcome: res.Outcome(),
 		Duration: res.End.String(), Status: res.Job.Status, PodsPerIndex: res.PodsPerIndex(), PodsCreated: res.PodsCreated,
-		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: res.Indexes}
+		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes)}
 	if rep.Events == nil {
 		rep.Events = []Event{}
 	}
@@ -93,6 +126,10 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	meaning := map[Timing]string{
 		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),
 		SuccessesFirst: fmt.Sprintf("succeeding pods end %s earlier and failing pods %s later than given", Skew, Skew),
+	}
+	if reason := TimingIndependent(res.Job); reason != "" {
+		rep.TimingIndependent = reason
+		return rep, nil
 	}
 	for _, t := range []Timing{FailuresFirst, SuccessesFirst} {
 		opts.Timing = t
@@ -110,3 +147,38 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 
 // Since formats a time of the simulation as an offset from its start.
 func Since(start, t time.Time) string { return t.Sub(start).String() }
+
+// IndexGroup is a set of indexes that ended the same way.
+type IndexGroup struct {
+	// Indexes in the API's interval format ("0-3,7").
+	Indexes string `json:"indexes"`
+	IndexResult
+}
+
+// Group folds indexes with the same result into groups, in order of their first index.
+func Group(ixs []IndexResult) []IndexGroup {
+	type acc struct {
+		b     indexes.Builder
+		first IndexResult
+	}
+	var order []string
+	groups := map[string]*acc{}
+	for _, r := range ixs {
+		k := fmt.Sprintf("%s/%d/%d/%d/%d/%d/%v", r.State, r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, r.ExitCodes)
+		g, ok := groups[k]
+		if !ok {
+			g = &acc{first: r}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.b.Add(r.Index)
+	}
+	out := make([]IndexGroup, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		r := g.first
+		r.Index = -1
+		out = append(out, IndexGroup{Indexes: g.b.Set().String(), IndexResult: r})
+	}
+	return out
+}

@@ -101,7 +101,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 
 // IndexResult is the per-index view at the end.
 type IndexResult struct {
-	Index int `json:"index"`
+	Index int `json:"-"`
 	// State is jobpolicy's state of the index at the end.
 	State jobpolicy.IndexState `json:"state"`
 	// Pods: created for the index; Remaining: still present at the end (not deleted).
@@ -148,7 +148,6 @@ func (r *Result) PodsPerIndex() map[string]int {
 
 type simPod struct {
 	name                       string
-	uid                        string
 	index                      int
 	failureCount, ignoredCount int32
 	phase                      corev1.PodPhase
@@ -219,7 +218,10 @@ type sim struct {
 	now      time.Time
 	q        queue
 	seq      int
-	pods     []*simPod
+	last     []*simPod // the last pod of each index
+	gone     []int     // pods of each index deleted and gone
+	fails    []int32   // failed pods of each index whose failure counts / is ignored
+	ignores  []int32
 	live     []*simPod // pods the controller still sees with a finalizer or not finished
 	runs     []int     // runs per index so far
 	created  []int
@@ -261,6 +263,7 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	}
 	n := int(s.spec.Completions)
 	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
+	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
 	j.Status.StartTime = &metav1.Time{Time: s.start}
 	s.loop()
 	s.finish()
@@ -410,6 +413,7 @@ func (s *sim) apply(e *event) {
 			p.phase = corev1.PodFailed
 			p.failed = true
 			p.match = s.match(p, r)
+			s.tally(p)
 			what := fmt.Sprintf("exit code %d", r.ExitCode)
 			if r.Condition != "" {
 				what = "condition " + r.Condition
@@ -432,8 +436,11 @@ func (s *sim) apply(e *event) {
 		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
 		p.failed = true
 		p.match = s.match(p, Attempt{ExitCode: KilledExitCode})
+		s.tally(p)
 		// scenario-pod-delete: a stopped deleted pod goes once its finalizer is gone.
-		p.removed = !p.tracked
+		if !p.tracked {
+			s.remove(p)
+		}
 	}
 }
 
@@ -475,7 +482,7 @@ func (s *sim) match(p *simPod, r Attempt) jobpolicy.Match {
 
 // podObject is the pod as kwok leaves it after a run (scenario-pod-finish / -terminate).
 func (s *sim) podObject(p *simPod, r Attempt) *corev1.Pod {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: s.ns, UID: types.UID(p.uid)}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: s.ns, UID: types.UID(p.name)}}
 	pod.Status.Phase = corev1.PodFailed
 	carrier := s.out.Container()
 	for _, c := range s.job.Spec.Template.Spec.Containers {
@@ -502,7 +509,7 @@ func (s *sim) matchWords(p *simPod) string {
 // observe is jobpolicy.ObservePod for a simulated pod.
 func (s *sim) observe(p *simPod) jobpolicy.Pod {
 	phase := p.phase
-	return jobpolicy.Pod{Name: p.name, UID: p.uid, Index: p.index, Phase: phase, Deleting: p.deleting,
+	return jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
 		Created: p.created, Finished: p.finished, Tracked: p.tracked, FailureCount: p.failureCount,
 		IgnoredCount: p.ignoredCount, Failed: p.isFailed(s.onlyFailed), Match: p.match, Restarts: p.restarts}
 }
@@ -800,11 +807,28 @@ func (s *sim) kill(p *simPod) {
 	s.changed = true
 }
 
+// remove: the pod object is gone.
+func (s *sim) remove(p *simPod) {
+	if !p.removed {
+		p.removed = true
+		s.gone[p.index]++
+	}
+}
+
+// tally counts a failed pod for the per-index view.
+func (s *sim) tally(p *simPod) {
+	if p.match.CountFailed() {
+		s.fails[p.index]++
+	} else {
+		s.ignores[p.index]++
+	}
+}
+
 // removeDeleted: kwok removes a deleted pod once it stopped and its finalizer is gone.
 func (s *sim) removeDeleted() {
 	for _, p := range s.live {
 		if p.deleting && !p.tracked && (p.phase == corev1.PodFailed || p.phase == corev1.PodSucceeded) {
-			p.removed = true
+			s.remove(p)
 		}
 	}
 }
@@ -933,7 +957,6 @@ func (s *sim) create(i int, ix jobpolicy.Index) {
 	s.created[i]++
 	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
 		phase: corev1.PodRunning, tracked: true, created: s.now, match: jobpolicy.Match{Rule: -1}}
-	p.uid = p.name
 	if s.spec.PerIndex() {
 		// addIndexFailureCountAnnotation: getNewIndexFailureCounts of the replaced pod.
 		p.failureCount, p.ignoredCount = ix.FailureCount, ix.IgnoredCount
@@ -946,7 +969,7 @@ func (s *sim) create(i int, ix jobpolicy.Index) {
 	}
 	p.runs = s.runs[i]
 	p.run = s.out.Attempt(i, p.runs, s.kwAttempt(p))
-	s.pods = append(s.pods, p)
+	s.last[i] = p
 	s.live = append(s.live, p)
 	s.res.PodsCreated++
 	if !p.run.Never {
@@ -957,29 +980,23 @@ func (s *sim) create(i int, ix jobpolicy.Index) {
 // finish fills the per-index view.
 func (s *sim) finish() {
 	s.res.End = s.since(s.now)
+	// The index states need the pods the controller still acts on only: the finished ones
+	// are in the status sets.
 	obs := make([]jobpolicy.Pod, 0, len(s.live))
 	for _, p := range s.live {
-		if !p.removed {
+		if !p.removed && (p.tracked || p.active() || p.terminating()) {
 			obs = append(obs, s.observe(p))
 		}
 	}
 	f := jobpolicy.Evaluate(s.job, obs, s.now)
 	n := int(s.spec.Completions)
-	remaining := make([]int, n)
-	for _, p := range s.pods {
-		if !p.removed {
-			remaining[p.index]++
-		}
-	}
-	// Failure counts per index: the last pod's counts plus its own failure.
-	last := make([]*simPod, n)
-	for _, p := range s.pods {
-		last[p.index] = p
-	}
 	s.res.Indexes = make([]IndexResult, n)
 	for i := 0; i < n; i++ {
-		r := IndexResult{Index: i, State: f.Indexes[i].State, Pods: s.created[i], Remaining: remaining[i], Restarts: s.restarts[i], ExitCodes: s.exits[i]}
-		if p := last[i]; p != nil {
+		r := IndexResult{Index: i, State: f.Indexes[i].State, Pods: s.created[i], Remaining: s.created[i] - s.gone[i],
+			Restarts: s.restarts[i], ExitCodes: s.exits[i], Failures: s.fails[i], Ignored: s.ignores[i]}
+		// Under backoffLimitPerIndex: the counts the last pod carries plus its own failure
+		// (getNewIndexFailureCounts).
+		if p := s.last[i]; p != nil && s.spec.PerIndex() {
 			r.Failures, r.Ignored = p.failureCount, p.ignoredCount
 			if p.failed {
 				if p.match.CountFailed() {
@@ -990,21 +1007,6 @@ func (s *sim) finish() {
 			}
 		}
 		s.res.Indexes[i] = r
-	}
-	if !s.spec.PerIndex() {
-		for i := range s.res.Indexes {
-			r := &s.res.Indexes[i]
-			r.Failures, r.Ignored = 0, 0
-		}
-		for _, p := range s.pods {
-			if p.failed {
-				if p.match.CountFailed() {
-					s.res.Indexes[p.index].Failures++
-				} else {
-					s.res.Indexes[p.index].Ignored++
-				}
-			}
-		}
 	}
 	st := &s.job.Status
 	st.Active = 0

@@ -5,6 +5,7 @@ package simulate
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -314,7 +315,10 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
 	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsText(r.PodsPerIndex), r.PodsCreated)
-	if len(r.TimingDependent) == 0 {
+	switch {
+	case r.TimingIndependent != "":
+		fmt.Fprintf(&b, "  timing: %s\n", r.TimingIndependent)
+	case len(r.TimingDependent) == 0:
 		b.WriteString("  timing: the same outcome when failing pods end earlier or later than succeeding ones\n")
 	}
 	for _, a := range r.TimingDependent {
@@ -338,8 +342,12 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	b.WriteString("\nIndexes:\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
-	for _, g := range groupIndexes(r.Indexes, wide) {
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.set.Truncated(60), g.first.State, g.first.Pods, g.first.Failures, g.first.Ignored, g.first.Restarts, codes(g.first.ExitCodes))
+	for _, g := range r.Indexes {
+		set, err := indexes.Parse(g.Indexes, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(60), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -361,38 +369,6 @@ func codes(cs []int32) string {
 		parts = append(parts, strconv.Itoa(int(c)))
 	}
 	return strings.Join(parts, ",")
-}
-
-type group struct {
-	set   indexes.Set
-	first simulate.IndexResult
-}
-
-// groupIndexes folds indexes with the same row into one line.
-func groupIndexes(ixs []simulate.IndexResult, wide bool) []group {
-	key := func(r simulate.IndexResult) string {
-		return fmt.Sprintf("%s/%d/%d/%d/%d/%v", r.State, r.Pods, r.Failures, r.Ignored, r.Restarts, r.ExitCodes)
-	}
-	var order []string
-	builders := map[string]*indexes.Builder{}
-	firsts := map[string]simulate.IndexResult{}
-	for _, r := range ixs {
-		k := key(r)
-		if wide {
-			k = strconv.Itoa(r.Index)
-		}
-		if _, ok := builders[k]; !ok {
-			order = append(order, k)
-			builders[k] = &indexes.Builder{}
-			firsts[k] = r
-		}
-		builders[k].Add(r.Index)
-	}
-	out := make([]group, 0, len(order))
-	for _, k := range order {
-		out = append(out, group{set: builders[k].Set(), first: firsts[k]})
-	}
-	return out
 }
 
 // printCompare prints the reports side by side.
@@ -427,9 +403,10 @@ func printCompare(w io.Writer, reports []simulate.Report) error {
 	row("failed", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Failed)) })
 	row("indexes never finished", func(r *simulate.Report) string {
 		n := 0
-		for _, ix := range r.Indexes {
-			if ix.State != jobpolicy.IndexSucceeded && ix.State != jobpolicy.IndexFailed {
-				n++
+		for _, g := range r.Indexes {
+			if g.State != jobpolicy.IndexSucceeded && g.State != jobpolicy.IndexFailed {
+				set, _ := indexes.Parse(g.Indexes, math.MaxInt32)
+				n += set.Len()
 			}
 		}
 		return strconv.Itoa(n)
