@@ -134,6 +134,7 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or wide (text with every event and index)")
 	fl.DurationVar(&o.Horizon, "horizon", o.Horizon, "stop simulating after this much simulated time")
 	_ = cmd.MarkFlagFilename("compare", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "wide"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -341,13 +342,13 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	}
 	b.WriteString("\nIndexes:\n")
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
+	_, _ = fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
 	for _, g := range r.Indexes {
 		set, err := indexes.Parse(g.Indexes, math.MaxInt32)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(60), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(60), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -379,7 +380,7 @@ func printCompare(w io.Writer, reports []simulate.Report) error {
 		for i := range reports {
 			cells = append(cells, f(&reports[i]))
 		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	row("", func(r *simulate.Report) string { return r.Source })
 	row("outcome", func(r *simulate.Report) string {
