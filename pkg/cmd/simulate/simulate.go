@@ -21,7 +21,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 var (
@@ -206,7 +205,7 @@ func (o *Options) Run() error {
 	start := o.now().UTC().Truncate(time.Second)
 	var reports []simulate.Report
 	for _, path := range append([]string{o.path}, o.Compare...) {
-		job, err := ReadJob(path, o.In)
+		job, _, err := simulate.ReadJob(path, o.In)
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
@@ -227,49 +226,6 @@ func (o *Options) Run() error {
 		return printCompare(o.Out, reports)
 	}
 	return printText(o.Out, &reports[0], start, o.Wide)
-}
-
-// ReadJob reads the one Indexed Job of path: a Job, a CronJob's jobTemplate, or the Job of a
-// List (create's dry-run output, with its ConfigMap).
-func ReadJob(path string, stdin io.Reader) (*batchv1.Job, error) {
-	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
-	if err != nil {
-		return nil, fmt.Errorf("cannot read %w", err)
-	}
-	var jobs []*batchv1.Job
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, fmt.Errorf("%s: %v", d.Location(), d.Err)
-		}
-		switch d.Kind() {
-		case "Job":
-			var j batchv1.Job
-			if _, err := d.DecodeStrict(&j); err != nil {
-				return nil, fmt.Errorf("%s: not a Job: %v", d.Location(), err)
-			}
-			jobs = append(jobs, &j)
-		case "CronJob":
-			var cj batchv1.CronJob
-			if _, err := d.DecodeStrict(&cj); err != nil {
-				return nil, fmt.Errorf("%s: not a CronJob: %v", d.Location(), err)
-			}
-			j := &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}
-			if j.Name == "" {
-				j.Name = cj.Name
-			}
-			j.Namespace = cj.Namespace
-			jobs = append(jobs, j)
-		}
-	}
-	switch len(jobs) {
-	case 0:
-		return nil, fmt.Errorf("%s: no Job or CronJob found", path)
-	case 1:
-		return jobs[0], nil
-	default:
-		return nil, fmt.Errorf("%s holds %d Jobs: simulate reads one Job per file (split the file, or use --compare)", path, len(jobs))
-	}
 }
 
 func conditionWords(st *batchv1.JobStatus, start time.Time) []string {

@@ -71,7 +71,7 @@ spec:
           containers: [{name: worker, image: w:1}]
 `
 	for name, content := range map[string]string{"job.yaml": jobYAML, "list.yaml": list, "cron.yaml": cron} {
-		j, err := ReadJob(write(t, name, content), nil)
+		j, _, err := simulate.ReadJob(write(t, name, content), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -82,10 +82,10 @@ spec:
 			t.Errorf("cron Job name %q", j.Name)
 		}
 	}
-	if _, err := ReadJob(write(t, "two.yaml", jobYAML+"---\n"+jobYAML), nil); err == nil || !strings.Contains(err.Error(), "2 Jobs") {
+	if _, _, err := simulate.ReadJob(write(t, "two.yaml", jobYAML+"---\n"+jobYAML), nil); err == nil || !strings.Contains(err.Error(), "2 Jobs") {
 		t.Errorf("two Jobs: %v", err)
 	}
-	if _, err := ReadJob(write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), nil); err == nil {
+	if _, _, err := simulate.ReadJob(write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), nil); err == nil {
 		t.Error("no Job accepted")
 	}
 }
