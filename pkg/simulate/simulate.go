@@ -529,19 +529,21 @@ func (s *sim) sync() {
 	// The pods the controller still has to act on: with the finalizer, or not finished. A pod
 	// without the finalizer that finished is accounted for and changes no decision (its
 	// FailJob match was seen while it was tracked).
+	s.backoffRecord()
+	s.recordSucceeded()
 	keep := s.live[:0]
 	for _, p := range s.live {
 		if !p.removed && (p.tracked || p.active() || p.terminating()) {
 			keep = append(keep, p)
 		}
 	}
+	clear(s.live[len(keep):])
 	s.live = keep
 	obs := make([]jobpolicy.Pod, len(s.live))
 	for i, p := range s.live {
 		obs[i] = s.observe(p)
 	}
 	f := jobpolicy.Evaluate(s.job, obs, s.now)
-	s.backoffRecord(obs)
 
 	switch f.Decision.Kind {
 	case jobpolicy.Finished:
@@ -555,12 +557,45 @@ func (s *sim) sync() {
 	s.removeDeleted()
 }
 
+// recordSucceeded does first what trackJobStatusAndRemoveFinalizers does in every sync with a
+// succeeded pod that still has the finalizer: its index goes into status.completedIndexes and
+// the finalizer is removed (canRemoveFinalizer: always for a succeeded pod). Every decision of
+// the sync reads the union of the status set and the tracked succeeded pods
+// (calculateSucceededIndexes), which this leaves as it is; jobpolicy then needs only the pods
+// still undecided, which keeps a sync of a large Job cheap.
+func (s *sim) recordSucceeded() {
+	var b indexes.Builder
+	n := 0
+	for _, p := range s.live {
+		if p.tracked && p.phase == corev1.PodSucceeded {
+			b.Add(p.index)
+			p.tracked = false
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	completions := int(s.spec.Completions)
+	if s.job.Status.CompletedIndexes != "" {
+		if prev, err := indexes.Parse(s.job.Status.CompletedIndexes, completions); err == nil {
+			for _, iv := range prev.Intervals() {
+				b.AddInterval(iv.First, iv.Last)
+			}
+		}
+	}
+	set := b.Set()
+	s.job.Status.CompletedIndexes = set.String()
+	s.job.Status.Succeeded = int32(set.Len())
+	s.changed = true
+}
+
 // backoffRecord mirrors backoffStore.newBackoffRecord: failures after the last success, from
 // the pods that finished since the previous sync (tracked, getNewFinishedPods).
-func (s *sim) backoffRecord(obs []jobpolicy.Pod) {
+func (s *sim) backoffRecord() {
 	var lastSuccess time.Time
 	var newFailed []*simPod
-	for i, p := range s.live {
+	for _, p := range s.live {
 		if p.finishSeen || !p.tracked {
 			continue
 		}
@@ -570,7 +605,7 @@ func (s *sim) backoffRecord(obs []jobpolicy.Pod) {
 			if p.finished.After(lastSuccess) {
 				lastSuccess = p.finished
 			}
-		case obs[i].Failed:
+		case p.isFailed(s.onlyFailed):
 			p.finishSeen = true
 			newFailed = append(newFailed, p)
 		}
