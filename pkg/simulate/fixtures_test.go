@@ -86,3 +86,33 @@ func TestFixturesFinalStatus(t *testing.T) {
 		})
 	}
 }
+
+// Two fixtures are captured between FailureTarget and Failed, while the killed pods take their
+// 120s grace period (termination-delay): the simulation stopped 60s in must show the same
+// moment: FailureTarget only, the killed pods already counted as failed, and terminating.
+func TestFixturesFailureTargetWhileTerminating(t *testing.T) {
+	for _, name := range []string{"prepare-db-terminating", "onfailure-restarts"} {
+		t.Run(name, func(t *testing.T) {
+			manifest, live, _ := loadFixture(t, name)
+			res, err := Simulate(manifest, nil, Options{Start: time.Unix(0, 0), Horizon: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := Summarize(&live.Status, nil), Summarize(&res.Job.Status, nil)
+			if diffs := want.Diff(got); len(diffs) > 0 {
+				t.Errorf("%s: simulated status 60s in differs from the capture:\n  %s", name, strings.Join(diffs, "\n  "))
+			}
+			if res.Finished || res.Job.Status.Terminating == nil || live.Status.Terminating == nil || *res.Job.Status.Terminating != *live.Status.Terminating {
+				t.Errorf("%s: terminating %v, captured %v (finished %v)", name, res.Job.Status.Terminating, live.Status.Terminating, res.Finished)
+			}
+			// And at the end, once the grace period is over: Failed.
+			end, err := Simulate(manifest, nil, Options{Start: time.Unix(0, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if end.Outcome() != "Failed" || end.End < 120*time.Second {
+				t.Errorf("%s: %s after %s, want Failed after the 120s grace period", name, end.Outcome(), end.End)
+			}
+		})
+	}
+}
