@@ -769,7 +769,7 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			msg := s.failMessage(d.Reason, obs)
 			s.setCondition(batchv1.JobFailureTarget, d.Reason, msg)
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobFailed, Reason: d.Reason, Message: msg}
-			s.event("FailureTarget", -1, "FailureTarget (%s): %s", d.Reason, msg)
+			s.event("FailureTarget", -1, "FailureTarget (%s): %s%s", d.Reason, msg, s.failWhy(f, d.Reason))
 		case d.Reason == batchv1.JobReasonSuccessPolicy:
 			msg := s.successMessage(f.Succeeded)
 			s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, msg)
@@ -796,7 +796,7 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 	}
 	if len(killed) > 0 {
 		set := indexes.Of(killed...)
-		s.event("PodsKilled", -1, "%d running pods deleted (indexes %s)", len(killed), set.String())
+		s.event("PodsKilled", -1, "%s deleted (indexes %s): they count as failed", plural(len(killed), "running pod", "running pods"), set.String())
 	}
 	for i, p := range s.live {
 		if !p.tracked {
@@ -831,7 +831,7 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		}
 		s.event(string(s.finalCond.Type), -1, "%s (%s)", s.finalCond.Type, s.finalCond.Reason)
 	} else if len(killed) > 0 {
-		s.event("Terminating", -1, "%d pods terminating: %s waits for them", terminating, s.finalCond.Type)
+		s.event("Terminating", -1, "%s terminating: %s waits until they are gone", plural(terminating, "pod", "pods"), s.finalCond.Type)
 	}
 	s.job.Status.Terminating = ptr32(int32(terminating))
 }
@@ -939,7 +939,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		// newBackoffRecord.getRemainingTime: no pod is created until the global backoff passed.
 		total, remaining := jobpolicy.Backoff(s.bFailures, s.bLast, s.now)
 		if remaining > 0 {
-			s.event("Backoff", -1, "%d failures since the last success: no pod created for %s (backoff %s)", s.bFailures, remaining, total)
+			s.event("Backoff", -1, "%s since the last success: no pod created for %s (backoff %s)", plural(int(s.bFailures), "failure", "failures"), remaining, total)
 			s.push(s.now.Add(remaining), 0, evWake, nil)
 			return
 		}
@@ -984,7 +984,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		s.create(i, f.Indexes[i])
 	}
 	set := indexes.Of(cands...)
-	s.event("PodsCreated", -1, "%d pods created (indexes %s)", len(cands), set.String())
+	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())
 	s.changed = true
 }
 
@@ -1054,4 +1054,29 @@ func (s *sim) finish() {
 	}
 	st.Ready = &ready
 	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// failWhy adds the numbers behind a failure reason (syncJob's comparisons).
+func (s *sim) failWhy(f *jobpolicy.Facts, reason string) string {
+	switch reason {
+	case batchv1.JobReasonBackoffLimitExceeded:
+		if f.Spec.RestartsCount() && f.RestartsLeft <= 0 {
+			return fmt.Sprintf(" (%s of running pods, backoffLimit %d)", plural(int(f.Restarts), "container restart", "container restarts"), f.Spec.BackoffLimit)
+		}
+		return fmt.Sprintf(" (%s counted > backoffLimit %d)", plural(int(f.CountedFailures), "failure", "failures"), f.Spec.BackoffLimit)
+	case batchv1.JobReasonMaxFailedIndexesExceeded:
+		return fmt.Sprintf(" (%s > maxFailedIndexes %d)", plural(f.Failed.Len(), "failed index", "failed indexes"), *f.Spec.MaxFailedIndexes)
+	case batchv1.JobReasonFailedIndexes:
+		return fmt.Sprintf(" (every index has a result, %s)", plural(f.Failed.Len(), "failed", "failed"))
+	case batchv1.JobReasonDeadlineExceeded:
+		return fmt.Sprintf(" (activeDeadlineSeconds %d)", *s.job.Spec.ActiveDeadlineSeconds)
+	}
+	return ""
 }
