@@ -45,7 +45,12 @@ type Report struct {
 	// TimingIndependent says why no ordering of events can change the outcome, when the
 	// timing variants were not simulated.
 	TimingIndependent string `json:"timingIndependent,omitempty"`
+
+	result *Result
 }
+
+// Result is the main simulation behind the report.
+func (r *Report) Result() *Result { return r.result }
 
 // TimingIndependent returns why the final status of job cannot depend on the order of its
 // pods' events, or "": every index retries on its own (backoffLimitPerIndex, restartPolicy
@@ -118,7 +123,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	}
 	rep := &Report{APIVersion: APIVersion, Kind: KindReport, Job: job.Name, Outcome: res.Outcome(),
 		Duration: res.End.String(), Status: res.Job.Status, PodsPerIndex: res.PodsPerIndex(), PodsCreated: res.PodsCreated,
-		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes)}
+		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes), result: res}
 	if rep.Events == nil {
 		rep.Events = []Event{}
 	}
@@ -131,6 +136,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 		rep.TimingIndependent = reason
 		return rep, nil
 	}
+	opts.KeepPods = false
 	for _, t := range []Timing{FailuresFirst, SuccessesFirst} {
 		opts.Timing = t
 		alt, err := Simulate(job, out, opts)

@@ -55,6 +55,8 @@ type Options struct {
 	Timing Timing
 	// MaxEvents caps the timeline (default 200); the rest are counted in Result.MoreEvents.
 	MaxEvents int
+	// KeepPods keeps every pod for Result.Pods (memory grows with the pods created).
+	KeepPods bool
 }
 
 // Event is one decisive step of the timeline.
@@ -132,6 +134,10 @@ type Result struct {
 	PodsCreated int
 	// Syncs of the controller simulated.
 	Syncs int
+
+	pods      []*simPod // with Options.KeepPods
+	ns        string
+	container string
 }
 
 // PodsPerIndex counts the pods each index still has at the end, as `kubectl get pods` lists
@@ -160,6 +166,7 @@ type simPod struct {
 	failed                     bool // isPodFailed
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
+	condition                  string // set True by the run that failed the pod
 	hasExit                    bool
 }
 
@@ -267,6 +274,7 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	j.Status.StartTime = &metav1.Time{Time: s.start}
 	s.loop()
 	s.finish()
+	s.res.ns, s.res.container = s.ns, out.Container()
 	return s.res, nil
 }
 
@@ -412,6 +420,7 @@ func (s *sim) apply(e *event) {
 		if r.Failed() {
 			p.phase = corev1.PodFailed
 			p.failed = true
+			p.condition = r.Condition
 			p.match = s.match(p, r)
 			s.tally(p)
 			what := fmt.Sprintf("exit code %d", r.ExitCode)
@@ -1005,6 +1014,9 @@ func (s *sim) create(i int, ix jobpolicy.Index) {
 	p.runs = s.runs[i]
 	p.run = s.out.Attempt(i, p.runs, s.kwAttempt(p))
 	s.last[i] = p
+	if s.opts.KeepPods {
+		s.res.pods = append(s.res.pods, p)
+	}
 	s.live = append(s.live, p)
 	s.res.PodsCreated++
 	if !p.run.Never {

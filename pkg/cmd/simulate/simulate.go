@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
@@ -209,7 +210,8 @@ func (o *Options) Run() error {
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500})
+		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !printers.IsStructured(o.Output)
+		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep})
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", path, err))
 		}
@@ -309,8 +311,34 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return printStatusView(w, r, start, wide)
+}
+
+// statusViewLimit: up to this many indexes the text view ends with status's own report.
+const statusViewLimit = 10000
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// printStatusView prints what `kubectl indexed status` would say about the Job and its pods at
+// the end of the simulation.
+func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
+	res := r.Result()
+	if res == nil || res.Job.Spec.Completions == nil || *res.Job.Spec.Completions > statusViewLimit {
+		return nil
+	}
+	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: fixedClock(start.Add(res.End)), AllIndexes: wide})
+	if err != nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\nAt the end, kubectl indexed status would say:\n\n"); err != nil {
+		return err
+	}
+	return indexstatus.PrintText(w, st, wide)
 }
 
 func codes(cs []int32) string {
