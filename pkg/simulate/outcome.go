@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -375,4 +376,30 @@ func splitFlag(v, flag, form string) ([]int, []string, error) {
 		idx = append(idx, i)
 	}
 	return idx, strings.Split(val, ","), nil
+}
+
+// OutOfRange lists the indexes the flags name that a Job of completions indexes does not have.
+func (o *Outcomes) OutOfRange(completions int) []int {
+	seen := map[int]bool{}
+	for _, m := range []map[int]bool{keys(o.Codes), keys(o.Durations), keys(o.Conditions)} {
+		for i := range m {
+			if i >= completions {
+				seen[i] = true
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func keys[V any](m map[int]V) map[int]bool {
+	out := make(map[int]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
 }

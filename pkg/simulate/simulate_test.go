@@ -220,3 +220,12 @@ func TestStuckJob(t *testing.T) {
 		t.Fatalf("outcome %s", r.Outcome())
 	}
 }
+
+func TestOutOfRange(t *testing.T) {
+	o := NewOutcomes()
+	_ = o.ParseOutcome("9=1")
+	_ = o.ParseDuration("2-7=1s")
+	if got := o.OutOfRange(6); len(got) != 3 || got[0] != 6 || got[2] != 9 {
+		t.Errorf("OutOfRange(6) = %v, want [6 7 9]", got)
+	}
+}

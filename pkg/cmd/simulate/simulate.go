@@ -210,6 +210,12 @@ func (o *Options) Run() error {
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
+		if job.Spec.Completions != nil {
+			if out := o.outcomes.OutOfRange(int(*job.Spec.Completions)); len(out) > 0 {
+				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %d completions (indexes 0-%d): the flags for indexes %s do not apply to it\n",
+					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(60))
+			}
+		}
 		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !printers.IsStructured(o.Output)
 		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep})
 		if err != nil {
