@@ -41,6 +41,9 @@ const (
 	SuccessesFirst Timing = "successes-first"
 )
 
+// crashLoopLimit: a restart limit above this is never reached in a simulation.
+const crashLoopLimit = 1_000_000
+
 // Skew is how far the timing variants move pod finishes: about one controller sync plus a
 // kwok stage, the jitter seen on the local control plane.
 const Skew = 500 * time.Millisecond
@@ -407,7 +410,17 @@ func (s *sim) apply(e *event) {
 			s.restarts[p.index]++
 			s.runs[p.index]++
 			p.runs = s.runs[p.index]
-			p.run = s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
+			next := s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
+			if next == r && s.spec.RestartsToFail() > crashLoopLimit {
+				// Every further run ends the same way and no limit counts the restarts
+				// (pastBackoffLimitOnFailure compares them with a backoffLimit of 2^31-1 under
+				// backoffLimitPerIndex): the pod crash-loops until it is deleted, which changes
+				// nothing but its restartCount, so it is left running.
+				p.run = Attempt{Never: true}
+				s.event("ContainerRestarted", p.index, "index %d: container exited %d and restarts in place forever (no limit counts the restarts)", p.index, r.ExitCode)
+				return
+			}
+			p.run = next
 			s.event("ContainerRestarted", p.index, "index %d: container exited %d, restarted in place (restartCount %d)", p.index, r.ExitCode, p.restarts)
 			if !p.run.Never {
 				s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)

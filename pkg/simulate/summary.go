@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // Summary is the part of a final status that a simulation predicts and a real Job is compared
@@ -65,18 +68,22 @@ func quoteEmpty(v string) string {
 	return v
 }
 
-// PodsText renders pods per index as "0:1 1:2".
+// PodsText renders pods per index grouped by count, "0-2,4:1 3:2" (by count, then by first
+// index), or "none".
 func PodsText(m map[string]int) string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
+	byCount := map[int][]int{}
+	for k, v := range m {
+		i, err := strconv.Atoi(k)
+		if err != nil || v <= 0 {
+			continue
 		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s:%d", k, m[k]))
+		byCount[v] = append(byCount[v], i)
+	}
+	counts := slices.Collect(maps.Keys(byCount))
+	slices.Sort(counts)
+	parts := make([]string, 0, len(counts))
+	for _, c := range counts {
+		parts = append(parts, fmt.Sprintf("%s:%d", indexes.Of(byCount[c]...).String(), c))
 	}
 	if len(parts) == 0 {
 		return "none"
