@@ -229,3 +229,16 @@ func TestOutOfRange(t *testing.T) {
 		t.Errorf("OutOfRange(6) = %v, want [6 7 9]", got)
 	}
 }
+
+// Under backoffLimitPerIndex the restart limit is 2^31-1 (pastBackoffLimitOnFailure never
+// fires): a crash-looping container keeps its pod running, the index never finishes, and the
+// simulation says so at once instead of restarting it for a day.
+func TestCrashLoopWithoutLimit(t *testing.T) {
+	j := job(3, 3, map[string]string{ScenarioPrefix + "exit-code.1": "1"})
+	j.Spec.BackoffLimitPerIndex = i32(1)
+	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	r := run(t, j, nil)
+	if r.Outcome() != "Running" || r.Syncs > 10 || r.Job.Status.CompletedIndexes != "0,2" {
+		t.Fatalf("outcome %s after %d syncs, completed %q", r.Outcome(), r.Syncs, r.Job.Status.CompletedIndexes)
+	}
+}
