@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -208,4 +209,38 @@ func eventsText(es []simulate.Event) string {
 		fmt.Fprintf(&b, "  t=%-6s %s\n", e.At, e.Message)
 	}
 	return b.String()
+}
+
+// TestSimulateLintHintRuns: the commands lint prints for a Job in the prepare-db mode run as
+// printed (the real kubectl writes the per-index fix offline) and show the difference: the
+// Job as written fails, the fix completes.
+func TestSimulateLintHintRuns(t *testing.T) {
+	RequirePlugin(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "prepare-db.yaml")
+	manifest := indexedJob("prepare-db", "  completions: 10\n  parallelism: 10\n  backoffLimit: 2\n", nil)
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := KubectlIndexed(t, "lint", file)
+	var cmds []string
+	for _, line := range strings.Split(r.Stderr, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "kubectl ") {
+			cmds = append(cmds, l)
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("lint printed %d commands, want 2:\n%s", len(cmds), r)
+	}
+	// kubectl on PATH is the v1.37.2 client, kubectl-indexed the plugin under test.
+	sh := exec.Command("bash", "-c", "set -e; "+cmds[0]+"; "+cmds[1])
+	sh.Dir = dir
+	out, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("running the hint: %v\n%s", err, out)
+	}
+	text := string(out)
+	if !strings.Contains(text, "Failed (BackoffLimitExceeded)") || !strings.Contains(text, "Complete (CompletionsReached)") {
+		t.Errorf("the comparison does not show the prepare-db mode failing and the fix completing:\n%s", text)
+	}
 }
