@@ -190,8 +190,8 @@ const (
 )
 
 type event struct {
-	at    time.Time
-	order int // 0 first, 1 second within an instant (timing variants)
+	at    int64 // nanoseconds since the start
+	order int   // 0 first, 1 second within an instant (timing variants)
 	seq   int
 	kind  eventKind
 	pod   *simPod
@@ -202,8 +202,8 @@ type queue []*event
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
-	if !q[i].at.Equal(q[j].at) {
-		return q[i].at.Before(q[j].at)
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
 	}
 	if q[i].order != q[j].order {
 		return q[i].order < q[j].order
@@ -339,7 +339,7 @@ func ptr32(v int32) *int32 { return &v }
 
 func (s *sim) push(at time.Time, order int, kind eventKind, p *simPod) {
 	s.seq++
-	e := &event{at: at, order: order, seq: s.seq, kind: kind, pod: p}
+	e := &event{at: int64(at.Sub(s.start)), order: order, seq: s.seq, kind: kind, pod: p}
 	if p != nil {
 		e.gen = p.restarts
 	}
@@ -379,13 +379,14 @@ func (s *sim) loop() {
 			return
 		}
 		next := s.q[0]
-		if next.at.After(horizon) {
+		if s.start.Add(time.Duration(next.at)).After(horizon) {
 			s.now = horizon
 			return
 		}
-		s.now = next.at
+		s.now = s.start.Add(time.Duration(next.at))
+		at := next.at
 		order := next.order
-		for s.q.Len() > 0 && s.q[0].at.Equal(s.now) && s.q[0].order == order {
+		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order {
 			s.apply(heap.Pop(&s.q).(*event))
 		}
 		s.sync()
