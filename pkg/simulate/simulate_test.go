@@ -242,3 +242,19 @@ func TestCrashLoopWithoutLimit(t *testing.T) {
 		t.Fatalf("outcome %s after %d syncs, completed %q", r.Outcome(), r.Syncs, r.Job.Status.CompletedIndexes)
 	}
 }
+
+// A deadline close to the finish: pods ending 0.2s before activeDeadlineSeconds complete the
+// Job here, but half a second of controller and kubelet latency fails it (pastActiveDeadline):
+// both outcomes are reported.
+func TestDeadlineRaceIsReported(t *testing.T) {
+	j := job(2, 2, map[string]string{ScenarioPrefix + "run-time": "9800ms"})
+	deadline := int64(10)
+	j.Spec.ActiveDeadlineSeconds = &deadline
+	rep, err := Predict(j, nil, Options{Start: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Outcome != "Complete" || len(rep.TimingDependent) == 0 || rep.TimingDependent[0].Outcome != "Failed" {
+		t.Fatalf("outcome %s, alternatives %+v", rep.Outcome, rep.TimingDependent)
+	}
+}
