@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,10 +62,23 @@ type Outcomes struct {
 	annotations map[annKey]string
 }
 
-// annKey is a scenario annotation key split into its base and suffixes (-1 when absent).
+// annKey is a scenario annotation key split into its base (position in annBases) and
+// suffixes (-1 when absent).
 type annKey struct {
-	base           string
-	index, attempt int
+	base           uint8
+	index, attempt int32
+}
+
+// annBases are the scenario annotation keys without suffixes.
+var annBases = []string{AnnotationExitCode, AnnotationRunTime, AnnotationCondition, AnnotationContainer, AnnotationTerminationDelay}
+
+func baseID(base string) (uint8, bool) {
+	for i, b := range annBases {
+		if b == base {
+			return uint8(i), true
+		}
+	}
+	return 0, false
 }
 
 type runTime struct {
@@ -89,20 +103,24 @@ func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 		if len(parts) > 3 {
 			continue
 		}
-		key := annKey{base: ScenarioPrefix + parts[0], index: -1, attempt: -1}
+		id, known := baseID(ScenarioPrefix + parts[0])
+		if !known {
+			continue
+		}
+		key := annKey{base: id, index: -1, attempt: -1}
 		if len(parts) > 1 {
-			n, err := strconv.Atoi(parts[1])
-			if err != nil || n < 0 || strconv.Itoa(n) != parts[1] {
+			n, err := strconv.ParseInt(parts[1], 10, 32)
+			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[1] {
 				continue
 			}
-			key.index = n
+			key.index = int32(n)
 		}
 		if len(parts) > 2 {
-			n, err := strconv.Atoi(parts[2])
-			if err != nil || n < 0 || strconv.Itoa(n) != parts[2] {
+			n, err := strconv.ParseInt(parts[2], 10, 32)
+			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[2] {
 				continue
 			}
-			key.attempt = n
+			key.attempt = int32(n)
 		}
 		if c.annotations == nil {
 			c.annotations = map[annKey]string{}
@@ -126,7 +144,8 @@ func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
 	if v, ok := o.specific(base, index, attempt); ok {
 		return v, true
 	}
-	v, ok := o.annotations[annKey{base, -1, -1}]
+	id, _ := baseID(base)
+	v, ok := o.annotations[annKey{id, -1, -1}]
 	return v, ok
 }
 
@@ -172,15 +191,16 @@ func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
 
 // specific is lookup without the bare key.
 func (o *Outcomes) specific(base string, index, attempt int) (string, bool) {
-	if o.annotations == nil {
+	if o.annotations == nil || index > math.MaxInt32 || attempt > math.MaxInt32 {
 		return "", false
 	}
+	id, _ := baseID(base)
 	if attempt >= 0 {
-		if v, ok := o.annotations[annKey{base, index, attempt}]; ok {
+		if v, ok := o.annotations[annKey{id, int32(index), int32(attempt)}]; ok {
 			return v, true
 		}
 	}
-	v, ok := o.annotations[annKey{base, index, -1}]
+	v, ok := o.annotations[annKey{id, int32(index), -1}]
 	return v, ok
 }
 
@@ -199,7 +219,8 @@ func (o *Outcomes) Delay(index int) time.Duration {
 
 // Container is the container that carries the exit code ("" for every container).
 func (o *Outcomes) Container() string {
-	return o.annotations[annKey{AnnotationContainer, -1, -1}]
+	id, _ := baseID(AnnotationContainer)
+	return o.annotations[annKey{id, -1, -1}]
 }
 
 // atoi32 reads an exit code as the stages' atoi does: anything unparsable is 0.

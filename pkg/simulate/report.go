@@ -3,6 +3,7 @@ package simulate
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -127,7 +128,6 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	if rep.Events == nil {
 		rep.Events = []Event{}
 	}
-	base := res.Summary()
 	meaning := map[Timing]string{
 		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),
 		SuccessesFirst: fmt.Sprintf("succeeding pods end %s earlier and failing pods %s later than given", Skew, Skew),
@@ -137,6 +137,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 		return rep, nil
 	}
 	opts.KeepPods = false
+	base := Summarize(&res.Job.Status, rep.PodsPerIndex)
 	for _, t := range []Timing{FailuresFirst, SuccessesFirst} {
 		opts.Timing = t
 		alt, err := Simulate(job, out, opts)
@@ -163,14 +164,26 @@ type IndexGroup struct {
 
 // Group folds indexes with the same result into groups, in order of their first index.
 func Group(ixs []IndexResult) []IndexGroup {
+	type key struct {
+		state                       string
+		pods, remaining             int
+		failures, ignored, restarts int32
+		codes                       string
+	}
 	type acc struct {
 		b     indexes.Builder
 		first IndexResult
 	}
-	var order []string
-	groups := map[string]*acc{}
+	var order []key
+	groups := map[key]*acc{}
+	var buf []byte
 	for _, r := range ixs {
-		k := fmt.Sprintf("%s/%d/%d/%d/%d/%d/%v", r.State, r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, r.ExitCodes)
+		buf = buf[:0]
+		for _, c := range r.ExitCodes {
+			buf = strconv.AppendInt(buf, int64(c), 10)
+			buf = append(buf, ',')
+		}
+		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, string(buf)}
 		g, ok := groups[k]
 		if !ok {
 			g = &acc{first: r}

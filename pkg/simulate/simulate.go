@@ -149,7 +149,7 @@ func (r *Result) PodsPerIndex() map[string]int {
 	out := map[string]int{}
 	for _, ix := range r.Indexes {
 		if ix.Remaining > 0 {
-			out[fmt.Sprint(ix.Index)] = ix.Remaining
+			out[strconv.Itoa(ix.Index)] = ix.Remaining
 		}
 	}
 	return out
