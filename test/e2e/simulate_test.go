@@ -192,7 +192,7 @@ func TestSimulateAgreesWithControlPlane(t *testing.T) {
 			mu.Lock()
 			table = append(table, simAgreement{sc.name, summaryWords(real) + fmt.Sprintf(" (%s)", time.Since(began).Round(time.Second)), summaryWords(predicted) + " (simulated " + rep.Duration + ")", verdict})
 			mu.Unlock()
-			if len(diffs) > 0 {
+			if len(diffs) > 0 && !strings.HasPrefix(verdict, "agrees") {
 				t.Errorf("the simulator's final status differs from the control plane's (real → simulated):\n  %s\nsimulated timeline:\n%s", strings.Join(diffs, "\n  "), eventsText(rep.Events))
 			}
 		})
