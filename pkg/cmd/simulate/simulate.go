@@ -130,7 +130,7 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 	fl.IntVar(&o.DefaultOutcome, "default-outcome", 0, "exit code of the indexes without --outcome (default: the annotations, else 0)")
 	fl.StringVar(&o.DefaultDuration, "default-duration", "", "run time of the indexes without --duration (default: the annotations, else 1s)")
 	fl.StringVar(&o.TerminationDelay, "termination-delay", "", "how long a deleted pod stays Terminating (default: the annotations, else 0s)")
-	fl.StringArrayVar(&o.Compare, "compare", nil, "other Job files to simulate on the same outcomes, side by side; repeatable or comma-free list after the flag")
+	fl.StringArrayVar(&o.Compare, "compare", nil, "another Job file to simulate on the same outcomes, side by side (repeatable; files given after FILE are compared too)")
 	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or wide (text with every event and index)")
 	fl.DurationVar(&o.Horizon, "horizon", o.Horizon, "stop simulating after this much simulated time")
 	_ = cmd.MarkFlagFilename("compare", "yaml", "yml", "json")
