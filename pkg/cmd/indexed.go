@@ -20,6 +20,7 @@ import (
 	cmdreconcile "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/reconcile"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
+	cmdsimulate "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/simulate"
 	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/version"
 )
@@ -76,6 +77,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
 	root.AddCommand(cmdretry.NewCmdRetry(f, streams))
 	root.AddCommand(cmdreconcile.NewCmdReconcile(f, streams))
+	root.AddCommand(cmdsimulate.NewCmdSimulate(streams))
 
 	return root
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -244,6 +245,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.print(report); err != nil {
 		return err
 	}
+	if !printers.IsStructured(o.Output) {
+		o.printSimulateHint(report, live, desired)
+	}
 	if report.Server != nil && report.Server.Disagreements > 0 {
 		_, _ = fmt.Fprintf(o.ErrOut, "error: the API server disagreed with %d of kubectl indexed's classifications (see the report): this is a bug in kubectl indexed, please report it\n",
 			report.Server.Disagreements)
@@ -449,4 +453,28 @@ func (o *Options) scaffoldArgs() []string {
 		}
 	})
 	return out
+}
+
+// printSimulateHint prints, when a side of the diff is in the prepare-db mode, the simulate
+// --compare command that plays both sides on the same failures.
+func (o *Options) printSimulateHint(r *jobdiff.Report, live, desired *batchv1.Job) {
+	prepareDB := false
+	for _, w := range r.Warnings {
+		prepareDB = prepareDB || w.Code == jobdiff.WarnPrepareDBMode
+	}
+	if !prepareDB || o.Filename == "" || o.Filename == "-" {
+		return
+	}
+	flags, _, ok := simulate.PrepareDBOutcomes(live)
+	if !ok {
+		if flags, _, ok = simulate.PrepareDBOutcomes(desired); !ok {
+			return
+		}
+	}
+	cmd := fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", simulate.ShellQuote(o.LiveFile), simulate.ShellQuote(o.Filename), flags)
+	if o.LiveFile == "" || o.LiveFile == "-" {
+		cmd = fmt.Sprintf("kubectl get job %s -n %s -o yaml | kubectl indexed simulate - --compare %s %s",
+			simulate.ShellQuote(live.Name), simulate.ShellQuote(live.Namespace), simulate.ShellQuote(o.Filename), flags)
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "hint: see what the live and the desired Job do on the same failures (the prepare-db mode):\n  %s\n", cmd)
 }

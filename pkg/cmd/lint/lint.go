@@ -4,6 +4,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -217,6 +219,9 @@ func (o *Options) Run() error {
 	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief}); err != nil {
 		return err
 	}
+	if !printers.IsStructured(o.Output) {
+		printSimulateHints(o.ErrOut, report)
+	}
 	switch {
 	case report.Summary.Unreadable > 0:
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%d of %d documents could not be read (see the unreadable-document findings)", report.Summary.Unreadable, report.Summary.Documents))
@@ -243,4 +248,23 @@ func (o *Options) listRules() error {
 		}
 	}
 	return nil
+}
+
+// printSimulateHints prints, for each file with a Job in the prepare-db mode, the commands that
+// simulate it next to the per-index fix on the same failures.
+func printSimulateHints(w io.Writer, report *lint.Report) {
+	seen := map[string]bool{}
+	for _, f := range report.Findings {
+		if f.Rule != lint.RulePrepareDB || f.File == "" || seen[f.File] {
+			continue
+		}
+		seen[f.File] = true
+		job, cron, err := simulate.ReadJob(f.File, nil)
+		if err != nil {
+			continue
+		}
+		if h, ok := simulate.PrepareDBHint(f.File, job, cron); ok {
+			_, _ = fmt.Fprintf(w, "hint: see what the prepare-db mode of %s does, next to the per-index fix, on the same failures:\n  %s\n  %s\n", f.File, h.Fix, h.Simulate)
+		}
+	}
 }

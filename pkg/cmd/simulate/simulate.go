@@ -1,0 +1,417 @@
+// Package simulate implements `kubectl indexed simulate`: the cobra glue around pkg/simulate,
+// offline (nothing contacts a cluster).
+package simulate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/kubectl/pkg/util/templates"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+)
+
+var (
+	long = templates.LongDesc(`
+		Predict what the Job controller (Kubernetes v1.37) does with an Indexed Job before it
+		runs: which indexes complete or fail, how the retry limits, the podFailurePolicy, the
+		success policy and the deadline interact, and the final status it writes.
+
+		FILE holds a Job, a CronJob (its jobTemplate) or the List "kubectl indexed create
+		--dry-run=client -o yaml" prints. How each pod ends comes from the flags, else from the
+		scenario annotations of the pod template that the project's local control plane (kwok)
+		reads (scenario.indexed.kubectl.io/exit-code[.INDEX[.ATTEMPT]], run-time, condition,
+		container, termination-delay; see test/README.md), so one manifest gives the same
+		outcome simulated and run; without either, every pod runs 1s and exits 0.
+
+		--outcome INDEX=CODE[,CODE...] gives exit codes per attempt: the first pod of the index
+		exits with the first code, the next pod (or, under restartPolicy OnFailure, the next run
+		of the container) with the second; codes beyond the attempts that happen are ignored and
+		the last code repeats. --duration and --condition work the same way (a condition such as
+		DisruptionTarget fails the pod with exit code 137 unless a code is given). INDEX may be a
+		range such as 3-5.
+
+		The simulation is a discrete-event model of the controller's syncs built on the same
+		rules as status, lint and diff (pkg/jobpolicy): pods created lowest index first up to
+		parallelism, the per-index and global backoffs (10s doubling, at most 10m), counted and
+		ignored failures, backoffLimit (also next to backoffLimitPerIndex), maxFailedIndexes,
+		FailJob / FailIndex / Ignore / Count, activeDeadlineSeconds, the success policy, container
+		restarts under OnFailure, FailureTarget then Failed once the killed pods are gone, and
+		podReplacementPolicy. Timing is idealized (syncs take no time); the simulation is run
+		again with failing pods ending half a second earlier and later than succeeding ones, and
+		when that changes the outcome both outcomes are printed: on a real cluster either can
+		happen.
+
+		--compare FILE2 [FILE3...] simulates every file on the same outcomes, side by side.
+
+		Exit codes: 0 simulated; 2 bad flags, unreadable input, no Indexed Job in a file.`)
+
+	example = templates.Examples(`
+		# The prepare-db Job: shards 1, 4 and 7 fail, the others run 30s
+		kubectl indexed simulate prepare-db.yaml --default-duration 30s --outcome 1=1 --outcome 4=1 --outcome 7=1
+
+		# Shard 2 fails twice transiently, then succeeds
+		kubectl indexed simulate job.yaml --outcome 2=1,1,0
+
+		# Index 3 is preempted once (DisruptionTarget), then succeeds
+		kubectl indexed simulate job.yaml --condition 3=DisruptionTarget,
+
+		# Today's Job next to the fix lint proposes, on the same outcomes
+		kubectl indexed simulate job.yaml --compare job-fixed.yaml --outcome 4=1
+
+		# The predicted status as a real Job's .status, for scripts
+		kubectl indexed simulate job.yaml -o json | jq .status`)
+)
+
+// Options of `kubectl indexed simulate`.
+type Options struct {
+	Outcomes         []string
+	Durations        []string
+	Conditions       []string
+	DefaultOutcome   int
+	DefaultDuration  string
+	TerminationDelay string
+	Compare          []string
+	Output           string
+	Horizon          time.Duration
+	Wide             bool
+
+	path     string
+	outcomes *simulate.Outcomes
+	now      func() time.Time
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns Options with the defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, Horizon: 24 * time.Hour, now: time.Now}
+}
+
+// NewCmdSimulate returns the simulate command.
+func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewOptions(streams)
+	cmd := &cobra.Command{
+		Use:                   "simulate FILE [--outcome INDEX=CODE[,CODE...]]... [--compare FILE2...]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Predict how the Job controller will run an Indexed Job, offline",
+		Long:                  long,
+		Example:               example,
+		Args:                  cobra.ArbitraryArgs,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...]: exit codes of the index's attempts (the last repeats); repeatable")
+	fl.StringArrayVar(&o.Durations, "duration", nil, "INDEX=DURATION[,DURATION...]: run time of the index's attempts (Go duration or never); repeatable")
+	fl.StringArrayVar(&o.Conditions, "condition", nil, "INDEX=TYPE[,TYPE...]: pod condition (such as DisruptionTarget) set as the attempt fails; empty TYPE for none; repeatable")
+	fl.IntVar(&o.DefaultOutcome, "default-outcome", 0, "exit code of the indexes without --outcome (default: the annotations, else 0)")
+	fl.StringVar(&o.DefaultDuration, "default-duration", "", "run time of the indexes without --duration (default: the annotations, else 1s)")
+	fl.StringVar(&o.TerminationDelay, "termination-delay", "", "how long a deleted pod stays Terminating (default: the annotations, else 0s)")
+	fl.StringArrayVar(&o.Compare, "compare", nil, "another Job file to simulate on the same outcomes, side by side (repeatable; files given after FILE are compared too)")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or wide (text with every event and index)")
+	fl.DurationVar(&o.Horizon, "horizon", o.Horizon, "stop simulating after this much simulated time")
+	_ = cmd.MarkFlagFilename("compare", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "wide"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete reads the flags into outcomes.
+func (o *Options) Complete(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return exitcode.UsageError("give a Job file: kubectl indexed simulate FILE\nSee 'kubectl indexed simulate --help' for usage.")
+	}
+	o.path = args[0]
+	// simulate a.yaml --compare b.yaml c.yaml: the files after the first are compared too.
+	o.Compare = append(o.Compare, args[1:]...)
+	out := simulate.NewOutcomes()
+	for _, v := range o.Outcomes {
+		if err := out.ParseOutcome(v); err != nil {
+			return exitcode.UsageError("%v", err)
+		}
+	}
+	for _, v := range o.Durations {
+		if err := out.ParseDuration(v); err != nil {
+			return exitcode.UsageError("%v", err)
+		}
+	}
+	for _, v := range o.Conditions {
+		if err := out.ParseCondition(v); err != nil {
+			return exitcode.UsageError("%v", err)
+		}
+	}
+	if cmd != nil && cmd.Flags().Changed("default-outcome") {
+		if o.DefaultOutcome < 0 || o.DefaultOutcome > 255 {
+			return exitcode.UsageError("--default-outcome %d: an exit code is 0-255", o.DefaultOutcome)
+		}
+		c := int32(o.DefaultOutcome)
+		out.DefaultCode = &c
+	}
+	if o.DefaultDuration != "" {
+		if err := out.SetDefaultDuration(o.DefaultDuration); err != nil {
+			return exitcode.UsageError("%v", err)
+		}
+	}
+	if o.TerminationDelay != "" {
+		d, err := time.ParseDuration(o.TerminationDelay)
+		if err != nil || d < 0 {
+			return exitcode.UsageError("--termination-delay %q: not a duration such as 30s", o.TerminationDelay)
+		}
+		out.TerminationDelay = &d
+	}
+	o.outcomes = out
+	if o.Output == "wide" {
+		o.Wide, o.Output = true, ""
+	}
+	return nil
+}
+
+// Validate checks the output format.
+func (o *Options) Validate() error {
+	if o.Output != "" {
+		if err := printers.ValidateFormat(o.Output, printers.FormatJSON, printers.FormatYAML); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
+	if o.Horizon <= 0 {
+		return exitcode.UsageError("--horizon must be positive")
+	}
+	return nil
+}
+
+// Run simulates every file and prints the reports.
+func (o *Options) Run() error {
+	start := o.now().UTC().Truncate(time.Second)
+	var reports []simulate.Report
+	for _, path := range append([]string{o.path}, o.Compare...) {
+		job, _, err := simulate.ReadJob(path, o.In)
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		if job.Spec.Completions != nil {
+			if out := o.outcomes.OutOfRange(int(*job.Spec.Completions)); len(out) > 0 {
+				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %d completions (indexes 0-%d): the flags for indexes %s do not apply to it\n",
+					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(60))
+			}
+		}
+		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !printers.IsStructured(o.Output)
+		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep})
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", path, err))
+		}
+		rep.Source = path
+		reports = append(reports, *rep)
+	}
+	if printers.IsStructured(o.Output) {
+		if len(reports) == 1 {
+			return printers.Print(o.Out, o.Output, reports[0])
+		}
+		return printers.Print(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports})
+	}
+	if len(reports) > 1 {
+		return printCompare(o.Out, reports)
+	}
+	return printText(o.Out, &reports[0], start, o.Wide)
+}
+
+func conditionWords(st *batchv1.JobStatus, start time.Time) []string {
+	var out []string
+	for _, c := range st.Conditions {
+		out = append(out, fmt.Sprintf("%s=%s %s at %s: %s", c.Type, c.Status, c.Reason, c.LastTransitionTime.Sub(start), c.Message))
+	}
+	return out
+}
+
+func outcomeLine(r *simulate.Report) string {
+	reason := ""
+	for _, c := range r.Status.Conditions {
+		if string(c.Type) == r.Outcome {
+			reason = " (" + c.Reason + ")"
+		}
+	}
+	switch r.Outcome {
+	case "Running":
+		return fmt.Sprintf("still Running after %s: the remaining pods run forever and nothing else happens", r.Duration)
+	case "Unfinished":
+		return fmt.Sprintf("not finished within the horizon (%s)", r.Duration)
+	}
+	return fmt.Sprintf("%s%s after %s", r.Outcome, reason, r.Duration)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
+
+func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Job %s (%s): %s\n", r.Job, r.Source, outcomeLine(r))
+	st := &r.Status
+	failedIx := "-"
+	if st.FailedIndexes != nil {
+		failedIx = orNone(*st.FailedIndexes)
+	}
+	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", orNone(st.CompletedIndexes), failedIx, st.Succeeded, st.Failed)
+	for _, c := range conditionWords(st, start) {
+		fmt.Fprintf(&b, "  %s\n", c)
+	}
+	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsText(r.PodsPerIndex), r.PodsCreated)
+	switch {
+	case r.TimingIndependent != "":
+		fmt.Fprintf(&b, "  timing: %s\n", r.TimingIndependent)
+	case len(r.TimingDependent) == 0:
+		b.WriteString("  timing: the same outcome when failing pods end earlier or later than succeeding ones\n")
+	}
+	for _, a := range r.TimingDependent {
+		fmt.Fprintf(&b, "  TIMING-DEPENDENT: if %s: %s; %s\n", a.Meaning, a.Outcome, strings.Join(a.Differs, "; "))
+	}
+	b.WriteString("\nTimeline:\n")
+	limit := 40
+	if wide {
+		limit = len(r.Events)
+	}
+	for i, e := range r.Events {
+		if i == limit {
+			fmt.Fprintf(&b, "  ... %d more events (-o wide)\n", len(r.Events)-limit+r.MoreEvents)
+			break
+		}
+		fmt.Fprintf(&b, "  t=%-7s %s\n", e.At, e.Message)
+	}
+	if r.MoreEvents > 0 && limit >= len(r.Events) {
+		fmt.Fprintf(&b, "  ... %d more events\n", r.MoreEvents)
+	}
+	b.WriteString("\nIndexes:\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
+	for _, g := range r.Indexes {
+		set, err := indexes.Parse(g.Indexes, math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(60), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return printStatusView(w, r, start, wide)
+}
+
+// statusViewLimit: up to this many indexes the text view ends with status's own report.
+const statusViewLimit = 10000
+
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
+
+// printStatusView prints what `kubectl indexed status` would say about the Job and its pods at
+// the end of the simulation.
+func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
+	res := r.Result()
+	if res == nil || res.Job.Spec.Completions == nil || *res.Job.Spec.Completions > statusViewLimit {
+		return nil
+	}
+	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: fixedClock(start.Add(res.End)), AllIndexes: wide})
+	if err != nil {
+		return nil
+	}
+	if _, err := fmt.Fprintf(w, "\nAt the end, kubectl indexed status would say:\n\n"); err != nil {
+		return err
+	}
+	return indexstatus.PrintText(w, st, wide)
+}
+
+func codes(cs []int32) string {
+	if len(cs) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(cs))
+	for i, c := range cs {
+		if i == 8 {
+			parts = append(parts, fmt.Sprintf("... (%d)", len(cs)))
+			break
+		}
+		parts = append(parts, strconv.Itoa(int(c)))
+	}
+	return strings.Join(parts, ",")
+}
+
+// printCompare prints the reports side by side.
+func printCompare(w io.Writer, reports []simulate.Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	row := func(name string, f func(r *simulate.Report) string) {
+		cells := []string{name}
+		for i := range reports {
+			cells = append(cells, f(&reports[i]))
+		}
+		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	row("", func(r *simulate.Report) string { return r.Source })
+	row("outcome", func(r *simulate.Report) string {
+		reason := ""
+		for _, c := range r.Status.Conditions {
+			if string(c.Type) == r.Outcome {
+				reason = " (" + c.Reason + ")"
+			}
+		}
+		return r.Outcome + reason
+	})
+	row("after", func(r *simulate.Report) string { return r.Duration })
+	row("completedIndexes", func(r *simulate.Report) string { return orNone(r.Status.CompletedIndexes) })
+	row("failedIndexes", func(r *simulate.Report) string {
+		if r.Status.FailedIndexes == nil {
+			return "-"
+		}
+		return orNone(*r.Status.FailedIndexes)
+	})
+	row("succeeded", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Succeeded)) })
+	row("failed", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Failed)) })
+	row("indexes never finished", func(r *simulate.Report) string {
+		n := 0
+		for _, g := range r.Indexes {
+			if g.State != jobpolicy.IndexSucceeded && g.State != jobpolicy.IndexFailed {
+				set, _ := indexes.Parse(g.Indexes, math.MaxInt32)
+				n += set.Len()
+			}
+		}
+		return strconv.Itoa(n)
+	})
+	row("pods created", func(r *simulate.Report) string { return strconv.Itoa(r.PodsCreated) })
+	row("timing-dependent", func(r *simulate.Report) string {
+		if len(r.TimingDependent) == 0 {
+			return "no"
+		}
+		var alts []string
+		for _, a := range r.TimingDependent {
+			alts = append(alts, string(a.Timing)+": "+a.Outcome)
+		}
+		return "yes (" + strings.Join(alts, ", ") + ")"
+	})
+	return tw.Flush()
+}

@@ -1,0 +1,139 @@
+package simulate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+)
+
+const jobYAML = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: shards
+spec:
+  completionMode: Indexed
+  completions: 4
+  parallelism: 4
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: worker
+        image: w:1
+`
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCmd(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCmdSimulate(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestReadJobShapes(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: shards\n  data: {a: b}\n- " +
+		strings.ReplaceAll(strings.TrimSuffix(jobYAML, "\n"), "\n", "\n  ") + "\n"
+	cron := `apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly
+spec:
+  schedule: "0 1 * * *"
+  jobTemplate:
+    spec:
+      completionMode: Indexed
+      completions: 2
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: worker, image: w:1}]
+`
+	for name, content := range map[string]string{"job.yaml": jobYAML, "list.yaml": list, "cron.yaml": cron} {
+		j, _, err := simulate.ReadJob(write(t, name, content), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if j.Spec.Completions == nil {
+			t.Fatalf("%s: no completions", name)
+		}
+		if name == "cron.yaml" && j.Name != "nightly" {
+			t.Errorf("cron Job name %q", j.Name)
+		}
+	}
+	if _, _, err := simulate.ReadJob(write(t, "two.yaml", jobYAML+"---\n"+jobYAML), nil); err == nil || !strings.Contains(err.Error(), "2 Jobs") {
+		t.Errorf("two Jobs: %v", err)
+	}
+	if _, _, err := simulate.ReadJob(write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), nil); err == nil {
+		t.Error("no Job accepted")
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	file := write(t, "job.yaml", jobYAML)
+	for _, args := range [][]string{
+		{},
+		{file, "--outcome", "x=1"},
+		{file, "--duration", "1=soon"},
+		{file, "--default-outcome", "300"},
+		{file, "-o", "table"},
+		{filepath.Join(t.TempDir(), "missing.yaml")},
+		{write(t, "nonindexed.yaml", strings.Replace(jobYAML, "  completionMode: Indexed\n", "", 1))},
+	} {
+		if _, err := runCmd(t, args...); exitcode.Code(err) != exitcode.Usage {
+			t.Errorf("%v: exit code %d (%v), want %d", args, exitcode.Code(err), err, exitcode.Usage)
+		}
+	}
+}
+
+// backoffLimit 1 shared by 4 indexes: index 1 failing twice fails the Job; with
+// backoffLimitPerIndex 1 instead only index 1 fails.
+func TestCompareAndJSON(t *testing.T) {
+	a := write(t, "a.yaml", jobYAML)
+	b := write(t, "b.yaml", strings.Replace(jobYAML, "  backoffLimit: 1\n", "  backoffLimitPerIndex: 1\n", 1))
+	out, err := runCmd(t, a, "--outcome", "1=1", "--default-duration", "5s", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep simulate.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kind != simulate.KindReport || rep.Outcome != "Failed" || rep.Status.Failed != 2 || rep.Status.CompletedIndexes != "0,2,3" {
+		t.Fatalf("report %s %s failed %d", rep.Kind, rep.Outcome, rep.Status.Failed)
+	}
+	out, err = runCmd(t, a, "--compare", b, "--outcome", "1=1", "--default-duration", "5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Failed (BackoffLimitExceeded)", "Failed (FailedIndexes)", "0,2,3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	text, err := runCmd(t, b, "--outcome", "1=1")
+	if err != nil || !strings.Contains(text, "failedIndexes: 1") || !strings.Contains(text, "Timeline:") {
+		t.Errorf("text output (%v):\n%s", err, text)
+	}
+}

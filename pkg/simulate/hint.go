@@ -1,0 +1,81 @@
+package simulate
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+)
+
+// Hint is the `simulate --compare` command that shows what the prepare-db mode (an Indexed Job
+// whose indexes share the global backoffLimit, jobpolicy.Spec.SharedBudget) does, next to lint's
+// fix (backoffLimitPerIndex and maxFailedIndexes, backoffLimit unset), on the same outcomes:
+// backoffLimit+1 transient failures (each index fails once and then succeeds) while the other
+// indexes run 10 minutes.
+type Hint struct {
+	// Fix is the shell command that writes the fixed Job (kubectl patch --local, no cluster).
+	Fix string
+	// Simulate is the simulate --compare command.
+	Simulate string
+}
+
+// maxHintIndexes bounds the --outcome flags of a hint.
+const maxHintIndexes = 10
+
+// PrepareDBHint returns the commands for the Job of file (a Job or a CronJob's jobTemplate), or
+// false when the Job is not in the prepare-db mode or its backoffLimit is too large to show in
+// a few flags. cron says the file holds a CronJob.
+func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
+	flags, perIndex, ok := PrepareDBOutcomes(job)
+	if !ok || file == "-" {
+		return Hint{}, false
+	}
+	maxFailed := max(1, jobpolicy.SpecOf(job).Completions/10)
+	fixed := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(file, ".yaml"), ".yml"), ".json") + "-per-index.yaml"
+	patch := fmt.Sprintf(`{"backoffLimit":null,"backoffLimitPerIndex":%d,"maxFailedIndexes":%d}`, perIndex, maxFailed)
+	if cron {
+		patch = `{"spec":{"jobTemplate":{"spec":` + patch + `}}}`
+	} else {
+		patch = `{"spec":` + patch + `}`
+	}
+	return Hint{
+		Fix:      fmt.Sprintf("kubectl patch --local -f %s --type merge -p '%s' -o yaml > %s", ShellQuote(file), patch, ShellQuote(fixed)),
+		Simulate: fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", ShellQuote(file), ShellQuote(fixed), flags),
+	}, true
+}
+
+// PrepareDBOutcomes returns the outcome flags that show the prepare-db mode of job: backoffLimit+1
+// failures spread over up to 10 indexes, each index failing perIndex times (after 30s) and then
+// succeeding, while every other index runs 10 minutes. ok is false when job is not in the
+// prepare-db mode or its backoffLimit needs too many flags.
+func PrepareDBOutcomes(job *batchv1.Job) (flags string, perIndex int, ok bool) {
+	spec := jobpolicy.SpecOf(job)
+	if !spec.SharedBudget() || spec.BackoffLimit < 0 {
+		return "", 0, false
+	}
+	completions := int(spec.Completions)
+	failures := int(spec.BackoffLimit) + 1
+	n := min(failures, completions, maxHintIndexes)
+	perIndex = (failures + n - 1) / n
+	if perIndex > 6 {
+		return "", 0, false
+	}
+	codes := strings.Repeat("1,", perIndex) + "0"
+	durations := strings.Repeat("30s,", perIndex) + "10m"
+	args := []string{"--default-duration 10m"}
+	for j := 0; j < n; j++ {
+		i := j * completions / n
+		args = append(args, fmt.Sprintf("--outcome %d=%s --duration %d=%s", i, codes, i, durations))
+	}
+	return strings.Join(args, " "), perIndex, true
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,426 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The scenario annotations of the local control plane (test/README.md, test/harness/stages.yaml):
+// kwok reads them from the pod template to decide how each pod of a Job ends. The simulator
+// reads the same keys with the same meaning, so one manifest predicts and runs the same way.
+const (
+	ScenarioPrefix             = "scenario.indexed.kubectl.io/"
+	AnnotationExitCode         = ScenarioPrefix + "exit-code"
+	AnnotationRunTime          = ScenarioPrefix + "run-time"
+	AnnotationCondition        = ScenarioPrefix + "condition"
+	AnnotationContainer        = ScenarioPrefix + "container"
+	AnnotationTerminationDelay = ScenarioPrefix + "termination-delay"
+	// RunTimeNever keeps a pod running until it is deleted.
+	RunTimeNever = "never"
+	// DefaultRunTime is the stage's run time without an annotation (scenario-pod-finish: 1s).
+	DefaultRunTime = time.Second
+	// KilledExitCode is the exit code of a container killed by a deletion, and of a pod failed
+	// by a condition without an exit code (scenario-pod-terminate, scenario-pod-finish).
+	KilledExitCode int32 = 137
+)
+
+// Attempt is how one run of a pod's container ends.
+type Attempt struct {
+	// ExitCode of the container (0 succeeds).
+	ExitCode int32
+	// Condition, when set, is a pod condition set True as the pod fails (DisruptionTarget, ...);
+	// with exit code 0 the container exits 137, as kwok makes it.
+	Condition string
+	// Duration is how long the run takes; Never keeps the pod running until deleted.
+	Duration time.Duration
+	Never    bool
+}
+
+// Failed reports whether the run ends the pod (or, under restartPolicy OnFailure, the
+// container) in failure.
+func (r Attempt) Failed() bool { return r.ExitCode != 0 || r.Condition != "" }
+
+// Outcomes says how every attempt of every index ends. Per-index settings (from flags) come
+// first, then the scenario annotations of the pod template, then the defaults.
+type Outcomes struct {
+	// Codes, Durations and Conditions per index: one entry per attempt, the last repeats.
+	Codes      map[int][]int32
+	Durations  map[int][]runTime
+	Conditions map[int][]string
+	// DefaultCode and DefaultDuration apply to indexes without a flag of their own; nil keeps
+	// the annotations' (or the built-in) default.
+	DefaultCode     *int32
+	DefaultDuration *runTime
+	// TerminationDelay is how long a deleted pod stays Terminating (default 0).
+	TerminationDelay *time.Duration
+
+	// annotations are the scenario annotations of the pod template, by key parts.
+	annotations map[annKey]string
+}
+
+// annKey is a scenario annotation key split into its base (position in annBases) and
+// suffixes (-1 when absent).
+type annKey struct {
+	base           uint8
+	index, attempt int32
+}
+
+// annBases are the scenario annotation keys without suffixes.
+var annBases = []string{AnnotationExitCode, AnnotationRunTime, AnnotationCondition, AnnotationContainer, AnnotationTerminationDelay}
+
+func baseID(base string) (uint8, bool) {
+	for i, b := range annBases {
+		if b == base {
+			return uint8(i), true
+		}
+	}
+	return 0, false
+}
+
+type runTime struct {
+	d     time.Duration
+	never bool
+}
+
+// NewOutcomes returns empty outcomes: every pod runs 1s and exits 0.
+func NewOutcomes() *Outcomes {
+	return &Outcomes{Codes: map[int][]int32{}, Durations: map[int][]runTime{}, Conditions: map[int][]string{}}
+}
+
+// WithAnnotations returns o reading the scenario annotations of a pod template as well.
+func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
+	c := *o
+	c.annotations = nil
+	for k, v := range a {
+		if !strings.HasPrefix(k, ScenarioPrefix) {
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(k, ScenarioPrefix), ".")
+		if len(parts) > 3 {
+			continue
+		}
+		id, known := baseID(ScenarioPrefix + parts[0])
+		if !known {
+			continue
+		}
+		key := annKey{base: id, index: -1, attempt: -1}
+		if len(parts) > 1 {
+			n, err := strconv.ParseInt(parts[1], 10, 32)
+			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[1] {
+				continue
+			}
+			key.index = int32(n)
+		}
+		if len(parts) > 2 {
+			n, err := strconv.ParseInt(parts[2], 10, 32)
+			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[2] {
+				continue
+			}
+			key.attempt = int32(n)
+		}
+		if c.annotations == nil {
+			c.annotations = map[annKey]string{}
+		}
+		c.annotations[key] = v
+	}
+	return &c
+}
+
+func pick[T any](list []T, attempt int) T {
+	if attempt >= len(list) {
+		return list[len(list)-1]
+	}
+	return list[attempt]
+}
+
+// lookup mirrors the stages' lookup: the most specific key wins, .<index>.<attempt> (only when
+// attempt >= 0: kwok knows the attempt only from the index-failure-count annotations that
+// backoffLimitPerIndex puts on pods), then .<index>, then the bare key.
+func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
+	if v, ok := o.specific(base, index, attempt); ok {
+		return v, true
+	}
+	id, _ := baseID(base)
+	v, ok := o.annotations[annKey{id, -1, -1}]
+	return v, ok
+}
+
+// Attempt returns how a run of index ends. run counts the earlier runs of the index (pods and
+// container restarts), which is what the per-attempt flags index; kwAttempt is kwok's attempt
+// (failure-count + ignored-failure-count of the pod, -1 without backoffLimitPerIndex), which is
+// what the attempt suffix of the annotations means.
+func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
+	var r Attempt
+	// Exit code: flag of the index, annotation of the index (or attempt), default flag, bare
+	// annotation, 0. The annotation lookup already falls back to the bare key, so the default
+	// flag must be checked before the bare key only.
+	if codes, ok := o.Codes[index]; ok {
+		r.ExitCode = pick(codes, run)
+	} else if v, ok := o.specific(AnnotationExitCode, index, kwAttempt); ok {
+		r.ExitCode = atoi32(v)
+	} else if o.DefaultCode != nil {
+		r.ExitCode = *o.DefaultCode
+	} else if v, ok := o.lookup(AnnotationExitCode, index, kwAttempt); ok {
+		r.ExitCode = atoi32(v)
+	}
+	if conds, ok := o.Conditions[index]; ok {
+		r.Condition = pick(conds, run)
+	} else if v, ok := o.lookup(AnnotationCondition, index, kwAttempt); ok {
+		r.Condition = v
+	}
+	rt := runTime{d: DefaultRunTime}
+	if ds, ok := o.Durations[index]; ok {
+		rt = pick(ds, run)
+	} else if v, ok := o.specific(AnnotationRunTime, index, kwAttempt); ok {
+		rt = parseRunTimeLenient(v)
+	} else if o.DefaultDuration != nil {
+		rt = *o.DefaultDuration
+	} else if v, ok := o.lookup(AnnotationRunTime, index, kwAttempt); ok {
+		rt = parseRunTimeLenient(v)
+	}
+	r.Duration, r.Never = rt.d, rt.never
+	if r.Condition != "" && r.ExitCode == 0 {
+		r.ExitCode = KilledExitCode
+	}
+	return r
+}
+
+// specific is lookup without the bare key.
+func (o *Outcomes) specific(base string, index, attempt int) (string, bool) {
+	if o.annotations == nil || index > math.MaxInt32 || attempt > math.MaxInt32 {
+		return "", false
+	}
+	id, _ := baseID(base)
+	if attempt >= 0 {
+		if v, ok := o.annotations[annKey{id, int32(index), int32(attempt)}]; ok {
+			return v, true
+		}
+	}
+	v, ok := o.annotations[annKey{id, int32(index), -1}]
+	return v, ok
+}
+
+// Delay is how long a deleted pod of index stays Terminating.
+func (o *Outcomes) Delay(index int) time.Duration {
+	if o.TerminationDelay != nil {
+		return *o.TerminationDelay
+	}
+	if v, ok := o.lookup(AnnotationTerminationDelay, index, -1); ok {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// Container is the container that carries the exit code ("" for every container).
+func (o *Outcomes) Container() string {
+	id, _ := baseID(AnnotationContainer)
+	return o.annotations[annKey{id, -1, -1}]
+}
+
+// atoi32 reads an exit code as the stages' atoi does: anything unparsable is 0.
+func atoi32(v string) int32 {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil {
+		return 0
+	}
+	return int32(n)
+}
+
+// parseRunTimeLenient reads a run time as kwok's durationFrom does; an unparsable value falls
+// back to the stage's durationMilliseconds (1s).
+func parseRunTimeLenient(v string) runTime {
+	if v == RunTimeNever {
+		return runTime{never: true}
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return runTime{d: DefaultRunTime}
+	}
+	return runTime{d: d}
+}
+
+// ValidateAnnotations checks scenario annotations as the harness does
+// (ValidateScenarioAnnotations): known keys, at most .<index>.<attempt> suffixes, values that
+// parse.
+func ValidateAnnotations(a map[string]string) error {
+	maxSuffixes := map[string]int{"exit-code": 2, "run-time": 2, "condition": 2, "container": 0, "termination-delay": 1}
+	for k, v := range a {
+		if !strings.HasPrefix(k, ScenarioPrefix) {
+			continue
+		}
+		parts := strings.Split(strings.TrimPrefix(k, ScenarioPrefix), ".")
+		most, ok := maxSuffixes[parts[0]]
+		if !ok {
+			return fmt.Errorf("annotation %q: unknown scenario key %q (known: exit-code, run-time, condition, container, termination-delay)", k, parts[0])
+		}
+		if len(parts)-1 > most {
+			return fmt.Errorf("annotation %q: %s takes at most %d numeric suffix(es) (.<index>[.<attempt>])", k, parts[0], most)
+		}
+		for _, s := range parts[1:] {
+			if n, err := strconv.Atoi(s); err != nil || n < 0 || strconv.Itoa(n) != s {
+				return fmt.Errorf("annotation %q: suffix %q is not a non-negative integer without leading zeros", k, s)
+			}
+		}
+		switch parts[0] {
+		case "exit-code":
+			if n, err := strconv.Atoi(v); err != nil || n < 0 || n > 255 {
+				return fmt.Errorf("annotation %q: %q is not an exit code (0-255)", k, v)
+			}
+		case "run-time", "termination-delay":
+			if v == RunTimeNever && parts[0] == "run-time" {
+				continue
+			}
+			if d, err := time.ParseDuration(v); err != nil || d < 0 {
+				return fmt.Errorf("annotation %q: %q is not a Go duration such as 2s", k, v)
+			}
+		case "condition":
+			if v == "" {
+				return fmt.Errorf("annotation %q: empty condition type", k)
+			}
+		}
+	}
+	return nil
+}
+
+// ParseOutcome parses one --outcome value, INDEX=CODE[,CODE...] (INDEX may be a range N-M).
+func (o *Outcomes) ParseOutcome(v string) error {
+	idx, list, err := splitFlag(v, "--outcome", "INDEX=CODE[,CODE...]")
+	if err != nil {
+		return err
+	}
+	codes := make([]int32, 0, len(list))
+	for _, s := range list {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 0 || n > 255 {
+			return fmt.Errorf("--outcome %q: %q is not an exit code (0-255)", v, s)
+		}
+		codes = append(codes, int32(n))
+	}
+	for _, i := range idx {
+		o.Codes[i] = codes
+	}
+	return nil
+}
+
+// ParseDuration parses one --duration value, INDEX=DUR[,DUR...] (DUR a Go duration or never).
+func (o *Outcomes) ParseDuration(v string) error {
+	idx, list, err := splitFlag(v, "--duration", "INDEX=DURATION[,DURATION...]")
+	if err != nil {
+		return err
+	}
+	ds := make([]runTime, 0, len(list))
+	for _, s := range list {
+		rt, err := ParseRunTime(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("--duration %q: %w", v, err)
+		}
+		ds = append(ds, rt)
+	}
+	for _, i := range idx {
+		o.Durations[i] = ds
+	}
+	return nil
+}
+
+// ParseCondition parses one --condition value, INDEX=TYPE[,TYPE...]; an empty TYPE is an attempt
+// without a condition.
+func (o *Outcomes) ParseCondition(v string) error {
+	idx, list, err := splitFlag(v, "--condition", "INDEX=TYPE[,TYPE...]")
+	if err != nil {
+		return err
+	}
+	conds := make([]string, 0, len(list))
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if strings.ContainsAny(s, " =") {
+			return fmt.Errorf("--condition %q: %q is not a pod condition type", v, s)
+		}
+		conds = append(conds, s)
+	}
+	for _, i := range idx {
+		o.Conditions[i] = conds
+	}
+	return nil
+}
+
+// ParseRunTime parses a Go duration or "never".
+func ParseRunTime(s string) (runTime, error) {
+	if s == RunTimeNever {
+		return runTime{never: true}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return runTime{}, fmt.Errorf("%q is not a duration such as 30s or 2m, nor %q", s, RunTimeNever)
+	}
+	return runTime{d: d}, nil
+}
+
+// SetDefaultDuration sets --default-duration.
+func (o *Outcomes) SetDefaultDuration(s string) error {
+	rt, err := ParseRunTime(s)
+	if err != nil {
+		return fmt.Errorf("--default-duration: %w", err)
+	}
+	o.DefaultDuration = &rt
+	return nil
+}
+
+// maxFlagIndexes bounds a range in one flag.
+const maxFlagIndexes = 1 << 20
+
+func splitFlag(v, flag, form string) ([]int, []string, error) {
+	key, val, ok := strings.Cut(v, "=")
+	if !ok || val == "" {
+		return nil, nil, fmt.Errorf("%s %q: want %s", flag, v, form)
+	}
+	key = strings.TrimSpace(key)
+	lo, hi := key, key
+	if a, b, ok := strings.Cut(key, "-"); ok {
+		lo, hi = a, b
+	}
+	first, err1 := strconv.Atoi(lo)
+	last, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || first < 0 || last < first {
+		return nil, nil, fmt.Errorf("%s %q: INDEX must be a completion index or a range such as 3-5", flag, v)
+	}
+	if last-first >= maxFlagIndexes {
+		return nil, nil, fmt.Errorf("%s %q: range too large (at most %d indexes)", flag, v, maxFlagIndexes)
+	}
+	idx := make([]int, 0, last-first+1)
+	for i := first; i <= last; i++ {
+		idx = append(idx, i)
+	}
+	return idx, strings.Split(val, ","), nil
+}
+
+// OutOfRange lists the indexes the flags name that a Job of completions indexes does not have.
+func (o *Outcomes) OutOfRange(completions int) []int {
+	seen := map[int]bool{}
+	for _, m := range []map[int]bool{keys(o.Codes), keys(o.Durations), keys(o.Conditions)} {
+		for i := range m {
+			if i >= completions {
+				seen[i] = true
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for i := range seen {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func keys[V any](m map[int]V) map[int]bool {
+	out := make(map[int]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// Report kinds.
+const (
+	APIVersion     = "indexed.kubectl.io/v1alpha1"
+	KindReport     = "SimulationReport"
+	KindComparison = "SimulationComparison"
+)
+
+// Report is the machine-readable prediction for one Job: the status as the API writes it, so it
+// compares directly with a real Job's .status.
+type Report struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Source is the file the Job came from; Job its name.
+	Source string `json:"source,omitempty"`
+	Job    string `json:"job"`
+	// Outcome: Complete, Failed, Running (pods run forever, nothing else happens) or
+	// Unfinished (the horizon was reached).
+	Outcome string `json:"outcome"`
+	// Duration is the simulated time until the outcome.
+	Duration     string            `json:"duration"`
+	Status       batchv1.JobStatus `json:"status"`
+	PodsPerIndex map[string]int    `json:"podsPerIndex"`
+	PodsCreated  int               `json:"podsCreated"`
+	Events       []Event           `json:"events"`
+	MoreEvents   int               `json:"moreEvents,omitempty"`
+	// Indexes groups the indexes that ended the same way (state, pods, failures, exit codes).
+	Indexes []IndexGroup `json:"indexes,omitempty"`
+	// TimingDependent lists the other outcomes the real timing can give (racing events): empty
+	// when every ordering agrees.
+	TimingDependent []Alternative `json:"timingDependent,omitempty"`
+	// TimingIndependent says why no ordering of events can change the outcome, when the
+	// timing variants were not simulated.
+	TimingIndependent string `json:"timingIndependent,omitempty"`
+
+	result *Result
+}
+
+// Result is the main simulation behind the report.
+func (r *Report) Result() *Result { return r.result }
+
+// TimingIndependent returns why the final status of job cannot depend on the order of its
+// pods' events, or "": every index retries on its own (backoffLimitPerIndex, restartPolicy
+// Never) and nothing Job-wide counts failures or successes across indexes (no backoffLimit
+// of its own, no maxFailedIndexes, no FailJob rule, no success policy, no deadline). Then each
+// index goes through the same attempts whatever the timing, and syncJob's decisions depend on
+// the set of index results only.
+func TimingIndependent(job *batchv1.Job) string {
+	s := job.Spec
+	switch {
+	case s.BackoffLimitPerIndex == nil, s.BackoffLimit != nil && *s.BackoffLimit != math.MaxInt32,
+		s.MaxFailedIndexes != nil, s.SuccessPolicy != nil, s.ActiveDeadlineSeconds != nil,
+		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
+		return ""
+	}
+	if s.PodFailurePolicy != nil {
+		for _, r := range s.PodFailurePolicy.Rules {
+			if r.Action == batchv1.PodFailurePolicyActionFailJob {
+				return ""
+			}
+		}
+	}
+	return "every index retries on its own (backoffLimitPerIndex) and no Job-wide limit, FailJob rule, success policy or deadline compares indexes: the order of events cannot change the result"
+}
+
+// Alternative is the outcome under another ordering of racing events.
+type Alternative struct {
+	Timing  Timing  `json:"timing"`
+	Meaning string  `json:"meaning"`
+	Outcome string  `json:"outcome"`
+	Summary Summary `json:"summary"`
+	// Differs lists the fields that differ from the main prediction.
+	Differs []string `json:"differs"`
+}
+
+// Comparison is several Jobs simulated on the same outcomes.
+type Comparison struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Reports    []Report `json:"reports"`
+}
+
+// Outcome names how a simulation ended.
+func (r *Result) Outcome() string {
+	switch {
+	case r.Finished:
+		for _, c := range r.Job.Status.Conditions {
+			if c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed {
+				return string(c.Type)
+			}
+		}
+		return "Finished"
+	case r.Stuck:
+		return "Running"
+	default:
+		return "Unfinished"
+	}
+}
+
+// Summary of the result.
+func (r *Result) Summary() Summary { return Summarize(&r.Job.Status, r.PodsPerIndex()) }
+
+// Predict simulates job with the outcomes, then again with racing events ordered both ways
+// (failures first, successes first, each moved by Skew), and reports the outcomes that differ.
+func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
+	opts.Timing = Together
+	res, err := Simulate(job, out, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{APIVersion: APIVersion, Kind: KindReport, Job: job.Name, Outcome: res.Outcome(),
+		Duration: res.End.String(), Status: res.Job.Status, PodsPerIndex: res.PodsPerIndex(), PodsCreated: res.PodsCreated,
+		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes), result: res}
+	if rep.Events == nil {
+		rep.Events = []Event{}
+	}
+	meaning := map[Timing]string{
+		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),
+		SuccessesFirst: fmt.Sprintf("succeeding pods end %s earlier and failing pods %s later than given", Skew, Skew),
+	}
+	if reason := TimingIndependent(res.Job); reason != "" {
+		rep.TimingIndependent = reason
+		return rep, nil
+	}
+	opts.KeepPods = false
+	base := Summarize(&res.Job.Status, rep.PodsPerIndex)
+	for _, t := range []Timing{FailuresFirst, SuccessesFirst} {
+		opts.Timing = t
+		alt, err := Simulate(job, out, opts)
+		if err != nil {
+			return nil, err
+		}
+		sum := alt.Summary()
+		if d := base.Diff(sum); len(d) > 0 || alt.Outcome() != res.Outcome() {
+			rep.TimingDependent = append(rep.TimingDependent, Alternative{Timing: t, Meaning: meaning[t], Outcome: alt.Outcome(), Summary: sum, Differs: d})
+		}
+	}
+	return rep, nil
+}
+
+// Since formats a time of the simulation as an offset from its start.
+func Since(start, t time.Time) string { return t.Sub(start).String() }
+
+// IndexGroup is a set of indexes that ended the same way.
+type IndexGroup struct {
+	// Indexes in the API's interval format ("0-3,7").
+	Indexes string `json:"indexes"`
+	IndexResult
+}
+
+// Group folds indexes with the same result into groups, in order of their first index.
+func Group(ixs []IndexResult) []IndexGroup {
+	type key struct {
+		state                       string
+		pods, remaining             int
+		failures, ignored, restarts int32
+		codes                       string
+	}
+	type acc struct {
+		b     indexes.Builder
+		first IndexResult
+	}
+	var order []key
+	groups := map[key]*acc{}
+	var buf []byte
+	for _, r := range ixs {
+		buf = buf[:0]
+		for _, c := range r.ExitCodes {
+			buf = strconv.AppendInt(buf, int64(c), 10)
+			buf = append(buf, ',')
+		}
+		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, string(buf)}
+		g, ok := groups[k]
+		if !ok {
+			g = &acc{first: r}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.b.Add(r.Index)
+	}
+	out := make([]IndexGroup, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		r := g.first
+		r.Index = -1
+		out = append(out, IndexGroup{Indexes: g.b.Set().String(), IndexResult: r})
+	}
+	return out
+}

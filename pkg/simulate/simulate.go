@@ -1,0 +1,1108 @@
+// Package simulate is a deterministic discrete-event model of an Indexed Job under the v1.37 Job
+// controller: it plays the pods of a Job forward in time (created in index order up to
+// parallelism, each ending as its Outcomes say) and, at every step, asks pkg/jobpolicy what the
+// controller's next sync decides (index states, counted and ignored failures, backoffs, limits,
+// the finishing condition). What jobpolicy leaves to the controller's actions (writing the
+// status, removing finalizers, deleting active pods, creating pods, the in-memory global
+// backoff record) is modelled here, each step naming the upstream function it follows
+// (pkg/controller/job of Kubernetes v1.37.2).
+//
+// The package is pure: no client, no printing.
+package simulate
+
+import (
+	"container/heap"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+)
+
+// Timing chooses how events that race are ordered.
+type Timing string
+
+// Timings.
+const (
+	// Together: events at the same instant are seen by one sync (the controller batches what
+	// its informers delivered).
+	Together Timing = "together"
+	// FailuresFirst: every failing pod ends Skew earlier and every succeeding one Skew later.
+	FailuresFirst Timing = "failures-first"
+	// SuccessesFirst: the other way round.
+	SuccessesFirst Timing = "successes-first"
+)
+
+// crashLoopLimit: a restart limit above this is never reached in a simulation.
+const crashLoopLimit = 1_000_000
+
+// Skew is how far the timing variants move pod finishes: about one controller sync plus a
+// kwok stage, the jitter seen on the local control plane.
+const Skew = 500 * time.Millisecond
+
+// Options tunes a simulation.
+type Options struct {
+	// Start is the simulated creation time of the Job (status times are absolute).
+	Start time.Time
+	// Horizon stops the simulation (the Job still running); default 24h.
+	Horizon time.Duration
+	// Timing orders racing events (default Together).
+	Timing Timing
+	// MaxEvents caps the timeline (default 200); the rest are counted in Result.MoreEvents.
+	MaxEvents int
+	// KeepPods keeps every pod for Result.Pods (memory grows with the pods created).
+	KeepPods bool
+}
+
+// Event is one decisive step of the timeline.
+type Event struct {
+	// At is the time since the Job was created.
+	At time.Duration `json:"at"`
+	// Type: PodsCreated, PodFailed, PodSucceeded (only in small Jobs), ContainerRestarted,
+	// IndexFailed, Backoff, FailureTarget, SuccessCriteriaMet, PodsKilled, Failed, Complete.
+	Type string `json:"type"`
+	// Index is the completion index the event is about, -1 for the whole Job.
+	Index   int    `json:"index"`
+	Message string `json:"message"`
+}
+
+// MarshalJSON writes At as a Go duration ("31s").
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain struct {
+		At      string `json:"at"`
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message string `json:"message"`
+	}
+	return json.Marshal(plain{At: e.At.String(), Type: e.Type, Index: e.Index, Message: e.Message})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var plain struct {
+		At      string `json:"at"`
+		Type    string `json:"type"`
+		Index   int    `json:"index"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(b, &plain); err != nil {
+		return err
+	}
+	at, err := time.ParseDuration(plain.At)
+	if err != nil {
+		return fmt.Errorf("event time %q: %w", plain.At, err)
+	}
+	*e = Event{At: at, Type: plain.Type, Index: plain.Index, Message: plain.Message}
+	return nil
+}
+
+// IndexResult is the per-index view at the end.
+type IndexResult struct {
+	Index int `json:"-"`
+	// State is jobpolicy's state of the index at the end.
+	State jobpolicy.IndexState `json:"state"`
+	// Pods: created for the index; Remaining: still present at the end (not deleted).
+	Pods      int `json:"pods"`
+	Remaining int `json:"remaining"`
+	// Failures counted against the index (backoffLimitPerIndex) and ignored.
+	Failures int32 `json:"failures"`
+	Ignored  int32 `json:"ignored"`
+	// Restarts of containers under restartPolicy OnFailure.
+	Restarts int32 `json:"restarts,omitempty"`
+	// ExitCodes of the attempts, in order (137: killed).
+	ExitCodes []int32 `json:"exitCodes,omitempty"`
+}
+
+// Result is what one simulation predicts.
+type Result struct {
+	Job *batchv1.Job
+	// Finished: Complete or Failed was reached before the horizon and before the pods stopped.
+	Finished bool
+	// Stuck: nothing more happens (pods run forever) although the Job did not finish.
+	Stuck bool
+	// End is the time of the last step since the Job's creation.
+	End        time.Duration
+	Events     []Event
+	MoreEvents int
+	Indexes    []IndexResult
+	// Pods the simulation created.
+	PodsCreated int
+	// Syncs of the controller simulated.
+	Syncs int
+
+	pods      []*simPod // with Options.KeepPods
+	ns        string
+	container string
+}
+
+// PodsPerIndex counts the pods each index still has at the end, as `kubectl get pods` lists
+// them (the controller deletes the pods it kills; finished pods stay).
+func (r *Result) PodsPerIndex() map[string]int {
+	out := map[string]int{}
+	for _, ix := range r.Indexes {
+		if ix.Remaining > 0 {
+			out[strconv.Itoa(ix.Index)] = ix.Remaining
+		}
+	}
+	return out
+}
+
+type simPod struct {
+	name                       string
+	index                      int
+	failureCount, ignoredCount int32
+	phase                      corev1.PodPhase
+	deleting, removed, tracked bool
+	created, finished          time.Time
+	restarts                   int32
+	run                        Attempt
+	runs                       int // runs of the index before this pod's current run
+	match                      jobpolicy.Match
+	failed                     bool // isPodFailed
+	finishSeen                 bool // seen by the backoff record
+	lastExit                   int32
+	condition                  string // set True by the run that failed the pod
+	hasExit                    bool
+}
+
+func (p *simPod) active() bool {
+	return !p.deleting && p.phase != corev1.PodSucceeded && p.phase != corev1.PodFailed
+}
+
+func (p *simPod) terminating() bool {
+	return p.deleting && !p.removed && p.phase != corev1.PodSucceeded && p.phase != corev1.PodFailed
+}
+
+type eventKind int
+
+const (
+	evFinish eventKind = iota
+	evTerminated
+	evWake
+)
+
+type event struct {
+	at    int64 // nanoseconds since the start
+	order int   // 0 first, 1 second within an instant (timing variants)
+	seq   int
+	kind  eventKind
+	pod   *simPod
+	gen   int32 // restarts at scheduling: a stale finish is dropped
+}
+
+type queue []*event
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	if q[i].order != q[j].order {
+		return q[i].order < q[j].order
+	}
+	return q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
+func (q *queue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+type sim struct {
+	job      *batchv1.Job
+	spec     jobpolicy.Spec
+	out      *Outcomes
+	opts     Options
+	start    time.Time
+	now      time.Time
+	q        queue
+	seq      int
+	last     []*simPod // the last pod of each index
+	gone     []int     // pods of each index deleted and gone
+	fails    []int32   // failed pods of each index whose failure counts / is ignored
+	ignores  []int32
+	live     []*simPod // pods the controller still sees with a finalizer or not finished
+	runs     []int     // runs per index so far
+	created  []int
+	exits    [][]int32
+	restarts []int32
+	res      *Result
+	// backoff record (backoffStore.newBackoffRecord)
+	bFailures  int32
+	bLast      time.Time
+	onlyFailed bool
+	ns         string
+	finalCond  *batchv1.JobCondition
+	changed    bool
+}
+
+// Simulate simulates job (already checked with Check) with the outcomes.
+func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
+	if err := Check(job); err != nil {
+		return nil, err
+	}
+	j := Defaulted(job)
+	if opts.Horizon <= 0 {
+		opts.Horizon = 24 * time.Hour
+	}
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = 200
+	}
+	if opts.Timing == "" {
+		opts.Timing = Together
+	}
+	if out == nil {
+		out = NewOutcomes()
+	}
+	out = out.WithAnnotations(j.Spec.Template.Annotations)
+	s := &sim{job: j, spec: jobpolicy.SpecOf(j), out: out, opts: opts, start: opts.Start, now: opts.Start,
+		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: j.Namespace}
+	if s.ns == "" {
+		s.ns = "default"
+	}
+	n := int(s.spec.Completions)
+	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
+	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
+	j.Status.StartTime = &metav1.Time{Time: s.start}
+	s.loop()
+	s.finish()
+	s.res.ns, s.res.container = s.ns, out.Container()
+	return s.res, nil
+}
+
+// Check rejects what the simulator does not model, with a reason.
+func Check(job *batchv1.Job) error {
+	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
+		return fmt.Errorf("job %q is not an Indexed Job (spec.completionMode: Indexed): simulate models Indexed Jobs only", job.Name)
+	}
+	if job.Spec.Completions == nil || *job.Spec.Completions < 1 {
+		return fmt.Errorf("job %q: an Indexed Job needs spec.completions of at least 1", job.Name)
+	}
+	if *job.Spec.Completions > 10_000_000 {
+		return fmt.Errorf("job %q: spec.completions %d is more than the simulator models (10,000,000)", job.Name, *job.Spec.Completions)
+	}
+	if job.Spec.Parallelism != nil && *job.Spec.Parallelism < 0 {
+		return fmt.Errorf("job %q: spec.parallelism must not be negative", job.Name)
+	}
+	if job.Spec.BackoffLimitPerIndex != nil && *job.Spec.BackoffLimitPerIndex < 0 {
+		return fmt.Errorf("job %q: spec.backoffLimitPerIndex must not be negative", job.Name)
+	}
+	if job.Spec.BackoffLimit != nil && *job.Spec.BackoffLimit < 0 {
+		return fmt.Errorf("job %q: spec.backoffLimit must not be negative", job.Name)
+	}
+	if rp := job.Spec.Template.Spec.RestartPolicy; rp != corev1.RestartPolicyNever && rp != corev1.RestartPolicyOnFailure {
+		return fmt.Errorf("job %q: spec.template.spec.restartPolicy must be Never or OnFailure (got %q)", job.Name, rp)
+	}
+	return ValidateAnnotations(job.Spec.Template.Annotations)
+}
+
+// Defaulted returns a copy of job with the API server's defaults (SetDefaults_Job) and no status.
+func Defaulted(job *batchv1.Job) *batchv1.Job {
+	j := job.DeepCopy()
+	j.Status = batchv1.JobStatus{}
+	if j.Spec.Parallelism == nil {
+		j.Spec.Parallelism = ptr32(1)
+	}
+	if j.Spec.BackoffLimit == nil {
+		if j.Spec.BackoffLimitPerIndex != nil {
+			j.Spec.BackoffLimit = ptr32(math.MaxInt32)
+		} else {
+			j.Spec.BackoffLimit = ptr32(jobpolicy.DefaultBackoffLimit)
+		}
+	}
+	if j.Spec.PodReplacementPolicy == nil {
+		p := batchv1.TerminatingOrFailed
+		if j.Spec.PodFailurePolicy != nil {
+			p = batchv1.Failed
+		}
+		j.Spec.PodReplacementPolicy = &p
+	}
+	if j.Spec.Suspend != nil && *j.Spec.Suspend {
+		// A suspended Job runs once resumed: the simulation starts at the resume.
+		j.Spec.Suspend = nil
+	}
+	return j
+}
+
+func ptr32(v int32) *int32 { return &v }
+
+func (s *sim) push(at time.Time, order int, kind eventKind, p *simPod) {
+	s.seq++
+	e := &event{at: int64(at.Sub(s.start)), order: order, seq: s.seq, kind: kind, pod: p}
+	if p != nil {
+		e.gen = p.restarts
+	}
+	heap.Push(&s.q, e)
+}
+
+func (s *sim) since(t time.Time) time.Duration { return t.Sub(s.start) }
+
+func (s *sim) event(typ string, index int, format string, a ...any) {
+	if len(s.res.Events) >= s.opts.MaxEvents {
+		s.res.MoreEvents++
+		return
+	}
+	s.res.Events = append(s.res.Events, Event{At: s.since(s.now), Type: typ, Index: index, Message: fmt.Sprintf(format, a...)})
+}
+
+func (s *sim) finishedJob() bool {
+	for _, c := range s.job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// loop runs syncs until the Job finishes, nothing more happens, or the horizon.
+func (s *sim) loop() {
+	horizon := s.start.Add(s.opts.Horizon)
+	s.sync()
+	for guard := 0; !s.finishedJob(); guard++ {
+		// The status update and the pods created or deleted trigger another sync at once in
+		// the controller; it decides nothing new (the pods it sees are the ones this sync
+		// acted on) and only counts what this one already decided, so the next sync happens at
+		// the next event.
+		if s.q.Len() == 0 {
+			s.res.Stuck = true
+			return
+		}
+		next := s.q[0]
+		if s.start.Add(time.Duration(next.at)).After(horizon) {
+			s.now = horizon
+			return
+		}
+		s.now = s.start.Add(time.Duration(next.at))
+		at := next.at
+		order := next.order
+		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order {
+			s.apply(heap.Pop(&s.q).(*event))
+		}
+		s.sync()
+	}
+	s.res.Finished = true
+}
+
+// apply plays what kwok does to a pod (test/harness/stages.yaml).
+func (s *sim) apply(e *event) {
+	p := e.pod
+	switch e.kind {
+	case evWake:
+	case evFinish:
+		if p == nil || p.removed || p.deleting || !p.active() || e.gen != p.restarts {
+			return
+		}
+		r := p.run
+		s.exits[p.index] = append(s.exits[p.index], r.ExitCode)
+		if s.spec.RestartsCount() && r.ExitCode != 0 && r.Condition == "" {
+			// scenario-pod-finish under OnFailure: the container restarts in place.
+			p.restarts++
+			s.restarts[p.index]++
+			s.runs[p.index]++
+			p.runs = s.runs[p.index]
+			next := s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
+			if next == r && s.spec.RestartsToFail() > crashLoopLimit {
+				// Every further run ends the same way and no limit counts the restarts
+				// (pastBackoffLimitOnFailure compares them with a backoffLimit of 2^31-1 under
+				// backoffLimitPerIndex): the pod crash-loops until it is deleted, which changes
+				// nothing but its restartCount, so it is left running.
+				p.run = Attempt{Never: true}
+				s.event("ContainerRestarted", p.index, "index %d: container exited %d and restarts in place forever (no limit counts the restarts)", p.index, r.ExitCode)
+				return
+			}
+			p.run = next
+			s.event("ContainerRestarted", p.index, "index %d: container exited %d, restarted in place (restartCount %d)", p.index, r.ExitCode, p.restarts)
+			if !p.run.Never {
+				s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)
+			}
+			s.changed = true
+			return
+		}
+		p.finished = s.now
+		p.lastExit, p.hasExit = r.ExitCode, true
+		if r.Failed() {
+			p.phase = corev1.PodFailed
+			p.failed = true
+			p.condition = r.Condition
+			p.match = s.match(p, r)
+			s.tally(p)
+			what := fmt.Sprintf("exit code %d", r.ExitCode)
+			if r.Condition != "" {
+				what = "condition " + r.Condition
+			}
+			s.event("PodFailed", p.index, "index %d: pod %s failed (%s)%s", p.index, p.name, what, s.matchWords(p))
+		} else {
+			p.phase = corev1.PodSucceeded
+			if s.spec.Completions <= 50 {
+				s.event("PodSucceeded", p.index, "index %d: pod %s succeeded", p.index, p.name)
+			}
+		}
+	case evTerminated:
+		// scenario-pod-terminate: killed, exit 137, Failed.
+		if p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed {
+			return
+		}
+		p.phase = corev1.PodFailed
+		p.finished = s.now
+		p.lastExit, p.hasExit = KilledExitCode, true
+		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
+		p.failed = true
+		p.match = s.match(p, Attempt{ExitCode: KilledExitCode})
+		s.tally(p)
+		// scenario-pod-delete: a stopped deleted pod goes once its finalizer is gone.
+		if !p.tracked {
+			s.remove(p)
+		}
+	}
+}
+
+// skew moves a run's end for the timing variants.
+func (s *sim) skew(r Attempt) time.Duration {
+	d := r.Duration
+	switch {
+	case s.opts.Timing == FailuresFirst && r.Failed(), s.opts.Timing == SuccessesFirst && !r.Failed():
+		d -= Skew
+	case s.opts.Timing == FailuresFirst, s.opts.Timing == SuccessesFirst:
+		d += Skew
+	}
+	return max(d, 0)
+}
+
+func (s *sim) order(r Attempt) int {
+	if (s.opts.Timing == FailuresFirst) == r.Failed() || s.opts.Timing == Together {
+		return 0
+	}
+	return 1
+}
+
+// kwAttempt is kwok's attempt: known from the pod's index-failure-count annotations, which only
+// backoffLimitPerIndex sets.
+func (s *sim) kwAttempt(p *simPod) int {
+	if !s.spec.PerIndex() {
+		return -1
+	}
+	return int(p.failureCount + p.ignoredCount)
+}
+
+// match runs jobpolicy.MatchPodFailurePolicy on the status kwok gives the pod.
+func (s *sim) match(p *simPod, r Attempt) jobpolicy.Match {
+	if s.job.Spec.PodFailurePolicy == nil {
+		return jobpolicy.Match{Rule: -1}
+	}
+	return jobpolicy.MatchPodFailurePolicy(s.job.Spec.PodFailurePolicy, s.podObject(p, r))
+}
+
+// podObject is the pod as kwok leaves it after a run (scenario-pod-finish / -terminate).
+func (s *sim) podObject(p *simPod, r Attempt) *corev1.Pod {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: s.ns, UID: types.UID(p.name)}}
+	pod.Status.Phase = corev1.PodFailed
+	carrier := s.out.Container()
+	for _, c := range s.job.Spec.Template.Spec.Containers {
+		code := int32(0)
+		if carrier == "" || carrier == c.Name {
+			code = r.ExitCode
+		}
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name,
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}})
+	}
+	if r.Condition != "" {
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodConditionType(r.Condition), Status: corev1.ConditionTrue})
+	}
+	return pod
+}
+
+func (s *sim) matchWords(p *simPod) string {
+	if !p.match.Matched() {
+		return ""
+	}
+	return fmt.Sprintf(": podFailurePolicy rule %d, %s", p.match.Rule, p.match.Action)
+}
+
+// observe is jobpolicy.ObservePod for a simulated pod.
+func (s *sim) observe(p *simPod) jobpolicy.Pod {
+	phase := p.phase
+	return jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
+		Created: p.created, Finished: p.finished, Tracked: p.tracked, FailureCount: p.failureCount,
+		IgnoredCount: p.ignoredCount, Failed: p.isFailed(s.onlyFailed), Match: p.match, Restarts: p.restarts}
+}
+
+// isFailed is isPodFailed: phase Failed, or being deleted under TerminatingOrFailed.
+func (p *simPod) isFailed(onlyFailed bool) bool {
+	if p.phase == corev1.PodFailed {
+		return true
+	}
+	return !onlyFailed && p.deleting && p.phase != corev1.PodSucceeded
+}
+
+// sync is one syncJob.
+func (s *sim) sync() {
+	s.changed = false
+	s.res.Syncs++
+	// The pods the controller still has to act on: with the finalizer, or not finished. A pod
+	// without the finalizer that finished is accounted for and changes no decision (its
+	// FailJob match was seen while it was tracked).
+	s.backoffRecord()
+	s.recordSucceeded()
+	keep := s.live[:0]
+	for _, p := range s.live {
+		if !p.removed && (p.tracked || p.active() || p.terminating()) {
+			keep = append(keep, p)
+		}
+	}
+	clear(s.live[len(keep):])
+	s.live = keep
+	obs := make([]jobpolicy.Pod, len(s.live))
+	for i, p := range s.live {
+		obs[i] = s.observe(p)
+	}
+	f := jobpolicy.Evaluate(s.job, obs, s.now)
+
+	switch f.Decision.Kind {
+	case jobpolicy.Finished:
+		return
+	case jobpolicy.Fail, jobpolicy.Succeed:
+		s.finishing(f, obs)
+	default:
+		s.track(f, obs)
+		s.manage(f)
+	}
+	s.removeDeleted()
+}
+
+// recordSucceeded does first what trackJobStatusAndRemoveFinalizers does in every sync with a
+// succeeded pod that still has the finalizer: its index goes into status.completedIndexes and
+// the finalizer is removed (canRemoveFinalizer: always for a succeeded pod). Every decision of
+// the sync reads the union of the status set and the tracked succeeded pods
+// (calculateSucceededIndexes), which this leaves as it is; jobpolicy then needs only the pods
+// still undecided, which keeps a sync of a large Job cheap.
+func (s *sim) recordSucceeded() {
+	var b indexes.Builder
+	n := 0
+	for _, p := range s.live {
+		if p.tracked && p.phase == corev1.PodSucceeded {
+			b.Add(p.index)
+			p.tracked = false
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	completions := int(s.spec.Completions)
+	if s.job.Status.CompletedIndexes != "" {
+		if prev, err := indexes.Parse(s.job.Status.CompletedIndexes, completions); err == nil {
+			for _, iv := range prev.Intervals() {
+				b.AddInterval(iv.First, iv.Last)
+			}
+		}
+	}
+	set := b.Set()
+	s.job.Status.CompletedIndexes = set.String()
+	s.job.Status.Succeeded = int32(set.Len())
+	s.changed = true
+}
+
+// backoffRecord mirrors backoffStore.newBackoffRecord: failures after the last success, from
+// the pods that finished since the previous sync (tracked, getNewFinishedPods).
+func (s *sim) backoffRecord() {
+	var lastSuccess time.Time
+	var newFailed []*simPod
+	for _, p := range s.live {
+		if p.finishSeen || !p.tracked {
+			continue
+		}
+		switch {
+		case p.phase == corev1.PodSucceeded:
+			p.finishSeen = true
+			if p.finished.After(lastSuccess) {
+				lastSuccess = p.finished
+			}
+		case p.isFailed(s.onlyFailed):
+			p.finishSeen = true
+			newFailed = append(newFailed, p)
+		}
+	}
+	if lastSuccess.IsZero() {
+		for _, p := range newFailed {
+			s.bFailures++
+			t := p.finished
+			if t.After(s.bLast) {
+				s.bLast = t
+			}
+		}
+		return
+	}
+	s.bFailures, s.bLast = 0, time.Time{}
+	for _, p := range newFailed {
+		t := p.finished
+		if t.After(lastSuccess) {
+			s.bFailures++
+			if t.After(s.bLast) {
+				s.bLast = t
+			}
+		}
+	}
+}
+
+// setCondition appends or updates a condition (ensureJobConditionStatus).
+func (s *sim) setCondition(t batchv1.JobConditionType, reason, msg string) {
+	now := metav1.Time{Time: s.now}
+	for i := range s.job.Status.Conditions {
+		if s.job.Status.Conditions[i].Type == t {
+			return
+		}
+	}
+	s.job.Status.Conditions = append(s.job.Status.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue,
+		Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now})
+	s.changed = true
+}
+
+func (s *sim) condition(t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range s.job.Status.Conditions {
+		if s.job.Status.Conditions[i].Type == t {
+			return &s.job.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// failMessage is the condition message syncJob writes for a failure reason.
+func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
+	switch reason {
+	case batchv1.JobReasonBackoffLimitExceeded:
+		return "Job has reached the specified backoff limit"
+	case batchv1.JobReasonDeadlineExceeded:
+		return "Job was active longer than specified deadline"
+	case batchv1.JobReasonMaxFailedIndexesExceeded:
+		return "Job has exceeded the specified maximal number of failed indexes"
+	case batchv1.JobReasonFailedIndexes:
+		return "Job has failed indexes"
+	case batchv1.JobReasonPodFailurePolicy:
+		// getFailJobMessage: the first failed pod matching a FailJob rule.
+		for i := range obs {
+			m := obs[i].Match
+			if !obs[i].Failed || m.Action != batchv1.PodFailurePolicyActionFailJob {
+				continue
+			}
+			if m.Condition != "" {
+				return fmt.Sprintf("Pod %s/%s has condition %v matching %v rule at index %d", s.ns, obs[i].Name, m.Condition, m.Action, m.Rule)
+			}
+			return fmt.Sprintf("Container %s for pod %s/%s failed with exit code %v matching %v rule at index %d", m.Container, s.ns, obs[i].Name, m.ExitCode, m.Action, m.Rule)
+		}
+	}
+	return ""
+}
+
+// successMessage is matchSuccessPolicy's message: the first rule met.
+func (s *sim) successMessage(succeeded indexes.Set) string {
+	sp := s.job.Spec.SuccessPolicy
+	completions := int(s.spec.Completions)
+	for i, rule := range sp.Rules {
+		if rule.SucceededIndexes != nil {
+			required, err := indexes.Parse(*rule.SucceededIndexes, completions)
+			if err != nil {
+				required, _ = indexes.ParseLenient(*rule.SucceededIndexes, completions)
+			}
+			if required.IsEmpty() {
+				continue
+			}
+			have := required.Intersect(succeeded).Len()
+			if have == required.Len() || (rule.SucceededCount != nil && have >= int(*rule.SucceededCount)) {
+				return fmt.Sprintf("Matched rules at index %d", i)
+			}
+		} else if rule.SucceededCount != nil && succeeded.Len() >= int(*rule.SucceededCount) {
+			return fmt.Sprintf("Matched rules at index %d", i)
+		}
+	}
+	return ""
+}
+
+// writeSets writes completedIndexes, succeeded and failedIndexes (trackJobStatusAndRemoveFinalizers).
+func (s *sim) writeSets(f *jobpolicy.Facts) {
+	st := &s.job.Status
+	completed := f.Succeeded.String()
+	if completed != st.CompletedIndexes {
+		s.changed = true
+	}
+	st.CompletedIndexes = completed
+	st.Succeeded = int32(f.Succeeded.Len())
+	if s.spec.PerIndex() {
+		failed := f.Failed.String()
+		if st.FailedIndexes == nil || *st.FailedIndexes != failed {
+			for i := range f.Failed.All() {
+				if st.FailedIndexes == nil || !f.Failed.Has(i) || !s.wasFailed(i) {
+					s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
+				}
+			}
+			s.changed = true
+		}
+		st.FailedIndexes = &failed
+	}
+}
+
+func (s *sim) wasFailed(i int) bool {
+	st := s.job.Status
+	if st.FailedIndexes == nil {
+		return false
+	}
+	set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions))
+	return err == nil && set.Has(i)
+}
+
+func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
+	for _, p := range s.live {
+		if p.index == i && p.tracked && p.failed && p.match.Action == batchv1.PodFailurePolicyActionFailIndex {
+			return fmt.Sprintf("podFailurePolicy rule %d (FailIndex)", p.match.Rule)
+		}
+	}
+	return fmt.Sprintf("backoffLimitPerIndex %d used up", *s.spec.BackoffLimitPerIndex)
+}
+
+// count moves a tracked pod into the status (uncountedTerminatedPods then the counters, at
+// once) and removes its finalizer.
+func (s *sim) count(p *simPod, failed, countFailed bool) {
+	if failed && countFailed {
+		s.job.Status.Failed++
+	}
+	p.tracked = false
+	s.changed = true
+}
+
+// finishing handles a sync whose finishedCondition is set: FailureTarget or SuccessCriteriaMet
+// first, deleteActivePods, every tracked pod counted (trackJobStatusAndRemoveFinalizers: when
+// the Job is failing every non-terminated pod counts as failed; canRemoveFinalizer), then
+// Failed or Complete once no pod is terminating (enactJobFinished).
+func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
+	d := f.Decision
+	failing := d.Kind == jobpolicy.Fail
+	if !d.Existing {
+		switch {
+		case failing:
+			msg := s.failMessage(d.Reason, obs)
+			s.setCondition(batchv1.JobFailureTarget, d.Reason, msg)
+			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobFailed, Reason: d.Reason, Message: msg}
+			s.event("FailureTarget", -1, "FailureTarget (%s): %s%s", d.Reason, msg, s.failWhy(f, d.Reason))
+		case d.Reason == batchv1.JobReasonSuccessPolicy:
+			msg := s.successMessage(f.Succeeded)
+			s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, msg)
+			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: msg}
+			s.event("SuccessCriteriaMet", -1, "SuccessCriteriaMet (%s): %s", d.Reason, msg)
+		default:
+			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: "Reached expected number of succeeded pods"}
+		}
+	} else if s.finalCond == nil {
+		c := s.condition(batchv1.JobFailureTarget)
+		t := batchv1.JobFailed
+		if !failing {
+			c, t = s.condition(batchv1.JobSuccessCriteriaMet), batchv1.JobComplete
+		}
+		s.finalCond = &batchv1.JobCondition{Type: t, Reason: c.Reason, Message: c.Message}
+	}
+	// deleteActivePods: the finalizers stay, the counting below removes them.
+	var killed []int
+	for i, p := range s.live {
+		if obs[i].Active() {
+			s.kill(p)
+			killed = append(killed, p.index)
+		}
+	}
+	if len(killed) > 0 {
+		set := indexes.Of(killed...)
+		s.event("PodsKilled", -1, "%s deleted (indexes %s): they count as failed", plural(len(killed), "running pod", "running pods"), set.String())
+	}
+	for i, p := range s.live {
+		if !p.tracked {
+			continue
+		}
+		if p.phase == corev1.PodSucceeded {
+			s.count(p, false, false)
+			continue
+		}
+		// The in-memory pods of this sync: a pod just deleted is not failed yet.
+		failed := obs[i].Failed || failing
+		if failed {
+			s.count(p, true, obs[i].Match.CountFailed())
+		} else {
+			s.count(p, false, false)
+		}
+	}
+	s.writeSets(f)
+	if d.Reason == batchv1.JobReasonCompletionsReached && !d.Existing {
+		s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, s.finalCond.Message)
+	}
+	terminating := 0
+	for _, p := range s.live {
+		if p.terminating() {
+			terminating++
+		}
+	}
+	if terminating == 0 {
+		s.setCondition(s.finalCond.Type, s.finalCond.Reason, s.finalCond.Message)
+		if s.finalCond.Type == batchv1.JobComplete {
+			s.job.Status.CompletionTime = &metav1.Time{Time: s.now}
+		}
+		s.event(string(s.finalCond.Type), -1, "%s (%s)", s.finalCond.Type, s.finalCond.Reason)
+	} else if len(killed) > 0 {
+		s.event("Terminating", -1, "%s terminating: %s waits until they are gone", plural(terminating, "pod", "pods"), s.finalCond.Type)
+	}
+	s.job.Status.Terminating = ptr32(int32(terminating))
+}
+
+func (s *sim) kill(p *simPod) {
+	p.deleting = true
+	s.push(s.now.Add(s.out.Delay(p.index)), 0, evTerminated, p)
+	s.changed = true
+}
+
+// remove: the pod object is gone.
+func (s *sim) remove(p *simPod) {
+	if !p.removed {
+		p.removed = true
+		s.gone[p.index]++
+	}
+}
+
+// tally counts a failed pod for the per-index view.
+func (s *sim) tally(p *simPod) {
+	if p.match.CountFailed() {
+		s.fails[p.index]++
+	} else {
+		s.ignores[p.index]++
+	}
+}
+
+// removeDeleted: kwok removes a deleted pod once it stopped and its finalizer is gone.
+func (s *sim) removeDeleted() {
+	for _, p := range s.live {
+		if p.deleting && !p.tracked && (p.phase == corev1.PodFailed || p.phase == corev1.PodSucceeded) {
+			s.remove(p)
+		}
+	}
+}
+
+// track is trackJobStatusAndRemoveFinalizers without a finishing condition: finished pods are
+// counted and lose their finalizer, except the failed pod whose counts an index's replacement
+// needs (getPodsWithDelayedDeletionPerIndex, canRemoveFinalizer).
+func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
+	delayed := map[int]*simPod{}
+	if s.spec.PerIndex() {
+		for i, p := range s.live {
+			if !p.tracked || !obs[i].Failed {
+				continue
+			}
+			st := f.Indexes[p.index].State
+			if st == jobpolicy.IndexSucceeded || st == jobpolicy.IndexFailed || st == jobpolicy.IndexActive {
+				continue
+			}
+			if q, ok := delayed[p.index]; !ok || (q.failureCount+q.ignoredCount <= p.failureCount+p.ignoredCount && !p.finished.Before(q.finished)) {
+				delayed[p.index] = p
+			}
+		}
+	}
+	for i, p := range s.live {
+		if !p.tracked {
+			continue
+		}
+		switch {
+		case p.phase == corev1.PodSucceeded:
+			s.count(p, false, false)
+		case obs[i].Failed:
+			if delayed[p.index] == p {
+				continue
+			}
+			s.count(p, true, obs[i].Match.CountFailed())
+		}
+	}
+	s.writeSets(f)
+	terminating := 0
+	for _, p := range s.live {
+		if p.terminating() {
+			terminating++
+		}
+	}
+	s.job.Status.Terminating = ptr32(int32(terminating))
+}
+
+// manage is manageJob for an Indexed Job that is not suspended.
+func (s *sim) manage(f *jobpolicy.Facts) {
+	if !f.DeadlineAt.IsZero() && f.DeadlineAt.After(s.now) {
+		// syncJob requeues the Job for its deadline.
+		s.push(f.DeadlineAt, 0, evWake, nil)
+	}
+	active, terminating := 0, 0
+	for _, p := range s.live {
+		if p.active() {
+			active++
+		} else if p.terminating() {
+			terminating++
+		}
+	}
+	completions := int(s.spec.Completions)
+	want := min(int(s.spec.Parallelism), completions-f.Succeeded.Len())
+	want = max(want, 0)
+	if !s.onlyFailed {
+		terminating = 0
+	}
+	diff := want - terminating - active
+	if diff <= 0 {
+		return
+	}
+	if !s.spec.PerIndex() && s.bFailures > 0 {
+		// newBackoffRecord.getRemainingTime: no pod is created until the global backoff passed.
+		total, remaining := jobpolicy.Backoff(s.bFailures, s.bLast, s.now)
+		if remaining > 0 {
+			s.event("Backoff", -1, "%s since the last success: no pod created for %s (backoff %s)", plural(int(s.bFailures), "failure", "failures"), remaining, total)
+			s.push(s.now.Add(remaining), 0, evWake, nil)
+			return
+		}
+	}
+	// firstPendingIndexes: the lowest indexes neither succeeded, failed, active nor (under
+	// podReplacementPolicy Failed) terminating.
+	cands := make([]int, 0, min(diff, 1024))
+	for i := 0; i < completions && len(cands) < diff; i++ {
+		switch f.Indexes[i].State {
+		case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
+			cands = append(cands, i)
+		}
+	}
+	if s.spec.PerIndex() {
+		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
+		// the earliest.
+		now := cands[:0:0]
+		var wake time.Time
+		for _, i := range cands {
+			at := f.Indexes[i].NextAttemptAt
+			if f.Indexes[i].State != jobpolicy.IndexBackoff || !at.After(s.now) {
+				now = append(now, i)
+			} else if wake.IsZero() || at.Before(wake) {
+				wake = at
+			}
+		}
+		if len(now) == 0 {
+			if !wake.IsZero() {
+				s.push(wake, 0, evWake, nil)
+			}
+			return
+		}
+		if !wake.IsZero() {
+			s.push(wake, 0, evWake, nil)
+		}
+		cands = now
+	}
+	if len(cands) == 0 {
+		return
+	}
+	for _, i := range cands {
+		s.create(i, f.Indexes[i])
+	}
+	set := indexes.Of(cands...)
+	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())
+	s.changed = true
+}
+
+func (s *sim) create(i int, ix jobpolicy.Index) {
+	s.created[i]++
+	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
+		phase: corev1.PodRunning, tracked: true, created: s.now, match: jobpolicy.Match{Rule: -1}}
+	if s.spec.PerIndex() {
+		// addIndexFailureCountAnnotation: getNewIndexFailureCounts of the replaced pod.
+		p.failureCount, p.ignoredCount = ix.FailureCount, ix.IgnoredCount
+		if ix.FailureCount > 0 || ix.IgnoredCount > 0 {
+			s.event("Retry", i, "index %d: attempt %d (%d counted, %d ignored failures so far)", i, p.failureCount+p.ignoredCount, p.failureCount, p.ignoredCount)
+		}
+	}
+	if s.created[i] > 1 || s.runs[i] > 0 {
+		s.runs[i]++
+	}
+	p.runs = s.runs[i]
+	p.run = s.out.Attempt(i, p.runs, s.kwAttempt(p))
+	s.last[i] = p
+	if s.opts.KeepPods {
+		s.res.pods = append(s.res.pods, p)
+	}
+	s.live = append(s.live, p)
+	s.res.PodsCreated++
+	if !p.run.Never {
+		s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)
+	}
+}
+
+// finish fills the per-index view.
+func (s *sim) finish() {
+	s.res.End = s.since(s.now)
+	// The index states need the pods the controller still acts on only: the finished ones
+	// are in the status sets.
+	obs := make([]jobpolicy.Pod, 0, len(s.live))
+	for _, p := range s.live {
+		if !p.removed && (p.tracked || p.active() || p.terminating()) {
+			obs = append(obs, s.observe(p))
+		}
+	}
+	f := jobpolicy.Evaluate(s.job, obs, s.now)
+	n := int(s.spec.Completions)
+	s.res.Indexes = make([]IndexResult, n)
+	for i := 0; i < n; i++ {
+		r := IndexResult{Index: i, State: f.Indexes[i].State, Pods: s.created[i], Remaining: s.created[i] - s.gone[i],
+			Restarts: s.restarts[i], ExitCodes: s.exits[i], Failures: s.fails[i], Ignored: s.ignores[i]}
+		// Under backoffLimitPerIndex: the counts the last pod carries plus its own failure
+		// (getNewIndexFailureCounts).
+		if p := s.last[i]; p != nil && s.spec.PerIndex() {
+			r.Failures, r.Ignored = p.failureCount, p.ignoredCount
+			if p.failed {
+				if p.match.CountFailed() {
+					r.Failures++
+				} else {
+					r.Ignored++
+				}
+			}
+		}
+		s.res.Indexes[i] = r
+	}
+	st := &s.job.Status
+	st.Active = 0
+	ready := int32(0)
+	for _, p := range s.live {
+		if !p.removed && p.active() {
+			st.Active++
+			ready++
+		}
+	}
+	st.Ready = &ready
+	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// failWhy adds the numbers behind a failure reason (syncJob's comparisons).
+func (s *sim) failWhy(f *jobpolicy.Facts, reason string) string {
+	switch reason {
+	case batchv1.JobReasonBackoffLimitExceeded:
+		if f.Spec.RestartsCount() && f.RestartsLeft <= 0 {
+			return fmt.Sprintf(" (%s of running pods, backoffLimit %d)", plural(int(f.Restarts), "container restart", "container restarts"), f.Spec.BackoffLimit)
+		}
+		return fmt.Sprintf(" (%s counted > backoffLimit %d)", plural(int(f.CountedFailures), "failure", "failures"), f.Spec.BackoffLimit)
+	case batchv1.JobReasonMaxFailedIndexesExceeded:
+		return fmt.Sprintf(" (%s > maxFailedIndexes %d)", plural(f.Failed.Len(), "failed index", "failed indexes"), *f.Spec.MaxFailedIndexes)
+	case batchv1.JobReasonFailedIndexes:
+		return fmt.Sprintf(" (every index has a result, %s)", plural(f.Failed.Len(), "failed", "failed"))
+	case batchv1.JobReasonDeadlineExceeded:
+		return fmt.Sprintf(" (activeDeadlineSeconds %d)", *s.job.Spec.ActiveDeadlineSeconds)
+	}
+	return ""
+}
