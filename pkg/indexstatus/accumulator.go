@@ -116,7 +116,7 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		return
 	}
 	s := summarize(a.job, pod)
-	if s.index < 0 {
+	if s.Index < 0 {
 		delete(a.pods, key)
 		a.ignored[key] = struct{}{}
 		return

@@ -117,11 +117,11 @@ func newPod(job *batchv1.Job, index, attempt int, created time.Duration) *podB {
 			UID:       types.UID(fmt.Sprintf("%s-%d-%d", job.UID, index, attempt)),
 			Labels: map[string]string{
 				labelControllerUID: string(job.UID), labelJobName: job.Name,
-				annotationIndex: strconv.Itoa(index),
+				batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index),
 			},
-			Annotations:       map[string]string{annotationIndex: strconv.Itoa(index)},
+			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index)},
 			CreationTimestamp: metav1.Time{Time: t0.Add(created)},
-			Finalizers:        []string{finalizerTracking},
+			Finalizers:        []string{batchv1.JobTrackingFinalizer},
 			OwnerReferences: []metav1.OwnerReference{{
 				APIVersion: "batch/v1", Kind: "Job", Name: job.Name, UID: job.UID, Controller: ptr.To(true),
 			}},
@@ -130,7 +130,7 @@ func newPod(job *batchv1.Job, index, attempt int, created time.Duration) *podB {
 		Status: corev1.PodStatus{Phase: corev1.PodPending},
 	}
 	if job.Spec.BackoffLimitPerIndex != nil {
-		p.Annotations[annotationFailureCount] = strconv.Itoa(attempt)
+		p.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(attempt)
 	}
 	return &podB{p}
 }
@@ -168,7 +168,7 @@ func (b *podB) deleting(at time.Duration) *podB {
 }
 
 func (b *podB) ignoredCount(n int) *podB {
-	b.p.Annotations[annotationIgnoredFailure] = strconv.Itoa(n)
+	b.p.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(n)
 	return b
 }
 

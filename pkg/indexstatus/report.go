@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // listLimit is how many indexes a sentence names before it says "and N more".
@@ -20,107 +21,6 @@ const listLimit = 5
 
 // setWidth is how many bytes of an interval string a sentence shows.
 const setWidth = 60
-
-// Report makes the report from the Job and the pods added so far.
-func (a *Accumulator) Report(opts Options) *IndexedJobStatus {
-	b := &reportBuilder{acc: a, job: a.job, opts: opts, now: opts.now()}
-	return b.build()
-}
-
-type reportBuilder struct {
-	acc  *Accumulator
-	job  *batchv1.Job
-	opts Options
-	now  time.Time
-	r    *IndexedJobStatus
-
-	completions int
-	perIndex    bool
-	limit       int32 // backoffLimitPerIndex
-	completed   indexes.Set
-	failed      indexes.Set
-	byIndex     map[int][]*podSummary
-	phase       Phase
-	cond        *batchv1.JobCondition
-	finishing   bool // FailureTarget, Failed, SuccessCriteriaMet or Complete
-
-	// Gathered while walking the indexes.
-	states        map[State]*indexes.Builder
-	failedGone    indexes.Builder // Failed indexes without pods
-	noPodLeft     indexes.Builder // Unfinished indexes without pods
-	ownFailure    indexes.Builder // Unfinished indexes whose last attempt failed on its own
-	terminatingIx indexes.Builder
-	notRecorded   indexes.Builder // succeeded pod, index not in completedIndexes yet
-	duplicates    indexes.Builder // more than one active pod
-	retrying      []IndexStatus
-	lastAttempt   []int // running indexes on their last attempt under backoffLimitPerIndex
-	notStarted    int   // Pending indexes without a pod
-	failedStatus  map[int]IndexStatus
-
-	// Job-wide pod facts.
-	ownFailedPods    int // failed pods that were not deleted (failed on their own)
-	countedFailed    int // failed pods whose failure counts (not Ignore)
-	uncountedFailed  int // counted failures not yet in status.failed (finalizer still on)
-	activePods       int
-	terminatingPods  int
-	beyond           int // pods with index >= completions
-	beyondActive     int // ... of which active (the controller deletes them)
-	beyondDeleting   int // ... being deleted
-	beyondSucceeded  int // ... succeeded (their index was dropped from completedIndexes)
-	beyondFailed     int // ... failed (still counted in status.failed)
-	globalFailures   int32
-	globalLastFail   time.Time
-	globalEstimation bool
-}
-
-func (b *reportBuilder) build() *IndexedJobStatus {
-	job := b.job
-	b.completions = int(*job.Spec.Completions)
-	b.perIndex = job.Spec.BackoffLimitPerIndex != nil
-	if b.perIndex {
-		b.limit = *job.Spec.BackoffLimitPerIndex
-	}
-	r := &IndexedJobStatus{
-		APIVersion:  APIVersion,
-		Kind:        Kind,
-		Job:         JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
-		ObservedAt:  b.now.UTC().Truncate(time.Second),
-		Completions: *job.Spec.Completions,
-		Parallelism: deref32(job.Spec.Parallelism, 1),
-		Policy:      policyOf(job),
-		Counters:    countersOf(job),
-		Indexes:     []IndexStatus{},
-		Grid:        []Run{},
-	}
-	b.r = r
-	b.readSets()
-	b.groupPods()
-	b.phase, b.cond = decidePhase(job)
-	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
-	r.Phase = b.phase
-	if b.cond != nil {
-		r.Reason, r.Message = b.cond.Reason, b.cond.Message
-	}
-	if r.Phase == PhaseComplete && r.Reason == "" {
-		// Clusters before the success-policy work left the reason of Complete empty.
-		if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
-			r.Reason, r.Message = c.Reason, c.Message
-		}
-	}
-	b.globalBackoff()
-	b.walkIndexes()
-	r.Explanation = b.explain()
-	r.WaitingFor = b.waitingFor()
-	r.Completeness = b.completeness()
-	r.Next = b.next()
-	r.Unknown = b.unknown()
-	r.Notes = append(b.notes(), r.Notes...)
-	r.Notes = append(r.Notes, b.opts.Notes...)
-	if len(b.opts.ShardIDs) > 0 {
-		r.Shards = &ShardInfo{ConfigMap: b.opts.ShardsConfigMap, Count: len(b.opts.ShardIDs)}
-	}
-	return r
-}
 
 func deref32(p *int32, def int32) int32 {
 	if p == nil {
@@ -205,151 +105,17 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// groupPods sorts the pod summaries by index and, within an index, by attempt then creation.
-func (b *reportBuilder) groupPods() {
-	b.byIndex = map[int][]*podSummary{}
-	for k := range b.acc.pods {
-		p := b.acc.pods[k]
-		ps := &p
-		switch {
-		case p.active():
-			b.activePods++
-		case p.terminating():
-			b.terminatingPods++
-		}
-		if p.failed && !p.deleting {
-			b.ownFailedPods++
-		}
-		if p.failed && p.countFailed {
-			b.countedFailed++
-		}
-		b.r.Pods.Seen++
-		switch {
-		case p.active():
-			b.r.Pods.Active++
-		case p.terminating():
-			b.r.Pods.Terminating++
-		case p.phase == corev1.PodSucceeded:
-			b.r.Pods.Succeeded++
-		case p.phase == corev1.PodFailed:
-			b.r.Pods.Failed++
-		}
-		if p.index >= b.completions {
-			b.beyond++
-			switch {
-			case p.active():
-				b.beyondActive++
-			case p.terminating():
-				b.beyondDeleting++
-			case p.phase == corev1.PodSucceeded:
-				b.beyondSucceeded++
-			case p.phase == corev1.PodFailed:
-				b.beyondFailed++
-			}
-			continue
-		}
-		b.byIndex[p.index] = append(b.byIndex[p.index], ps)
-	}
-	b.r.Pods.Ignored = len(b.acc.ignored)
-	uncounted := map[string]bool{}
-	if u := b.job.Status.UncountedTerminatedPods; u != nil {
-		for _, uid := range u.Failed {
-			uncounted[string(uid)] = true
-		}
-		b.uncountedFailed = len(u.Failed)
-	}
-	for _, pods := range b.byIndex {
-		sort.Slice(pods, func(i, j int) bool {
-			if pods[i].attempt() != pods[j].attempt() {
-				return pods[i].attempt() < pods[j].attempt()
-			}
-			if !pods[i].created.Equal(pods[j].created) {
-				return pods[i].created.Before(pods[j].created)
-			}
-			return pods[i].name < pods[j].name
-		})
-		for _, p := range pods {
-			// getNewFinishedPods: failed pods still carrying the finalizer, not yet in
-			// uncountedTerminatedPods, are about to be counted.
-			if p.failed && p.countFailed && p.tracked && !uncounted[p.uid] {
-				b.uncountedFailed++
-			}
-		}
-	}
-}
-
-func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
-	for i := range job.Status.Conditions {
-		c := &job.Status.Conditions[i]
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return c
-		}
-	}
-	return nil
-}
-
-// decidePhase picks the phase and the condition that decided it.
-func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
-	if c := findCondition(job, batchv1.JobComplete); c != nil {
-		return PhaseComplete, c
-	}
-	if c := findCondition(job, batchv1.JobFailed); c != nil {
-		return PhaseFailed, c
-	}
-	if c := findCondition(job, batchv1.JobFailureTarget); c != nil {
-		return PhaseFailing, c
-	}
-	if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
-		return PhaseCompleting, c
-	}
-	if job.Spec.Suspend != nil && *job.Spec.Suspend {
-		c := findCondition(job, batchv1.JobSuspended)
-		if c == nil {
-			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}
-		}
-		return PhaseSuspended, c
-	}
-	return PhaseRunning, nil
-}
-
-// globalBackoff estimates the controller's in-memory backoff record for Jobs without
-// backoffLimitPerIndex: failures after the last success and the time of the last failure.
-func (b *reportBuilder) globalBackoff() {
-	if b.perIndex {
-		return
-	}
-	var lastSuccess time.Time
-	for _, p := range b.acc.pods {
-		if p.phase == corev1.PodSucceeded && p.finished.After(lastSuccess) {
-			lastSuccess = p.finished
-		}
-	}
-	for _, p := range b.acc.pods {
-		if p.failed && p.finished.After(lastSuccess) {
-			b.globalFailures++
-			if p.finished.After(b.globalLastFail) {
-				b.globalLastFail = p.finished
-			}
-		}
-	}
-}
-
-// walkIndexes computes every index's state, folding the grid and the summary as it goes.
+// walkIndexes words every index's facts, folding the grid and the summary as it goes.
 func (b *reportBuilder) walkIndexes() {
-	b.states = map[State]*indexes.Builder{}
-	for _, s := range States {
-		b.states[s] = &indexes.Builder{}
-	}
-	b.failedStatus = map[int]IndexStatus{}
 	r := b.r
-	for i := 0; i < b.completions; i++ {
-		st := b.index(i)
+	for k := range b.facts {
+		f := &b.facts[k]
+		st := b.indexStatus(f)
 		r.Summary.add(st.State, 1)
-		b.states[st.State].Add(i)
-		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == st.State && r.Grid[n-1].Last == i-1 {
-			r.Grid[n-1].Last = i
+		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == st.State && r.Grid[n-1].Last == f.index-1 {
+			r.Grid[n-1].Last = f.index
 		} else {
-			r.Grid = append(r.Grid, Run{First: i, Last: i, State: st.State})
+			r.Grid = append(r.Grid, Run{First: f.index, Last: f.index, State: st.State})
 		}
 		if b.opts.AllIndexes || needsAttention(&st) {
 			r.Indexes = append(r.Indexes, st)
@@ -373,188 +139,81 @@ func needsAttention(st *IndexStatus) bool {
 	return true
 }
 
-// index computes one index's status.
-func (b *reportBuilder) index(i int) IndexStatus {
-	st := IndexStatus{Index: i, Pods: []string{}}
-	if i < len(b.opts.ShardIDs) {
-		st.ShardID = b.opts.ShardIDs[i]
+// indexStatus puts one index's facts into the report's fields and words.
+func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
+	st := IndexStatus{Index: f.index, State: f.state, Attempts: f.attempts, Pods: []string{},
+		FailureCount: f.pol.FailureCount, IgnoredFailureCount: f.pol.IgnoredCount, RetriesLeft: f.pol.RetriesLeft}
+	if f.index < len(b.opts.ShardIDs) {
+		st.ShardID = b.opts.ShardIDs[f.index]
 	}
-	pods := b.byIndex[i]
-	var current, term, lastFailed, lastFinished, succeeded *podSummary
-	activeCount := 0
-	for _, p := range pods {
-		st.Pods = append(st.Pods, p.name)
-		switch {
-		case p.active():
-			activeCount++
-			current = p // the latest attempt wins
-		case p.terminating():
-			term = p
-		}
-		if p.failed && !p.terminating() {
-			if lastFailed == nil || laterAttempt(p, lastFailed) {
-				lastFailed = p
-			}
-		}
-		if p.phase == corev1.PodSucceeded {
-			succeeded = p
-		}
-		if (p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed) && (lastFinished == nil || laterAttempt(p, lastFinished)) {
-			lastFinished = p
-		}
+	for _, p := range f.pods {
+		st.Pods = append(st.Pods, p.Name)
 	}
-	if activeCount > 1 {
-		b.duplicates.Add(i)
-	}
-
-	// Attempts and failure counts.
-	if len(pods) > 0 {
-		if b.perIndex {
-			latest := pods[len(pods)-1]
-			st.Attempts = int(latest.attempt()) + 1
-			st.FailureCount, st.IgnoredFailureCount = latest.failureCount, latest.ignoredCount
-			if latest.failed && latest.phase == corev1.PodFailed {
-				if latest.countFailed {
-					st.FailureCount++
-				} else {
-					st.IgnoredFailureCount++
-				}
-			}
-		} else {
-			st.Attempts = len(pods)
-			for _, p := range pods {
-				if p.failed && p.phase == corev1.PodFailed {
-					if p.countFailed {
-						st.FailureCount++
-					} else {
-						st.IgnoredFailureCount++
-					}
-				}
-			}
-		}
-	}
-	if lastFinished != nil && lastFinished.hasExit {
-		code := lastFinished.exitCode
+	if lf := f.lastFinished; lf != nil && lf.hasExit {
+		code := lf.exitCode
 		st.LastExitCode = &code
-		st.LastReason, st.LastContainer = lastFinished.exitCause, lastFinished.container
+		st.LastReason, st.LastContainer = lf.exitCause, lf.container
 	}
-	if lastFinished != nil && st.LastReason == "" && lastFinished.podReason != "" {
-		st.LastReason = lastFinished.podReason
+	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.podReason != "" {
+		st.LastReason = lf.podReason
 	}
-	if lastFailed != nil && lastFailed.rule >= 0 {
-		st.Rule = &RuleMatch{Index: lastFailed.rule, Action: string(lastFailed.action), On: lastFailed.matchedBy}
+	if lf := f.lastFailed; lf != nil && lf.Match.Matched() {
+		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.matchedBy}
 	}
-
-	// State.
-	unrecorded := false
-	latestFailedIsLast := lastFailed != nil && current == nil && term == nil && (succeeded == nil || laterAttempt(lastFailed, succeeded))
-	switch {
-	case b.completed.Has(i):
-		st.State = StateSucceeded
-	case b.failed.Has(i):
-		st.State = StateFailed
-	case current != nil:
-		st.State = StateRunning
-		if current.phase != corev1.PodRunning {
-			st.State = StatePending
-		}
-	case term != nil:
-		st.State = StateTerminating
-		b.terminatingIx.Add(i)
-	case b.finishing:
-		st.State = StateUnfinished
-	case latestFailedIsLast && b.phase == PhaseSuspended:
-		st.State = StatePending
-	case latestFailedIsLast && b.wouldFailIndex(lastFailed):
-		st.State = StateFailed
-		st.Detail = "not yet recorded in status.failedIndexes: "
-	case latestFailedIsLast:
-		st.State = StateRetrying
-	case succeeded != nil:
-		st.State = StateSucceeded
-		unrecorded = true
-		b.notRecorded.Add(i)
-	default:
-		st.State = StatePending
+	if f.retrying || f.state == StateRetrying {
+		ts, rs := int64(f.backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
+		st.BackoffSeconds, st.BackoffRemainingSeconds = &ts, &rs
 	}
-	if st.State == StatePending && current == nil {
-		b.notStarted++
-	}
-
-	if b.perIndex {
-		left := b.limit - st.FailureCount
-		if left < 0 || st.State == StateFailed {
-			left = 0
-		}
-		st.RetriesLeft = &left
-	}
-	b.describe(&st, current, term, lastFailed, succeeded, unrecorded)
+	st.Detail = b.detail(f, &st)
 	return st
 }
 
-// laterAttempt orders attempts: by the attempt annotation, then by finish or creation time.
-func laterAttempt(p, q *podSummary) bool {
-	if p.attempt() != q.attempt() {
-		return p.attempt() > q.attempt()
-	}
-	if !p.created.Equal(q.created) {
-		return p.created.After(q.created)
-	}
-	return p.finished.After(q.finished)
-}
-
-// wouldFailIndex is the controller's isIndexFailed for a failed pod.
-func (b *reportBuilder) wouldFailIndex(p *podSummary) bool {
-	if !b.perIndex || !p.failed {
-		return false
-	}
-	if p.action == batchv1.PodFailurePolicyActionFailIndex {
-		return true
-	}
-	return p.countFailed && p.failureCount >= b.limit
-}
-
-// describe writes the index's detail and gathers what the Job-level sentences need.
-func (b *reportBuilder) describe(st *IndexStatus, current, term, lastFailed, succeeded *podSummary, unrecorded bool) {
+// detail says in words what happened to the index.
+func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
+	current, term, lastFailed, succeeded := f.current, f.term, f.lastFailed, f.succeeded
 	var d string
 	switch st.State {
 	case StateSucceeded:
 		switch {
-		case succeeded != nil && unrecorded:
-			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.name)
+		case succeeded != nil && f.pol.NotYetRecorded:
+			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.name)
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
 		case len(st.Pods) == 0:
 			d = "succeeded (its pods are gone)"
 		default:
 			d = "succeeded"
 		}
 	case StateFailed:
-		d = st.Detail + b.failureWords(st, lastFailed)
-		if len(st.Pods) == 0 {
-			b.failedGone.Add(st.Index)
+		if f.pol.NotYetRecorded {
+			d = "not yet recorded in status.failedIndexes: "
 		}
+		d += b.failureWords(st, f)
 	case StateRunning, StatePending:
 		switch {
-		case current != nil && current.phase == corev1.PodRunning:
-			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.started, current.created), current.name)
+		case current != nil && current.Phase == corev1.PodRunning:
+			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.started, current.Created), current.Name)
 			if !current.ready {
 				d += ", not ready"
 			}
 			d += restartWords(current)
-			if b.perIndex && st.RetriesLeft != nil && *st.RetriesLeft == 0 {
+			if f.pol.LastAttempt {
 				d += fmt.Sprintf("; last attempt: one more failure fails the index (backoffLimitPerIndex %d)", b.limit)
-				b.lastAttempt = append(b.lastAttempt, st.Index)
 			}
 		case current != nil:
-			d = fmt.Sprintf("pod %s is %s", current.name, strings.ToLower(string(current.phase)))
+			d = fmt.Sprintf("pod %s is %s", current.Name, strings.ToLower(string(current.Phase)))
 			if current.waiting != "" {
 				d += " (" + current.waiting + ")"
 			}
+			d += restartWords(current)
+		case len(f.pol.Forgotten) > 0:
+			d = b.forgottenWords(f)
 		case b.phase == PhaseSuspended && lastFailed != nil:
 			d = fmt.Sprintf("Job suspended; attempt %d failed (%s) and is retried after the Job resumes", st.Attempts, exitWords(lastFailed))
 		case b.phase == PhaseSuspended:
 			d = "Job suspended: no pod runs until it resumes"
+		case f.remaining > 0:
+			d = fmt.Sprintf("not started yet; the global backoff holds every new pod for about %s more", fmtDuration(f.remaining))
 		default:
 			d = "not started yet"
 		}
@@ -562,31 +221,35 @@ func (b *reportBuilder) describe(st *IndexStatus, current, term, lastFailed, suc
 			d += fmt.Sprintf("; the previous attempt failed (%s)", exitWords(lastFailed))
 		}
 	case StateRetrying:
-		d = b.retryWords(st, lastFailed)
-		b.retrying = append(b.retrying, *st)
+		d = b.retryWords(f, st)
 	case StateTerminating:
-		d = b.terminatingWords(term) + restartWords(term)
+		d = b.terminatingWords(f, st) + restartWords(term)
 	case StateUnfinished:
 		switch {
-		case lastFailed != nil && !lastFailed.deleting && lastFailed.action == batchv1.PodFailurePolicyActionFailJob:
+		case lastFailed != nil && !lastFailed.Deleting && lastFailed.Match.Action == batchv1.PodFailurePolicyActionFailJob:
 			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", st.Attempts, exitWords(lastFailed))
-			b.ownFailure.Add(st.Index)
-		case lastFailed != nil && !lastFailed.deleting:
+		case lastFailed != nil && !lastFailed.Deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
-			b.ownFailure.Add(st.Index)
 		case succeeded != nil:
-			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.name)
+			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
 		case lastFailed != nil:
-			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.name, b.finishedVerb())
+			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
-			b.noPodLeft.Add(st.Index)
 			d = "no result and no pod left: " + b.goneWords()
 		}
 	}
-	st.Detail = d
-	if st.State == StateFailed && len(b.failedStatus) < listLimit {
-		b.failedStatus[st.Index] = *st
+	return d
+}
+
+// forgottenWords explains an index whose finished pods the controller no longer counts
+// (calculateSucceededIndexes and calculateFailedIndexes only count pods with the tracking
+// finalizer): it runs again.
+func (b *reportBuilder) forgottenWords(f *indexFacts) string {
+	names := strings.Join(f.pol.Forgotten, ", ")
+	if f.succeeded != nil {
+		return fmt.Sprintf("pod %s succeeded, but the index is not in status.completedIndexes and the pod lost its tracking finalizer (an elastic scale-down drops the index; scaling up again does not bring it back): the controller does not count it, and the index runs again", names)
 	}
+	return fmt.Sprintf("pod %s failed and lost its tracking finalizer without a replacement: the controller no longer counts it, so the index runs again with its failure count back at 0", names)
 }
 
 func (b *reportBuilder) finishedVerb() string {
@@ -607,15 +270,22 @@ func (b *reportBuilder) goneWords() string {
 }
 
 // failureWords explains why an index failed.
-func (b *reportBuilder) failureWords(st *IndexStatus, lastFailed *podSummary) string {
+func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
+	lastFailed := f.lastFailed
+	if t := f.term; t != nil && t.Failed && (lastFailed == nil || laterAttempt(t, lastFailed)) {
+		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
+		// index's last attempt fails the index (isIndexFailed).
+		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
+			t.Name, t.Attempt()+1, b.limit+1+t.IgnoredCount, b.limit)
+	}
 	if lastFailed == nil {
 		if len(st.Pods) == 0 {
 			return "failed; its pods are gone, so the exit code and the reason are not known"
 		}
 		return "failed"
 	}
-	if lastFailed.action == batchv1.PodFailurePolicyActionFailIndex {
-		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.matchedBy, lastFailed.rule)
+	if lastFailed.Match.Action == batchv1.PodFailurePolicyActionFailIndex {
+		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.matchedBy, lastFailed.Match.Rule)
 	}
 	if b.perIndex {
 		return fmt.Sprintf("failed after %d %s (%s), backoffLimitPerIndex %d exhausted",
@@ -640,8 +310,8 @@ func exitWords(p *podSummary) string {
 	if p.condition != "" {
 		parts = append(parts, p.condition)
 	}
-	if p.rule >= 0 {
-		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s)", p.rule, p.action))
+	if p.Match.Matched() {
+		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s)", p.Match.Rule, p.Match.Action))
 	}
 	if len(parts) == 0 {
 		return "no exit code recorded"
@@ -653,38 +323,38 @@ func exitWords(p *podSummary) string {
 // OnFailure); the controller counts these restarts against backoffLimit while the pod is pending
 // or running (pastBackoffLimitOnFailure).
 func restartWords(p *podSummary) string {
-	if p == nil || p.restarts == 0 {
+	if p == nil || p.Restarts == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("; containers restarted %d %s", p.restarts, plural(int(p.restarts), "time", "times"))
+	s := fmt.Sprintf("; containers restarted %d %s", p.Restarts, plural(int(p.Restarts), "time", "times"))
 	if p.hasExit && p.exitCode != 0 {
 		s += fmt.Sprintf(" (last exit code %d in container %s)", p.exitCode, p.container)
 	}
 	return s
 }
 
-// retryWords explains a Retrying index and records its backoff.
-func (b *reportBuilder) retryWords(st *IndexStatus, lastFailed *podSummary) string {
-	var total, remaining time.Duration
-	estimate := ""
-	if b.perIndex {
-		total, remaining = backoff(lastFailed.attempt()+1, lastFailed.finished, b.now)
-	} else {
-		total, remaining = backoff(b.globalFailures, b.globalLastFail, b.now)
-		estimate = "about "
-		b.globalEstimation = true
-	}
-	ts, rs := int64(total/time.Second), int64((remaining+time.Second-1)/time.Second)
-	st.BackoffSeconds, st.BackoffRemainingSeconds = &ts, &rs
+// retryWords explains a Retrying index: the failed attempt and when the replacement comes.
+func (b *reportBuilder) retryWords(f *indexFacts, st *IndexStatus) string {
+	lastFailed := f.lastFailed
 	d := fmt.Sprintf("attempt %d failed (%s)", st.Attempts, exitWords(lastFailed))
-	if !lastFailed.countFailed {
+	if !lastFailed.Match.CountFailed() {
 		d += "; ignored, not counted against the retry limits"
 	}
-	next := b.nextAttemptWords(st)
-	if remaining > 0 {
-		return d + fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, fmtDuration(remaining), fmtDuration(total), next)
+	return d + b.replacementWords(f, st)
+}
+
+// replacementWords says when the replacement of a failed attempt is created: after the
+// per-index backoff (getRemainingTimePerIndex) or the global one (backoffRecord.getRemainingTime).
+func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string {
+	estimate := ""
+	if !b.perIndex {
+		estimate = "about "
 	}
-	return d + fmt.Sprintf("; backoff %s over, the replacement is due now%s", fmtDuration(total), next)
+	next := b.nextAttemptWords(st)
+	if f.remaining > 0 {
+		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, fmtDuration(f.remaining), fmtDuration(f.backoff), next)
+	}
+	return fmt.Sprintf("; backoff %s over, the replacement is due now%s", fmtDuration(f.backoff), next)
 }
 
 // nextAttemptWords is ", attempt 2 of 2" under backoffLimitPerIndex.
@@ -696,20 +366,32 @@ func (b *reportBuilder) nextAttemptWords(st *IndexStatus) string {
 	return fmt.Sprintf(", attempt %d of %d", st.Attempts+1, maxAttempts)
 }
 
-func (b *reportBuilder) terminatingWords(p *podSummary) string {
-	age := fmtDuration(b.now.Sub(p.finished).Round(time.Second))
+// terminatingWords explains a pod being deleted: who deleted it, whether it counts as a
+// failure, and when the index runs again.
+func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string {
+	p := f.term
+	age := fmtDuration(b.now.Sub(p.Finished).Round(time.Second))
 	switch b.phase {
 	case PhaseFailing, PhaseFailed:
-		return fmt.Sprintf("pod %s is being killed because the Job is failing (deleted %s ago)", p.name, age)
+		return fmt.Sprintf("pod %s is being killed because the Job is failing (deleted %s ago)", p.Name, age)
 	case PhaseCompleting, PhaseComplete:
-		return fmt.Sprintf("pod %s is being deleted because the Job met its success policy (deleted %s ago)", p.name, age)
+		return fmt.Sprintf("pod %s is being deleted because the Job met its success policy (deleted %s ago)", p.Name, age)
 	case PhaseSuspended:
-		return fmt.Sprintf("pod %s is being deleted because the Job was suspended; not counted as a failure", p.name)
+		return fmt.Sprintf("pod %s is being deleted because the Job was suspended; not counted as a failure", p.Name)
 	}
-	if onlyReplaceFailedPods(b.job) {
-		return fmt.Sprintf("pod %s is being deleted; with podReplacementPolicy Failed its replacement is created once it is gone", p.name)
+	if jobpolicy.OnlyReplaceFailedPods(b.job) {
+		return fmt.Sprintf("pod %s is being deleted; with podReplacementPolicy Failed its replacement is created once it is gone", p.Name)
 	}
-	return fmt.Sprintf("pod %s is being deleted; it counts as failed and is replaced at once (podReplacementPolicy TerminatingOrFailed)", p.name)
+	if !p.Tracked {
+		// deleteJobPods removes the tracking finalizer before deleting, and such a pod is never
+		// counted; a pod the controller already counted has lost the finalizer too.
+		return fmt.Sprintf("pod %s is being deleted without its tracking finalizer: deleted by the controller itself (parallelism lowered, a duplicate index) it is not counted as failed, and the index is started again when parallelism allows", p.Name)
+	}
+	d := fmt.Sprintf("pod %s is being deleted; under podReplacementPolicy TerminatingOrFailed it counts as failed at once", p.Name)
+	if !p.Match.CountFailed() {
+		d = fmt.Sprintf("pod %s is being deleted; under podReplacementPolicy TerminatingOrFailed it is failed at once, but ignored by podFailurePolicy rule %d", p.Name, p.Match.Rule)
+	}
+	return d + b.replacementWords(f, st)
 }
 
 func (b *reportBuilder) age(started, created time.Time) string {
@@ -851,29 +533,30 @@ func (b *reportBuilder) failedIndexList() string {
 			break
 		}
 		n++
-		st, ok := b.failedStatus[i]
-		if !ok {
+		if i >= len(b.facts) || b.facts[i].state != StateFailed {
 			parts = append(parts, fmt.Sprintf("index %d", i))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("index %d %s", i, strings.TrimPrefix(st.Detail, "not yet recorded in status.failedIndexes: ")))
+		f := &b.facts[i]
+		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, len(f.pods))}
+		parts = append(parts, fmt.Sprintf("index %d %s", i, b.failureWords(&st, f)))
 	}
 	return strings.Join(parts, "; ")
 }
 
 // ownFailureList names the pods that failed on their own (not killed).
 func (b *reportBuilder) ownFailureList() string {
-	return b.podList(func(p *podSummary) bool { return p.failed && !p.deleting }, func(p *podSummary) string {
-		return fmt.Sprintf("index %d %s", p.index, exitWords(p))
+	return b.podList(func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
+		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
 	})
 }
 
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
 	list := b.podList(func(p *podSummary) bool {
-		return p.restarts > 0 && (p.phase == corev1.PodPending || p.phase == corev1.PodRunning)
+		return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
 	}, func(p *podSummary) string {
-		w := fmt.Sprintf("index %d: %d %s", p.index, p.restarts, plural(int(p.restarts), "restart", "restarts"))
+		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
 		if p.hasExit && p.exitCode != 0 {
 			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)
 		}
@@ -891,15 +574,15 @@ func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSumm
 	var pods []*podSummary
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
-		if p.index < b.completions && keep(&p) {
+		if p.Index < b.completions && keep(&p) {
 			pods = append(pods, &p)
 		}
 	}
 	sort.Slice(pods, func(i, j int) bool {
-		if pods[i].index != pods[j].index {
-			return pods[i].index < pods[j].index
+		if pods[i].Index != pods[j].Index {
+			return pods[i].Index < pods[j].Index
 		}
-		return pods[i].created.Before(pods[j].created)
+		return pods[i].Created.Before(pods[j].Created)
 	})
 	var parts []string
 	for k, p := range pods {
@@ -925,8 +608,8 @@ func (b *reportBuilder) failJobWords() string {
 	}
 	indexOf := func(name string) string {
 		for _, p := range b.acc.pods {
-			if p.name == name {
-				return fmt.Sprintf(" (index %d)", p.index)
+			if p.Name == name {
+				return fmt.Sprintf(" (index %d)", p.Index)
 			}
 		}
 		return ""
@@ -940,9 +623,9 @@ func (b *reportBuilder) failJobWords() string {
 			m[2], indexOf(m[2]), m[3], m[4])
 	}
 	for _, p := range b.acc.pods {
-		if p.action == batchv1.PodFailurePolicyActionFailJob {
+		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob {
 			return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
-				p.name, p.index, p.matchedBy, p.rule)
+				p.Name, p.Index, p.matchedBy, p.Match.Rule)
 		}
 	}
 	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)
@@ -1029,119 +712,186 @@ func (b *reportBuilder) completeness() Completeness {
 	return c
 }
 
-// next says what happens next.
-func (b *reportBuilder) next() []string {
-	var out []string
-	job := b.job
+// explainEntry is the explanation as a typed entry.
+func (b *reportBuilder) explainEntry() Entry {
+	e := Entry{Text: b.explain()}
+	switch b.phase {
+	case PhaseRunning:
+		e.Kind = EntryRunning
+		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
+			e.Kind = EntryNotStarted
+		}
+	case PhaseSuspended:
+		e.Kind, e.Command = EntrySuspended, b.resumeCommand()
+	default:
+		e.Kind, e.Reason = EntryReason, b.r.Reason
+		switch {
+		case !b.failed.IsEmpty():
+			e.Indexes = b.failed.String()
+		case b.states[StateUnfinished].Set().Len() > 0:
+			e.Indexes = b.states[StateUnfinished].Set().String()
+		}
+	}
+	return e
+}
+
+func (b *reportBuilder) resumeCommand() string {
+	return fmt.Sprintf("kubectl patch job %s -n %s --type=merge -p '{\"spec\":{\"suspend\":false}}'", b.job.Name, b.job.Namespace)
+}
+
+func count64(n int64) *int64 { return &n }
+
+func timePtr(t time.Time) *time.Time {
+	u := t.UTC().Truncate(time.Second)
+	return &u
+}
+
+// next says what happens next: the facts of jobpolicy, as entries with their words.
+func (b *reportBuilder) next() []Entry {
+	var out []Entry
+	job, pol := b.job, b.pol
 	switch b.phase {
 	case PhaseFailed, PhaseComplete:
-		s := "Nothing more will run: the Job is finished."
+		e := Entry{Kind: EntryFinished, Text: "Nothing more will run: the Job is finished."}
 		if ttl := job.Spec.TTLSecondsAfterFinished; ttl != nil {
 			if c := b.cond; c != nil && !c.LastTransitionTime.IsZero() {
 				at := c.LastTransitionTime.Add(time.Duration(*ttl) * time.Second)
+				e.DueAt = timePtr(at)
 				if at.After(b.now) {
-					s += fmt.Sprintf(" The Job and its pods are deleted in %s (ttlSecondsAfterFinished %d).", fmtDuration(at.Sub(b.now)), *ttl)
+					e.Text += fmt.Sprintf(" The Job and its pods are deleted in %s (ttlSecondsAfterFinished %d).", fmtDuration(at.Sub(b.now)), *ttl)
 				} else {
-					s += fmt.Sprintf(" The Job and its pods are due for deletion (ttlSecondsAfterFinished %d).", *ttl)
+					e.Text += fmt.Sprintf(" The Job and its pods are due for deletion (ttlSecondsAfterFinished %d).", *ttl)
 				}
 			}
 		}
-		return append(out, s)
+		return append(out, e)
 	case PhaseFailing, PhaseCompleting:
 		parts, final := b.waitParts()
+		e := Entry{Kind: EntryFinishing, Indexes: set(&b.terminatingIx).String()}
 		if len(parts) == 0 {
-			return append(out, fmt.Sprintf("The controller adds the %s condition at its next sync.", final))
+			e.Text = fmt.Sprintf("The controller adds the %s condition at its next sync.", final)
+		} else {
+			e.Text = fmt.Sprintf("The Job becomes %s after waiting for %s.", final, strings.Join(parts, " and "))
 		}
-		return append(out, fmt.Sprintf("The Job becomes %s after waiting for %s.", final, strings.Join(parts, " and ")))
+		return append(out, e)
 	case PhaseSuspended:
-		left := b.completions - b.completed.Len() - b.failed.Len()
-		return append(out, fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume).",
-			left, plural(left, "index", "indexes")))
+		left := b.completions - b.completed.Len() - pol.Failed.Difference(b.completed).Len()
+		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume).",
+			left, plural(left, "index", "indexes"))}
+		out = append(out, e)
+		if failed := set(b.states[StateFailed]); !failed.IsEmpty() {
+			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: failed.String(), Text: fmt.Sprintf("%s %s failed (backoffLimitPerIndex exhausted, counted while the Job is suspended): %s never started again.",
+				plural(failed.Len(), "Index", "Indexes"), failed.Truncated(setWidth), plural(failed.Len(), "it is", "they are"))})
+		}
+		return out
 	}
 	// Running.
-	for k, st := range b.retrying {
+	for k, i := range b.retrying {
 		if k == listLimit {
-			out = append(out, fmt.Sprintf("%d more retrying indexes are retried after their backoff.", len(b.retrying)-k))
+			out = append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(b.retrying[k:]...).String(),
+				Text: fmt.Sprintf("%d more retrying indexes are retried after their backoff.", len(b.retrying)-k)})
 			break
 		}
+		f := &b.facts[i]
+		st := IndexStatus{Attempts: f.attempts, IgnoredFailureCount: f.pol.IgnoredCount}
 		attempt := strings.TrimPrefix(b.nextAttemptWords(&st), ", ")
-		rem := time.Duration(*st.BackoffRemainingSeconds) * time.Second
-		if b.perIndex {
-			if rem > 0 {
-				out = append(out, fmt.Sprintf("Index %d will be retried after %s (%s).", st.Index, fmtDuration(rem), attempt))
-			} else {
-				out = append(out, fmt.Sprintf("Index %d is due to be retried now (%s).", st.Index, attempt))
+		e := Entry{Kind: EntryRetry, Indexes: strconv.Itoa(i), DueAt: timePtr(b.now.Add(f.remaining))}
+		switch {
+		case b.perIndex && f.remaining > 0:
+			e.Text = fmt.Sprintf("Index %d will be retried after %s (%s).", i, fmtDuration(f.remaining), attempt)
+		case b.perIndex:
+			e.Text = fmt.Sprintf("Index %d is due to be retried now (%s).", i, attempt)
+		default:
+			n := int32(0)
+			if pol.Global != nil {
+				n = pol.Global.Failures
 			}
-		} else {
-			out = append(out, fmt.Sprintf("Index %d will be retried after about %s (global backoff after %d %s since the last success; %s).",
-				st.Index, fmtDuration(rem), b.globalFailures, plural(int(b.globalFailures), "failure", "failures"), attempt))
+			e.Text = fmt.Sprintf("Index %d will be retried after about %s (global backoff after %d %s since the last success; %s).",
+				i, fmtDuration(f.remaining), n, plural(int(n), "failure", "failures"), attempt)
 		}
+		out = append(out, e)
 	}
 	for k, i := range b.lastAttempt {
 		if k == listLimit {
-			out = append(out, fmt.Sprintf("%d more running indexes are on their last attempt.", len(b.lastAttempt)-k))
+			out = append(out, Entry{Kind: EntryLastAttempt, Indexes: indexes.Of(b.lastAttempt[k:]...).String(),
+				Text: fmt.Sprintf("%d more running indexes are on their last attempt.", len(b.lastAttempt)-k)})
 			break
 		}
-		out = append(out, fmt.Sprintf("Index %d is on its last attempt: one more failure fails the index (backoffLimitPerIndex %d).", i, b.limit))
+		out = append(out, Entry{Kind: EntryLastAttempt, Indexes: strconv.Itoa(i),
+			Text: fmt.Sprintf("Index %d is on its last attempt: one more failure fails the index (backoffLimitPerIndex %d).", i, b.limit)})
+	}
+	if s := set(&b.forgotten); !s.IsEmpty() {
+		out = append(out, Entry{Kind: EntryRunsAgain, Indexes: s.String(), Text: fmt.Sprintf("%s %s finished pods that lost their tracking finalizer before the controller recorded them: %s not counted, and the %s again.",
+			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "it is", "they are"), plural(s.Len(), "index runs", "indexes run"))})
 	}
 	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
 	if b.perIndex {
-		nFailed := b.failed.Len()
-		if mfi := job.Spec.MaxFailedIndexes; mfi != nil {
-			k := int(*mfi) - nFailed + 1
-			out = append(out, fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
-				k, plural(k, "index aborts", "indexes abort"), *mfi, nFailed))
+		nFailed := pol.Failed.Len()
+		if left := pol.FailedIndexesLeft; left != nil {
+			k := max(*left, 1)
+			out = append(out, Entry{Kind: EntryMaxFailed, Count: count64(k), Indexes: pol.Failed.String(), Text: fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
+				k, plural(int(k), "index aborts", "indexes abort"), *job.Spec.MaxFailedIndexes, nFailed)})
 		}
-		if nFailed > 0 {
-			out = append(out, fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", b.failed.Truncated(setWidth)))
+		if nFailed > 0 && pol.CanSucceed {
+			out = append(out, Entry{Kind: EntryCanStillSucceed, Indexes: pol.Failed.String(), Text: fmt.Sprintf("Indexes %s failed, but the Job can still succeed: the controller fails it for failed indexes only once every index has a result, and the success policy is checked before that; if the policy is not met by then, it ends Failed (FailedIndexes).",
+				pol.Failed.Truncated(setWidth))})
+		} else if nFailed > 0 {
+			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: pol.Failed.String(), Text: fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", pol.Failed.Truncated(setWidth))})
 		}
 	}
-	if bl := job.Spec.BackoffLimit; bl != nil && (!b.perIndex || *bl != math.MaxInt32) {
-		counted := int(job.Status.Failed) + b.uncountedFailed
-		k := int(*bl) - counted + 1
-		if k < 1 {
-			k = 1
+	if spec := pol.Spec; !b.perIndex || spec.BackoffLimit != math.MaxInt32 {
+		k := max(pol.FailuresLeft, 1)
+		out = append(out, Entry{Kind: EntryBackoffLimit, Count: count64(k), Text: fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
+			spec.BackoffLimit, k, plural(int(k), "failure", "failures"), running, plural(running, "index", "indexes"))})
+		if spec.RestartsCount() {
+			k := max(pol.RestartsLeft, 1)
+			words := fmt.Sprintf("%d more container %s", k, plural(int(k), "restart", "restarts"))
+			if k == 1 {
+				words = "The next container restart"
+			}
+			out = append(out, Entry{Kind: EntryRestartLimit, Count: count64(k), Text: fmt.Sprintf("%s in a pending or running pod %s the Job (restartPolicy OnFailure: %d %s so far against backoffLimit %d).",
+				words, plural(int(k), "fails", "fail"), pol.Restarts, plural(int(pol.Restarts), "restart", "restarts"), spec.BackoffLimit)})
 		}
-		out = append(out, fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
-			*bl, k, plural(k, "failure", "failures"), running, plural(running, "index", "indexes")))
 	}
-	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil {
-		at := job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
+	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && !pol.DeadlineAt.IsZero() {
+		at := pol.DeadlineAt
+		e := Entry{Kind: EntryDeadline, DueAt: timePtr(at)}
 		if at.After(b.now) {
-			out = append(out, fmt.Sprintf("activeDeadlineSeconds %d fails the Job in %s if it has not finished by then.", *ads, fmtDuration(at.Sub(b.now))))
+			e.Text = fmt.Sprintf("activeDeadlineSeconds %d fails the Job in %s if it has not finished by then.", *ads, fmtDuration(at.Sub(b.now)))
 		} else {
-			out = append(out, fmt.Sprintf("activeDeadlineSeconds %d has passed: the controller fails the Job at its next sync.", *ads))
+			e.Text = fmt.Sprintf("activeDeadlineSeconds %d has passed: the controller fails the Job at its next sync.", *ads)
 		}
+		out = append(out, e)
 	}
-	if pending := b.notStarted; pending > 0 {
-		out = append(out, fmt.Sprintf("%d %s not started yet; the controller starts them, lowest first, as running ones finish (parallelism %d).",
-			pending, plural(pending, "index is", "indexes are"), b.r.Parallelism))
+	if pending := b.notStarted - b.forgotten.Set().Len(); pending > 0 {
+		out = append(out, Entry{Kind: EntryNotStartedYet, Count: count64(int64(pending)), Text: fmt.Sprintf("%d %s not started yet; the controller starts them, lowest first, as running ones finish (parallelism %d).",
+			pending, plural(pending, "index is", "indexes are"), b.r.Parallelism)})
 	}
 	return out
 }
 
 // unknown says what cannot be known from what is left.
-func (b *reportBuilder) unknown() []string {
-	var out []string
+func (b *reportBuilder) unknown() []Entry {
+	var out []Entry
 	if s := set(&b.failedGone); !s.IsEmpty() {
-		out = append(out, fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their")))
+		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))})
 	}
 	if s := set(&b.noPodLeft); !s.IsEmpty() {
-		out = append(out, fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords()))
+		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())})
 	}
 	if !b.perIndex {
 		seenFailed := b.countedFailed
 		if int(b.job.Status.Failed) > seenFailed && b.phase != PhaseFailed && b.phase != PhaseFailing {
-			out = append(out, fmt.Sprintf("status.failed counts %d failed pods but %d are left: attempts per index are counted from the pods still present.",
-				b.job.Status.Failed, seenFailed))
+			out = append(out, Entry{Kind: EntryAttemptsUnknown, Text: fmt.Sprintf("status.failed counts %d failed pods but %d are left: attempts per index are counted from the pods still present.",
+				b.job.Status.Failed, seenFailed)})
 		} else if b.phase == PhaseFailed || b.phase == PhaseFailing {
-			out = append(out, "Without backoffLimitPerIndex the attempts of an index are counted from its pods still present; killed and deleted pods are not seen.")
+			out = append(out, Entry{Kind: EntryAttemptsUnknown, Text: "Without backoffLimitPerIndex the attempts of an index are counted from its pods still present; killed and deleted pods are not seen."})
 		}
-	}
-	if b.globalEstimation {
-		out = append(out, "Without backoffLimitPerIndex the retry delay is the controller's global backoff, which it keeps in memory (lost on restart); the times shown are estimates from the pods still present.")
+		if len(b.retrying) > 0 || b.pol.Global != nil && b.phase == PhaseRunning && b.notStarted > 0 {
+			out = append(out, Entry{Kind: EntryBackoffEstimate, Text: "Without backoffLimitPerIndex the retry delay is the controller's global backoff, which it keeps in memory (lost on restart); the times shown are estimates from the pods still present."})
+		}
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -319,51 +318,14 @@ func TestPolicyMatching(t *testing.T) {
 			pod := newPod(c.job, 0, 0, 0).get()
 			pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: c.containers, InitContainerStatuses: c.inits, Conditions: c.conds}
 			s := summarize(c.job, &pod)
-			if s.rule != c.wantRule || s.countFailed != c.wantCount || s.container != c.wantCont {
-				t.Errorf("rule %d count %v container %q, want %d %v %q", s.rule, s.countFailed, s.container, c.wantRule, c.wantCount, c.wantCont)
+			if s.Match.Rule != c.wantRule || s.Match.CountFailed() != c.wantCount || s.container != c.wantCont {
+				t.Errorf("rule %d count %v container %q, want %d %v %q", s.Match.Rule, s.Match.CountFailed(), s.container, c.wantRule, c.wantCount, c.wantCont)
 			}
 		})
 	}
 }
 
-func TestIsPodFailed(t *testing.T) {
-	j := newJob("a", 2, 2).get()
-	running := newPod(j, 0, 0, 0).running(0).deleting(time.Second).get()
-	if !isPodFailed(j, &running) {
-		t.Error("TerminatingOrFailed: a deleted running pod counts as failed")
-	}
-	j.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
-	if isPodFailed(j, &running) {
-		t.Error("Failed: a deleted running pod is not failed until its phase is Failed")
-	}
-	succeeded := newPod(j, 0, 0, 0).exited(0, 0).deleting(time.Second).get()
-	j.Spec.PodReplacementPolicy = nil
-	if isPodFailed(j, &succeeded) {
-		t.Error("a deleted succeeded pod is not failed")
-	}
-}
-
-func TestFinishedTime(t *testing.T) {
-	j := newJob("a", 1, 1).get()
-	p := newPod(j, 0, 0, 0).exited(1, 7*time.Second).get()
-	if got := finishedTime(&p); !got.Equal(t0.Add(7 * time.Second)) {
-		t.Errorf("from containers: %v", got)
-	}
-	p.Status.ContainerStatuses = nil
-	if got := finishedTime(&p); !got.Equal(t0.Add(7 * time.Second)) {
-		t.Errorf("from Ready=False: %v", got)
-	}
-	p.Status.Conditions = nil
-	p.DeletionTimestamp = &metav1.Time{Time: t0.Add(time.Minute)}
-	p.DeletionGracePeriodSeconds = ptr.To[int64](30)
-	if got := finishedTime(&p); !got.Equal(t0.Add(30 * time.Second)) {
-		t.Errorf("from deletion: %v", got)
-	}
-	p.DeletionTimestamp = nil
-	if got := finishedTime(&p); !got.Equal(t0) {
-		t.Errorf("from creation: %v", got)
-	}
-}
+// isPodFailed and getFinishedTime are jobpolicy's, tested there (rules_test.go).
 
 func TestMalformedStatusAndForeignPods(t *testing.T) {
 	j := newJob("m", 4, 2).status("0,x,2-9", nil, 2, 0, 0).get()
@@ -373,8 +335,8 @@ func TestMalformedStatusAndForeignPods(t *testing.T) {
 		newPod(j, 7, 0, 0).running(0).get(),
 	}
 	noIndex := newPod(j, 1, 0, 0).running(0).get()
-	delete(noIndex.Annotations, annotationIndex)
-	delete(noIndex.Labels, annotationIndex)
+	delete(noIndex.Annotations, batchv1.JobCompletionIndexAnnotation)
+	delete(noIndex.Labels, batchv1.JobCompletionIndexAnnotation)
 	pods = append(pods, noIndex)
 	r := build(t, j, pods, at(0))
 	notes := strings.Join(r.Notes, "\n")
@@ -478,7 +440,7 @@ func TestIgnoredDisruption(t *testing.T) {
 		newPod(j, 2, 0, 0).exited(0, time.Second).counted().get(),
 	}
 	// The replacement of an ignored failure carries failure-count 0 and ignored-failure-count 1.
-	pods[2].Annotations[annotationFailureCount] = "0"
+	pods[2].Annotations[batchv1.JobIndexFailureCountAnnotation] = "0"
 	r := build(t, j, pods, at(20*time.Second))
 	st := indexOf(t, r, 1)
 	if st.State != StateRunning || st.FailureCount != 0 || st.IgnoredFailureCount != 1 || st.Attempts != 2 || *st.RetriesLeft != 1 {

@@ -77,8 +77,10 @@ type IndexedJobStatus struct {
 	Phase   Phase  `json:"phase"`
 	Reason  string `json:"reason"`
 	Message string `json:"message"`
-	// Explanation says in words why the Job is in this phase.
-	Explanation string `json:"explanation"`
+	// Explanation says in words why the Job is in this phase; ExplanationEntry is the same as
+	// a typed entry (kind, indexes) for pipelines.
+	Explanation      string `json:"explanation"`
+	ExplanationEntry Entry  `json:"explanationEntry"`
 	// WaitingFor says what a Failing or Completing Job waits for before it is finished.
 	WaitingFor string `json:"waitingFor,omitempty"`
 
@@ -96,10 +98,14 @@ type IndexedJobStatus struct {
 	// that need attention.
 	Indexes []IndexStatus `json:"indexes"`
 
-	// Next says what happens next, in words.
-	Next []string `json:"next,omitempty"`
-	// Unknown says what cannot be known from what is left (pods gone, counts kept in memory).
-	Unknown []string `json:"unknown,omitempty"`
+	// Next says what happens next, in words; NextEntries says the same as typed entries, one
+	// per sentence, in the same order.
+	Next        []string `json:"next,omitempty"`
+	NextEntries []Entry  `json:"nextEntries,omitempty"`
+	// Unknown says what cannot be known from what is left (pods gone, counts kept in memory);
+	// UnknownEntries the same as typed entries.
+	Unknown        []string `json:"unknown,omitempty"`
+	UnknownEntries []Entry  `json:"unknownEntries,omitempty"`
 	// Notes are other observations (malformed status strings, pods of other Jobs, shards).
 	Notes []string `json:"notes,omitempty"`
 
@@ -276,4 +282,56 @@ type PodCounts struct {
 type ShardInfo struct {
 	ConfigMap string `json:"configMap,omitempty"`
 	Count     int    `json:"count"`
+}
+
+// EntryKind says what an entry of Next, Unknown or the explanation is about. The kinds are a
+// public contract (README, "status").
+type EntryKind string
+
+// Entry kinds.
+const (
+	// Explanation kinds: the Job's phase and, when it finished or is finishing, the condition's reason.
+	EntryRunning    EntryKind = "Running"
+	EntrySuspended  EntryKind = "Suspended"
+	EntryNotStarted EntryKind = "NotStarted"
+	// EntryReason: the explanation of a finishing or finished Job; Reason holds the condition's reason.
+	EntryReason EntryKind = "ConditionReason"
+
+	// Next kinds.
+	EntryFinished        EntryKind = "Finished"         // nothing more runs; DueAt: TTL deletion
+	EntryFinishing       EntryKind = "Finishing"        // FailureTarget or SuccessCriteriaMet waits for pods
+	EntryResume          EntryKind = "ResumeToRun"      // suspended: Command resumes it
+	EntryRetry           EntryKind = "Retry"            // Indexes get a new pod at DueAt
+	EntryLastAttempt     EntryKind = "LastAttempt"      // Indexes fail on their next failure
+	EntryMaxFailed       EntryKind = "MaxFailedIndexes" // Count more failed indexes fail the Job
+	EntryCannotSucceed   EntryKind = "CannotSucceed"    // failed Indexes rule success out
+	EntryCanStillSucceed EntryKind = "CanStillSucceed"  // failed Indexes, but the success policy can still be met
+	EntryBackoffLimit    EntryKind = "BackoffLimit"     // Count more counted failures fail the Job
+	EntryRestartLimit    EntryKind = "RestartLimit"     // Count more container restarts fail the Job (OnFailure)
+	EntryDeadline        EntryKind = "Deadline"         // activeDeadlineSeconds fails the Job at DueAt
+	EntryNotStartedYet   EntryKind = "Pending"          // Indexes not started yet
+	EntryRunsAgain       EntryKind = "RunsAgain"        // Indexes whose finished pods are no longer counted
+
+	// Unknown kinds.
+	EntryFailureGone     EntryKind = "FailureReasonGone" // why Indexes failed: pods gone
+	EntryRunUnknown      EntryKind = "RunUnknown"        // whether Indexes ran: no pod left
+	EntryAttemptsUnknown EntryKind = "AttemptsUnknown"   // attempts counted from the pods left
+	EntryBackoffEstimate EntryKind = "BackoffEstimated"  // the global backoff is kept in memory
+)
+
+// Entry is one statement of the report as data: what it is about, the indexes concerned, when
+// it happens and the command that acts on it; Text is the same statement in words.
+type Entry struct {
+	Kind EntryKind `json:"kind"`
+	// Reason is the Job condition's reason (EntryReason).
+	Reason string `json:"reason,omitempty"`
+	// Indexes concerned, in the controller's interval format.
+	Indexes string `json:"indexes,omitempty"`
+	// Count is how many more failures, restarts or failed indexes a limit allows.
+	Count *int64 `json:"count,omitempty"`
+	// DueAt is when it happens (a retry, the deadline, the TTL deletion).
+	DueAt *time.Time `json:"dueAt,omitempty"`
+	// Command is a kubectl command that acts on it.
+	Command string `json:"command,omitempty"`
+	Text    string `json:"text"`
 }

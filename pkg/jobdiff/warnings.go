@@ -9,6 +9,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 )
 
 // Warning codes: part of the JSON contract.
@@ -38,35 +40,23 @@ func (c *classifier) warnings(now time.Time) []Warning {
 	return ws
 }
 
-// policyWarnings are about a Job's retry policy, whatever changes.
+// policyWarnings are about a Job's retry policy, whatever changes: the facts of pkg/jobpolicy in
+// the words lint uses for the same Job (lint.PrepareDBMessage, lint.BackoffBesidePerIndexMessage).
 func policyWarnings(side string, job *batchv1.Job) []Warning {
 	var ws []Warning
-	spec := &job.Spec
-	indexed := spec.CompletionMode != nil && *spec.CompletionMode == batchv1.IndexedCompletion
-	completions := int32(1)
-	if spec.Completions != nil {
-		completions = *spec.Completions
-	}
-	bl := int32(6)
-	if spec.BackoffLimit != nil {
-		bl = *spec.BackoffLimit
-	}
-	if indexed && completions > 1 && spec.BackoffLimitPerIndex == nil {
-		msg := fmt.Sprintf("the %s Job has %d indexes and only the global backoffLimit (%d): %d pod failures anywhere "+
-			"fail the whole Job, and the controller then kills every running index (the prepare-db failure mode); "+
-			"backoffLimitPerIndex with maxFailedIndexes lets each index fail on its own", side, completions, bl, bl+1)
+	pol := jobpolicy.SpecOf(job)
+	if pol.SharedBudget() {
+		msg := fmt.Sprintf("the %s Job: %s; backoffLimitPerIndex with maxFailedIndexes lets each index fail on its own", side, lint.PrepareDBMessage(pol))
 		if side == SideLive {
 			msg += "; backoffLimitPerIndex cannot be added to this Job, it takes a new Job"
 		}
 		ws = append(ws, Warning{Code: WarnPrepareDBMode, Side: side, Path: "spec.backoffLimit", Message: msg})
 	}
-	if spec.BackoffLimitPerIndex != nil && bl != math.MaxInt32 {
+	if pol.GlobalLimitFiresFirst() {
 		ws = append(ws, Warning{Code: WarnBackoffLimitWithPerIndex, Side: side, Path: "spec.backoffLimit",
-			Message: fmt.Sprintf("the %s Job sets backoffLimit %d next to backoffLimitPerIndex: the global limit is still "+
-				"enforced first, so %d failures in total fail the Job and kill the other indexes; leave backoffLimit unset "+
-				"(it then defaults to 2147483647)", side, bl, bl+1)})
+			Message: fmt.Sprintf("the %s Job: %s", side, lint.BackoffBesidePerIndexMessage(pol))})
 	}
-	if mb := spec.ManagedBy; side == SideLive && mb != nil && *mb != batchv1.JobControllerName {
+	if mb := job.Spec.ManagedBy; side == SideLive && mb != nil && *mb != batchv1.JobControllerName {
 		ws = append(ws, Warning{Code: WarnExternalController, Side: side, Path: "spec.managedBy",
 			Message: fmt.Sprintf("the live Job is managed by %q, not the built-in Job controller: whether a change takes effect is up to that controller", *mb)})
 	}
@@ -139,13 +129,14 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 
 	if d := find("spec.backoffLimit"); d != nil && d.HoldsNow && !st.Ending() && spec.BackoffLimit != nil {
 		bl := *spec.BackoffLimit
-		switch {
-		case status.Failed > bl:
+		// syncJob's exceedsBackoffLimit, through jobpolicy: failed > backoffLimit.
+		switch left := jobpolicy.SpecOf(c.desired).FailuresToFail() - int64(status.Failed); {
+		case left <= 0:
 			c.drastic[d.Path] = "fails the Job at once (BackoffLimitExceeded)"
 			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job already counts %d failed pods, more than the desired backoffLimit (%d): once patched it fails at "+
 					"once with BackoffLimitExceeded and its running pods are killed", status.Failed, bl)})
-		case status.Failed == bl:
+		case left == 1:
 			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job already counts %d failed pods, as many as the desired backoffLimit: the next pod failure fails the Job", status.Failed)})
 		}
@@ -157,7 +148,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	}
 
 	if d := find("spec.maxFailedIndexes"); d != nil && d.Class != ClassNewJob && !st.Ending() && spec.MaxFailedIndexes != nil && status.FailedIndexes != nil {
-		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) > int64(*spec.MaxFailedIndexes) {
+		// syncJob's MaxFailedIndexesExceeded, through jobpolicy: failed indexes > maxFailedIndexes.
+		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+

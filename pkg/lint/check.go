@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
@@ -190,16 +190,17 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 	perIndex := spec.BackoffLimitPerIndex != nil
 	restart := spec.Template.Spec.RestartPolicy
 
-	if indexed && completions > 1 && !perIndex {
-		c.prepareDB(raw, def, prefix)
-	}
-	if perIndex && rs.BackoffLimit != nil && *rs.BackoffLimit >= 0 && *spec.BackoffLimitPerIndex >= 0 {
-		need := int64(completions) * (int64(*spec.BackoffLimitPerIndex) + 1)
-		if int64(*rs.BackoffLimit) < need {
-			c.add(RuleBackoffWithPerIdx, SeverityWarning, p("backoffLimit"), fmt.Sprintf(
-				"backoffLimit %d is enforced before the per-index limits: %d counted pod failures across all %d indexes fail the whole Job and kill every running index, although each index may fail %d times (backoffLimitPerIndex %d); remove backoffLimit or raise it to at least %d",
-				*rs.BackoffLimit, int64(*rs.BackoffLimit)+1, completions, *spec.BackoffLimitPerIndex+1, *spec.BackoffLimitPerIndex, need))
+	pol := jobpolicy.SpecOf(def)
+	pol.BackoffLimitSet = rs.BackoffLimit != nil
+	if pol.SharedBudget() {
+		path := p("completionMode")
+		if pol.BackoffLimitSet {
+			path = p("backoffLimit")
 		}
+		c.add(RulePrepareDB, SeverityWarning, path, PrepareDBMessage(pol))
+	}
+	if pol.BackoffLimitSet && pol.GlobalLimitFiresFirst() {
+		c.add(RuleBackoffWithPerIdx, SeverityWarning, p("backoffLimit"), BackoffBesidePerIndexMessage(pol))
 	}
 	if perIndex && restart == corev1.RestartPolicyOnFailure {
 		c.add(RulePerIndexOnFailure, SeverityWarning, p("template", "spec", "restartPolicy"),
@@ -291,44 +292,6 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 	if rs.Suspend != nil && *rs.Suspend {
 		c.add(RuleSuspended, SeverityInfo, p("suspend"), "the Job is created suspended: no pod runs until suspend is set to false")
 	}
-}
-
-// prepareDB explains the blast radius of the global backoffLimit.
-func (c *checker) prepareDB(raw, def *batchv1.Job, prefix *field.Path) {
-	spec := &def.Spec
-	limit := int64(ptr.Deref(spec.BackoffLimit, 6))
-	completions := int64(*spec.Completions)
-	running := min(int64(ptr.Deref(spec.Parallelism, 1)), completions)
-	failures := limit + 1
-	path := prefix.Child("completionMode").String()
-	if raw.Spec.BackoffLimit != nil {
-		path = prefix.Child("backoffLimit").String()
-	}
-	var b strings.Builder
-	what := fmt.Sprintf("backoffLimit %d", limit)
-	if raw.Spec.BackoffLimit == nil {
-		what = "backoffLimit (not set, so 6)"
-	}
-	fmt.Fprintf(&b, "%s is shared by all %d indexes (no backoffLimitPerIndex): %d pod failures anywhere fail the whole Job and the controller deletes every running pod",
-		what, completions, failures)
-	switch together := running - failures; {
-	case limit == math.MaxInt32:
-	case running <= 1:
-		fmt.Fprintf(&b, "; with parallelism %d no other shard runs at that moment, but every index not yet finished never runs", running)
-	case together > 0:
-		other := "other healthy shards"
-		if together == 1 {
-			other = "other healthy shard"
-		}
-		fmt.Fprintf(&b, ". With %d indexes running at once, %d transient failures close together kill the %d %s (up to %d if replacements were already running), and indexes not yet started never run",
-			running, failures, together, other, running-1)
-	default:
-		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %s running at that moment, and indexes not yet started never run", running, shards(running-1))
-	}
-	if def.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
-		fmt.Fprintf(&b, "; with restartPolicy OnFailure container restarts count too: %d restarts summed over the running pods fail the Job", limit)
-	}
-	c.add(RulePrepareDB, SeverityWarning, path, b.String())
 }
 
 func (c *checker) successPolicyRules(spec *batchv1.JobSpec, prefix *field.Path) {

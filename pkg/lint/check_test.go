@@ -74,3 +74,27 @@ func TestCheckJobFailIndexWithoutPerIndex(t *testing.T) {
 		t.Errorf("want the prepare-db warning too, got %s", got)
 	}
 }
+
+// Case 3 of issue 10: with restartPolicy OnFailure and backoffLimit 0 the first container
+// restart fails the Job (pastBackoffLimitOnFailure: result > 0 when backoffLimit is 0); with
+// backoffLimit 3, three restarts (result >= backoffLimit).
+func TestPrepareDBOnFailureRestarts(t *testing.T) {
+	for limit, want := range map[int32]string{
+		0: "the first restart of any container of a pending or running pod fails the Job",
+		3: "3 restarts summed over the pending and running pods fail the Job",
+	} {
+		j := evaluationJob()
+		j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes, j.Spec.PodFailurePolicy = nil, nil, nil
+		j.Spec.BackoffLimit = ptr.To(limit)
+		j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		var msg string
+		for _, f := range CheckJob(j, Options{}) {
+			if f.Rule == RulePrepareDB {
+				msg = f.Message
+			}
+		}
+		if !strings.Contains(msg, want) || strings.Contains(msg, " 0 restarts") {
+			t.Errorf("backoffLimit %d: %q does not say %q", limit, msg, want)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func prepareDBAnnotations(extra map[string]string) map[string]string {
 
 // definitions lists every scenario, in the order they run.
 func definitions() []Definition {
-	return []Definition{
+	return append([]Definition{
 		{
 			Name:        "seed",
 			Description: "Indexed Job, 6 indexes, parallelism 2, backoffLimitPerIndex 1, maxFailedIndexes 2, FailIndex on exit 42 of container worker; index 2 exits 42, index 4 exits 1 on every attempt, the rest exit 0.",
@@ -364,7 +364,7 @@ func definitions() []Definition {
         indexed.kubectl.io/pool: gpu-a100`),
 			CapturePoint: "the pods of indexes 0 and 1 Pending and marked Unschedulable, index 2 not started",
 		},
-	}
+	}, policyDefinitions()...)
 }
 
 // TestDefinitionsAreValid: names are unique, every manifest is a Job that parses strictly, is

@@ -32,6 +32,9 @@ type Scenario struct {
 // without a run entry has a nil Ready (selectedScenarios rejects it).
 func scenarios() []Scenario {
 	runs := scenarioRuns()
+	for name, run := range policyScenarioRuns() {
+		runs[name] = run
+	}
 	defs := definitions()
 	out := make([]Scenario, 0, len(defs))
 	for _, d := range defs {

@@ -3,11 +3,14 @@
 package exitcode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -109,8 +112,18 @@ func APIError(err error, verb, resource, name, namespace string) error {
 		where = fmt.Sprintf(" in namespace %q", namespace)
 	}
 	switch {
+	case errors.Is(err, context.Canceled):
+		return Wrap(Cluster, fmt.Errorf("interrupted while trying to %s %s%s: the request may or may not have reached the API server", verb, obj, where))
+	case errors.Is(err, context.DeadlineExceeded):
+		return Wrap(Cluster, fmt.Errorf("timed out while trying to %s %s%s (raise --request-timeout if the server is slow): %w", verb, obj, where, err))
+	case isCredentialPluginError(err):
+		return Wrap(Cluster, fmt.Errorf("the credential plugin of your kubeconfig failed, so nothing was sent to the API server: check the user's exec entry in --kubeconfig / --context: %w", err))
+	case apierrors.IsNotFound(err) && namespace != "" && notFoundKind(err) == "namespaces":
+		return Wrap(Cluster, fmt.Errorf("namespace %q not found: create it, or pass another -n", namespace))
 	case apierrors.IsNotFound(err) && name != "":
 		return Wrap(Cluster, fmt.Errorf("%s not found%s", obj, where))
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		return Wrap(Cluster, fmt.Errorf("namespace %q is being deleted: nothing new can be created in it; use another -n, or wait until it is gone and create it again", namespace))
 	case apierrors.IsForbidden(err):
 		return Wrap(Cluster, fmt.Errorf("permission denied: you may not %s %s%s; ask for %q on %q (the server said: %w)",
 			verb, obj, where, verb, resource, err))
@@ -123,6 +136,25 @@ func APIError(err error, verb, resource, name, namespace string) error {
 	default:
 		return Wrap(Cluster, fmt.Errorf("%s %s%s: %w", verb, obj, where, err))
 	}
+}
+
+// notFoundKind returns the resource the API server said was not found (StatusDetails.Kind). The
+// NamespaceLifecycle admission plugin (k8s.io/apiserver, plugin/namespace/lifecycle) answers a
+// write into a missing namespace with the namespace's own NotFound, kind "namespaces", and a
+// create in a terminating one with Forbidden carrying the NamespaceTerminating cause.
+func notFoundKind(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Details != nil {
+		return status.Status().Details.Kind
+	}
+	return ""
+}
+
+// isCredentialPluginError reports whether err came from the kubeconfig's exec credential plugin
+// rather than from the network. client-go wraps it in a *url.Error like a network failure; its
+// round tripper marks it with this prefix (plugin/pkg/client/auth/exec, Authenticator.getCreds).
+func isCredentialPluginError(err error) bool {
+	return strings.Contains(err.Error(), "getting credentials: ")
 }
 
 func isUnreachable(err error) bool {

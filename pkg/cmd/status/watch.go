@@ -190,7 +190,7 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		}
 		w.jobRV = job.ResourceVersion
 		if job.UID != w.st.job.UID {
-			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching", w.o.JobName, w.o.Namespace))
+			return w.recreated()
 		}
 		w.st.job = job
 		if err := w.st.acc.SetJob(job); err != nil {
@@ -210,6 +210,11 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 			if err != nil {
 				return exitcode.APIError(err, "get", "jobs", w.o.JobName, w.o.Namespace)
 			}
+			// The same check as an update event: a Job deleted and created again while the
+			// watch was down is another Job, and its pods are not the ones held here.
+			if job.UID != w.st.job.UID {
+				return w.recreated()
+			}
 			w.st.job, w.jobRV = job, job.ResourceVersion
 			if err := w.st.acc.SetJob(job); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
@@ -219,6 +224,10 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("watching job %q: %v", w.o.JobName, apierrors.FromObject(ev.Object)))
 	}
 	return nil
+}
+
+func (w *watcher) recreated() error {
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.Namespace))
 }
 
 func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {

@@ -1,0 +1,141 @@
+package exitcode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+var (
+	jobs       = schema.GroupResource{Group: "batch", Resource: "jobs"}
+	configmaps = schema.GroupResource{Resource: "configmaps"}
+	namespaces = schema.GroupResource{Resource: "namespaces"}
+)
+
+// The numbers are part of the documented interface (README, root help): they must never move.
+func TestCodesAreTheDocumentedNumbers(t *testing.T) {
+	for name, got := range map[string]int{"OK": OK, "Findings": Findings, "Usage": Usage, "Running": Running, "Cluster": Cluster} {
+		want := map[string]int{"OK": 0, "Findings": 1, "Usage": 2, "Running": 3, "Cluster": 4}[name]
+		if got != want {
+			t.Errorf("%s = %d, documented as %d", name, got, want)
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	dialErr := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, OK},
+		{"plain error is bad input", errors.New("boom"), Usage},
+		{"usage error", UsageError("bad %s", "flag"), Usage},
+		{"silent findings", Silent(Findings), Findings},
+		{"silent running", Silent(Running), Running},
+		{"wrapped carries its code", Wrap(Findings, errors.New("x")), Findings},
+		{"carried code survives further wrapping", fmt.Errorf("context: %w", Wrap(Running, errors.New("x"))), Running},
+		{"outermost carried code wins", Wrap(Findings, Wrap(Cluster, errors.New("x"))), Findings},
+		{"api status", apierrors.NewNotFound(jobs, "j"), Cluster},
+		{"wrapped api status", fmt.Errorf("get: %w", apierrors.NewForbidden(jobs, "j", errors.New("no"))), Cluster},
+		{"url error", &url.Error{Op: "Get", URL: "https://127.0.0.1:1", Err: dialErr}, Cluster},
+		{"net error", dialErr, Cluster},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Code(tc.err); got != tc.want {
+				t.Errorf("Code(%v) = %d, want %d", tc.err, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMessage(t *testing.T) {
+	if got := Message(Silent(Findings)); got != "" {
+		t.Errorf("Silent prints %q, want nothing", got)
+	}
+	if got := Message(fmt.Errorf("outer: %w", Silent(Findings))); got != "" {
+		t.Errorf("wrapped Silent prints %q, want nothing", got)
+	}
+	if got := Message(Wrap(Cluster, errors.New("the reason"))); got != "the reason" {
+		t.Errorf("Message = %q, want the wrapped error's text", got)
+	}
+	if got := Message(errors.New("plain")); got != "plain" {
+		t.Errorf("Message = %q", got)
+	}
+	if got := (&Error{Code: 3}).Error(); got != "exit status 3" {
+		t.Errorf("Error() of a silent error = %q", got)
+	}
+	inner := errors.New("inner")
+	if !errors.Is(Wrap(Usage, inner), inner) {
+		t.Error("Wrap must keep the wrapped error reachable through errors.Is")
+	}
+}
+
+func TestAPIError(t *testing.T) {
+	terminating := apierrors.NewForbidden(configmaps, "shards-abc", errors.New("unable to create new content in namespace ns1 because it is being terminated"))
+	terminating.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Message: "namespace ns1 is being terminated", Field: "metadata.namespace"}}
+	credErr := &url.Error{Op: "Get", URL: "https://127.0.0.1:6443/apis/batch/v1/namespaces/ns1/jobs/j", Err: errors.New("getting credentials: exec: executable does-not-exist not found")}
+	dialErr := &url.Error{Op: "Get", URL: "https://127.0.0.1:1", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}}
+
+	for _, tc := range []struct {
+		name             string
+		err              error
+		verb, resource   string
+		objName, ns      string
+		want, wantAbsent []string
+	}{
+		{name: "job not found", err: apierrors.NewNotFound(jobs, "j"), verb: "get", resource: "jobs", objName: "j", ns: "ns1",
+			want: []string{`job "j" not found in namespace "ns1"`}},
+		{name: "missing namespace is named, not the object", err: apierrors.NewNotFound(namespaces, "ns1"), verb: "create", resource: "configmaps", objName: "shards-abc", ns: "ns1",
+			want: []string{`namespace "ns1" not found`}, wantAbsent: []string{"configmap"}},
+		{name: "terminating namespace is not a permission problem", err: terminating, verb: "create", resource: "configmaps", objName: "shards-abc", ns: "ns1",
+			want: []string{`namespace "ns1" is being deleted`}, wantAbsent: []string{"permission denied"}},
+		{name: "forbidden names verb and resource", err: apierrors.NewForbidden(jobs, "j", errors.New("RBAC")), verb: "create", resource: "jobs", objName: "j", ns: "ns1",
+			want: []string{"permission denied", `ask for "create" on "jobs"`}},
+		{name: "unauthorized", err: apierrors.NewUnauthorized("bad token"), verb: "get", resource: "jobs", objName: "j",
+			want: []string{"not authenticated"}},
+		{name: "already exists", err: apierrors.NewAlreadyExists(jobs, "j"), verb: "create", resource: "jobs", objName: "j", ns: "ns1",
+			want: []string{`job "j" already exists in namespace "ns1"`}},
+		{name: "unreachable", err: dialErr, verb: "get", resource: "jobs", objName: "j",
+			want: []string{"cannot reach the API server"}},
+		{name: "credential plugin is not the network", err: credErr, verb: "get", resource: "jobs", objName: "j",
+			want: []string{"credential plugin", "does-not-exist"}, wantAbsent: []string{"cannot reach", "is the cluster running"}},
+		{name: "interrupted", err: fmt.Errorf("Get: %w", context.Canceled), verb: "create", resource: "jobs", objName: "j", ns: "ns1",
+			want: []string{"interrupted", "may or may not have reached"}},
+		{name: "timed out", err: &url.Error{Op: "Get", URL: "https://x", Err: context.DeadlineExceeded}, verb: "list", resource: "pods",
+			want: []string{"timed out", "--request-timeout"}},
+		{name: "other server error keeps the cause", err: apierrors.NewInternalError(errors.New("etcd down")), verb: "list", resource: "pods", ns: "ns1",
+			want: []string{`list pods in namespace "ns1"`, "etcd down"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := APIError(tc.err, tc.verb, tc.resource, tc.objName, tc.ns)
+			if Code(got) != Cluster {
+				t.Errorf("code %d, want %d", Code(got), Cluster)
+			}
+			msg := Message(got)
+			for _, w := range tc.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("message %q lacks %q", msg, w)
+				}
+			}
+			for _, w := range tc.wantAbsent {
+				if strings.Contains(msg, w) {
+					t.Errorf("message %q must not say %q", msg, w)
+				}
+			}
+		})
+	}
+	if APIError(nil, "get", "jobs", "j", "") != nil {
+		t.Error("APIError(nil) must be nil")
+	}
+}

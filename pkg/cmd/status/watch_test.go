@@ -1,0 +1,262 @@
+package status
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+)
+
+// watchServer hands out client-go fake watchers in order, one per WATCH request of a resource,
+// and records the resourceVersion each WATCH asked to start from: the recovery paths of the
+// status watch are driven from here without a server.
+type watchServer struct {
+	mu       sync.Mutex
+	watchers map[string][]*watch.RaceFreeFakeWatcher
+	rvs      map[string][]string
+}
+
+func newWatchServer(client *fake.Clientset) *watchServer {
+	s := &watchServer{watchers: map[string][]*watch.RaceFreeFakeWatcher{}, rvs: map[string][]string{}}
+	client.PrependWatchReactor("*", func(a clienttesting.Action) (bool, watch.Interface, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		res := a.GetResource().Resource
+		w := watch.NewRaceFreeFake()
+		s.watchers[res] = append(s.watchers[res], w)
+		s.rvs[res] = append(s.rvs[res], a.(clienttesting.WatchActionImpl).WatchRestrictions.ResourceVersion)
+		return true, w, nil
+	})
+	return s
+}
+
+// await waits for the n-th (1-based) WATCH of res and returns its watcher.
+func (s *watchServer) await(t *testing.T, res string, n int) *watch.RaceFreeFakeWatcher {
+	t.Helper()
+	var w *watch.RaceFreeFakeWatcher
+	waitFor(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if len(s.watchers[res]) >= n {
+			w = s.watchers[res][n-1]
+			return true
+		}
+		return false
+	})
+	return w
+}
+
+func (s *watchServer) resourceVersions(res string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.rvs[res]...)
+}
+
+func expired() *metav1.Status {
+	st := apierrors.NewResourceExpired("too old resource version: 1 (100)").ErrStatus
+	return &st
+}
+
+// failedJob is j as the controller writes it once index 2 has failed the Job.
+func failedJob(j *batchv1.Job, rv string) *batchv1.Job {
+	f := j.DeepCopy()
+	f.ResourceVersion = rv
+	f.Status.FailedIndexes = ptr.To("2")
+	f.Status.Active = 0
+	for _, ct := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed} {
+		f.Status.Conditions = append(f.Status.Conditions, batchv1.JobCondition{Type: ct, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "Job has failed indexes"})
+	}
+	return f
+}
+
+func startWatch(t *testing.T, client *fake.Clientset) <-chan result {
+	t.Helper()
+	done := make(chan result, 1)
+	go func() { done <- run(t, client, "", "run", "--watch", "--exit-code") }()
+	return done
+}
+
+func wait(t *testing.T, done <-chan result) result {
+	t.Helper()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(20 * time.Second):
+		t.Fatal("the watch did not end")
+	}
+	return result{}
+}
+
+// A watch the server closes (its timeout) is resumed from the last resourceVersion seen, with
+// no new GET or LIST, and events on the new watch still count.
+func TestWatchResumesAfterTheServerClosesIt(t *testing.T) {
+	j, pods := running()
+	j.ResourceVersion = "10"
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	first := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1)
+	bumped := j.DeepCopy()
+	bumped.ResourceVersion = "11"
+	first.Modify(bumped)
+	first.Stop() // the server ends the watch
+
+	second := ws.await(t, "jobs", 2)
+	second.Modify(failedJob(j, "12"))
+	r := wait(t, done)
+
+	if r.code != exitcode.Findings || !strings.Contains(r.out[strings.LastIndex(r.out, "Job:"):], "Failed") {
+		t.Fatalf("exit %d, want 1 with the final report Failed:\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	if got := ws.resourceVersions("jobs"); len(got) != 2 || got[0] != "10" || got[1] != "11" {
+		t.Errorf("job WATCHes started from %q, want [10 11]: the second must resume from the last event", got)
+	}
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "jobs" && a != client.Actions()[0] {
+			t.Errorf("a resumed watch must not GET the Job again: %v", a)
+		}
+	}
+}
+
+// A watch too old to resume (410 Expired) makes one GET of the Job and a new watch from it.
+func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
+	j, pods := running()
+	j.ResourceVersion = "10"
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	ws.await(t, "pods", 1)
+	// The Job changed while the watch was down; the re-read must see it.
+	if err := client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), failedJob(j, "30"), "ns"); err != nil {
+		t.Fatal(err)
+	}
+	ws.await(t, "jobs", 1).Error(expired())
+	r := wait(t, done)
+
+	if r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1 (the re-read Job has failed):\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	gets := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "jobs" {
+			gets++
+		}
+	}
+	if gets != 2 {
+		t.Errorf("%d GETs of the Job, want 2 (the first read and one after the watch expired)", gets)
+	}
+}
+
+// A Job deleted and created again while its watch was expired is another Job: the watch must
+// end with a clear message, not show the new Job with the old Job's pods.
+func TestWatchEndsWhenTheJobWasRecreatedWhileItsWatchWasExpired(t *testing.T) {
+	j, pods := running()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	ws.await(t, "pods", 1)
+	again := j.DeepCopy()
+	again.UID = types.UID("another-uid")
+	again.ResourceVersion = "50"
+	if err := client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), again, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	ws.await(t, "jobs", 1).Error(expired())
+	r := wait(t, done)
+
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "deleted and created again") {
+		t.Fatalf("exit %d, stderr %q: want 4 and the Job named as re-created", r.code, r.errOut)
+	}
+}
+
+func TestWatchEndsWhenTheJobIsRecreatedOrDeleted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		send func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job)
+		want string
+	}{
+		{"re-created", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) {
+			again := j.DeepCopy()
+			again.UID = "another-uid"
+			w.Add(again)
+		}, "deleted and created again"},
+		{"deleted", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) { w.Delete(j) }, "was deleted while watching"},
+		{"other error", func(w *watch.RaceFreeFakeWatcher, _ *batchv1.Job) {
+			st := apierrors.NewInternalError(http.ErrHandlerTimeout).ErrStatus
+			w.Error(&st)
+		}, "watching job"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, pods := running()
+			client := clientFor(j, pods)
+			ws := newWatchServer(client)
+			done := startWatch(t, client)
+			ws.await(t, "pods", 1)
+			tc.send(ws.await(t, "jobs", 1), j)
+			r := wait(t, done)
+			if r.code != exitcode.Cluster || !strings.Contains(r.errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q: want 4 and %q", r.code, r.errOut, tc.want)
+			}
+		})
+	}
+}
+
+// An expired pod watch lists the pods again (the list replaces what was held) and watches from
+// that list's resourceVersion; a closed one resumes from the last pod event.
+func TestPodWatchRecovery(t *testing.T) {
+	j, pods := running()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	jw := ws.await(t, "jobs", 1)
+	pw := ws.await(t, "pods", 1)
+	p := pods[2].DeepCopy()
+	p.ResourceVersion = "77"
+	pw.Modify(p)
+	pw.Stop()
+	pw2 := ws.await(t, "pods", 2)
+	// While the pod watch was down, index 2 failed: only a LIST can show it.
+	failed := pod(j, 2, 0, ptr.To[int32](42))
+	if err := client.Tracker().Update(corev1.SchemeGroupVersion.WithResource("pods"), failed, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	pw2.Error(expired())
+	ws.await(t, "pods", 3)
+	jw.Modify(failedJob(j, "90"))
+	r := wait(t, done)
+
+	if got := ws.resourceVersions("pods"); len(got) != 3 || got[1] != "77" {
+		t.Errorf("pod WATCHes started from %q: the second must resume from the last pod event (77)", got)
+	}
+	lists := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
+			lists++
+		}
+	}
+	if lists != 2 {
+		t.Errorf("%d pod LISTs, want 2 (the first read and one after the pod watch expired)", lists)
+	}
+	last := r.out[strings.LastIndex(r.out, "Job:"):]
+	if !strings.Contains(last, "42") {
+		t.Errorf("the final report does not show index 2's exit code from the re-listed pods:\n%s", last)
+	}
+}

@@ -1,0 +1,385 @@
+package indexstatus
+
+import (
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+)
+
+// The report is made in two steps: facts, then words. This file computes the facts, without
+// side effects: jobpolicy's model of the controller's next sync, each index's state and the
+// pods that explain it, and the Job-wide sets the sentences name. report.go and words.go put
+// them into words; nothing there decides a state or re-derives a controller rule.
+
+// indexFacts is what is known about one completion index.
+type indexFacts struct {
+	index int
+	pol   jobpolicy.Index
+	state State
+	pods  []*podSummary
+	// current is the latest active pod, term a terminating one, lastFailed the latest failed
+	// pod that is not terminating, succeeded a succeeded pod, lastFinished the latest terminal pod.
+	current, term, lastFailed, succeeded, lastFinished *podSummary
+	activeCount                                        int
+	attempts                                           int
+	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
+	// under TerminatingOrFailed with a counted failure).
+	retrying bool
+	// backoff is the whole delay of the next attempt, remaining what is left of it.
+	backoff, remaining time.Duration
+}
+
+type reportBuilder struct {
+	acc  *Accumulator
+	job  *batchv1.Job
+	opts Options
+	now  time.Time
+	r    *IndexedJobStatus
+
+	// pol is jobpolicy's model of the controller's next sync.
+	pol         *jobpolicy.Facts
+	completions int
+	perIndex    bool
+	limit       int32 // backoffLimitPerIndex
+	// completed and failed are status.completedIndexes and status.failedIndexes as written.
+	completed indexes.Set
+	failed    indexes.Set
+	byIndex   map[int][]*podSummary
+	phase     Phase
+	cond      *batchv1.JobCondition
+	finishing bool // FailureTarget, Failed, SuccessCriteriaMet or Complete
+
+	facts []indexFacts
+
+	// Gathered from the facts.
+	states        map[State]*indexes.Builder
+	failedGone    indexes.Builder // Failed indexes without pods
+	noPodLeft     indexes.Builder // Unfinished indexes without pods
+	ownFailure    indexes.Builder // Unfinished indexes whose last attempt failed on its own
+	terminatingIx indexes.Builder
+	notRecorded   indexes.Builder // succeeded pod, index not in completedIndexes yet
+	forgotten     indexes.Builder // finished pods the controller no longer counts: the index runs again
+	duplicates    indexes.Builder // more than one active pod
+	retrying      []int           // indexes whose next attempt waits or is due
+	lastAttempt   []int           // running indexes on their last attempt under backoffLimitPerIndex
+	notStarted    int             // Pending indexes without a pod
+
+	// Job-wide pod facts.
+	ownFailedPods   int // failed pods that were not deleted (failed on their own)
+	countedFailed   int // failed pods whose failure counts (not Ignore)
+	activePods      int
+	terminatingPods int
+	beyond          int // pods with index >= completions
+	beyondActive    int // ... of which active (the controller deletes them)
+	beyondDeleting  int // ... being deleted
+	beyondSucceeded int // ... succeeded (their index was dropped from completedIndexes)
+	beyondFailed    int // ... failed (still counted in status.failed)
+}
+
+// Report makes the report from the Job and the pods added so far.
+func (a *Accumulator) Report(opts Options) *IndexedJobStatus {
+	b := &reportBuilder{acc: a, job: a.job, opts: opts, now: opts.now()}
+	return b.build()
+}
+
+func (b *reportBuilder) build() *IndexedJobStatus {
+	job := b.job
+	b.completions = int(*job.Spec.Completions)
+	b.perIndex = job.Spec.BackoffLimitPerIndex != nil
+	if b.perIndex {
+		b.limit = *job.Spec.BackoffLimitPerIndex
+	}
+	r := &IndexedJobStatus{
+		APIVersion:  APIVersion,
+		Kind:        Kind,
+		Job:         JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
+		ObservedAt:  b.now.UTC().Truncate(time.Second),
+		Completions: *job.Spec.Completions,
+		Parallelism: deref32(job.Spec.Parallelism, 1),
+		Policy:      policyOf(job),
+		Counters:    countersOf(job),
+		Indexes:     []IndexStatus{},
+		Grid:        []Run{},
+	}
+	b.r = r
+	b.readSets()
+
+	// Facts.
+	pods := make([]jobpolicy.Pod, 0, len(b.acc.pods))
+	for k := range b.acc.pods {
+		pods = append(pods, b.acc.pods[k].Pod)
+	}
+	b.pol = jobpolicy.Evaluate(job, pods, b.now)
+	b.groupPods()
+	b.phase, b.cond = decidePhase(job)
+	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
+	b.facts = make([]indexFacts, b.completions)
+	for i := range b.facts {
+		b.facts[i] = b.indexFacts(i)
+	}
+	b.gather()
+
+	// Words.
+	r.Phase = b.phase
+	if b.cond != nil {
+		r.Reason, r.Message = b.cond.Reason, b.cond.Message
+	}
+	if r.Phase == PhaseComplete && r.Reason == "" {
+		// Clusters before the success-policy work left the reason of Complete empty.
+		if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
+			r.Reason, r.Message = c.Reason, c.Message
+		}
+	}
+	b.walkIndexes()
+	r.ExplanationEntry = b.explainEntry()
+	r.Explanation = r.ExplanationEntry.Text
+	r.WaitingFor = b.waitingFor()
+	r.Completeness = b.completeness()
+	r.NextEntries = b.next()
+	r.Next = texts(r.NextEntries)
+	r.UnknownEntries = b.unknown()
+	r.Unknown = texts(r.UnknownEntries)
+	r.Notes = append(b.notes(), r.Notes...)
+	r.Notes = append(r.Notes, b.opts.Notes...)
+	if len(b.opts.ShardIDs) > 0 {
+		r.Shards = &ShardInfo{ConfigMap: b.opts.ShardsConfigMap, Count: len(b.opts.ShardIDs)}
+	}
+	return r
+}
+
+func texts(es []Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Text)
+	}
+	return out
+}
+
+// groupPods sorts the pod summaries by index and, within an index, by attempt then creation,
+// and counts the Job-wide pod facts.
+func (b *reportBuilder) groupPods() {
+	b.byIndex = map[int][]*podSummary{}
+	for k := range b.acc.pods {
+		p := b.acc.pods[k]
+		ps := &p
+		switch {
+		case p.Active():
+			b.activePods++
+		case p.Terminating():
+			b.terminatingPods++
+		}
+		if p.Failed && !p.Deleting {
+			b.ownFailedPods++
+		}
+		if p.CountFailed() {
+			b.countedFailed++
+		}
+		b.r.Pods.Seen++
+		switch {
+		case p.Active():
+			b.r.Pods.Active++
+		case p.Terminating():
+			b.r.Pods.Terminating++
+		case p.Phase == corev1.PodSucceeded:
+			b.r.Pods.Succeeded++
+		case p.Phase == corev1.PodFailed:
+			b.r.Pods.Failed++
+		}
+		if p.Index >= b.completions {
+			b.beyond++
+			switch {
+			case p.Active():
+				b.beyondActive++
+			case p.Terminating():
+				b.beyondDeleting++
+			case p.Phase == corev1.PodSucceeded:
+				b.beyondSucceeded++
+			case p.Phase == corev1.PodFailed:
+				b.beyondFailed++
+			}
+			continue
+		}
+		b.byIndex[p.Index] = append(b.byIndex[p.Index], ps)
+	}
+	b.r.Pods.Ignored = len(b.acc.ignored)
+	for _, pods := range b.byIndex {
+		sort.Slice(pods, func(i, j int) bool {
+			if pods[i].Attempt() != pods[j].Attempt() {
+				return pods[i].Attempt() < pods[j].Attempt()
+			}
+			if !pods[i].Created.Equal(pods[j].Created) {
+				return pods[i].Created.Before(pods[j].Created)
+			}
+			return pods[i].Name < pods[j].Name
+		})
+	}
+}
+
+// indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
+func (b *reportBuilder) indexFacts(i int) indexFacts {
+	f := indexFacts{index: i, pol: b.pol.Indexes[i], pods: b.byIndex[i]}
+	for _, p := range f.pods {
+		switch {
+		case p.Active():
+			f.activeCount++
+			f.current = p // the latest attempt wins
+		case p.Terminating():
+			f.term = p
+		}
+		if p.Failed && !p.Terminating() && (f.lastFailed == nil || laterAttempt(p, f.lastFailed)) {
+			f.lastFailed = p
+		}
+		if p.Phase == corev1.PodSucceeded {
+			f.succeeded = p
+		}
+		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || laterAttempt(p, f.lastFinished)) {
+			f.lastFinished = p
+		}
+	}
+	if n := len(f.pods); n > 0 {
+		if b.perIndex {
+			f.attempts = int(f.pods[n-1].Attempt()) + 1
+		} else {
+			f.attempts = n
+		}
+	}
+	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || laterAttempt(f.lastFailed, f.succeeded))
+	switch f.pol.State {
+	case jobpolicy.IndexSucceeded:
+		f.state = StateSucceeded
+	case jobpolicy.IndexFailed:
+		f.state = StateFailed
+	case jobpolicy.IndexActive:
+		f.state = StateRunning
+		if f.current.Phase != corev1.PodRunning {
+			f.state = StatePending
+		}
+	case jobpolicy.IndexNoResult:
+		f.state = StateUnfinished
+		if f.term != nil {
+			f.state = StateTerminating
+		}
+	case jobpolicy.IndexTerminating:
+		f.state = StateTerminating
+	case jobpolicy.IndexSuspended:
+		f.state = StatePending
+		if f.term != nil {
+			f.state = StateTerminating
+		}
+	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
+		f.backoff = f.pol.Backoff
+		if f.pol.State == jobpolicy.IndexBackoff {
+			f.remaining = f.pol.NextAttemptAt.Sub(b.now)
+		}
+		switch {
+		case f.term != nil:
+			// TerminatingOrFailed: the pod being deleted is failed already (isPodFailed).
+			f.state = StateTerminating
+			f.retrying = f.term.Tracked && f.term.CountFailed()
+		case failedLast:
+			f.state = StateRetrying
+			f.retrying = true
+		default:
+			f.state = StatePending
+		}
+	}
+	return f
+}
+
+// gather derives the Job-wide sets the sentences name from the index facts.
+func (b *reportBuilder) gather() {
+	b.states = map[State]*indexes.Builder{}
+	for _, s := range States {
+		b.states[s] = &indexes.Builder{}
+	}
+	for k := range b.facts {
+		f := &b.facts[k]
+		i := f.index
+		b.states[f.state].Add(i)
+		if f.activeCount > 1 {
+			b.duplicates.Add(i)
+		}
+		if len(f.pol.Forgotten) > 0 {
+			b.forgotten.Add(i)
+		}
+		switch f.state {
+		case StateSucceeded:
+			if f.pol.NotYetRecorded {
+				b.notRecorded.Add(i)
+			}
+		case StateFailed:
+			if len(f.pods) == 0 {
+				b.failedGone.Add(i)
+			}
+		case StateTerminating:
+			b.terminatingIx.Add(i)
+		case StatePending:
+			if f.current == nil {
+				b.notStarted++
+			}
+		case StateUnfinished:
+			switch {
+			case f.lastFailed != nil && !f.lastFailed.Deleting:
+				b.ownFailure.Add(i)
+			case f.succeeded == nil && f.lastFailed == nil:
+				b.noPodLeft.Add(i)
+			}
+		}
+		if f.retrying {
+			b.retrying = append(b.retrying, i)
+		}
+		if f.pol.LastAttempt && f.state == StateRunning {
+			b.lastAttempt = append(b.lastAttempt, i)
+		}
+	}
+}
+
+// laterAttempt orders attempts: by the attempt annotation, then by finish or creation time.
+func laterAttempt(p, q *podSummary) bool {
+	if p.Attempt() != q.Attempt() {
+		return p.Attempt() > q.Attempt()
+	}
+	if !p.Created.Equal(q.Created) {
+		return p.Created.After(q.Created)
+	}
+	return p.Finished.After(q.Finished)
+}
+
+func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		c := &job.Status.Conditions[i]
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// decidePhase picks the phase and the condition that decided it.
+func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
+	if c := findCondition(job, batchv1.JobComplete); c != nil {
+		return PhaseComplete, c
+	}
+	if c := findCondition(job, batchv1.JobFailed); c != nil {
+		return PhaseFailed, c
+	}
+	if c := findCondition(job, batchv1.JobFailureTarget); c != nil {
+		return PhaseFailing, c
+	}
+	if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
+		return PhaseCompleting, c
+	}
+	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+		c := findCondition(job, batchv1.JobSuspended)
+		if c == nil {
+			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}
+		}
+		return PhaseSuspended, c
+	}
+	return PhaseRunning, nil
+}

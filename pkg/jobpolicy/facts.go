@@ -1,0 +1,609 @@
+package jobpolicy
+
+import (
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+)
+
+// IndexState is what the controller does with one completion index at its next sync. Every
+// index is in exactly one state.
+type IndexState string
+
+// Index states.
+const (
+	// IndexSucceeded: in the succeeded indexes the controller computes (calculateSucceededIndexes).
+	IndexSucceeded IndexState = "Succeeded"
+	// IndexFailed: in the failed indexes it computes (calculateFailedIndexes): never started again
+	// (firstPendingIndexes skips it).
+	IndexFailed IndexState = "Failed"
+	// IndexActive: a pod of the index is active (controller.IsPodActive).
+	IndexActive IndexState = "Active"
+	// IndexNoResult: the Job is finishing or finished: the index never runs again.
+	IndexNoResult IndexState = "NoResult"
+	// IndexTerminating: podReplacementPolicy Failed and a pod of the index is being deleted: no
+	// replacement until it is gone (firstPendingIndexes counts terminating pods as non-pending).
+	IndexTerminating IndexState = "Terminating"
+	// IndexSuspended: the Job is suspended: no pod is created (manageJob).
+	IndexSuspended IndexState = "Suspended"
+	// IndexBackoff: a pod is created once NextAttemptAt has passed (the per-index or the global
+	// backoff, getRemainingTimePerIndex / backoffRecord.getRemainingTime).
+	IndexBackoff IndexState = "Backoff"
+	// IndexPending: a pod is created as soon as parallelism allows.
+	IndexPending IndexState = "Pending"
+)
+
+// IndexStates lists every state.
+var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}
+
+// Index is what the controller knows and decides about one completion index.
+type Index struct {
+	Index int
+	State IndexState
+	// FailureCount and IgnoredCount are the counted and ignored failures of the index so far,
+	// as the next pod of the index would carry them (getNewIndexFailureCounts); under
+	// backoffLimitPerIndex only. Without it FailureCount counts the failed pods still present.
+	FailureCount int32
+	IgnoredCount int32
+	// RetriesLeft is backoffLimitPerIndex − FailureCount, never negative, 0 for a Failed index;
+	// nil without backoffLimitPerIndex.
+	RetriesLeft *int32
+	// LastAttempt: under backoffLimitPerIndex, the next counted failure fails the index.
+	LastAttempt bool
+	// NextAttemptAt is when the next pod of a Backoff index may be created; Backoff the whole delay.
+	NextAttemptAt time.Time
+	Backoff       time.Duration
+	// NotYetRecorded: Succeeded or Failed from a pod the controller has not written into
+	// status.completedIndexes / status.failedIndexes yet.
+	NotYetRecorded bool
+	// Forgotten are pods of the index that finished but no longer carry the tracking finalizer
+	// and whose result is in neither status set: the controller does not count them, so the
+	// index runs again (calculateSucceededIndexes / calculateFailedIndexes need the finalizer).
+	Forgotten []string
+}
+
+// Counting says whether and how a pod's failure counts.
+type Counting string
+
+// Countings.
+const (
+	// NotFailed: the pod is not failed (isPodFailed).
+	NotFailed Counting = "NotFailed"
+	// CountsNext: failed, tracked, not yet counted: the next sync adds it to status.failed
+	// (getNewFinishedPods, nonIgnoredFailedPodsCount).
+	CountsNext Counting = "CountsNext"
+	// Uncounted: failed and in status.uncountedTerminatedPods.failed, being counted now.
+	Uncounted Counting = "Uncounted"
+	// IgnoredByRule: failed, but an Ignore rule matched: never counted.
+	IgnoredByRule Counting = "Ignored"
+	// Settled: the tracking finalizer is gone: the controller already counted the pod, or
+	// deleted it itself (lower parallelism, suspension, duplicate or out-of-range index) after
+	// removing the finalizer, and then never counts it (deleteJobPods; deleteActivePods, used
+	// when the Job fails, keeps the finalizer, so those pods are counted).
+	Settled Counting = "Settled"
+)
+
+// DecisionKind is what the next sync decides about the whole Job.
+type DecisionKind string
+
+// Decisions.
+const (
+	// Continue: no finishing condition.
+	Continue DecisionKind = "Continue"
+	// Fail: the Job gets (or has) FailureTarget, then Failed.
+	Fail DecisionKind = "Fail"
+	// Succeed: the Job gets (or has) SuccessCriteriaMet or Complete.
+	Succeed DecisionKind = "Succeed"
+	// Finished: Complete or Failed is already True.
+	Finished DecisionKind = "Finished"
+)
+
+// Decision is the finishing condition syncJob adds, in its order of evaluation.
+type Decision struct {
+	Kind   DecisionKind
+	Reason string
+	// Existing: the condition is already on the Job (FailureTarget or SuccessCriteriaMet).
+	Existing bool
+}
+
+// GlobalBackoff is the controller's in-memory backoff record (backoffStore.newBackoffRecord),
+// estimated from the pods still present: failures after the last success.
+type GlobalBackoff struct {
+	Failures    int32
+	LastFailure time.Time
+	Due         time.Time
+	Delay       time.Duration
+}
+
+// Facts is everything the next sync of the controller decides about a Job and its pods.
+type Facts struct {
+	Spec Spec
+	Now  time.Time
+	// Suspended is jobSuspended.
+	Suspended bool
+	// Succeeded and Failed are the indexes the next sync computes (calculateSucceededIndexes,
+	// calculateFailedIndexes): the status sets plus tracked pods that finished.
+	Succeeded indexes.Set
+	Failed    indexes.Set
+	// CountedFailures is jobCtx.failed: status.failed, the uncounted failed pods and the new
+	// non-ignored failed pods.
+	CountedFailures int64
+	// NewFailures of them are failed pods still tracked, not yet in status.failed.
+	NewFailures int64
+	// FailuresLeft: this many more counted failures fail the Job (backoffLimit); <= 0 when
+	// already exceeded.
+	FailuresLeft int64
+	// Restarts sums container restarts of pending and running pods; RestartsLeft: this many
+	// more fail the Job (restartPolicy OnFailure only, else 0 and RestartsCount false).
+	Restarts     int64
+	RestartsLeft int64
+	// FailedIndexesLeft: this many more failed indexes fail the Job (maxFailedIndexes); nil
+	// without maxFailedIndexes.
+	FailedIndexesLeft *int64
+	// DeadlineAt is startTime + activeDeadlineSeconds; zero when it does not apply.
+	DeadlineAt time.Time
+	// CanSucceed: the Job can still end Complete.
+	CanSucceed bool
+	// Decision is the finishing condition the next sync adds.
+	Decision Decision
+	// Global is the estimated global backoff (no backoffLimitPerIndex) when failures follow
+	// the last success.
+	Global *GlobalBackoff
+	// Indexes has one entry per completion index.
+	Indexes []Index
+	// OutOfRange counts pods with an index at or above completions (deleted, never counted);
+	// Duplicates the extra active pods of an index (deleted, never counted).
+	OutOfRange int
+	Duplicates int
+
+	// recordedSucceeded and recordedFailed are the status sets as written.
+	recordedSucceeded, recordedFailed indexes.Set
+}
+
+// Count returns how many indexes are in state.
+func (f *Facts) Count(state IndexState) int {
+	n := 0
+	for i := range f.Indexes {
+		if f.Indexes[i].State == state {
+			n++
+		}
+	}
+	return n
+}
+
+// Counting says how p's failure counts for job (getNewFinishedPods, nonIgnoredFailedPodsCount,
+// getValidPodsWithFilter).
+func Counts(job *batchv1.Job, p *Pod) Counting {
+	if !p.Failed {
+		return NotFailed
+	}
+	if !p.Match.CountFailed() {
+		return IgnoredByRule
+	}
+	if u := job.Status.UncountedTerminatedPods; u != nil {
+		for _, uid := range u.Failed {
+			if string(uid) == p.UID {
+				return Uncounted
+			}
+		}
+	}
+	if !p.Tracked {
+		return Settled
+	}
+	return CountsNext
+}
+
+// conditionTrue is findConditionByType with status True.
+func conditionTrue(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		c := &job.Status.Conditions[i]
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return c
+		}
+	}
+	return nil
+}
+
+// parseSet is parseIndexesFromString: lenient, indexes below completions.
+func parseSet(s string, completions int) indexes.Set {
+	set, err := indexes.Parse(s, completions)
+	if err == nil {
+		return set
+	}
+	set, _ = indexes.ParseLenient(s, completions)
+	return set
+}
+
+// IsIndexFailed mirrors isIndexFailed (indexed_job_utils.go) for a Job with
+// backoffLimitPerIndex: a failed pod fails its index when a FailIndex rule matched or when its
+// failure counts and the index had backoffLimitPerIndex counted failures before it.
+func IsIndexFailed(spec Spec, p *Pod) bool {
+	if !spec.PerIndex() || !p.Failed {
+		return false
+	}
+	if p.Match.Action == batchv1.PodFailurePolicyActionFailIndex {
+		return true
+	}
+	return p.Match.CountFailed() && p.FailureCount >= *spec.BackoffLimitPerIndex
+}
+
+// Evaluate computes the facts of the controller's next sync of job with pods at now. Pods of
+// other Jobs must have been left out; pods without a usable index are ignored.
+func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
+	spec := SpecOf(job)
+	completions := int(spec.Completions)
+	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
+	byIndex := make(map[int][]*Pod)
+	activeAt := map[int]int{}
+	for k := range pods {
+		p := &pods[k]
+		if p.Index == NoIndex || p.Index >= completions {
+			f.OutOfRange++
+			continue
+		}
+		byIndex[p.Index] = append(byIndex[p.Index], p)
+		if p.Active() {
+			activeAt[p.Index]++
+		}
+	}
+	for _, n := range activeAt {
+		f.Duplicates += n - 1
+	}
+
+	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
+	var succ, failed indexes.Builder
+	f.recordedSucceeded = parseSet(job.Status.CompletedIndexes, completions)
+	for i := range f.recordedSucceeded.All() {
+		succ.Add(i)
+	}
+	for ix, ps := range byIndex {
+		for _, p := range ps {
+			if p.Phase == corev1.PodSucceeded && p.Tracked {
+				succ.Add(ix)
+			}
+		}
+	}
+	f.Succeeded = succ.Set()
+	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
+	if spec.PerIndex() {
+		if job.Status.FailedIndexes != nil {
+			f.recordedFailed = parseSet(*job.Status.FailedIndexes, completions)
+			for i := range f.recordedFailed.All() {
+				failed.Add(i)
+			}
+		}
+		for ix, ps := range byIndex {
+			for _, p := range ps {
+				if p.Tracked && IsIndexFailed(spec, p) {
+					failed.Add(ix)
+				}
+			}
+		}
+	}
+	f.Failed = failed.Set()
+
+	// jobCtx.failed: status.failed + new non-ignored failed pods + uncounted failed pods.
+	f.CountedFailures = int64(job.Status.Failed)
+	if u := job.Status.UncountedTerminatedPods; u != nil {
+		f.CountedFailures += int64(len(u.Failed))
+	}
+	for k := range pods {
+		p := &pods[k]
+		if !spec.Indexed || (p.Index != NoIndex && p.Index < completions) {
+			if Counts(job, p) == CountsNext {
+				f.NewFailures++
+			}
+		}
+	}
+	f.CountedFailures += f.NewFailures
+	f.FailuresLeft = spec.FailuresToFail() - f.CountedFailures
+	// pastBackoffLimitOnFailure: restarts of pending and running pods, every pod of the Job.
+	if spec.RestartsCount() {
+		for k := range pods {
+			if pods[k].Phase == corev1.PodPending || pods[k].Phase == corev1.PodRunning {
+				f.Restarts += int64(pods[k].Restarts)
+			}
+		}
+		f.RestartsLeft = spec.RestartsToFail() - f.Restarts
+	}
+	if spec.PerIndex() && spec.MaxFailedIndexes != nil {
+		left := int64(*spec.MaxFailedIndexes) - int64(f.Failed.Len()) + 1
+		f.FailedIndexesLeft = &left
+	}
+	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil && !f.Suspended {
+		f.DeadlineAt = job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
+	}
+	f.Decision = decide(job, f, pods)
+	f.CanSucceed = canSucceed(job, f)
+	f.Global = globalBackoff(spec, pods, now)
+
+	f.Indexes = make([]Index, completions)
+	for i := 0; i < completions; i++ {
+		f.Indexes[i] = f.index(job, i, byIndex[i])
+	}
+	return f
+}
+
+// decide mirrors syncJob's order of evaluation of the finishing conditions.
+func decide(job *batchv1.Job, f *Facts, pods []Pod) Decision {
+	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
+		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
+	}
+	if c := conditionTrue(job, batchv1.JobFailed); c != nil {
+		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
+	}
+	// syncJob: hasSuccessCriteriaMetCondition, then the FailureTarget already set.
+	if c := conditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
+		return Decision{Kind: Succeed, Reason: c.Reason, Existing: true}
+	}
+	if c := conditionTrue(job, batchv1.JobFailureTarget); c != nil {
+		return Decision{Kind: Fail, Reason: c.Reason, Existing: true}
+	}
+	// getFailJobMessage: any failed pod (tracked or not) matching a FailJob rule.
+	if job.Spec.PodFailurePolicy != nil {
+		for k := range pods {
+			if pods[k].Failed && pods[k].Match.Action == batchv1.PodFailurePolicyActionFailJob {
+				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
+			}
+		}
+	}
+	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
+	if f.FailuresLeft <= 0 || (f.Spec.RestartsCount() && f.RestartsLeft <= 0) {
+		return Decision{Kind: Fail, Reason: batchv1.JobReasonBackoffLimitExceeded}
+	}
+	// pastActiveDeadline: duration >= allowed, never while suspended.
+	if !f.DeadlineAt.IsZero() && !f.Now.Before(f.DeadlineAt) {
+		return Decision{Kind: Fail, Reason: batchv1.JobReasonDeadlineExceeded}
+	}
+	completions := int(f.Spec.Completions)
+	if f.Spec.Indexed {
+		if f.Spec.PerIndex() {
+			if f.FailedIndexesLeft != nil && *f.FailedIndexesLeft <= 0 {
+				return Decision{Kind: Fail, Reason: batchv1.JobReasonMaxFailedIndexesExceeded}
+			}
+			if f.Failed.Len() > 0 && f.Failed.Len()+f.Succeeded.Len() >= completions {
+				return Decision{Kind: Fail, Reason: batchv1.JobReasonFailedIndexes}
+			}
+		}
+		if matchSuccessPolicy(job.Spec.SuccessPolicy, completions, f.Succeeded) {
+			return Decision{Kind: Succeed, Reason: batchv1.JobReasonSuccessPolicy}
+		}
+	}
+	// syncJob: complete = succeeded >= completions && active == 0.
+	if completions > 0 && f.Succeeded.Len() >= completions {
+		for k := range pods {
+			if pods[k].Active() {
+				return Decision{Kind: Continue}
+			}
+		}
+		return Decision{Kind: Succeed, Reason: batchv1.JobReasonCompletionsReached}
+	}
+	return Decision{Kind: Continue}
+}
+
+// matchSuccessPolicy mirrors matchSuccessPolicy and matchSucceededIndexesRule
+// (success_policy.go): the first rule met by the succeeded indexes.
+func matchSuccessPolicy(sp *batchv1.SuccessPolicy, completions int, succeeded indexes.Set) bool {
+	if sp == nil || succeeded.IsEmpty() {
+		return false
+	}
+	for _, rule := range sp.Rules {
+		if rule.SucceededIndexes != nil {
+			required := parseSet(*rule.SucceededIndexes, completions)
+			if required.IsEmpty() {
+				continue
+			}
+			have := required.Intersect(succeeded).Len()
+			if have == required.Len() || (rule.SucceededCount != nil && have >= int(*rule.SucceededCount)) {
+				return true
+			}
+		} else if rule.SucceededCount != nil && succeeded.Len() >= int(*rule.SucceededCount) {
+			return true
+		}
+	}
+	return false
+}
+
+// canSucceed reports whether the Job can still end Complete. Failed indexes alone do not rule it
+// out: syncJob fails the Job for them only once failed + succeeded indexes reach completions
+// (or maxFailedIndexes is exceeded), and evaluates the success policy before that happens.
+func canSucceed(job *batchv1.Job, f *Facts) bool {
+	switch f.Decision.Kind {
+	case Succeed:
+		return true
+	case Fail:
+		return false
+	case Finished:
+		return conditionTrue(job, batchv1.JobComplete) != nil
+	}
+	if f.Failed.IsEmpty() {
+		return true
+	}
+	completions := int(f.Spec.Completions)
+	// The success policy must be met while succeeded < completions − failed: at that count the
+	// FailedIndexes check, which comes first, fails the Job.
+	most := completions - f.Failed.Len() - 1
+	sp := job.Spec.SuccessPolicy
+	if sp == nil || most < 1 {
+		return false
+	}
+	for _, rule := range sp.Rules {
+		if rule.SucceededIndexes != nil {
+			required := parseSet(*rule.SucceededIndexes, completions)
+			if required.IsEmpty() {
+				continue
+			}
+			// matchSucceededIndexesRule: every rule index, or succeededCount of them.
+			open := required.Difference(f.Failed).Len()
+			if open == required.Len() && open <= most {
+				return true
+			}
+			if c := rule.SucceededCount; c != nil && int(*c) <= open && int(*c) <= most {
+				return true
+			}
+		} else if rule.SucceededCount != nil && int(*rule.SucceededCount) <= most {
+			return true
+		}
+	}
+	return false
+}
+
+// globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
+// pods that finished after the last success, and the latest of their finish times.
+func globalBackoff(spec Spec, pods []Pod, now time.Time) *GlobalBackoff {
+	if spec.PerIndex() {
+		return nil
+	}
+	var lastSuccess time.Time
+	for k := range pods {
+		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
+			lastSuccess = pods[k].Finished
+		}
+	}
+	g := &GlobalBackoff{}
+	for k := range pods {
+		p := &pods[k]
+		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
+		// deleted by deleteJobPods lost its finalizer before it was deleted and never enters it.
+		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished.After(lastSuccess) {
+			g.Failures++
+			if p.Finished.After(g.LastFailure) {
+				g.LastFailure = p.Finished
+			}
+		}
+	}
+	if g.Failures == 0 {
+		return nil
+	}
+	total, remaining := Backoff(g.Failures, g.LastFailure, now)
+	g.Delay, g.Due = total, now.Add(remaining)
+	return g
+}
+
+// delayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
+// the tracked failed pod whose finalizer the controller keeps until the replacement exists;
+// its counts go to the replacement and its finish time starts the per-index backoff.
+func delayedPod(pods []*Pod) *Pod {
+	var last *Pod
+	for _, p := range pods {
+		if !p.Failed || !p.Tracked {
+			continue
+		}
+		if last == nil || (last.Attempt() <= p.Attempt() && !p.Finished.Before(last.Finished)) {
+			last = p
+		}
+	}
+	return last
+}
+
+// index computes one index's facts.
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
+	spec := f.Spec
+	ix := Index{Index: i}
+	var active, terminating *Pod
+	for _, p := range pods {
+		switch {
+		case p.Active():
+			if active == nil || p.Attempt() >= active.Attempt() {
+				active = p
+			}
+		case p.Terminating():
+			terminating = p
+		}
+	}
+	delayed := delayedPod(pods)
+	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
+	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
+	forgotten := func(p *Pod) bool {
+		return spec.PerIndex() && p.Failed && !p.Tracked && active == nil && delayed == nil && !f.Failed.Has(i)
+	}
+	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
+	own := func(p *Pod) {
+		ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
+		if p.Failed && p.Match.CountFailed() {
+			ix.FailureCount++
+		} else if p.Failed {
+			ix.IgnoredCount++
+		}
+	}
+	switch {
+	case !spec.PerIndex():
+		// The failed pods still present whose failure is or will be counted: a pod being
+		// deleted without its finalizer may never be (deleteJobPods, or a success policy met).
+		for _, p := range pods {
+			if !p.Failed || (!p.Tracked && p.Phase != corev1.PodFailed) {
+				continue
+			}
+			if p.Match.CountFailed() {
+				ix.FailureCount++
+			} else {
+				ix.IgnoredCount++
+			}
+		}
+	case active != nil:
+		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
+	case delayed != nil:
+		own(delayed)
+	default:
+		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
+		var latest *Pod
+		for _, p := range pods {
+			if !forgotten(p) && (latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))) {
+				latest = p
+			}
+		}
+		if latest != nil {
+			own(latest)
+		}
+	}
+	switch {
+	case f.Succeeded.Has(i):
+		ix.State = IndexSucceeded
+		ix.NotYetRecorded = !f.recordedSucceeded.Has(i)
+	case f.Failed.Has(i):
+		ix.State = IndexFailed
+		ix.NotYetRecorded = !f.recordedFailed.Has(i)
+	case active != nil:
+		ix.State = IndexActive
+	case f.Decision.Kind != Continue:
+		ix.State = IndexNoResult
+	case terminating != nil && OnlyReplaceFailedPods(job):
+		ix.State = IndexTerminating
+	case f.Suspended:
+		ix.State = IndexSuspended
+	default:
+		ix.State = IndexPending
+		var remaining time.Duration
+		switch {
+		case spec.PerIndex() && delayed != nil:
+			// getRemainingTimePerIndex: absolute failure count + 1, from the pod's finish time.
+			ix.Backoff, remaining = Backoff(delayed.Attempt()+1, delayed.Finished, f.Now)
+		case !spec.PerIndex() && f.Global != nil:
+			ix.Backoff, remaining = f.Global.Delay, f.Global.Due.Sub(f.Now)
+		}
+		if remaining > 0 {
+			ix.State, ix.NextAttemptAt = IndexBackoff, f.Now.Add(remaining)
+		}
+	}
+	if ix.State != IndexSucceeded && ix.State != IndexFailed {
+		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
+		// pod hands its count on only while tracked and no pod of the index is active.
+		for _, p := range pods {
+			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
+				ix.Forgotten = append(ix.Forgotten, p.Name)
+			}
+		}
+	}
+	if spec.PerIndex() {
+		left := *spec.BackoffLimitPerIndex - ix.FailureCount
+		if left < 0 || ix.State == IndexFailed {
+			left = 0
+		}
+		ix.RetriesLeft = &left
+		ix.LastAttempt = ix.State != IndexFailed && ix.State != IndexSucceeded && left == 0
+	}
+	return ix
+}

@@ -1,0 +1,333 @@
+// Package jobpolicy answers the Job controller's questions about an Indexed Job the way
+// pkg/controller/job of Kubernetes v1.37.2 does, from the Job, its pods and a clock: is a pod
+// failed, counted or ignored; which podFailurePolicy rule matches it; is an index failed, how
+// many retries it has left and when its next attempt is due; how far the Job is from each of its
+// limits; whether it can still succeed; what the controller does at its next sync.
+//
+// The package is pure: no client, no printing, no sentences. It returns typed facts that the
+// commands (status, lint, diff) put into words. Each rule names, in a one-line comment, the
+// upstream function it mirrors (files job_controller.go, indexed_job_utils.go,
+// pod_failure_policy.go, success_policy.go and backoff_utils.go of pkg/controller/job).
+package jobpolicy
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Backoff constants of the controller.
+const (
+	// DefaultBackoff is DefaultJobPodFailureBackOff (job_controller.go).
+	DefaultBackoff = 10 * time.Second
+	// MaxBackoff is MaxJobPodFailureBackOff (job_controller.go).
+	MaxBackoff = 10 * time.Minute
+	// DefaultBackoffLimit is backoffLimit's default without backoffLimitPerIndex (SetDefaults_Job).
+	DefaultBackoffLimit int32 = 6
+	// NoIndex is getCompletionIndex's unknownCompletionIndex.
+	NoIndex = -1
+)
+
+// Match is the podFailurePolicy rule that matched a failed pod.
+type Match struct {
+	// Rule is the rule's position in spec.podFailurePolicy.rules, -1 when no rule matched.
+	Rule   int
+	Action batchv1.PodFailurePolicyAction
+	// Container and ExitCode are set when an onExitCodes rule matched.
+	Container string
+	ExitCode  int32
+	// Condition is set when an onPodConditions rule matched.
+	Condition corev1.PodConditionType
+}
+
+// Matched reports whether a rule matched.
+func (m Match) Matched() bool { return m.Rule >= 0 }
+
+// CountFailed is matchPodFailurePolicy's second result: false only for Ignore.
+func (m Match) CountFailed() bool { return m.Action != batchv1.PodFailurePolicyActionIgnore }
+
+// Pod is what the controller's decisions need from one pod: small enough to keep for every pod
+// of a large Job.
+type Pod struct {
+	Name string
+	UID  string
+	// Index is getCompletionIndex: the annotation only; NoIndex when absent or invalid.
+	Index    int
+	Phase    corev1.PodPhase
+	Deleting bool
+	Created  time.Time
+	// Finished is getFinishedTime, set for terminal or deleted pods.
+	Finished time.Time
+	// Tracked: the pod still carries the batch.kubernetes.io/job-tracking finalizer, so the
+	// controller has not accounted for it yet (hasJobTrackingFinalizer).
+	Tracked bool
+	// FailureCount and IgnoredCount are the job-index-failure-count and
+	// job-index-ignored-failure-count annotations (parseIndexFailureCountAnnotation).
+	FailureCount int32
+	IgnoredCount int32
+	// Failed is isPodFailed.
+	Failed bool
+	// Match is the podFailurePolicy rule matching a failed pod (Rule -1 if none).
+	Match Match
+	// Restarts sums the restartCount of init and app containers (pastBackoffLimitOnFailure).
+	Restarts int32
+}
+
+// Active is controller.IsPodActive: not terminal and not being deleted.
+func (p *Pod) Active() bool {
+	return !p.Deleting && p.Phase != corev1.PodSucceeded && p.Phase != corev1.PodFailed
+}
+
+// Terminating is a non-terminal pod being deleted (controller.FilterTerminatingPods).
+func (p *Pod) Terminating() bool {
+	return p.Deleting && p.Phase != corev1.PodSucceeded && p.Phase != corev1.PodFailed
+}
+
+// Attempt is getIndexAbsoluteFailureCount: counted plus ignored failures before this pod.
+func (p *Pod) Attempt() int32 { return p.FailureCount + p.IgnoredCount }
+
+// CountFailed: the pod failed and its failure counts (nonIgnoredFailedPodsCount).
+func (p *Pod) CountFailed() bool { return p.Failed && p.Match.CountFailed() }
+
+// ObservePod reduces pod to the facts the controller's decisions read.
+func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
+	p := Pod{
+		Name:     pod.Name,
+		UID:      string(pod.UID),
+		Index:    CompletionIndex(pod),
+		Phase:    pod.Status.Phase,
+		Deleting: pod.DeletionTimestamp != nil,
+		Created:  pod.CreationTimestamp.Time,
+		Tracked:  HasTrackingFinalizer(pod),
+		Failed:   IsPodFailed(job, pod),
+		Match:    Match{Rule: -1},
+	}
+	if v, ok := pod.Annotations[batchv1.JobIndexFailureCountAnnotation]; ok {
+		p.FailureCount = parseInt32(v)
+	}
+	if v, ok := pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]; ok {
+		p.IgnoredCount = parseInt32(v)
+	}
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for i := range list {
+			p.Restarts += list[i].RestartCount
+		}
+	}
+	if p.Failed || p.Phase == corev1.PodSucceeded || p.Deleting {
+		p.Finished = FinishedTime(pod)
+	}
+	if p.Failed {
+		p.Match = MatchPodFailurePolicy(job.Spec.PodFailurePolicy, pod)
+	}
+	return p
+}
+
+// CompletionIndex mirrors getCompletionIndex (indexed_job_utils.go): the annotation only, never
+// the label.
+func CompletionIndex(pod *corev1.Pod) int {
+	v, ok := pod.Annotations[batchv1.JobCompletionIndexAnnotation]
+	if !ok {
+		return NoIndex
+	}
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 0 {
+		return NoIndex
+	}
+	return i
+}
+
+// HasTrackingFinalizer mirrors hasJobTrackingFinalizer (tracking_utils.go).
+func HasTrackingFinalizer(pod *corev1.Pod) bool {
+	return slices.Contains(pod.Finalizers, batchv1.JobTrackingFinalizer)
+}
+
+// parseInt32 mirrors parseInt32 (indexed_job_utils.go): unparsable, negative or too large is 0.
+func parseInt32(v string) int32 {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > 1<<31-1 {
+		return 0
+	}
+	return int32(n)
+}
+
+// OnlyReplaceFailedPods mirrors onlyReplaceFailedPods (job_controller.go); a Job not defaulted
+// yet gets SetDefaults_Job's value (Failed when a podFailurePolicy is set).
+func OnlyReplaceFailedPods(job *batchv1.Job) bool {
+	if job.Spec.PodReplacementPolicy != nil {
+		return *job.Spec.PodReplacementPolicy == batchv1.Failed
+	}
+	return job.Spec.PodFailurePolicy != nil
+}
+
+// IsPodFailed mirrors isPodFailed (job_controller.go): phase Failed, or, under
+// podReplacementPolicy TerminatingOrFailed, being deleted without having succeeded.
+func IsPodFailed(job *batchv1.Job, pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	if OnlyReplaceFailedPods(job) {
+		return false
+	}
+	return pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded
+}
+
+// MatchPodFailurePolicy mirrors matchPodFailurePolicy (pod_failure_policy.go): rules in order,
+// the first match wins, a rule with an unknown action is skipped.
+func MatchPodFailurePolicy(pfp *batchv1.PodFailurePolicy, pod *corev1.Pod) Match {
+	if pfp == nil {
+		return Match{Rule: -1}
+	}
+	for i := range pfp.Rules {
+		rule := &pfp.Rules[i]
+		switch rule.Action {
+		case batchv1.PodFailurePolicyActionIgnore, batchv1.PodFailurePolicyActionFailIndex,
+			batchv1.PodFailurePolicyActionCount, batchv1.PodFailurePolicyActionFailJob:
+		default:
+			continue
+		}
+		switch {
+		case rule.OnExitCodes != nil:
+			if cs := matchOnExitCodes(&pod.Status, rule.OnExitCodes); cs != nil {
+				return Match{Rule: i, Action: rule.Action, Container: cs.Name, ExitCode: cs.State.Terminated.ExitCode}
+			}
+		case rule.OnPodConditions != nil:
+			if c := matchOnPodConditions(&pod.Status, rule.OnPodConditions); c != nil {
+				return Match{Rule: i, Action: rule.Action, Condition: c.Type}
+			}
+		}
+	}
+	return Match{Rule: -1}
+}
+
+// matchOnExitCodes mirrors matchOnExitCodes (pod_failure_policy.go): app containers first.
+func matchOnExitCodes(st *corev1.PodStatus, req *batchv1.PodFailurePolicyOnExitCodesRequirement) *corev1.ContainerStatus {
+	if cs := matchingContainer(st.ContainerStatuses, req); cs != nil {
+		return cs
+	}
+	return matchingContainer(st.InitContainerStatuses, req)
+}
+
+// matchingContainer mirrors getMatchingContainerFromList and isOnExitCodesOperatorMatching
+// (pod_failure_policy.go): terminated containers with a non-zero exit code only.
+func matchingContainer(list []corev1.ContainerStatus, req *batchv1.PodFailurePolicyOnExitCodesRequirement) *corev1.ContainerStatus {
+	for i := range list {
+		cs := &list[i]
+		if cs.State.Terminated == nil || cs.State.Terminated.ExitCode == 0 {
+			continue
+		}
+		if req.ContainerName != nil && *req.ContainerName != cs.Name {
+			continue
+		}
+		code := cs.State.Terminated.ExitCode
+		switch req.Operator {
+		case batchv1.PodFailurePolicyOnExitCodesOpIn:
+			if slices.Contains(req.Values, code) {
+				return cs
+			}
+		case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
+			if !slices.Contains(req.Values, code) {
+				return cs
+			}
+		}
+	}
+	return nil
+}
+
+// matchOnPodConditions mirrors matchOnPodConditions (pod_failure_policy.go); an empty pattern
+// status is SetDefaults_PodFailurePolicyOnPodConditionsPattern's True.
+func matchOnPodConditions(st *corev1.PodStatus, patterns []batchv1.PodFailurePolicyOnPodConditionsPattern) *corev1.PodCondition {
+	for i := range st.Conditions {
+		c := &st.Conditions[i]
+		for _, p := range patterns {
+			status := p.Status
+			if status == "" {
+				status = corev1.ConditionTrue
+			}
+			if c.Type == p.Type && c.Status == status {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// FinishedTime mirrors getFinishedTime (backoff_utils.go): the latest finish of the containers
+// when all finished (sidecar init containers included), else the Ready=False transition, else
+// deletionTimestamp minus the grace period, else the creation time.
+func FinishedTime(p *corev1.Pod) time.Time {
+	if t, ok := finishTimeFromContainers(p); ok {
+		return t
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionFalse && !c.LastTransitionTime.IsZero() {
+			return c.LastTransitionTime.Time
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		var grace int64
+		if p.DeletionGracePeriodSeconds != nil {
+			grace = *p.DeletionGracePeriodSeconds
+		}
+		return p.DeletionTimestamp.Add(-time.Duration(grace) * time.Second)
+	}
+	return p.CreationTimestamp.Time
+}
+
+// finishTimeFromContainers mirrors getFinishTimeFromContainers and latestFinishTime
+// (backoff_utils.go).
+func finishTimeFromContainers(p *corev1.Pod) (time.Time, bool) {
+	var latest time.Time
+	found := false
+	consider := func(cs corev1.ContainerStatus) bool {
+		t := cs.State.Terminated
+		if t == nil || t.FinishedAt.IsZero() {
+			return false
+		}
+		if !found || latest.Before(t.FinishedAt.Time) {
+			latest, found = t.FinishedAt.Time, true
+		}
+		return true
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if !consider(cs) {
+			return time.Time{}, false
+		}
+	}
+	sidecars := map[string]bool{}
+	for _, c := range p.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			sidecars[c.Name] = true
+		}
+	}
+	for _, cs := range p.Status.InitContainerStatuses {
+		if sidecars[cs.Name] && !consider(cs) {
+			return time.Time{}, false
+		}
+	}
+	return latest, found
+}
+
+// Backoff mirrors getRemainingTimeForFailuresCount (backoff_utils.go): 10s × 2^(n−1), capped at
+// 10 minutes, measured from the last failure. It returns the whole delay and what is left of it
+// at now (0 once it has passed).
+func Backoff(failures int32, lastFailure, now time.Time) (total, remaining time.Duration) {
+	if failures <= 0 {
+		return 0, 0
+	}
+	d := DefaultBackoff
+	for i := int32(1); i < failures; i++ {
+		d *= 2
+		if d >= MaxBackoff {
+			d = MaxBackoff
+			break
+		}
+	}
+	elapsed := now.Sub(lastFailure)
+	if d < elapsed {
+		return d, 0
+	}
+	return d, d - elapsed
+}
