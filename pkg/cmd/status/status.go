@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -377,6 +378,9 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 		}
 	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
+		if note := mountMismatch(job, name); note != "" {
+			notes = append(notes, note)
+		}
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
 	notes = append(notes, lineageNote(job)...)
@@ -499,6 +503,9 @@ func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, s
 	if !ok {
 		return nil, shardState{}
 	}
+	if note := mountMismatch(job, name); note != "" {
+		return []string{note}, shardState{}
+	}
 	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -513,4 +520,21 @@ func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, s
 		return []string{fmt.Sprintf("Shard IDs are not shown: %v.", err)}, shardState{}
 	}
 	return nil, shardState{ids: ids, configMap: name}
+}
+
+// mountMismatch says, when the ConfigMap the Job's shards-configmap annotation names is not the
+// one its pod template mounts as the shard volume, that the annotation cannot be trusted: the
+// pods read their shards from the mounted ConfigMap, so shard IDs taken from the annotation's
+// would be another manifest's. "" when they agree, or when the template has no shard volume
+// (a Job annotated by hand, whose workers read their shards some other way).
+func mountMismatch(job *batchv1.Job, annotated string) string {
+	mounted := scaffold.ShardConfigMapNames(&job.Spec.Template.Spec)
+	switch {
+	case len(mounted) == 0:
+		return ""
+	case mounted[0] != annotated:
+		return fmt.Sprintf("The Job names shard ConfigMap %q (annotation %s) but its pods mount ConfigMap %q: the annotation was changed after create, so shard IDs are not shown; the pods read %q.",
+			annotated, shards.AnnotationShardsConfigMap, mounted[0], mounted[0])
+	}
+	return ""
 }
