@@ -24,6 +24,7 @@ import (
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -103,6 +104,8 @@ type Options struct {
 	Clock clock.PassiveClock
 
 	flags *pflag.FlagSet
+	// conn are the connection flags given, carried into every command the plan prints.
+	conn printcmd.Connection
 
 	genericiooptions.IOStreams
 }
@@ -160,6 +163,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		names, o.Command = args[:dash], args[dash:]
 	}
+	o.conn = printcmd.FromCommand(cmd)
 	switch len(names) {
 	case 0:
 	case 1:
@@ -235,6 +239,12 @@ func (o *Options) Run(ctx context.Context) error {
 	})
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	// The plan's kubectl commands run against the cluster this diff read, as the same user.
+	for i := range report.Plan {
+		for j, c := range report.Plan[i].Commands {
+			report.Plan[i].Commands[j] = o.conn.Extend(c)
+		}
 	}
 	if o.Server && report.HasDifferences() {
 		if err := o.confirm(ctx, live, report); err != nil {
@@ -411,6 +421,7 @@ func (o *Options) createCommand() string {
 		parts = append(parts, "-n "+quote(o.Namespace))
 	}
 	parts = append(parts, o.scaffoldArgs()...)
+	parts = append(parts, o.conn.Words()...)
 	if len(o.Command) > 0 {
 		parts = append(parts, "--")
 		for _, a := range o.Command {

@@ -3,9 +3,11 @@ package status
 import (
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -39,5 +41,30 @@ func TestShardsConfigMapMountMismatch(t *testing.T) {
 	r = run(t, clientFor(j, pods, cm("a-shards", "a-")), "", "seed", "-o", "wide")
 	if r.code != 0 || !strings.Contains(r.out, "a-2") || strings.Contains(r.out, "but its pods mount") {
 		t.Errorf("exit %d:\n%s", r.code, r.out)
+	}
+}
+
+// TestFailedCreateEvents: a running Job with fewer pods than it should and FailedCreate events
+// says so with the event's message (issue 16, item 4); a finished Job does not.
+func TestFailedCreateEvents(t *testing.T) {
+	j := job("nosa", 4)
+	j.Spec.Parallelism = ptr.To[int32](2)
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "nosa.1", Namespace: "ns"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Job", Name: "nosa", Namespace: "ns", UID: j.UID},
+		Reason:         "FailedCreate", Type: corev1.EventTypeWarning, Count: 7,
+		Message:       `Error creating: pods "nosa-0-" is forbidden: error looking up service account ns/nope: serviceaccount "nope" not found`,
+		LastTimestamp: metav1.Time{Time: t0.Add(30 * time.Second)},
+	}
+	r := run(t, clientFor(j, nil, ev), "", "nosa")
+	want := `The Job has 0 active of the 2 pods it should run and the Job controller cannot create them: FailedCreate (7×, last at ` +
+		t0.Add(30*time.Second).UTC().Format("2006-01-02T15:04:05Z") + `): Error creating: pods "nosa-0-" is forbidden: error looking up service account ns/nope`
+	if r.code != 0 || !strings.Contains(r.out, want) {
+		t.Errorf("exit %d, want %q in:\n%s%s", r.code, want, r.out, r.errOut)
+	}
+	fin, pods := seed()
+	ev.InvolvedObject.UID = fin.UID
+	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(r.out, "FailedCreate") {
+		t.Errorf("finished Job with a FailedCreate note:\n%s", r.out)
 	}
 }

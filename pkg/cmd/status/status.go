@@ -22,6 +22,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -109,6 +110,9 @@ const (
 
 // Options holds the flags and resolved inputs of the status command.
 type Options struct {
+	// conn are the connection flags given, carried into the commands the report prints.
+	conn printcmd.Connection
+
 	Filename   string
 	PodsFile   string
 	ShardsFile string
@@ -165,6 +169,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
 			}
+			o.conn = printcmd.FromCommand(cmd)
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -303,6 +308,7 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 }
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
+	r = o.carryConnection(r)
 	if printers.IsStructured(o.Output) {
 		return printers.Print(w, o.Output, r)
 	}
@@ -455,6 +461,7 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 		return nil, err
 	}
 	notes, sh := o.loadShards(ctx, job)
+	notes = append(notes, o.failedCreateNotes(ctx, job)...)
 	notes = append(notes, lineageNote(job)...)
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
 }
