@@ -99,6 +99,8 @@ func TestFlagsRefusedBeforeSending(t *testing.T) {
 		{[]string{"--field-manager", strings.Repeat("m", 129)}, "--field-manager"},
 		{[]string{"--field-manager", "a\nb"}, `invalid character U+000A`},
 		{[]string{"--field-manager", "a\u202eb"}, `invalid character U+202E`},
+		{[]string{"--image", "busybox:1.36 "}, `container "worker": image "busybox:1.36 " cannot be pulled: it has leading or trailing whitespace`},
+		{[]string{"--image", "Busybox"}, `the repository name must be lowercase`},
 		{[]string{"--manifest", big, "--save-config"}, "--save-config: the last-applied-configuration annotation makes the annotations of configmap"},
 	} {
 		c := fake.NewClientset()

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -63,4 +66,18 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// checkImages refuses an image reference no kubelet can pull (a trailing space, an uppercase
+// name ...): the API server accepts the Job, and then every pod fails with InvalidImageName.
+func checkImages(job *batchv1.Job) error {
+	spec := &job.Spec.Template.Spec
+	for _, list := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range list {
+			if why := jobspec.ImageReferenceError(c.Image); why != "" {
+				return exitcode.UsageError("container %q: image %q cannot be pulled: %s. The API server would accept the Job and every pod would then fail (InvalidImageName); nothing was sent", c.Name, c.Image, why)
+			}
+		}
+	}
+	return nil
 }

@@ -74,6 +74,9 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	if err := o.checkFlags(); err != nil {
 		return err
 	}
+	if err := checkImages(objs.Job); err != nil {
+		return err
+	}
 	if err := o.lint(objs.Job); err != nil {
 		return err
 	}
