@@ -1,6 +1,7 @@
 package shards
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -17,6 +18,21 @@ func TestCaseIDBidiControls(t *testing.T) {
 	for _, id := range []string{"case-ü-1", "שלום-1", "数学/42", "a b"} {
 		if why := ValidateCaseID(id); why != "" {
 			t.Errorf("%q refused: %s", id, why)
+		}
+	}
+}
+
+// TestReadDirectoryAndBound: a directory given as the manifest says so, rather than "the file
+// is empty"; an endless input is cut off at MaxManifestBytes (issue 16, item 5).
+func TestReadDirectoryAndBound(t *testing.T) {
+	_, err := Read(t.TempDir(), nil)
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+	if _, statErr := os.Stat("/dev/zero"); statErr == nil {
+		_, err = Read("/dev/zero", nil)
+		if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+			t.Errorf("/dev/zero: %v", err)
 		}
 	}
 }
