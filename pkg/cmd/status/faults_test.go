@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -66,5 +67,31 @@ func TestFailedCreateEvents(t *testing.T) {
 	ev.InvolvedObject.UID = fin.UID
 	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(r.out, "FailedCreate") {
 		t.Errorf("finished Job with a FailedCreate note:\n%s", r.out)
+	}
+}
+
+// TestManagedByContradiction: a status written by another controller (spec.managedBy) that
+// marks the Job Complete with an index missing from completedIndexes is reported as
+// contradicting itself, never as "All 4 indexes succeeded" (issue 16, item 9).
+func TestManagedByContradiction(t *testing.T) {
+	j := job("ext", 4)
+	j.Spec.ManagedBy = ptr.To("example.com/other-controller")
+	j.Status.CompletedIndexes, j.Status.Succeeded = "0-2", 4
+	j.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached},
+	}
+	r := run(t, clientFor(j, nil), "", "ext")
+	for _, want := range []string{
+		`The Job's status contradicts itself: the Complete condition says all 4 completions were reached (CompletionsReached), but status.completedIndexes records only 3 of them (no result for 3)`,
+		`the status was written by "example.com/other-controller" (spec.managedBy)`,
+		"NOT complete: the Job is marked complete but only 3 of 4 indexes succeeded",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("lacks %q:\n%s", want, r.out)
+		}
+	}
+	if strings.Contains(r.out, "All 4 indexes succeeded") {
+		t.Errorf("says all succeeded:\n%s", r.out)
 	}
 }
