@@ -253,12 +253,15 @@ func runShell(t *testing.T, line string) Result {
 }
 
 // pluginProcess starts the plugin binary itself (so that a signal reaches it, not kubectl).
-func pluginProcess(t *testing.T, stdin io.Reader, args ...string) (*exec.Cmd, *strings.Builder) {
+func pluginProcess(t *testing.T, stdin *os.File, args ...string) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	RequirePlugin(t)
 	faultCases.Add(1)
 	cmd := exec.Command(filepath.Join(env.PluginDir, "kubectl-indexed"), args...)
-	cmd.Stdin = stdin
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	cmd.WaitDelay = 5 * time.Second
 	var errOut strings.Builder
 	cmd.Stderr = &errOut
 	cmd.Stdout = io.Discard
@@ -514,9 +517,13 @@ func TestFaults(t *testing.T) {
 				t.Errorf("%v after %v: exit %d, want %d: %s", tc.args, tc.sig, code, tc.code, errOut)
 			}
 		}
-		// Standard input that is never closed.
-		pr, pw := io.Pipe()
-		defer func() { _ = pw.Close() }()
+		// Standard input that is never closed (an *os.File: exec copies nothing, so Wait does
+		// not wait for the pipe).
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = pw.Close(); _ = pr.Close() }()
 		cmd, errOut := pluginProcess(t, pr, "lint", "-")
 		time.Sleep(700 * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGINT)
@@ -574,7 +581,7 @@ func TestFaults(t *testing.T) {
 		if strings.Contains(r.Stderr, "is the cluster running") || strings.Contains(r.Stderr, "cannot reach the API server") {
 			t.Errorf("blames the cluster:\n%s", r)
 		}
-		hanging := exe("sleep 120")
+		hanging := exe("exec 2>/dev/null; sleep 60")
 		faultCases.Add(1)
 		began := time.Now()
 		r = Run(t, Cmd{Args: []string{"indexed", "status", "ex", "-n", ns, "--request-timeout", "3s"}, Kubeconfig: hanging, Timeout: 90 * time.Second})
