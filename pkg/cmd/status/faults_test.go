@@ -1,6 +1,7 @@
 package status
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -93,5 +98,33 @@ func TestManagedByContradiction(t *testing.T) {
 	}
 	if strings.Contains(r.out, "All 4 indexes succeeded") {
 		t.Errorf("says all succeeded:\n%s", r.out)
+	}
+}
+
+// TestResumeCommandCarriesConnectionFlags: the resume command of a suspended Job is printed
+// (nextEntries[].command of -o json) with the --context and --kubeconfig that were given
+// (issue 16, item 3).
+func TestResumeCommandCarriesConnectionFlags(t *testing.T) {
+	j := job("held", 4)
+	j.Spec.Suspend = ptr.To(true)
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue, Reason: "JobSuspended"}}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	o.Client = clientFor(j, nil)
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
+	cmd.SetArgs([]string{"held", "--context", "prod east", "--kubeconfig", "/k/c", "-o", "json"})
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := `"command": "kubectl --kubeconfig=/k/c '--context=prod east' patch job held -n ns --type=merge -p '{\"spec\":{\"suspend\":false}}'"`
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("want %s in:\n%s", want, out.String())
 	}
 }
