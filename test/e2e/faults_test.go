@@ -587,8 +587,17 @@ func TestFaults(t *testing.T) {
 		r = Run(t, Cmd{Args: []string{"indexed", "status", "ex", "-n", ns, "--request-timeout", "3s"}, Kubeconfig: hanging, Timeout: 90 * time.Second})
 		took := time.Since(began)
 		t.Logf("status with a hanging exec plugin and --request-timeout 3s: exit %d after %s", r.ExitCode, took.Round(100*time.Millisecond))
-		if r.ExitCode != 4 || took > 30*time.Second {
+		if r.ExitCode != 4 || took > 30*time.Second || !strings.Contains(r.Stderr, "exec credential plugin may still be running") {
 			t.Errorf("hanging plugin: exit %d after %s\n%s", r.ExitCode, took, r)
+		}
+		faultCases.Add(1)
+		began = time.Now()
+		r = Run(t, Cmd{Args: []string{"indexed", "create", "ex", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--request-timeout", "3s"}, Kubeconfig: hanging, Timeout: 90 * time.Second})
+		took = time.Since(began)
+		t.Logf("create with a hanging exec plugin and --request-timeout 3s: exit %d after %s", r.ExitCode, took.Round(100*time.Millisecond))
+		expect(t, r, 4, "timed out while trying to get job", "exec credential plugin may still be running")
+		if took > 30*time.Second {
+			t.Errorf("create with a hanging plugin took %s", took)
 		}
 		assertUnchanged(t, ns, before)
 	})

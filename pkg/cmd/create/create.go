@@ -9,6 +9,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -147,7 +148,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		}
 	}
 	if o.Client == nil && o.DryRun != cmdutil.DryRunClient {
-		if o.Client, err = f.KubernetesClientSet(); err != nil {
+		cfg, err := f.ToRESTConfig()
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		if o.Client, err = clientutil.NewClientset(cfg); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}

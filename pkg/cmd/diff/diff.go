@@ -23,6 +23,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
@@ -181,7 +182,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if o.offline() || o.Client != nil {
 		return nil
 	}
-	cs, err := f.KubernetesClientSet()
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	}
+	cs, err := clientutil.NewClientset(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}

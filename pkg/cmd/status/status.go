@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -131,7 +132,8 @@ type Options struct {
 
 	// Client talks to the cluster (live mode); set by Complete, or by tests.
 	Client kubernetes.Interface
-	// NewClient makes Client from the REST config; kubernetes.NewForConfig by default.
+	// NewClient makes Client from the REST config; clientutil.NewClientset by default (requests
+	// end with their context even while a credential plugin hangs).
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
 	// Clock gives "now" for backoff and ages.
 	Clock clock.WithTicker
@@ -146,7 +148,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		ChunkSize:     DefaultChunkSize,
 		FirstPageSize: DefaultFirstPageSize,
 		Clock:         clock.RealClock{},
-		NewClient:     func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+		NewClient:     clientutil.NewClientset,
 	}
 }
 
