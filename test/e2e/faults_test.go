@@ -287,7 +287,9 @@ func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 		return 0
 	case <-time.After(d):
 		_ = cmd.Process.Kill()
-		<-done
+		if err := <-done; err != nil {
+			t.Logf("after the kill: %v", err)
+		}
 		t.Errorf("still running %s after the signal: killed", d)
 		return -1
 	}
