@@ -28,13 +28,15 @@ type Connection struct {
 	words []string
 }
 
-// FromCommand returns the connection flags given to cmd (its own and its parents' persistent
-// flags, as cobra has parsed them). A nil cmd gives no flags.
+// FromCommand returns the connection flags given to cmd's root command (the kubeconfig flags
+// are the root's persistent flags). They are read from the root, not from cmd: a verb may have
+// a local flag of the same name (diff's --server is a bool) that is not a connection flag. A
+// nil cmd gives no flags.
 func FromCommand(cmd *cobra.Command) Connection {
 	if cmd == nil {
 		return Connection{}
 	}
-	return FromFlagSet(cmd.Flags())
+	return FromFlagSet(cmd.Root().PersistentFlags())
 }
 
 // FromFlagSet returns the connection flags that were set in fs.

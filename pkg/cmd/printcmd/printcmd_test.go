@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
@@ -69,4 +70,21 @@ func shellWords(t *testing.T, line string) []string {
 		t.Fatalf("sh: %v", err)
 	}
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// TestLocalFlagOfTheSameName: a verb's own --server (diff's bool) is not the kubeconfig's.
+func TestLocalFlagOfTheSameName(t *testing.T) {
+	root := &cobra.Command{Use: "indexed"}
+	genericclioptions.NewConfigFlags(true).AddFlags(root.PersistentFlags())
+	var got Connection
+	sub := &cobra.Command{Use: "diff", Run: func(cmd *cobra.Command, _ []string) { got = FromCommand(cmd) }}
+	sub.Flags().Bool("server", false, "confirm with the server")
+	root.AddCommand(sub)
+	root.SetArgs([]string{"diff", "--server", "--context", "c1"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(got.Words(), " "); w != "--context=c1" {
+		t.Errorf("words %q, want --context=c1", w)
+	}
 }
