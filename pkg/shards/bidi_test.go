@@ -36,3 +36,22 @@ func TestReadDirectoryAndBound(t *testing.T) {
 		}
 	}
 }
+
+// endless is an input that never ends: "y\n" forever.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = "case-1\n"[i%7]
+	}
+	return len(p), nil
+}
+
+// TestReadCasesIsBounded: an endless case list is cut off at the bound (MaxManifestBytes for
+// ReadCases; 1 MiB here, to keep the test fast).
+func TestReadCasesIsBounded(t *testing.T) {
+	_, err := readCases("-", endless{}, 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("endless case list: %v", err)
+	}
+}
