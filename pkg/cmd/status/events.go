@@ -10,8 +10,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // maxFailedCreateNotes bounds how many distinct FailedCreate messages are quoted.
@@ -113,4 +115,47 @@ func (o *Options) carryConnection(r *indexstatus.IndexedJobStatus) *indexstatus.
 		c.NextEntries[i] = e
 	}
 	return &c
+}
+
+// maxSharingJobs bounds how many other Jobs the shared-ConfigMap note names.
+const maxSharingJobs = 10
+
+// sharedConfigMapNote names the other Jobs in the namespace that mount the same shard ConfigMap
+// (every Job and retry of the same manifest does: the ConfigMap is named from the manifest's
+// hash), so that nobody deletes it thinking it is this Job's alone. Jobs are found by the
+// manifest-hash label and kept when their shards-configmap annotation names the same ConfigMap.
+// Nothing is said when there are none or they cannot be listed.
+func (o *Options) sharedConfigMapNote(ctx context.Context, job *batchv1.Job, cm string) []string {
+	hash := job.Labels[shards.LabelManifestHash]
+	if hash == "" || cm == "" {
+		return nil
+	}
+	list, err := o.Client.BatchV1().Jobs(job.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{shards.LabelManifestHash: hash}.String(),
+	})
+	if err != nil {
+		return nil
+	}
+	var others []string
+	for i := range list.Items {
+		j := &list.Items[i]
+		if j.UID == job.UID {
+			continue
+		}
+		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm {
+			others = append(others, j.Name)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	sort.Strings(others)
+	n := len(others)
+	more := ""
+	if len(others) > maxSharingJobs {
+		more = fmt.Sprintf(" and %d more", len(others)-maxSharingJobs)
+		others = others[:maxSharingJobs]
+	}
+	return []string{fmt.Sprintf("Shard ConfigMap %q is shared with %d other Job(s) of the same manifest (%s%s): delete it only when none of them needs it.",
+		cm, n, strings.Join(others, ", "), more)}
 }

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
@@ -126,5 +127,27 @@ func TestResumeCommandCarriesConnectionFlags(t *testing.T) {
 	want := `"command": "kubectl --kubeconfig=/k/c '--context=prod east' patch job held -n ns --type=merge -p '{\"spec\":{\"suspend\":false}}'"`
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("want %s in:\n%s", want, out.String())
+	}
+}
+
+// TestSharedConfigMapNote: status names the other Jobs that mount the same shard ConfigMap
+// (issue 16, item 6); a Job of another manifest is not named.
+func TestSharedConfigMapNote(t *testing.T) {
+	mk := func(name, hash, cm string) *batchv1.Job {
+		j, _ := seed()
+		j.Name, j.UID = name, types.UID("uid-"+name)
+		j.Labels = map[string]string{shards.LabelManifestHash: hash}
+		j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: cm}
+		return j
+	}
+	j, pods := seed()
+	j.Labels = map[string]string{shards.LabelManifestHash: "abc"}
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards-abc"}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m-shards-abc", Namespace: "ns"},
+		Data: map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`}}
+	r := run(t, clientFor(j, pods, cm, mk("seed-r1", "abc", "m-shards-abc"), mk("other", "def", "m-shards-def")), "", "seed")
+	want := `Shard ConfigMap "m-shards-abc" is shared with 1 other Job(s) of the same manifest (seed-r1): delete it only when none of them needs it.`
+	if r.code != 0 || !strings.Contains(r.out, want) || strings.Contains(r.out, "other,") {
+		t.Errorf("exit %d, want %q in:\n%s", r.code, want, r.out)
 	}
 }

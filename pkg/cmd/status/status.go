@@ -464,6 +464,7 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	}
 	notes, sh := o.loadShards(ctx, job)
 	notes = append(notes, o.failedCreateNotes(ctx, job)...)
+	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
 	notes = append(notes, lineageNote(job)...)
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
 }
