@@ -373,6 +373,9 @@ func TestFaults(t *testing.T) {
 		if strings.Contains(r.Stderr, "apply") {
 			t.Errorf("hint mentions apply: %s", r.Stderr)
 		}
+		// Item 6: a second Job of the same manifest shares the ConfigMap; status says so.
+		expect(t, indexed(t, "create", "sv-b", "-n", ns, "--manifest", m, "--image", "busybox:1.36"), 0, "unchanged")
+		expect(t, indexed(t, "status", "sv", "-n", ns), 0, "is shared with 1 other Job(s) of the same manifest (sv-b)")
 	})
 
 	// Items 3 and 7: RBAC allowing ConfigMaps but not Jobs; the printed commands run as printed.
