@@ -453,6 +453,9 @@ func (b *reportBuilder) explain() string {
 	}
 	switch reason {
 	case batchv1.JobReasonCompletionsReached:
+		if missing := b.completed.Complement(m); !missing.IsEmpty() {
+			return b.contradiction(missing)
+		}
 		return fmt.Sprintf("All %d indexes succeeded.", m)
 	case batchv1.JobReasonSuccessPolicy:
 		return fmt.Sprintf("Success policy %s was met, so the Job counts as succeeded although only %d of %d indexes succeeded; pods still running were deleted without being counted as failed.",
@@ -692,6 +695,19 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	return parts, final
 }
 
+// contradiction explains a Job marked Complete (CompletionsReached) whose completedIndexes
+// lacks some indexes: the built-in controller never writes that (it sets Complete only once
+// every index is in completedIndexes, job_controller.go: syncJob / enactJobFinished), so the
+// status was written by another controller (spec.managedBy) or by hand.
+func (b *reportBuilder) contradiction(missing indexes.Set) string {
+	who := "by something other than the built-in Job controller"
+	if mb := b.job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
+		who = fmt.Sprintf("by %q (spec.managedBy)", *mb)
+	}
+	return fmt.Sprintf("The Job's status contradicts itself: the Complete condition says all %d completions were reached (CompletionsReached), but status.completedIndexes records only %d of them (no result for %s). The built-in Job controller never writes this; the status was written %s. Do not take the result as complete.",
+		b.completions, b.completed.Len(), missing.Truncated(setWidth), who)
+}
+
 // completeness says whether the result can be used as complete.
 func (b *reportBuilder) completeness() Completeness {
 	m := b.completions
@@ -706,6 +722,8 @@ func (b *reportBuilder) completeness() Completeness {
 		c.Verdict = fmt.Sprintf("NOT complete: the Job failed with %d of %d indexes succeeded; no result for %s", n, m, missing.Truncated(setWidth))
 	case (b.phase == PhaseComplete || b.phase == PhaseCompleting) && b.r.Reason == batchv1.JobReasonSuccessPolicy:
 		c.Verdict = fmt.Sprintf("NOT complete: the Job succeeded through its success policy with only %d of %d indexes succeeded; no result for %s", n, m, missing.Truncated(setWidth))
+	case b.phase == PhaseComplete || b.phase == PhaseCompleting:
+		c.Verdict = fmt.Sprintf("NOT complete: the Job is marked complete but only %d of %d indexes succeeded; no result for %s (its status contradicts itself)", n, m, missing.Truncated(setWidth))
 	default:
 		c.Verdict = fmt.Sprintf("incomplete so far: %d of %d indexes succeeded; no result yet for %s", n, m, missing.Truncated(setWidth))
 	}

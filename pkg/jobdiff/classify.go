@@ -67,6 +67,10 @@ func (c *classifier) classifyOne(d *Difference) {
 	switch {
 	case p.hasPrefix("metadata.labels"), p.hasPrefix("metadata.annotations"):
 		d.Field = p[0].key + "." + p[1].key
+		if identityKey(p) {
+			newJob(d, condIdentity)
+			return
+		}
 		live(d)
 	case p.hasPrefix("spec.template"):
 		c.classifyTemplate(d)
@@ -122,7 +126,32 @@ func (c *classifier) classifySpec(d *Difference, field string) {
 	}
 }
 
+// identityPrefix is the domain of the keys kubectl indexed create writes (shards.Prefix): the
+// shard ConfigMap, the manifest's name, revision and hash. They say which manifest the Job runs,
+// and the pods mount that manifest's ConfigMap, so changing them on a live Job (or writing them
+// onto a plain Job) would make status, retry and label queries lie about what ran.
+const identityPrefix = "indexed.kubectl.io/"
+
+// condIdentity is why a change of an identity key needs a new Job.
+const condIdentity = "an indexed.kubectl.io/ key names the shard manifest and ConfigMap the Job's pods run: a different manifest always needs a new Job, and the keys are never written onto a Job that was not made with them"
+
+// identityKey says whether p is metadata.labels[K], metadata.annotations[K] or the pod
+// template's, with K under identityPrefix.
+func identityKey(p fieldPath) bool {
+	for i := 0; i+2 < len(p); i++ {
+		if p[i].key == "metadata" && (p[i+1].key == "labels" || p[i+1].key == "annotations") {
+			return strings.HasPrefix(p[i+2].key, identityPrefix)
+		}
+	}
+	return false
+}
+
 func (c *classifier) classifyTemplate(d *Difference) {
+	if identityKey(d.path) {
+		d.Field = "spec.template.metadata"
+		newJob(d, condIdentity)
+		return
+	}
 	for _, r := range templateConditionalPrefixes {
 		if d.path.hasPrefix(r.prefix) {
 			d.Field = r.field
@@ -204,7 +233,7 @@ type TableRow struct {
 // pod template are immutable (NewJob).
 func MutabilityTable() []TableRow {
 	rows := []TableRow{
-		{"metadata.labels, metadata.annotations", ClassLive, ""},
+		{"metadata.labels, metadata.annotations", ClassLive, "except keys under indexed.kubectl.io/ (NewJob: " + condIdentity + ")"},
 		{"spec.parallelism", ClassLive, ""},
 		{"spec.completions (Indexed)", ClassConditional, condTandem},
 		{"spec.completions (NonIndexed)", ClassNewJob, condImmutable},

@@ -103,3 +103,44 @@ func splitDockerDomain(name string) (domain, remote string) {
 	}
 	return domain, remote
 }
+
+// ImageReferenceError says why image is not a reference a kubelet can pull, or "" when it is
+// one (or is empty: a missing image is the pod template's own error). The API server accepts
+// any non-empty string in a Job's pod template; the kubelet then refuses the pod
+// (InvalidImageName), so every index fails at run time. The grammar is distribution/reference's,
+// as above.
+func ImageReferenceError(image string) string {
+	switch {
+	case image == "":
+		return ""
+	case strings.TrimSpace(image) != image:
+		return "it has leading or trailing whitespace"
+	case strings.ContainsFunc(image, func(r rune) bool { return r <= ' ' || r == 0x7f }):
+		return "it contains whitespace or a control character"
+	case identifierRE.MatchString(image):
+		return ""
+	}
+	domain, remainder := splitDockerDomain(image)
+	remote := remainder
+	if i := strings.IndexRune(remainder, ':'); i > -1 {
+		remote = remainder[:i]
+	}
+	if strings.ToLower(remote) != remote {
+		return "the repository name must be lowercase"
+	}
+	m := referenceRE.FindStringSubmatch(domain + "/" + remainder)
+	if m == nil {
+		return "it is not a valid image reference ([registry/]name[:tag][@algorithm:digest], a lowercase name, a tag of at most 128 letters, digits, '_', '.' and '-')"
+	}
+	path := m[1]
+	if nm := anchoredName.FindStringSubmatch(m[1]); len(nm) == 3 {
+		path = nm[2]
+	}
+	if len(path) > 255 {
+		return "the repository name is longer than 255 characters"
+	}
+	if digest := m[3]; digest != "" && !validDigest(digest) {
+		return "its digest is not a sha256, sha384 or sha512 digest of the right length"
+	}
+	return ""
+}

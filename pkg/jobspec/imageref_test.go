@@ -76,3 +76,26 @@ func FuzzImageTag(f *testing.F) {
 		}
 	})
 }
+
+// TestImageReferenceError: references the kubelet refuses are named, those it pulls are not.
+func TestImageReferenceError(t *testing.T) {
+	for image, bad := range map[string]bool{
+		"busybox:1.36":                                  false,
+		"registry.example:5000/team/eval:1.4":           false,
+		"localhost/x@sha256:" + strings.Repeat("a", 64): false,
+		strings.Repeat("a", 64):                         false,
+		"":                                              false,
+		"busybox:1.36 ":                                 true,
+		" busybox":                                      true,
+		"busy box":                                      true,
+		"Busybox:1.36":                                  true,
+		"busybox:1.36:2":                                true,
+		"busybox@sha256:abc":                            true,
+		"busybox:" + strings.Repeat("t", 129):           true,
+		"busybox:\t1":                                   true,
+	} {
+		if got := ImageReferenceError(image); (got != "") != bad {
+			t.Errorf("%q: %q, want bad=%v", image, got, bad)
+		}
+	}
+}

@@ -316,7 +316,7 @@ func ValidateShardID(id string) string {
 
 // ValidateCaseID returns why id is not a valid case ID, or "". A case ID is non-empty UTF-8
 // text of at most MaxCaseIDLength bytes without control characters (so no line breaks or
-// tabs) and without leading or trailing white space: shard files hold one case per line.
+// tabs, and no bidirectional controls) and without leading or trailing white space: shard files hold one case per line.
 func ValidateCaseID(id string) string {
 	switch {
 	case id == "":
@@ -329,6 +329,11 @@ func ValidateCaseID(id string) string {
 	for _, r := range id {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
 			return fmt.Sprintf("contains the control character %U", r)
+		}
+		// Bidirectional controls (U+202A..U+202E, U+2066..U+2069, U+200E, U+200F, U+061C)
+		// reorder what a terminal or a report shows: "a\u202Egnp.exe" reads as "aexe.png".
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return fmt.Sprintf("contains the bidirectional control character %U", r)
 		}
 	}
 	first, _ := utf8.DecodeRuneInString(id)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -13,7 +14,13 @@ import (
 
 // Read reads a manifest from path ("-" reads stdin).
 func Read(path string, stdin io.Reader) (*Manifest, error) {
-	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
+	if path != source.StdinName {
+		// source.Read reads the manifests of a directory; a manifest is one file.
+		if info, err := os.Stat(path); err == nil && info.IsDir() {
+			return nil, fmt.Errorf("shard manifest %s: is a directory: give the manifest's file (made by 'kubectl indexed shards split')", path)
+		}
+	}
+	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin, MaxBytes: MaxManifestBytes})
 	if err != nil {
 		return nil, fmt.Errorf("shard manifest %w", err)
 	}

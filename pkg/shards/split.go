@@ -18,7 +18,14 @@ const DefaultIDPrefix = "shard"
 // blank lines skipped, a UTF-8 byte order mark at the start ignored. Duplicates are kept (Split
 // removes them). name is used in messages. An invalid case ID is an error naming its line.
 func ReadCases(name string, r io.Reader) ([]string, error) {
-	sc := bufio.NewScanner(r)
+	// Bounded like a manifest: the cases of a list larger than MaxManifestBytes could not go
+	// into one (and an endless input, such as `yes`, would be read until memory runs out).
+	return readCases(name, r, MaxManifestBytes)
+}
+
+func readCases(name string, r io.Reader, limit int64) ([]string, error) {
+	lr := &io.LimitedReader{R: r, N: limit + 1}
+	sc := bufio.NewScanner(lr)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	var cases []string
 	line := 0
@@ -36,6 +43,9 @@ func ReadCases(name string, r io.Reader) ([]string, error) {
 			return nil, fmt.Errorf("case list %s: line %d: invalid case ID %q: %s", name, line, truncate(text, 80), msg)
 		}
 		cases = append(cases, text)
+	}
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("case list %s: larger than %d MiB, more than a shard manifest can hold: is it the right input? (an endless stream is cut off here)", name, limit>>20)
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {

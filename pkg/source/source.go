@@ -111,6 +111,72 @@ type Options struct {
 	// hand-written block-YAML converter (fastjson.go, fastlines.go). The results are the same
 	// (the fuzz targets check it); the converter is only faster. For measuring that.
 	NoFastPath bool
+	// MaxBytes bounds what is read from one input (a file, standard input, a FIFO or a
+	// device); 0 means DefaultMaxBytes. An input that holds more is a *ReadError wrapping a
+	// *TooLargeError, after reading at most MaxBytes+1 bytes of it.
+	MaxBytes int64
+}
+
+// DefaultMaxBytes is the most read from one input unless Options.MaxBytes says otherwise:
+// far more than any Job, manifest or pod list an API server stores (etcd's request limit is
+// 1.5 MiB an object), and a bound on an endless input (/dev/zero, a FIFO nobody closes) that
+// would otherwise be read until the machine runs out of memory.
+const DefaultMaxBytes = 256 << 20
+
+// TooLargeError is an input larger than the bound of what is read.
+type TooLargeError struct {
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("larger than %s, the most read from one input: is it the right file? (an endless stream such as /dev/zero is cut off here)", byteSize(e.Limit))
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func (o Options) maxBytes() int64 {
+	if o.MaxBytes > 0 {
+		return o.MaxBytes
+	}
+	return DefaultMaxBytes
+}
+
+// ReadAllBounded reads r to its end, or fails with a *TooLargeError once it has read more than
+// limit bytes (limit <= 0: DefaultMaxBytes).
+func ReadAllBounded(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{Limit: limit}
+	}
+	return data, nil
+}
+
+// readFileBounded reads the file at path as ReadAllBounded does; a regular file larger than
+// limit is refused from its size, without reading it.
+func readFileBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
+		return nil, &TooLargeError{Limit: limit}
+	}
+	return ReadAllBounded(f, limit)
 }
 
 // ReadError is an input that could not be read at all (missing file, unreadable directory).
@@ -190,7 +256,7 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			if opts.Stdin == nil {
 				return &ReadError{Path: p, Err: errors.New("no standard input")}
 			}
-			data, err := io.ReadAll(opts.Stdin)
+			data, err := ReadAllBounded(opts.Stdin, opts.maxBytes())
 			if err != nil {
 				return &ReadError{Path: p, Err: err}
 			}
@@ -202,7 +268,7 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			return err
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := readFileBounded(f, opts.maxBytes())
 			if err != nil {
 				return &ReadError{Path: f, Err: unwrapPathError(err)}
 			}

@@ -9,7 +9,9 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 )
 
@@ -47,7 +49,7 @@ var (
 		# See what would be created, without sending anything
 		kubectl indexed create eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.4 --dry-run=client -o yaml
 
-		# Write the exact objects to a file, to apply them later with kubectl apply -f
+		# Write the exact objects to a file, to create them later with kubectl create -f
 		kubectl indexed create eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.4 --dry-run=client --save eval.yaml
 
 		# Start from an existing Job (scheduling, volumes, sidecars are kept)
@@ -105,7 +107,7 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
-	cmd.Flags().StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl apply -f later. An existing file is never overwritten.")
+	cmd.Flags().StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file once they were printed or created (nothing is written when create fails), for kubectl create -f later. An existing file is never overwritten; - is refused.")
 	cmd.Flags().BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does, so that kubectl apply can update them later.")
 	for _, name := range []string{FlagManifest, FlagFromJob, "save"} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
@@ -133,6 +135,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.UsageError("exactly one Job name is required, got %d (%s); put the worker's command after --", len(names), strings.Join(names, " "))
 	}
 	o.JobName = names[0]
+	o.Conn = printcmd.FromCommand(cmd)
 
 	var err error
 	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
@@ -145,7 +148,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		}
 	}
 	if o.Client == nil && o.DryRun != cmdutil.DryRunClient {
-		if o.Client, err = f.KubernetesClientSet(); err != nil {
+		cfg, err := f.ToRESTConfig()
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		if o.Client, err = clientutil.NewClientset(cfg); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}

@@ -132,6 +132,9 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		opts.BackoffLimitPerIndex = ptr(o.BackoffLimitPerIndex)
 	}
 	if o.changed("invalid-input-exit-code") || o.fs == nil {
+		if err := checkInvalidInputExitCode(o.InvalidInputExitCode); err != nil {
+			return opts, err
+		}
 		opts.InvalidInputExitCode = ptr(o.InvalidInputExitCode)
 	}
 	if o.changed("max-failed-indexes") || o.fs == nil {
@@ -142,14 +145,18 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		opts.MaxFailedIndexes = &b
 	}
 	if o.changed("active-deadline-seconds") {
-		if o.ActiveDeadlineSeconds < 0 {
-			return opts, fmt.Errorf("--active-deadline-seconds must be 0 or more, not %d", o.ActiveDeadlineSeconds)
+		if o.ActiveDeadlineSeconds < 1 {
+			// The API server accepts 0, and the controller then fails the Job on its first sync,
+			// before any pod is created (pastActiveDeadline): refused like --parallelism 0.
+			return opts, fmt.Errorf("--active-deadline-seconds must be at least 1, not %d: 0 fails the Job before any pod runs (leave the flag out for no deadline)", o.ActiveDeadlineSeconds)
 		}
 		opts.ActiveDeadlineSeconds = ptr(o.ActiveDeadlineSeconds)
 	}
 	if o.changed("ttl-seconds-after-finished") {
-		if o.TTLSecondsAfterFinished < 0 {
-			return opts, fmt.Errorf("--ttl-seconds-after-finished must be 0 or more, not %d", o.TTLSecondsAfterFinished)
+		if o.TTLSecondsAfterFinished < 1 {
+			// 0 deletes the Job and its pods the moment it finishes: no status, no exit codes,
+			// nothing for status or retry to read. Leave the flag out to keep them.
+			return opts, fmt.Errorf("--ttl-seconds-after-finished must be at least 1, not %d: 0 deletes the Job and its pods the moment it finishes, with every exit code (leave the flag out to keep them)", o.TTLSecondsAfterFinished)
 		}
 		opts.TTLSecondsAfterFinished = ptr(o.TTLSecondsAfterFinished)
 	}
@@ -194,3 +201,18 @@ func parseResources(flag, s string) (corev1.ResourceList, error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkInvalidInputExitCode refuses exit codes that mean something else: 0 (success), and 128+N
+// for a signal N (129..159), which a shell or the container runtime reports for a process killed
+// by that signal, 137 being SIGKILL (an OOM kill, a kill after the grace period). Such an exit
+// would fail the index at once, without its retries, for a cause that is not the input.
+func checkInvalidInputExitCode(code int32) error {
+	switch {
+	case code < 1 || code > 255:
+		return fmt.Errorf("--invalid-input-exit-code must be between 1 and 255, not %d", code)
+	case code > 128 && code < 160:
+		return fmt.Errorf("--invalid-input-exit-code %d is 128+%d, the code of a process killed by signal %d (137 is SIGKILL: an OOM kill or a kill after the grace period): such pods would fail their index at once, without retries; choose a code from 1 to 128 (the default is %d)",
+			code, code-128, code-128, scaffold.DefaultInvalidInputExitCode)
+	}
+	return nil
+}

@@ -63,14 +63,14 @@ func TestToOptionsDefaults(t *testing.T) {
 func TestToOptionsAllFlags(t *testing.T) {
 	m := writeFile(t, "m.yaml", sixShards)
 	opts, err := parseFlags(t, "--manifest", m, "--image", "img", "--parallelism", "2", "--backoff-limit-per-index", "0",
-		"--max-failed-indexes", "50%", "--invalid-input-exit-code", "3", "--active-deadline-seconds", "0",
+		"--max-failed-indexes", "50%", "--invalid-input-exit-code", "3", "--active-deadline-seconds", "1",
 		"--ttl-seconds-after-finished", "60", "--requests", "cpu=500m, memory=1Gi", "--limits", "memory=2Gi",
 		"--env", "A=1", "--env", "B=x=y", "--container", "c", "--service-account", "sa").ToOptions("j", "ns", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *opts.Parallelism != 2 || *opts.BackoffLimitPerIndex != 0 || opts.MaxFailedIndexes.String() != "50%" ||
-		*opts.InvalidInputExitCode != 3 || *opts.ActiveDeadlineSeconds != 0 || *opts.TTLSecondsAfterFinished != 60 ||
+		*opts.InvalidInputExitCode != 3 || *opts.ActiveDeadlineSeconds != 1 || *opts.TTLSecondsAfterFinished != 60 ||
 		opts.ContainerName != "c" || opts.ServiceAccountName != "sa" {
 		t.Errorf("opts %+v", opts)
 	}
@@ -96,8 +96,12 @@ func TestToOptionsErrors(t *testing.T) {
 		{[]string{"--manifest", m, "--parallelism", "0"}, "--parallelism must be at least 1, not 0"},
 		{[]string{"--manifest", m, "--backoff-limit-per-index", "-1"}, "must be 0 or more, not -1"},
 		{[]string{"--manifest", m, "--max-failed-indexes", "lots"}, `--max-failed-indexes: invalid value "lots"`},
-		{[]string{"--manifest", m, "--active-deadline-seconds", "-5"}, "--active-deadline-seconds must be 0 or more"},
-		{[]string{"--manifest", m, "--ttl-seconds-after-finished", "-1"}, "--ttl-seconds-after-finished must be 0 or more"},
+		{[]string{"--manifest", m, "--active-deadline-seconds", "-5"}, "--active-deadline-seconds must be at least 1, not -5"},
+		{[]string{"--manifest", m, "--active-deadline-seconds", "0"}, "--active-deadline-seconds must be at least 1, not 0: 0 fails the Job before any pod runs"},
+		{[]string{"--manifest", m, "--ttl-seconds-after-finished", "-1"}, "--ttl-seconds-after-finished must be at least 1, not -1"},
+		{[]string{"--manifest", m, "--ttl-seconds-after-finished", "0"}, "--ttl-seconds-after-finished must be at least 1, not 0: 0 deletes the Job"},
+		{[]string{"--manifest", m, "--invalid-input-exit-code", "137"}, "--invalid-input-exit-code 137 is 128+9, the code of a process killed by signal 9"},
+		{[]string{"--manifest", m, "--invalid-input-exit-code", "0"}, "--invalid-input-exit-code must be between 1 and 255, not 0"},
 		{[]string{"--manifest", m, "--requests", "cpu"}, `--requests "cpu": give name=quantity pairs`},
 		{[]string{"--manifest", m, "--limits", "memory=lots"}, `--limits: memory="lots"`},
 		{[]string{"--manifest", m, "--env", "NOVALUE"}, `--env "NOVALUE": give NAME=VALUE`},

@@ -22,8 +22,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // Submitter is what create and retry share once their objects are built: lint the Job, record
@@ -45,6 +47,10 @@ type Submitter struct {
 	// Client talks to the API server; set by Complete (or by tests).
 	Client kubernetes.Interface
 
+	// Conn are the connection flags given (--context, --kubeconfig ...), carried into every
+	// command a message prints; set by Complete.
+	Conn printcmd.Connection
+
 	genericiooptions.IOStreams
 }
 
@@ -61,7 +67,16 @@ func NewSubmitter(verb, permissions string, streams genericiooptions.IOStreams) 
 
 // Submit lints the Job (errors abort, warnings go to ErrOut), then saves, prints or sends the
 // objects as --save-config, --save and --dry-run say.
+//
+// --save is written only once the objects were printed (client dry run) or accepted by the
+// API server: a failed command leaves no file behind that looks like what was created.
 func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
+	if err := o.checkFlags(); err != nil {
+		return err
+	}
+	if err := checkImages(objs.Job); err != nil {
+		return err
+	}
 	if err := o.lint(objs.Job); err != nil {
 		return err
 	}
@@ -70,11 +85,9 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 			if err := util.CreateOrUpdateAnnotation(true, obj, scheme.DefaultJSONEncoder()); err != nil {
 				return err
 			}
-		}
-	}
-	if o.SaveFile != "" {
-		if err := o.save(objs); err != nil {
-			return err
+			if err := checkAnnotationsSize(obj); err != nil {
+				return err
+			}
 		}
 	}
 	if o.DryRun == cmdutil.DryRunClient {
@@ -82,9 +95,22 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		for i := range ops {
 			ops[i] = "created"
 		}
-		return o.print(allObjects(objs), ops)
+		if err := o.print(allObjects(objs), ops); err != nil {
+			return err
+		}
+		return o.saveIfAsked(objs)
 	}
-	return o.send(ctx, objs)
+	if err := o.send(ctx, objs); err != nil {
+		return err
+	}
+	return o.saveIfAsked(objs)
+}
+
+func (o *Submitter) saveIfAsked(objs *scaffold.Objects) error {
+	if o.SaveFile == "" {
+		return nil
+	}
+	return o.save(objs)
 }
 
 // allObjects are the ConfigMaps (head, then parts) and the Job, in the order they are sent.
@@ -151,7 +177,10 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	if len(objs.Parts) > 0 {
 		what = fmt.Sprintf("the %d ConfigMaps", len(objs.Parts)+1)
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (kubectl apply -f %s creates them)\n", what, o.SaveFile, o.SaveFile)
+	// kubectl create, never apply: apply would change a Job that already exists (a Job of the
+	// same name made from another manifest), while create refuses it.
+	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
+		what, o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }
 
@@ -214,7 +243,7 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 
 	// An existing Job is never touched.
 	if _, err := o.Client.BatchV1().Jobs(ns).Get(ctx, jobName, metav1.GetOptions{}); err == nil {
-		return o.jobExists(jobName)
+		return o.jobExists(jobName, false)
 	} else if !apierrors.IsNotFound(err) {
 		return o.permissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
 	}
@@ -225,7 +254,7 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	for _, want := range objs.ConfigMaps() {
 		cm, op, err := o.ensureConfigMap(ctx, want, create)
 		if err != nil {
-			return o.leftBehind(err, created, jobName)
+			return o.leftBehind(err, created, jobName, objs)
 		}
 		if op == "created" && o.DryRun != cmdutil.DryRunServer {
 			created = append(created, want.Name)
@@ -237,28 +266,40 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	if err != nil {
 		var why error
 		if apierrors.IsAlreadyExists(err) {
-			why = o.jobExists(jobName)
+			// Another create won the race for the name since we looked.
+			why = o.jobExists(jobName, len(created) > 0)
 		} else {
 			why = o.permissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
 		}
-		return o.leftBehind(why, created, jobName)
+		return o.leftBehind(why, created, jobName, objs)
 	}
 	return o.print(append(sent, job), append(ops, "created"))
 }
 
 // leftBehind adds to why the ConfigMaps created before the Job failed, and how to remove them.
-func (o *Submitter) leftBehind(why error, created []string, jobName string) error {
+// A ConfigMap is named from its manifest's hash, so another Job of the same manifest (a
+// concurrent create, a retry) may have started to use it since: the hint says how to check.
+func (o *Submitter) leftBehind(why error, created []string, jobName string, objs *scaffold.Objects) error {
 	ns := o.Namespace
-	switch len(created) {
-	case 0:
+	if len(created) == 0 {
 		return why
-	case 1:
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from its content's hash, so a later %s of the same shards reuses it; to remove it: kubectl delete configmap %s -n %s",
-			why, created[0], ns, jobName, o.Verb, created[0], ns))
 	}
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmaps %s were created in namespace %q but job %q was not: they are left behind. They are immutable and named from their content's hash, so a later %s of the same shards reuses them; to remove them: kubectl delete configmap %s -n %s",
-		why, strings.Join(created, ", "), ns, jobName, o.Verb, strings.Join(created, " "), ns))
+	check := ""
+	if hash := objs.ConfigMap.Labels[shards.LabelManifestHash]; hash != "" {
+		check = fmt.Sprintf(" Another Job of the same manifest may use it by now; before deleting, check that this lists none: %s.",
+			o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelManifestHash+"="+hash))
+	}
+	del := o.cmdline(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
+	if len(created) == 1 {
+		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from its content's hash, so a later %s of the same shards reuses it.%s To remove it: %s",
+			why, created[0], ns, jobName, o.Verb, check, del))
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmaps %s were created in namespace %q but job %q was not: they are left behind. They are immutable and named from their content's hash, so a later %s of the same shards reuses them.%s To remove them: %s",
+		why, strings.Join(created, ", "), ns, jobName, o.Verb, check, del))
 }
+
+// cmdline renders a command for the user to run, with the connection flags given.
+func (o *Submitter) cmdline(words ...string) string { return o.Conn.Command(words...) }
 
 // ensureConfigMap creates want, or returns an existing ConfigMap of that name when it has the
 // same content. The operation is "created" or "unchanged".
@@ -287,23 +328,37 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 }
 
 func (o *Submitter) reuse(existing, want *corev1.ConfigMap) (*corev1.ConfigMap, string, error) {
+	if existing.DeletionTimestamp != nil {
+		// It will be gone in seconds, and a Job's pods would then never start (the volume's
+		// ConfigMap is missing).
+		return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
+			"configmap %q in namespace %q is being deleted (since %s): a Job using it would lose its shards, so it is not reused and no Job was created. Wait until it is gone (%s), then run %s again",
+			want.Name, want.Namespace, existing.DeletionTimestamp.UTC().Format("15:04:05Z"),
+			o.cmdline("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
+	}
 	if d := scaffold.Difference(existing, want); d != "" {
 		return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
-			"configmap %q already exists in namespace %q with different content (%s): it was not made from this manifest by kubectl indexed, or it was changed; nothing was created. Look at it with: kubectl get configmap %s -n %s -o yaml; delete it if nothing uses it, or give the manifest another metadata.name",
-			want.Name, want.Namespace, d, want.Name, want.Namespace))
+			"configmap %q already exists in namespace %q with different content (%s): it was not made from this manifest by kubectl indexed, or it was changed; nothing was created. Look at it with: %s; delete it if nothing uses it, or give the manifest another metadata.name",
+			want.Name, want.Namespace, d, o.cmdline("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")))
 	}
 	return existing, "unchanged", nil
 }
 
-func (o *Submitter) jobExists(name string) error {
+// jobExists says that the Job exists; partial is true when this run created ConfigMaps before
+// it found out (it lost a race for the name), which leftBehind then lists.
+func (o *Submitter) jobExists(name string, partial bool) error {
 	ns := o.Namespace
 	diffHint := ""
 	if o.Verb == "create" {
-		diffHint = fmt.Sprintf("  see what this create would change: kubectl indexed diff %s -n %s (with the same --manifest and flags)\n", name, ns)
+		diffHint = fmt.Sprintf("  see what this create would change: %s (with the same --manifest and flags)\n", o.cmdline("kubectl", "indexed", "diff", name, "-n", ns))
+	}
+	outcome := "nothing was created"
+	if partial {
+		outcome = "it was created by someone else while this " + o.Verb + " ran, so this Job was not created"
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
-		"job %q already exists in namespace %q and kubectl indexed %s never replaces a Job: nothing was created\n  see how it ran:                     kubectl indexed status %s -n %s\n%s  or choose another Job name",
-		name, ns, o.Verb, name, ns, diffHint))
+		"job %q already exists in namespace %q and kubectl indexed %s never replaces a Job: %s\n  see how it ran:                     %s\n%s  or choose another Job name",
+		name, ns, o.Verb, outcome, o.cmdline("kubectl", "indexed", "status", name, "-n", ns), diffHint))
 }
 
 // permissionHint adds, to a permission error, everything the command needs.

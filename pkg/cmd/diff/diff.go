@@ -21,9 +21,11 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -104,6 +106,8 @@ type Options struct {
 	Clock clock.PassiveClock
 
 	flags *pflag.FlagSet
+	// conn are the connection flags given, carried into every command the plan prints.
+	conn printcmd.Connection
 
 	genericiooptions.IOStreams
 }
@@ -161,6 +165,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		names, o.Command = args[:dash], args[dash:]
 	}
+	o.conn = printcmd.FromCommand(cmd)
 	switch len(names) {
 	case 0:
 	case 1:
@@ -178,7 +183,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if o.offline() || o.Client != nil {
 		return nil
 	}
-	cs, err := f.KubernetesClientSet()
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	}
+	cs, err := clientutil.NewClientset(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
@@ -236,6 +245,12 @@ func (o *Options) Run(ctx context.Context) error {
 	})
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	// The plan's kubectl commands run against the cluster this diff read, as the same user.
+	for i := range report.Plan {
+		for j, c := range report.Plan[i].Commands {
+			report.Plan[i].Commands[j] = o.conn.Extend(c)
+		}
 	}
 	if o.Server && report.HasDifferences() {
 		if err := o.confirm(ctx, live, report); err != nil {
@@ -415,6 +430,7 @@ func (o *Options) createCommand() string {
 		parts = append(parts, "-n "+quote(o.Namespace))
 	}
 	parts = append(parts, o.scaffoldArgs()...)
+	parts = append(parts, o.conn.Words()...)
 	if len(o.Command) > 0 {
 		parts = append(parts, "--")
 		for _, a := range o.Command {

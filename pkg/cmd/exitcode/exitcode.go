@@ -131,6 +131,9 @@ func APIError(err error, verb, resource, name, namespace string) error {
 		return Wrap(Cluster, fmt.Errorf("not authenticated to the API server: check --kubeconfig, --context and your credentials: %w", err))
 	case apierrors.IsAlreadyExists(err):
 		return Wrap(Cluster, fmt.Errorf("%s already exists%s: %w", obj, where, err))
+	case isUnreachable(err) && isWrite(verb) && !isDialError(err):
+		// The connection was made and then lost: the server may have carried the request out.
+		return Wrap(Cluster, fmt.Errorf("the connection to the API server was lost while trying to %s %s%s: the request may or may not have been carried out; look before trying again: %w", verb, obj, where, err))
 	case isUnreachable(err):
 		return Wrap(Cluster, fmt.Errorf("cannot reach the API server (check --kubeconfig, --context, --server and that the cluster is running): %w", err))
 	default:
@@ -168,6 +171,21 @@ func isUnreachable(err error) bool {
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr)
+}
+
+// isWrite says whether verb changes something on the server.
+func isWrite(verb string) bool {
+	switch verb {
+	case "create", "update", "patch", "delete":
+		return true
+	}
+	return false
+}
+
+// isDialError says whether err is a failure to connect at all (nothing was sent).
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 func singular(resource string) string {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -137,5 +138,21 @@ func TestAPIError(t *testing.T) {
 	}
 	if APIError(nil, "get", "jobs", "j", "") != nil {
 		t.Error("APIError(nil) must be nil")
+	}
+}
+
+// TestConnectionLostDuringAWrite: a write whose connection was lost may have been carried out,
+// and the message says so; a failure to connect at all is "cannot reach" (issue 16, item 7).
+func TestConnectionLostDuringAWrite(t *testing.T) {
+	reset := &url.Error{Op: "Post", URL: "https://127.0.0.1:6443/api/v1/namespaces/ns/configmaps", Err: &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
+	dial := &url.Error{Op: "Post", URL: "https://127.0.0.1:6443/api/v1/namespaces/ns/configmaps", Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+	if msg := APIError(reset, "create", "configmaps", "cm", "ns").Error(); !strings.Contains(msg, "the connection to the API server was lost while trying to create configmap \"cm\" in namespace \"ns\": the request may or may not have been carried out") {
+		t.Errorf("reset during create: %s", msg)
+	}
+	if msg := APIError(dial, "create", "configmaps", "cm", "ns").Error(); !strings.Contains(msg, "cannot reach the API server") {
+		t.Errorf("dial failure: %s", msg)
+	}
+	if msg := APIError(reset, "get", "configmaps", "cm", "ns").Error(); !strings.Contains(msg, "cannot reach the API server") {
+		t.Errorf("reset during get: %s", msg)
 	}
 }

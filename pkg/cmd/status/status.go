@@ -20,10 +20,13 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -108,6 +111,9 @@ const (
 
 // Options holds the flags and resolved inputs of the status command.
 type Options struct {
+	// conn are the connection flags given, carried into the commands the report prints.
+	conn printcmd.Connection
+
 	Filename   string
 	PodsFile   string
 	ShardsFile string
@@ -126,7 +132,8 @@ type Options struct {
 
 	// Client talks to the cluster (live mode); set by Complete, or by tests.
 	Client kubernetes.Interface
-	// NewClient makes Client from the REST config; kubernetes.NewForConfig by default.
+	// NewClient makes Client from the REST config; clientutil.NewClientset by default (requests
+	// end with their context even while a credential plugin hangs).
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
 	// Clock gives "now" for backoff and ages.
 	Clock clock.WithTicker
@@ -141,7 +148,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		ChunkSize:     DefaultChunkSize,
 		FirstPageSize: DefaultFirstPageSize,
 		Clock:         clock.RealClock{},
-		NewClient:     func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+		NewClient:     clientutil.NewClientset,
 	}
 }
 
@@ -164,6 +171,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
 			}
+			o.conn = printcmd.FromCommand(cmd)
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -302,6 +310,7 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 }
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
+	r = o.carryConnection(r)
 	if printers.IsStructured(o.Output) {
 		return printers.Print(w, o.Output, r)
 	}
@@ -377,6 +386,9 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 		}
 	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
+		if note := mountMismatch(job, name); note != "" {
+			notes = append(notes, note)
+		}
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
 	notes = append(notes, lineageNote(job)...)
@@ -452,6 +464,8 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 		return nil, err
 	}
 	notes, sh := o.loadShards(ctx, job)
+	notes = append(notes, o.failedCreateNotes(ctx, job)...)
+	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
 	notes = append(notes, lineageNote(job)...)
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
 }
@@ -500,6 +514,9 @@ func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, s
 	if !ok {
 		return nil, shardState{}
 	}
+	if note := mountMismatch(job, name); note != "" {
+		return []string{note}, shardState{}
+	}
 	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -514,4 +531,21 @@ func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, s
 		return []string{fmt.Sprintf("Shard IDs are not shown: %v.", err)}, shardState{}
 	}
 	return nil, shardState{ids: ids, configMap: name}
+}
+
+// mountMismatch says, when the ConfigMap the Job's shards-configmap annotation names is not the
+// one its pod template mounts as the shard volume, that the annotation cannot be trusted: the
+// pods read their shards from the mounted ConfigMap, so shard IDs taken from the annotation's
+// would be another manifest's. "" when they agree, or when the template has no shard volume
+// (a Job annotated by hand, whose workers read their shards some other way).
+func mountMismatch(job *batchv1.Job, annotated string) string {
+	mounted := scaffold.ShardConfigMapNames(&job.Spec.Template.Spec)
+	switch {
+	case len(mounted) == 0:
+		return ""
+	case mounted[0] != annotated:
+		return fmt.Sprintf("The Job names shard ConfigMap %q (annotation %s) but its pods mount ConfigMap %q: the annotation was changed after create, so shard IDs are not shown; the pods read %q.",
+			annotated, shards.AnnotationShardsConfigMap, mounted[0], mounted[0])
+	}
+	return ""
 }

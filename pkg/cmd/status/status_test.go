@@ -442,7 +442,7 @@ func TestWatch(t *testing.T) {
 	}
 	lists := 0
 	for _, a := range client.Actions() {
-		if a.GetVerb() == "list" {
+		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
 			lists++
 		}
 	}

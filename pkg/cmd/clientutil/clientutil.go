@@ -1,0 +1,70 @@
+// Package clientutil makes the clientset the verbs use, so that every request honours its
+// context (Ctrl-C, --request-timeout) even while a credential plugin hangs.
+//
+// client-go's exec credential plugin runs inside the transport's RoundTrip without a context or
+// a timeout (plugin/pkg/client/auth/exec: refreshCredsLocked), and it is the outermost layer of
+// the transport, so a plugin that never answers holds every request, --request-timeout and
+// Ctrl-C included, until the plugin exits. The clientset made here puts one more layer outside
+// it that returns as soon as the request's context is done.
+package clientutil
+
+import (
+	"fmt"
+	"net/http"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// NewClientset returns a clientset for cfg whose requests end when their context does.
+func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	hc.Transport = &contextBound{next: hc.Transport, exec: cfg.ExecProvider != nil}
+	return kubernetes.NewForConfigAndClient(cfg, hc)
+}
+
+// contextBound runs the next RoundTrip in a goroutine and gives up on it when the request's
+// context is done. The abandoned call ends by itself (its own connection, or the plugin, ends);
+// a command-line tool exits soon after anyway.
+type contextBound struct {
+	next http.RoundTripper
+	exec bool
+}
+
+type roundTripResult struct {
+	resp *http.Response
+	err  error
+}
+
+func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if ctx.Done() == nil {
+		return c.next.RoundTrip(req)
+	}
+	done := make(chan roundTripResult, 1)
+	go func() {
+		resp, err := c.next.RoundTrip(req)
+		done <- roundTripResult{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-ctx.Done():
+		go func() {
+			// Close a response that arrives after all.
+			if r := <-done; r.resp != nil && r.resp.Body != nil {
+				_ = r.resp.Body.Close()
+			}
+		}()
+		if c.exec {
+			return nil, fmt.Errorf("no answer in time; the kubeconfig's exec credential plugin may still be running: %w", ctx.Err())
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// WrappedRoundTripper lets client-go's debugging (-v=9) see through the layer.
+func (c *contextBound) WrappedRoundTripper() http.RoundTripper { return c.next }

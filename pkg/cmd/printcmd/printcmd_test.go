@@ -1,0 +1,90 @@
+package printcmd
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+)
+
+func parsed(t *testing.T, args ...string) Connection {
+	t.Helper()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	genericclioptions.NewConfigFlags(true).AddFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return FromFlagSet(fs)
+}
+
+// TestConnectionFlagsCarriedAndQuoted: the flags given come back, quoted, and a shell reads the
+// printed command as the same words (run through sh -c with printf).
+func TestConnectionFlagsCarriedAndQuoted(t *testing.T) {
+	c := parsed(t, "--context", "prod's cluster", "--kubeconfig", "/tmp/a b/kc", "--as", "jane", "--as-group", "g1", "--as-group", "g 2",
+		"--user", "u;rm -rf /", "--cluster", "c$HOME", "-n", "ns", "--token", "s3cret")
+	got := c.Command("kubectl", "delete", "configmap", "cm-1", "-n", "ns")
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "--token") {
+		t.Errorf("a credential is printed: %s", got)
+	}
+	want := []string{"kubectl", "delete", "configmap", "cm-1", "-n", "ns", "--kubeconfig=/tmp/a b/kc", "--context=prod's cluster", "--cluster=c$HOME",
+		"--user=u;rm -rf /", "--as=jane", "--as-group=g1", "--as-group=g 2"}
+	if words := shellWords(t, got); strings.Join(words, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("%s\nreads as %q\nwant      %q", got, words, want)
+	}
+
+	// Before "--": the worker's command stays the worker's.
+	got = c.Command("kubectl", "indexed", "create", "x", "--", "sh", "-c", "echo --context=no")
+	words := shellWords(t, got)
+	dash := -1
+	for i, w := range words {
+		if w == "--" {
+			dash = i
+			break
+		}
+	}
+	if dash < 0 || !strings.HasPrefix(words[dash-1], "--as-group=") || words[len(words)-1] != "echo --context=no" {
+		t.Errorf("flags not before --: %q", words)
+	}
+
+	// Extend: after "kubectl" for kubectl's own commands; plugin lines unchanged.
+	if got := c.Extend(`kubectl patch job a -n b --type=merge -p '{"x":" -- "}'`); !strings.HasPrefix(got, "kubectl '--kubeconfig=/tmp/a b/kc' '--context=prod'\\''s cluster'") ||
+		!strings.HasSuffix(got, `-p '{"x":" -- "}'`) {
+		t.Errorf("Extend: %s", got)
+	}
+	if got := c.Extend("kubectl indexed status x"); got != "kubectl indexed status x" {
+		t.Errorf("Extend of a plugin line: %s", got)
+	}
+	if got := parsed(t).Command("kubectl", "get", "job", "a"); got != "kubectl get job a" {
+		t.Errorf("no flags given: %s", got)
+	}
+}
+
+// shellWords asks sh how it splits line (one word per line, NUL-separated).
+func shellWords(t *testing.T, line string) []string {
+	t.Helper()
+	out, err := exec.Command("sh", "-c", "set -- "+line+`; printf '%s\0' "$@"`).Output()
+	if err != nil {
+		t.Fatalf("sh: %v", err)
+	}
+	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
+}
+
+// TestLocalFlagOfTheSameName: a verb's own --server (diff's bool) is not the kubeconfig's.
+func TestLocalFlagOfTheSameName(t *testing.T) {
+	root := &cobra.Command{Use: "indexed"}
+	genericclioptions.NewConfigFlags(true).AddFlags(root.PersistentFlags())
+	var got Connection
+	sub := &cobra.Command{Use: "diff", Run: func(cmd *cobra.Command, _ []string) { got = FromCommand(cmd) }}
+	sub.Flags().Bool("server", false, "confirm with the server")
+	root.AddCommand(sub)
+	root.SetArgs([]string{"diff", "--server", "--context", "c1"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(got.Words(), " "); w != "--context=c1" {
+		t.Errorf("words %q, want --context=c1", w)
+	}
+}

@@ -1,0 +1,161 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// maxFailedCreateNotes bounds how many distinct FailedCreate messages are quoted.
+const maxFailedCreateNotes = 3
+
+// failedCreateNotes says why a running Job has fewer pods than it should: the Job controller
+// records every pod it could not create as a FailedCreate event on the Job (job_controller.go:
+// manageJob -> podControl.CreatePodsWithGenerateName; controller_utils.go: CreatePods records
+// FailedCreate with the API server's message). A missing service account, a quota or an admission
+// webhook are reported there only: the Job's status just shows fewer active pods. Nothing is
+// said when the Job has the pods it should, is suspended or finished, or when events cannot be
+// listed (a user without "list events" gets the report without this note).
+func (o *Options) failedCreateNotes(ctx context.Context, job *batchv1.Job) []string {
+	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+		return nil
+	}
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed || c.Type == batchv1.JobFailureTarget || c.Type == batchv1.JobSuccessCriteriaMet) && c.Status == corev1.ConditionTrue {
+			return nil
+		}
+	}
+	want := int32(1)
+	if job.Spec.Parallelism != nil {
+		want = *job.Spec.Parallelism
+	}
+	if job.Spec.Completions != nil {
+		if left := *job.Spec.Completions - job.Status.Succeeded; left < want {
+			want = left
+		}
+	}
+	if want <= 0 || job.Status.Active >= want {
+		return nil
+	}
+	sel := fields.Set{"involvedObject.uid": string(job.UID), "reason": "FailedCreate"}.String()
+	list, err := o.Client.CoreV1().Events(job.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
+	if err != nil || len(list.Items) == 0 {
+		return nil
+	}
+	return failedCreateText(job, want, list.Items)
+}
+
+// failedCreateText is the note for events (FailedCreate events of job): the latest first, one
+// per distinct message.
+func failedCreateText(job *batchv1.Job, want int32, events []corev1.Event) []string {
+	last := func(e *corev1.Event) metav1.Time {
+		switch {
+		case !e.LastTimestamp.IsZero():
+			return e.LastTimestamp
+		case e.Series != nil:
+			return metav1.Time{Time: e.Series.LastObservedTime.Time}
+		case !e.EventTime.IsZero():
+			return metav1.Time{Time: e.EventTime.Time}
+		}
+		return e.CreationTimestamp
+	}
+	sort.SliceStable(events, func(i, j int) bool { return last(&events[j]).Time.Before(last(&events[i]).Time) })
+	seen := map[string]bool{}
+	var out []string
+	for i := range events {
+		e := &events[i]
+		msg := strings.TrimSpace(e.Message)
+		if seen[msg] {
+			continue
+		}
+		seen[msg] = true
+		count := e.Count
+		if e.Series != nil && e.Series.Count > count {
+			count = e.Series.Count
+		}
+		if count < 1 {
+			count = 1
+		}
+		out = append(out, fmt.Sprintf("The Job has %d active of the %d pods it should run and the Job controller cannot create them: FailedCreate (%d×, last at %s): %s",
+			job.Status.Active, want, count, last(e).UTC().Format("2006-01-02T15:04:05Z"), msg))
+		if len(out) == maxFailedCreateNotes {
+			break
+		}
+	}
+	return out
+}
+
+// carryConnection returns r with the connection flags given added to its commands (the resume
+// command of a suspended Job), in the entries and in the sentences that quote them.
+func (o *Options) carryConnection(r *indexstatus.IndexedJobStatus) *indexstatus.IndexedJobStatus {
+	if len(o.conn.Words()) == 0 {
+		return r
+	}
+	c := *r
+	c.Next = append([]string(nil), r.Next...)
+	c.NextEntries = make([]indexstatus.Entry, len(r.NextEntries))
+	for i, e := range r.NextEntries {
+		if e.Command != "" {
+			ext := o.conn.Extend(e.Command)
+			for j := range c.Next {
+				c.Next[j] = strings.ReplaceAll(c.Next[j], e.Command, ext)
+			}
+			e.Command = ext
+		}
+		c.NextEntries[i] = e
+	}
+	return &c
+}
+
+// maxSharingJobs bounds how many other Jobs the shared-ConfigMap note names.
+const maxSharingJobs = 10
+
+// sharedConfigMapNote names the other Jobs in the namespace that mount the same shard ConfigMap
+// (every Job and retry of the same manifest does: the ConfigMap is named from the manifest's
+// hash), so that nobody deletes it thinking it is this Job's alone. Jobs are found by the
+// manifest-hash label and kept when their shards-configmap annotation names the same ConfigMap.
+// Nothing is said when there are none or they cannot be listed.
+func (o *Options) sharedConfigMapNote(ctx context.Context, job *batchv1.Job, cm string) []string {
+	hash := job.Labels[shards.LabelManifestHash]
+	if hash == "" || cm == "" {
+		return nil
+	}
+	list, err := o.Client.BatchV1().Jobs(job.Namespace).List(ctx, metav1.ListOptions{
+		LabelSelector: labels.Set{shards.LabelManifestHash: hash}.String(),
+	})
+	if err != nil {
+		return nil
+	}
+	var others []string
+	for i := range list.Items {
+		j := &list.Items[i]
+		if j.UID == job.UID {
+			continue
+		}
+		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm {
+			others = append(others, j.Name)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	sort.Strings(others)
+	n := len(others)
+	more := ""
+	if len(others) > maxSharingJobs {
+		more = fmt.Sprintf(" and %d more", len(others)-maxSharingJobs)
+		others = others[:maxSharingJobs]
+	}
+	return []string{fmt.Sprintf("Shard ConfigMap %q is shared with %d other Job(s) of the same manifest (%s%s): delete it only when none of them needs it.",
+		cm, n, strings.Join(others, ", "), more)}
+}

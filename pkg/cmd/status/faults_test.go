@@ -1,0 +1,153 @@
+package status
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// TestShardsConfigMapMountMismatch: when the shards-configmap annotation names a ConfigMap other
+// than the one the pod template mounts (the annotation was patched after create), status shows no
+// shard IDs from the annotated ConfigMap and says which ConfigMap the pods read (issue 16, item 1).
+func TestShardsConfigMapMountMismatch(t *testing.T) {
+	j, pods := seed()
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "b-shards"}
+	j.Spec.Template.Spec.Volumes = append(j.Spec.Template.Spec.Volumes, scaffold.ShardVolume([]string{"a-shards"}))
+	cm := func(name, prefix string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"},
+			Data:       map[string]string{shards.KeyShardIDs: `["` + prefix + `0","` + prefix + `1","` + prefix + `2","` + prefix + `3","` + prefix + `4","` + prefix + `5"]`},
+		}
+	}
+	r := run(t, clientFor(j, pods, cm("a-shards", "a-"), cm("b-shards", "b-")), "", "seed", "-o", "wide")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if strings.Contains(r.out, "b-2") {
+		t.Errorf("shard IDs of the annotated (not mounted) ConfigMap shown:\n%s", r.out)
+	}
+	if !strings.Contains(r.out, `The Job names shard ConfigMap "b-shards" (annotation indexed.kubectl.io/shards-configmap) but its pods mount ConfigMap "a-shards"`) {
+		t.Errorf("no mismatch note:\n%s", r.out)
+	}
+	// When they agree, the IDs are shown.
+	j.Annotations[shards.AnnotationShardsConfigMap] = "a-shards"
+	r = run(t, clientFor(j, pods, cm("a-shards", "a-")), "", "seed", "-o", "wide")
+	if r.code != 0 || !strings.Contains(r.out, "a-2") || strings.Contains(r.out, "but its pods mount") {
+		t.Errorf("exit %d:\n%s", r.code, r.out)
+	}
+}
+
+// TestFailedCreateEvents: a running Job with fewer pods than it should and FailedCreate events
+// says so with the event's message (issue 16, item 4); a finished Job does not.
+func TestFailedCreateEvents(t *testing.T) {
+	j := job("nosa", 4)
+	j.Spec.Parallelism = ptr.To[int32](2)
+	ev := &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: "nosa.1", Namespace: "ns"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Job", Name: "nosa", Namespace: "ns", UID: j.UID},
+		Reason:         "FailedCreate", Type: corev1.EventTypeWarning, Count: 7,
+		Message:       `Error creating: pods "nosa-0-" is forbidden: error looking up service account ns/nope: serviceaccount "nope" not found`,
+		LastTimestamp: metav1.Time{Time: t0.Add(30 * time.Second)},
+	}
+	r := run(t, clientFor(j, nil, ev), "", "nosa")
+	want := `The Job has 0 active of the 2 pods it should run and the Job controller cannot create them: FailedCreate (7×, last at ` +
+		t0.Add(30*time.Second).UTC().Format("2006-01-02T15:04:05Z") + `): Error creating: pods "nosa-0-" is forbidden: error looking up service account ns/nope`
+	if r.code != 0 || !strings.Contains(r.out, want) {
+		t.Errorf("exit %d, want %q in:\n%s%s", r.code, want, r.out, r.errOut)
+	}
+	fin, pods := seed()
+	ev.InvolvedObject.UID = fin.UID
+	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(r.out, "FailedCreate") {
+		t.Errorf("finished Job with a FailedCreate note:\n%s", r.out)
+	}
+}
+
+// TestManagedByContradiction: a status written by another controller (spec.managedBy) that
+// marks the Job Complete with an index missing from completedIndexes is reported as
+// contradicting itself, never as "All 4 indexes succeeded" (issue 16, item 9).
+func TestManagedByContradiction(t *testing.T) {
+	j := job("ext", 4)
+	j.Spec.ManagedBy = ptr.To("example.com/other-controller")
+	j.Status.CompletedIndexes, j.Status.Succeeded = "0-2", 4
+	j.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached},
+	}
+	r := run(t, clientFor(j, nil), "", "ext")
+	for _, want := range []string{
+		`The Job's status contradicts itself: the Complete condition says all 4 completions were reached (CompletionsReached), but status.completedIndexes records only 3 of them (no result for 3)`,
+		`the status was written by "example.com/other-controller" (spec.managedBy)`,
+		"NOT complete: the Job is marked complete but only 3 of 4 indexes succeeded",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("lacks %q:\n%s", want, r.out)
+		}
+	}
+	if strings.Contains(r.out, "All 4 indexes succeeded") {
+		t.Errorf("says all succeeded:\n%s", r.out)
+	}
+}
+
+// TestResumeCommandCarriesConnectionFlags: the resume command of a suspended Job is printed
+// (nextEntries[].command of -o json) with the --context and --kubeconfig that were given
+// (issue 16, item 3).
+func TestResumeCommandCarriesConnectionFlags(t *testing.T) {
+	j := job("held", 4)
+	j.Spec.Suspend = ptr.To(true)
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue, Reason: "JobSuspended"}}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	o.Client = clientFor(j, nil)
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
+	cmd.SetArgs([]string{"held", "--context", "prod east", "--kubeconfig", "/k/c", "-o", "json"})
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := `"command": "kubectl --kubeconfig=/k/c '--context=prod east' patch job held -n ns --type=merge -p '{\"spec\":{\"suspend\":false}}'"`
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("want %s in:\n%s", want, out.String())
+	}
+}
+
+// TestSharedConfigMapNote: status names the other Jobs that mount the same shard ConfigMap
+// (issue 16, item 6); a Job of another manifest is not named.
+func TestSharedConfigMapNote(t *testing.T) {
+	mk := func(name, hash, cm string) *batchv1.Job {
+		j, _ := seed()
+		j.Name, j.UID = name, types.UID("uid-"+name)
+		j.Labels = map[string]string{shards.LabelManifestHash: hash}
+		j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: cm}
+		return j
+	}
+	j, pods := seed()
+	j.Labels = map[string]string{shards.LabelManifestHash: "abc"}
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards-abc"}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m-shards-abc", Namespace: "ns"},
+		Data: map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`}}
+	r := run(t, clientFor(j, pods, cm, mk("seed-r1", "abc", "m-shards-abc"), mk("other", "def", "m-shards-def")), "", "seed")
+	want := `Shard ConfigMap "m-shards-abc" is shared with 1 other Job(s) of the same manifest (seed-r1): delete it only when none of them needs it.`
+	if r.code != 0 || !strings.Contains(r.out, want) || strings.Contains(r.out, "other,") {
+		t.Errorf("exit %d, want %q in:\n%s", r.code, want, r.out)
+	}
+}
