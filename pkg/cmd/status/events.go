@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -50,9 +53,36 @@ func (o *Options) failedCreateNotes(ctx context.Context, job *batchv1.Job) []str
 	sel := fields.Set{"involvedObject.uid": string(job.UID), "reason": "FailedCreate"}.String()
 	list, err := o.Client.CoreV1().Events(job.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
 	if err != nil || len(list.Items) == 0 {
-		return nil
+		return noPodsNote(job, want, o.Clock.Now(), err != nil, o.conn)
 	}
 	return failedCreateText(job, want, list.Items)
+}
+
+// noPodsFor is how long a running Job may have no pod at all before status says so without a
+// FailedCreate event to quote: the controller creates pods in the sync that starts the Job
+// (syncJob -> manageJob), within a second or two, so half a minute is far past one sync.
+const noPodsFor = 30 * time.Second
+
+// noPodsNote covers what FailedCreate events cannot: the user may not list events, or they
+// expired (an hour by default). A Job that started more than noPodsFor ago and has no pod
+// (none active, none terminating, none finished) is not "about to start" its pods.
+func noPodsNote(job *batchv1.Job, want int32, now time.Time, eventsUnreadable bool, conn printcmd.Connection) []string {
+	if job.Status.Active > 0 || job.Status.Succeeded > 0 || job.Status.Failed > 0 || ptr.Deref(job.Status.Terminating, 0) > 0 {
+		return nil
+	}
+	since := job.CreationTimestamp.Time
+	if job.Status.StartTime != nil {
+		since = job.Status.StartTime.Time
+	}
+	if since.IsZero() || now.Sub(since) < noPodsFor {
+		return nil
+	}
+	why := "no FailedCreate event explains it (events expire, by default after an hour)"
+	if eventsUnreadable {
+		why = "the Job's events could not be read (ask for \"list\" on \"events\" to see why)"
+	}
+	return []string{fmt.Sprintf("The Job started %s ago and has none of the %d pods it should run; the controller creates them within seconds, so something refuses them and %s: look for a quota, an admission webhook or a missing service account (%s).",
+		now.Sub(since).Round(time.Second), want, why, conn.Command("kubectl", "get", "events", "-n", job.Namespace, "--field-selector", "involvedObject.name="+job.Name))}
 }
 
 // failedCreateText is the note for events (FailedCreate events of job): the latest first, one

@@ -2,16 +2,21 @@ package status
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	clienttesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -149,5 +154,42 @@ func TestSharedConfigMapNote(t *testing.T) {
 	want := `Shard ConfigMap "m-shards-abc" is shared with 1 other Job(s) of the same manifest (seed-r1): delete it only when none of them needs it.`
 	if r.code != 0 || !strings.Contains(r.out, want) || strings.Contains(r.out, "other,") {
 		t.Errorf("exit %d, want %q in:\n%s", r.code, want, r.out)
+	}
+}
+
+// TestNoPodsWithoutEvents: with no FailedCreate event to quote (events expired, or the user may
+// not list them), a Job that started well over a sync ago and has no pod at all is named as
+// refused, not as "the controller starts them" (issue 16, item 4); a Job that started a moment
+// ago, or that has pods, gets no such note.
+func TestNoPodsWithoutEvents(t *testing.T) {
+	const note = "has none of the 2 pods it should run"
+	j := job("stuck", 4)
+	j.Spec.Parallelism = ptr.To[int32](2)
+	j.Status.Active = 0
+	// run's clock is t0 + 1 minute: a Job that started at t0 has had no pods for a minute.
+	j.Status.StartTime = &metav1.Time{Time: t0}
+	r := run(t, clientFor(j, nil), "", "stuck")
+	if r.code != 0 || !strings.Contains(r.out, "The Job started 1m0s ago and "+note) || !strings.Contains(r.out, "no FailedCreate event explains it") ||
+		!strings.Contains(r.out, "kubectl get events -n ns --field-selector involvedObject.name=stuck") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.out, r.errOut)
+	}
+
+	denied := clientFor(j, nil)
+	denied.PrependReactor("list", "events", func(clienttesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errors.New("RBAC"))
+	})
+	if r := run(t, denied, "", "stuck"); !strings.Contains(r.out, note) || !strings.Contains(r.out, `ask for "list" on "events"`) {
+		t.Errorf("events not readable:\n%s", r.out)
+	}
+
+	recent := j.DeepCopy()
+	recent.Status.StartTime = &metav1.Time{Time: t0.Add(50 * time.Second)}
+	if r := run(t, clientFor(recent, nil), "", "stuck"); strings.Contains(r.out, note) {
+		t.Errorf("a Job started 10s ago is not stuck:\n%s", r.out)
+	}
+	withPods, pods := running()
+	withPods.Status.StartTime = &metav1.Time{Time: t0}
+	if r := run(t, clientFor(withPods, pods), "", withPods.Name); strings.Contains(r.out, "has none of the") {
+		t.Errorf("a Job with pods:\n%s", r.out)
 	}
 }
