@@ -20,9 +20,11 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -135,7 +137,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, create.DefaultFieldManager)
-	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl apply -f later. An existing file is never overwritten.")
+	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl create -f later, which refuses objects that exist. It is written only once the objects were created (or printed, with --dry-run). An existing file is never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, cobra.ShellCompDirectiveNoFileComp))
@@ -167,8 +169,14 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
+	o.Conn = printcmd.FromCommand(cmd)
 	if o.Client == nil {
-		if o.Client, err = f.KubernetesClientSet(); err != nil {
+		cfg, err := f.ToRESTConfig()
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		// Requests end with their context even while a credential plugin hangs.
+		if o.Client, err = clientutil.NewClientset(cfg); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
@@ -307,7 +315,7 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, name := range names {
 		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl apply -f FILE for the ConfigMaps only: their names come from the manifest's hash, so they are the same objects)",
+			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl create -f FILE: it makes the ConfigMaps again, whose names come from the manifest's hash, so they are the same objects, and refuses the Job, which exists)",
 				parent.Name, name, ns))
 		}
 		if err != nil {

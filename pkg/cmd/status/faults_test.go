@@ -193,3 +193,29 @@ func TestNoPodsWithoutEvents(t *testing.T) {
 		t.Errorf("a Job with pods:\n%s", r.out)
 	}
 }
+
+// TestLineageNoteCarriesConnectionFlags: the status of a retry names the command for the whole
+// run with the namespace and the connection flags given, so that it runs against the same
+// cluster (issue 16, item 3).
+func TestLineageNoteCarriesConnectionFlags(t *testing.T) {
+	root, r1, pods := seedLineage()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	o.Client = clientFor(r1, pods, root)
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
+	cmd.SetArgs([]string{"seed-r1", "--context", "prod east", "--kubeconfig", "/k/c"})
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := `The whole run: kubectl indexed status seed --lineage -n ns --kubeconfig=/k/c '--context=prod east'`
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
+		t.Errorf("want %q in:\n%s", want, out.String())
+	}
+}

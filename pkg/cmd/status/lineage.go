@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
@@ -20,8 +21,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
-// lineageNote tells, on the report of a retry Job, which root indexes its indexes run.
-func lineageNote(job *batchv1.Job) []string {
+// lineageNote tells, on the report of a retry Job, which root indexes its indexes run, and the
+// command that shows the whole run (with the namespace and connection flags given).
+func lineageNote(job *batchv1.Job, conn printcmd.Connection) []string {
 	l, ok, err := lineage.Read(job)
 	switch {
 	case !ok:
@@ -38,8 +40,8 @@ func lineageNote(job *batchv1.Job) []string {
 		r, _ := l.RootIndex(k)
 		pairs = append(pairs, fmt.Sprintf("%d→%d", k, r))
 	}
-	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s); the shard IDs are the original ones. The whole run: kubectl indexed status %s --lineage",
-		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), l.RootJob)}
+	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s); the shard IDs are the original ones. The whole run: %s",
+		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), wholeRunCommand(job, l.RootJob, conn))}
 }
 
 // setOriginalIndexes sets, on the report of a retry Job, the root index each index runs.
@@ -264,4 +266,14 @@ func offlineRoot(jobs []*batchv1.Job) (string, error) {
 		return n, nil
 	}
 	return "", nil
+}
+
+// wholeRunCommand is `kubectl indexed status ROOT --lineage`, in job's namespace when it has one
+// (offline reports of saved objects do), with the connection flags given.
+func wholeRunCommand(job *batchv1.Job, root string, conn printcmd.Connection) string {
+	words := []string{"kubectl", "indexed", "status", root, "--lineage"}
+	if job.Namespace != "" {
+		words = append(words, "-n", job.Namespace)
+	}
+	return conn.Command(words...)
 }

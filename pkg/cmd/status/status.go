@@ -391,7 +391,7 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		}
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
-	notes = append(notes, lineageNote(job)...)
+	notes = append(notes, lineageNote(job, o.conn)...)
 	r, err := indexstatus.Build(job, pods, o.reportOptions(notes, sh))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
@@ -466,7 +466,7 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	notes, sh := o.loadShards(ctx, job)
 	notes = append(notes, o.failedCreateNotes(ctx, job)...)
 	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
-	notes = append(notes, lineageNote(job)...)
+	notes = append(notes, lineageNote(job, o.conn)...)
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
 }
 
