@@ -17,6 +17,7 @@ import (
 	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
+	cmdlogs "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/logs"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
 	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
@@ -74,6 +75,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdlint.NewCmdLint(f, streams))
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
 	root.AddCommand(cmdretry.NewCmdRetry(f, streams))
+	root.AddCommand(cmdlogs.NewCmdLogs(f, streams))
 
 	return root
 }
