@@ -17,6 +17,7 @@ import (
 	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
+	cmdlist "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/list"
 	cmdlogs "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/logs"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
@@ -76,6 +77,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
 	root.AddCommand(cmdretry.NewCmdRetry(f, streams))
 	root.AddCommand(cmdlogs.NewCmdLogs(f, streams))
+	root.AddCommand(cmdlist.NewCmdList(f, streams))
 
 	return root
 }
