@@ -195,6 +195,36 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	if more > 0 {
 		p.printf("... and %d more indexes that need attention; -o wide lists every index.\n", more)
 	}
+	if !wide {
+		p.failedPods(rows)
+	}
+}
+
+// maxPodRows is how many failed indexes the text view names the pods of.
+const maxPodRows = 10
+
+// failedPods names, without -o wide, the pods of the first failed or unfinished indexes listed
+// (oldest attempt first), so their logs can be fetched by name.
+func (p *textPrinter) failedPods(rows []IndexStatus) {
+	n, more := 0, 0
+	for k := range rows {
+		st := &rows[k]
+		if (st.State != StateFailed && st.State != StateUnfinished) || len(st.Pods) == 0 {
+			continue
+		}
+		if n == maxPodRows {
+			more++
+			continue
+		}
+		if n == 0 {
+			p.printf("\nPods of failed indexes (oldest attempt first):\n")
+		}
+		n++
+		p.printf("  %d: %s\n", st.Index, strings.Join(st.Pods, ", "))
+	}
+	if more > 0 {
+		p.printf("  ... and %d more; -o wide lists the pods of every index.\n", more)
+	}
 }
 
 func dash(s string) string {

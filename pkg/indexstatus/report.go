@@ -764,7 +764,7 @@ func (b *reportBuilder) next() []Entry {
 				}
 			}
 		}
-		return append(out, e)
+		return append(append(out, e), b.finishedActions()...)
 	case PhaseFailing, PhaseCompleting:
 		parts, final := b.waitParts()
 		e := Entry{Kind: EntryFinishing, Indexes: set(&b.terminatingIx).String()}
@@ -786,6 +786,8 @@ func (b *reportBuilder) next() []Entry {
 		return out
 	}
 	// Running.
+	unsched := b.unschedulable()
+	out = append(out, unsched...)
 	for k, i := range b.retrying {
 		if k == listLimit {
 			out = append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(b.retrying[k:]...).String(),
@@ -825,6 +827,9 @@ func (b *reportBuilder) next() []Entry {
 			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "it is", "they are"), plural(s.Len(), "index runs", "indexes run"))})
 	}
 	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
+	for _, e := range unsched {
+		running -= indexesLen(e.Indexes)
+	}
 	if b.perIndex {
 		nFailed := pol.Failed.Len()
 		if left := pol.FailedIndexesLeft; left != nil {
@@ -839,7 +844,8 @@ func (b *reportBuilder) next() []Entry {
 			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: pol.Failed.String(), Text: fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", pol.Failed.Truncated(setWidth))})
 		}
 	}
-	if spec := pol.Spec; !b.perIndex || spec.BackoffLimit != math.MaxInt32 {
+	// With nothing running and pods the scheduler cannot place, no budget is being spent.
+	if spec := pol.Spec; (!b.perIndex || spec.BackoffLimit != math.MaxInt32) && (running > 0 || len(unsched) == 0) {
 		k := max(pol.FailuresLeft, 1)
 		out = append(out, Entry{Kind: EntryBackoffLimit, Count: count64(k), Text: fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
 			spec.BackoffLimit, k, plural(int(k), "failure", "failures"), running, plural(running, "index", "indexes"))})
