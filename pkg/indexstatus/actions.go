@@ -128,3 +128,14 @@ func indexesLen(s string) int {
 	}
 	return set.Len()
 }
+
+// notGiven says the pods were not given (offline without --pods-file).
+const notGiven = "the pods were not given (--pods-file)"
+
+// podsGone is gone, or notGiven when the report was made without pods.
+func (b *reportBuilder) podsGone(gone string) string {
+	if b.opts.PodsNotGiven {
+		return notGiven
+	}
+	return gone
+}

@@ -180,7 +180,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case succeeded != nil:
 			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
 		case len(st.Pods) == 0:
-			d = "succeeded (its pods are gone)"
+			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
 			d = "succeeded"
 		}
@@ -236,6 +236,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
 			d = "no result and no pod left: " + b.goneWords()
+			if b.opts.PodsNotGiven {
+				d = "no result; " + notGiven
+			}
 		}
 	}
 	return d
@@ -280,7 +283,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	}
 	if lastFailed == nil {
 		if len(st.Pods) == 0 {
-			return "failed; its pods are gone, so the exit code and the reason are not known"
+			return "failed; " + b.podsGone("its pods are gone") + ", so the exit code and the reason are not known"
 		}
 		return "failed"
 	}
@@ -880,12 +883,20 @@ func (b *reportBuilder) next() []Entry {
 func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := set(&b.failedGone); !s.IsEmpty() {
-		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))})
+		e := Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))}
+		if b.opts.PodsNotGiven {
+			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+		}
+		out = append(out, e)
 	}
 	if s := set(&b.noPodLeft); !s.IsEmpty() {
-		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())})
+		e := Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
+		if b.opts.PodsNotGiven {
+			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+		}
+		out = append(out, e)
 	}
 	if !b.perIndex {
 		seenFailed := b.countedFailed
