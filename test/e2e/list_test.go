@@ -28,6 +28,22 @@ func TestList(t *testing.T) {
 	CreateJob(t, ns, logsJob)
 	MustKubectl(t, "create", "job", "plain", "-n", ns, "--image", "busybox")
 	seed := WaitForFinished(t, ns, "seed", 3*time.Minute)
+	// From status alone, the commands to the failing index's log and the retry (the README's
+	// walkthrough of the seed scenario).
+	st := KubectlIndexed(t, "status", "seed", "-n", ns)
+	for _, w := range []string{
+		"kubectl indexed logs seed -n " + ns + " --failed",
+		"Re-run the failed shards (2,4) as a new Job: kubectl indexed retry seed -n " + ns,
+		"Pods of failed indexes (oldest attempt first):\n  2: seed-2-",
+	} {
+		if !strings.Contains(st.Stdout, w) {
+			t.Errorf("status lacks %q:\n%s", w, st)
+		}
+	}
+	lg := KubectlIndexed(t, "logs", "seed", "-n", ns, "--failed", "--request-timeout", "20s")
+	if lg.ExitCode != 4 || !strings.Contains(lg.Stderr, "(index 2 attempt 1, container") || !strings.Contains(lg.Stderr, "(index 4 attempt 2, container") {
+		t.Errorf("logs --failed on seed:\n%s", lg)
+	}
 	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--pod-annotation", sc+"run-time=never"); r.ExitCode != 0 {
 		t.Fatalf("retry:\n%s", r)
 	}

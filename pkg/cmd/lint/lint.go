@@ -117,7 +117,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a LintReport). Default: text for humans.")
 	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
-	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks.", lint.OldestKubeVersion, lint.DefaultKubeVersion))
+	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
@@ -155,6 +155,11 @@ func (o *Options) Validate() error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
+	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {
+		// A cluster newer than the rules: check with the newest ones, and say so.
+		_, _ = fmt.Fprintf(o.ErrOut, "note: --kube-version %s is newer than the rules lint mirrors (Kubernetes %s): checked as %s\n", newer, lint.DefaultKubeVersion, lint.DefaultKubeVersion)
+		v, err = lint.DefaultKubeVersion, nil
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--kube-version: %w", err))
 	}
