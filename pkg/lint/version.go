@@ -111,6 +111,7 @@ func (f feature) availability(v Version) (Severity, string) {
 		if first.IsZero() {
 			first = f.beta
 		}
-		return SeverityWarning, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, first)
+		// The API server of that version rejects it: an error for that version.
+		return SeverityError, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server of that version rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, first)
 	}
 }

@@ -38,9 +38,10 @@ var (
 		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with
 		their jobTemplate (paths under spec.jobTemplate.spec); other kinds are skipped with a note.
 
-		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37): fields
-		that version lacks, or has behind a gate that is off by default, are warned about. Errors
-		always mean "rejected by a v1.37 API server".
+		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37; a newer one
+		is checked as 1.37, with a note): fields that version lacks are errors (its API server
+		rejects them), fields behind a gate that is off by default are warned about. Other errors
+		mean "rejected by a v1.37 API server".
 
 		Exit codes: 0 no errors (and, with --strict, no warnings); 1 findings at or above the
 		threshold (errors, or warnings with --strict); 2 usage error, or input that could not be

@@ -368,6 +368,8 @@ func TestNewUserInputs(t *testing.T) {
 			[]string{":7: error unreadable-document"}, nil},
 		{"duplicate field", job("  completions: 4\n  backoffLimitPerIndex: 1\n"), []string{"--brief"}, exitcode.OK,
 			[]string{`:7: warning duplicate-field Job/a: field "completions" is given twice in one mapping (again at line 7): kubectl keeps the last value` + "\n"}, []string{"invalid YAML", "why:"}},
+		{"field the target version lacks", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.27", "--brief"}, exitcode.Findings,
+			[]string{"error kube-version-feature Job/a: spec.backoffLimitPerIndex: backoffLimitPerIndex does not exist in Kubernetes 1.27 (it arrived in 1.28): the API server of that version rejects"}, nil},
 		{"newer kube version", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.38"}, exitcode.OK,
 			[]string{"note: --kube-version 1.38 is newer than the rules lint mirrors (Kubernetes 1.37): checked as 1.37"}, nil},
 	} {
