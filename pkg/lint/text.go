@@ -49,7 +49,12 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 	if f.Path != "" && !strings.HasPrefix(f.Message, f.Path+":") && !strings.Contains(f.Message, `"`+f.Path+`"`) {
 		b.WriteString(f.Path + ": ")
 	}
-	b.WriteString(f.Message + "\n")
+	msg := f.Message
+	if opts.Brief {
+		// One line per finding, whatever a parser's message holds.
+		msg = strings.Join(strings.Fields(msg), " ")
+	}
+	b.WriteString(msg + "\n")
 	if !opts.Brief {
 		if f.Why != "" {
 			b.WriteString("    why: " + f.Why + "\n")
