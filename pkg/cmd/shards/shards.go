@@ -64,7 +64,8 @@ var (
 		the cases at sorted positions k, k+N, k+2N, ... Shard sizes differ by at most one, and
 		cases whose IDs sort together (a subset, a source) are spread over all shards rather
 		than piled into one. The same input always gives byte-identical output. Shard IDs are
-		the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to shard-11 for 12 shards).
+		the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to
+		shard-11 for 12 shards).
 
 		The manifest is written to standard output; a summary (counts, duplicates dropped, the
 		hash) goes to standard error.
