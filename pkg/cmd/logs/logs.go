@@ -22,6 +22,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podlogs"
@@ -133,7 +134,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if len(args) != 1 {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed logs --help' for usage.", len(args))
 	}
-	o.JobName = args[0]
+	name, err := jobref.Name(args[0])
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	o.JobName = name
 	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))

@@ -137,7 +137,7 @@ func run(t *testing.T, srv *logServer, args ...string) result {
 
 func TestLatestAttemptOfAnIndex(t *testing.T) {
 	srv := &logServer{lines: []string{"starting\nshard 2 at 40%\n"}}
-	r := run(t, srv, "eval", "--index", "2", "--tail", "20", "--since", "5m")
+	r := run(t, srv, "job.batch/eval", "--index", "2", "--tail", "20", "--since", "5m")
 	if r.code != 0 || r.out != "starting\nshard 2 at 40%\n" || r.errOut != "" {
 		t.Fatalf("got code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
 	}

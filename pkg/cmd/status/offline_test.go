@@ -121,3 +121,18 @@ func TestOfflineNamespaceFlagIsAnError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// status takes the Job as kubectl users write it: job/NAME, jobs.batch/NAME (what
+// `kubectl get -o name` prints) give the same report as NAME; another type is a usage error.
+func TestJobArgumentForms(t *testing.T) {
+	j, pods := seed()
+	plain := run(t, clientFor(j, pods), "", "seed")
+	for _, arg := range []string{"job/seed", "job.batch/seed", "jobs.batch/seed"} {
+		if r := run(t, clientFor(j, pods), "", arg); r.code != 0 || r.out != plain.out {
+			t.Errorf("%s: exit %d\n%s%s", arg, r.code, r.out, r.errOut)
+		}
+	}
+	if r := run(t, clientFor(j, pods), "", "pod/seed"); r.code != exitcode.Usage || !strings.Contains(r.errOut, `"pod/seed" is not a Job`) {
+		t.Errorf("pod/seed: %+v", r)
+	}
+}

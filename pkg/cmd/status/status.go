@@ -23,6 +23,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -207,7 +208,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed status --help' for usage.", len(args))
 	}
 	if len(args) == 1 {
-		o.JobName = args[0]
+		name, err := jobref.Name(args[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName = name
 	}
 	if o.offline() {
 		return nil
