@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -114,4 +115,21 @@ func loadPods(t *testing.T, name string) []corev1.Pod {
 		t.Fatal(err)
 	}
 	return pods
+}
+
+// The text view fits 80 columns (issue 14): every line of the seed and prepare-db reports, and
+// in every captured fixture every line but a command too long to break (a long namespace).
+func TestTextFitsEightyColumns(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		f := loadFixture(t, name)
+		for _, line := range strings.Split(f.text, "\n") {
+			n := utf8.RuneCountInString(line)
+			if n <= Width {
+				continue
+			}
+			if (name == "seed" || name == "prepare-db-failed") || !strings.HasPrefix(line, "      kubectl ") {
+				t.Errorf("%s: %d columns: %q", name, n, line)
+			}
+		}
+	}
 }

@@ -32,8 +32,8 @@ func TestList(t *testing.T) {
 	// walkthrough of the seed scenario).
 	st := KubectlIndexed(t, "status", "seed", "-n", ns)
 	for _, w := range []string{
-		"kubectl indexed logs seed -n " + ns + " --failed",
-		"Re-run the failed shards (2,4) as a new Job: kubectl indexed retry seed -n " + ns,
+		"\n      kubectl indexed logs seed -n " + ns + " --failed\n",
+		"Re-run the failed shards (2,4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
 		"Pods of failed indexes (oldest attempt first):\n  2: seed-2-",
 	} {
 		if !strings.Contains(st.Stdout, w) {

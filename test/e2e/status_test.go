@@ -228,7 +228,7 @@ data:
 	}
 	MustKubectl(t, "delete", "configmap", "sharded-shards", "-n", ns)
 	r = KubectlIndexed(t, "status", "sharded", "-n", ns)
-	if r.ExitCode != 0 || !strings.Contains(r.Stdout, `The Job names shard ConfigMap "sharded-shards" but it does not exist`) {
+	if r.ExitCode != 0 || !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), `The Job names shard ConfigMap "sharded-shards" but it does not exist`) {
 		t.Errorf("missing ConfigMap should be a note:\n%s", r)
 	}
 }

@@ -50,6 +50,7 @@ func TestOfflineWithoutPodsSaysNotGiven(t *testing.T) {
 	j, _ := seed()
 	jobFile, _ := writeObjects(t, j, nil)
 	r := run(t, nil, "", "-f", jobFile)
+	r.out = strings.Join(strings.Fields(r.out), " ") // the text view wraps at 80 columns
 	if r.code != 0 || !strings.Contains(r.out, "Why indexes 2,4 failed (exit code, attempts): the pods were not given (--pods-file).") ||
 		strings.Contains(r.out, "garbage collection") || strings.Contains(r.out, "pods are gone") {
 		t.Errorf("exit %d:\n%s", r.code, r.out)
