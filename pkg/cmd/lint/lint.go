@@ -150,6 +150,10 @@ func (o *Options) Complete(args []string) error {
 	return nil
 }
 
+// TextWidth is the width the text report fits (-o json|yaml hold every finding on one value;
+// --brief prints one line each).
+const TextWidth = 80
+
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if o.Output == "text" {
@@ -223,7 +227,7 @@ func (o *Options) Run() error {
 		if err := printers.Print(o.Out, o.Output, report); err != nil {
 			return err
 		}
-	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief}); err != nil {
+	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth}); err != nil {
 		return err
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -197,7 +198,8 @@ func TestInputs(t *testing.T) {
 				t.Errorf("exit %d, want %d; err %v\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.err, r.stdout, r.stderr)
 			}
 			for _, s := range tc.out {
-				if !strings.Contains(r.stdout, s) {
+				// The text report wraps at 80 columns: compare with line breaks folded.
+				if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), s) {
 					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
 				}
 			}
@@ -375,7 +377,7 @@ func TestNewUserInputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.text)
-			r := run(t, "", append(tc.args, path)...)
+			r := run(t, "", append(append([]string{"--brief"}, tc.args...), path)...)
 			all := r.stdout + r.stderr
 			if r.code != tc.code {
 				t.Errorf("exit %d, want %d:\n%s", r.code, tc.code, all)
@@ -391,5 +393,30 @@ func TestNewUserInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The text report fits 80 columns: messages, why and fix wrapped under their finding (the
+// seed and prepare-db fixtures, read from standard input so the file name is short).
+func TestTextFitsEightyColumns(t *testing.T) {
+	for _, name := range []string{"seed", "prepare-db-failed"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", name, "job.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, string(data), "-")
+		if !strings.Contains(r.stdout, "    why: ") {
+			t.Fatalf("%s: no why line:\n%s", name, r.stdout)
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > TextWidth {
+				t.Errorf("%s: %d columns: %q", name, n, line)
+			}
+		}
+		// --brief: one line per finding, unwrapped.
+		brief := run(t, string(data), "--brief", "-")
+		if strings.Contains(brief.stdout, "\n    ") {
+			t.Errorf("%s --brief wraps:\n%s", name, brief.stdout)
+		}
 	}
 }
