@@ -15,6 +15,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -159,8 +160,12 @@ func (o *Options) Validate() error {
 	if o.Output == "text" {
 		o.Output = "" // -o text names the default, as the help says
 	}
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
 	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {
@@ -225,6 +230,10 @@ func (o *Options) Run() error {
 	}
 	if printers.IsStructured(o.Output) {
 		if err := printers.Print(o.Out, o.Output, report); err != nil {
+			return err
+		}
+	} else if output.IsTemplate(o.Output) {
+		if err := output.PrintList(o.Out, o.Output, report, "findings"); err != nil {
 			return err
 		}
 	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth}); err != nil {

@@ -420,3 +420,21 @@ func TestTextFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestTemplateOutputs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", "seed", "job.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, string(data), "-o", "jsonpath={.summary.errors} {.findings[0].rule}", "-")
+	if r.code != exitcode.Findings || r.stdout != "3 no-disruption-ignore" {
+		t.Errorf("jsonpath: %+v", r)
+	}
+	r = run(t, string(data), "-o", "custom-columns=LINE:.line,RULE:.rule", "-")
+	if !strings.HasPrefix(r.stdout, "LINE   RULE\n27     no-disruption-ignore\n42     selector\n") {
+		t.Errorf("custom-columns:\n%s", r.stdout)
+	}
+	if r := run(t, "", "-o", "jsonpath={", "-"); r.code != exitcode.Usage {
+		t.Errorf("bad jsonpath: %+v", r)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 )
@@ -110,7 +111,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List the Indexed Jobs of every namespace.")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml or name. Default: a table.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
 	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -139,8 +140,12 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML, "name"); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML, "name"); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
 		return exitcode.UsageError("-l %q is not a label selector: %v", o.Selector, err)
@@ -167,11 +172,15 @@ func (o *Options) Run(ctx context.Context) error {
 	switch o.Output {
 	case printers.FormatJSON, printers.FormatYAML:
 		return printers.Print(o.Out, o.Output, l)
+	case "":
+	case printers.FormatWide:
 	case "name":
 		for _, r := range l.Items {
 			_, _ = fmt.Fprintf(o.Out, "job.batch/%s\n", r.Name)
 		}
 		return nil
+	default:
+		return output.Print(o.Out, o.Output, l)
 	}
 	if len(l.Items) == 0 {
 		where := fmt.Sprintf("in namespace %q", o.Namespace)

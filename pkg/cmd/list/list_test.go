@@ -208,3 +208,17 @@ func TestEmptyAndBadInput(t *testing.T) {
 		t.Errorf("-l 'a b': %+v", r)
 	}
 }
+
+func TestTemplateOutputs(t *testing.T) {
+	r := run(t, "-o", `jsonpath={range .items[*]}{.name}={.phase} {end}`)
+	if r.code != 0 || r.out != "done=Complete seed=Failed seed-r1=Failed seed-r2=Running " {
+		t.Errorf("jsonpath: %+v", r)
+	}
+	r = run(t, "-o", "custom-columns=NAME:.name,PHASE:.phase,PARENT:.parent")
+	if r.code != 0 || r.out != "NAME      PHASE      PARENT\ndone      Complete   <none>\nseed      Failed     <none>\nseed-r1   Failed     seed\nseed-r2   Running    seed-r1\n" {
+		t.Errorf("custom-columns: %+v", r)
+	}
+	if r := run(t, "-o", "go-template={{.nope"); r.code != exitcode.Usage {
+		t.Errorf("bad template: %+v", r)
+	}
+}

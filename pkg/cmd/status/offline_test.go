@@ -137,3 +137,26 @@ func TestJobArgumentForms(t *testing.T) {
 		t.Errorf("pod/seed: %+v", r)
 	}
 }
+
+// kubectl's template formats, through cli-runtime's printers, on the documented JSON fields.
+func TestTemplateOutputs(t *testing.T) {
+	j, pods := seed()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	for format, want := range map[string]string{
+		"jsonpath={.completeness.missing}":                              "2,4",
+		`jsonpath={range .indexes[?(@.state=="Failed")]}{.index} {end}`: "2 4 ",
+		"go-template={{.phase}}":                                        "Failed",
+		"custom-columns=PHASE:.phase,MISSING:.completeness.missing":     "PHASE    MISSING\nFailed   2,4\n",
+	} {
+		r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", format)
+		if r.code != 0 || r.out != want {
+			t.Errorf("-o %s: exit %d, got %q want %q (%s)", format, r.code, r.out, want, r.errOut)
+		}
+	}
+	if r := run(t, nil, "", "-f", jobFile, "-o", "jsonpath={.nope"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "unclosed action") {
+		t.Errorf("bad jsonpath: %+v", r)
+	}
+	if r := run(t, nil, "", "-f", jobFile, "-o", "xml"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "jsonpath=...") {
+		t.Errorf("-o xml: %+v", r)
+	}
+}

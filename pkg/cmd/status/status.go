@@ -23,6 +23,7 @@ import (
 
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
@@ -187,7 +188,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), or - for stdin. No cluster is contacted.")
 	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml. Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
@@ -252,8 +253,12 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if o.offline() {
 		if o.JobName != "" {
@@ -329,6 +334,9 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	if printers.IsStructured(o.Output) {
 		return printers.Print(w, o.Output, r)
+	}
+	if output.IsTemplate(o.Output) {
+		return output.Print(w, o.Output, r)
 	}
 	return indexstatus.PrintText(w, r, o.Output == printers.FormatWide)
 }
