@@ -381,15 +381,16 @@ func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Op
 // --- offline ---
 
 func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
-	job, pods, podsGiven, err := o.readOffline()
+	in, err := o.readOffline()
 	if err != nil {
 		return nil, err
 	}
+	job, podsGiven := in.job, in.podsGiven
 	var notes []string
 	if !podsGiven {
 		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
 	}
-	clk, clockNote := o.offlineClock(job, pods)
+	clk, clockNote := o.offlineClock(in.captured)
 	if clockNote != "" {
 		notes = append(notes, clockNote)
 	}
@@ -413,10 +414,7 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	notes = append(notes, lineageNote(job)...)
 	opts := o.reportOptions(notes, sh)
 	opts.Clock, opts.PodsNotGiven = clk, !podsGiven
-	r, err := indexstatus.Build(job, pods, opts)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
+	r := in.acc.Report(opts)
 	setOriginalIndexes(r, job)
 	return r, nil
 }
