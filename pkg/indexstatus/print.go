@@ -182,7 +182,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	shards := r.Shards != nil
 	p.printf("\n")
 	var table strings.Builder
-	var out io.Writer = p.w
+	out := p.w
 	if !wide {
 		out = &table
 	}

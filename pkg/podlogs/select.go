@@ -109,7 +109,8 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 		var out []Target
 		for i := range report.Indexes {
 			st := &report.Indexes[i]
-			if st.State != indexstatus.StateFailed && !(st.State == indexstatus.StateUnfinished && st.LastExitCode != nil && *st.LastExitCode != 0) {
+			lastFailedToo := st.State == indexstatus.StateUnfinished && st.LastExitCode != nil && *st.LastExitCode != 0
+			if st.State != indexstatus.StateFailed && !lastFailedToo {
 				continue
 			}
 			out = append(out, lastFailed(st, byIndex[st.Index], perIndex, sel.Container))
