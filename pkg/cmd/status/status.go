@@ -44,8 +44,10 @@ var (
 		Live, status reads the Job (one GET), its pods (one paginated LIST on the Job's
 		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
 		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
-		pods as "kubectl get pods -o json" writes them; nothing contacts a cluster. Both give the
-		same report for the same objects.
+		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
+		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes); nothing contacts a
+		cluster. Both give the same report for the same objects; offline it is made at the
+		newest time written in them, or at --now.
 
 		The text view folds runs of indexes in the same state into ranges and details the
 		indexes that need attention; -o wide details every index; -o json|yaml print the
