@@ -13,6 +13,9 @@ import (
 type TextOptions struct {
 	// Brief leaves out the why/fix lines under each finding.
 	Brief bool
+	// Color marks the severity with ANSI colours (error red, warning yellow, info cyan); the
+	// command sets it only on a terminal, without --no-color and NO_COLOR.
+	Color bool
 	// Width wraps the message, why and fix lines at this many columns (continuations
 	// indented); 0 does not wrap. Brief findings are never wrapped.
 	Width int
@@ -79,7 +82,11 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 		}
 		b.WriteString(": ")
 	}
-	b.WriteString(string(f.Severity) + " " + f.Rule)
+	sev := string(f.Severity)
+	if opts.Color {
+		sev = colorOf(f.Severity) + sev + "\x1b[0m"
+	}
+	b.WriteString(sev + " " + f.Rule)
 	if f.Object != "" {
 		b.WriteString(" " + f.Object)
 	}
@@ -157,4 +164,16 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// colorOf is the ANSI colour of a severity.
+func colorOf(s Severity) string {
+	switch s {
+	case SeverityError:
+		return "\x1b[31m"
+	case SeverityWarning:
+		return "\x1b[33m"
+	default:
+		return "\x1b[36m"
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -436,5 +437,41 @@ func TestTemplateOutputs(t *testing.T) {
 	}
 	if r := run(t, "", "-o", "jsonpath={", "-"); r.code != exitcode.Usage {
 		t.Errorf("bad jsonpath: %+v", r)
+	}
+}
+
+// Colour only on a terminal, and never with --no-color or NO_COLOR.
+func TestColorOnlyOnATerminal(t *testing.T) {
+	var out bytes.Buffer
+	tty := func(io.Writer) bool { return true }
+	for _, tc := range []struct {
+		terminal bool
+		noColor  bool
+		env      string
+		want     bool
+	}{
+		{true, false, "", true},
+		{false, false, "", false},
+		{true, true, "", false},
+		{true, false, "1", false},
+	} {
+		t.Setenv("NO_COLOR", tc.env)
+		o := NewOptions(genericiooptions.IOStreams{Out: &out})
+		o.NoColor = tc.noColor
+		if tc.terminal {
+			o.IsTerminal = tty
+		}
+		if got := o.color(); got != tc.want {
+			t.Errorf("%+v: color %v", tc, got)
+		}
+	}
+	// A buffer is not a terminal: the command's own output has no escape codes.
+	r := run(t, "", filepath.Join("testdata", "mixed.yaml"))
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("colour off a terminal:\n%s", r.stdout)
+	}
+	f := lint.Finding{Rule: "x", Severity: lint.SeverityError, Message: "m"}
+	if got := lint.FormatFinding(&f, lint.TextOptions{Color: true}); !strings.HasPrefix(got, "\x1b[31merror\x1b[0m x: m") {
+		t.Errorf("coloured finding %q", got)
 	}
 }
