@@ -5,6 +5,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -17,6 +20,8 @@ import (
 	cmddiff "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/diff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
+	cmdlist "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/list"
+	cmdlogs "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/logs"
 	cmdreconcile "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/reconcile"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
@@ -78,8 +83,70 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdretry.NewCmdRetry(f, streams))
 	root.AddCommand(cmdreconcile.NewCmdReconcile(f, streams))
 	root.AddCommand(cmdsimulate.NewCmdSimulate(streams))
+	root.AddCommand(cmdlogs.NewCmdLogs(f, streams))
+	root.AddCommand(cmdlist.NewCmdList(f, streams))
+	root.AddCommand(newCmdOptions(streams))
+	useOptionsCommand(root)
 
 	return root
+}
+
+// globalFlagsSection is where cobra's usage template lists the inherited (kubeconfig) flags.
+const globalFlagsSection = `
+
+Global Flags:
+{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}`
+
+// useOptionsCommand lists the global flags once, in "kubectl indexed options", instead of on
+// every verb's help, as kubectl does ("kubectl options").
+func useOptionsCommand(root *cobra.Command) {
+	tpl := root.UsageTemplate()
+	if !strings.Contains(tpl, globalFlagsSection) {
+		return // a cobra whose template changed: keep its own
+	}
+	root.SetUsageTemplate(strings.Replace(tpl, globalFlagsSection, `
+
+Use "kubectl indexed options" for the global command-line options (--kubeconfig, --context, -n, ...).`, 1))
+}
+
+// newCmdOptions prints the global flags, as "kubectl options".
+func newCmdOptions(streams genericiooptions.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "options",
+		Short: "Print the global command-line options (kubeconfig, context, namespace, ...), which apply to every command",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(streams.Out, "The following options can be passed to any command:\n\n%s", cmd.Root().PersistentFlags().FlagUsages())
+			return err
+		},
+	}
+}
+
+// missingKubeconfig names the files of $KUBECONFIG that do not exist when none does and no
+// --kubeconfig was given: client-go then silently falls back to an empty configuration (and
+// http://localhost:8080), and the error would not say why.
+func missingKubeconfig(root *cobra.Command) string {
+	if fl := root.PersistentFlags().Lookup("kubeconfig"); fl != nil && fl.Value.String() != "" {
+		return ""
+	}
+	env := os.Getenv("KUBECONFIG")
+	if env == "" {
+		return ""
+	}
+	var missing []string
+	for _, p := range filepath.SplitList(env) {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return ""
+		}
+		missing = append(missing, p)
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n(KUBECONFIG names %s, which does not exist: no kubeconfig was read)", strings.Join(missing, ", "))
 }
 
 // registerFlagCompletions completes the kubeconfig flags as kubectl does.
@@ -101,6 +168,9 @@ func Execute(ctx context.Context, root *cobra.Command, streams genericiooptions.
 		return exitcode.OK
 	}
 	if msg := exitcode.Message(err); msg != "" {
+		if exitcode.Code(err) == exitcode.Cluster || exitcode.Code(err) == exitcode.Usage && strings.Contains(msg, "kubeconfig") {
+			msg += missingKubeconfig(root)
+		}
 		_, _ = fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
 	}
 	return exitcode.Code(err)

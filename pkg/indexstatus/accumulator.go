@@ -32,6 +32,9 @@ type Options struct {
 	// AllIndexes lists every index in Indexes (json, yaml, wide); otherwise only the indexes
 	// that need attention are listed (the grid still covers every index).
 	AllIndexes bool
+	// PodsNotGiven says the report was made without the Job's pods (offline, no --pods-file):
+	// where pods are missing the words say they were not given, not that they are gone.
+	PodsNotGiven bool
 }
 
 func (o *Options) now() time.Time {

@@ -42,6 +42,10 @@ type podSummary struct {
 
 	// cases is the receipt summary in the termination message, if any (cases.go).
 	cases *CaseCounts
+
+	// unschedulable and unschedulableMessage are the reason and message of a pending pod's
+	// PodScheduled=False condition: the scheduler cannot place it.
+	unschedulable, unschedulableMessage string
 }
 
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.
@@ -60,6 +64,9 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
 			// Not bound to a node: the scheduler says why (e.g. Unschedulable and its message).
 			s.waiting = c.Reason
+			if pod.Status.Phase == corev1.PodPending {
+				s.unschedulable, s.unschedulableMessage = c.Reason, c.Message
+			}
 			if c.Message != "" {
 				s.waiting += ": " + c.Message
 			}

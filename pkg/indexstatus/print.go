@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -16,19 +17,45 @@ const maxTextRows = 50
 // PrintText writes the report as text. With wide, every index gets a row (with its pods);
 // otherwise only the indexes that need attention do, and the state table folds the rest.
 func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
-	p := &textPrinter{w: w}
+	p := &textPrinter{w: w, wide: wide}
 	p.header(r)
 	p.states(r)
 	p.indexes(r, wide)
-	p.list("Next", r.Next)
+	p.next(r)
 	p.list("Cannot be known", r.Unknown)
 	p.list("Notes", r.Notes)
 	return p.err
 }
 
 type textPrinter struct {
-	w   io.Writer
-	err error
+	w    io.Writer
+	wide bool
+	err  error
+}
+
+// Width is the width the text view fits by default (-o wide does not wrap).
+const Width = 80
+
+// headerKeyWidth is the width of the header's key column ("Completeness: ").
+const headerKeyWidth = len("Completeness: ")
+
+// wrap breaks text at spaces into lines of at most width runes (a longer word stays whole).
+func wrap(text string, width int) []string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line := words[0]
+	for _, w := range words[1:] {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		line += " " + w
+	}
+	return append(lines, line)
 }
 
 func (p *textPrinter) printf(format string, a ...any) {
@@ -41,8 +68,20 @@ func (p *textPrinter) printf(format string, a ...any) {
 func (p *textPrinter) header(r *IndexedJobStatus) {
 	tw := tabwriter.NewWriter(p.w, 0, 4, 1, ' ', 0)
 	row := func(k, v string) {
-		if v != "" && p.err == nil {
+		if v == "" || p.err != nil {
+			return
+		}
+		if p.wide {
 			_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, v)
+			return
+		}
+		// Wrapped to the terminal width under the value column.
+		lines := wrap(v, Width-headerKeyWidth)
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
+		for _, l := range lines[1:] {
+			if p.err == nil {
+				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
+			}
 		}
 	}
 	ns := r.Job.Namespace
@@ -126,7 +165,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 		ix := ""
 		if b := builders[s]; b != nil {
-			ix = b.Set().Truncated(100)
+			ix = b.Set().Truncated(Width - 24)
 		}
 		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}
@@ -146,19 +185,29 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		cases = cases || r.Indexes[k].Cases != nil
 	}
 	p.printf("\n")
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	var table strings.Builder
+	out := p.w
+	if !wide {
+		out = &table
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	cols := []string{"INDEX"}
 	if shards {
 		cols = append(cols, "SHARD")
 	}
-	cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "IGNORED", "RETRIES LEFT")
-	if cases {
-		cols = append(cols, "CASES")
+	if !wide {
+		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "RETRIES LEFT")
+		if cases {
+			cols = append(cols, "CASES")
+		}
+	} else {
+		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "IGNORED", "RETRIES LEFT")
+		if cases {
+			cols = append(cols, "CASES")
+		}
+		cols = append(cols, "PODS", "DETAIL")
 	}
-	if wide {
-		cols = append(cols, "PODS")
-	}
-	cols = append(cols, "DETAIL")
+	var details [][]string // per row, the wrapped detail lines (80 columns)
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
@@ -186,19 +235,24 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		if st.RetriesLeft != nil {
 			left = strconv.Itoa(int(*st.RetriesLeft))
 		}
+		if !wide {
+			// 80 columns: the detail goes under its row, wrapped (the whole table is -o wide).
+			vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, left)
+			if cases {
+				vals = append(vals, caseText(st))
+			}
+			if p.err == nil {
+				_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
+			}
+			details = append(details, wrap(st.Detail, Width-4))
+			continue
+		}
 		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
 			strconv.Itoa(int(st.FailureCount)), strconv.Itoa(int(st.IgnoredFailureCount)), left)
 		if cases {
-			c := "-"
-			if st.Cases != nil {
-				c = st.Cases.Text
-			}
-			vals = append(vals, c)
+			vals = append(vals, caseText(st))
 		}
-		if wide {
-			vals = append(vals, dash(strings.Join(st.Pods, ",")))
-		}
-		vals = append(vals, st.Detail)
+		vals = append(vals, dash(strings.Join(st.Pods, ",")), st.Detail)
 		if p.err == nil {
 			_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
 		}
@@ -206,8 +260,55 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
+	if !wide && p.err == nil {
+		// The rows were aligned together; each is followed by its detail.
+		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+		p.printf("%s\n", lines[0])
+		for k, l := range lines[1:] {
+			p.printf("%s\n", strings.TrimRight(l, " "))
+			if k < len(details) {
+				for _, d := range details[k] {
+					p.printf("    %s\n", d)
+				}
+			}
+		}
+	}
 	if more > 0 {
 		p.printf("... and %d more indexes that need attention; -o wide lists every index.\n", more)
+	}
+	if !wide {
+		p.failedPods(rows)
+	}
+}
+
+// maxPodRows is how many failed indexes the text view names the pods of.
+const maxPodRows = 10
+
+// failedPods names, without -o wide, the pods of the first failed or unfinished indexes listed
+// (oldest attempt first), so their logs can be fetched by name.
+func (p *textPrinter) failedPods(rows []IndexStatus) {
+	n, more := 0, 0
+	for k := range rows {
+		st := &rows[k]
+		if (st.State != StateFailed && st.State != StateUnfinished) || len(st.Pods) == 0 {
+			continue
+		}
+		if n == maxPodRows {
+			more++
+			continue
+		}
+		if n == 0 {
+			p.printf("\nPods of failed indexes (oldest attempt first):\n")
+		}
+		n++
+		lines := wrap(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), Width-4)
+		p.printf("  %s\n", lines[0])
+		for _, l := range lines[1:] {
+			p.printf("    %s\n", l)
+		}
+	}
+	if more > 0 {
+		p.printf("  ... and %d more; -o wide lists the pods of every index.\n", more)
 	}
 }
 
@@ -218,12 +319,60 @@ func dash(s string) string {
 	return s
 }
 
+// next prints Next; a command that ends an entry goes on a line of its own, unwrapped, so it
+// can be copied.
+func (p *textPrinter) next(r *IndexedJobStatus) {
+	if p.wide || len(r.NextEntries) != len(r.Next) {
+		p.list("Next", r.Next)
+		return
+	}
+	if len(r.Next) == 0 {
+		return
+	}
+	p.printf("\nNext:\n")
+	for _, e := range r.NextEntries {
+		text, cmd := e.Text, ""
+		if e.Command != "" && strings.HasSuffix(text, ": "+e.Command) {
+			text, cmd = strings.TrimSuffix(text, " "+e.Command), e.Command
+		}
+		lines := wrap(text, Width-4)
+		p.printf("  - %s\n", lines[0])
+		for _, l := range lines[1:] {
+			p.printf("    %s\n", l)
+		}
+		if cmd != "" {
+			// A pipeline too long for the width breaks after its pipe (the shell reads on).
+			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > Width {
+				p.printf("      %s |\n        %s\n", left, right)
+			} else {
+				p.printf("      %s\n", cmd)
+			}
+		}
+	}
+}
+
 func (p *textPrinter) list(title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
 	p.printf("\n%s:\n", title)
 	for _, it := range items {
-		p.printf("  - %s\n", it)
+		if p.wide {
+			p.printf("  - %s\n", it)
+			continue
+		}
+		lines := wrap(it, Width-4)
+		p.printf("  - %s\n", lines[0])
+		for _, l := range lines[1:] {
+			p.printf("    %s\n", l)
+		}
 	}
+}
+
+// caseText is the CASES column: the receipt summary's counts, or "-" without one.
+func caseText(st *IndexStatus) string {
+	if st.Cases == nil {
+		return "-"
+	}
+	return st.Cases.Text
 }

@@ -180,7 +180,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case succeeded != nil:
 			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
 		case len(st.Pods) == 0:
-			d = "succeeded (its pods are gone)"
+			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
 			d = "succeeded"
 		}
@@ -236,6 +236,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
 			d = "no result and no pod left: " + b.goneWords()
+			if b.opts.PodsNotGiven {
+				d = "no result; " + notGiven
+			}
 		}
 	}
 	return d
@@ -280,7 +283,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	}
 	if lastFailed == nil {
 		if len(st.Pods) == 0 {
-			return "failed; its pods are gone, so the exit code and the reason are not known"
+			return "failed; " + b.podsGone("its pods are gone") + ", so the exit code and the reason are not known"
 		}
 		return "failed"
 	}
@@ -782,7 +785,7 @@ func (b *reportBuilder) next() []Entry {
 				}
 			}
 		}
-		return append(out, e)
+		return append(append(out, e), b.finishedActions()...)
 	case PhaseFailing, PhaseCompleting:
 		parts, final := b.waitParts()
 		e := Entry{Kind: EntryFinishing, Indexes: set(&b.terminatingIx).String()}
@@ -804,6 +807,8 @@ func (b *reportBuilder) next() []Entry {
 		return out
 	}
 	// Running.
+	unsched := b.unschedulable()
+	out = append(out, unsched...)
 	for k, i := range b.retrying {
 		if k == listLimit {
 			out = append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(b.retrying[k:]...).String(),
@@ -843,6 +848,9 @@ func (b *reportBuilder) next() []Entry {
 			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "it is", "they are"), plural(s.Len(), "index runs", "indexes run"))})
 	}
 	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
+	for _, e := range unsched {
+		running -= indexesLen(e.Indexes)
+	}
 	if b.perIndex {
 		nFailed := pol.Failed.Len()
 		if left := pol.FailedIndexesLeft; left != nil {
@@ -857,7 +865,8 @@ func (b *reportBuilder) next() []Entry {
 			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: pol.Failed.String(), Text: fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", pol.Failed.Truncated(setWidth))})
 		}
 	}
-	if spec := pol.Spec; !b.perIndex || spec.BackoffLimit != math.MaxInt32 {
+	// With nothing running and pods the scheduler cannot place, no budget is being spent.
+	if spec := pol.Spec; (!b.perIndex || spec.BackoffLimit != math.MaxInt32) && (running > 0 || len(unsched) == 0) {
 		k := max(pol.FailuresLeft, 1)
 		out = append(out, Entry{Kind: EntryBackoffLimit, Count: count64(k), Text: fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
 			spec.BackoffLimit, k, plural(int(k), "failure", "failures"), running, plural(running, "index", "indexes"))})
@@ -892,12 +901,20 @@ func (b *reportBuilder) next() []Entry {
 func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := set(&b.failedGone); !s.IsEmpty() {
-		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))})
+		e := Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))}
+		if b.opts.PodsNotGiven {
+			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+		}
+		out = append(out, e)
 	}
 	if s := set(&b.noPodLeft); !s.IsEmpty() {
-		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())})
+		e := Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
+			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
+		if b.opts.PodsNotGiven {
+			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+		}
+		out = append(out, e)
 	}
 	if !b.perIndex {
 		seenFailed := b.countedFailed

@@ -118,7 +118,15 @@ func TestCorpusAgreesWithAPIServer(t *testing.T) {
 			t.Errorf("%s: no recorded verdict (make lint-verdicts)", r.file)
 			continue
 		}
-		errs := CountAtLeast(r.findings, SeverityError)
+		// The verdicts are a v1.37 API server's. A feature the corpus file's --kube-version
+		// lacks is an error for that older server, which was not asked.
+		var at137 []Finding
+		for _, f := range r.findings {
+			if f.Rule != RuleKubeVersion {
+				at137 = append(at137, f)
+			}
+		}
+		errs := CountAtLeast(at137, SeverityError)
 		switch {
 		case v.Rejected() && errs == 0:
 			t.Errorf("%s: the API server rejected it (%s), lint reports no error", r.file, strings.Join(append(v.Causes, v.Errors...), "; "))

@@ -134,7 +134,7 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
 	var dup *source.DuplicateKeyError
 	if errors.As(d.Err, &dup) && d.Object != nil {
-		c.add(RuleDuplicateField, SeverityWarning, "", dup.Error()+": kubectl keeps the last value")
+		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup.Error()))
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
 			if m := lineRE.FindStringSubmatch(dup.Error()); m != nil {
@@ -152,6 +152,12 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
+			// The parser names the line it stopped at (a tab, a bad indentation): point there.
+			if m := yamlLineRE.FindStringSubmatch(d.Err.Error()); m != nil {
+				if n, err := strconv.Atoi(m[1]); err == nil && n >= d.Line {
+					c.findings[i].Line = n
+				}
+			}
 		}
 		out = append(out, c.findings...)
 		return out
@@ -169,6 +175,17 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 			missing = "apiVersion is"
 		}
 		c.add(RuleInvalidObject, SeverityError, "", fmt.Sprintf("%s not set: kubectl cannot tell what this object is", missing))
+		locate(c.findings)
+		return out
+	case kind != "Job" && kind != "CronJob" && apiGroup(apiVersion) == "batch":
+		// The batch group serves Job and CronJob only: kubectl rejects any other kind there
+		// ("no matches for kind"), case and plural included.
+		sum.Checked++
+		msg := fmt.Sprintf("no matches for kind %q in version %q: the batch group serves Job and CronJob only", kind, apiVersion)
+		if want := batchKind(kind); want != "" {
+			msg += fmt.Sprintf(" (kinds are singular and case-sensitive: did you mean %q?)", want)
+		}
+		c.add(RuleInvalidObject, SeverityError, "kind", msg)
 		locate(c.findings)
 		return out
 	case kind != "Job" && kind != "CronJob":
@@ -217,6 +234,13 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		if strings.HasPrefix(s, "duplicate field") {
 			c.add(RuleDuplicateField, SeverityWarning, path, s+": kubectl keeps the last value")
 			continue
+		}
+		if guess := didYouMean(kind, path); guess != "" {
+			s += fmt.Sprintf(": did you mean %q?", guess)
+			if guess == "backoffLimitPerIndex" {
+				// The prepare-db warning would rest on the misspelt field's absence.
+				fs = dropRule(fs, RulePrepareDB)
+			}
 		}
 		c.add(RuleUnknownField, SeverityError, path, s)
 	}

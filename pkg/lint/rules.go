@@ -150,7 +150,7 @@ var rules = []Rule{
 		"The name is used in pod names and hostnames, which can result in surprising behaviour.", "Use lowercase letters, digits and '-', at most 63 characters."},
 	{RuleManagedExternally, SeverityWarning, "managedBy naming a controller other than kubernetes.io/job-controller.",
 		"The built-in Job controller ignores the Job entirely: no pod is created and no status is written unless that controller (for example MultiKueue) is installed and running.", "Remove managedBy unless the named controller runs in the cluster."},
-	{RuleKubeVersion, SeverityWarning, "A field that the target --kube-version lacks or has behind a feature gate that is off by default (info when only beta).",
+	{RuleKubeVersion, SeverityWarning, "A field that the target --kube-version lacks (an error: that version's API server rejects it) or has behind a feature gate that is off by default (warning; info when only beta).",
 		"Before the feature existed the server rejects the field as unknown (strict validation); while its gate is off it drops the field silently and the Job runs without it, e.g. without per-index limits.",
 		"Target a newer cluster, or express the Job without the field."},
 	{RuleCronJobIndexHostname, SeverityWarning, "CronJob whose Indexed jobTemplate gives Jobs a name too long for their highest index.",

@@ -6,12 +6,53 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TextOptions control the human-readable output.
 type TextOptions struct {
 	// Brief leaves out the why/fix lines under each finding.
 	Brief bool
+	// Color marks the severity with ANSI colours (error red, warning yellow, info cyan); the
+	// command sets it only on a terminal, without --no-color and NO_COLOR.
+	Color bool
+	// Width wraps the message, why and fix lines at this many columns (continuations
+	// indented); 0 does not wrap. Brief findings are never wrapped.
+	Width int
+}
+
+// wrapText breaks text at spaces into lines that end by column width, the first starting at
+// column first and the others at column rest; a longer word stays whole.
+func wrapText(text string, first, rest, width int) []string {
+	words := strings.Fields(text)
+	if len(words) == 0 || width <= 0 {
+		return []string{text}
+	}
+	var lines []string
+	line, used := "", first
+	// A word longer than a line (a JSON value in a server message) is cut into pieces.
+	var pieces []string
+	for _, w := range words {
+		for utf8.RuneCountInString(w) > width-rest {
+			r := []rune(w)
+			pieces = append(pieces, string(r[:width-rest]))
+			w = string(r[width-rest:])
+		}
+		pieces = append(pieces, w)
+	}
+	for _, w := range pieces {
+		n := utf8.RuneCountInString(w)
+		switch {
+		case line == "":
+			line, used = w, used+n
+		case used+1+n > width:
+			lines = append(lines, line)
+			line, used = w, rest+n
+		default:
+			line, used = line+" "+w, used+1+n
+		}
+	}
+	return append(lines, line)
 }
 
 // PrintFindings writes findings for humans, one per line followed by its why and fix:
@@ -41,7 +82,11 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 		}
 		b.WriteString(": ")
 	}
-	b.WriteString(string(f.Severity) + " " + f.Rule)
+	sev := string(f.Severity)
+	if opts.Color {
+		sev = colorOf(f.Severity) + sev + "\x1b[0m"
+	}
+	b.WriteString(sev + " " + f.Rule)
 	if f.Object != "" {
 		b.WriteString(" " + f.Object)
 	}
@@ -49,13 +94,40 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 	if f.Path != "" && !strings.HasPrefix(f.Message, f.Path+":") && !strings.Contains(f.Message, `"`+f.Path+`"`) {
 		b.WriteString(f.Path + ": ")
 	}
-	b.WriteString(f.Message + "\n")
-	if !opts.Brief {
-		if f.Why != "" {
-			b.WriteString("    why: " + f.Why + "\n")
+	msg := f.Message
+	if opts.Brief {
+		// One line per finding, whatever a parser's message holds.
+		msg = strings.Join(strings.Fields(msg), " ")
+	}
+	if opts.Brief || opts.Width <= 0 {
+		b.WriteString(msg + "\n")
+	} else {
+		// The whole finding line wrapped, continuations indented under it.
+		line := b.String() + msg
+		b.Reset()
+		for k, l := range wrapText(line, 0, 4, opts.Width) {
+			if k > 0 {
+				b.WriteString("    ")
+			}
+			b.WriteString(l + "\n")
 		}
-		if f.Fix != "" {
-			b.WriteString("    fix: " + f.Fix + "\n")
+	}
+	if !opts.Brief {
+		for _, part := range []struct{ label, text string }{{"why", f.Why}, {"fix", f.Fix}} {
+			if part.text == "" {
+				continue
+			}
+			if opts.Width <= 0 {
+				b.WriteString("    " + part.label + ": " + part.text + "\n")
+				continue
+			}
+			for k, l := range wrapText(part.text, 9, 9, opts.Width) {
+				if k == 0 {
+					b.WriteString("    " + part.label + ": " + l + "\n")
+				} else {
+					b.WriteString("         " + l + "\n")
+				}
+			}
 		}
 	}
 	return b.String()
@@ -92,4 +164,16 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// colorOf is the ANSI colour of a severity.
+func colorOf(s Severity) string {
+	switch s {
+	case SeverityError:
+		return "\x1b[31m"
+	case SeverityWarning:
+		return "\x1b[33m"
+	default:
+		return "\x1b[36m"
+	}
 }

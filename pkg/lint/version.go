@@ -50,6 +50,26 @@ func ParseVersion(s string) (Version, error) {
 	return v, nil
 }
 
+// NewerThanKnown reports whether s is a well-formed version newer than DefaultKubeVersion:
+// lint then checks with the newest rules it mirrors, and says so.
+func NewerThanKnown(s string) (Version, bool) {
+	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Version{}, false
+	}
+	var nums [3]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return Version{}, false
+		}
+		nums[i] = n
+	}
+	v := Version{nums[0], nums[1]}
+	return v, DefaultKubeVersion.Less(v)
+}
+
 // feature is a row of the Job feature history (Kubernetes release notes and feature gates).
 type feature struct {
 	name  string
@@ -91,6 +111,7 @@ func (f feature) availability(v Version) (Severity, string) {
 		if first.IsZero() {
 			first = f.beta
 		}
-		return SeverityWarning, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, first)
+		// The API server of that version rejects it: an error for that version.
+		return SeverityError, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server of that version rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, first)
 	}
 }

@@ -75,7 +75,7 @@ func TestCompletionOfJobNames(t *testing.T) {
 		{"status prefix", []string{"status", "-n", ns, "alpha-"}, []string{"alpha-download", "alpha-eval"}},
 		{"status no match", []string{"status", "-n", ns, "gamma"}, nil},
 		{"diff JOB", []string{"diff", "-n", ns, ""}, all},
-		{"lint -o", []string{"lint", "-o", ""}, []string{"json", "yaml"}},
+		{"lint -o", []string{"lint", "-o", ""}, []string{"text", "json", "yaml"}},
 		{"-n namespaces", []string{"status", "-n", ns[:len(ns)-2]}, []string{ns}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

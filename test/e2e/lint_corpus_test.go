@@ -70,7 +70,9 @@ func TestLintCorpusAgainstAPIServer(t *testing.T) {
 		}
 		var lintErrors []string
 		for _, fd := range report.Findings {
-			if fd.Severity == "error" {
+			// kube-version-feature errors are about the API server of the file's
+			// --kube-version, not this v1.37 one.
+			if fd.Severity == "error" && fd.Rule != "kube-version-feature" {
 				lintErrors = append(lintErrors, fd.Rule+": "+fd.Message)
 			}
 		}

@@ -364,7 +364,7 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 // live returns the live Job, from --live-file or the cluster.
 func (o *Options) live(ctx context.Context, desired *batchv1.Job) (*batchv1.Job, error) {
 	if o.offline() {
-		job, err := source.ReadJob(o.LiveFile, o.In)
+		job, err := readLiveJob(o.LiveFile, o.In)
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
 		}

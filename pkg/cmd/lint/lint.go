@@ -5,17 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
@@ -40,9 +43,10 @@ var (
 		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with
 		their jobTemplate (paths under spec.jobTemplate.spec); other kinds are skipped with a note.
 
-		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37): fields
-		that version lacks, or has behind a gate that is off by default, are warned about. Errors
-		always mean "rejected by a v1.37 API server".
+		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37; a newer one
+		is checked as 1.37, with a note): fields that version lacks are errors (its API server
+		rejects them), fields behind a gate that is off by default are warned about. Other errors
+		mean "rejected by a v1.37 API server".
 
 		Exit codes: 0 no errors (and, with --strict, no warnings); 1 findings at or above the
 		threshold (errors, or warnings with --strict); 2 usage error, or input that could not be
@@ -80,7 +84,10 @@ type Options struct {
 	Disable     []string
 	Severity    string
 	Brief       bool
-	ListRules   bool
+	NoColor     bool
+	// IsTerminal says whether the output is a terminal (colour); tests replace it.
+	IsTerminal func(io.Writer) bool
+	ListRules  bool
 
 	paths []string
 	opts  lint.Options
@@ -117,15 +124,16 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file, directory or - (stdin) to check, as with kubectl apply; may be repeated. Arguments work the same.")
 	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a LintReport). Default: text for humans.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: text (the default, for humans), json or yaml (a LintReport).")
 	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
-	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks.", lint.OldestKubeVersion, lint.DefaultKubeVersion))
+	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
+	fl.BoolVar(&o.NoColor, "no-color", false, "No colours in the text report (also when NO_COLOR is set, or the output is not a terminal).")
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -151,12 +159,28 @@ func (o *Options) Complete(args []string) error {
 	return nil
 }
 
+// TextWidth is the width the text report fits (-o json|yaml hold every finding on one value;
+// --brief prints one line each).
+const TextWidth = 80
+
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+	if o.Output == "text" {
+		o.Output = "" // -o text names the default, as the help says
+	}
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
+	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {
+		// A cluster newer than the rules: check with the newest ones, and say so.
+		_, _ = fmt.Fprintf(o.ErrOut, "note: --kube-version %s is newer than the rules lint mirrors (Kubernetes %s): checked as %s\n", newer, lint.DefaultKubeVersion, lint.DefaultKubeVersion)
+		v, err = lint.DefaultKubeVersion, nil
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--kube-version: %w", err))
 	}
@@ -216,7 +240,11 @@ func (o *Options) Run() error {
 		if err := printers.Print(o.Out, o.Output, report); err != nil {
 			return err
 		}
-	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief}); err != nil {
+	} else if output.IsTemplate(o.Output) {
+		if err := output.PrintList(o.Out, o.Output, report, "findings"); err != nil {
+			return err
+		}
+	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}); err != nil {
 		return err
 	}
 	if !printers.IsStructured(o.Output) {
@@ -267,4 +295,17 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 			_, _ = fmt.Fprintf(w, "hint: see what the prepare-db mode of %s does, next to the per-index fix, on the same failures:\n  %s\n  %s\n", f.File, h.Fix, h.Simulate)
 		}
 	}
+}
+
+// color says whether the text report is coloured: on a terminal only, unless --no-color or
+// NO_COLOR (https://no-color.org) says otherwise.
+func (o *Options) color() bool {
+	if o.NoColor || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	if o.IsTerminal != nil {
+		return o.IsTerminal(o.Out)
+	}
+	f, ok := o.Out.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

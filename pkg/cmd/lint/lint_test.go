@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
@@ -197,7 +199,8 @@ func TestInputs(t *testing.T) {
 				t.Errorf("exit %d, want %d; err %v\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.err, r.stdout, r.stderr)
 			}
 			for _, s := range tc.out {
-				if !strings.Contains(r.stdout, s) {
+				// The text report wraps at 80 columns: compare with line breaks folded.
+				if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), s) {
 					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
 				}
 			}
@@ -225,7 +228,7 @@ func TestBadInput(t *testing.T) {
 		msg           []string
 		line          int
 	}{
-		{"unparsable YAML", "apiVersion: batch/v1\nkind: Job\nspec:\n  completions: [1\n", exitcode.Usage, lint.RuleUnreadable, []string{"invalid YAML"}, 1},
+		{"unparsable YAML", "apiVersion: batch/v1\nkind: Job\nspec:\n  completions: [1\n", exitcode.Usage, lint.RuleUnreadable, []string{"invalid YAML"}, 4}, // the parser's line, not the document's first
 		{"not an object", "- a\n- b\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 1: the document is a list"}, 1},
 		{"scalar document", "---\njust text\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 2: the document is a string"}, 2},
 		{"binary garbage", "\x7fELF\x02\x01\x01\x00garbage\xff", exitcode.Usage, lint.RuleUnreadable, []string{"binary or not UTF-8"}, 1},
@@ -234,7 +237,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown field", strings.Replace(goodJob, "  parallelism: 3\n", "  parallelism: 3\n  paralelism: 3\n", 1), exitcode.Findings, lint.RuleUnknownField, []string{`unknown field "spec.paralelism"`}, 9},
 		{"wrong type", strings.Replace(goodJob, "completions: 3", "completions: three", 1), exitcode.Findings, lint.RuleInvalidObject, []string{"cannot unmarshal string", "spec.completions"}, 7},
 		{"no kind", "apiVersion: batch/v1\nmetadata:\n  name: x\n", exitcode.Findings, lint.RuleInvalidObject, []string{"kind is not set"}, 1},
-		{"second document broken", goodJob + "---\nkind: Job\n  bad: indentation\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 24"}, 23},
+		{"second document broken", goodJob + "---\nkind: Job\n  bad: indentation\n", exitcode.Usage, lint.RuleUnreadable, []string{"line 24"}, 24},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.content)
@@ -332,5 +335,143 @@ func TestDisableAndSeverity(t *testing.T) {
 	r = decodeReport(t, run(t, "", "-o", "json", "--severity", "warning", "../../../examples/prepare-db.yaml").stdout)
 	if r.Summary.Infos != 0 || r.Summary.Warnings != all.Summary.Warnings {
 		t.Errorf("--severity warning: %+v, want the warnings and no infos", r.Summary)
+	}
+}
+
+// The rough edges a new user hit (issue 14, item 8), each checked through the command.
+func TestNewUserInputs(t *testing.T) {
+	job := func(spec string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\nspec:\n  completionMode: Indexed\n  completions: 3\n" + spec +
+			"  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: w, image: x}]\n"
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name, text string
+		args       []string
+		code       int
+		want       []string
+		not        []string
+	}{
+		{"kind in lower case", strings.Replace(job(""), "kind: Job", "kind: job", 1), nil, exitcode.Findings,
+			[]string{`:2: error invalid-object job/a: kind: no matches for kind "job" in version "batch/v1"`, `did you mean "Job"?`}, []string{"skipped"}},
+		{"plural CronJobs", "apiVersion: batch/v1\nkind: CronJobs\nmetadata: {name: b}\nspec: {}\n", nil, exitcode.Findings,
+			[]string{`no matches for kind "CronJobs"`, `did you mean "CronJob"?`}, nil},
+		{"misspelt field", job("  backoffLimitPerIndx: 1\n"), nil, exitcode.Findings,
+			[]string{`:7: error unknown-field Job/a: unknown field "spec.backoffLimitPerIndx": did you mean "backoffLimitPerIndex"?`}, []string{"prepare-db-mode"}},
+		{"misspelt container field", strings.Replace(job(""), "image: x", "imag: x", 1), nil, exitcode.Findings,
+			[]string{`unknown field "spec.template.spec.containers[0].imag": did you mean "image"?`}, nil},
+		{"tab indentation", "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\nspec:\n  completions: 3\n\tparallelism: 2\n", nil, exitcode.Usage,
+			[]string{":7: error unreadable-document"}, nil},
+		{"duplicate field", job("  completions: 4\n  backoffLimitPerIndex: 1\n"), []string{"--brief"}, exitcode.OK,
+			[]string{`:7: warning duplicate-field Job/a: field "completions" is given twice in one mapping (again at line 7): kubectl keeps the last value` + "\n"}, []string{"invalid YAML", "why:"}},
+		{"field the target version lacks", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.27", "--brief"}, exitcode.Findings,
+			[]string{"error kube-version-feature Job/a: spec.backoffLimitPerIndex: backoffLimitPerIndex does not exist in Kubernetes 1.27 (it arrived in 1.28): the API server of that version rejects"}, nil},
+		{"newer kube version", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.38"}, exitcode.OK,
+			[]string{"note: --kube-version 1.38 is newer than the rules lint mirrors (Kubernetes 1.37): checked as 1.37"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.text)
+			r := run(t, "", append(append([]string{"--brief"}, tc.args...), path)...)
+			all := r.stdout + r.stderr
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", r.code, tc.code, all)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(all, w) {
+					t.Errorf("output lacks %q:\n%s", w, all)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(all, w) {
+					t.Errorf("output has %q:\n%s", w, all)
+				}
+			}
+		})
+	}
+}
+
+// The text report fits 80 columns: messages, why and fix wrapped under their finding (the
+// seed and prepare-db fixtures, read from standard input so the file name is short).
+func TestTextFitsEightyColumns(t *testing.T) {
+	for _, name := range []string{"seed", "prepare-db-failed"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", name, "job.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, string(data), "-")
+		if !strings.Contains(r.stdout, "    why: ") {
+			t.Fatalf("%s: no why line:\n%s", name, r.stdout)
+		}
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if n := utf8.RuneCountInString(line); n > TextWidth {
+				t.Errorf("%s: %d columns: %q", name, n, line)
+			}
+		}
+		// --brief: one line per finding, unwrapped.
+		brief := run(t, string(data), "--brief", "-")
+		if strings.Contains(brief.stdout, "\n    ") {
+			t.Errorf("%s --brief wraps:\n%s", name, brief.stdout)
+		}
+	}
+}
+
+func TestTemplateOutputs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", "seed", "job.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, string(data), "-o", "jsonpath={.summary.errors} {.findings[0].rule}", "-")
+	if r.code != exitcode.Findings || r.stdout != "3 no-disruption-ignore" {
+		t.Errorf("jsonpath: %+v", r)
+	}
+	r = run(t, string(data), "-o", "custom-columns=LINE:.line,RULE:.rule", "-")
+	if !strings.HasPrefix(r.stdout, "LINE   RULE\n27     no-disruption-ignore\n42     selector\n") {
+		t.Errorf("custom-columns:\n%s", r.stdout)
+	}
+	if r := run(t, "", "-o", "jsonpath={", "-"); r.code != exitcode.Usage {
+		t.Errorf("bad jsonpath: %+v", r)
+	}
+}
+
+// Colour only on a terminal, and never with --no-color or NO_COLOR.
+func TestColorOnlyOnATerminal(t *testing.T) {
+	var out bytes.Buffer
+	tty := func(io.Writer) bool { return true }
+	for _, tc := range []struct {
+		terminal bool
+		noColor  bool
+		env      string
+		want     bool
+	}{
+		{true, false, "", true},
+		{false, false, "", false},
+		{true, true, "", false},
+		{true, false, "1", false},
+	} {
+		t.Setenv("NO_COLOR", tc.env)
+		o := NewOptions(genericiooptions.IOStreams{Out: &out})
+		o.NoColor = tc.noColor
+		if tc.terminal {
+			o.IsTerminal = tty
+		}
+		if got := o.color(); got != tc.want {
+			t.Errorf("%+v: color %v", tc, got)
+		}
+	}
+	// A buffer is not a terminal: the command's own output has no escape codes.
+	r := run(t, "", filepath.Join("testdata", "mixed.yaml"))
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("colour off a terminal:\n%s", r.stdout)
+	}
+	f := lint.Finding{Rule: "x", Severity: lint.SeverityError, Message: "m"}
+	if got := lint.FormatFinding(&f, lint.TextOptions{Color: true}); !strings.HasPrefix(got, "\x1b[31merror\x1b[0m x: m") {
+		t.Errorf("coloured finding %q", got)
 	}
 }

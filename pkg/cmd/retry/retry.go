@@ -24,6 +24,7 @@ import (
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -155,7 +156,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	case 0:
 		return exitcode.UsageError("a Job name is required: %s JOB", cmd.CommandPath())
 	case 1:
-		o.ParentName = args[0]
+		name, err := jobref.Name(args[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.ParentName = name
 	default:
 		return exitcode.UsageError("exactly one Job name is required, got %d (%s)", len(args), strings.Join(args, " "))
 	}

@@ -2,6 +2,7 @@
 package shards
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -47,7 +48,9 @@ type SplitOptions struct {
 	Revision string
 	Labels   []string
 	IDPrefix string
-	Output   string
+	// shardsGiven says --shards was given (0 is then wrong, not missing).
+	shardsGiven bool
+	Output      string
 	genericiooptions.IOStreams
 }
 
@@ -61,7 +64,8 @@ var (
 		the cases at sorted positions k, k+N, k+2N, ... Shard sizes differ by at most one, and
 		cases whose IDs sort together (a subset, a source) are spread over all shards rather
 		than piled into one. The same input always gives byte-identical output. Shard IDs are
-		<prefix>-<k>, k zero-padded.
+		the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to
+		shard-11 for 12 shards).
 
 		The manifest is written to standard output; a summary (counts, duplicates dropped, the
 		hash) goes to standard error.
@@ -86,6 +90,7 @@ func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
 		Example:               splitExample,
 		Args:                  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.shardsGiven = cmd.Flags().Changed("shards")
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -111,7 +116,7 @@ func (o *SplitOptions) Validate() error {
 	if o.Cases == "" {
 		missing = append(missing, "--cases")
 	}
-	if o.Shards == 0 {
+	if o.Shards == 0 && !o.shardsGiven {
 		missing = append(missing, "--shards")
 	}
 	if o.Name == "" {
@@ -129,6 +134,9 @@ func (o *SplitOptions) Validate() error {
 	}
 	if o.Shards < 1 {
 		return exitcode.UsageError("--shards must be at least 1, not %d", o.Shards)
+	}
+	if err := o.validateNames(); err != nil {
+		return err
 	}
 	if err := printers.ValidateFormat(o.Output, printers.FormatYAML, printers.FormatJSON); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -364,4 +372,34 @@ func registerOutput(cmd *cobra.Command, formats ...string) {
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return formats, cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// validateNames checks --name, --revision and --id-prefix before the case list is read, with
+// the manifest's own rules (a one-case, one-shard manifest made from them), so that an error
+// names the flag, once, rather than a manifest field once per shard.
+func (o *SplitOptions) validateNames() error {
+	_, _, err := shards.Split([]string{"probe"}, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Shards: 1, IDPrefix: o.IDPrefix})
+	var me *shards.Error
+	if !errors.As(err, &me) {
+		return nil
+	}
+	for _, p := range me.Problems {
+		switch {
+		case p.Path == "metadata.name":
+			return exitcode.UsageError("--name %q: %s", o.Name, strings.TrimPrefix(p.Message, fmt.Sprintf("invalid name %q: ", o.Name)))
+		case strings.HasPrefix(p.Path, "shards[") && strings.HasSuffix(p.Path, ".id"):
+			return exitcode.UsageError("--id-prefix %q makes invalid shard IDs (such as %q): %s", o.IDPrefix, o.IDPrefix+"-0", afterColon(p.Message))
+		case strings.Contains(p.Path, "revision"):
+			return exitcode.UsageError("--revision %q: %s", o.Revision, afterColon(p.Message))
+		}
+	}
+	return nil
+}
+
+// afterColon is a problem's message without its "invalid X %q: " lead.
+func afterColon(msg string) string {
+	if _, rest, ok := strings.Cut(msg, ": "); ok {
+		return rest
+	}
+	return msg
 }

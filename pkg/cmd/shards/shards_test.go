@@ -110,7 +110,9 @@ func TestSplitErrors(t *testing.T) {
 		{"a\n", []string{"split", "--cases", "-", "--shards", "-1", "--name", "x", "--revision", "1"}, "--shards must be at least 1, not -1"},
 		{"a\nb\n", []string{"split", "--cases", "-", "--shards", "3", "--name", "x", "--revision", "1"}, "3 shards for 2 distinct cases would leave shards empty"},
 		{"", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1"}, "no case IDs given"},
-		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "X", "--revision", "1"}, "metadata.name: invalid name"},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "X", "--revision", "1"}, `--name "X": a lowercase RFC 1123 label`},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "0", "--name", "x", "--revision", "1"}, "--shards must be at least 1, not 0"},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "x y"}, `--revision "x y": a valid label`},
 		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "--label", "novalue"}, `--label "novalue": give KEY=VALUE`},
 		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "-o", "xml"}, `unsupported output format "xml"`},
 		{"a\n", []string{"split", "--cases", "/nonexistent/cases", "--shards", "1", "--name", "x", "--revision", "1"}, "no such file"},
@@ -191,5 +193,25 @@ func TestShow(t *testing.T) {
 		if r.err == nil || !strings.Contains(r.err.Error(), want) || r.code != exitcode.Usage {
 			t.Errorf("%s: %d %v", args, r.code, r.err)
 		}
+	}
+}
+
+// A bad --id-prefix is named once, as the flag, not once per shard as a manifest field.
+func TestSplitBadIDPrefixOnce(t *testing.T) {
+	r := run(t, caseList(30), "split", "--cases", "-", "--shards", "12", "--name", "x", "--revision", "1", "--id-prefix", "a b/")
+	if r.code != exitcode.Usage || r.err == nil {
+		t.Fatalf("%+v", r)
+	}
+	msg := r.err.Error()
+	if !strings.HasPrefix(msg, `--id-prefix "a b/" makes invalid shard IDs (such as "a b/-0"): a valid label`) || strings.Count(msg, "a valid label") != 1 || strings.Contains(msg, "shards[") {
+		t.Errorf("error: %s", msg)
+	}
+}
+
+// The help's shard ID pattern survives the help formatter (angle brackets did not).
+func TestSplitHelpNamesTheIDPattern(t *testing.T) {
+	r := run(t, "", "split", "--help")
+	if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "Shard IDs are the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to shard-11 for 12 shards).") {
+		t.Errorf("help:\n%s", r.stdout)
 	}
 }

@@ -42,16 +42,16 @@ func TestShardsConfigMapMountMismatch(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.errOut)
 	}
-	if strings.Contains(r.out, "b-2") {
+	if strings.Contains(folded(r.out), "b-2") {
 		t.Errorf("shard IDs of the annotated (not mounted) ConfigMap shown:\n%s", r.out)
 	}
-	if !strings.Contains(r.out, `The Job names shard ConfigMap "b-shards" (annotation indexed.kubectl.io/shards-configmap) but its pods mount ConfigMap "a-shards"`) {
+	if !strings.Contains(folded(r.out), `The Job names shard ConfigMap "b-shards" (annotation indexed.kubectl.io/shards-configmap) but its pods mount ConfigMap "a-shards"`) {
 		t.Errorf("no mismatch note:\n%s", r.out)
 	}
 	// When they agree, the IDs are shown.
 	j.Annotations[shards.AnnotationShardsConfigMap] = "a-shards"
 	r = run(t, clientFor(j, pods, cm("a-shards", "a-")), "", "seed", "-o", "wide")
-	if r.code != 0 || !strings.Contains(r.out, "a-2") || strings.Contains(r.out, "but its pods mount") {
+	if r.code != 0 || !strings.Contains(folded(r.out), "a-2") || strings.Contains(folded(r.out), "but its pods mount") {
 		t.Errorf("exit %d:\n%s", r.code, r.out)
 	}
 }
@@ -71,12 +71,12 @@ func TestFailedCreateEvents(t *testing.T) {
 	r := run(t, clientFor(j, nil, ev), "", "nosa")
 	want := `The Job has 0 active of the 2 pods it should run and the Job controller cannot create them: FailedCreate (7×, last at ` +
 		t0.Add(30*time.Second).UTC().Format("2006-01-02T15:04:05Z") + `): Error creating: pods "nosa-0-" is forbidden: error looking up service account ns/nope`
-	if r.code != 0 || !strings.Contains(r.out, want) {
+	if r.code != 0 || !strings.Contains(folded(r.out), want) {
 		t.Errorf("exit %d, want %q in:\n%s%s", r.code, want, r.out, r.errOut)
 	}
 	fin, pods := seed()
 	ev.InvolvedObject.UID = fin.UID
-	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(r.out, "FailedCreate") {
+	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(folded(r.out), "FailedCreate") {
 		t.Errorf("finished Job with a FailedCreate note:\n%s", r.out)
 	}
 }
@@ -98,11 +98,11 @@ func TestManagedByContradiction(t *testing.T) {
 		`the status was written by "example.com/other-controller" (spec.managedBy)`,
 		"NOT complete: the Job is marked complete but only 3 of 4 indexes succeeded",
 	} {
-		if !strings.Contains(r.out, want) {
+		if !strings.Contains(folded(r.out), want) {
 			t.Errorf("lacks %q:\n%s", want, r.out)
 		}
 	}
-	if strings.Contains(r.out, "All 4 indexes succeeded") {
+	if strings.Contains(folded(r.out), "All 4 indexes succeeded") {
 		t.Errorf("says all succeeded:\n%s", r.out)
 	}
 }
@@ -152,7 +152,7 @@ func TestSharedConfigMapNote(t *testing.T) {
 		Data: map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`}}
 	r := run(t, clientFor(j, pods, cm, mk("seed-r1", "abc", "m-shards-abc"), mk("other", "def", "m-shards-def")), "", "seed")
 	want := `Shard ConfigMap "m-shards-abc" is shared with 1 other Job(s) of the same manifest (seed-r1): delete it only when none of them needs it.`
-	if r.code != 0 || !strings.Contains(r.out, want) || strings.Contains(r.out, "other,") {
+	if r.code != 0 || !strings.Contains(folded(r.out), want) || strings.Contains(folded(r.out), "other,") {
 		t.Errorf("exit %d, want %q in:\n%s", r.code, want, r.out)
 	}
 }
@@ -169,8 +169,8 @@ func TestNoPodsWithoutEvents(t *testing.T) {
 	// run's clock is t0 + 1 minute: a Job that started at t0 has had no pods for a minute.
 	j.Status.StartTime = &metav1.Time{Time: t0}
 	r := run(t, clientFor(j, nil), "", "stuck")
-	if r.code != 0 || !strings.Contains(r.out, "The Job started 1m0s ago and "+note) || !strings.Contains(r.out, "no FailedCreate event explains it") ||
-		!strings.Contains(r.out, "kubectl get events -n ns --field-selector involvedObject.name=stuck") {
+	if r.code != 0 || !strings.Contains(folded(r.out), "The Job started 1m0s ago and "+note) || !strings.Contains(folded(r.out), "no FailedCreate event explains it") ||
+		!strings.Contains(folded(r.out), "kubectl get events -n ns --field-selector involvedObject.name=stuck") {
 		t.Errorf("exit %d:\n%s%s", r.code, r.out, r.errOut)
 	}
 
@@ -178,18 +178,18 @@ func TestNoPodsWithoutEvents(t *testing.T) {
 	denied.PrependReactor("list", "events", func(clienttesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "", errors.New("RBAC"))
 	})
-	if r := run(t, denied, "", "stuck"); !strings.Contains(r.out, note) || !strings.Contains(r.out, `ask for "list" on "events"`) {
+	if r := run(t, denied, "", "stuck"); !strings.Contains(folded(r.out), note) || !strings.Contains(folded(r.out), `ask for "list" on "events"`) {
 		t.Errorf("events not readable:\n%s", r.out)
 	}
 
 	recent := j.DeepCopy()
 	recent.Status.StartTime = &metav1.Time{Time: t0.Add(50 * time.Second)}
-	if r := run(t, clientFor(recent, nil), "", "stuck"); strings.Contains(r.out, note) {
+	if r := run(t, clientFor(recent, nil), "", "stuck"); strings.Contains(folded(r.out), note) {
 		t.Errorf("a Job started 10s ago is not stuck:\n%s", r.out)
 	}
 	withPods, pods := running()
 	withPods.Status.StartTime = &metav1.Time{Time: t0}
-	if r := run(t, clientFor(withPods, pods), "", withPods.Name); strings.Contains(r.out, "has none of the") {
+	if r := run(t, clientFor(withPods, pods), "", withPods.Name); strings.Contains(folded(r.out), "has none of the") {
 		t.Errorf("a Job with pods:\n%s", r.out)
 	}
 }
@@ -219,3 +219,7 @@ func TestLineageNoteCarriesConnectionFlags(t *testing.T) {
 		t.Errorf("want %q in:\n%s", want, out.String())
 	}
 }
+
+// folded is the text report with its 80-column wrapping undone (every run of white space one
+// space), for checks of whole sentences.
+func folded(s string) string { return strings.Join(strings.Fields(s), " ") }

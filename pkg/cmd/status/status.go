@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
@@ -23,6 +24,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
@@ -44,8 +47,10 @@ var (
 		Live, status reads the Job (one GET), its pods (one paginated LIST on the Job's
 		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
 		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
-		pods as "kubectl get pods -o json" writes them; nothing contacts a cluster. Both give the
-		same report for the same objects.
+		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
+		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes); nothing contacts a
+		cluster. Both give the same report for the same objects; offline it is made at the
+		newest time written in them, or at --now.
 
 		The text view folds runs of indexes in the same state into ranges and details the
 		indexes that need attention; -o wide details every index; -o json|yaml print the
@@ -122,6 +127,11 @@ type Options struct {
 	ExitCode   bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
+	// Now is --now: the time an offline report is made at (default: the newest time in the
+	// objects, offline.go); nowFlag its text. namespaceFlag says -n was given.
+	Now           time.Time
+	nowFlag       string
+	namespaceFlag bool
 	// ChunkSize is the page size of the pod LIST; FirstPageSize that of its first page (set to
 	// ChunkSize when --chunk-size is given).
 	ChunkSize     int64
@@ -168,6 +178,9 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		ValidArgsFunction:     cmdcompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
+				o.namespaceFlag = true
+			}
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
 			}
@@ -185,9 +198,10 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), or - for stdin. No cluster is contacted.")
 	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json or yaml. Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
+	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
@@ -205,7 +219,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed status --help' for usage.", len(args))
 	}
 	if len(args) == 1 {
-		o.JobName = args[0]
+		name, err := jobref.Name(args[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName = name
 	}
 	if o.offline() {
 		return nil
@@ -245,12 +263,26 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if o.offline() {
 		if o.JobName != "" {
 			return exitcode.UsageError("give either a Job name or -f JOB_FILE, not both")
+		}
+		if o.namespaceFlag {
+			return exitcode.UsageError("-n/--namespace cannot be used with -f: the saved Job names its own namespace")
+		}
+		if o.nowFlag != "" {
+			t, err := time.Parse(time.RFC3339, o.nowFlag)
+			if err != nil {
+				return exitcode.UsageError("--now %q is not an RFC 3339 time (e.g. 2026-03-01T12:00:00Z)", o.nowFlag)
+			}
+			o.Now = t
 		}
 		if o.Watch {
 			return exitcode.UsageError("--watch needs a live Job: it cannot be used with -f")
@@ -264,8 +296,8 @@ func (o *Options) Validate() error {
 		if stdin > 1 {
 			return exitcode.UsageError("only one of -f, --pods-file and --shards-file can be - (standard input)")
 		}
-	} else if o.PodsFile != "" || o.ShardsFile != "" {
-		return exitcode.UsageError("--pods-file and --shards-file need -f JOB_FILE (offline mode)")
+	} else if o.PodsFile != "" || o.ShardsFile != "" || o.nowFlag != "" {
+		return exitcode.UsageError("--pods-file, --shards-file and --now need -f JOB_FILE (offline mode)")
 	}
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
@@ -314,6 +346,9 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	if printers.IsStructured(o.Output) {
 		return printers.Print(w, o.Output, r)
 	}
+	if output.IsTemplate(o.Output) {
+		return output.Print(w, o.Output, r)
+	}
 	return indexstatus.PrintText(w, r, o.Output == printers.FormatWide)
 }
 
@@ -357,19 +392,18 @@ func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Op
 // --- offline ---
 
 func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
-	job, err := source.ReadJob(o.Filename, o.In)
+	in, err := o.readOffline()
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
+		return nil, err
 	}
-	var pods []corev1.Pod
+	job, podsGiven := in.job, in.podsGiven
 	var notes []string
-	if o.PodsFile != "" {
-		pods, err = source.ReadPods(o.PodsFile, o.In)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
-		}
-	} else {
-		notes = append(notes, "No --pods-file given: the report rests on the Job's status alone (no attempts, exit codes or pods).")
+	if !podsGiven {
+		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
+	}
+	clk, clockNote := o.offlineClock(in.captured)
+	if clockNote != "" {
+		notes = append(notes, clockNote)
 	}
 	var sh shardState
 	if o.ShardsFile != "" {
@@ -392,11 +426,11 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
 	notes = append(notes, lineageNote(job, o.conn)...)
-	r, err := indexstatus.Build(job, pods, o.reportOptions(notes, sh))
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
+	opts := o.reportOptions(notes, sh)
+	opts.Clock, opts.PodsNotGiven = clk, !podsGiven
+	r := in.acc.Report(opts)
 	setOriginalIndexes(r, job)
+	in.acc.AddCaseCounts(r)
 	return r, nil
 }
 

@@ -23,6 +23,7 @@ var example = templates.Examples(`
 // Options holds the flags of the version command.
 type Options struct {
 	Output string
+	Client bool
 	genericiooptions.IOStreams
 }
 
@@ -43,6 +44,8 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Default: one line of text.")
+	// As kubectl version --client: the plugin has no server part, so the output is the same.
+	cmd.Flags().BoolVar(&o.Client, "client", false, "Print the client version only (kubectl version habit; kubectl indexed never contacts a cluster for its version).")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

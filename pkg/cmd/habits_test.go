@@ -1,0 +1,72 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+func execute(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	root := NewCmdIndexed(streams)
+	root.SetArgs(args)
+	code = Execute(context.Background(), root, streams)
+	return out.String(), errOut.String(), code
+}
+
+// The global kubeconfig flags are listed once, by "options", not on every verb's help.
+func TestGlobalFlagsListedOnceByOptions(t *testing.T) {
+	help, _, code := execute(t, "status", "--help")
+	if code != 0 || strings.Contains(help, "--kubeconfig string") || !strings.Contains(help, `Use "kubectl indexed options" for the global command-line options`) {
+		t.Errorf("status --help:\n%s", help)
+	}
+	opts, _, code := execute(t, "options")
+	for _, f := range []string{"--kubeconfig", "--context", "--namespace", "--request-timeout"} {
+		if code != 0 || !strings.Contains(opts, f) {
+			t.Errorf("options lacks %s:\n%s", f, opts)
+		}
+	}
+}
+
+// A KUBECONFIG naming a missing file is named in the error (client-go falls back silently).
+func TestMissingKubeconfigIsNamed(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope", "config")
+	t.Setenv("KUBECONFIG", missing)
+	_, stderr, code := execute(t, "status", "x", "--request-timeout", "2s", "--server", "http://127.0.0.1:1")
+	if code != 4 || !strings.Contains(stderr, "(KUBECONFIG names "+missing+", which does not exist: no kubeconfig was read)") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	// An existing one is not blamed.
+	ok := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(ok, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", ok)
+	if _, stderr, _ := execute(t, "status", "x", "--request-timeout", "2s", "--server", "http://127.0.0.1:1"); strings.Contains(stderr, "KUBECONFIG names") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestLintOutputTextAndVersionClient(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "job.yaml")
+	if err := os.WriteFile(f, []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: a}\nspec:\n  completionMode: Indexed\n  completions: 2\n  backoffLimitPerIndex: 1\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: w, image: x}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	def, _, c1 := execute(t, "lint", f)
+	text, _, c2 := execute(t, "lint", "-o", "text", f)
+	if c1 != c2 || def != text || !strings.Contains(text, "checked") {
+		t.Errorf("lint -o text differs from the default:\n%s\n---\n%s", def, text)
+	}
+	v, _, code := execute(t, "version")
+	vc, _, code2 := execute(t, "version", "--client")
+	if code != 0 || code2 != 0 || v != vc || !strings.HasPrefix(vc, "kubectl-indexed ") {
+		t.Errorf("version --client: %q vs %q", vc, v)
+	}
+}

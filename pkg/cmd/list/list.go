@@ -1,0 +1,311 @@
+// Package list implements `kubectl indexed list` (alias get): every Indexed Job of a
+// namespace (or of all) in one LIST of Jobs, summarised by pkg/joblist.
+package list
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/clock"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+)
+
+var (
+	long = templates.LongDesc(`
+		List the Indexed Jobs of a namespace (or of every namespace with -A), one line each:
+		phase, indexes succeeded/failed/running of the total, whether every index succeeded,
+		age. A Job made by "kubectl indexed retry" is shown under the Job it retries.
+
+		It reads the Jobs in one LIST and no pod: phase and counts come from each Job's status,
+		with the same rules as "kubectl indexed status", and RUN is the Job's active pods.
+		--with-pods also LISTs the Jobs' pods (one LIST on the controller-uid label) and adds
+		the attempts of every index and the pods present; RUN then counts running indexes.
+
+		-o wide adds parallelism, backoffLimitPerIndex, the missing indexes and the reason of
+		the deciding condition; -o json|yaml print an IndexedJobList (fields in the README);
+		-o name prints job.batch/NAME, as kubectl does.
+
+		Exit codes: 0 success (also when no Indexed Job is found); 2 usage error; 4 the API
+		server could not be reached or refused the request.`)
+
+	example = templates.Examples(`
+		# The Indexed Jobs of the current namespace
+		kubectl indexed list
+
+		# Every namespace, only the Jobs create made from one manifest
+		kubectl indexed get -A -l indexed.kubectl.io/manifest=evaluation
+
+		# With attempt counts (also lists the pods)
+		kubectl indexed list --with-pods -o wide
+
+		# Names, for a loop
+		kubectl indexed list -o name`)
+)
+
+// Options holds the flags of the list command.
+type Options struct {
+	AllNamespaces bool
+	Selector      string
+	WithPods      bool
+	Output        string
+	NoHeaders     bool
+
+	Namespace string
+
+	Client kubernetes.Interface
+	Clock  clock.Clock
+
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, Clock: clock.RealClock{}}
+}
+
+// NewCmdList returns the list command.
+func NewCmdList(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdListWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdListWithOptions returns the list command bound to o (tests inject a client).
+func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "list [-A] [-l SELECTOR] [--with-pods] [-o wide|json|yaml|name] [--no-headers]",
+		Aliases:               []string{"get"},
+		DisableFlagsInUseLine: true,
+		Short:                 "List the Indexed Jobs of a namespace: phase, index counts, completeness, retries",
+		Long:                  long,
+		Example:               example,
+		Args:                  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(f); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List the Indexed Jobs of every namespace.")
+	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest=evaluation).")
+	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
+	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete resolves the namespace and the client.
+func (o *Options) Complete(f cmdutil.Factory) error {
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Namespace = ns
+	if o.AllNamespaces {
+		o.Namespace = metav1.NamespaceAll
+	}
+	if o.Client != nil {
+		return nil
+	}
+	cs, err := f.KubernetesClientSet()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Client = cs
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	if output.IsTemplate(o.Output) {
+		if _, err := output.Printer(o.Output); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML, "name"); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
+	}
+	if _, err := labels.Parse(o.Selector); err != nil {
+		return exitcode.UsageError("-l %q is not a label selector: %v", o.Selector, err)
+	}
+	return nil
+}
+
+// Run lists the Jobs (and pods) and prints the overview.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	jobs, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+	if err != nil {
+		return exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+	}
+	var podsByUID map[string][]corev1.Pod
+	if o.WithPods {
+		if podsByUID, err = o.listPods(ctx, jobs.Items); err != nil {
+			return err
+		}
+	}
+	l := joblist.Build(jobs.Items, podsByUID, o.Clock)
+	switch o.Output {
+	case printers.FormatJSON, printers.FormatYAML:
+		return printers.Print(o.Out, o.Output, l)
+	case "":
+	case printers.FormatWide:
+	case "name":
+		for _, r := range l.Items {
+			_, _ = fmt.Fprintf(o.Out, "job.batch/%s\n", r.Name)
+		}
+		return nil
+	default:
+		return output.Print(o.Out, o.Output, l)
+	}
+	if len(l.Items) == 0 {
+		where := fmt.Sprintf("in namespace %q", o.Namespace)
+		if o.AllNamespaces {
+			where = "in any namespace"
+		}
+		if o.Selector != "" {
+			where += fmt.Sprintf(" matching %q", o.Selector)
+		}
+		_, _ = fmt.Fprintf(o.ErrOut, "No Indexed Jobs found %s.\n", where)
+		return nil
+	}
+	return o.table(o.Out, l)
+}
+
+// listPods LISTs the pods of every Job (one paginated LIST on the controller-uid label) and
+// groups them by the Job's UID. Pods of Jobs with a manual selector carry no such label and
+// are not counted.
+func (o *Options) listPods(ctx context.Context, jobs []batchv1.Job) (map[string][]corev1.Pod, error) {
+	req, err := labels.NewRequirement(batchv1.ControllerUidLabel, selection.Exists, nil)
+	if err != nil {
+		return nil, err
+	}
+	byUID := map[string][]corev1.Pod{}
+	for i := range jobs {
+		byUID[string(jobs[i].UID)] = nil
+	}
+	opts := metav1.ListOptions{LabelSelector: labels.NewSelector().Add(*req).String(), Limit: 500}
+	for {
+		pods, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, opts)
+		if err != nil {
+			return nil, exitcode.APIError(err, "list", "pods", "", o.Namespace)
+		}
+		for _, p := range pods.Items {
+			uid := p.Labels[batchv1.ControllerUidLabel]
+			if _, ok := byUID[uid]; ok {
+				byUID[uid] = append(byUID[uid], p)
+			}
+		}
+		if pods.Continue == "" {
+			return byUID, nil
+		}
+		opts.Continue = pods.Continue
+	}
+}
+
+// table prints the overview as kubectl prints a table.
+func (o *Options) table(w io.Writer, l *joblist.List) error {
+	wide := o.Output == printers.FormatWide
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	var head []string
+	if o.AllNamespaces {
+		head = append(head, "NAMESPACE")
+	}
+	head = append(head, "NAME", "PHASE", "SUCC/FAIL/RUN/TOTAL", "COMPLETE")
+	if l.WithPods {
+		head = append(head, "ATTEMPTS", "PODS")
+	}
+	head = append(head, "AGE")
+	if wide {
+		head = append(head, "PARALLELISM", "PER-INDEX-LIMIT", "MISSING", "REASON")
+	}
+	if !o.NoHeaders {
+		_, _ = fmt.Fprintln(tw, strings.Join(head, "\t"))
+	}
+	now := o.Clock.Now()
+	for _, r := range l.Items {
+		var cells []string
+		if o.AllNamespaces {
+			cells = append(cells, r.Namespace)
+		}
+		name := r.Name
+		if r.Depth > 0 {
+			name = strings.Repeat("  ", r.Depth-1) + "└─ " + r.Name
+		}
+		phase := string(r.Phase)
+		if r.Error != "" && phase == "" {
+			phase = "<invalid>"
+		}
+		complete := "no"
+		if r.Complete {
+			complete = "yes"
+		}
+		cells = append(cells, name, phase, fmt.Sprintf("%d/%d/%d/%d", r.Succeeded, r.Failed, r.Running, r.Total), complete)
+		if l.WithPods {
+			cells = append(cells, intOr(r.Attempts), intOr(r.Pods))
+		}
+		cells = append(cells, age(r.Created, now))
+		if wide {
+			limit := "<none>"
+			if r.BackoffLimitPerIndex != nil {
+				limit = fmt.Sprint(*r.BackoffLimitPerIndex)
+			}
+			cells = append(cells, fmt.Sprint(r.Parallelism), limit, orNone(r.Missing), orNone(r.Reason))
+		}
+		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range l.Items {
+		if r.Error != "" {
+			_, _ = fmt.Fprintf(o.ErrOut, "warning: job %q: %s\n", r.Name, r.Error)
+		}
+	}
+	return nil
+}
+
+func age(created, now time.Time) string {
+	if created.IsZero() {
+		return "<unknown>"
+	}
+	return duration.HumanDuration(now.Sub(created))
+}
+
+func intOr(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprint(*p)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}

@@ -1,0 +1,224 @@
+package list
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func job(ns, name string, completions int32, created time.Duration) *batchv1.Job {
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), CreationTimestamp: metav1.Time{Time: t0.Add(created)}},
+		Spec: batchv1.JobSpec{
+			Completions: ptr.To(completions), Parallelism: ptr.To[int32](2),
+			CompletionMode:       ptr.To(batchv1.IndexedCompletion),
+			BackoffLimit:         ptr.To[int32](2147483647),
+			BackoffLimitPerIndex: ptr.To[int32](1),
+			Template:             corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker"}}}},
+		},
+		Status: batchv1.JobStatus{StartTime: &metav1.Time{Time: t0.Add(created)}, FailedIndexes: ptr.To("")},
+	}
+}
+
+func pod(j *batchv1.Job, index, failures int, phase corev1.PodPhase) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("%s-%d-%d", j.Name, index, failures), Namespace: j.Namespace,
+			Labels:          map[string]string{batchv1.ControllerUidLabel: string(j.UID)},
+			Annotations:     map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index), batchv1.JobIndexFailureCountAnnotation: strconv.Itoa(failures)},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: ptr.To(true)}},
+		},
+		Status: corev1.PodStatus{Phase: phase},
+	}
+}
+
+// objects: in ns "ml", seed failed (indexes 2 and 4, as in the seed fixture), its retry
+// seed-r1 running the two failed shards, a retry of that retry, a Job that is not Indexed, and
+// a complete Job; in ns "other" one running Job.
+func objects() []runtime.Object {
+	seed := job("ml", "seed", 6, 0)
+	seed.Status.CompletedIndexes, seed.Status.FailedIndexes = "0,1,3,5", ptr.To("2,4")
+	seed.Status.Succeeded, seed.Status.Failed = 4, 3
+	for _, c := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed} {
+		seed.Status.Conditions = append(seed.Status.Conditions, batchv1.JobCondition{Type: c, Status: corev1.ConditionTrue, Reason: "FailedIndexes"})
+	}
+	r1 := job("ml", "seed-r1", 2, 10*time.Minute)
+	l := lineage.Lineage{RootJob: "seed", RootJobUID: "uid-seed", ParentJob: "seed", ParentJobUID: "uid-seed", Attempt: 1, Original: indexes.FromIntervals(indexes.Interval{First: 2, Last: 2}, indexes.Interval{First: 4, Last: 4})}
+	r1.Annotations, r1.Labels = l.Annotations(), l.Labels()
+	r1.Status.CompletedIndexes, r1.Status.Succeeded, r1.Status.FailedIndexes, r1.Status.Failed = "0", 1, ptr.To("1"), 2
+	for _, c := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed} {
+		r1.Status.Conditions = append(r1.Status.Conditions, batchv1.JobCondition{Type: c, Status: corev1.ConditionTrue, Reason: "FailedIndexes"})
+	}
+	r2 := job("ml", "seed-r2", 1, 20*time.Minute)
+	l2 := lineage.Lineage{RootJob: "seed", RootJobUID: "uid-seed", ParentJob: "seed-r1", ParentJobUID: "uid-seed-r1", Attempt: 2, Original: indexes.FromIntervals(indexes.Interval{First: 4, Last: 4})}
+	r2.Annotations, r2.Labels = l2.Annotations(), l2.Labels()
+	r2.Status.Active = 1
+	plain := job("ml", "aaa-nonindexed", 1, 0)
+	plain.Spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
+	done := job("ml", "done", 3, 0)
+	done.Status.CompletedIndexes, done.Status.Succeeded = "0-2", 3
+	done.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: "CompletionsReached"},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached"},
+	}
+	other := job("other", "train", 4, 50*time.Minute)
+	other.Status.Active, other.Status.CompletedIndexes, other.Status.Succeeded = 2, "0", 1
+	objs := []runtime.Object{seed, r1, r2, plain, done, other}
+	// Pods: seed index 4 ran twice; seed-r2's index 0 runs.
+	for _, p := range []*corev1.Pod{pod(seed, 4, 0, corev1.PodFailed), pod(seed, 4, 1, corev1.PodFailed), pod(seed, 0, 0, corev1.PodSucceeded), pod(r2, 0, 0, corev1.PodRunning)} {
+		objs = append(objs, p)
+	}
+	return objs
+}
+
+type result struct {
+	out, errOut string
+	code        int
+	client      *fake.Clientset
+}
+
+func run(t *testing.T, args ...string) result {
+	t.Helper()
+	client := fake.NewClientset(objects()...)
+	var out, errOut bytes.Buffer
+	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	o.Client = client
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+	cmd := NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o)
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
+	}
+	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err), client: client}
+}
+
+// listedResources is what the command LISTed.
+func listedResources(c *fake.Clientset) []string {
+	var out []string
+	for _, a := range c.Actions() {
+		out = append(out, a.GetVerb()+" "+a.GetResource().Resource)
+	}
+	return out
+}
+
+func TestTableWithLineage(t *testing.T) {
+	r := run(t)
+	want := strings.Join([]string{
+		"NAME           PHASE      SUCC/FAIL/RUN/TOTAL   COMPLETE   AGE",
+		"done           Complete   3/0/0/3               yes        60m",
+		"seed           Failed     4/2/0/6               no         60m",
+		"└─ seed-r1     Failed     1/1/0/2               no         50m",
+		"  └─ seed-r2   Running    0/0/1/1               no         40m",
+		"",
+	}, "\n")
+	if r.code != 0 || r.out != want {
+		t.Fatalf("code %d\ngot:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.out, want, r.errOut)
+	}
+	// One LIST of Jobs, no pod LIST.
+	if got := listedResources(r.client); strings.Join(got, ",") != "list jobs" {
+		t.Errorf("requests = %v, want one list of jobs", got)
+	}
+}
+
+func TestAllNamespacesNoHeadersAndName(t *testing.T) {
+	r := run(t, "-A", "--no-headers")
+	lines := strings.Split(strings.TrimSuffix(r.out, "\n"), "\n")
+	if r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "ml ") || !strings.HasPrefix(lines[4], "other ") || !strings.Contains(lines[4], "train") || !strings.Contains(lines[4], "1/0/2/4") {
+		t.Fatalf("code %d\n%s", r.code, r.out)
+	}
+	r = run(t, "get", "-o", "name")
+	if r.code == 0 {
+		t.Fatalf("list takes no arguments: %+v", r)
+	}
+	r = run(t, "-o", "name", "-l", "indexed.kubectl.io/root-job=seed")
+	if r.code != 0 || r.out != "job.batch/seed-r1\njob.batch/seed-r2\n" {
+		t.Fatalf("code %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}
+
+func TestWithPodsCountsAttemptsAndWide(t *testing.T) {
+	r := run(t, "--with-pods", "-o", "wide")
+	if r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if got := listedResources(r.client); strings.Join(got, ",") != "list jobs,list pods" {
+		t.Errorf("requests = %v, want a list of jobs and one of pods", got)
+	}
+	// seed: index 4 ran twice, index 0 once (its pod present); seed-r2 runs one pod.
+	for _, w := range []string{
+		"NAME           PHASE      SUCC/FAIL/RUN/TOTAL   COMPLETE   ATTEMPTS   PODS   AGE   PARALLELISM   PER-INDEX-LIMIT   MISSING   REASON",
+		"seed           Failed     4/2/0/6               no         3          3      60m   2             1                 2,4       FailedIndexes",
+		"  └─ seed-r2   Running    0/0/1/1               no         1          1      40m",
+	} {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("output lacks %q:\n%s", w, r.out)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	r := run(t, "-o", "json")
+	var l joblist.List
+	if err := json.Unmarshal([]byte(r.out), &l); err != nil || r.code != 0 {
+		t.Fatalf("%v\n%s", err, r.out)
+	}
+	if l.Kind != "IndexedJobList" || len(l.Items) != 4 || l.Items[2].Name != "seed-r1" || l.Items[2].Parent != "seed" || l.Items[2].Depth != 1 || l.Items[3].RetryAttempt != 2 {
+		t.Errorf("%+v", l)
+	}
+}
+
+func TestEmptyAndBadInput(t *testing.T) {
+	r := run(t, "-l", "app=none")
+	if r.code != 0 || r.out != "" || !strings.Contains(r.errOut, `No Indexed Jobs found in namespace "ml" matching "app=none".`) {
+		t.Errorf("%+v", r)
+	}
+	r = run(t, "-o", "custom")
+	if r.code != exitcode.Usage {
+		t.Errorf("-o custom: %+v", r)
+	}
+	r = run(t, "-l", "a b")
+	if r.code != exitcode.Usage || !strings.Contains(r.errOut, "not a label selector") {
+		t.Errorf("-l 'a b': %+v", r)
+	}
+}
+
+func TestTemplateOutputs(t *testing.T) {
+	r := run(t, "-o", `jsonpath={range .items[*]}{.name}={.phase} {end}`)
+	if r.code != 0 || r.out != "done=Complete seed=Failed seed-r1=Failed seed-r2=Running " {
+		t.Errorf("jsonpath: %+v", r)
+	}
+	r = run(t, "-o", "custom-columns=NAME:.name,PHASE:.phase,PARENT:.parent")
+	if r.code != 0 || r.out != "NAME      PHASE      PARENT\ndone      Complete   <none>\nseed      Failed     <none>\nseed-r1   Failed     seed\nseed-r2   Running    seed-r1\n" {
+		t.Errorf("custom-columns: %+v", r)
+	}
+	if r := run(t, "-o", "go-template={{.nope"); r.code != exitcode.Usage {
+		t.Errorf("bad template: %+v", r)
+	}
+}

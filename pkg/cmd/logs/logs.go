@@ -1,0 +1,318 @@
+// Package logs implements `kubectl indexed logs`: the logs of a completion index's attempts,
+// found through the Job (one GET) and its pods (one LIST), chosen by pkg/podlogs.
+package logs
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
+	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/clock"
+
+	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
+	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podlogs"
+)
+
+var (
+	long = templates.LongDesc(`
+		Print the logs of a completion index of an Indexed Job: its latest attempt, one attempt
+		(--attempt), every attempt (--all-attempts), or the last failed attempt of every failed
+		index (--failed).
+
+		Attempts are numbered from 1 per index. With backoffLimitPerIndex the Job controller
+		counts on every pod the failures of its index before it, so attempt numbers are exact
+		and an attempt whose pod was deleted is named as gone, with what the Job and its
+		remaining pods still tell (the exit code, the reason, the podFailurePolicy rule).
+		Without backoffLimitPerIndex attempts are the pods still present, oldest first.
+
+		When several attempts are shown each line starts with "[index N attempt K]". Notes
+		about gone pods go to standard error.
+
+		Exit codes: 0 logs were shown; 1 nothing could be shown because every selected pod is
+		gone; 2 usage error (an index out of range, an attempt that never ran, a Job that is
+		not Indexed); 4 the API server could not be reached, refused the request, or could not
+		fetch the logs from the node.`)
+
+	example = templates.Examples(`
+		# The latest attempt of index 4
+		kubectl indexed logs evaluation --index 4
+
+		# Its first attempt, the last 50 lines
+		kubectl indexed logs evaluation --index 4 --attempt 1 --tail 50
+
+		# Every attempt of index 4, each line prefixed with its attempt
+		kubectl indexed logs evaluation --index 4 --all-attempts
+
+		# Why did indexes fail: the last failed attempt of each
+		kubectl indexed logs evaluation --failed
+
+		# Follow the running attempt of index 7
+		kubectl indexed logs evaluation --index 7 -f`)
+)
+
+// Options holds the flags of the logs command.
+type Options struct {
+	Index       int
+	Attempt     int
+	AllAttempts bool
+	Failed      bool
+	Container   string
+	Tail        int64
+	Since       metav1.Duration
+	Follow      bool
+
+	JobName   string
+	Namespace string
+	indexSet  bool
+
+	// Client talks to the cluster; set by Complete, or by tests.
+	Client kubernetes.Interface
+	Clock  clock.Clock
+
+	genericiooptions.IOStreams
+}
+
+// NewOptions returns the options with their defaults.
+func NewOptions(streams genericiooptions.IOStreams) *Options {
+	return &Options{IOStreams: streams, Tail: -1, Index: -1, Clock: clock.RealClock{}}
+}
+
+// NewCmdLogs returns the logs command.
+func NewCmdLogs(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+	return NewCmdLogsWithOptions(f, NewOptions(streams))
+}
+
+// NewCmdLogsWithOptions returns the logs command bound to o (tests inject a client).
+func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                   "logs JOB (--index N [--attempt K | --all-attempts] | --failed) [-c CONTAINER] [--tail N] [--since D] [-f]",
+		DisableFlagsInUseLine: true,
+		Short:                 "Print the logs of an index's attempts, or of every failed index",
+		Long:                  long,
+		Example:               example,
+		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.indexSet = cmd.Flags().Changed("index")
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&o.Index, "index", o.Index, "The completion index whose logs to show.")
+	fl.IntVar(&o.Attempt, "attempt", 0, "The attempt of --index to show, from 1 (default: the latest).")
+	fl.BoolVar(&o.AllAttempts, "all-attempts", false, "Show every attempt of --index, oldest first.")
+	fl.BoolVar(&o.Failed, "failed", false, "Show the last failed attempt of every failed index.")
+	fl.StringVarP(&o.Container, "container", "c", "", "The container (default: kubectl's default-container annotation, else the one that failed, else the first).")
+	fl.Int64Var(&o.Tail, "tail", o.Tail, "Lines of recent log to show per attempt; -1 shows all.")
+	fl.DurationVar(&o.Since.Duration, "since", 0, "Only logs newer than this duration (e.g. 5s, 2m, 3h).")
+	fl.BoolVarP(&o.Follow, "follow", "f", false, "Stream the logs as they are written (the running attempt).")
+	return cmd
+}
+
+// Complete resolves the Job name, the namespace and the client.
+func (o *Options) Complete(f cmdutil.Factory, args []string) error {
+	if len(args) != 1 {
+		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed logs --help' for usage.", len(args))
+	}
+	name, err := jobref.Name(args[0])
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	o.JobName = name
+	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Namespace = ns
+	if o.Client != nil {
+		return nil
+	}
+	cs, err := f.KubernetesClientSet()
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	o.Client = cs
+	return nil
+}
+
+// Validate checks the flags.
+func (o *Options) Validate() error {
+	switch {
+	case o.Failed && o.indexSet:
+		return exitcode.UsageError("give either --index N or --failed, not both")
+	case !o.Failed && !o.indexSet:
+		return exitcode.UsageError("give --index N (the completion index) or --failed\nSee 'kubectl indexed logs --help' for usage.")
+	case o.indexSet && o.Index < 0:
+		return exitcode.UsageError("--index must not be negative")
+	case o.Attempt < 0:
+		return exitcode.UsageError("--attempt counts from 1")
+	case o.Attempt > 0 && o.AllAttempts:
+		return exitcode.UsageError("give either --attempt or --all-attempts, not both")
+	case (o.Attempt > 0 || o.AllAttempts) && o.Failed:
+		return exitcode.UsageError("--attempt and --all-attempts go with --index, not --failed")
+	case o.Tail < -1:
+		return exitcode.UsageError("--tail must be -1 (all lines) or more")
+	case o.Since.Duration < 0:
+		return exitcode.UsageError("--since must not be negative")
+	}
+	return nil
+}
+
+// Run selects the attempts and prints their logs.
+func (o *Options) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	if err != nil {
+		return exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+	}
+	sel, err := cmdstatus.PodSelector(job)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	list, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return exitcode.APIError(err, "list", "pods", "", o.Namespace)
+	}
+	report, err := indexstatus.Build(job, list.Items, indexstatus.Options{Clock: o.Clock, AllIndexes: true})
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	targets, err := podlogs.Select(job, list.Items, report, podlogs.Selection{
+		Index: o.Index, Attempt: o.Attempt, AllAttempts: o.AllAttempts, Failed: o.Failed, Container: o.Container,
+	})
+	var selErr *podlogs.Error
+	if errors.As(err, &selErr) {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if err != nil {
+		return err
+	}
+	return o.show(ctx, targets)
+}
+
+// show prints the notes about gone attempts and the logs of the others, prefixed when there is
+// more than one. With -f the streams run side by side, line by line.
+func (o *Options) show(ctx context.Context, targets []podlogs.Target) error {
+	var live []podlogs.Target
+	for _, t := range targets {
+		if t.Gone {
+			name := t.Label()
+			if t.Attempt == 0 {
+				name = fmt.Sprintf("index %d", t.Index)
+			}
+			_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", name, t.Known)
+			continue
+		}
+		live = append(live, t)
+	}
+	if len(live) == 0 {
+		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("no logs to show: the pods of the selected attempts are gone (see above)"))
+	}
+	prefix := len(live) > 1
+	out := &lineWriter{w: o.Out}
+	var errs []error
+	if o.Follow && len(live) > 1 {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, t := range live {
+			wg.Go(func() {
+				if err := o.stream(ctx, t, prefix, out); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		for _, t := range live {
+			if err := o.stream(ctx, t, prefix, out); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return exitcode.Wrap(exitcode.Cluster, errors.Join(errs...))
+	}
+	return nil
+}
+
+// stream copies one attempt's log, line by line, prefixed when asked.
+func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out *lineWriter) error {
+	opts := &corev1.PodLogOptions{Container: t.Container, Follow: o.Follow}
+	if o.Tail >= 0 {
+		opts.TailLines = &o.Tail
+	}
+	if o.Since.Duration > 0 {
+		s := int64(o.Since.Seconds())
+		opts.SinceSeconds = &s
+	}
+	rc, err := o.Client.CoreV1().Pods(o.Namespace).GetLogs(t.Pod, opts).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("cannot fetch the logs of pod %q (%s, container %q): %w", t.Pod, t.Label(), t.Container, hint(err))
+	}
+	defer func() { _ = rc.Close() }()
+	p := ""
+	if prefix {
+		p = "[" + t.Label() + "] "
+	}
+	r := bufio.NewReader(rc)
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" {
+			if !strings.HasSuffix(line, "\n") {
+				line += "\n"
+			}
+			out.write(p + line)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the logs of pod %q (%s): %w", t.Pod, t.Label(), err)
+		}
+	}
+}
+
+// hint adds what an unreachable kubelet means: the API server fetches logs from the node.
+func hint(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "dial tcp") || strings.Contains(msg, "connection refused") || strings.Contains(msg, "no route to host") || strings.Contains(msg, "i/o timeout") {
+		return fmt.Errorf("the API server could not reach the node's kubelet, which serves container logs: %w", err)
+	}
+	return err
+}
+
+// lineWriter writes whole lines from several goroutines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) write(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = io.WriteString(l.w, s)
+}

@@ -1,0 +1,231 @@
+package logs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// job is an Indexed Job of 4 indexes with backoffLimitPerIndex 1, as the server returns it
+// after: index 0 succeeded; index 1 failed twice (its first pod since deleted), index 2 failed
+// once and was retried, its retry running; index 3 failed on its first and second attempt.
+func fixture() (*batchv1.Job, []*corev1.Pod) {
+	j := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{Name: "eval", Namespace: "ns", UID: "uid-eval"},
+		Spec: batchv1.JobSpec{
+			Completions: ptr.To[int32](4), Parallelism: ptr.To[int32](4),
+			CompletionMode:       ptr.To(batchv1.IndexedCompletion),
+			BackoffLimit:         ptr.To[int32](2147483647),
+			BackoffLimitPerIndex: ptr.To[int32](1),
+			Template:             corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker"}}}},
+		},
+		Status: batchv1.JobStatus{StartTime: &metav1.Time{Time: t0}, CompletedIndexes: "0", FailedIndexes: ptr.To("1,3"), Succeeded: 1, Failed: 5, Active: 1},
+	}
+	pods := []*corev1.Pod{
+		pod(j, 0, 0, ptr.To[int32](0)),
+		pod(j, 1, 1, ptr.To[int32](3)),
+		pod(j, 2, 0, ptr.To[int32](7)),
+		pod(j, 2, 1, nil),
+		pod(j, 3, 0, ptr.To[int32](5)),
+		pod(j, 3, 1, ptr.To[int32](6)),
+	}
+	return j, pods
+}
+
+func pod(j *batchv1.Job, index, failures int, exit *int32) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("%s-%d-%d", j.Name, index, failures), Namespace: "ns", UID: types.UID(fmt.Sprintf("p-%d-%d", index, failures)),
+			Labels:            map[string]string{batchv1.ControllerUidLabel: string(j.UID), batchv1.JobNameLabel: j.Name},
+			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index), batchv1.JobIndexFailureCountAnnotation: strconv.Itoa(failures)},
+			CreationTimestamp: metav1.Time{Time: t0.Add(time.Duration(failures) * time.Minute)},
+			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: ptr.To(true)}},
+		},
+		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "worker"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning},
+	}
+	if exit != nil {
+		p.Status.Phase = corev1.PodSucceeded
+		if *exit != 0 {
+			p.Status.Phase = corev1.PodFailed
+		}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "worker", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+			ExitCode: *exit, Reason: "Error", FinishedAt: metav1.Time{Time: t0.Add(time.Duration(failures)*time.Minute + 30*time.Second)},
+		}}}}
+	}
+	return p
+}
+
+// logServer answers log requests in the order they come with "log of request N" lines and
+// records the options of each.
+type logServer struct {
+	mu    sync.Mutex
+	opts  []corev1.PodLogOptions
+	lines []string
+	err   error
+}
+
+func (s *logServer) react(a k8stesting.Action) (bool, runtime.Object, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return true, nil, s.err
+	}
+	g := a.(k8stesting.GenericAction)
+	s.opts = append(s.opts, *g.GetValue().(*corev1.PodLogOptions))
+	body := s.lines[len(s.opts)-1]
+	return true, &runtime.Unknown{Raw: []byte(body)}, nil
+}
+
+type result struct {
+	out, errOut string
+	code        int
+}
+
+func run(t *testing.T, srv *logServer, args ...string) result {
+	t.Helper()
+	j, pods := fixture()
+	objs := []runtime.Object{j}
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	client := fake.NewClientset(objs...)
+	client.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() != "log" {
+			return false, nil, nil
+		}
+		return srv.react(a)
+	})
+	var out, errOut bytes.Buffer
+	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	o.Client = client
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+	cmd := NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o)
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
+	}
+	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err)}
+}
+
+func TestLatestAttemptOfAnIndex(t *testing.T) {
+	srv := &logServer{lines: []string{"starting\nshard 2 at 40%\n"}}
+	r := run(t, srv, "job.batch/eval", "--index", "2", "--tail", "20", "--since", "5m")
+	if r.code != 0 || r.out != "starting\nshard 2 at 40%\n" || r.errOut != "" {
+		t.Fatalf("got code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+	if len(srv.opts) != 1 {
+		t.Fatalf("want one log request, got %d", len(srv.opts))
+	}
+	got := srv.opts[0]
+	if got.Container != "worker" || got.TailLines == nil || *got.TailLines != 20 || got.SinceSeconds == nil || *got.SinceSeconds != 300 || got.Follow {
+		t.Errorf("log options = %+v", got)
+	}
+}
+
+func TestFollowAsksTheServerToFollow(t *testing.T) {
+	srv := &logServer{lines: []string{"x\n"}}
+	if r := run(t, srv, "eval", "--index", "2", "-f"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if !srv.opts[0].Follow || srv.opts[0].TailLines != nil {
+		t.Errorf("log options = %+v", srv.opts[0])
+	}
+}
+
+func TestAllAttemptsPrefixesAndNamesTheGonePod(t *testing.T) {
+	srv := &logServer{lines: []string{"first try\n", "second try\nno newline at end"}}
+	r := run(t, srv, "eval", "--index", "2", "--all-attempts")
+	want := "[index 2 attempt 1] first try\n[index 2 attempt 2] second try\n[index 2 attempt 2] no newline at end\n"
+	if r.code != 0 || r.out != want {
+		t.Fatalf("code %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.out, want, r.errOut)
+	}
+
+	// Index 1: attempt 1's pod was deleted; attempt 2's pod counts one failure before it.
+	srv = &logServer{lines: []string{"exit 3\n"}}
+	r = run(t, srv, "eval", "--index", "1", "--all-attempts")
+	if r.code != 0 || r.out != "exit 3\n" {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+	for _, w := range []string{"index 1 attempt 1: its pod is gone; it failed: pod eval-1-1 (attempt 2) counts 1 failure of this index before it"} {
+		if !strings.Contains(r.errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.errOut)
+		}
+	}
+}
+
+func TestGoneAttemptAloneExitsOne(t *testing.T) {
+	srv := &logServer{}
+	r := run(t, srv, "eval", "--index", "1", "--attempt", "1")
+	if r.code != exitcode.Findings || r.out != "" || len(srv.opts) != 0 {
+		t.Fatalf("code %d (want 1)\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+	if !strings.Contains(r.errOut, "index 1 attempt 1: its pod is gone") || !strings.Contains(r.errOut, "no logs to show") {
+		t.Errorf("stderr:\n%s", r.errOut)
+	}
+}
+
+func TestFailedShowsTheLastFailedAttemptOfEachFailedIndex(t *testing.T) {
+	srv := &logServer{lines: []string{"boom 3\n", "boom 6\n"}}
+	r := run(t, srv, "eval", "--failed")
+	want := "[index 1 attempt 2] boom 3\n[index 3 attempt 2] boom 6\n"
+	if r.code != 0 || r.out != want || r.errOut != "" {
+		t.Fatalf("code %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.out, want, r.errOut)
+	}
+}
+
+func TestBadSelections(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"eval"}, exitcode.Usage, "give --index N"},
+		{[]string{"eval", "--index", "1", "--failed"}, exitcode.Usage, "not both"},
+		{[]string{"eval", "--index", "9"}, exitcode.Usage, "index 9 is out of range: job \"eval\" has completion indexes 0 to 3"},
+		{[]string{"eval", "--index", "1", "--attempt", "3"}, exitcode.Usage, "index 1 has run 2 attempts: there is no attempt 3"},
+		{[]string{"eval", "--index", "1", "--attempt", "1", "--all-attempts"}, exitcode.Usage, "not both"},
+		{[]string{"eval", "--failed", "--attempt", "1"}, exitcode.Usage, "go with --index"},
+		{[]string{"nope", "--index", "1"}, exitcode.Cluster, `job "nope" not found in namespace "ns"`},
+	} {
+		r := run(t, &logServer{}, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.errOut, tc.want) {
+			t.Errorf("%v: code %d (want %d), stderr:\n%s(want %q)", tc.args, r.code, tc.code, r.errOut, tc.want)
+		}
+	}
+}
+
+func TestLogFetchErrorIsAClusterError(t *testing.T) {
+	srv := &logServer{err: errors.New(`Get "https://192.0.2.10:10250/containerLogs/ns/eval-2-1/worker": dial tcp 192.0.2.10:10250: connect: connection refused`)}
+	r := run(t, srv, "eval", "--index", "2")
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `cannot fetch the logs of pod "eval-2-1" (index 2 attempt 2, container "worker"): the API server could not reach the node's kubelet`) {
+		t.Fatalf("code %d\nstderr:\n%s", r.code, r.errOut)
+	}
+}

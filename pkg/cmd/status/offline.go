@@ -1,0 +1,233 @@
+package status
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// readOffline reads -f: one Job, alone (kubectl get job -o json|yaml) or with its pods in a
+// List or a stream of documents (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME
+// -o json); then --pods-file. podsGiven says whether pods came from either.
+func (o *Options) readOffline() (in *offlineInput, err error) {
+	job, pods, podsGiven, streamed, err := o.readOfflineObjects()
+	if err != nil {
+		return nil, err
+	}
+	if streamed != nil {
+		return streamed, nil
+	}
+	acc, err := indexstatus.NewAccumulator(job)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	for i := range pods {
+		acc.Add(&pods[i])
+	}
+	return &offlineInput{job: job, acc: acc, podsGiven: podsGiven, captured: captureTime(job, pods)}, nil
+}
+
+// offlineInput is what the offline report is made from: the Job, its pods reduced into an
+// accumulator, and the newest time written in them.
+type offlineInput struct {
+	job       *batchv1.Job
+	acc       *indexstatus.Accumulator
+	podsGiven bool
+	captured  time.Time
+}
+
+func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, podsGiven bool, streamed *offlineInput, err error) {
+	docs, err := source.Read([]string{o.Filename}, source.Options{Stdin: o.In})
+	if err != nil {
+		return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
+	}
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), d.Err))
+		}
+		switch d.Kind() {
+		case "Job":
+			if job != nil {
+				return nil, nil, false, nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, job.Name, d.Name())
+			}
+			job = &batchv1.Job{}
+			if _, err := d.DecodeStrict(job); err != nil {
+				return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), err))
+			}
+		case "Pod":
+			var p corev1.Pod
+			if _, err := d.DecodeStrict(&p); err != nil {
+				return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", d.Location(), err))
+			}
+			pods = append(pods, p)
+			podsGiven = true
+		default:
+			return nil, nil, false, nil, exitcode.UsageError("%s: expected a Job (kubectl get job -o json), optionally with its pods, found kind %q", d.Location(), d.Kind())
+		}
+	}
+	if job == nil {
+		return nil, nil, false, nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
+	}
+	if o.PodsFile != "" {
+		if podsGiven {
+			return nil, nil, false, nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
+		}
+		// A JSON pod list is streamed: each pod reduced as it is decoded, never all held.
+		if in, ok, err := o.streamPods(job); ok || err != nil {
+			return nil, nil, false, in, err
+		}
+		more, err := source.ReadPods(o.PodsFile, o.In)
+		if err != nil {
+			return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+		}
+		pods, podsGiven = more, true
+	}
+	if err := foreignPods(job, pods); err != nil {
+		return nil, nil, false, nil, err
+	}
+	return job, pods, podsGiven, nil, nil
+}
+
+// foreignPods is an error naming the pods given that belong to another Job: their controller
+// owner or their controller-uid label names another UID. A report mixing two Jobs' pods would
+// be wrong without saying so.
+func foreignPods(job *batchv1.Job, pods []corev1.Pod) error {
+	var f foreign
+	for i := range pods {
+		f.check(job, &pods[i])
+	}
+	return f.err(job)
+}
+
+// foreign gathers the pods of another Job.
+type foreign struct {
+	names []string
+	owner string
+}
+
+func (f *foreign) check(job *batchv1.Job, p *corev1.Pod) {
+	other := ""
+	if ref := metav1.GetControllerOf(p); ref != nil && job.UID != "" && ref.UID != job.UID {
+		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
+	} else if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok && job.UID != "" && uid != string(job.UID) {
+		other = fmt.Sprintf("the Job of uid %s", uid)
+		if n := p.Labels[batchv1.JobNameLabel]; n != "" {
+			other = fmt.Sprintf("Job %q (uid %s)", n, uid)
+		}
+	}
+	if other == "" {
+		return
+	}
+	if f.owner == "" {
+		f.owner = other
+	}
+	f.names = append(f.names, p.Name)
+}
+
+func (f *foreign) err(job *batchv1.Job) error {
+	names, owner := f.names, f.owner
+	if len(names) == 0 {
+		return nil
+	}
+	shown := names
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
+	}
+	return exitcode.UsageError("%d of the pods given belong to another Job, not to Job %q (uid %s): %s (the first belongs to %s); give only this Job's pods: kubectl get pods -n %s -l %s=%s -o json",
+		len(names), job.Name, job.UID, strings.Join(shown, ", "), owner, orDefault(job.Namespace, "NAMESPACE"), batchv1.ControllerUidLabel, job.UID)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// captureTime is the newest time written in the objects: a Job or pod condition, a start or
+// completion time, a container's start or finish, a creation or deletion. A saved report is
+// made at that time, not at the wall clock's, so ages and "due now" read as they did when the
+// objects were saved (--now overrides it).
+func captureTime(job *batchv1.Job, pods []corev1.Pod) time.Time {
+	var newest time.Time
+	see := func(t *metav1.Time) {
+		if t != nil && t.After(newest) {
+			newest = t.Time
+		}
+	}
+	seeMeta := func(m *metav1.ObjectMeta) {
+		see(&m.CreationTimestamp)
+		// A deletion timestamp lies in the future by the grace period: not a capture time.
+	}
+	seeMeta(&job.ObjectMeta)
+	see(job.Status.StartTime)
+	see(job.Status.CompletionTime)
+	for i := range job.Status.Conditions {
+		see(&job.Status.Conditions[i].LastProbeTime)
+		see(&job.Status.Conditions[i].LastTransitionTime)
+	}
+	for i := range pods {
+		if t := podTime(&pods[i]); t.After(newest) {
+			newest = t
+		}
+	}
+	return newest
+}
+
+// podTime is the newest time written in a pod.
+func podTime(p *corev1.Pod) time.Time {
+	var newest time.Time
+	see := func(t *metav1.Time) {
+		if t != nil && t.After(newest) {
+			newest = t.Time
+		}
+	}
+	see(&p.CreationTimestamp)
+	see(p.Status.StartTime)
+	for k := range p.Status.Conditions {
+		see(&p.Status.Conditions[k].LastProbeTime)
+		see(&p.Status.Conditions[k].LastTransitionTime)
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for k := range list {
+			for _, st := range []corev1.ContainerState{list[k].State, list[k].LastTerminationState} {
+				if st.Running != nil {
+					see(&st.Running.StartedAt)
+				}
+				if st.Terminated != nil {
+					see(&st.Terminated.StartedAt)
+					see(&st.Terminated.FinishedAt)
+				}
+			}
+		}
+	}
+	return newest
+}
+
+// offlineClock is the clock of an offline report: --now, else the capture time (a note only
+// when the objects carry no time at all).
+func (o *Options) offlineClock(at time.Time) (fixedClock, string) {
+	if !o.Now.IsZero() {
+		return fixedClock(o.Now), ""
+	}
+	if at.IsZero() {
+		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved)."
+	}
+	// No note: live and offline reports of the same objects are the same; observedAt says
+	// the time.
+	return fixedClock(at), ""
+}
+
+// fixedClock always says the same time.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }

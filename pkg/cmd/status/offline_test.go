@@ -1,0 +1,162 @@
+package status
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+)
+
+// An offline report is made at the newest time in the objects, not at the wall clock's: the
+// run helper's clock is t0+1m, the running fixture's newest time is its pods' finish at t0+5s.
+func TestOfflineReportIsMadeAtCaptureTime(t *testing.T) {
+	j, pods := running()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", "json")
+	var rep indexstatus.IndexedJobStatus
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil || r.code != 0 {
+		t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+	}
+	if want := t0.Add(5 * time.Second); !rep.ObservedAt.Equal(want) {
+		t.Errorf("observedAt = %s, want the capture time %s", rep.ObservedAt, want)
+	}
+	// --now sets it.
+	r = run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", "json", "--now", "2026-03-01T13:00:00Z")
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil || !rep.ObservedAt.Equal(t0.Add(time.Hour)) {
+		t.Errorf("--now: observedAt %s, %v", rep.ObservedAt, err)
+	}
+	if r := run(t, nil, "", "-f", jobFile, "--now", "yesterday"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "not an RFC 3339 time") {
+		t.Errorf("--now yesterday: %+v", r)
+	}
+	if r := run(t, nil, "", "run", "--now", "2026-03-01T13:00:00Z"); r.code != exitcode.Usage {
+		t.Errorf("--now live: %+v", r)
+	}
+}
+
+// Without pods the report says they were not given, not that they are gone.
+func TestOfflineWithoutPodsSaysNotGiven(t *testing.T) {
+	j, _ := seed()
+	jobFile, _ := writeObjects(t, j, nil)
+	r := run(t, nil, "", "-f", jobFile)
+	r.out = strings.Join(strings.Fields(r.out), " ") // the text view wraps at 80 columns
+	if r.code != 0 || !strings.Contains(r.out, "Why indexes 2,4 failed (exit code, attempts): the pods were not given (--pods-file).") ||
+		strings.Contains(r.out, "garbage collection") || strings.Contains(r.out, "pods are gone") {
+		t.Errorf("exit %d:\n%s", r.code, r.out)
+	}
+}
+
+// Pods of another Job are an error naming them, not a footnote.
+func TestOfflineForeignPodsAreAnError(t *testing.T) {
+	j, pods := seed()
+	other, otherPods := running()
+	jobFile, podsFile := writeObjects(t, j, append(pods, otherPods[0]))
+	r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile)
+	want := `1 of the pods given belong to another Job, not to Job "seed" (uid uid-seed): ` + otherPods[0].Name + ` (the first belongs to Job "` + other.Name + `")`
+	if r.code != exitcode.Usage || !strings.Contains(r.errOut, want) || !strings.Contains(r.errOut, "kubectl get pods -n ns -l batch.kubernetes.io/controller-uid=uid-seed -o json") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", r.code, r.errOut, want)
+	}
+}
+
+// -f takes the List `kubectl get job,pods -o json` writes: the same report as two files.
+func TestOfflineListOfJobAndPods(t *testing.T) {
+	j, pods := seed()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	list := corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+	list.Items = append(list.Items, runtime.RawExtension{Object: j})
+	for _, p := range pods {
+		list.Items = append(list.Items, runtime.RawExtension{Object: p})
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listFile := filepath.Join(t.TempDir(), "list.json")
+	if err := os.WriteFile(listFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	two := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", "wide")
+	one := run(t, nil, "", "-f", listFile, "-o", "wide")
+	if one.code != 0 || one.out != two.out {
+		t.Errorf("List input differs:\n%s%s\n---\n%s", one.out, one.errOut, two.out)
+	}
+	if r := run(t, nil, "", "-f", listFile, "--pods-file", podsFile); r.code != exitcode.Usage || !strings.Contains(r.errOut, "already holds pods") {
+		t.Errorf("pods twice: %+v", r)
+	}
+	// Two Jobs in one file: which one is meant is not guessed.
+	j2, _ := running()
+	list.Items = append(list.Items, runtime.RawExtension{Object: j2})
+	b, _ = json.Marshal(list)
+	_ = os.WriteFile(listFile, b, 0o600)
+	if r := run(t, nil, "", "-f", listFile); r.code != exitcode.Usage || !strings.Contains(r.errOut, `holds more than one Job ("seed" and "run")`) {
+		t.Errorf("two Jobs: %+v", r)
+	}
+}
+
+// -n with -f is an error: the saved Job names its own namespace.
+func TestOfflineNamespaceFlagIsAnError(t *testing.T) {
+	j, _ := seed()
+	jobFile, _ := writeObjects(t, j, nil)
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	o.Clock = testingclock.NewFakeClock(t0)
+	cmd := NewCmdStatusWithOptions(cmdtesting.NewTestFactory(), o)
+	cmd.PersistentFlags().StringP("namespace", "n", "", "as the root command has it")
+	cmd.SetArgs([]string{"-f", jobFile, "-n", "other"})
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.Execute()
+	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(exitcode.Message(err), "-n/--namespace cannot be used with -f") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// status takes the Job as kubectl users write it: job/NAME, jobs.batch/NAME (what
+// `kubectl get -o name` prints) give the same report as NAME; another type is a usage error.
+func TestJobArgumentForms(t *testing.T) {
+	j, pods := seed()
+	plain := run(t, clientFor(j, pods), "", "seed")
+	for _, arg := range []string{"job/seed", "job.batch/seed", "jobs.batch/seed"} {
+		if r := run(t, clientFor(j, pods), "", arg); r.code != 0 || r.out != plain.out {
+			t.Errorf("%s: exit %d\n%s%s", arg, r.code, r.out, r.errOut)
+		}
+	}
+	if r := run(t, clientFor(j, pods), "", "pod/seed"); r.code != exitcode.Usage || !strings.Contains(r.errOut, `"pod/seed" is not a Job`) {
+		t.Errorf("pod/seed: %+v", r)
+	}
+}
+
+// kubectl's template formats, through cli-runtime's printers, on the documented JSON fields.
+func TestTemplateOutputs(t *testing.T) {
+	j, pods := seed()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	for format, want := range map[string]string{
+		"jsonpath={.completeness.missing}":                              "2,4",
+		`jsonpath={range .indexes[?(@.state=="Failed")]}{.index} {end}`: "2 4 ",
+		"go-template={{.phase}}":                                        "Failed",
+		"custom-columns=PHASE:.phase,MISSING:.completeness.missing":     "PHASE    MISSING\nFailed   2,4\n",
+	} {
+		r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", format)
+		if r.code != 0 || r.out != want {
+			t.Errorf("-o %s: exit %d, got %q want %q (%s)", format, r.code, r.out, want, r.errOut)
+		}
+	}
+	if r := run(t, nil, "", "-f", jobFile, "-o", "jsonpath={.nope"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "unclosed action") {
+		t.Errorf("bad jsonpath: %+v", r)
+	}
+	if r := run(t, nil, "", "-f", jobFile, "-o", "xml"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "jsonpath=...") {
+		t.Errorf("-o xml: %+v", r)
+	}
+}

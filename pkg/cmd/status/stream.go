@@ -1,0 +1,147 @@
+package status
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// streamPods reads --pods-file as the offline path's fast road when it is a JSON PodList or
+// List (what kubectl get pods -o json writes): the items are decoded one pod at a time and
+// reduced into the accumulator as they are read, as the live path does with protobuf pages,
+// so memory does not grow with the pods and the file is never held whole. ok is false, having
+// read nothing that matters, when the file is not such JSON (YAML, a stream of documents):
+// the caller then reads it the general way.
+func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err error) {
+	var r io.Reader
+	if o.PodsFile == source.StdinName {
+		if o.In == nil {
+			return nil, false, nil
+		}
+		br := bufio.NewReaderSize(o.In, 256<<10)
+		if !startsJSONObject(br) {
+			// Put what was peeked back in front of the rest for the general reader.
+			o.In = br
+			return nil, false, nil
+		}
+		r = br
+	} else {
+		f, err := os.Open(o.PodsFile)
+		if err != nil {
+			return nil, false, nil // the general reader says why
+		}
+		defer func() { _ = f.Close() }()
+		br := bufio.NewReaderSize(f, 256<<10)
+		if !startsJSONObject(br) {
+			return nil, false, nil
+		}
+		r = br
+	}
+	acc, err := indexstatus.NewAccumulator(job)
+	if err != nil {
+		return nil, true, exitcode.Wrap(exitcode.Usage, err)
+	}
+	in = &offlineInput{job: job, acc: acc, podsGiven: true, captured: captureTime(job, nil)}
+	var f foreign
+	add := func(p *corev1.Pod) {
+		f.check(job, p)
+		if t := podTime(p); t.After(in.captured) {
+			in.captured = t
+		}
+		acc.Add(p)
+	}
+	if err := decodePodList(r, add); err != nil {
+		return nil, true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", o.PodsFile, err))
+	}
+	if err := f.err(job); err != nil {
+		return nil, true, err
+	}
+	return in, true, nil
+}
+
+// startsJSONObject reports whether the input's first non-space byte is '{'.
+func startsJSONObject(br *bufio.Reader) bool {
+	for n := 1; n <= 4096; n++ {
+		b, err := br.Peek(n)
+		if err != nil || len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// decodePodList walks a JSON PodList or List token by token and calls add for every item,
+// each decoded strictly (unknown fields are an error, as with the general reader) and dropped
+// once add returns.
+func decodePodList(r io.Reader, add func(*corev1.Pod)) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("expected a JSON object (a PodList as kubectl get pods -o json writes it)")
+	}
+	kind, sawItems := "", false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		switch key {
+		case "kind":
+			if err := dec.Decode(&kind); err != nil {
+				return fmt.Errorf("kind: %w", err)
+			}
+			if kind != "PodList" && kind != "List" {
+				return fmt.Errorf("expected Pods (a PodList as kubectl get pods -o json writes it), found kind %q", kind)
+			}
+		case "items":
+			sawItems = true
+			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+				if tok == nil && err == nil {
+					continue // "items": null
+				}
+				return errors.New("items: expected a list")
+			}
+			for n := 0; dec.More(); n++ {
+				p := &corev1.Pod{}
+				if err := dec.Decode(p); err != nil {
+					return fmt.Errorf("items[%d]: %w", n, err)
+				}
+				if p.Kind != "" && p.Kind != "Pod" {
+					return fmt.Errorf("items[%d]: expected a Pod, found kind %q", n, p.Kind)
+				}
+				add(p)
+			}
+			if _, err := dec.Token(); err != nil { // ]
+				return err
+			}
+		default:
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+		}
+	}
+	if kind == "" || !sawItems {
+		return errors.New("expected a PodList or List with kind and items (kubectl get pods -o json)")
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package indexstatus
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// Actions: the Next entries that are commands to run, made from the same facts as the words.
+
+// Entry kinds of actions.
+const (
+	// EntryShowLogs: Command prints the logs of the last failed attempt of every failed index.
+	EntryShowLogs EntryKind = "ShowLogs"
+	// EntryRetryShards: Command re-runs the shards of Indexes (kubectl indexed retry).
+	EntryRetryShards EntryKind = "RetryShards"
+	// EntryLintPolicy: the Job shares one backoffLimit between its indexes (the prepare-db
+	// mode); Command lints it.
+	EntryLintPolicy EntryKind = "LintPolicy"
+	// EntryUnschedulable: the pods of Indexes are Pending because the scheduler cannot place
+	// them; Reason is the PodScheduled condition's reason, Text carries its message.
+	EntryUnschedulable EntryKind = "Unschedulable"
+)
+
+// nsFlag is " -n NS" for commands.
+func (b *reportBuilder) nsFlag() string {
+	if b.job.Namespace == "" {
+		return ""
+	}
+	return " -n " + b.job.Namespace
+}
+
+// finishedActions are the commands for a finished Job whose indexes did not all succeed: the
+// logs of the failed ones, the retry of the missing ones, and lint when the indexes shared
+// one backoffLimit (the prepare-db mode).
+func (b *reportBuilder) finishedActions() []Entry {
+	var out []Entry
+	failed := b.failed
+	unfinished := set(b.states[StateUnfinished])
+	missing := failed.Union(unfinished)
+	if missing.IsEmpty() {
+		return nil
+	}
+	// The indexes whose last failed attempt has a pod: failed ones, and unfinished ones whose
+	// last attempt failed (what logs --failed shows).
+	withPods := failed.Difference(set(&b.failedGone)).Union(set(&b.ownFailure))
+	if !withPods.IsEmpty() {
+		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods.String(),
+			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),
+			Text:    fmt.Sprintf("See why %s %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", plural(withPods.Len(), "index", "indexes"), withPods.Truncated(setWidth), b.job.Name, b.nsFlag())})
+	}
+	if b.phase != PhaseFailed {
+		// Complete through a success policy: the indexes without a result were not needed.
+		return out
+	}
+	if _, ok := shards.ConfigMapNameFromJob(b.job); ok {
+		cmd := fmt.Sprintf("kubectl indexed retry %s%s", b.job.Name, b.nsFlag())
+		what := "the failed shards"
+		if !unfinished.IsEmpty() {
+			cmd += " --indexes missing"
+			what = "every shard without a success"
+		}
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(), Command: cmd,
+			Text: fmt.Sprintf("Re-run %s (%s) as a new Job: %s", what, missing.Truncated(setWidth), cmd)})
+	} else {
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(),
+			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry re-runs only the shards of a Job made by kubectl indexed create, which this one is not.",
+				plural(missing.Len(), "Index", "Indexes"), missing.Truncated(setWidth), plural(missing.Len(), "has", "have"))})
+	}
+	if b.pol.Spec.SharedBudget() {
+		cmd := fmt.Sprintf("kubectl get job %s%s -o yaml | kubectl indexed lint -f -", b.job.Name, b.nsFlag())
+		out = append(out, Entry{Kind: EntryLintPolicy, Command: cmd,
+			Text: fmt.Sprintf("Its %d indexes shared one backoffLimit (no backoffLimitPerIndex), so one index's failures failed them all; see what to change before a re-run: %s", b.completions, cmd)})
+	}
+	return out
+}
+
+// unschedulable is one entry per scheduler reason for the indexes whose current pod is Pending
+// because the scheduler cannot place it (PodScheduled=False), with the scheduler's message.
+func (b *reportBuilder) unschedulable() []Entry {
+	type group struct {
+		reason, message string
+		ix              indexes.Builder
+	}
+	groups := map[string]*group{}
+	for i := range b.facts {
+		f := &b.facts[i]
+		p := f.current
+		if p == nil || p.unschedulable == "" {
+			continue
+		}
+		key := p.unschedulable + "\x00" + p.unschedulableMessage
+		g := groups[key]
+		if g == nil {
+			g = &group{reason: p.unschedulable, message: p.unschedulableMessage}
+			groups[key] = g
+		}
+		g.ix.Add(f.index)
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []Entry
+	for _, k := range keys {
+		g := groups[k]
+		s := g.ix.Set()
+		msg := strings.TrimSuffix(g.message, ".")
+		if msg == "" {
+			msg = "the scheduler gave no message"
+		}
+		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s.String(),
+			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
+				plural(s.Len(), "pod", "pods"), plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, plural(s.Len(), "it stays Pending", "they stay Pending"))})
+	}
+	return out
+}
+
+// indexesLen counts the indexes of an interval string the report wrote.
+func indexesLen(s string) int {
+	set, err := indexes.Parse(s, indexes.Unbounded)
+	if err != nil {
+		return 0
+	}
+	return set.Len()
+}
+
+// notGiven says the pods were not given (offline without --pods-file).
+const notGiven = "the pods were not given (--pods-file)"
+
+// podsGone is gone, or notGiven when the report was made without pods.
+func (b *reportBuilder) podsGone(gone string) string {
+	if b.opts.PodsNotGiven {
+		return notGiven
+	}
+	return gone
+}

@@ -1,0 +1,135 @@
+package indexstatus
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+func entryOf(r *IndexedJobStatus, kind EntryKind) *Entry {
+	for i := range r.NextEntries {
+		if r.NextEntries[i].Kind == kind {
+			return &r.NextEntries[i]
+		}
+	}
+	return nil
+}
+
+// A finished Job with failed indexes names the commands that act on them, from the captured
+// fixtures: the logs of the failed indexes, the retry (for a Job made by create, as the
+// shards-configmap annotation says), lint for the prepare-db mode.
+func TestFinishedJobNextCommands(t *testing.T) {
+	seed := loadFixture(t, "seed")
+	logs := entryOf(seed.r, EntryShowLogs)
+	if logs == nil || logs.Command != "kubectl indexed logs seed -n seed --failed" || logs.Indexes != "2,4" {
+		t.Fatalf("seed ShowLogs = %+v", logs)
+	}
+	// seed was created with kubectl create, not kubectl indexed create: no retry command.
+	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "" || !strings.Contains(e.Text, "which this one is not") {
+		t.Errorf("seed RetryShards = %+v", e)
+	}
+	if entryOf(seed.r, EntryLintPolicy) != nil {
+		t.Errorf("seed has backoffLimitPerIndex: no prepare-db lint entry")
+	}
+	// The same Job as if made by kubectl indexed create: the retry command.
+	job := loadJob(t, "seed")
+	job.Annotations = map[string]string{"indexed.kubectl.io/shards-configmap": "seed-shards"}
+	r, err := Build(job, loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" {
+		t.Errorf("RetryShards = %+v", e)
+	}
+
+	// prepare-db: killed indexes have no result (Unfinished): retry every missing shard, the
+	// logs of the three whose attempt failed, and lint for the shared backoffLimit.
+	pdb := loadFixture(t, "prepare-db-failed")
+	if e := entryOf(pdb.r, EntryShowLogs); e == nil || e.Indexes != "1,4,7" {
+		t.Errorf("prepare-db ShowLogs = %+v", e)
+	}
+	if e := entryOf(pdb.r, EntryLintPolicy); e == nil || e.Command != "kubectl get job prepare-db -n prepare-db-failed -o yaml | kubectl indexed lint -f -" {
+		t.Errorf("prepare-db LintPolicy = %+v", e)
+	}
+	job = loadJob(t, "prepare-db-failed")
+	job.Annotations = map[string]string{"indexed.kubectl.io/shards-configmap": "x"}
+	r, err = Build(job, loadPods(t, "prepare-db-failed"), Options{Clock: fixedClock(pdb.r.ObservedAt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry prepare-db -n prepare-db-failed --indexes missing" || e.Indexes != "0-9" {
+		t.Errorf("prepare-db RetryShards = %+v", e)
+	}
+
+	// Complete through the success policy: the missing indexes were not needed; no retry.
+	sp := loadFixture(t, "success-policy-after-failed-index")
+	if e := entryOf(sp.r, EntryRetryShards); e != nil {
+		t.Errorf("success policy: %+v", e)
+	}
+	// A running Job gets none of these.
+	if run := loadFixture(t, "running"); entryOf(run.r, EntryShowLogs) != nil || entryOf(run.r, EntryRetryShards) != nil {
+		t.Errorf("running: %+v", run.r.NextEntries)
+	}
+}
+
+// The text view names the pods of the failed indexes without -o wide.
+func TestTextNamesFailedPods(t *testing.T) {
+	f := loadFixture(t, "seed")
+	var names []string
+	for _, st := range f.r.Indexes {
+		if st.Index == 4 {
+			names = st.Pods
+		}
+	}
+	if len(names) != 2 {
+		t.Fatalf("index 4 pods = %v", names)
+	}
+	want := "\nPods of failed indexes (oldest attempt first):\n  2: "
+	if !strings.Contains(f.text, want) || !strings.Contains(f.text, "  4: "+names[0]+", "+names[1]+"\n") {
+		t.Errorf("text:\n%s", f.text)
+	}
+	if strings.Contains(f.wide, "Pods of failed indexes") {
+		t.Errorf("-o wide has a PODS column; no list")
+	}
+}
+
+func loadJob(t *testing.T, name string) *batchv1.Job {
+	t.Helper()
+	job, err := source.ReadJob(filepath.Join(fixturesDir, name, "job.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+func loadPods(t *testing.T, name string) []corev1.Pod {
+	t.Helper()
+	pods, err := source.ReadPods(filepath.Join(fixturesDir, name, "pods.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pods
+}
+
+// The text view fits 80 columns (issue 14): every line of the seed and prepare-db reports, and
+// in every captured fixture every line but a command too long to break (a long namespace).
+func TestTextFitsEightyColumns(t *testing.T) {
+	for _, name := range fixtureNames(t) {
+		f := loadFixture(t, name)
+		for _, line := range strings.Split(f.text, "\n") {
+			n := utf8.RuneCountInString(line)
+			if n <= Width {
+				continue
+			}
+			if (name == "seed" || name == "prepare-db-failed") || !strings.HasPrefix(line, "      kubectl ") {
+				t.Errorf("%s: %d columns: %q", name, n, line)
+			}
+		}
+	}
+}

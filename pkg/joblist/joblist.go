@@ -1,0 +1,195 @@
+// Package joblist makes the overview `kubectl indexed list` prints: one row per Indexed Job,
+// with its phase, index counts and completeness from pkg/indexstatus (the same words and rules
+// as status), and retry Jobs placed under the Job they retry (the lineage keys of pkg/shards,
+// read by pkg/lineage). It is pure: the command lists the Jobs (and, with --with-pods, pods).
+package joblist
+
+import (
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+)
+
+// APIVersion and Kind identify the list in JSON and YAML.
+const (
+	APIVersion = indexstatus.APIVersion
+	Kind       = "IndexedJobList"
+)
+
+// List is the overview.
+type List struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Items      []Row  `json:"items"`
+	// WithPods says pods were read: Running, Attempts and Pods come from them.
+	WithPods bool `json:"withPods"`
+}
+
+// Row is one Indexed Job.
+type Row struct {
+	Name      string            `json:"name"`
+	Namespace string            `json:"namespace"`
+	Phase     indexstatus.Phase `json:"phase"`
+	Reason    string            `json:"reason,omitempty"`
+	// Succeeded and Failed count the indexes in status.completedIndexes and
+	// status.failedIndexes; Running is, without pods, status.active (the Job's active pods, one
+	// per running index), with pods the indexes status calls Running; Total is completions.
+	Succeeded int   `json:"succeeded"`
+	Failed    int   `json:"failed"`
+	Running   int   `json:"running"`
+	Total     int32 `json:"total"`
+	// Complete and Missing are status's completeness: every index succeeded, and which did not.
+	Complete bool   `json:"complete"`
+	Missing  string `json:"missing,omitempty"`
+	// Created is the Job's creation time.
+	Created time.Time `json:"created"`
+	// Parallelism and BackoffLimitPerIndex are from the spec (the wide view).
+	Parallelism          int32  `json:"parallelism"`
+	BackoffLimitPerIndex *int32 `json:"backoffLimitPerIndex,omitempty"`
+	// Root and Parent name, for a retry Job, the first Job of its lineage and the Job it
+	// retries; RetryAttempt is its number in the lineage. Depth is how many retries deep it is
+	// shown (0 for a Job whose parent is not listed).
+	Root         string `json:"root,omitempty"`
+	Parent       string `json:"parent,omitempty"`
+	RetryAttempt int    `json:"retryAttempt,omitempty"`
+	Depth        int    `json:"depth"`
+	// Attempts sums the attempts of every index and Pods counts the Job's pods present (with
+	// pods only).
+	Attempts *int `json:"attempts,omitempty"`
+	Pods     *int `json:"pods,omitempty"`
+	// Error says why the Job could not be summarised (a malformed status or lineage); the row
+	// is still listed.
+	Error string `json:"error,omitempty"`
+}
+
+// IsIndexed reports whether job is an Indexed Job.
+func IsIndexed(job *batchv1.Job) bool {
+	return job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion && job.Spec.Completions != nil
+}
+
+// Build makes the overview of the Indexed Jobs among jobs (others are left out). podsByUID, when
+// not nil, holds the pods of each Job by the Job's UID (--with-pods). Rows come in namespace and
+// name order, each retry right under the Job it retries.
+func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) *List {
+	l := &List{APIVersion: APIVersion, Kind: Kind, Items: []Row{}, WithPods: podsByUID != nil}
+	var rows []Row
+	for i := range jobs {
+		j := &jobs[i]
+		if !IsIndexed(j) {
+			continue
+		}
+		rows = append(rows, row(j, podsByUID, clock))
+	}
+	l.Items = tree(rows)
+	return l
+}
+
+func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) Row {
+	r := Row{
+		Name: j.Name, Namespace: j.Namespace, Total: *j.Spec.Completions, Created: j.CreationTimestamp.UTC(),
+		Parallelism: 1, BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex,
+	}
+	if j.Spec.Parallelism != nil {
+		r.Parallelism = *j.Spec.Parallelism
+	}
+	if l, ok, err := lineage.Read(j); ok {
+		if err != nil {
+			r.Error = err.Error()
+		} else {
+			r.Root, r.Parent, r.RetryAttempt = l.RootJob, l.ParentJob, l.Attempt
+		}
+	}
+	var pods []corev1.Pod
+	if podsByUID != nil {
+		pods = podsByUID[string(j.UID)]
+	}
+	rep, err := indexstatus.Build(j, pods, indexstatus.Options{Clock: clock, AllIndexes: podsByUID != nil})
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Phase, r.Reason = rep.Phase, rep.Reason
+	r.Succeeded, r.Failed = rep.Summary.Succeeded, rep.Summary.Failed
+	r.Complete, r.Missing = rep.Completeness.Complete, rep.Completeness.Missing
+	if podsByUID == nil {
+		r.Running = int(rep.Counters.Active)
+		return r
+	}
+	r.Running = rep.Summary.Running
+	attempts := 0
+	for _, ix := range rep.Indexes {
+		attempts += ix.Attempts
+	}
+	n := rep.Pods.Seen
+	r.Attempts, r.Pods = &attempts, &n
+	return r
+}
+
+// tree orders rows by namespace and name, each retry placed after the Job it retries (its
+// parent, when listed; else its root; else where its name sorts), deeper by one per retry.
+func tree(rows []Row) []Row {
+	sort.SliceStable(rows, func(a, b int) bool {
+		if rows[a].Namespace != rows[b].Namespace {
+			return rows[a].Namespace < rows[b].Namespace
+		}
+		return rows[a].Name < rows[b].Name
+	})
+	type key struct{ ns, name string }
+	present := map[key]bool{}
+	for _, r := range rows {
+		present[key{r.Namespace, r.Name}] = true
+	}
+	children := map[key][]int{}
+	var tops []int
+	for i, r := range rows {
+		parent := ""
+		switch {
+		case r.Parent != "" && r.Parent != r.Name && present[key{r.Namespace, r.Parent}]:
+			parent = r.Parent
+		case r.Root != "" && r.Root != r.Name && present[key{r.Namespace, r.Root}]:
+			parent = r.Root
+		}
+		if parent == "" {
+			tops = append(tops, i)
+			continue
+		}
+		k := key{r.Namespace, parent}
+		children[k] = append(children[k], i)
+	}
+	out := make([]Row, 0, len(rows))
+	seen := make([]bool, len(rows))
+	var walk func(i, depth int)
+	walk = func(i, depth int) {
+		if seen[i] {
+			return
+		}
+		seen[i] = true
+		r := rows[i]
+		r.Depth = depth
+		out = append(out, r)
+		kids := children[key{r.Namespace, r.Name}]
+		sort.SliceStable(kids, func(a, b int) bool {
+			ra, rb := rows[kids[a]], rows[kids[b]]
+			if ra.RetryAttempt != rb.RetryAttempt {
+				return ra.RetryAttempt < rb.RetryAttempt
+			}
+			return ra.Name < rb.Name
+		})
+		for _, c := range kids {
+			walk(c, depth+1)
+		}
+	}
+	for _, i := range tops {
+		walk(i, 0)
+	}
+	// A cycle of hand-edited parents has no top: list what is left flat.
+	for i := range rows {
+		walk(i, 0)
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package lint
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+var (
+	yamlLineRE = regexp.MustCompile(`yaml: line (\d+):`)
+	dupKeyRE   = regexp.MustCompile(`line (\d+): key "([^"]*)" already set in map`)
+	indexRE    = regexp.MustCompile(`\[[^\]]*\]`)
+)
+
+// duplicateWords says what the YAML parser reports about a key given twice in one mapping,
+// without calling the document invalid YAML (kubectl accepts it, keeping the last value).
+func duplicateWords(parserError string) string {
+	if m := dupKeyRE.FindStringSubmatch(parserError); m != nil {
+		return fmt.Sprintf("field %q is given twice in one mapping (again at line %s): kubectl keeps the last value", m[2], m[1])
+	}
+	return strings.Join(strings.Fields(parserError), " ") + ": kubectl keeps the last value"
+}
+
+// apiGroup is the group of apiVersion ("batch" for "batch/v1", "" for "v1").
+func apiGroup(apiVersion string) string {
+	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
+		return g
+	}
+	return ""
+}
+
+// batchKind is the batch kind a wrong kind was meant to be: "Job" for "job" or "Jobs".
+func batchKind(kind string) string {
+	k := strings.TrimSuffix(strings.ToLower(kind), "s")
+	switch k {
+	case "job":
+		return "Job"
+	case "cronjob":
+		return "CronJob"
+	}
+	return ""
+}
+
+// didYouMean is the field of the object, at the place of the unknown field path (e.g.
+// "spec.backoffLimitPerIndx"), whose name is closest to it: at most two edits away, or the
+// same but for case. Empty when none is close.
+func didYouMean(kind, path string) string {
+	if path == "" {
+		return ""
+	}
+	var t reflect.Type
+	switch kind {
+	case "Job":
+		t = reflect.TypeFor[batchv1.Job]()
+	case "CronJob":
+		t = reflect.TypeFor[batchv1.CronJob]()
+	default:
+		return ""
+	}
+	segs := strings.Split(indexRE.ReplaceAllString(path, ""), ".")
+	for _, seg := range segs[:len(segs)-1] {
+		t = fieldType(t, seg)
+		if t == nil {
+			return ""
+		}
+	}
+	unknown := segs[len(segs)-1]
+	best, bestDist := "", 3
+	for _, name := range jsonFields(t) {
+		d := editDistance(strings.ToLower(unknown), strings.ToLower(name))
+		if strings.EqualFold(unknown, name) {
+			d = 0
+		}
+		if d < bestDist && d <= max(1, len(unknown)/4) {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
+// deref follows pointers, slices and maps to the element struct type.
+func deref(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	return t
+}
+
+// fieldType is the type of the field with JSON name seg in struct t (inlined structs included).
+func fieldType(t reflect.Type, seg string) reflect.Type {
+	t = deref(t)
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && strings.Contains(opts, "inline") || f.Anonymous && name == "" {
+			if ft := fieldType(f.Type, seg); ft != nil {
+				return ft
+			}
+			continue
+		}
+		if name == seg {
+			return deref(f.Type)
+		}
+	}
+	return nil
+}
+
+// jsonFields lists the JSON field names of struct t (inlined structs included).
+func jsonFields(t reflect.Type) []string {
+	t = deref(t)
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-":
+		case name == "" && (strings.Contains(opts, "inline") || f.Anonymous):
+			out = append(out, jsonFields(f.Type)...)
+		case name != "":
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// dropRule removes the findings of rule.
+func dropRule(fs []Finding, rule string) []Finding {
+	out := fs[:0]
+	for _, f := range fs {
+		if f.Rule != rule {
+			out = append(out, f)
+		}
+	}
+	return out
+}
