@@ -780,6 +780,37 @@ func TestFaults(t *testing.T) {
 		}
 		expect(t, indexed(t, "status", "ext", "-n", ns), 0, "status contradicts itself", `written by "example.com/other" (spec.managedBy)`)
 	})
+
+	// Item 10: a Job deleted, then created again under the same name, while status --watch
+	// follows it ends the watch with a clear message, never showing the new Job with the old
+	// one's pods. (The same check on the path after a 410 Expired, which a real API server
+	// cannot be made to send on demand, is a unit test with client-go's fake watchers:
+	// pkg/cmd/status/watch_test.go.)
+	t.Run("watch-job-deleted-and-recreated", func(t *testing.T) {
+		t.Parallel()
+		ns := NewNamespace(t)
+		const manifest = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: w}\nspec:\n  suspend: true\n  completionMode: Indexed\n  completions: 2\n  parallelism: 2\n  backoffLimitPerIndex: 1\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: worker, image: busybox:1.36}]\n"
+		CreateJob(t, ns, manifest)
+		before := GetJob(t, ns, "w")
+		done := make(chan Result, 1)
+		go func() { done <- indexed(t, "status", "w", "-n", ns, "--watch") }()
+		// The first report is drawn once both watches run; then the Job goes and comes back.
+		time.Sleep(3 * time.Second)
+		MustKubectl(t, "delete", "job", "w", "-n", ns, "--wait=true")
+		CreateJob(t, ns, manifest)
+		select {
+		case r := <-done:
+			expect(t, r, 4, `job "w" in namespace "`+ns+`" was deleted`)
+			if strings.Count(r.Stdout, "Job:") != 1 {
+				t.Errorf("the watch drew a report after the Job was deleted:\n%s", r)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("status --watch did not end when its Job was deleted and created again")
+		}
+		if after := GetJob(t, ns, "w"); after.UID == before.UID {
+			t.Errorf("the Job was not re-created")
+		}
+	})
 }
 
 // planCommands are the commands of a diff report (-o json).
