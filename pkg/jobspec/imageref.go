@@ -38,8 +38,21 @@ var digestLengths = map[string]int{"sha256": 64, "sha384": 96, "sha512": 128}
 // "latest" when there is neither tag nor digest, and "" when there is only a digest or the
 // reference does not parse.
 func imageTag(image string) string {
-	if identifierRE.MatchString(image) {
+	tag, digest, problem := parseReference(image)
+	switch {
+	case problem != "":
 		return ""
+	case tag == "" && digest == "":
+		return "latest"
+	}
+	return tag
+}
+
+// parseReference splits image as distribution/reference's ParseNormalizedNamed does: its tag
+// and digest, or why it is not a reference (problem). A bare 64-hex identifier is a digest.
+func parseReference(image string) (tag, digest, problem string) {
+	if identifierRE.MatchString(image) {
+		return "", image, ""
 	}
 	domain, remainder := splitDockerDomain(image)
 	remote := remainder
@@ -47,27 +60,23 @@ func imageTag(image string) string {
 		remote = remainder[:i]
 	}
 	if strings.ToLower(remote) != remote {
-		return ""
+		return "", "", "the repository name must be lowercase"
 	}
 	m := referenceRE.FindStringSubmatch(domain + "/" + remainder)
 	if m == nil {
-		return ""
+		return "", "", "it is not a valid image reference ([registry/]name[:tag][@algorithm:digest], a lowercase name, a tag of at most 128 letters, digits, '_', '.' and '-')"
 	}
 	path := m[1]
 	if nm := anchoredName.FindStringSubmatch(m[1]); len(nm) == 3 {
 		path = nm[2]
 	}
 	if len(path) > 255 {
-		return ""
+		return "", "", "the repository name is longer than 255 characters"
 	}
-	tag, digest := m[2], m[3]
-	if digest != "" && !validDigest(digest) {
-		return ""
+	if m[3] != "" && !validDigest(m[3]) {
+		return "", "", "its digest is not a sha256, sha384 or sha512 digest of the right length"
 	}
-	if tag == "" && digest == "" {
-		return "latest"
-	}
-	return tag
+	return m[2], m[3], ""
 }
 
 func validDigest(d string) bool {
@@ -117,30 +126,7 @@ func ImageReferenceError(image string) string {
 		return "it has leading or trailing whitespace"
 	case strings.ContainsFunc(image, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		return "it contains whitespace or a control character"
-	case identifierRE.MatchString(image):
-		return ""
 	}
-	domain, remainder := splitDockerDomain(image)
-	remote := remainder
-	if i := strings.IndexRune(remainder, ':'); i > -1 {
-		remote = remainder[:i]
-	}
-	if strings.ToLower(remote) != remote {
-		return "the repository name must be lowercase"
-	}
-	m := referenceRE.FindStringSubmatch(domain + "/" + remainder)
-	if m == nil {
-		return "it is not a valid image reference ([registry/]name[:tag][@algorithm:digest], a lowercase name, a tag of at most 128 letters, digits, '_', '.' and '-')"
-	}
-	path := m[1]
-	if nm := anchoredName.FindStringSubmatch(m[1]); len(nm) == 3 {
-		path = nm[2]
-	}
-	if len(path) > 255 {
-		return "the repository name is longer than 255 characters"
-	}
-	if digest := m[3]; digest != "" && !validDigest(digest) {
-		return "its digest is not a sha256, sha384 or sha512 digest of the right length"
-	}
-	return ""
+	_, _, problem := parseReference(image)
+	return problem
 }

@@ -26,6 +26,21 @@ func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	return kubernetes.NewForConfigAndClient(cfg, hc)
 }
 
+// RESTConfigGetter is the part of kubectl's cmdutil.Factory that ForFactory needs.
+type RESTConfigGetter interface {
+	ToRESTConfig() (*rest.Config, error)
+}
+
+// ForFactory is NewClientset of f's REST config (the kubeconfig and its flags): how every verb
+// makes its client.
+func ForFactory(f RESTConfigGetter) (kubernetes.Interface, error) {
+	cfg, err := f.ToRESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return NewClientset(cfg)
+}
+
 // contextBound runs the next RoundTrip in a goroutine and gives up on it when the request's
 // context is done. The abandoned call ends by itself (its own connection, or the plugin, ends);
 // a command-line tool exits soon after anyway.

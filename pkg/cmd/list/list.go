@@ -23,6 +23,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
@@ -130,7 +131,7 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 	if o.Client != nil {
 		return nil
 	}
-	cs, err := f.KubernetesClientSet()
+	cs, err := clientutil.ForFactory(f)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}

@@ -21,6 +21,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
@@ -93,7 +94,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		IOStreams:   streams,
 		Repetitions: 1,
-		NewClient:   func(c *rest.Config) (kubernetes.Interface, error) { return kubernetes.NewForConfig(c) },
+		NewClient:   clientutil.NewClientset,
 	}
 }
 
