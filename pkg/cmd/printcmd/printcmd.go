@@ -84,15 +84,23 @@ func (c Connection) Command(words ...string) string {
 	return strings.Join(out, " ")
 }
 
-// Extend adds the connection flags to a rendered kubectl command of kubectl's own (patch, wait,
-// create -f ...): right after "kubectl", where kubectl takes global flags, so that nothing in
-// the rest of the line (a patch body, a -- ) can be mistaken for the place. A line that does
-// not start with "kubectl " or that runs a plugin ("kubectl indexed") is returned unchanged:
-// render those with Command.
+// Extend adds the connection flags to a rendered kubectl command. For kubectl's own commands
+// (patch, wait, create -f ...) they go right after "kubectl", where kubectl takes global flags,
+// so that nothing in the rest of the line (a patch body, a -- ) can be mistaken for the place.
+// For a plugin command ("kubectl indexed logs JOB --failed") they go at the end, as kubectl
+// finds a plugin only when no flag comes before its name; a plugin line holding " -- " (a
+// worker's command follows) is returned unchanged: render those with Command. A line that does
+// not start with "kubectl " is returned unchanged.
 func (c Connection) Extend(line string) string {
 	rest, ok := strings.CutPrefix(line, "kubectl ")
-	if !ok || len(c.words) == 0 || strings.HasPrefix(rest, "indexed ") {
+	switch {
+	case !ok || len(c.words) == 0:
 		return line
+	case strings.HasPrefix(rest, "indexed "):
+		if strings.Contains(rest, " -- ") {
+			return line
+		}
+		return line + " " + strings.Join(c.words, " ")
 	}
 	return "kubectl " + strings.Join(c.words, " ") + " " + rest
 }

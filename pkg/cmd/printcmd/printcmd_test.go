@@ -49,13 +49,17 @@ func TestConnectionFlagsCarriedAndQuoted(t *testing.T) {
 		t.Errorf("flags not before --: %q", words)
 	}
 
-	// Extend: after "kubectl" for kubectl's own commands; plugin lines unchanged.
+	// Extend: after "kubectl" for kubectl's own commands; at the end for plugin commands, unless
+	// a worker's command follows a --.
 	if got := c.Extend(`kubectl patch job a -n b --type=merge -p '{"x":" -- "}'`); !strings.HasPrefix(got, "kubectl '--kubeconfig=/tmp/a b/kc' '--context=prod'\\''s cluster'") ||
 		!strings.HasSuffix(got, `-p '{"x":" -- "}'`) {
 		t.Errorf("Extend: %s", got)
 	}
-	if got := c.Extend("kubectl indexed status x"); got != "kubectl indexed status x" {
+	if got := c.Extend("kubectl indexed logs x -n y --failed"); got != "kubectl indexed logs x -n y --failed "+strings.Join(c.Words(), " ") || !strings.Contains(got, "--failed '--kubeconfig=/tmp/a b/kc'") {
 		t.Errorf("Extend of a plugin line: %s", got)
+	}
+	if got := c.Extend("kubectl indexed create x -- sh -c 'echo'"); got != "kubectl indexed create x -- sh -c 'echo'" {
+		t.Errorf("Extend of a plugin line with a worker command: %s", got)
 	}
 	if got := parsed(t).Command("kubectl", "get", "job", "a"); got != "kubectl get job a" {
 		t.Errorf("no flags given: %s", got)

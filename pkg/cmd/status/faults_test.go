@@ -223,3 +223,30 @@ func TestLineageNoteCarriesConnectionFlags(t *testing.T) {
 // folded is the text report with its 80-column wrapping undone (every run of white space one
 // space), for checks of whole sentences.
 func folded(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// TestNextPluginCommandsCarryConnectionFlags: the plugin commands status names for a finished
+// Job's failed indexes (logs --failed, retry) carry the connection flags given, after the
+// plugin's name where kubectl finds plugins (issue 16, item 3).
+func TestNextPluginCommandsCarryConnectionFlags(t *testing.T) {
+	j, pods := seed()
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards"}
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	o := NewOptions(streams)
+	o.Client = clientFor(j, pods)
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
+	cmd.SetArgs([]string{"seed", "--context", "prod east", "--kubeconfig", "/k/c", "-o", "json"})
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	if err := cmd.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := `"command": "kubectl indexed logs seed -n ns --failed --kubeconfig=/k/c '--context=prod east'"`
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("want %s in:\n%s", want, out.String())
+	}
+}
