@@ -4,7 +4,7 @@
 #   make install      install both into $(go env GOPATH)/bin (or $GOBIN)
 #   make test         unit tests with -race
 #   make check        everything CI runs (.ci/run): vet, lint, unit, fuzz, e2e, release checks
-#   make cluster-up   start a local control plane (see README); make cluster-down stops it
+#   make cluster-up   start a local control plane (docs/control-plane.md); make cluster-down stops it
 
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -eu -o pipefail -c

@@ -4,14 +4,14 @@
 # when the shard's input is invalid, so that the Job fails that index at once instead of
 # retrying it. Any other non-zero exit is a failure the Job retries (backoffLimitPerIndex).
 #
-# The worker contract (README, "The worker contract"):
+# The worker contract (docs/create.md, "The worker contract"):
 #   INDEXED_SHARD_FILE     the cases of this index's shard, one per line   (required)
 #   INDEXED_SHARD_ID_FILE  the shard's ID, one line
 #   INDEXED_INVALID_INPUT_EXIT_CODE, INDEXED_MANIFEST_NAME, _REVISION, _HASH, JOB_COMPLETION_INDEX
 # The worker never computes its shard from JOB_COMPLETION_INDEX: it reads the files it is given,
 # so a retry Job can hand any index any shard.
 #
-# Receipts (README, "reconcile"): on every exit after the shard file was read, the worker writes
+# Receipts (docs/reconcile.md): on every exit after the shard file was read, the worker writes
 #   - a ShardReceiptSummary, one line of JSON of at most 4 KiB, to its termination message
 #     ($INDEXED_TERMINATION_LOG, default /dev/termination-log), which the kubelet copies into the
 #     pod's status, so `kubectl indexed status` and `reconcile` read it with no other storage;

@@ -17,7 +17,7 @@
 GORELEASER_VERSION     := v2.15.1
 GORELEASER             := $(TOOLS_BIN)/goreleaser-$(GORELEASER_VERSION)
 # Parallel goreleaser builds (each a `go build`, itself parallel): while one build links (mostly
-# one core), the other compiles. Build times are in the README ("Releases and krew").
+# one core), the other compiles. Build times are in docs/benchmarks.md ("Release builds").
 GORELEASER_PARALLELISM ?= 2
 KREW_VERSION           := v0.4.3
 KREW_TOOLS             := $(TOOLS_BIN)/krew-$(KREW_VERSION)

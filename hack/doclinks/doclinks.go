@@ -189,7 +189,7 @@ func parse(path string) (document, error) {
 	if err != nil {
 		return document{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	doc := document{anchors: map[string]bool{}}
 	seen := map[string]int{}
 	inFence := ""

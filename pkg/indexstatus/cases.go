@@ -11,7 +11,7 @@ import (
 )
 
 // CaseCounts is what the receipt summary in a pod's termination message says of its shard
-// (README, "reconcile"): the index's latest attempt that left one.
+// (docs/reconcile.md): the index's latest attempt that left one.
 type CaseCounts struct {
 	// Pod is the pod whose termination message held the summary.
 	Pod     string `json:"pod"`

@@ -65,7 +65,7 @@ const (
 // States lists every index state in report order.
 var States = []State{StateSucceeded, StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating, StateUnfinished}
 
-// IndexedJobStatus is the report. Its JSON field names are a public contract (README, "status").
+// IndexedJobStatus is the report. Its JSON field names are a public contract (docs/status.md).
 type IndexedJobStatus struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -257,7 +257,7 @@ type IndexStatus struct {
 	// Detail says in words what happened to the index.
 	Detail string `json:"detail"`
 	// Cases are the counts of the receipt summary in the termination message of the index's
-	// latest attempt that left one (README, "reconcile").
+	// latest attempt that left one (docs/reconcile.md).
 	Cases *CaseCounts `json:"cases,omitempty"`
 }
 
@@ -288,7 +288,7 @@ type ShardInfo struct {
 }
 
 // EntryKind says what an entry of Next, Unknown or the explanation is about. The kinds are a
-// public contract (README, "status").
+// public contract (docs/status.md).
 type EntryKind string
 
 // Entry kinds.

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 )
 
-// The conditions, worded once so that reports, help and README say the same thing.
+// The conditions, worded once so that reports, help and docs/diff.md say the same thing.
 const (
 	condTemplate = "the live Job must be suspended (spec.suspend: true) with no active pods, and either never " +
 		"started or have the condition Suspended=True; then only container and init container resources, " +

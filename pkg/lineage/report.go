@@ -29,7 +29,7 @@ type Member struct {
 }
 
 // Report is the shard-level view of a run across its root Job and every retry. Its JSON field
-// names are a public contract (README, "retry").
+// names are a public contract (docs/retry.md).
 type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`

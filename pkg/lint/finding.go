@@ -44,7 +44,7 @@ func ParseSeverity(s string) (Severity, bool) {
 	return "", false
 }
 
-// Finding is one result of lint. Its JSON field names are a public contract (README, "lint").
+// Finding is one result of lint. Its JSON field names are a public contract (docs/lint.md).
 type Finding struct {
 	// Rule is the stable ID of the rule (see Rules).
 	Rule string `json:"rule"`

@@ -85,7 +85,7 @@ type Failure struct {
 }
 
 // Receipt is the full record of one attempt at one shard. Its JSON field names are a public
-// contract (README, docs/schemas/shardreceipt.v1alpha1.json).
+// contract (docs/reconcile.md, docs/schemas/shardreceipt.v1alpha1.json).
 type Receipt struct {
 	APIVersion string      `json:"apiVersion"`
 	Kind       string      `json:"kind"`

@@ -44,8 +44,8 @@ const (
 // States lists the shard states in report order.
 var States = []State{StateComplete, StateFailed, StatePartial, StateNotEvaluated, StateMissing, StateRejected}
 
-// Report is the reconcile report. Its JSON field names are a public contract (README,
-// "reconcile").
+// Report is the reconcile report. Its JSON field names are a public contract
+// (docs/reconcile.md).
 type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`

@@ -14,7 +14,7 @@ import (
 )
 
 // The worker contract: where the shard files are mounted and what the worker's environment
-// holds. Documented in the README ("The worker contract"); never change one casually.
+// holds. Documented in docs/create.md ("The worker contract"); never change one casually.
 const (
 	// MountPath is where the ConfigMap is mounted, read-only, in the worker container.
 	MountPath = "/etc/indexed"

@@ -385,7 +385,7 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	}
 	for _, e := range extra {
 		if reserved[e.Name] {
-			return nil, fmt.Errorf("--env %s: kubectl indexed sets %s itself (see the worker contract in the README)", e.Name, e.Name)
+			return nil, fmt.Errorf("--env %s: kubectl indexed sets %s itself (see the worker contract in docs/create.md)", e.Name, e.Name)
 		}
 		replaced := false
 		for i := range env {

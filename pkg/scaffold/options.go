@@ -15,7 +15,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
-// Defaults of the Job's policy, documented (with why) in the README.
+// Defaults of the Job's policy, documented (with why) in docs/create.md.
 const (
 	// DefaultContainerName is the worker container's name when there is no --from-job to
 	// take it from.

@@ -9,8 +9,8 @@ import (
 )
 
 // The keys below are a contract between `kubectl indexed create` (which writes them) and the
-// commands that read a Job back (status, retry, diff). They are documented in the README; never
-// rename one.
+// commands that read a Job back (status, retry, diff). They are documented in docs/create.md;
+// never rename one.
 const (
 	// Prefix is the domain of every annotation and label key this tool writes.
 	Prefix = "indexed.kubectl.io/"

@@ -2,7 +2,7 @@ package shards
 
 // Lineage keys: a contract between `kubectl indexed retry` (which writes them on the Jobs it
 // creates) and the commands that follow a run across its retries (status --lineage, reconcile,
-// list). Like the keys in contract.go they are documented in the README; never rename one.
+// list). Like the keys in contract.go they are documented in docs/retry.md; never rename one.
 //
 // A retry Job's completion index k runs the shard that completion index orig[k] of the root
 // Job ran. orig is always the k-th element, in ascending order, of the set of root completion

@@ -73,7 +73,7 @@ func TestStoreSmallIsOneConfigMap(t *testing.T) {
 }
 
 // 200,000 case IDs of 20 bytes in 200 shards: 4.2 MB of shard files, a fifth of the 10^6-case
-// run of issue 11 (measured in full by the README's commands).
+// run of issue 11 (measured in full: docs/benchmarks.md).
 func TestStoreSplitsBetweenShards(t *testing.T) {
 	m := bigManifest(t, 200, 1000, "eval/case-%09d")
 	st, err := ManifestStore(m)

@@ -5,7 +5,7 @@ import "fmt"
 // SummaryKind is the kind of the report `kubectl indexed shards validate -o json|yaml` prints.
 const SummaryKind = "ShardManifestSummary"
 
-// Summary describes a valid manifest. Its JSON field names are a public contract (README).
+// Summary describes a valid manifest. Its JSON field names are a public contract (docs/shards.md).
 type Summary struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`

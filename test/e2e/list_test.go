@@ -28,7 +28,7 @@ func TestList(t *testing.T) {
 	CreateJob(t, ns, logsJob)
 	MustKubectl(t, "create", "job", "plain", "-n", ns, "--image", "busybox")
 	seed := WaitForFinished(t, ns, "seed", 3*time.Minute)
-	// From status alone, the commands to the failing index's log and the retry (the README's
+	// From status alone, the commands to the failing index's log and the retry (docs/status.md's
 	// walkthrough of the seed scenario).
 	st := KubectlIndexed(t, "status", "seed", "-n", ns)
 	for _, w := range []string{

@@ -22,7 +22,7 @@ import (
 )
 
 // timed runs kubectl-indexed (the binary under test, not through kubectl) under
-// /usr/bin/time -v and logs its wall time and peak memory: a measurement for the README, not an
+// /usr/bin/time -v and logs its wall time and peak memory: a measurement for docs/benchmarks.md, not an
 // assertion.
 func timed(t *testing.T, what string, args ...string) Result {
 	t.Helper()

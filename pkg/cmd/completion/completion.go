@@ -28,7 +28,7 @@ var long = templates.LongDesc(`
 	Pressing TAB after "kubectl indexed " is handled by kubectl itself (1.26 and later): it
 	runs the executable kubectl_complete-indexed from PATH. That executable ships next to
 	kubectl-indexed in every release archive and "make install" installs it; krew does not
-	put it on PATH, so link or copy it there once (see the README). kubectl's own completion
+	put it on PATH, so link or copy it there once (see docs/completion.md). kubectl's own completion
 	must be loaded too (kubectl completion bash, zsh, fish or powershell).
 
 	The script this command prints completes the executable run directly, as

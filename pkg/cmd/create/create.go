@@ -25,7 +25,7 @@ var (
 
 		The ConfigMap is named from the manifest's name and content hash and mounted read-only
 		at /etc/indexed in the worker container; the worker reads the cases of its shard from
-		the file named by $INDEXED_SHARD_FILE (see "The worker contract" in the README). An
+		the file named by $INDEXED_SHARD_FILE (see "The worker contract" in docs/create.md). An
 		existing ConfigMap with the same name and content is reused; one with other content is
 		an error. An existing Job is never replaced.
 

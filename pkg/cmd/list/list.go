@@ -42,7 +42,7 @@ var (
 		the attempts of every index and the pods present; RUN then counts running indexes.
 
 		-o wide adds parallelism, backoffLimitPerIndex, the missing indexes and the reason of
-		the deciding condition; -o json|yaml print an IndexedJobList (fields in the README);
+		the deciding condition; -o json|yaml print an IndexedJobList (fields in docs/list.md);
 		-o name prints job.batch/NAME, as kubectl does.
 
 		Exit codes: 0 success (also when no Indexed Job is found); 2 usage error; 4 the API

@@ -15,7 +15,7 @@ import (
 
 const examples = "../../../examples"
 
-// TestExampleManifestIsSplitOfExampleCases: the README says examples/manifest.yaml is what
+// TestExampleManifestIsSplitOfExampleCases: the README's tour says examples/manifest.yaml is what
 // split makes of examples/cases.txt; keep it true.
 func TestExampleManifestIsSplitOfExampleCases(t *testing.T) {
 	r := run(t, "", "split", "--cases", filepath.Join(examples, "cases.txt"), "--shards", "4", "--name", "demo", "--revision", "1")

@@ -54,7 +54,7 @@ var (
 
 		The text view folds runs of indexes in the same state into ranges and details the
 		indexes that need attention; -o wide details every index; -o json|yaml print the
-		IndexedJobStatus report (fields documented in the README). --watch redraws on every
+		IndexedJobStatus report (fields documented in docs/status.md). --watch redraws on every
 		change of the Job or its pods (watches, no re-listing) until the Job is Complete or
 		Failed.
 
@@ -97,7 +97,7 @@ const DefaultChunkSize = 500
 // holds a snapshot at or before it; v1.37 drops every snapshot older than etcd's last compaction
 // (every 5 minutes), so once a cluster's pods have been quiet for 5 to 10 minutes every page
 // after the first is read from etcd, each pod decoded again, at about twice the cost of the
-// cache (README, status cost). Status decodes each pod as it arrives (listPage), so the page
+// cache (docs/benchmarks.md, status). Status decodes each pod as it arrives (listPage), so the page
 // size costs it no memory. The LIST stays paginated beyond 10,000 pods, in pages of
 // DefaultChunkSize, since the API server may then have to read etcd and hold a page of decoded
 // pods.
