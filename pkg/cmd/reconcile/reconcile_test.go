@@ -250,6 +250,8 @@ func TestLiveFollowsRetries(t *testing.T) {
 	retry.Annotations[shards.AnnotationParentJobUID] = string(root.UID)
 	retry.Annotations[shards.AnnotationRetryAttempt] = "1"
 	retry.Annotations[shards.AnnotationOriginalIndexes] = "3"
+	one := int32(1) // as retry makes it: one completion per index of its map
+	retry.Spec.Completions = &one
 	// The retry's index 0 runs the root's index 3: its worker sees shard-3's files.
 	objects = append(objects, retry, finishedPod(retry, 0, "demo-retry-1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, objs, 3, results, "demo-retry-1-0-a")))
 	// A stale retry of a Job of the same name deleted earlier is ignored.

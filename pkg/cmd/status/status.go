@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -425,11 +426,13 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		}
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
-	notes = append(notes, lineageNote(job, o.conn)...)
+	lin, lnotes := jobLineage(job, offlineIndexMap(in.configMaps, o.Filename, job))
+	notes = append(notes, lnotes...)
+	notes = append(notes, lineageNote(job, lin, o.conn)...)
 	opts := o.reportOptions(notes, sh)
 	opts.Clock, opts.PodsNotGiven = clk, !podsGiven
 	r := in.acc.Report(opts)
-	setOriginalIndexes(r, job)
+	setOriginalIndexes(r, lin)
 	in.acc.AddCaseCounts(r)
 	return r, nil
 }
@@ -471,13 +474,15 @@ type liveState struct {
 	job    *batchv1.Job
 	notes  []string
 	shards shardState
+	// lin is the Job's lineage with its index map (nil for a root Job, or when unreadable).
+	lin *lineage.Lineage
 	// podsRV is the resourceVersion of the pod list, for a watch to start from.
 	podsRV string
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
-	setOriginalIndexes(r, s.job)
+	setOriginalIndexes(r, s.lin)
 	s.acc.AddCaseCounts(r)
 	return r
 }
@@ -500,8 +505,10 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	notes, sh := o.loadShards(ctx, job)
 	notes = append(notes, o.failedCreateNotes(ctx, job)...)
 	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
-	notes = append(notes, lineageNote(job, o.conn)...)
-	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
+	lin, lnotes := jobLineage(job, o.liveIndexMap(ctx))
+	notes = append(notes, lnotes...)
+	notes = append(notes, lineageNote(job, lin, o.conn)...)
+	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv}, nil
 }
 
 // podSelector selects the Job's pods: the controller-uid label the API server puts on the
