@@ -92,7 +92,7 @@ func NewIndexMap(root string, original indexes.Set) (*IndexMap, error) {
 	}
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
-	_, _ = zw.Write([]byte(text))                           // a bytes.Buffer does not fail
+	_, _ = zw.Write([]byte(text))                            // a bytes.Buffer does not fail
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
