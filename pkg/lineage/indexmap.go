@@ -36,6 +36,9 @@ const (
 	mapHashLength = 10
 )
 
+// indexMapLimit is MaxIndexMapBytes; tests lower it.
+var indexMapLimit = MaxIndexMapBytes
+
 // MapRef says where an index map is kept: a key of a ConfigMap in the Job's namespace.
 type MapRef struct {
 	ConfigMap string `json:"configMap"`
@@ -85,7 +88,7 @@ func NewIndexMap(root string, original indexes.Set) (*IndexMap, error) {
 	if msgs := validation.IsDNS1123Subdomain(m.Ref.ConfigMap); len(msgs) > 0 {
 		return nil, fmt.Errorf("the index map's ConfigMap name %q: %s", m.Ref.ConfigMap, strings.Join(msgs, "; "))
 	}
-	if len(text) <= MaxIndexMapBytes {
+	if len(text) <= indexMapLimit {
 		m.Ref.Key = shards.KeyOriginalIndexes
 		m.Data = map[string]string{m.Ref.Key: text}
 		return m, nil
@@ -96,8 +99,8 @@ func NewIndexMap(root string, original indexes.Set) (*IndexMap, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
-	if buf.Len() > MaxIndexMapBytes {
-		return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string and %d compressed, over the %d a ConfigMap of it may hold: retry fewer or more contiguous indexes at a time with --indexes", len(text), buf.Len(), MaxIndexMapBytes)
+	if buf.Len() > indexMapLimit {
+		return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string and %d compressed, over the %d a ConfigMap of it may hold: retry fewer or more contiguous indexes at a time with --indexes", len(text), buf.Len(), indexMapLimit)
 	}
 	m.Ref.Key = shards.KeyOriginalIndexesGzip
 	m.BinaryData = map[string][]byte{m.Ref.Key: buf.Bytes()}
