@@ -29,6 +29,8 @@ func jobLineage(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, erro
 	switch {
 	case !ok:
 		return nil, nil
+	case err != nil && l != nil && l.OriginalFrom != nil:
+		return nil, []string{fmt.Sprintf("The root index of each index is not shown: %v.", err)}
 	case err != nil:
 		return nil, []string{fmt.Sprintf("Lineage annotations cannot be read: %v.", err)}
 	}
