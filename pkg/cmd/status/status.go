@@ -49,8 +49,8 @@ var (
 		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
 		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
 		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
-		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes); nothing contacts a
-		cluster. Both give the same report for the same objects; offline it is made at the
+		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes; a retry whose index map
+		is kept in a ConfigMap needs that ConfigMap in -f too); nothing contacts a cluster. Both give the same report for the same objects; offline it is made at the
 		newest time written in them, or at --now.
 
 		The text view folds runs of indexes in the same state into ranges and details the
@@ -196,7 +196,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), or - for stdin. No cluster is contacted.")
+	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
 	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
