@@ -32,6 +32,9 @@ type Lineage struct {
 	// Original holds the root completion indexes the retry runs: retry index k runs the k-th
 	// of them in ascending order.
 	Original indexes.Set `json:"originalIndexes"`
+	// OriginalFrom, when set, says the map is kept in a ConfigMap (a map too large for an
+	// annotation): Original is then empty until Resolve reads it.
+	OriginalFrom *MapRef `json:"originalIndexesFrom,omitempty"`
 }
 
 // IsRetry reports whether job carries lineage annotations (it was made by retry).
@@ -47,6 +50,10 @@ func IsRetry(job *batchv1.Job) bool {
 // root-job annotation (a root Job). A Job with some lineage keys but not all, or with values
 // that do not parse, is an error naming the key; so is an index map whose size differs from
 // the Job's completions.
+//
+// When the map is kept in a ConfigMap (annotation original-indexes-from), Read sets
+// OriginalFrom and leaves Original empty: Resolve (or ReadResolved) reads the map. The other
+// fields (root, parent, attempt) are complete either way.
 func Read(job *batchv1.Job) (l *Lineage, ok bool, err error) {
 	if !IsRetry(job) {
 		return nil, false, nil
@@ -82,6 +89,18 @@ func Read(job *batchv1.Job) (l *Lineage, ok bool, err error) {
 		return nil, true, fmt.Errorf("job %q: annotation %s is %q, not a whole number from 1", job.Name, shards.AnnotationRetryAttempt, s)
 	}
 	l.Attempt = n
+	if from, ok := a[shards.AnnotationOriginalIndexesFrom]; ok {
+		// The map is in a ConfigMap: Resolve reads it.
+		if _, both := a[shards.AnnotationOriginalIndexes]; both {
+			return nil, true, fmt.Errorf("job %q has both annotations %s and %s: its lineage annotations were changed by hand", job.Name, shards.AnnotationOriginalIndexes, shards.AnnotationOriginalIndexesFrom)
+		}
+		ref, err := ParseMapRef(from)
+		if err != nil {
+			return nil, true, fmt.Errorf("job %q: annotation %s: %w", job.Name, shards.AnnotationOriginalIndexesFrom, err)
+		}
+		l.OriginalFrom = &ref
+		return l, true, nil
+	}
 	if s, err = get(shards.AnnotationOriginalIndexes); err != nil {
 		return nil, true, err
 	}
@@ -91,22 +110,36 @@ func Read(job *batchv1.Job) (l *Lineage, ok bool, err error) {
 	if l.Original, err = indexes.Parse(s, indexes.Unbounded); err != nil {
 		return nil, true, fmt.Errorf("job %q: annotation %s: %w", job.Name, shards.AnnotationOriginalIndexes, err)
 	}
-	if c := job.Spec.Completions; c != nil && int(*c) != l.Original.Len() {
-		return nil, true, fmt.Errorf("job %q: annotation %s names %d indexes but the Job has %d completions", job.Name, shards.AnnotationOriginalIndexes, l.Original.Len(), *c)
+	if err := checkCompletions(job, shards.AnnotationOriginalIndexes, l.Original); err != nil {
+		return nil, true, err
 	}
 	return l, true, nil
 }
 
-// Annotations are the lineage annotations of a retry Job, exactly as Read reads them.
-func (l *Lineage) Annotations() map[string]string {
-	return map[string]string{
-		shards.AnnotationRootJob:         l.RootJob,
-		shards.AnnotationRootJobUID:      l.RootJobUID,
-		shards.AnnotationParentJob:       l.ParentJob,
-		shards.AnnotationParentJobUID:    l.ParentJobUID,
-		shards.AnnotationRetryAttempt:    strconv.Itoa(l.Attempt),
-		shards.AnnotationOriginalIndexes: l.Original.String(),
+// checkCompletions is an error when the map's size differs from the Job's completions.
+func checkCompletions(job *batchv1.Job, where string, original indexes.Set) error {
+	if c := job.Spec.Completions; c != nil && int(*c) != original.Len() {
+		return fmt.Errorf("job %q: %s names %d indexes but the Job has %d completions", job.Name, where, original.Len(), *c)
 	}
+	return nil
+}
+
+// Annotations are the lineage annotations of a retry Job, exactly as Read reads them: the
+// index map itself, or with OriginalFrom set, where it is.
+func (l *Lineage) Annotations() map[string]string {
+	a := map[string]string{
+		shards.AnnotationRootJob:      l.RootJob,
+		shards.AnnotationRootJobUID:   l.RootJobUID,
+		shards.AnnotationParentJob:    l.ParentJob,
+		shards.AnnotationParentJobUID: l.ParentJobUID,
+		shards.AnnotationRetryAttempt: strconv.Itoa(l.Attempt),
+	}
+	if l.OriginalFrom != nil {
+		a[shards.AnnotationOriginalIndexesFrom] = l.OriginalFrom.String()
+	} else {
+		a[shards.AnnotationOriginalIndexes] = l.Original.String()
+	}
+	return a
 }
 
 // Labels are the lineage labels of a retry Job.
@@ -152,6 +185,9 @@ func (l *Lineage) RootIndexes(n int) []int {
 // indexes of the parent (lineage parent, nil for a root Job with parentCompletions indexes).
 // The result is ascending because both maps are.
 func Compose(parent *Lineage, parentCompletions int, chosen indexes.Set) (indexes.Set, error) {
+	if !parent.Resolved() {
+		return indexes.Set{}, fmt.Errorf("the parent's index map is in ConfigMap %q and was not read", parent.OriginalFrom.ConfigMap)
+	}
 	if parent == nil {
 		if m := chosen.Max(); m >= parentCompletions {
 			return indexes.Set{}, fmt.Errorf("index %d is out of range: the Job has %d completions", m, parentCompletions)

@@ -26,6 +26,9 @@ const (
 type Member struct {
 	Job    *batchv1.Job
 	Report *indexstatus.IndexedJobStatus
+	// Lineage, when set, is Job's lineage already read and resolved (ReadResolved): the only
+	// way in for a retry whose index map is kept in a ConfigMap. Nil: BuildReport reads it.
+	Lineage *Lineage
 }
 
 // Report is the shard-level view of a run across its root Job and every retry. Its JSON field
@@ -102,7 +105,13 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 	var root *entry
 	var retries []entry
 	for _, m := range members {
-		l, isRetry, err := Read(m.Job)
+		l, isRetry, err := m.Lineage, m.Lineage != nil, error(nil)
+		if l == nil {
+			l, isRetry, err = Read(m.Job)
+		}
+		if err == nil && isRetry && !l.Resolved() {
+			err = fmt.Errorf("its index map, in ConfigMap %q, was not read", l.OriginalFrom.ConfigMap)
+		}
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", m.Job.Name, err))
 			continue

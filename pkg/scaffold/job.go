@@ -24,12 +24,19 @@ type Objects struct {
 	// (nil otherwise). All of them are sent before the Job.
 	ConfigMap *corev1.ConfigMap
 	Parts     []*corev1.ConfigMap
-	Job       *batchv1.Job
+	// IndexMap is, for a retry whose index map is too large for an annotation, the immutable
+	// ConfigMap holding it (not mounted by the pods); nil otherwise. Sent after the store.
+	IndexMap *corev1.ConfigMap
+	Job      *batchv1.Job
 }
 
-// ConfigMaps returns the head and the parts, in the order they are sent.
+// ConfigMaps returns the head, the parts and the index map, in the order they are sent.
 func (o *Objects) ConfigMaps() []*corev1.ConfigMap {
-	return append([]*corev1.ConfigMap{o.ConfigMap}, o.Parts...)
+	out := append([]*corev1.ConfigMap{o.ConfigMap}, o.Parts...)
+	if o.IndexMap != nil {
+		out = append(out, o.IndexMap)
+	}
+	return out
 }
 
 // completionIndexAnnotation is where the Job controller writes a pod's completion index

@@ -41,11 +41,32 @@ type RetryOptions struct {
 	ActiveDeadlineSeconds   *int64
 	TTLSecondsAfterFinished *int32
 
+	// IndexMap says where the index map goes: IndexMapAuto ("" too) the annotation when it
+	// fits, else a ConfigMap; IndexMapAnnotation or IndexMapConfigMap force one place.
+	IndexMap IndexMapPlacement
+
 	// PodAnnotations are set on the pod template (over the parent's); RemovePodAnnotations
 	// are removed from it.
 	PodAnnotations       map[string]string
 	RemovePodAnnotations []string
 }
+
+// IndexMapPlacement is where a retry keeps its index map (retry index k -> root index).
+type IndexMapPlacement string
+
+// The places of the index map (retry --index-map).
+const (
+	IndexMapAuto       IndexMapPlacement = "auto"
+	IndexMapAnnotation IndexMapPlacement = "annotation"
+	IndexMapConfigMap  IndexMapPlacement = "configmap"
+)
+
+// IndexMapPlacements are the values of retry --index-map.
+var IndexMapPlacements = []string{string(IndexMapAuto), string(IndexMapAnnotation), string(IndexMapConfigMap)}
+
+// annotationMapLimit is the largest interval text "auto" writes in the annotation; tests lower
+// it to make a small golden file of a map kept in a ConfigMap.
+var annotationMapLimit = lineage.MaxOriginalIndexesBytes
 
 // RetryObjects are what retry sends, and notes on the choices made for the user.
 type RetryObjects struct {
@@ -120,8 +141,26 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	if n != o.Lineage.Original.Len() {
 		return nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
 	}
-	if s := o.Lineage.Original.String(); len(s) > lineage.MaxOriginalIndexesBytes {
-		return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string, over the %d an annotation may hold: retry fewer or more contiguous indexes at a time with --indexes", len(s), lineage.MaxOriginalIndexesBytes)
+	l := *o.Lineage // the caller's is not changed
+	l.OriginalFrom = nil
+	var mapCM *corev1.ConfigMap
+	text := l.Original.String()
+	switch o.IndexMap {
+	case IndexMapAnnotation:
+		if len(text) > lineage.MaxOriginalIndexesBytes {
+			return nil, fmt.Errorf("the index map of this retry takes %d bytes as an interval string, over the %d an annotation may hold: use --index-map=auto (a ConfigMap of its own), or retry fewer or more contiguous indexes at a time with --indexes", len(text), lineage.MaxOriginalIndexesBytes)
+		}
+	case IndexMapAuto, "", IndexMapConfigMap:
+		if o.IndexMap == IndexMapConfigMap || len(text) > annotationMapLimit {
+			im, err := lineage.NewIndexMap(l.RootJob, l.Original)
+			if err != nil {
+				return nil, err
+			}
+			l.OriginalFrom = &im.Ref
+			mapCM = indexMapConfigMap(im, o, &l)
+		}
+	default:
+		return nil, fmt.Errorf("index map placement %q is not one of %s", o.IndexMap, strings.Join(IndexMapPlacements, ", "))
 	}
 
 	cms, err := retryConfigMaps(o, pn)
@@ -129,7 +168,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		return nil, err
 	}
 	cm := cms[0]
-	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:]}}
+	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:], IndexMap: mapCM}}
 
 	job := cleanBase(p)
 	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
@@ -138,7 +177,10 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	for k, v := range job.Annotations {
 		ann[k] = v
 	}
-	for k, v := range o.Lineage.Annotations() {
+	// A Job copied from a parent whose map was kept elsewhere must not carry both keys.
+	delete(ann, shards.AnnotationOriginalIndexes)
+	delete(ann, shards.AnnotationOriginalIndexesFrom)
+	for k, v := range l.Annotations() {
 		ann[k] = v
 	}
 	ann[shards.AnnotationShardsConfigMap] = cm.Name
@@ -280,6 +322,28 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 		}
 	}
 	return storeConfigMaps(st, RetryConfigMapName(name, st), o.Namespace, labels, nilIfEmpty(ann)), nil
+}
+
+// indexMapConfigMap is the immutable ConfigMap of an index map: the lineage labels (so that
+// kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=ROOT saves it with the Jobs) and
+// the root Job's annotations.
+func indexMapConfigMap(im *lineage.IndexMap, o RetryOptions, l *lineage.Lineage) *corev1.ConfigMap {
+	immutable := true
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      im.Ref.ConfigMap,
+			Namespace: o.Namespace,
+			Labels:    l.Labels(),
+			Annotations: map[string]string{
+				shards.AnnotationRootJob:    l.RootJob,
+				shards.AnnotationRootJobUID: l.RootJobUID,
+			},
+		},
+		Immutable:  &immutable,
+		Data:       im.Data,
+		BinaryData: im.BinaryData,
+	}
 }
 
 func intOrNone(p *int32) string {

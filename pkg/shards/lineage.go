@@ -9,6 +9,10 @@ package shards
 // indexes written in AnnotationOriginalIndexes (a retry picks indexes in ascending order, and a
 // retry of a retry composes two ascending maps, so the composition is ascending too and the set
 // in interval form, e.g. "2,4,10-19", is the whole map).
+//
+// A retry writes that set in exactly one of two places: AnnotationOriginalIndexes when it is
+// small enough for an annotation, else a key of an immutable ConfigMap of its own, named by
+// AnnotationOriginalIndexesFrom (see there).
 const (
 	// AnnotationRootJob and AnnotationRootJobUID name the first Job of the lineage: the one
 	// whose completion indexes the shard manifest was laid out for.
@@ -23,6 +27,16 @@ const (
 	// AnnotationOriginalIndexes holds the root completion indexes this retry runs, in the
 	// interval form of status.completedIndexes; retry index k runs the k-th of them.
 	AnnotationOriginalIndexes = Prefix + "original-indexes"
+	// AnnotationOriginalIndexesFrom replaces AnnotationOriginalIndexes when the map is too
+	// large for an annotation: "<configmap>/<key>", a ConfigMap in the Job's namespace and a
+	// key of it. Key KeyOriginalIndexes holds the same interval text in data;
+	// KeyOriginalIndexesGzip holds it gzip-compressed in binaryData. The ConfigMap is
+	// immutable and its name ends with "-" and the first 10 hex digits of the SHA-256 of the
+	// (uncompressed) interval text, so a reader can tell it is the one the retry wrote.
+	AnnotationOriginalIndexesFrom = Prefix + "original-indexes-from"
+	// KeyOriginalIndexes and KeyOriginalIndexesGzip are the keys of an index-map ConfigMap.
+	KeyOriginalIndexes     = "original-indexes"
+	KeyOriginalIndexesGzip = "original-indexes.gz"
 
 	// LabelRootJob carries AnnotationRootJob's value on every retry Job, so that one
 	// label-selected LIST of Jobs finds a lineage.

@@ -5,6 +5,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -164,5 +166,122 @@ func TestRetryScale(t *testing.T) {
 	r = KubectlIndexed(t, "retry", "huge", "-n", ns, "--dry-run=server", "-o", "yaml")
 	if !strings.Contains(r.Stdout, "indexed.kubectl.io/original-indexes: 0,10,20,30") || !strings.Contains(r.Stdout, "completions: 10000") {
 		t.Errorf("the server-defaulted retry lacks its map or size")
+	}
+}
+
+// TestRetryIndexMapScale (E2E_SCALE=1): a Job of 100,000 indexes of which every other one
+// failed (50,000 scattered indexes: 294,444 bytes of intervals, over twice the 128 KiB an
+// annotation of the map may take). retry --dry-run=server sends the Job, its shard ConfigMaps
+// and the index map's ConfigMap, and the real API server accepts them; then the retry is made
+// for real and status of it maps its indexes to the root's through the ConfigMap. The Job is
+// managed by another controller (status written by hand), so the Job controller leaves it and
+// its retry alone.
+func TestRetryIndexMapScale(t *testing.T) {
+	if os.Getenv("E2E_SCALE") == "" {
+		t.Skip("set E2E_SCALE=1 to measure (writes about 30 MB to the API server)")
+	}
+	ns := NewNamespace(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	const n = 100000
+	var cb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&cb, "c%07d\n", i)
+	}
+	casesFile := filepath.Join(dir, "cases.txt")
+	if err := os.WriteFile(casesFile, []byte(cb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := KubectlIndexed(t, "shards", "split", "--cases", casesFile, "--shards", "100000", "--name", "half", "--revision", "1")
+	if r.ExitCode != 0 {
+		t.Fatalf("split: %s", r.Stderr)
+	}
+	manifest := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(manifest, []byte(r.Stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := shards.Parse(manifest, []byte(r.Stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(tmpl, []byte("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: w\nspec:\n  managedBy: example.com/hand-built\n  template:\n    spec:\n      containers:\n      - name: worker\n        image: busybox:1.36\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := KubectlIndexed(t, "create", "half", "-n", ns, "--manifest", manifest, "--from-job", tmpl, "--parallelism", "100"); r.ExitCode != 0 {
+		t.Fatalf("create: %s", r)
+	}
+	job, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "half", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed, completed strings.Builder
+	for i := 0; i < n; i += 2 {
+		if i > 0 {
+			failed.WriteByte(',')
+			completed.WriteByte(',')
+		}
+		fmt.Fprintf(&failed, "%d", i)
+		fmt.Fprintf(&completed, "%d", i+1)
+	}
+	if failed.Len() <= 128<<10 {
+		t.Fatalf("the map takes %d bytes: not over an annotation's 128 KiB", failed.Len())
+	}
+	t.Logf("the index map takes %d bytes as intervals", failed.Len())
+	now := metav1.Now()
+	job.Status.StartTime = &now
+	job.Status.CompletedIndexes, job.Status.Succeeded = completed.String(), n/2
+	f := failed.String()
+	job.Status.FailedIndexes, job.Status.Failed = &f, n/2
+	job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
+		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
+	}
+	if _, err := env.Client.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("hand-built status: %v", err)
+	}
+	mapName := "half-index-map-" + lineage.MapHash(failed.String())
+	r = timed(t, "retry --dry-run=server of 50,000 scattered failed of 100,000 indexes (index map in a ConfigMap)",
+		"retry", "half", "-n", ns, "--dry-run=server", "-o", "name", "--kubeconfig", env.Kubeconfig)
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+"\n") || !strings.Contains(r.Stdout, "job.batch/half-r1") {
+		t.Fatalf("retry --dry-run=server: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	t.Logf("retry half --dry-run=server printed:\n%s", r.Stdout)
+	if _, err := env.Client.CoreV1().ConfigMaps(ns).Get(ctx, mapName, metav1.GetOptions{}); err == nil {
+		t.Fatal("a server dry run stored the index map")
+	}
+
+	r = timed(t, "retry of 50,000 scattered failed of 100,000 indexes (index map in a ConfigMap)",
+		"retry", "half", "-n", ns, "--kubeconfig", env.Kubeconfig)
+	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+" created") {
+		t.Fatalf("retry: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
+	}
+	r1, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "half-r1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.Annotations[shards.AnnotationOriginalIndexesFrom] != mapName+"/"+shards.KeyOriginalIndexes || *r1.Spec.Completions != n/2 {
+		t.Fatalf("half-r1: %d completions, annotations %v", *r1.Spec.Completions, r1.Annotations)
+	}
+	cm, err := env.Client.CoreV1().ConfigMaps(ns).Get(ctx, mapName, metav1.GetOptions{})
+	if err != nil || cm.Data[shards.KeyOriginalIndexes] != failed.String() {
+		t.Fatalf("index map ConfigMap: %v", err)
+	}
+	r = timed(t, "status half-r1 -o json (50,000 indexes, map from its ConfigMap)", "status", "half-r1", "-n", ns, "-o", "json", "--kubeconfig", env.Kubeconfig)
+	var st struct {
+		Indexes []struct {
+			Index         int    `json:"index"`
+			ShardID       string `json:"shardID"`
+			OriginalIndex *int   `json:"originalIndex"`
+		} `json:"indexes"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st.Indexes) != n/2 {
+		t.Fatalf("status half-r1: %v (%d indexes)\n%.2000s", err, len(st.Indexes), r.Stderr)
+	}
+	for _, k := range []int{0, 1, 12345, n/2 - 1} {
+		ix := st.Indexes[k]
+		if ix.Index != k || ix.OriginalIndex == nil || *ix.OriginalIndex != 2*k || ix.ShardID != m.Shards[2*k].ID {
+			t.Errorf("half-r1 index %d: original %v shard %q, want %d and %s", k, ix.OriginalIndex, ix.ShardID, 2*k, m.Shards[2*k].ID)
+		}
 	}
 }

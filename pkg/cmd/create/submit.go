@@ -91,11 +91,12 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		}
 	}
 	if o.DryRun == cmdutil.DryRunClient {
-		ops := make([]string, len(objs.Parts)+2)
+		all := allObjects(objs)
+		ops := make([]string, len(all))
 		for i := range ops {
 			ops[i] = "created"
 		}
-		if err := o.print(allObjects(objs), ops); err != nil {
+		if err := o.print(all, ops); err != nil {
 			return err
 		}
 		return o.saveIfAsked(objs)
@@ -113,9 +114,10 @@ func (o *Submitter) saveIfAsked(objs *scaffold.Objects) error {
 	return o.save(objs)
 }
 
-// allObjects are the ConfigMaps (head, then parts) and the Job, in the order they are sent.
+// allObjects are the ConfigMaps (head, parts, a retry's index map) and the Job, in the order
+// they are sent.
 func allObjects(objs *scaffold.Objects) []runtime.Object {
-	out := make([]runtime.Object, 0, len(objs.Parts)+2)
+	out := make([]runtime.Object, 0, len(objs.Parts)+3)
 	for _, cm := range objs.ConfigMaps() {
 		out = append(out, cm)
 	}
@@ -174,8 +176,8 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 		return exitcode.UsageError("--save %s: %w", o.SaveFile, err)
 	}
 	what := "the ConfigMap"
-	if len(objs.Parts) > 0 {
-		what = fmt.Sprintf("the %d ConfigMaps", len(objs.Parts)+1)
+	if n := len(objs.ConfigMaps()); n > 1 {
+		what = fmt.Sprintf("the %d ConfigMaps", n)
 	}
 	// kubectl create, never apply: apply would change a Job that already exists (a Job of the
 	// same name made from another manifest), while create refuses it.

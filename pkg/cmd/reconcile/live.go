@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -81,13 +82,13 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
 		if j != root {
 			ref.RetryAttempt = attemptOf(j)
-			ref.OriginalIndexes = j.Annotations[shards.AnnotationOriginalIndexes]
-			set, err := indexes.Parse(ref.OriginalIndexes, completions)
+			set, err := o.originalIndexes(ctx, j, completions)
 			if err != nil {
-				rec.Note("Retry %q: annotation %s %q cannot be read (%v): its pods are not used.", j.Name, shards.AnnotationOriginalIndexes, ref.OriginalIndexes, err)
+				rec.Note("Retry %q: its index map cannot be read (%v): its pods are not used.", j.Name, err)
 				rec.AddJob(ref)
 				continue
 			}
+			ref.OriginalIndexes = set.String()
 			orig := slices.Collect(set.All())
 			toRoot = func(k int) (int, bool) {
 				if k < 0 || k >= len(orig) {
@@ -104,6 +105,28 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	noSummary.note(rec, "finished %s left no receipt summary in the termination message")
 	running.note(rec, "%s not finished yet: their shards' results are not in")
 	return rec, nil
+}
+
+// originalIndexes reads the root indexes retry j runs: from its annotation, or from the
+// ConfigMap its original-indexes-from annotation names (one GET). Each must be an index of
+// the root, which has completions indexes.
+func (o *Options) originalIndexes(ctx context.Context, j *batchv1.Job, completions int) (indexes.Set, error) {
+	l, _, err := lineage.ReadResolved(j, func(name string) (*corev1.ConfigMap, error) {
+		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return nil, exitcode.APIError(err, "get", "configmaps", name, o.Namespace)
+		}
+		return cm, nil
+	})
+	switch {
+	case err != nil:
+		return indexes.Set{}, err
+	case l == nil:
+		return indexes.Set{}, fmt.Errorf("job %q has no annotation %s", j.Name, shards.AnnotationRootJob)
+	case !l.Original.IsEmpty() && l.Original.Max() >= completions:
+		return indexes.Set{}, fmt.Errorf("root index %d is out of range: the root has %d completions", l.Original.Max(), completions)
+	}
+	return l.Original, nil
 }
 
 func attemptOf(j *batchv1.Job) int {

@@ -22,6 +22,8 @@ import (
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -222,7 +224,16 @@ func finishedPod(j *batchv1.Job, index int, name string, phase corev1.PodPhase, 
 // TestLiveFollowsRetries: root indexes 0, 1 succeed with summaries, 2 fails with an
 // invalid-input summary, 3 fails with no summary; a retry (lineage keys as retry writes them)
 // runs root index 3 as its index 0 and succeeds. 3/4 shards, shard-2 not evaluated, exit 1.
+//
+// The retry's index map is in its annotation, or in a ConfigMap of its own (as retry writes a
+// map over 128 KiB); with that ConfigMap gone, the retry's pods are not used, and said so.
 func TestLiveFollowsRetries(t *testing.T) {
+	for _, place := range []string{"annotation", "configmap", "configmap gone"} {
+		t.Run(place, func(t *testing.T) { testLiveFollowsRetries(t, place) })
+	}
+}
+
+func testLiveFollowsRetries(t *testing.T, place string) {
 	m, objs := exampleRun(t)
 	root := objs.Job.DeepCopy()
 	root.UID = "root-uid"
@@ -250,6 +261,19 @@ func TestLiveFollowsRetries(t *testing.T) {
 	retry.Annotations[shards.AnnotationParentJobUID] = string(root.UID)
 	retry.Annotations[shards.AnnotationRetryAttempt] = "1"
 	retry.Annotations[shards.AnnotationOriginalIndexes] = "3"
+	one := int32(1) // as retry makes it: one completion per index of its map
+	retry.Spec.Completions = &one
+	if place != "annotation" {
+		im, err := lineage.NewIndexMap(root.Name, indexes.Of(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		delete(retry.Annotations, shards.AnnotationOriginalIndexes)
+		retry.Annotations[shards.AnnotationOriginalIndexesFrom] = im.Ref.String()
+		if place == "configmap" {
+			objects = append(objects, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: im.Ref.ConfigMap, Namespace: "ns"}, Data: im.Data})
+		}
+	}
 	// The retry's index 0 runs the root's index 3: its worker sees shard-3's files.
 	objects = append(objects, retry, finishedPod(retry, 0, "demo-retry-1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, objs, 3, results, "demo-retry-1-0-a")))
 	// A stale retry of a Job of the same name deleted earlier is ignored.
@@ -267,6 +291,12 @@ func TestLiveFollowsRetries(t *testing.T) {
 	var rep domain.Report
 	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
 		t.Fatalf("%v\n%s%s", err, r.out, r.errOut)
+	}
+	if place == "configmap gone" {
+		if rep.Coverage.ShardsEvaluated != 2 || !strings.Contains(strings.Join(rep.Notes, "\n"), `Retry "demo-retry-1": its index map cannot be read (job "demo-retry-1" keeps its index map in ConfigMap`) {
+			t.Errorf("coverage %+v notes %q", rep.Coverage, rep.Notes)
+		}
+		return
 	}
 	if r.code != 1 || rep.Coverage.ShardsEvaluated != 3 || rep.Coverage.Shards != 4 || rep.Coverage.Evaluated != 30 || rep.Coverage.Results != 40 {
 		t.Fatalf("exit %d coverage %+v\n%s", r.code, rep.Coverage, r.out)

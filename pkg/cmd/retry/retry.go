@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,7 +45,9 @@ var (
 		flags override the retry policy. Lineage annotations record the root Job, the parent,
 		the attempt number and the root completion indexes the retry runs, so a retry of a
 		retry still maps to the original shards; "kubectl indexed status ROOT --lineage"
-		folds them together. The Job retried and its ConfigMap are never modified.
+		folds them together. A map too large for an annotation (over 128 KiB of intervals,
+		some 18,000 scattered indexes) is kept in an immutable ConfigMap of its own, named
+		ROOT-index-map-HASH, which the annotation original-indexes-from names (--index-map). The Job retried and its ConfigMap are never modified.
 
 		Refused: a Job still running (unless --indexes lists only indexes that already failed
 		for good and --allow-running is given), nothing to retry, a Job not made by create (no
@@ -64,6 +68,9 @@ var (
 		# Re-run shards 2 and 4 now, while the Job still runs (they must have failed already)
 		kubectl indexed retry eval --indexes 2,4 --allow-running
 
+		# Keep the index map in a ConfigMap even when it would fit an annotation
+		kubectl indexed retry eval --indexes missing --index-map configmap
+
 		# See the objects without sending anything; then follow the whole lineage
 		kubectl indexed retry eval --dry-run=client -o yaml
 		kubectl indexed status eval --lineage`)
@@ -78,6 +85,7 @@ type Options struct {
 	Indexes      string
 	Name         string
 	AllowRunning bool
+	IndexMap     string
 
 	Parallelism             int32
 	BackoffLimitPerIndex    int32
@@ -95,6 +103,7 @@ type Options struct {
 func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		Indexes:   lineage.SelectFailed,
+		IndexMap:  string(scaffold.IndexMapAuto),
 		Submitter: create.NewSubmitter("retry", Permissions, streams),
 		changed:   func(string) bool { return false },
 	}
@@ -134,6 +143,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded down).")
 	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
+	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
@@ -141,6 +151,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl create -f later, which refuses objects that exist. It is written only once the objects were created (or printed, with --dry-run). An existing file is never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
+	_ = cmd.RegisterFlagCompletionFunc("index-map", cobra.FixedCompletions(scaffold.IndexMapPlacements, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
@@ -208,6 +219,9 @@ func (o *Options) Validate() error {
 		if msgs := validation.IsDNS1123Subdomain(o.Name); len(msgs) > 0 {
 			return exitcode.UsageError("--name %q: %s", o.Name, strings.Join(msgs, "; "))
 		}
+	}
+	if !slices.Contains(scaffold.IndexMapPlacements, o.IndexMap) {
+		return exitcode.UsageError("--index-map %q: give one of %s", o.IndexMap, strings.Join(scaffold.IndexMapPlacements, ", "))
 	}
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
@@ -296,6 +310,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
+	if err := o.resolve(ctx, parent, pl); err != nil {
+		return err
+	}
 	cmName, ok := shards.ConfigMapNameFromJob(parent)
 	if !ok {
 		return exitcode.UsageError("job %q was not made by kubectl indexed create (it has no annotation %s): its workers take their shard from JOB_COMPLETION_INDEX, and a retry's index 0 cannot be made to run shard 4 without changing the worker. Re-create the run with kubectl indexed create --from-job, or make a Job for those indexes by hand; nothing was created",
@@ -347,7 +364,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if name == "" {
 		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
 	}
-	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns}
+	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
+		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
 	if err := o.overrides(&ro); err != nil {
 		return err
 	}
@@ -364,7 +382,32 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s) as job %q: root indexes %s of job %q, attempt %d\n",
 		sel.Indexes.Len(), noun, parent.Name, sel.Indexes.Truncated(200), name, l.Original.Truncated(200), l.RootJob, l.Attempt)
+	if m := objs.IndexMap; m != nil {
+		_, _ = fmt.Fprintf(o.ErrOut, "the index map (%d bytes as intervals) is kept in immutable ConfigMap %q, which annotation %s names\n",
+			len(l.Original.String()), m.Name, shards.AnnotationOriginalIndexesFrom)
+	}
 	return o.Submit(ctx, &objs.Objects)
+}
+
+// resolve reads the index map of a parent that keeps it in a ConfigMap: a retry of it must
+// map its indexes back to the root's through that map.
+func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.Lineage) error {
+	if pl.Resolved() {
+		return nil
+	}
+	name, ns := pl.OriginalFrom.ConfigMap, o.Namespace
+	cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q keeps its index map (which root index each of its indexes runs) in ConfigMap %q (annotation %s), but it is gone from namespace %q: its indexes cannot be mapped back to the original shards, so nothing was created. Retry the root Job %q, or an earlier retry, instead",
+			parent.Name, name, shards.AnnotationOriginalIndexesFrom, ns, pl.RootJob))
+	}
+	if err != nil {
+		return o.hint(exitcode.APIError(err, "get", "configmaps", name, ns))
+	}
+	if err := pl.Resolve(parent, cm); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return nil
 }
 
 // nextAttempt is one more than the highest attempt of the lineage's Jobs (one LIST on the

@@ -21,15 +21,52 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
-// lineageNote tells, on the report of a retry Job, which root indexes its indexes run, and the
-// command that shows the whole run (with the namespace and connection flags given).
-func lineageNote(job *batchv1.Job, conn printcmd.Connection) []string {
-	l, ok, err := lineage.Read(job)
+// jobLineage reads job's lineage, and the index map from the ConfigMap get returns when the
+// Job keeps it in one. l is nil for a root Job; notes say what could not be read (l is then
+// nil too: its root indexes are not shown rather than shown wrong).
+func jobLineage(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, error)) (*lineage.Lineage, []string) {
+	l, ok, err := lineage.ReadResolved(job, get)
 	switch {
 	case !ok:
-		return nil
+		return nil, nil
+	case err != nil && l != nil && l.OriginalFrom != nil:
+		return nil, []string{fmt.Sprintf("The root index of each index is not shown: %v.", err)}
 	case err != nil:
-		return []string{fmt.Sprintf("Lineage annotations cannot be read: %v.", err)}
+		return nil, []string{fmt.Sprintf("Lineage annotations cannot be read: %v.", err)}
+	}
+	return l, nil
+}
+
+// liveIndexMap GETs an index map's ConfigMap, saying in the error what is missing.
+func (o *Options) liveIndexMap(ctx context.Context) func(string) (*corev1.ConfigMap, error) {
+	return func(name string) (*corev1.ConfigMap, error) {
+		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, fmt.Errorf("it does not exist in namespace %q: the original index of each index is not shown", o.Namespace)
+		case apierrors.IsForbidden(err):
+			return nil, fmt.Errorf("not allowed to get it (ask for \"get\" on \"configmaps\")")
+		}
+		return cm, err
+	}
+}
+
+// offlineIndexMap finds an index map's ConfigMap among those read from file.
+func offlineIndexMap(cms map[string]*corev1.ConfigMap, file string, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
+	return func(name string) (*corev1.ConfigMap, error) {
+		if cm := cms[name]; cm != nil {
+			return cm, nil
+		}
+		return nil, fmt.Errorf("%s does not hold it: save it with the Job (kubectl get job %s configmap %s -o json)", file, job.Name, name)
+	}
+}
+
+// lineageNote tells, on the report of a retry Job (lineage l, nil for a root), which root
+// indexes its indexes run, and the command that shows the whole run (with the namespace and
+// connection flags given).
+func lineageNote(job *batchv1.Job, l *lineage.Lineage, conn printcmd.Connection) []string {
+	if l == nil {
+		return nil
 	}
 	var pairs []string
 	for k := range l.Original.Len() {
@@ -40,14 +77,18 @@ func lineageNote(job *batchv1.Job, conn printcmd.Connection) []string {
 		r, _ := l.RootIndex(k)
 		pairs = append(pairs, fmt.Sprintf("%d→%d", k, r))
 	}
-	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s); the shard IDs are the original ones. The whole run: %s",
-		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), wholeRunCommand(job, l.RootJob, conn))}
+	where := ""
+	if l.OriginalFrom != nil {
+		where = fmt.Sprintf(" (the map is kept in ConfigMap %q)", l.OriginalFrom.ConfigMap)
+	}
+	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s)%s; the shard IDs are the original ones. The whole run: %s",
+		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), where, wholeRunCommand(job, l.RootJob, conn))}
 }
 
-// setOriginalIndexes sets, on the report of a retry Job, the root index each index runs.
-func setOriginalIndexes(r *indexstatus.IndexedJobStatus, job *batchv1.Job) {
-	l, ok, err := lineage.Read(job)
-	if !ok || err != nil || r == nil {
+// setOriginalIndexes sets, on the report of a retry Job (lineage l), the root index each
+// index runs.
+func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
+	if l == nil || r == nil || !l.Resolved() {
 		return
 	}
 	roots := l.RootIndexes(l.Original.Len())
@@ -143,8 +184,17 @@ func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
 		if _, err := o.listPods(ctx, j, acc); err != nil {
 			return nil, err
 		}
+		m := lineage.Member{Job: j}
+		if l, ok, err := lineage.ReadResolved(j, o.liveIndexMap(ctx)); ok {
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
+				continue
+			}
+			m.Lineage = l
+		}
 		n, sh := o.loadShards(ctx, j)
-		members = append(members, lineage.Member{Job: j, Report: acc.Report(o.lineageReportOptions(n, sh))})
+		m.Report = acc.Report(o.lineageReportOptions(n, sh))
+		members = append(members, m)
 		notes = append(notes, n...)
 	}
 	r, err := lineage.BuildReport(o.Namespace, rootName, members, notes)
@@ -225,12 +275,21 @@ func (o *Options) offlineLineage() (*lineage.Report, error) {
 				sh = shardState{ids: ids, configMap: name}
 			}
 		}
+		m := lineage.Member{Job: j}
+		if l, ok, err := lineage.ReadResolved(j, offlineIndexMap(cms, strings.Join(paths, " and "), j)); ok {
+			if err != nil {
+				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
+				continue
+			}
+			m.Lineage = l
+		}
 		rep, err := indexstatus.Build(j, pods, o.lineageReportOptions(nil, sh))
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		members = append(members, lineage.Member{Job: j, Report: rep})
+		m.Report = rep
+		members = append(members, m)
 	}
 	ns := jobs[0].Namespace
 	r, err := lineage.BuildReport(ns, rootName, members, notes)

@@ -18,11 +18,12 @@ import (
 // List or a stream of documents (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME
 // -o json); then --pods-file. podsGiven says whether pods came from either.
 func (o *Options) readOffline() (in *offlineInput, err error) {
-	job, pods, podsGiven, streamed, err := o.readOfflineObjects()
+	job, pods, podsGiven, cms, streamed, err := o.readOfflineObjects()
 	if err != nil {
 		return nil, err
 	}
 	if streamed != nil {
+		streamed.configMaps = cms
 		return streamed, nil
 	}
 	acc, err := indexstatus.NewAccumulator(job)
@@ -32,7 +33,7 @@ func (o *Options) readOffline() (in *offlineInput, err error) {
 	for i := range pods {
 		acc.Add(&pods[i])
 	}
-	return &offlineInput{job: job, acc: acc, podsGiven: podsGiven, captured: captureTime(job, pods)}, nil
+	return &offlineInput{job: job, acc: acc, podsGiven: podsGiven, captured: captureTime(job, pods), configMaps: cms}, nil
 }
 
 // offlineInput is what the offline report is made from: the Job, its pods reduced into an
@@ -42,59 +43,72 @@ type offlineInput struct {
 	acc       *indexstatus.Accumulator
 	podsGiven bool
 	captured  time.Time
+	// configMaps are the ConfigMaps -f holds, by name: where a retry's index map is found
+	// when the Job keeps it in one.
+	configMaps map[string]*corev1.ConfigMap
 }
 
-func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, podsGiven bool, streamed *offlineInput, err error) {
+func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, podsGiven bool, cms map[string]*corev1.ConfigMap, streamed *offlineInput, err error) {
 	docs, err := source.Read([]string{o.Filename}, source.Options{Stdin: o.In})
 	if err != nil {
-		return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
+		return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
 	}
 	for i := range docs {
 		d := &docs[i]
 		if d.Err != nil {
-			return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), d.Err))
+			return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), d.Err))
 		}
 		switch d.Kind() {
 		case "Job":
 			if job != nil {
-				return nil, nil, false, nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, job.Name, d.Name())
+				return nil, nil, false, nil, nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, job.Name, d.Name())
 			}
 			job = &batchv1.Job{}
 			if _, err := d.DecodeStrict(job); err != nil {
-				return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), err))
+				return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), err))
 			}
 		case "Pod":
 			var p corev1.Pod
 			if _, err := d.DecodeStrict(&p); err != nil {
-				return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", d.Location(), err))
+				return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", d.Location(), err))
 			}
 			pods = append(pods, p)
 			podsGiven = true
+		case "ConfigMap":
+			// A retry's index map (or its shard ConfigMap, saved alongside).
+			cm := &corev1.ConfigMap{}
+			if _, err := d.DecodeStrict(cm); err != nil {
+				return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the ConfigMap: %s: %w", d.Location(), err))
+			}
+			if cms == nil {
+				cms = map[string]*corev1.ConfigMap{}
+			}
+			cms[cm.Name] = cm
 		default:
-			return nil, nil, false, nil, exitcode.UsageError("%s: expected a Job (kubectl get job -o json), optionally with its pods, found kind %q", d.Location(), d.Kind())
+			return nil, nil, false, nil, nil, exitcode.UsageError("%s: expected a Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map, found kind %q", d.Location(), d.Kind())
 		}
 	}
 	if job == nil {
-		return nil, nil, false, nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
+		return nil, nil, false, nil, nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
 	}
 	if o.PodsFile != "" {
 		if podsGiven {
-			return nil, nil, false, nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
+			return nil, nil, false, nil, nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 		}
 		// A JSON pod list is streamed: each pod reduced as it is decoded, never all held.
 		if in, ok, err := o.streamPods(job); ok || err != nil {
-			return nil, nil, false, in, err
+			return nil, nil, false, cms, in, err
 		}
 		more, err := source.ReadPods(o.PodsFile, o.In)
 		if err != nil {
-			return nil, nil, false, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+			return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
 		}
 		pods, podsGiven = more, true
 	}
 	if err := foreignPods(job, pods); err != nil {
-		return nil, nil, false, nil, err
+		return nil, nil, false, nil, nil, err
 	}
-	return job, pods, podsGiven, nil, nil
+	return job, pods, podsGiven, cms, nil, nil
 }
 
 // foreignPods is an error naming the pods given that belong to another Job: their controller

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -48,8 +49,8 @@ var (
 		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
 		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
 		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
-		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes); nothing contacts a
-		cluster. Both give the same report for the same objects; offline it is made at the
+		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes; a retry whose index map
+		is kept in a ConfigMap needs that ConfigMap in -f too); nothing contacts a cluster. Both give the same report for the same objects; offline it is made at the
 		newest time written in them, or at --now.
 
 		The text view folds runs of indexes in the same state into ranges and details the
@@ -195,7 +196,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), or - for stdin. No cluster is contacted.")
+	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
 	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
@@ -425,11 +426,13 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		}
 		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
-	notes = append(notes, lineageNote(job, o.conn)...)
+	lin, lnotes := jobLineage(job, offlineIndexMap(in.configMaps, o.Filename, job))
+	notes = append(notes, lnotes...)
+	notes = append(notes, lineageNote(job, lin, o.conn)...)
 	opts := o.reportOptions(notes, sh)
 	opts.Clock, opts.PodsNotGiven = clk, !podsGiven
 	r := in.acc.Report(opts)
-	setOriginalIndexes(r, job)
+	setOriginalIndexes(r, lin)
 	in.acc.AddCaseCounts(r)
 	return r, nil
 }
@@ -471,13 +474,15 @@ type liveState struct {
 	job    *batchv1.Job
 	notes  []string
 	shards shardState
+	// lin is the Job's lineage with its index map (nil for a root Job, or when unreadable).
+	lin *lineage.Lineage
 	// podsRV is the resourceVersion of the pod list, for a watch to start from.
 	podsRV string
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
-	setOriginalIndexes(r, s.job)
+	setOriginalIndexes(r, s.lin)
 	s.acc.AddCaseCounts(r)
 	return r
 }
@@ -500,8 +505,10 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	notes, sh := o.loadShards(ctx, job)
 	notes = append(notes, o.failedCreateNotes(ctx, job)...)
 	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
-	notes = append(notes, lineageNote(job, o.conn)...)
-	return &liveState{acc: acc, job: job, notes: notes, shards: sh, podsRV: rv}, nil
+	lin, lnotes := jobLineage(job, o.liveIndexMap(ctx))
+	notes = append(notes, lnotes...)
+	notes = append(notes, lineageNote(job, lin, o.conn)...)
+	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv}, nil
 }
 
 // podSelector selects the Job's pods: the controller-uid label the API server puts on the
