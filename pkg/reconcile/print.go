@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // maxTextCases is how many missing or not-evaluated cases the text view names per shard.
@@ -30,7 +32,7 @@ func PrintText(w io.Writer, rep *Report) error {
 		if j.RetryAttempt == 0 {
 			row("Job", j.Name)
 		} else {
-			row("Retry", fmt.Sprintf("%s (attempt %d, root indexes %s)", j.Name, j.RetryAttempt, j.OriginalIndexes))
+			row("Retry", retryLine(j.Name, j.RetryAttempt, j.OriginalIndexes))
 		}
 	}
 	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model failures); %d not evaluated (infrastructure); %d missing",
@@ -90,6 +92,48 @@ func PrintText(w io.Writer, rep *Report) error {
 		}
 	}
 	return p.err
+}
+
+// textWidth is the terminal width the text view's Retry rows are kept within, and keyWidth
+// what the key column takes at most ("Candidate:" and the tabwriter's padding).
+const (
+	textWidth = 80
+	keyWidth  = len("Candidate: ")
+)
+
+// retryLine is a retry's row: its name, attempt and the root indexes it ran. A retry's index map
+// may hold hundreds of KiB of interval text; text that does not fit 80 columns is cut at an
+// interval boundary and counted: "root indexes 0,2,4,6,8,... (50000 indexes)". A Job name
+// too long to leave room keeps the first interval only. The JSON and YAML reports keep the
+// whole string.
+func retryLine(name string, attempt int, original string) string {
+	head := fmt.Sprintf("%s (attempt %d, root indexes ", name, attempt)
+	room := textWidth - keyWidth - len(head) - len(")")
+	if len(original) <= room {
+		return head + original + ")"
+	}
+	set, err := indexes.Parse(original, indexes.Unbounded)
+	if err != nil { // not interval text (never from this project's tools): cut it by bytes
+		tail := fmt.Sprintf("... (%d bytes)", len(original))
+		return head + cutUTF8(original, max(room-len(tail), 1)) + tail + ")"
+	}
+	tail := fmt.Sprintf(",... (%d indexes)", set.Len())
+	shown, _, cut := strings.Cut(set.Truncated(max(room-len(tail), 1)), " (and ")
+	if !cut { // text the controller writes shorter ("1-2" as "1,2"): all of it fits
+		tail = fmt.Sprintf(" (%d indexes)", set.Len())
+	}
+	return head + shown + tail + ")"
+}
+
+// cutUTF8 returns at most n bytes of s, not splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }
 
 type printer struct {

@@ -1,10 +1,14 @@
 package reconcile
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -366,5 +370,64 @@ func TestPrintText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPrintTextCutsLongRetryIndexes: a retry's index map may hold hundreds of KiB of interval
+// text; the text view keeps its Retry row within 80 columns and counts the indexes, while the
+// report (what -o json and -o yaml print) keeps every index.
+func TestPrintTextCutsLongRetryIndexes(t *testing.T) {
+	m := manifest(t)
+	rep := newR(t, m).Report()
+	var b indexes.Builder
+	for i := 0; i < 100000; i += 2 { // every other root index: 50000 intervals, no run to merge
+		b.Add(i)
+	}
+	long := b.Set().String()
+	rep.Jobs = []JobRef{
+		{Name: "eval"},
+		{Name: "eval-r1", RetryAttempt: 1, OriginalIndexes: "1,3,10-19"},
+		{Name: "eval-r2", RetryAttempt: 2, OriginalIndexes: long},
+		{Name: "eval-r3", RetryAttempt: 3, OriginalIndexes: "not,interval,text," + strings.Repeat("x", 200)},
+	}
+	rep.Candidate = "model-7" // the widest key column
+	var out strings.Builder
+	if err := PrintText(&out, rep); err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "Retry:") {
+			rows = append(rows, l)
+			if n := utf8.RuneCountInString(l); n > 80 {
+				t.Errorf("%d columns: %s", n, l)
+			}
+		}
+	}
+	want := []string{
+		"Retry:     eval-r1 (attempt 1, root indexes 1,3,10-19)",
+		"Retry:     eval-r2 (attempt 2, root indexes 0,2,4,6,8,10,12,... (50000 indexes))",
+		"Retry:     eval-r3 (attempt 3, root indexes not,interval,text,xx... (218 bytes))",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Retry rows:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	// A name too long to leave room keeps the first interval; text that is not in the
+	// controller's form but parses is counted whole.
+	if got := retryLine(strings.Repeat("n", 60), 1, long); !strings.HasSuffix(got, "root indexes 0,... (50000 indexes))") {
+		t.Errorf("long name: %s", got)
+	}
+	if got := retryLine("r", 1, strings.Repeat("0", 80)+"1-2"); got != "r (attempt 1, root indexes 1,2 (2 indexes))" {
+		t.Errorf("non-canonical text: %s", got)
+	}
+	if rep.Jobs[2].OriginalIndexes != long {
+		t.Error("printing changed the report")
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"originalIndexes":"`+long+`"`) {
+		t.Error("the JSON report lacks the whole index string")
 	}
 }
