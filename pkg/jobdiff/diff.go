@@ -20,6 +20,9 @@ type Options struct {
 	// CreateCommand, when set, is the command the plan gives to create the new Job, instead
 	// of `kubectl create -f DesiredSource`.
 	CreateCommand string
+	// NewName is the name the plan gives the new Job when one is needed and the desired Job
+	// has the live Job's name (which stays taken); empty means the first of SuggestNames.
+	NewName string
 }
 
 // Diff compares the live Job (as the API server returns it, status included) with the

@@ -28,7 +28,8 @@ const (
 	// ClassConditional: the field can be patched only under a condition (the Job suspended,
 	// or in tandem with another field); Condition says which and HoldsNow whether it does.
 	ClassConditional Class = "Conditional"
-	// ClassNewJob: the API server rejects the change on this Job; a new Job is needed.
+	// ClassNewJob: the API server rejects the change on this Job, or the Job has finished and
+	// would never use it; a new Job is needed.
 	ClassNewJob Class = "NewJob"
 )
 

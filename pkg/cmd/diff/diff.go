@@ -108,6 +108,8 @@ type Options struct {
 	flags *pflag.FlagSet
 	// conn are the connection flags given, carried into every command the plan prints.
 	conn printcmd.Connection
+	// newName is the name the plan gives a new Job (see freeName).
+	newName string
 
 	genericiooptions.IOStreams
 }
@@ -232,6 +234,9 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.createFlags() {
+		o.newName = o.freeName(ctx, o.JobName)
+	}
 	desired, createCmd, err := o.desired()
 	if err != nil {
 		return err
@@ -240,8 +245,11 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.newName == "" {
+		o.newName = o.freeName(ctx, live.Name)
+	}
 	report, err := jobdiff.Diff(live, desired, jobdiff.Options{
-		Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd,
+		Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, NewName: o.newName,
 	})
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -425,7 +433,7 @@ func invalidMessage(err error) string {
 // createCommand is the create command that makes the desired Job under a new name: the
 // create flags given to diff, in their canonical form.
 func (o *Options) createCommand() string {
-	parts := []string{"kubectl indexed create NEW_NAME"}
+	parts := []string{"kubectl indexed create " + quote(o.newName)}
 	if o.Namespace != "" {
 		parts = append(parts, "-n "+quote(o.Namespace))
 	}

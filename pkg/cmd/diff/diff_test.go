@@ -156,9 +156,27 @@ func TestDifferencesExitOne(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	// diff only reads: one GET, nothing else.
-	if acts := client.Actions(); len(acts) != 1 || acts[0].GetVerb() != "get" {
-		t.Errorf("actions %v", acts)
+	// diff only reads: GETs of the Job and of the names it suggests for a new Job.
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "get" {
+			t.Errorf("actions %v", client.Actions())
+		}
+	}
+}
+
+// TestNewNameSkipsTakenNames: the plan's new Job gets a name no Job has (eval-2 is taken here),
+// so following the plan does not hit AlreadyExists; the command renames the desired manifest.
+func TestNewNameSkipsTakenNames(t *testing.T) {
+	taken := stored(manifestJob())
+	taken.Name = "eval-2"
+	client := fake.NewClientset(stored(manifestJob()), taken)
+	m := manifestJob()
+	m.Spec.Template.Spec.Containers[0].Image = "busybox:1.37"
+	desired := writeYAML(t, "job.yaml", m)
+	r := run(t, client, "", "eval", "-f", desired)
+	want := `kubectl patch --local -f ` + desired + ` --type=merge -p '{"metadata":{"name":"eval-3"}}' -o yaml | kubectl create -f - -n ns`
+	if r.code != exitcode.Findings || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kubectl create -f "+desired) {
+		t.Errorf("code %d, want the create command\n%s\nstdout:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
 
@@ -404,7 +422,7 @@ func TestCreateFlags(t *testing.T) {
 		t.Fatalf("other flags: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{"~ spec.parallelism", "containers[name=worker].image",
-		`kubectl indexed create NEW_NAME -n ns --env='A=b c' --image=img:2 --manifest=` + mp + ` --parallelism=2 -- /bin/worker`} {
+		`kubectl indexed create eval-2 -n ns --env='A=b c' --image=img:2 --manifest=` + mp + ` --parallelism=2 -- /bin/worker`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
