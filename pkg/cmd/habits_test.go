@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -21,11 +22,36 @@ func execute(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
-// The global kubeconfig flags are listed once, by "options", not on every verb's help.
+// The global kubeconfig flags are listed once, by "options", not on the root's or any verb's
+// help, and every help page ends with the hint to "options", as kubectl's do.
 func TestGlobalFlagsListedOnceByOptions(t *testing.T) {
-	help, _, code := execute(t, "status", "--help")
-	if code != 0 || strings.Contains(help, "--kubeconfig string") || !strings.Contains(help, `Use "kubectl indexed options" for the global command-line options`) {
-		t.Errorf("status --help:\n%s", help)
+	root := NewCmdIndexed(genericiooptions.NewTestIOStreamsDiscard())
+	pages := [][]string{{"--help"}}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden {
+				continue
+			}
+			pages = append(pages, append(strings.Fields(strings.TrimPrefix(sub.CommandPath(), "kubectl indexed ")), "--help"))
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, args := range pages {
+		help, _, code := execute(t, args...)
+		lines := strings.Split(strings.TrimRight(help, "\n"), "\n")
+		if code != 0 || strings.Contains(help, "--kubeconfig string") || strings.Contains(help, "Global Flags") ||
+			lines[len(lines)-1] != `Use "kubectl indexed options" for a list of global command-line options (applies to all commands).` {
+			t.Errorf("%s: exit %d, help:\n%s", strings.Join(args, " "), code, help)
+		}
+	}
+	if len(pages) < 15 {
+		t.Errorf("only %d help pages checked", len(pages))
+	}
+	// The verbs' own flags are still listed.
+	if help, _, _ := execute(t, "status", "--help"); !strings.Contains(help, "--pods-file string") || !strings.Contains(help, "Flags:") {
+		t.Errorf("status --help lacks its own flags:\n%s", help)
 	}
 	opts, _, code := execute(t, "options")
 	for _, f := range []string{"--kubeconfig", "--context", "--namespace", "--request-timeout"} {
