@@ -25,9 +25,9 @@ import (
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -81,7 +81,11 @@ var (
 		kubectl indexed diff --live-file live.yaml -f job.yaml
 
 		# Confirm the classification with server-side dry-run updates; JSON report
-		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json`)
+		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json
+
+		# Only the paths that need a new Job, or a row per difference
+		kubectl indexed diff eval-gsm8k -f job.yaml -o jsonpath='{.differences[?(@.class=="NewJob")].path}'
+		kubectl indexed diff eval-gsm8k -f job.yaml -o custom-columns=PATH:.path,CLASS:.class`)
 )
 
 // Options of kubectl indexed diff.
@@ -127,7 +131,7 @@ func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
 func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o json|yaml]",
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o wide|json|yaml|name|TEMPLATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
 		Long:                  long,
@@ -149,9 +153,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
 	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a JobDiff report). Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
 	create.AddScaffoldFlags(fl, o.Scaffold)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "live-file", create.FlagManifest, create.FlagFromJob} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
@@ -199,7 +203,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.Validate(o.Output, output.FormatText, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	switch {
@@ -268,7 +272,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.print(report); err != nil {
 		return err
 	}
-	if !printers.IsStructured(o.Output) {
+	if !output.IsMachine(o.Output) {
 		o.printSimulateHint(report, live, desired)
 	}
 	if report.Server != nil && report.Server.Disagreements > 0 {
@@ -281,9 +285,18 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
+// print writes the report: text (wrapped at 80 columns; -o wide does not wrap), json, yaml,
+// name (the live Job, as kubectl get -o name prints it), or a template over the JobDiff
+// report (custom-columns prints a row per difference).
 func (o *Options) print(r *jobdiff.Report) error {
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, r)
+	switch {
+	case o.Output == output.FormatName:
+		_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
+		return err
+	case output.IsMachine(o.Output):
+		return output.Write(o.Out, o.Output, r, "differences")
+	case o.Output == output.FormatWide:
+		return jobdiff.WriteTextWidth(o.Out, r, o.Clock.Now(), 0)
 	}
 	return jobdiff.WriteText(o.Out, r, o.Clock.Now())
 }

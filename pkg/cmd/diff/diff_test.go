@@ -270,7 +270,8 @@ func TestErrors(t *testing.T) {
 		{"both -f and create flags", []string{"eval", "-f", desired, "--manifest", "m.yaml"}, exitcode.Usage, "not both"},
 		{"--server offline", []string{"--live-file", desired, "-f", desired, "--server"}, exitcode.Usage, "--server needs"},
 		{"two stdins", []string{"--live-file", "-", "-f", "-"}, exitcode.Usage, "standard input"},
-		{"bad output", []string{"eval", "-f", desired, "-o", "wide"}, exitcode.Usage, "unsupported output format"},
+		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unsupported output format"},
+		{"bad template", []string{"eval", "-f", desired, "-o", "jsonpath={.differences["}, exitcode.Usage, "-o jsonpath="},
 		{"two names", []string{"a", "b", "-f", desired}, exitcode.Usage, "at most one Job name"},
 		{"not found", []string{"missing", "-f", desired}, exitcode.Cluster, `job "missing" not found in namespace "ns"`},
 		{"missing file", []string{"eval", "-f", "/nonexistent/job.yaml"}, exitcode.Usage, "no such file"},
@@ -426,5 +427,38 @@ func TestCreateFlags(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// TestOutputFormats: kubectl's output flags on the JobDiff report: templates see the report as
+// -o json prints it, custom-columns prints a row per difference, name the live Job, and wide
+// the text without wrapping.
+func TestOutputFormats(t *testing.T) {
+	client := fake.NewClientset(stored(manifestJob()))
+	m := manifestJob()
+	m.Spec.Parallelism = ptr.To[int32](4)
+	m.Spec.BackoffLimitPerIndex = ptr.To[int32](3)
+	desired := writeYAML(t, "job.yaml", m)
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{`jsonpath={.differences[?(@.class=="NewJob")].path}`, "spec.backoffLimitPerIndex"},
+		{`go-template={{range .plan}}{{.kind}} {{end}}`, "patch new-job "},
+		{"custom-columns=PATH:.path,CLASS:.class", "PATH                        CLASS\nspec.backoffLimitPerIndex   NewJob\nspec.parallelism            Live\n"},
+		{"name", "job.batch/eval\n"},
+	} {
+		r := run(t, client, "", "eval", "-f", desired, "-o", tc.format)
+		if r.code != exitcode.Findings || r.stdout != tc.want {
+			t.Errorf("-o %s: code %d, stdout %q, want %q; stderr %s", tc.format, r.code, r.stdout, tc.want, r.stderr)
+		}
+	}
+	// wide: the same text, not wrapped.
+	text, wide := run(t, client, "", "eval", "-f", desired), run(t, client, "", "eval", "-f", desired, "-o", "wide")
+	longest := 0
+	for _, l := range strings.Split(wide.stdout, "\n") {
+		longest = max(longest, len(l))
+	}
+	if strings.Join(strings.Fields(text.stdout), " ") != strings.Join(strings.Fields(wide.stdout), " ") || longest <= 80 {
+		t.Errorf("-o wide: longest line %d\n%s", longest, wide.stdout)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -172,7 +171,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
@@ -236,8 +235,8 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
-	if printers.IsStructured(o.Output) {
-		if err := printers.Print(o.Out, o.Output, report); err != nil {
+	if output.IsStructured(o.Output) {
+		if err := output.PrintStructured(o.Out, o.Output, report); err != nil {
 			return err
 		}
 	} else if output.IsTemplate(o.Output) {
@@ -247,7 +246,7 @@ func (o *Options) Run() error {
 	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}); err != nil {
 		return err
 	}
-	if !printers.IsStructured(o.Output) {
+	if !output.IsStructured(o.Output) {
 		printSimulateHints(o.ErrOut, report)
 	}
 	switch {
@@ -263,8 +262,8 @@ func (o *Options) Run() error {
 
 func (o *Options) listRules() error {
 	rules := lint.Rules()
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, map[string]any{"rules": rules})
+	if output.IsStructured(o.Output) {
+		return output.PrintStructured(o.Out, o.Output, map[string]any{"rules": rules})
 	}
 	width := 0
 	for _, r := range rules {

@@ -24,7 +24,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -171,7 +171,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.ValidateFormat(o.Output, "", output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
@@ -224,8 +224,8 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	rep := rec.Report()
-	if printers.IsStructured(o.Output) {
-		err = printers.Print(o.Out, o.Output, rep)
+	if output.IsStructured(o.Output) {
+		err = output.PrintStructured(o.Out, o.Output, rep)
 	} else {
 		err = domain.PrintText(o.Out, rep)
 	}

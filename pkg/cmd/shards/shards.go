@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -81,7 +81,7 @@ var (
 )
 
 func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: printers.FormatYAML, IOStreams: streams}
+	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: output.FormatYAML, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "split --cases FILE|- --shards N --name NAME --revision REVISION [--label KEY=VALUE]... [-o yaml|json]",
 		DisableFlagsInUseLine: true,
@@ -106,7 +106,7 @@ func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.IDPrefix, "id-prefix", o.IDPrefix, "Prefix of the shard IDs.")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json.")
 	_ = cmd.MarkFlagFilename("cases")
-	registerOutput(cmd, printers.FormatYAML, printers.FormatJSON)
+	registerOutput(cmd, output.FormatYAML, output.FormatJSON)
 	return cmd
 }
 
@@ -138,7 +138,7 @@ func (o *SplitOptions) Validate() error {
 	if err := o.validateNames(); err != nil {
 		return err
 	}
-	if err := printers.ValidateFormat(o.Output, printers.FormatYAML, printers.FormatJSON); err != nil {
+	if err := output.ValidateFormat(o.Output, output.FormatYAML, output.FormatJSON); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -175,7 +175,7 @@ func (o *SplitOptions) Run() error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
 	}
 	out := m.YAML()
-	if o.Output == printers.FormatJSON {
+	if o.Output == output.FormatJSON {
 		out = m.JSON()
 	}
 	if _, err := o.Out.Write(out); err != nil {
@@ -225,14 +225,14 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
-			if err := printers.ValidateFormat(o.Output, printers.FormatText, printers.FormatJSON, printers.FormatYAML); err != nil {
+			if err := output.ValidateFormat(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			return o.Run()
 		},
 	}
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (default: one line per manifest).")
-	registerOutput(cmd, printers.FormatJSON, printers.FormatYAML)
+	registerOutput(cmd, output.FormatJSON, output.FormatYAML)
 	return cmd
 }
 
@@ -254,12 +254,12 @@ func (o *ValidateOptions) Run() error {
 	}
 	switch {
 	case len(sums) == 0:
-	case printers.IsStructured(o.Output) && len(o.Files) == 1:
-		if err := printers.Print(o.Out, o.Output, sums[0]); err != nil {
+	case output.IsStructured(o.Output) && len(o.Files) == 1:
+		if err := output.PrintStructured(o.Out, o.Output, sums[0]); err != nil {
 			return err
 		}
-	case printers.IsStructured(o.Output):
-		if err := printers.Print(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}); err != nil {
+	case output.IsStructured(o.Output):
+		if err := output.PrintStructured(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}); err != nil {
 			return err
 		}
 	default:

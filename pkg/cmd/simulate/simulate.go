@@ -17,10 +17,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 )
 
@@ -191,7 +191,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the output format.
 func (o *Options) Validate() error {
 	if o.Output != "" {
-		if err := printers.ValidateFormat(o.Output, printers.FormatJSON, printers.FormatYAML); err != nil {
+		if err := output.ValidateFormat(o.Output, output.FormatJSON, output.FormatYAML); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
@@ -216,7 +216,7 @@ func (o *Options) Run() error {
 					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(60))
 			}
 		}
-		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !printers.IsStructured(o.Output)
+		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !output.IsStructured(o.Output)
 		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep})
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", path, err))
@@ -224,11 +224,11 @@ func (o *Options) Run() error {
 		rep.Source = path
 		reports = append(reports, *rep)
 	}
-	if printers.IsStructured(o.Output) {
+	if output.IsStructured(o.Output) {
 		if len(reports) == 1 {
-			return printers.Print(o.Out, o.Output, reports[0])
+			return output.PrintStructured(o.Out, o.Output, reports[0])
 		}
-		return printers.Print(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports})
+		return output.PrintStructured(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports})
 	}
 	if len(reports) > 1 {
 		return printCompare(o.Out, reports)

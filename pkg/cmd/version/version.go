@@ -9,7 +9,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	buildinfo "github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -52,7 +52,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.ValidateFormat(o.Output, "", output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -61,8 +61,8 @@ func (o *Options) Validate() error {
 // Run prints the version.
 func (o *Options) Run() error {
 	info := buildinfo.Get()
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, info)
+	if output.IsStructured(o.Output) {
+		return output.PrintStructured(o.Out, o.Output, info)
 	}
 	commit := info.Commit
 	if len(commit) > 12 {
