@@ -96,3 +96,15 @@ func TestLintOutputTextAndVersionClient(t *testing.T) {
 		t.Errorf("version --client: %q vs %q", vc, v)
 	}
 }
+
+// version takes kubectl's template formats over the version it prints with -o json.
+func TestVersionTemplates(t *testing.T) {
+	js, _, code := execute(t, "version", "-o", "json")
+	got, _, code2 := execute(t, "version", "-o", "jsonpath={.version} {.platform}")
+	if code != 0 || code2 != 0 || got == "" || !strings.Contains(js, `"version": "`+strings.Fields(got)[0]+`"`) || !strings.Contains(js, `"platform": "`+strings.Fields(got)[1]+`"`) {
+		t.Errorf("jsonpath %q, json:\n%s", got, js)
+	}
+	if _, stderr, code := execute(t, "version", "-o", "jsonpath={.version"); code != 2 || !strings.Contains(stderr, "-o jsonpath=") {
+		t.Errorf("bad template: exit %d %s", code, stderr)
+	}
+}
