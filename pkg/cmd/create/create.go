@@ -104,6 +104,7 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	AddScaffoldFlags(cmd.Flags(), o.Scaffold)
+	AddLintTextFlags(cmd.Flags(), &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)

@@ -51,6 +51,10 @@ type Submitter struct {
 	// command a message prints; set by Complete.
 	Conn printcmd.Connection
 
+	// LintText says how the lint findings are printed before anything is sent: as lint
+	// prints them (see AddLintTextFlags).
+	LintText LintText
+
 	genericiooptions.IOStreams
 }
 
@@ -122,26 +126,34 @@ func allObjects(objs *scaffold.Objects) []runtime.Object {
 	return append(out, objs.Job)
 }
 
-// lint runs the linter on the Job: errors abort, warnings go to ErrOut.
+// lint runs the linter on the Job and prints its findings to ErrOut as lint prints them
+// (severity, rule, the Job, message, then why and fix unless --brief; coloured as lint
+// colours): errors abort, warnings do not.
 func (o *Submitter) lint(job *batchv1.Job) error {
 	findings := lint.CheckJob(job, lint.Options{MinSeverity: lint.SeverityWarning})
-	var errs []string
-	for _, f := range findings {
-		switch f.Severity {
-		case lint.SeverityError:
-			errs = append(errs, f.Message)
-		case lint.SeverityWarning:
-			where := ""
-			if f.Path != "" {
-				where = f.Path + ": "
-			}
-			_, _ = fmt.Fprintf(o.ErrOut, "Warning: job %q: %s%s [%s]\n", job.Name, where, f.Message, f.Rule)
+	errs := 0
+	opts := o.LintText.textOptions(o.ErrOut)
+	for i := range findings {
+		f := &findings[i]
+		if f.Object == "" {
+			f.Object = "Job/" + job.Name
 		}
+		if f.Severity == lint.SeverityError {
+			errs++
+		}
+		_, _ = fmt.Fprint(o.ErrOut, lint.FormatFinding(f, opts))
 	}
-	if len(errs) > 0 {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent:\n  %s", job.Name, strings.Join(errs, "\n  ")))
+	if errs > 0 {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent (%d %s above)", job.Name, errs, plural(errs, "error")))
 	}
 	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // list wraps the objects in a v1 List, as kubectl get prints several objects.

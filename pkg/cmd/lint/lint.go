@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -128,7 +126,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
-	fl.BoolVar(&o.NoColor, "no-color", false, "No colours in the text report (also when NO_COLOR is set, or the output is not a terminal).")
+	fl.BoolVar(&o.NoColor, "no-color", false, output.NoColorUsage)
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
@@ -299,12 +297,5 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 // color says whether the text report is coloured: on a terminal only, unless --no-color or
 // NO_COLOR (https://no-color.org) says otherwise.
 func (o *Options) color() bool {
-	if o.NoColor || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	if o.IsTerminal != nil {
-		return o.IsTerminal(o.Out)
-	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
 }
