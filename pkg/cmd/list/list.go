@@ -112,7 +112,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
-	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
+	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table, or custom-columns, without its header line.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -180,7 +180,7 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		return nil
 	default:
-		return output.Print(o.Out, o.Output, l)
+		return output.PrintListWith(o.Out, o.Output, l, "items", output.Options{NoHeaders: o.NoHeaders})
 	}
 	if len(l.Items) == 0 {
 		where := fmt.Sprintf("in namespace %q", o.Namespace)

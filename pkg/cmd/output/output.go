@@ -43,8 +43,18 @@ const Formats = "jsonpath=..., jsonpath-file=..., go-template=..., go-template-f
 // Printer returns the printer of a template format, or an error saying what is wrong with it
 // (checked before anything is read or sent).
 func Printer(format string) (printers.ResourcePrinter, error) {
+	return printerFor(format, Options{})
+}
+
+// Options tune the template printers.
+type Options struct {
+	// NoHeaders leaves out the header line of custom-columns (--no-headers).
+	NoHeaders bool
+}
+
+func printerFor(format string, opts Options) (printers.ResourcePrinter, error) {
 	if strings.HasPrefix(format, "custom-columns") {
-		cf := &get.CustomColumnsPrintFlags{NoHeaders: false, TemplateArgument: ""}
+		cf := &get.CustomColumnsPrintFlags{NoHeaders: opts.NoHeaders, TemplateArgument: ""}
 		p, err := cf.ToPrinter(format)
 		if err != nil {
 			return nil, fmt.Errorf("-o %s: %w", format, err)
@@ -71,7 +81,12 @@ func Print(w io.Writer, format string, report any) error {
 // PrintList is Print for a report whose list of rows is the field itemsKey (lint's
 // "findings"): custom-columns prints a row per element.
 func PrintList(w io.Writer, format string, report any, itemsKey string) error {
-	p, err := Printer(format)
+	return PrintListWith(w, format, report, itemsKey, Options{})
+}
+
+// PrintListWith is PrintList with options (--no-headers).
+func PrintListWith(w io.Writer, format string, report any, itemsKey string, opts Options) error {
+	p, err := printerFor(format, opts)
 	if err != nil {
 		return err
 	}
