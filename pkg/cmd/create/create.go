@@ -168,7 +168,7 @@ func (o *Options) Validate() error {
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
 	}
-	if _, err := o.PrintFlags.ToPrinter(); err != nil {
+	if _, err := o.Printer(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil

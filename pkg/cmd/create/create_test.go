@@ -432,3 +432,23 @@ func TestUsageErrors(t *testing.T) {
 }
 
 var _ = corev1.ConfigMap{}
+
+// TestTemplateOutputs: create's -o takes kubectl's templates over the List it prints, and
+// custom-columns (a row per object), which cli-runtime's PrintFlags lacks.
+func TestTemplateOutputs(t *testing.T) {
+	m, _ := manifestFile(t)
+	args := []string{"eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o"}
+	r := run(t, nil, append(args, "jsonpath={.items[*].kind}")...)
+	if r.err != nil || r.stdout != "ConfigMap Job" {
+		t.Errorf("jsonpath: %q %v", r.stdout, r.err)
+	}
+	r = run(t, nil, append(args, "custom-columns=KIND:.kind,NAME:.metadata.name")...)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.err != nil || len(lines) != 3 ||
+		!strings.HasPrefix(lines[0], "KIND") || !strings.HasPrefix(lines[1], "ConfigMap") || !strings.HasPrefix(lines[2], "Job         eval") {
+		t.Errorf("custom-columns: %q %v", r.stdout, r.err)
+	}
+	c := fake.NewClientset()
+	if r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "custom-columns=KIND"); r.code != exitcode.Usage || len(c.Actions()) != 0 {
+		t.Errorf("bad custom-columns: exit %d, %v, sent %v", r.code, r.err, verbs(c))
+	}
+}

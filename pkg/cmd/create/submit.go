@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -196,12 +197,22 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	return nil
 }
 
+// Printer is the printer of -o: cli-runtime's PrintFlags (json, yaml, name and the
+// templates), and custom-columns (a row per object of the List), which kubectl get has and
+// PrintFlags lacks.
+func (o *Submitter) Printer() (printers.ResourcePrinter, error) {
+	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
+		return output.Printer(*f)
+	}
+	return o.PrintFlags.ToPrinter()
+}
+
 // print writes the objects: with -o as one v1 List, otherwise one "kind/name operation" line
 // each (ops[i] is objs[i]'s), as kubectl create does.
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
 	if o.PrintFlags.OutputFlagSpecified() {
-		p, err := o.PrintFlags.ToPrinter()
+		p, err := o.Printer()
 		if err != nil {
 			return err
 		}

@@ -216,7 +216,7 @@ func (o *Options) Validate() error {
 	if _, _, err := o.podAnnotations(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	if _, err := o.PrintFlags.ToPrinter(); err != nil {
+	if _, err := o.Printer(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
