@@ -43,10 +43,13 @@ func (c *classifier) sets() planSets {
 	// dangerous on the live Job: on a new Job they are harmless (its deadline counts from its
 	// own start, its TTL from its own end, and it has the per-index limit that goes with an
 	// unlimited backoffLimit).
+	// Changing completions in tandem is pointless too (and a scale-down deletes pods of the
+	// Job being replaced).
 	if len(s.newJob) > 0 {
+		s.newJob = append(s.newJob, s.tandemLater...)
 		s.newJob = append(s.newJob, s.tmplLater...)
 		s.newJob = append(s.newJob, s.drastic...)
-		s.tmplLater, s.drastic = nil, nil
+		s.tandemLater, s.tmplLater, s.drastic = nil, nil, nil
 	}
 	return s
 }

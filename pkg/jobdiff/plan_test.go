@@ -455,3 +455,26 @@ func TestSuggestNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTandemStepWhenANewJobIsNeeded: when a new Job is needed anyway, the plan does not change
+// the completions of the Job being replaced in tandem (a scale-down deletes the pods of indexes
+// >= the new completions, job-semantics §1.2 completions): the new Job gets them.
+func TestNoTandemStepWhenANewJobIsNeeded(t *testing.T) {
+	desired := desiredJob(func(j *batchv1.Job) {
+		j.Spec.Completions = ptrTo[int32](4)
+		worker(j).Image = "busybox:1.37"
+	})
+	r, err := Diff(liveJob(stRunning, nil), desired, Options{Now: testNow, DesiredSource: "eval.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Plan {
+		if s.Kind == StepTandem {
+			t.Errorf("tandem step next to a new Job: %+v", s)
+		}
+	}
+	last := r.Plan[len(r.Plan)-1]
+	if last.Kind != StepNewJob || !slices.Contains(last.Paths, "spec.completions") {
+		t.Errorf("the new Job does not carry completions: %+v", last)
+	}
+}
