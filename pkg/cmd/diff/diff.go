@@ -238,9 +238,6 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if o.createFlags() {
-		o.newName = o.freeName(ctx, o.JobName)
-	}
 	desired, createCmd, err := o.desired()
 	if err != nil {
 		return err
@@ -249,14 +246,21 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.newName == "" {
-		o.newName = o.freeName(ctx, live.Name)
-	}
-	report, err := jobdiff.Diff(live, desired, jobdiff.Options{
-		Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, NewName: o.newName,
-	})
+	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd}
+	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	// Only a plan that creates a new Job needs a free name: look one up, and plan again.
+	if needsNewJob(report) {
+		o.newName = o.freeName(ctx, live.Name)
+		dopts.NewName = o.newName
+		if createCmd != "" {
+			dopts.CreateCommand = o.createCommand()
+		}
+		if report, err = jobdiff.Diff(live, desired, dopts); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
 	}
 	// The plan's kubectl commands run against the cluster this diff read, as the same user.
 	for i := range report.Plan {

@@ -135,6 +135,10 @@ func TestNoDifferences(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "No differences") || r.stderr != "" {
 		t.Errorf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	// diff only reads, and with no new Job in the plan looks up no name for one: one GET.
+	if acts := client.Actions(); len(acts) != 1 || acts[0].GetVerb() != "get" {
+		t.Errorf("actions %v", acts)
+	}
 	// The Job name comes from the manifest.
 	if r := run(t, client, "", "-f", desired); r.code != 0 {
 		t.Errorf("name from the manifest: code %d: %s", r.code, r.stderr)

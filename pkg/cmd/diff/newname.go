@@ -32,3 +32,13 @@ func (o *Options) freeName(ctx context.Context, base string) string {
 	}
 	return names[0]
 }
+
+// needsNewJob says whether the plan creates a new Job.
+func needsNewJob(r *jobdiff.Report) bool {
+	for _, s := range r.Plan {
+		if s.Kind == jobdiff.StepNewJob {
+			return true
+		}
+	}
+	return false
+}
