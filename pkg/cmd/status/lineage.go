@@ -88,8 +88,9 @@ func (o *Options) runLineage(ctx context.Context) error {
 }
 
 func printLineage(w io.Writer, format string, r *lineage.Report) error {
-	if output.IsStructured(format) {
-		return output.PrintStructured(w, format, r)
+	if output.IsStructured(format) || output.IsTemplate(format) {
+		// Templates see the LineageReport as -o json prints it; custom-columns a row per shard.
+		return output.Write(w, format, r, "shardStatuses")
 	}
 	return lineage.PrintText(w, r, format == output.FormatWide)
 }
