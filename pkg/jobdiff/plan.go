@@ -196,18 +196,21 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		cmds = append(cmds, opts.CreateCommand)
 	case ref.DesiredName != "":
 		fmt.Fprintf(&b, "create the new Job, %s, from the desired manifest", ref.DesiredName)
-		if src != "" && src != "-" {
+		if src != "" && src != "-" && !opts.DesiredInList {
 			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
 		}
 	default:
 		// The desired manifest names the live Job: kubectl create -f would fail with
 		// AlreadyExists (kubectl indexed never deletes a Job), so the command renames it.
 		fmt.Fprintf(&b, "create the new Job under a new name, %s here (or choose another): %s stays taken", newName, name)
-		if src != "" && src != "-" {
+		switch {
+		case opts.DesiredInList:
+			fmt.Fprintf(&b, ": re-run the command that printed %s with the name %s (the shard ConfigMap is shared)", src, newName)
+		case src != "" && src != "-":
 			rename, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": newName}})
 			cmds = append(cmds, "kubectl patch --local -f "+shellQuote(src)+" --type=merge -p "+shellQuote(string(rename))+
 				" -o yaml | kubectl create -f -"+nsFlag(ns))
-		} else {
+		default:
 			b.WriteString(": set metadata.name in the desired manifest")
 		}
 	}

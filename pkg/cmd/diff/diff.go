@@ -114,6 +114,8 @@ type Options struct {
 	conn printcmd.Connection
 	// newName is the name the plan gives a new Job (see freeName).
 	newName string
+	// desiredInList: -f held other objects next to the Job (create's List).
+	desiredInList bool
 
 	genericiooptions.IOStreams
 }
@@ -246,7 +248,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd}
+	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
 	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -375,6 +377,7 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 		return nil, exitcode.UsageError("%s holds %d Jobs: give the name of the one to compare", o.Filename, len(jobs))
 	}
 	d := jobs[0]
+	o.desiredInList = len(docs) > 1
 	job := &batchv1.Job{}
 	strict, err := d.DecodeStrict(job)
 	if err != nil {

@@ -228,6 +228,20 @@ func TestDesiredFromCreateList(t *testing.T) {
 	if r := run(t, client, string(b), "-f", "-"); r.code != exitcode.Usage {
 		t.Errorf("no name with stdin: code %d", r.code)
 	}
+	// A List that needs a new Job: no command that would rename (or re-create) the ConfigMap
+	// too; the plan says to re-run what printed the List with the new name.
+	m.Spec.Template.Spec.Containers[0].Image = "busybox:1.37"
+	b, _ = yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{cm, m}})
+	p := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, client, "", "eval", "-f", p)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	if r.code != 1 || strings.Contains(r.stdout, "kubectl create") || strings.Contains(r.stdout, "patch --local") ||
+		!strings.Contains(flat, "re-run the command that printed "+p+" with the name eval-2") {
+		t.Errorf("List needing a new Job: code %d\n%s", r.code, r.stdout)
+	}
 }
 
 func TestOffline(t *testing.T) {
