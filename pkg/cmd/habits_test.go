@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
@@ -21,11 +22,36 @@ func execute(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
-// The global kubeconfig flags are listed once, by "options", not on every verb's help.
+// The global kubeconfig flags are listed once, by "options", not on the root's or any verb's
+// help, and every help page ends with the hint to "options", as kubectl's do.
 func TestGlobalFlagsListedOnceByOptions(t *testing.T) {
-	help, _, code := execute(t, "status", "--help")
-	if code != 0 || strings.Contains(help, "--kubeconfig string") || !strings.Contains(help, `Use "kubectl indexed options" for the global command-line options`) {
-		t.Errorf("status --help:\n%s", help)
+	root := NewCmdIndexed(genericiooptions.NewTestIOStreamsDiscard())
+	pages := [][]string{{"--help"}}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden {
+				continue
+			}
+			pages = append(pages, append(strings.Fields(strings.TrimPrefix(sub.CommandPath(), "kubectl indexed ")), "--help"))
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, args := range pages {
+		help, _, code := execute(t, args...)
+		lines := strings.Split(strings.TrimRight(help, "\n"), "\n")
+		if code != 0 || strings.Contains(help, "--kubeconfig string") || strings.Contains(help, "Global Flags") ||
+			lines[len(lines)-1] != `Use "kubectl indexed options" for a list of global command-line options (applies to all commands).` {
+			t.Errorf("%s: exit %d, help:\n%s", strings.Join(args, " "), code, help)
+		}
+	}
+	if len(pages) < 15 {
+		t.Errorf("only %d help pages checked", len(pages))
+	}
+	// The verbs' own flags are still listed.
+	if help, _, _ := execute(t, "status", "--help"); !strings.Contains(help, "--pods-file string") || !strings.Contains(help, "Flags:") {
+		t.Errorf("status --help lacks its own flags:\n%s", help)
 	}
 	opts, _, code := execute(t, "options")
 	for _, f := range []string{"--kubeconfig", "--context", "--namespace", "--request-timeout"} {
@@ -68,5 +94,17 @@ func TestLintOutputTextAndVersionClient(t *testing.T) {
 	vc, _, code2 := execute(t, "version", "--client")
 	if code != 0 || code2 != 0 || v != vc || !strings.HasPrefix(vc, "kubectl-indexed ") {
 		t.Errorf("version --client: %q vs %q", vc, v)
+	}
+}
+
+// version takes kubectl's template formats over the version it prints with -o json.
+func TestVersionTemplates(t *testing.T) {
+	js, _, code := execute(t, "version", "-o", "json")
+	got, _, code2 := execute(t, "version", "-o", "jsonpath={.version} {.platform}")
+	if code != 0 || code2 != 0 || got == "" || !strings.Contains(js, `"version": "`+strings.Fields(got)[0]+`"`) || !strings.Contains(js, `"platform": "`+strings.Fields(got)[1]+`"`) {
+		t.Errorf("jsonpath %q, json:\n%s", got, js)
+	}
+	if _, stderr, code := execute(t, "version", "-o", "jsonpath={.version"); code != 2 || !strings.Contains(stderr, "-o jsonpath=") {
+		t.Errorf("bad template: exit %d %s", code, stderr)
 	}
 }

@@ -91,22 +91,42 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	return root
 }
 
-// globalFlagsSection is where cobra's usage template lists the inherited (kubeconfig) flags.
-const globalFlagsSection = `
+// OptionsHint ends the help of the root and of every verb, as kubectl's does ("kubectl
+// options"): the global flags are listed once, by "kubectl indexed options".
+const OptionsHint = `Use "kubectl indexed options" for a list of global command-line options (applies to all commands).`
 
-Global Flags:
-{{.InheritedFlags.FlagUsages | trimTrailingWhitespaces}}`
+// usageTemplate is cobra's usage template with two changes, as kubectl's templates
+// (k8s.io/kubectl/pkg/util/templates) make them: the global (kubeconfig) flags, which are the
+// root's persistent flags, are listed by "kubectl indexed options" only, not under "Flags" of
+// the root or "Global Flags" of every verb; and every page ends with OptionsHint.
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
+
+Aliases:
+  {{.NameAndAliases}}{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{$flags := .LocalNonPersistentFlags}}{{if $flags.HasAvailableFlags}}
+
+Flags:
+{{$flags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasHelpSubCommands}}
+
+Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
+  {{rpad .CommandPath .CommandPathPadding}} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
+
+Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+
+` + OptionsHint + `
+`
 
 // useOptionsCommand lists the global flags once, in "kubectl indexed options", instead of on
-// every verb's help, as kubectl does ("kubectl options").
+// every help page, as kubectl does ("kubectl options").
 func useOptionsCommand(root *cobra.Command) {
-	tpl := root.UsageTemplate()
-	if !strings.Contains(tpl, globalFlagsSection) {
-		return // a cobra whose template changed: keep its own
-	}
-	root.SetUsageTemplate(strings.Replace(tpl, globalFlagsSection, `
-
-Use "kubectl indexed options" for the global command-line options (--kubeconfig, --context, -n, ...).`, 1))
+	root.SetUsageTemplate(usageTemplate)
 }
 
 // newCmdOptions prints the global flags, as "kubectl options".
@@ -114,7 +134,10 @@ func newCmdOptions(streams genericiooptions.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "options",
 		Short: "Print the global command-line options (kubeconfig, context, namespace, ...), which apply to every command",
-		Args:  cobra.NoArgs,
+		Example: templates.Examples(`
+			# The flags every command takes
+			kubectl indexed options`),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(streams.Out, "The following options can be passed to any command:\n\n%s", cmd.Root().PersistentFlags().FlagUsages())
 			return err

@@ -60,6 +60,19 @@ func (c *classifier) classify() {
 			c.checkMaxFailedIndexes(d)
 		}
 	}
+	// A finished Job never takes a conditional change to any effect: the controller does not
+	// sync it again (syncJob returns for a finished Job), its terminal condition cannot be
+	// removed (job-semantics §2.3, validateJobStatus), so it never gets Suspended=True and its
+	// template never becomes mutable (strategy.go: shouldAllowMutablePodTemplate). Only a new
+	// Job can have these changes. (One whose condition holds, such as completions in tandem,
+	// stays as it is: the API server takes it, to no effect, and --server checks just that.)
+	if c.state.Finished() {
+		for i := range c.diffs {
+			if d := &c.diffs[i]; d.Class == ClassConditional && !d.HoldsNow {
+				newJob(d, fmt.Sprintf("the Job has finished (%s) and never runs pods again: only a new Job would use this", c.state.Phase))
+			}
+		}
+	}
 }
 
 func (c *classifier) classifyOne(d *Difference) {
@@ -259,16 +272,36 @@ func MutabilityTable() []TableRow {
 	return rows
 }
 
-// fieldNames lists the fields of differences, for messages.
+// fieldNames lists the fields of differences, for messages: spec fields by name, and the pod
+// template's as one entry with their count, so that the list stays short.
 func fieldNames(ds []Difference) string {
 	seen := map[string]bool{}
 	var names []string
+	tmpl := 0
 	for _, d := range ds {
+		if strings.HasPrefix(d.Path, "spec.template.") {
+			if !seen[d.Path] {
+				seen[d.Path] = true
+				tmpl++
+			}
+			continue
+		}
 		n := d.Path
 		if !seen[n] {
 			seen[n] = true
 			names = append(names, n)
 		}
+	}
+	switch {
+	case tmpl == 1:
+		for _, d := range ds {
+			if strings.HasPrefix(d.Path, "spec.template.") {
+				names = append(names, d.Path)
+				break
+			}
+		}
+	case tmpl > 1:
+		names = append(names, fmt.Sprintf("%d fields of the pod template (spec.template)", tmpl))
 	}
 	return strings.Join(names, ", ")
 }

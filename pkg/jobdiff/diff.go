@@ -20,6 +20,13 @@ type Options struct {
 	// CreateCommand, when set, is the command the plan gives to create the new Job, instead
 	// of `kubectl create -f DesiredSource`.
 	CreateCommand string
+	// DesiredInList says the desired Job came with other objects (the List create prints,
+	// with the shard ConfigMap): the plan then prints no command that creates DesiredSource
+	// under a new name, which would rename (or re-create) those objects too.
+	DesiredInList bool
+	// NewName is the name the plan gives the new Job when one is needed and the desired Job
+	// has the live Job's name (which stays taken); empty means the first of SuggestNames.
+	NewName string
 }
 
 // Diff compares the live Job (as the API server returns it, status included) with the

@@ -3,6 +3,7 @@ package jobdiff
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -38,10 +39,17 @@ func (c *classifier) sets() planSets {
 		}
 	}
 	// When a new Job is needed anyway, suspending the old one to change its template is
-	// pointless: the template changes go to the new Job.
+	// pointless: the template changes go to the new Job. So do the changes a warning calls
+	// dangerous on the live Job: on a new Job they are harmless (its deadline counts from its
+	// own start, its TTL from its own end, and it has the per-index limit that goes with an
+	// unlimited backoffLimit).
+	// Changing completions in tandem is pointless too (and a scale-down deletes pods of the
+	// Job being replaced).
 	if len(s.newJob) > 0 {
+		s.newJob = append(s.newJob, s.tandemLater...)
 		s.newJob = append(s.newJob, s.tmplLater...)
-		s.tmplLater = nil
+		s.newJob = append(s.newJob, s.drastic...)
+		s.tandemLater, s.tmplLater, s.drastic = nil, nil, nil
 	}
 	return s
 }
@@ -67,17 +75,16 @@ func (c *classifier) plan(live *batchv1.Job, ref JobRef, opts Options) ([]Step, 
 		steps = append(steps, Step{Kind: StepPatch, Description: desc, Commands: []string{p.Command(name, ns)}, Paths: paths(s.now)})
 	}
 
+	// A change a warning calls dangerous is never part of a command of the plan: the step
+	// says what it would do and leaves it to the user.
 	if len(s.drastic) > 0 {
-		p, err := buildPatch(raw, s.drastic)
-		if err != nil {
-			return nil, err
-		}
 		var why []string
 		for _, d := range s.drastic {
 			why = append(why, d.Path+" "+c.drastic[d.Path])
 		}
-		steps = append(steps, Step{Kind: StepDrastic, Description: "Careful, the live Job would not survive this change: " +
-			strings.Join(why, "; ") + ". Run it only if that is what you want.", Commands: []string{p.Command(name, ns)}, Paths: paths(s.drastic)})
+		steps = append(steps, Step{Kind: StepDrastic, Description: "Left out, see the warnings: " +
+			strings.Join(why, "; ") + ". Patch it yourself only if that is what you want, or create a new Job that has it.",
+			Paths: paths(s.drastic)})
 	}
 
 	if len(s.tandemLater) > 0 {
@@ -156,13 +163,12 @@ func (c *classifier) templateStep(raw map[string]any, name, ns string, s planSet
 func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Options) Step {
 	var b strings.Builder
 	if len(s.newJob) > 0 {
-		fmt.Fprintf(&b, "The live Job cannot take %s: a new Job is needed. ", fieldNames(s.newJob))
+		fmt.Fprintf(&b, "A new Job is needed for %s. ", fieldNames(s.newJob))
 	}
 	if len(s.moot) > 0 {
-		fmt.Fprintf(&b, "%s is %s: %s would change nothing it does, only a new Job would use it. ",
+		fmt.Fprintf(&b, "%s is %s: %s would change nothing it does. ",
 			name, strings.ToLower(string(c.state.Phase)), fieldNames(s.moot))
 	}
-	b.WriteString("kubectl indexed never deletes a Job. ")
 	var cmds []string
 	switch {
 	case c.state.Finished():
@@ -170,7 +176,7 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 	case c.state.Ending():
 		b.WriteString("Once it has finished, ")
 	default:
-		fmt.Fprintf(&b, "Let %s finish, or stop it from running more pods by suspending it", name)
+		fmt.Fprintf(&b, "Let %s finish, or suspend it", name)
 		if c.state.Active > 0 {
 			fmt.Fprintf(&b, " (this deletes its %d active pods)", c.state.Active)
 		}
@@ -179,25 +185,60 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
 		}
 	}
+	newName := opts.NewName
+	if newName == "" {
+		newName = SuggestNames(name, 1)[0]
+	}
 	src := opts.DesiredSource
 	switch {
 	case opts.CreateCommand != "":
-		b.WriteString("create the new Job")
+		fmt.Fprintf(&b, "create the new Job as %s (or another new name)", newName)
 		cmds = append(cmds, opts.CreateCommand)
 	case ref.DesiredName != "":
 		fmt.Fprintf(&b, "create the new Job, %s, from the desired manifest", ref.DesiredName)
-		if src != "" {
+		if src != "" && src != "-" && !opts.DesiredInList {
 			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
 		}
 	default:
-		fmt.Fprintf(&b, "create the new Job under another name: %s stays taken until you delete the old Job yourself, so change metadata.name in the desired manifest", name)
-		if src != "" && src != "-" {
-			fmt.Fprintf(&b, " (%s)", src)
-			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
+		// The desired manifest names the live Job: kubectl create -f would fail with
+		// AlreadyExists (kubectl indexed never deletes a Job), so the command renames it.
+		fmt.Fprintf(&b, "create the new Job under a new name, %s here (or choose another): %s stays taken", newName, name)
+		switch {
+		case opts.DesiredInList:
+			fmt.Fprintf(&b, ": re-run the command that printed %s with the name %s (the shard ConfigMap is shared)", src, newName)
+		case src != "" && src != "-":
+			rename, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": newName}})
+			cmds = append(cmds, "kubectl patch --local -f "+shellQuote(src)+" --type=merge -p "+shellQuote(string(rename))+
+				" -o yaml | kubectl create -f -"+nsFlag(ns))
+		default:
+			b.WriteString(": set metadata.name in the desired manifest")
 		}
 	}
-	b.WriteString(".")
+	b.WriteString(". kubectl indexed never deletes a Job.")
 	return Step{Kind: StepNewJob, Description: b.String(), Commands: cmds, Paths: paths(append(s.newJob, s.moot...))}
+}
+
+// SuggestNames returns k names for a new Job that replaces the Job name: name-2, name-3, ...
+// (name-N+1 when name already ends in -N), short enough that the pods' hostnames
+// (<name>-<index>) stay DNS labels (validateNameAllowsCompletions allows 63 characters).
+func SuggestNames(name string, k int) []string {
+	base, n := name, 2
+	if i := strings.LastIndexByte(name, '-'); i > 0 && i < len(name)-1 {
+		if v, err := strconv.Atoi(name[i+1:]); err == nil && v >= 0 && v < 1000000 && name[i+1] != '0' {
+			base, n = name[:i], v+1
+		}
+	}
+	out := make([]string, 0, k)
+	for j := 0; j < k; j++ {
+		suffix := "-" + strconv.Itoa(n+j)
+		// Leave room for -<index> of up to six digits.
+		b := base
+		if max := 63 - 7 - len(suffix); len(b) > max {
+			b = strings.TrimRight(b[:max], "-.")
+		}
+		out = append(out, b+suffix)
+	}
+	return out
 }
 
 func mergeCommand(name, ns string, patch map[string]any) string {

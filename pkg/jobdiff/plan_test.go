@@ -14,8 +14,8 @@ import (
 )
 
 // TestNowPatchBringsOverTheNowChanges: for every case and state, the plan's patch of the live
-// Job (and its drastic patch, if any), applied as the API server applies patches, bring over
-// exactly the changes that hold now.
+// Job, applied as the API server applies patches, brings over exactly the changes that hold
+// now, except those a warning calls dangerous (see dangerousPaths), which no command carries.
 func TestNowPatchBringsOverTheNowChanges(t *testing.T) {
 	n := 0
 	for _, fc := range fieldCases() {
@@ -30,9 +30,10 @@ func TestNowPatchBringsOverTheNowChanges(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := fmt.Sprintf("%s/%s/%s", fc.field, fc.dir, st)
+			dangerous := dangerousPaths(r)
 			var later []string
 			for _, d := range r.Differences {
-				if !d.HoldsNow {
+				if !d.HoldsNow || dangerous[d.Path] {
 					later = append(later, d.Path)
 				}
 			}
@@ -49,7 +50,10 @@ func TestNowPatchBringsOverTheNowChanges(t *testing.T) {
 						}
 					}
 				}
-				if step.Kind != StepPatch && step.Kind != StepDrastic {
+				if step.Kind == StepDrastic && len(step.Commands) > 0 {
+					t.Errorf("%s: the step for dangerous changes has commands %q", name, step.Commands)
+				}
+				if step.Kind != StepPatch {
 					continue
 				}
 				if len(step.Commands) != 1 {
@@ -181,8 +185,18 @@ func TestSeedFixPlan(t *testing.T) {
 		t.Error("the desired Job has per-index retries, yet PrepareDBMode was reported on it")
 	}
 	last := r.Plan[len(r.Plan)-1]
-	if !strings.Contains(last.Description, "a new Job is needed") || !strings.Contains(last.Description, "never deletes") {
+	if !strings.Contains(last.Description, "A new Job is needed") || !strings.Contains(last.Description, "never deletes") {
 		t.Errorf("last step %q", last.Description)
+	}
+	// backoffLimit 2147483647 on a Job without backoffLimitPerIndex: the Job fails only when
+	// failed > backoffLimit (job-semantics §1.2, syncJob's exceedsBackoffLimit), i.e. never.
+	// The UnlimitedRetries warning says so; no command of the plan may patch it onto the live Job.
+	for _, s := range r.Plan {
+		for _, c := range s.Commands {
+			if strings.Contains(c, "2147483647") {
+				t.Errorf("the plan patches the unlimited backoffLimit a warning calls dangerous: %q", c)
+			}
+		}
 	}
 	for _, s := range r.Plan {
 		for _, c := range s.Commands {
@@ -255,5 +269,212 @@ func TestJSONPatchAddsMissingMaps(t *testing.T) {
 	}
 	if r2, _ := Diff(patched, desired, Options{Now: testNow}); r2.HasDifferences() {
 		t.Errorf("left: %v", describeDiffs(r2.Differences))
+	}
+}
+
+// dangerousPaths are the paths of the changes a warning says would end the live Job at once,
+// make the TTL controller delete it, or retry its pods without limit (job-semantics §1.2:
+// activeDeadlineSeconds measured from startTime; backoffLimit "failed > backoffLimit";
+// maxFailedIndexes "len(failedIndexes) > maxFailedIndexes"; ttlSecondsAfterFinished deletes at
+// the terminal condition's lastTransitionTime plus the TTL).
+func dangerousPaths(r *Report) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range r.Warnings {
+		switch w.Code {
+		case WarnDeadlineExceededNow, WarnTTLDeletesNow, WarnMaxFailedIndexesFailsNow, WarnUnlimitedRetries:
+			out[w.Path] = true
+		case WarnBackoffLimitFailsNow:
+			if strings.Contains(w.Message, "fails at once") {
+				out[w.Path] = true
+			}
+		}
+	}
+	return out
+}
+
+// TestNoCommandCarriesADangerousChange: over every case and state, and the scenarios below
+// built to trip each dangerous warning, no command of the plan names a field a dangerous
+// warning is about.
+func TestNoCommandCarriesADangerousChange(t *testing.T) {
+	type pair struct {
+		name          string
+		live, desired *batchv1.Job
+	}
+	var pairs []pair
+	for _, fc := range fieldCases() {
+		for _, st := range allStates {
+			d := desiredJob(fc.desired)
+			l := liveJob(st, fc.live)
+			if !fc.keepSuspend {
+				d.Spec.Suspend = l.Spec.Suspend
+			}
+			pairs = append(pairs, pair{fmt.Sprintf("%s/%s/%s", fc.field, fc.dir, st), l, d})
+		}
+	}
+	// Running for 10 minutes (stRunning's startTime): a 60 s deadline fails it at once.
+	pairs = append(pairs, pair{"deadline", liveJob(stRunning, nil), desiredJob(func(j *batchv1.Job) { j.Spec.ActiveDeadlineSeconds = ptrTo[int64](60) })})
+	// Finished long ago: a TTL of 60 s deletes it at once.
+	pairs = append(pairs, pair{"ttl", liveJob(stComplete, nil), desiredJob(func(j *batchv1.Job) { j.Spec.TTLSecondsAfterFinished = ptrTo[int32](60) })})
+	// 1 failed pod counted; backoffLimit 0: failed > backoffLimit.
+	pairs = append(pairs, pair{"backoffLimit", liveJob(stRunning, func(j *batchv1.Job) {
+		j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes = nil, nil
+	}), desiredJob(func(j *batchv1.Job) {
+		j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes, j.Spec.BackoffLimit = nil, nil, ptrTo[int32](0)
+	})})
+	// No per-index limit on the live Job: 2147483647 means unlimited retries.
+	pairs = append(pairs, pair{"unlimited", liveJob(stRunning, func(j *batchv1.Job) {
+		j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes, j.Spec.BackoffLimit = nil, nil, ptrTo[int32](2)
+	}), desiredJob(func(j *batchv1.Job) {
+		j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes, j.Spec.BackoffLimit = nil, nil, ptrTo[int32](2147483647)
+	})})
+	seen := map[string]int{}
+	for _, p := range pairs {
+		r, err := Diff(p.live, p.desired, Options{Now: testNow, DesiredSource: "eval.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path := range dangerousPaths(r) {
+			seen[p.name]++
+			key := path[strings.LastIndexByte(path, '.')+1:]
+			for _, s := range r.Plan {
+				for _, c := range s.Commands {
+					if strings.Contains(c, "patch job") && strings.Contains(c, `"`+key+`"`) {
+						t.Errorf("%s: step %s patches %s, which a warning calls dangerous: %q", p.name, s.Kind, path, c)
+					}
+				}
+			}
+		}
+	}
+	for _, want := range []string{"deadline", "ttl", "backoffLimit", "unlimited"} {
+		if seen[want] == 0 {
+			t.Errorf("scenario %s raised no dangerous warning", want)
+		}
+	}
+	t.Logf("dangerous changes checked: %d scenarios with at least one", len(seen))
+}
+
+// TestFinishedJobPlanIsANewJob: a Complete or Failed Job is never synced again and its terminal
+// condition cannot be removed (job-semantics §2.3: "terminal conditions cannot be removed";
+// syncJob returns for a finished Job), so it never becomes suspended with Suspended=True and
+// its template never becomes mutable (§1.2 template, strategy.go:
+// shouldAllowMutablePodTemplate). The plan is one step, create a new Job, and no difference
+// is left "conditional, does not hold now".
+func TestFinishedJobPlanIsANewJob(t *testing.T) {
+	for _, st := range []liveState{stComplete, stFailed} {
+		desired := desiredJob(func(j *batchv1.Job) {
+			j.Spec.Template.Spec.NodeSelector = map[string]string{"pool": "big"}
+			worker(j).Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
+			j.Spec.Completions = ptrTo[int32](8) // not in tandem with parallelism
+			j.Spec.Parallelism = ptrTo[int32](3)
+		})
+		r, err := Diff(liveJob(st, nil), desired, Options{Now: testNow, DesiredSource: "eval.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range r.Differences {
+			if d.Class == ClassConditional && !d.HoldsNow {
+				t.Errorf("%s: %s is conditional (does not hold now) on a finished Job", st, d.Path)
+			}
+		}
+		if r.Count(ClassNewJob) < 3 {
+			t.Errorf("%s: %d differences need a new Job, want the template's two and completions", st, r.Count(ClassNewJob))
+		}
+		if len(r.Plan) != 1 || r.Plan[0].Kind != StepNewJob {
+			t.Fatalf("%s: plan %+v, want one new-job step", st, r.Plan)
+		}
+		for _, c := range r.Plan[0].Commands {
+			if strings.Contains(c, "patch job") {
+				t.Errorf("%s: the plan patches the finished Job: %q", st, c)
+			}
+		}
+	}
+}
+
+// TestNewJobStepUsesANewName: the desired manifest names the live Job; a new Job with that
+// name is refused with AlreadyExists while the old one exists (kubectl indexed never deletes),
+// so the plan's create command renames it.
+func TestNewJobStepUsesANewName(t *testing.T) {
+	desired := desiredJob(func(j *batchv1.Job) { worker(j).Image = "busybox:1.37" })
+	for _, tc := range []struct {
+		opts    Options
+		want    string
+		wantCmd bool
+	}{
+		{Options{Now: testNow, DesiredSource: "eval.yaml"}, "eval-2", true},
+		{Options{Now: testNow, DesiredSource: "eval.yaml", NewName: "eval-4"}, "eval-4", true},
+		{Options{Now: testNow, DesiredSource: "-"}, "eval-2", false},
+	} {
+		r, err := Diff(liveJob(stComplete, nil), desired, tc.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := r.Plan[len(r.Plan)-1]
+		if st.Kind != StepNewJob || !strings.Contains(st.Description, tc.want) {
+			t.Errorf("%+v: last step %s %q, want a new-job step naming %s", tc.opts, st.Kind, st.Description, tc.want)
+		}
+		var create string
+		for _, c := range st.Commands {
+			if strings.Contains(c, "kubectl create") {
+				create = c
+			}
+		}
+		if !tc.wantCmd {
+			if create != "" || !strings.Contains(st.Description, "metadata.name") {
+				t.Errorf("from stdin: command %q, description %q: want no command and to set metadata.name", create, st.Description)
+			}
+			continue
+		}
+		want := `kubectl patch --local -f eval.yaml --type=merge -p '{"metadata":{"name":"` + tc.want + `"}}' -o yaml | kubectl create -f - -n ml`
+		if create != want {
+			t.Errorf("create command\n%s\nwant\n%s", create, want)
+		}
+	}
+}
+
+func TestSuggestNames(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"eval", []string{"eval-2", "eval-3"}},
+		{"eval-2", []string{"eval-3", "eval-4"}},
+		{"eval-r1", []string{"eval-r1-2", "eval-r1-3"}},
+		{"eval-007", []string{"eval-007-2", "eval-007-3"}},
+		{"gsm8k", []string{"gsm8k-2", "gsm8k-3"}},
+	} {
+		if got := SuggestNames(tc.in, 2); !slices.Equal(got, tc.want) {
+			t.Errorf("SuggestNames(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// validateNameAllowsCompletions (job-semantics §1.2): <name>-<completions-1> must be a
+	// DNS-1123 label (63 characters); leave room for indexes of up to six digits.
+	for _, n := range SuggestNames(long, 3) {
+		if len(n)+len("-999999") > 63 {
+			t.Errorf("%q is too long for pod hostnames", n)
+		}
+	}
+}
+
+// TestNoTandemStepWhenANewJobIsNeeded: when a new Job is needed anyway, the plan does not change
+// the completions of the Job being replaced in tandem (a scale-down deletes the pods of indexes
+// >= the new completions, job-semantics §1.2 completions): the new Job gets them.
+func TestNoTandemStepWhenANewJobIsNeeded(t *testing.T) {
+	desired := desiredJob(func(j *batchv1.Job) {
+		j.Spec.Completions = ptrTo[int32](4)
+		worker(j).Image = "busybox:1.37"
+	})
+	r, err := Diff(liveJob(stRunning, nil), desired, Options{Now: testNow, DesiredSource: "eval.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Plan {
+		if s.Kind == StepTandem {
+			t.Errorf("tandem step next to a new Job: %+v", s)
+		}
+	}
+	last := r.Plan[len(r.Plan)-1]
+	if last.Kind != StepNewJob || !slices.Contains(last.Paths, "spec.completions") {
+		t.Errorf("the new Job does not carry completions: %+v", last)
 	}
 }

@@ -6,19 +6,30 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 )
 
 const maxValueWidth = 60
 
-// WriteText writes the report for people: the live Job's state, the differences with their
-// class, the warnings, and the plan at the end.
+// Width is the width the text report fits by default (-o wide does not wrap).
+const Width = 80
+
+// WriteText writes the report for people, fitting Width columns: the live Job's state, the
+// differences with their class, the warnings, and the plan at the end.
 func WriteText(w io.Writer, r *Report, now time.Time) error {
-	ew := &errWriter{w: w}
+	return WriteTextWidth(w, r, now, Width)
+}
+
+// WriteTextWidth is WriteText with the prose (conditions, warnings, the plan's steps) wrapped
+// at width columns; 0 does not wrap. Commands are never wrapped, so they can be copied.
+func WriteTextWidth(w io.Writer, r *Report, now time.Time, width int) error {
+	ew := &errWriter{w: w, width: width}
 	job := r.Job.Name
 	if r.Job.Namespace != "" {
 		job = r.Job.Namespace + "/" + r.Job.Name
 	}
-	ew.printf("Job %s: %s\n", job, describeState(r.Live, now))
+	ew.para(0, 2, fmt.Sprintf("Job %s: %s", job, describeState(r.Live, now)))
 
 	if len(r.Differences) == 0 {
 		ew.printf("\nNo differences: the live Job already has everything the desired Job sets.\n")
@@ -29,7 +40,7 @@ func WriteText(w io.Writer, r *Report, now time.Time) error {
 		for _, d := range r.Differences {
 			ew.printf("  %s %s\n", changeMark(d.Change), d.Path)
 			ew.printf("      live: %s   desired: %s\n", showValue(d.Live, d.Live != nil), showValue(d.Desired, d.Desired != nil))
-			ew.printf("      %s\n", describeClass(d, seen[d.Condition]))
+			ew.para(6, 8, describeClass(d, seen[d.Condition]))
 			seen[d.Condition] = true
 		}
 	}
@@ -37,7 +48,7 @@ func WriteText(w io.Writer, r *Report, now time.Time) error {
 	if len(r.Warnings) > 0 {
 		ew.printf("\nWarnings:\n")
 		for _, wa := range r.Warnings {
-			ew.printf("  ! %s (%s): %s\n", wa.Code, wa.Side, wa.Message)
+			ew.para(2, 4, fmt.Sprintf("! %s (%s): %s", wa.Code, wa.Side, wa.Message))
 		}
 	}
 
@@ -58,7 +69,7 @@ func WriteText(w io.Writer, r *Report, now time.Time) error {
 	if len(r.Plan) > 0 {
 		ew.printf("\nPlan:\n")
 		for i, s := range r.Plan {
-			ew.printf("  %d. %s\n", i+1, s.Description)
+			ew.para(2, 5, fmt.Sprintf("%d. %s", i+1, s.Description))
 			for _, c := range s.Commands {
 				ew.printf("       %s\n", c)
 			}
@@ -130,8 +141,25 @@ func showValue(v any, present bool) string {
 }
 
 type errWriter struct {
-	w   io.Writer
-	err error
+	w     io.Writer
+	width int
+	err   error
+}
+
+// para writes text indented by first columns, its continuation lines by rest, wrapped at the
+// writer's width.
+func (e *errWriter) para(first, rest int, text string) {
+	lines := []string{text}
+	if e.width > 0 {
+		lines = lint.WrapText(text, first, rest, e.width)
+	}
+	for i, l := range lines {
+		ind := first
+		if i > 0 {
+			ind = rest
+		}
+		e.printf("%s%s\n", strings.Repeat(" ", ind), l)
+	}
 }
 
 func (e *errWriter) printf(format string, a ...any) {

@@ -28,7 +28,8 @@ const (
 	// ClassConditional: the field can be patched only under a condition (the Job suspended,
 	// or in tandem with another field); Condition says which and HoldsNow whether it does.
 	ClassConditional Class = "Conditional"
-	// ClassNewJob: the API server rejects the change on this Job; a new Job is needed.
+	// ClassNewJob: the API server rejects the change on this Job, or the Job has finished and
+	// would never use it; a new Job is needed.
 	ClassNewJob Class = "NewJob"
 )
 
@@ -152,9 +153,12 @@ const (
 
 // Step kinds, part of the JSON contract.
 const (
-	StepPatch   = "patch"   // patch the live Job now
-	StepDrastic = "drastic" // a patch that ends or deletes the live Job at once: only if meant
-	StepTandem  = "tandem"  // completions and parallelism in two patches
+	StepPatch = "patch" // patch the live Job now
+	// StepDrastic names changes a warning calls dangerous (they would end or delete the live
+	// Job at once, or retry its pods without limit); it has no command: the plan never
+	// proposes them, the user patches them only if meant.
+	StepDrastic = "drastic"
+	StepTandem  = "tandem" // completions and parallelism in two patches
 	StepSuspend = "suspend-and-patch"
 	StepNewJob  = "new-job"
 )
@@ -165,7 +169,8 @@ type Step struct {
 	Kind string `json:"kind"`
 	// Description says what the step does and why, in words.
 	Description string `json:"description"`
-	// Commands to run, in order. kubectl patch commands carry the exact patch.
+	// Commands to run, in order. kubectl patch commands carry the exact patch; a new-job step
+	// creates the Job under a name no Job has. None carries a change a warning calls dangerous.
 	Commands []string `json:"commands,omitempty"`
 	// Paths of the differences the step brings over.
 	Paths []string `json:"paths,omitempty"`

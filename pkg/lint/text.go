@@ -177,3 +177,10 @@ func colorOf(s Severity) string {
 		return "\x1b[36m"
 	}
 }
+
+// WrapText breaks text at spaces into lines that end by column width, the first starting at
+// column first and the others at column rest (a longer word is cut): the wrapping of lint's
+// text, for the other reports that print prose (diff's warnings and plan).
+func WrapText(text string, first, rest, width int) []string {
+	return wrapText(text, first, rest, width)
+}

@@ -357,8 +357,15 @@ func TestDiffClassificationAgreesWithServer(t *testing.T) {
 				for _, d := range report.Differences {
 					got[d.Path] = d
 				}
+				finished := jobdiff.StateOf(liveJob).Finished()
 				for p, cl := range v.want {
 					d, ok := got[p]
+					// A finished Job is never synced again (job-semantics §2.3): a conditional
+					// change that does not hold can never take effect, so it needs a new Job.
+					// The server still rejects it alone, which the probes below confirm.
+					if ok && finished && cl == jobdiff.ClassConditional && !d.HoldsNow {
+						cl = jobdiff.ClassNewJob
+					}
 					if !ok {
 						t.Errorf("no difference at %s: %v", p, dfKeys(got))
 					} else if d.Class != cl {
@@ -612,26 +619,26 @@ func TestDiffCLISeedFix(t *testing.T) {
 	if !warned {
 		t.Errorf("no PrepareDBMode warning on the live side: %s", dfJSON(rep.Warnings))
 	}
-	// Every kubectl patch of the plan is accepted by the server (dry run).
+	// Every command of the plan is accepted by the server (dry run), the new Job's create
+	// included (it renames the manifest, so it does not hit AlreadyExists); none patches the
+	// backoffLimit 2147483647 the UnlimitedRetries warning is about.
 	patches := 0
 	for _, s := range rep.Plan {
 		for _, c := range s.Commands {
 			if strings.Contains(c, "delete") {
 				t.Errorf("the plan deletes: %s", c)
 			}
-			if !strings.HasPrefix(c, "kubectl patch ") {
-				continue
+			if strings.Contains(c, "2147483647") {
+				t.Errorf("the plan patches the unlimited backoffLimit onto the live Job: %s", c)
 			}
 			patches++
-			args := dfShellWords(t, c)[1:]
-			args = append(args, "--dry-run=server")
-			if r := Kubectl(t, args...); r.ExitCode != 0 {
+			if r := dfRunPlanCommand(t, c, true); r.ExitCode != 0 {
 				t.Errorf("plan command rejected:\n%s", r)
 			}
 		}
 	}
 	if patches == 0 {
-		t.Errorf("no patch in the plan: %s", dfJSON(rep.Plan))
+		t.Errorf("no command in the plan: %s", dfJSON(rep.Plan))
 	}
 
 	// The text report ends with the plan.
@@ -721,7 +728,7 @@ func TestDiffCLICreateFlags(t *testing.T) {
 	}
 	r = KubectlIndexed(t, "diff", "viacreate", "-n", ns, "--parallelism", "1", "--manifest", manifest, "--image", "shard-worker:1.1", "--", "/bin/process-shard")
 	if r.ExitCode != 1 || !strings.Contains(r.Stdout, "spec.parallelism") || !strings.Contains(r.Stdout, "containers[name=worker].image") ||
-		!strings.Contains(r.Stdout, "kubectl indexed create NEW_NAME -n "+ns+" --image=shard-worker:1.1 --manifest="+manifest+" --parallelism=1 -- /bin/process-shard") {
+		!strings.Contains(r.Stdout, "kubectl indexed create viacreate-2 -n "+ns+" --image=shard-worker:1.1 --manifest="+manifest+" --parallelism=1 -- /bin/process-shard") {
 		t.Errorf("other create flags:\n%s", r)
 	}
 	printed := KubectlIndexed(t, append([]string{"create", "viacreate", "-n", ns, "--dry-run=client", "-o", "yaml"}, createArgs...)...)
@@ -757,6 +764,89 @@ func dfContains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// dfRunPlanCommand runs a command the plan prints: kubectl words, possibly a pipeline of them
+// ("kubectl patch --local ... -o yaml | kubectl create -f -"). With dryRun, the commands that
+// write (patch of the live Job, create) get --dry-run=server.
+func dfRunPlanCommand(t *testing.T, c string, dryRun bool) Result {
+	t.Helper()
+	var r Result
+	for i, seg := range strings.Split(c, " | ") {
+		words := dfShellWords(t, seg)
+		if len(words) < 2 || words[0] != "kubectl" {
+			t.Fatalf("not a kubectl command: %q in %q", seg, c)
+		}
+		args := words[1:]
+		if dryRun && !dfContains(args, "--local") && (args[0] == "patch" || args[0] == "create") {
+			args = append(args, "--dry-run=server")
+		}
+		stdin := ""
+		if i > 0 {
+			stdin = r.Stdout
+		}
+		r = Run(t, Cmd{Args: args, Stdin: stdin})
+		if r.ExitCode != 0 {
+			return r
+		}
+	}
+	return r
+}
+
+// TestDiffCLIFinishedJobNewName: a Complete Job takes no conditional change (it is never synced
+// again, job-semantics §2.3): the plan is one step, create a new Job, under a name no Job has.
+// Following the printed plan for real creates that Job; a second diff then suggests the next
+// free name.
+func TestDiffCLIFinishedJobNewName(t *testing.T) {
+	ns := NewNamespace(t)
+	m := diffManifest("fin", "1s")
+	CreateJob(t, ns, dfYAML(t, m))
+	WaitForCondition(t, ns, "fin", batchv1.JobComplete, 2*time.Minute)
+
+	d := m.DeepCopy()
+	d.Spec.Parallelism = ptr.To[int32](3)
+	dfWorker(d).Image = "shard-worker:1.1"
+	d.Spec.Template.Spec.NodeSelector["kubernetes.io/os"] = "linux"
+	desired := dfWriteTemp(t, "fin.yaml", dfYAML(t, d))
+	r := KubectlIndexed(t, "diff", "fin", "-n", ns, "-f", desired, "--server", "-o", "json")
+	if r.ExitCode != 1 {
+		t.Fatalf("want exit 1:\n%s", r)
+	}
+	var rep jobdiff.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r)
+	}
+	if rep.Server == nil || rep.Server.Disagreements != 0 {
+		t.Errorf("server check: %s", dfJSON(rep.Server))
+	}
+	for _, df := range rep.Differences {
+		if df.Class == jobdiff.ClassConditional && !df.HoldsNow {
+			t.Errorf("%s is conditional on a Complete Job: %s", df.Path, df.Condition)
+		}
+	}
+	if len(rep.Plan) != 1 || rep.Plan[0].Kind != jobdiff.StepNewJob || len(rep.Plan[0].Commands) != 1 {
+		t.Fatalf("plan %s, want one new-job step with one command", dfJSON(rep.Plan))
+	}
+	if !strings.Contains(rep.Plan[0].Commands[0], `"name":"fin-2"`) {
+		t.Errorf("the new Job is not named fin-2: %s", rep.Plan[0].Commands[0])
+	}
+	// Follow the plan for real.
+	if r := dfRunPlanCommand(t, rep.Plan[0].Commands[0], false); r.ExitCode != 0 {
+		t.Fatalf("following the plan:\n%s", r)
+	}
+	got, err := env.Client.BatchV1().Jobs(ns).Get(context.Background(), "fin-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the plan's new Job: %v", err)
+	}
+	if got.Spec.Template.Spec.Containers[0].Image != "shard-worker:1.1" {
+		t.Errorf("the new Job runs %s", got.Spec.Template.Spec.Containers[0].Image)
+	}
+	// The text plan fits on a screen, and the next diff suggests the next free name.
+	r = KubectlIndexed(t, "diff", "fin", "-n", ns, "-f", desired)
+	plan := r.Stdout[strings.Index(r.Stdout, "\nPlan:")+1:]
+	if n := strings.Count(strings.TrimRight(plan, "\n"), "\n") + 1; r.ExitCode != 1 || n > 20 || !strings.Contains(plan, `"name":"fin-3"`) {
+		t.Errorf("second diff (plan %d lines, want fin-3):\n%s", n, r)
+	}
 }
 
 func dfWriteTemp(t *testing.T, name, content string) string {

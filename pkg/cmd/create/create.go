@@ -104,6 +104,7 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	AddScaffoldFlags(cmd.Flags(), o.Scaffold)
+	AddLintTextFlags(cmd.Flags(), &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
@@ -167,7 +168,7 @@ func (o *Options) Validate() error {
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
 	}
-	if _, err := o.PrintFlags.ToPrinter(); err != nil {
+	if _, err := o.Printer(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil

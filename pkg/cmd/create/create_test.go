@@ -3,9 +3,12 @@ package create
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,6 +23,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -292,8 +296,73 @@ func TestLintBeforeSending(t *testing.T) {
 		t.Errorf("sent: %v", verbs(c))
 	}
 	r = run(t, c, "eval", "--manifest", m, "--image", "img", "--max-failed-indexes", "none", "--dry-run=client")
-	if r.err != nil || !strings.Contains(r.stderr, `Warning: job "eval": spec.backoffLimitPerIndex: maxFailedIndexes is not set`) {
+	if r.err != nil || !strings.Contains(r.stderr, "warning max-failed-indexes-unset Job/eval: spec.backoffLimitPerIndex:\n    maxFailedIndexes is not set") {
 		t.Errorf("warning not shown: %v\n%s", r.err, r.stderr)
+	}
+}
+
+// TestLintFindingsAsLintPrintsThem: create prints the Job's findings exactly as lint's text
+// report does (lint.FormatFinding at 80 columns, why and fix), one line each with --brief, as
+// lint --brief; colour only on a terminal and never with --no-color or NO_COLOR.
+func TestLintFindingsAsLintPrintsThem(t *testing.T) {
+	m, _ := manifestFile(t)
+	args := []string{"eval", "--manifest", m, "--image", "img", "--max-failed-indexes", "none", "--dry-run=client"}
+	job := func(extra ...string) (string, error) {
+		var out, errOut bytes.Buffer
+		o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		o.Namespace = "ml"
+		o.LintText.IsTerminal = func(io.Writer) bool { return true }
+		cmd := newCmd(nil, o)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		cmd.SetArgs(append(append([]string{}, args...), extra...))
+		cmd.SetOut(&out)
+		cmd.SetErr(&errOut)
+		err := cmd.ExecuteContext(context.Background())
+		return errOut.String(), err
+	}
+	// What lint itself finds in the Job create prints.
+	r := run(t, nil, append(append([]string{}, args...), "-o", "json")...)
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Items) == 0 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	built := &batchv1.Job{}
+	if err := json.Unmarshal(list.Items[len(list.Items)-1], built); err != nil || built.Kind != "Job" {
+		t.Fatalf("last item is not the Job: %v %s", err, list.Items[len(list.Items)-1])
+	}
+	var want lint.Finding
+	for _, f := range lint.CheckJob(built, lint.Options{MinSeverity: lint.SeverityWarning}) {
+		if f.Rule == "max-failed-indexes-unset" {
+			want = f
+		}
+	}
+	if want.Rule == "" || want.Why == "" || want.Fix == "" {
+		t.Fatalf("lint has no max-failed-indexes-unset finding with why and fix: %+v", want)
+	}
+	want.Object = "Job/eval"
+	t.Setenv("NO_COLOR", "")
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		opts  lint.TextOptions
+	}{
+		{"default on a terminal", nil, lint.TextOptions{Width: 80, Color: true}},
+		{"--no-color", []string{"--no-color"}, lint.TextOptions{Width: 80}},
+		{"--brief", []string{"--brief"}, lint.TextOptions{Brief: true, Color: true}},
+	} {
+		got, err := job(tc.extra...)
+		if w := lint.FormatFinding(&want, tc.opts); err != nil || !strings.Contains(got, w) {
+			t.Errorf("%s: %v\ngot:\n%s\nwant it to hold:\n%s", tc.name, err, got, w)
+		}
+		if brief := slices.Contains(tc.extra, "--brief"); brief == strings.Contains(got, "why:") {
+			t.Errorf("%s: why/fix shown %v:\n%s", tc.name, !brief, got)
+		}
+	}
+	t.Setenv("NO_COLOR", "1")
+	if got, _ := job(); strings.Contains(got, "\x1b[") {
+		t.Errorf("NO_COLOR: coloured:\n%q", got)
 	}
 }
 
@@ -363,3 +432,23 @@ func TestUsageErrors(t *testing.T) {
 }
 
 var _ = corev1.ConfigMap{}
+
+// TestTemplateOutputs: create's -o takes kubectl's templates over the List it prints, and
+// custom-columns (a row per object), which cli-runtime's PrintFlags lacks.
+func TestTemplateOutputs(t *testing.T) {
+	m, _ := manifestFile(t)
+	args := []string{"eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o"}
+	r := run(t, nil, append(args, "jsonpath={.items[*].kind}")...)
+	if r.err != nil || r.stdout != "ConfigMap Job" {
+		t.Errorf("jsonpath: %q %v", r.stdout, r.err)
+	}
+	r = run(t, nil, append(args, "custom-columns=KIND:.kind,NAME:.metadata.name")...)
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.err != nil || len(lines) != 3 ||
+		!strings.HasPrefix(lines[0], "KIND") || !strings.HasPrefix(lines[1], "ConfigMap") || !strings.HasPrefix(lines[2], "Job         eval") {
+		t.Errorf("custom-columns: %q %v", r.stdout, r.err)
+	}
+	c := fake.NewClientset()
+	if r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "custom-columns=KIND"); r.code != exitcode.Usage || len(c.Actions()) != 0 {
+		t.Errorf("bad custom-columns: exit %d, %v, sent %v", r.code, r.err, verbs(c))
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -50,6 +51,10 @@ type Submitter struct {
 	// Conn are the connection flags given (--context, --kubeconfig ...), carried into every
 	// command a message prints; set by Complete.
 	Conn printcmd.Connection
+
+	// LintText says how the lint findings are printed before anything is sent: as lint
+	// prints them (see AddLintTextFlags).
+	LintText LintText
 
 	genericiooptions.IOStreams
 }
@@ -124,26 +129,34 @@ func allObjects(objs *scaffold.Objects) []runtime.Object {
 	return append(out, objs.Job)
 }
 
-// lint runs the linter on the Job: errors abort, warnings go to ErrOut.
+// lint runs the linter on the Job and prints its findings to ErrOut as lint prints them
+// (severity, rule, the Job, message, then why and fix unless --brief; coloured as lint
+// colours): errors abort, warnings do not.
 func (o *Submitter) lint(job *batchv1.Job) error {
 	findings := lint.CheckJob(job, lint.Options{MinSeverity: lint.SeverityWarning})
-	var errs []string
-	for _, f := range findings {
-		switch f.Severity {
-		case lint.SeverityError:
-			errs = append(errs, f.Message)
-		case lint.SeverityWarning:
-			where := ""
-			if f.Path != "" {
-				where = f.Path + ": "
-			}
-			_, _ = fmt.Fprintf(o.ErrOut, "Warning: job %q: %s%s [%s]\n", job.Name, where, f.Message, f.Rule)
+	errs := 0
+	opts := o.LintText.textOptions(o.ErrOut)
+	for i := range findings {
+		f := &findings[i]
+		if f.Object == "" {
+			f.Object = "Job/" + job.Name
 		}
+		if f.Severity == lint.SeverityError {
+			errs++
+		}
+		_, _ = fmt.Fprint(o.ErrOut, lint.FormatFinding(f, opts))
 	}
-	if len(errs) > 0 {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent:\n  %s", job.Name, strings.Join(errs, "\n  ")))
+	if errs > 0 {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent (%d %s above)", job.Name, errs, plural(errs, "error")))
 	}
 	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // list wraps the objects in a v1 List, as kubectl get prints several objects.
@@ -186,12 +199,22 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	return nil
 }
 
+// Printer is the printer of -o: cli-runtime's PrintFlags (json, yaml, name and the
+// templates), and custom-columns (a row per object of the List), which kubectl get has and
+// PrintFlags lacks.
+func (o *Submitter) Printer() (printers.ResourcePrinter, error) {
+	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
+		return output.Printer(*f)
+	}
+	return o.PrintFlags.ToPrinter()
+}
+
 // print writes the objects: with -o as one v1 List, otherwise one "kind/name operation" line
 // each (ops[i] is objs[i]'s), as kubectl create does.
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
 	if o.PrintFlags.OutputFlagSpecified() {
-		p, err := o.PrintFlags.ToPrinter()
+		p, err := o.Printer()
 		if err != nil {
 			return err
 		}

@@ -25,9 +25,9 @@ import (
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -81,7 +81,11 @@ var (
 		kubectl indexed diff --live-file live.yaml -f job.yaml
 
 		# Confirm the classification with server-side dry-run updates; JSON report
-		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json`)
+		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json
+
+		# Only the paths that need a new Job, or a row per difference
+		kubectl indexed diff eval-gsm8k -f job.yaml -o jsonpath='{.differences[?(@.class=="NewJob")].path}'
+		kubectl indexed diff eval-gsm8k -f job.yaml -o custom-columns=PATH:.path,CLASS:.class`)
 )
 
 // Options of kubectl indexed diff.
@@ -108,6 +112,10 @@ type Options struct {
 	flags *pflag.FlagSet
 	// conn are the connection flags given, carried into every command the plan prints.
 	conn printcmd.Connection
+	// newName is the name the plan gives a new Job (see freeName).
+	newName string
+	// desiredInList: -f held other objects next to the Job (create's List).
+	desiredInList bool
 
 	genericiooptions.IOStreams
 }
@@ -125,7 +133,7 @@ func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
 func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o json|yaml]",
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o wide|json|yaml|name|TEMPLATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
 		Long:                  long,
@@ -147,9 +155,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
 	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a JobDiff report). Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
 	create.AddScaffoldFlags(fl, o.Scaffold)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "live-file", create.FlagManifest, create.FlagFromJob} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
@@ -197,7 +205,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.Validate(o.Output, output.FormatText, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	switch {
@@ -240,11 +248,21 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	report, err := jobdiff.Diff(live, desired, jobdiff.Options{
-		Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd,
-	})
+	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
+	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	// Only a plan that creates a new Job needs a free name: look one up, and plan again.
+	if needsNewJob(report) {
+		o.newName = o.freeName(ctx, live.Name)
+		dopts.NewName = o.newName
+		if createCmd != "" {
+			dopts.CreateCommand = o.createCommand()
+		}
+		if report, err = jobdiff.Diff(live, desired, dopts); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
 	}
 	// The plan's kubectl commands run against the cluster this diff read, as the same user.
 	for i := range report.Plan {
@@ -260,7 +278,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.print(report); err != nil {
 		return err
 	}
-	if !printers.IsStructured(o.Output) {
+	if !output.IsMachine(o.Output) {
 		o.printSimulateHint(report, live, desired)
 	}
 	if report.Server != nil && report.Server.Disagreements > 0 {
@@ -273,9 +291,18 @@ func (o *Options) Run(ctx context.Context) error {
 	return nil
 }
 
+// print writes the report: text (wrapped at 80 columns; -o wide does not wrap), json, yaml,
+// name (the live Job, as kubectl get -o name prints it), or a template over the JobDiff
+// report (custom-columns prints a row per difference).
 func (o *Options) print(r *jobdiff.Report) error {
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, r)
+	switch {
+	case o.Output == output.FormatName:
+		_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
+		return err
+	case output.IsMachine(o.Output):
+		return output.Write(o.Out, o.Output, r, "differences")
+	case o.Output == output.FormatWide:
+		return jobdiff.WriteTextWidth(o.Out, r, o.Clock.Now(), 0)
 	}
 	return jobdiff.WriteText(o.Out, r, o.Clock.Now())
 }
@@ -350,6 +377,7 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 		return nil, exitcode.UsageError("%s holds %d Jobs: give the name of the one to compare", o.Filename, len(jobs))
 	}
 	d := jobs[0]
+	o.desiredInList = len(docs) > 1
 	job := &batchv1.Job{}
 	strict, err := d.DecodeStrict(job)
 	if err != nil {
@@ -425,7 +453,7 @@ func invalidMessage(err error) string {
 // createCommand is the create command that makes the desired Job under a new name: the
 // create flags given to diff, in their canonical form.
 func (o *Options) createCommand() string {
-	parts := []string{"kubectl indexed create NEW_NAME"}
+	parts := []string{"kubectl indexed create " + quote(o.newName)}
 	if o.Namespace != "" {
 		parts = append(parts, "-n "+quote(o.Namespace))
 	}

@@ -135,6 +135,10 @@ func TestNoDifferences(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "No differences") || r.stderr != "" {
 		t.Errorf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	// diff only reads, and with no new Job in the plan looks up no name for one: one GET.
+	if acts := client.Actions(); len(acts) != 1 || acts[0].GetVerb() != "get" {
+		t.Errorf("actions %v", acts)
+	}
 	// The Job name comes from the manifest.
 	if r := run(t, client, "", "-f", desired); r.code != 0 {
 		t.Errorf("name from the manifest: code %d: %s", r.code, r.stderr)
@@ -156,9 +160,27 @@ func TestDifferencesExitOne(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	// diff only reads: one GET, nothing else.
-	if acts := client.Actions(); len(acts) != 1 || acts[0].GetVerb() != "get" {
-		t.Errorf("actions %v", acts)
+	// diff only reads: GETs of the Job and of the names it suggests for a new Job.
+	for _, a := range client.Actions() {
+		if a.GetVerb() != "get" {
+			t.Errorf("actions %v", client.Actions())
+		}
+	}
+}
+
+// TestNewNameSkipsTakenNames: the plan's new Job gets a name no Job has (eval-2 is taken here),
+// so following the plan does not hit AlreadyExists; the command renames the desired manifest.
+func TestNewNameSkipsTakenNames(t *testing.T) {
+	taken := stored(manifestJob())
+	taken.Name = "eval-2"
+	client := fake.NewClientset(stored(manifestJob()), taken)
+	m := manifestJob()
+	m.Spec.Template.Spec.Containers[0].Image = "busybox:1.37"
+	desired := writeYAML(t, "job.yaml", m)
+	r := run(t, client, "", "eval", "-f", desired)
+	want := `kubectl patch --local -f ` + desired + ` --type=merge -p '{"metadata":{"name":"eval-3"}}' -o yaml | kubectl create -f - -n ns`
+	if r.code != exitcode.Findings || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "kubectl create -f "+desired) {
+		t.Errorf("code %d, want the create command\n%s\nstdout:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 }
 
@@ -206,6 +228,20 @@ func TestDesiredFromCreateList(t *testing.T) {
 	if r := run(t, client, string(b), "-f", "-"); r.code != exitcode.Usage {
 		t.Errorf("no name with stdin: code %d", r.code)
 	}
+	// A List that needs a new Job: no command that would rename (or re-create) the ConfigMap
+	// too; the plan says to re-run what printed the List with the new name.
+	m.Spec.Template.Spec.Containers[0].Image = "busybox:1.37"
+	b, _ = yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{cm, m}})
+	p := filepath.Join(t.TempDir(), "list.yaml")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, client, "", "eval", "-f", p)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	if r.code != 1 || strings.Contains(r.stdout, "kubectl create") || strings.Contains(r.stdout, "patch --local") ||
+		!strings.Contains(flat, "re-run the command that printed "+p+" with the name eval-2") {
+		t.Errorf("List needing a new Job: code %d\n%s", r.code, r.stdout)
+	}
 }
 
 func TestOffline(t *testing.T) {
@@ -252,7 +288,8 @@ func TestErrors(t *testing.T) {
 		{"both -f and create flags", []string{"eval", "-f", desired, "--manifest", "m.yaml"}, exitcode.Usage, "not both"},
 		{"--server offline", []string{"--live-file", desired, "-f", desired, "--server"}, exitcode.Usage, "--server needs"},
 		{"two stdins", []string{"--live-file", "-", "-f", "-"}, exitcode.Usage, "standard input"},
-		{"bad output", []string{"eval", "-f", desired, "-o", "wide"}, exitcode.Usage, "unsupported output format"},
+		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unsupported output format"},
+		{"bad template", []string{"eval", "-f", desired, "-o", "jsonpath={.differences["}, exitcode.Usage, "-o jsonpath="},
 		{"two names", []string{"a", "b", "-f", desired}, exitcode.Usage, "at most one Job name"},
 		{"not found", []string{"missing", "-f", desired}, exitcode.Cluster, `job "missing" not found in namespace "ns"`},
 		{"missing file", []string{"eval", "-f", "/nonexistent/job.yaml"}, exitcode.Usage, "no such file"},
@@ -404,9 +441,42 @@ func TestCreateFlags(t *testing.T) {
 		t.Fatalf("other flags: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{"~ spec.parallelism", "containers[name=worker].image",
-		`kubectl indexed create NEW_NAME -n ns --env='A=b c' --image=img:2 --manifest=` + mp + ` --parallelism=2 -- /bin/worker`} {
+		`kubectl indexed create eval-2 -n ns --env='A=b c' --image=img:2 --manifest=` + mp + ` --parallelism=2 -- /bin/worker`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
+	}
+}
+
+// TestOutputFormats: kubectl's output flags on the JobDiff report: templates see the report as
+// -o json prints it, custom-columns prints a row per difference, name the live Job, and wide
+// the text without wrapping.
+func TestOutputFormats(t *testing.T) {
+	client := fake.NewClientset(stored(manifestJob()))
+	m := manifestJob()
+	m.Spec.Parallelism = ptr.To[int32](4)
+	m.Spec.BackoffLimitPerIndex = ptr.To[int32](3)
+	desired := writeYAML(t, "job.yaml", m)
+	for _, tc := range []struct {
+		format, want string
+	}{
+		{`jsonpath={.differences[?(@.class=="NewJob")].path}`, "spec.backoffLimitPerIndex"},
+		{`go-template={{range .plan}}{{.kind}} {{end}}`, "patch new-job "},
+		{"custom-columns=PATH:.path,CLASS:.class", "PATH                        CLASS\nspec.backoffLimitPerIndex   NewJob\nspec.parallelism            Live\n"},
+		{"name", "job.batch/eval\n"},
+	} {
+		r := run(t, client, "", "eval", "-f", desired, "-o", tc.format)
+		if r.code != exitcode.Findings || r.stdout != tc.want {
+			t.Errorf("-o %s: code %d, stdout %q, want %q; stderr %s", tc.format, r.code, r.stdout, tc.want, r.stderr)
+		}
+	}
+	// wide: the same text, not wrapped.
+	text, wide := run(t, client, "", "eval", "-f", desired), run(t, client, "", "eval", "-f", desired, "-o", "wide")
+	longest := 0
+	for _, l := range strings.Split(wide.stdout, "\n") {
+		longest = max(longest, len(l))
+	}
+	if strings.Join(strings.Fields(text.stdout), " ") != strings.Join(strings.Fields(wide.stdout), " ") || longest <= 80 {
+		t.Errorf("-o wide: longest line %d\n%s", longest, wide.stdout)
 	}
 }

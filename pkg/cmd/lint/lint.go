@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
@@ -20,7 +18,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -129,7 +126,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
-	fl.BoolVar(&o.NoColor, "no-color", false, "No colours in the text report (also when NO_COLOR is set, or the output is not a terminal).")
+	fl.BoolVar(&o.NoColor, "no-color", false, output.NoColorUsage)
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
@@ -172,7 +169,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
@@ -236,8 +233,8 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
-	if printers.IsStructured(o.Output) {
-		if err := printers.Print(o.Out, o.Output, report); err != nil {
+	if output.IsStructured(o.Output) {
+		if err := output.PrintStructured(o.Out, o.Output, report); err != nil {
 			return err
 		}
 	} else if output.IsTemplate(o.Output) {
@@ -247,7 +244,7 @@ func (o *Options) Run() error {
 	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}); err != nil {
 		return err
 	}
-	if !printers.IsStructured(o.Output) {
+	if !output.IsStructured(o.Output) {
 		printSimulateHints(o.ErrOut, report)
 	}
 	switch {
@@ -263,8 +260,8 @@ func (o *Options) Run() error {
 
 func (o *Options) listRules() error {
 	rules := lint.Rules()
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, map[string]any{"rules": rules})
+	if output.IsStructured(o.Output) {
+		return output.PrintStructured(o.Out, o.Output, map[string]any{"rules": rules})
 	}
 	width := 0
 	for _, r := range rules {
@@ -300,12 +297,5 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 // color says whether the text report is coloured: on a terminal only, unless --no-color or
 // NO_COLOR (https://no-color.org) says otherwise.
 func (o *Options) color() bool {
-	if o.NoColor || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	if o.IsTerminal != nil {
-		return o.IsTerminal(o.Out)
-	}
-	f, ok := o.Out.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
 }

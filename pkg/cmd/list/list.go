@@ -27,7 +27,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 )
 
 var (
@@ -113,7 +112,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
-	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
+	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table, or custom-columns, without its header line.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -145,7 +144,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML, "name"); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML, "name"); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
@@ -171,17 +170,17 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	l := joblist.Build(jobs.Items, podsByUID, o.Clock)
 	switch o.Output {
-	case printers.FormatJSON, printers.FormatYAML:
-		return printers.Print(o.Out, o.Output, l)
+	case output.FormatJSON, output.FormatYAML:
+		return output.PrintStructured(o.Out, o.Output, l)
 	case "":
-	case printers.FormatWide:
+	case output.FormatWide:
 	case "name":
 		for _, r := range l.Items {
 			_, _ = fmt.Fprintf(o.Out, "job.batch/%s\n", r.Name)
 		}
 		return nil
 	default:
-		return output.Print(o.Out, o.Output, l)
+		return output.PrintListWith(o.Out, o.Output, l, "items", output.Options{NoHeaders: o.NoHeaders})
 	}
 	if len(l.Items) == 0 {
 		where := fmt.Sprintf("in namespace %q", o.Namespace)
@@ -230,7 +229,7 @@ func (o *Options) listPods(ctx context.Context, jobs []batchv1.Job) (map[string]
 
 // table prints the overview as kubectl prints a table.
 func (o *Options) table(w io.Writer, l *joblist.List) error {
-	wide := o.Output == printers.FormatWide
+	wide := o.Output == output.FormatWide
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	var head []string
 	if o.AllNamespaces {

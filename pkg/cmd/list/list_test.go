@@ -218,6 +218,11 @@ func TestTemplateOutputs(t *testing.T) {
 	if r.code != 0 || r.out != "NAME      PHASE      PARENT\ndone      Complete   <none>\nseed      Failed     <none>\nseed-r1   Failed     seed\nseed-r2   Running    seed-r1\n" {
 		t.Errorf("custom-columns: %+v", r)
 	}
+	// --no-headers applies to custom-columns too, as with kubectl get.
+	r = run(t, "-o", "custom-columns=NAME:.name,PHASE:.phase", "--no-headers")
+	if r.code != 0 || r.out != "done      Complete\nseed      Failed\nseed-r1   Failed\nseed-r2   Running\n" {
+		t.Errorf("custom-columns --no-headers: %+v", r)
+	}
 	if r := run(t, "-o", "go-template={{.nope"); r.code != exitcode.Usage {
 		t.Errorf("bad template: %+v", r)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -128,7 +128,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
 	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, "How many times each case runs (repetitions 0..N-1): results per case.")
 	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport). Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per shard). Default: text.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -171,7 +171,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
@@ -224,8 +224,8 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	rep := rec.Report()
-	if printers.IsStructured(o.Output) {
-		err = printers.Print(o.Out, o.Output, rep)
+	if output.IsMachine(o.Output) {
+		err = output.Write(o.Out, o.Output, rep, "shards")
 	} else {
 		err = domain.PrintText(o.Out, rep)
 	}

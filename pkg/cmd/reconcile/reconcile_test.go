@@ -148,6 +148,17 @@ func TestOfflineWithTheExampleWorkersReceipts(t *testing.T) {
 	if r.code != 1 || rep.Kind != "ReconcileReport" || rep.Complete || s.State != domain.StatePartial || len(s.MissingCases) != 1 || s.MissingCases[0].Case != last {
 		t.Fatalf("exit %d, shard %+v", r.code, s)
 	}
+	// kubectl's templates over the same report: custom-columns a row per shard.
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "custom-columns=INDEX:.index,STATE:.state,MISSING:.missing"); r.code != 1 ||
+		!strings.HasPrefix(r.out, "INDEX   STATE") || !strings.Contains(r.out, "\n2       "+string(domain.StatePartial)) || strings.Count(r.out, "\n") != 1+len(m.Shards) {
+		t.Errorf("custom-columns: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "jsonpath={.shards[2].missingCases[0].case}"); r.code != 1 || r.out != last {
+		t.Errorf("jsonpath: exit %d, %q, want %q%s", r.code, r.out, last, r.errOut)
+	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "jsonpath={.shards["); r.code != exitcode.Usage || !strings.Contains(r.errOut, "-o jsonpath=") {
+		t.Errorf("bad template: exit %d, %s", r.code, r.errOut)
+	}
 	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "yaml"); r.code != 1 || !strings.Contains(r.out, "kind: ReconcileReport\n") ||
 		!strings.Contains(r.out, "case: "+last) {
 		t.Fatalf("-o yaml: exit %d\n%s", r.code, r.out)

@@ -206,6 +206,17 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 		t.Errorf("second retry of seed: exit %d %q %v", r.code, r.stdout, r.err)
 	}
 
+	// kubectl's templates, and custom-columns (a row per object), over the same List.
+	r = run(t, c, "seed", "--dry-run=client", "-o", "custom-columns=KIND:.kind,NAME:.metadata.name")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) < 3 || !strings.HasPrefix(lines[0], "KIND") ||
+		!strings.HasPrefix(lines[len(lines)-1], "Job") || !strings.HasSuffix(lines[len(lines)-1], "seed-r2") {
+		t.Errorf("custom-columns: exit %d %q %v", r.code, r.stdout, r.err)
+	}
+	r = run(t, c, "seed", "--dry-run=client", "-o", `jsonpath={.items[?(@.kind=="Job")].spec.completions}`)
+	if r.code != 0 || r.stdout == "" || strings.ContainsAny(r.stdout, "{} ") {
+		t.Errorf("jsonpath: exit %d %q %v", r.code, r.stdout, r.err)
+	}
+
 	// seed-r1 ran shards 2 and 4; its index 0 (shard 2) failed again.
 	r1.UID = "uid-r1"
 	finish(r1, "1", "0", batchv1.JobFailed)

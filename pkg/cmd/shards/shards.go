@@ -14,7 +14,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -81,7 +81,7 @@ var (
 )
 
 func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: printers.FormatYAML, IOStreams: streams}
+	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: output.FormatYAML, IOStreams: streams}
 	cmd := &cobra.Command{
 		Use:                   "split --cases FILE|- --shards N --name NAME --revision REVISION [--label KEY=VALUE]... [-o yaml|json]",
 		DisableFlagsInUseLine: true,
@@ -104,9 +104,9 @@ func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.Revision, "revision", o.Revision, "Revision of the manifest (a label value, such as 1 or 2024-06-01).")
 	f.StringArrayVar(&o.Labels, "label", o.Labels, "Label KEY=VALUE recorded in the manifest and copied onto the Job and the ConfigMap (repeatable).")
 	f.StringVar(&o.IDPrefix, "id-prefix", o.IDPrefix, "Prefix of the shard IDs.")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json.")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json (the manifest), or a template as with kubectl over it ("+output.Formats+"; custom-columns prints a row per shard).")
 	_ = cmd.MarkFlagFilename("cases")
-	registerOutput(cmd, printers.FormatYAML, printers.FormatJSON)
+	registerOutput(cmd, output.FormatYAML, output.FormatJSON)
 	return cmd
 }
 
@@ -138,7 +138,7 @@ func (o *SplitOptions) Validate() error {
 	if err := o.validateNames(); err != nil {
 		return err
 	}
-	if err := printers.ValidateFormat(o.Output, printers.FormatYAML, printers.FormatJSON); err != nil {
+	if err := output.Validate(o.Output, output.FormatYAML, output.FormatJSON); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -174,12 +174,18 @@ func (o *SplitOptions) Run() error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
 	}
-	out := m.YAML()
-	if o.Output == printers.FormatJSON {
-		out = m.JSON()
-	}
-	if _, err := o.Out.Write(out); err != nil {
-		return err
+	if output.IsTemplate(o.Output) {
+		if err := output.Write(o.Out, o.Output, m, "shards"); err != nil {
+			return err
+		}
+	} else {
+		out := m.YAML()
+		if o.Output == output.FormatJSON {
+			out = m.JSON()
+		}
+		if _, err := o.Out.Write(out); err != nil {
+			return err
+		}
 	}
 	size := strconv.Itoa(stats.Smallest)
 	if stats.Largest != stats.Smallest {
@@ -225,14 +231,14 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
-			if err := printers.ValidateFormat(o.Output, printers.FormatText, printers.FormatJSON, printers.FormatYAML); err != nil {
+			if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (default: one line per manifest).")
-	registerOutput(cmd, printers.FormatJSON, printers.FormatYAML)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (a ManifestSummary, or a list of them), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per manifest). Default: one line per manifest.")
+	registerOutput(cmd, output.FormatJSON, output.FormatYAML)
 	return cmd
 }
 
@@ -254,12 +260,12 @@ func (o *ValidateOptions) Run() error {
 	}
 	switch {
 	case len(sums) == 0:
-	case printers.IsStructured(o.Output) && len(o.Files) == 1:
-		if err := printers.Print(o.Out, o.Output, sums[0]); err != nil {
+	case output.IsMachine(o.Output) && len(o.Files) == 1:
+		if err := output.Write(o.Out, o.Output, sums[0], ""); err != nil {
 			return err
 		}
-	case printers.IsStructured(o.Output):
-		if err := printers.Print(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}); err != nil {
+	case output.IsMachine(o.Output):
+		if err := output.Write(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}, "items"); err != nil {
 			return err
 		}
 	default:
@@ -287,9 +293,10 @@ func (o *ValidateOptions) Run() error {
 
 // ShowOptions of `kubectl indexed shards show`.
 type ShowOptions struct {
-	File  string
-	Index int
-	ID    string
+	File      string
+	Index     int
+	ID        string
+	NoHeaders bool
 	genericiooptions.IOStreams
 }
 
@@ -318,6 +325,7 @@ func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	cmd.Flags().IntVar(&o.Index, "index", o.Index, "Completion index whose cases to print.")
 	cmd.Flags().StringVar(&o.ID, "shard", o.ID, "Shard ID whose cases to print.")
+	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
 	cmd.MarkFlagsMutuallyExclusive("index", "shard")
 	return cmd
 }
@@ -347,7 +355,9 @@ func (o *ShowOptions) Run() error {
 		return exitcode.UsageError("--index must be 0 or more, not %d", o.Index)
 	}
 	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
+	if !o.NoHeaders {
+		_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
+	}
 	for i, s := range m.Shards {
 		_, _ = fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", i, s.ID, len(s.Cases), s.Cases[0])
 	}

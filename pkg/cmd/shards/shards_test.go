@@ -215,3 +215,47 @@ func TestSplitHelpNamesTheIDPattern(t *testing.T) {
 		t.Errorf("help:\n%s", r.stdout)
 	}
 }
+
+// TestOutputTemplates: kubectl's template formats over split's manifest (a row per shard),
+// validate's summaries (a row per manifest), and show's table without headers.
+func TestOutputTemplates(t *testing.T) {
+	dir := t.TempDir()
+	cases := filepath.Join(dir, "cases.txt")
+	if err := os.WriteFile(cases, []byte(caseList(10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	split := []string{"split", "--cases", cases, "--shards", "3", "--name", "eval", "--revision", "1"}
+	r := run(t, "", append(split, "-o", "custom-columns=ID:.id,FIRST:.cases[0]")...)
+	if r.code != 0 || r.stdout != "ID        FIRST\nshard-0   case-0000\nshard-1   case-0001\nshard-2   case-0002\n" {
+		t.Errorf("split custom-columns: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", append(split, "-o", "jsonpath={.metadata.name}")...); r.code != 0 || r.stdout != "eval" {
+		t.Errorf("split jsonpath: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", append(split, "-o", "go-template={{.bad")...); r.code != exitcode.Usage || !strings.Contains(r.stderr+r.err.Error(), "go-template") {
+		t.Errorf("split bad template: exit %d %q %v", r.code, r.stderr, r.err)
+	}
+	manifest := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(manifest, []byte(run(t, "", split...).stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "", "validate", manifest, manifest, "-o", "custom-columns=NAME:.name,SHARDS:.shards,CASES:.cases"); r.code != 0 ||
+		r.stdout != "NAME   SHARDS   CASES\neval   3        10\neval   3        10\n" {
+		t.Errorf("validate custom-columns: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
+	}
+	if r := run(t, "", "validate", manifest, "-o", "jsonpath={.hash}"); r.code != 0 || !strings.HasPrefix(r.stdout, "sha256:") {
+		t.Errorf("validate jsonpath: exit %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	with, without := run(t, "", "show", manifest), run(t, "", "show", manifest, "--no-headers")
+	rows := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+			out = append(out, strings.Join(strings.Fields(l), " "))
+		}
+		return out
+	}
+	w, wo := rows(with.stdout), rows(without.stdout)
+	if len(w) != 4 || w[0] != "INDEX SHARD CASES FIRST CASE" || strings.Join(w[1:], "\n") != strings.Join(wo, "\n") {
+		t.Errorf("show --no-headers:\n%s\nwithout:\n%s", with.stdout, without.stdout)
+	}
+}

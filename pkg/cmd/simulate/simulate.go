@@ -17,10 +17,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 )
 
@@ -131,7 +131,7 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 	fl.StringVar(&o.DefaultDuration, "default-duration", "", "run time of the indexes without --duration (default: the annotations, else 1s)")
 	fl.StringVar(&o.TerminationDelay, "termination-delay", "", "how long a deleted pod stays Terminating (default: the annotations, else 0s)")
 	fl.StringArrayVar(&o.Compare, "compare", nil, "another Job file to simulate on the same outcomes, side by side (repeatable; files given after FILE are compared too)")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml or wide (text with every event and index)")
+	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml, wide (text with every event and index), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per event, or per report with --compare)")
 	fl.DurationVar(&o.Horizon, "horizon", o.Horizon, "stop simulating after this much simulated time")
 	_ = cmd.MarkFlagFilename("compare", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "wide"}, cobra.ShellCompDirectiveNoFileComp))
@@ -191,7 +191,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the output format.
 func (o *Options) Validate() error {
 	if o.Output != "" {
-		if err := printers.ValidateFormat(o.Output, printers.FormatJSON, printers.FormatYAML); err != nil {
+		if err := output.Validate(o.Output, output.FormatJSON, output.FormatYAML); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
@@ -216,7 +216,7 @@ func (o *Options) Run() error {
 					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(60))
 			}
 		}
-		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !printers.IsStructured(o.Output)
+		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !output.IsMachine(o.Output)
 		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep})
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", path, err))
@@ -224,11 +224,11 @@ func (o *Options) Run() error {
 		rep.Source = path
 		reports = append(reports, *rep)
 	}
-	if printers.IsStructured(o.Output) {
+	if output.IsMachine(o.Output) {
 		if len(reports) == 1 {
-			return printers.Print(o.Out, o.Output, reports[0])
+			return output.Write(o.Out, o.Output, reports[0], "events")
 		}
-		return printers.Print(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports})
+		return output.Write(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports}, "reports")
 	}
 	if len(reports) > 1 {
 		return printCompare(o.Out, reports)

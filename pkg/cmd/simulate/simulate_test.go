@@ -137,3 +137,37 @@ func TestCompareAndJSON(t *testing.T) {
 		t.Errorf("text output (%v):\n%s", err, text)
 	}
 }
+
+// TestOutputTemplates: kubectl's template formats over the SimulationReport (custom-columns a
+// row per event) and, with --compare, over the comparison (a row per report).
+func TestOutputTemplates(t *testing.T) {
+	job := write(t, "job.yaml", jobYAML)
+	out, err := runCmd(t, job, "-o", "jsonpath={.outcome}")
+	if err != nil || out == "" || strings.ContainsAny(out, "{}\n") {
+		t.Errorf("jsonpath: %q, %v", out, err)
+	}
+	full, err := runCmd(t, job, "-o", "json")
+	if err != nil || !strings.Contains(full, `"outcome": "`+out+`"`) {
+		t.Errorf("jsonpath %q is not the JSON report's outcome:\n%s", out, full)
+	}
+	var rep struct {
+		Events []struct {
+			Type string `json:"type"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(full), &rep); err != nil || len(rep.Events) == 0 {
+		t.Fatalf("%v: %s", err, full)
+	}
+	out, err = runCmd(t, job, "-o", "custom-columns=TYPE:.type")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || lines[0] != "TYPE" || len(lines) != 1+len(rep.Events) || strings.TrimSpace(lines[1]) != rep.Events[0].Type {
+		t.Errorf("custom-columns: %d rows for %d events: %q, %v", len(lines)-1, len(rep.Events), out, err)
+	}
+	out, err = runCmd(t, job, "--compare", job, "-o", "custom-columns=JOB:.job,OUTCOME:.outcome")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); err != nil || len(lines) != 3 || !strings.HasPrefix(lines[0], "JOB") {
+		t.Errorf("--compare custom-columns: %q, %v", out, err)
+	}
+	if _, err := runCmd(t, job, "-o", "jsonpath={.events["); err == nil || !strings.Contains(err.Error(), "-o jsonpath=") {
+		t.Errorf("bad template: %v", err)
+	}
+}

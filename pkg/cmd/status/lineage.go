@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -129,10 +129,11 @@ func (o *Options) runLineage(ctx context.Context) error {
 }
 
 func printLineage(w io.Writer, format string, r *lineage.Report) error {
-	if printers.IsStructured(format) {
-		return printers.Print(w, format, r)
+	if output.IsStructured(format) || output.IsTemplate(format) {
+		// Templates see the LineageReport as -o json prints it; custom-columns a row per shard.
+		return output.Write(w, format, r, "shardStatuses")
 	}
-	return lineage.PrintText(w, r, format == printers.FormatWide)
+	return lineage.PrintText(w, r, format == output.FormatWide)
 }
 
 func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatus.Options {

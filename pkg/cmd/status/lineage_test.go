@@ -76,6 +76,11 @@ func TestLineageLiveAndOffline(t *testing.T) {
 		t.Errorf("offline: exit %d %q\n%s", r.code, rep.Verdict, r.errOut)
 	}
 
+	// Templates over the LineageReport (they printed the text report before).
+	if r := run(t, nil, "", "--lineage", "-f", path, "-o", "jsonpath={.verdict}"); r.code != 0 || r.out != want {
+		t.Errorf("offline jsonpath: exit %d %q, want %q\n%s", r.code, r.out, want, r.errOut)
+	}
+
 	// A retry's own report maps its indexes to the root's.
 	c := clientFor(root, nil, objs[1:]...)
 	r = run(t, c, "", "seed-r1", "-o", "json")

@@ -29,7 +29,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -268,7 +267,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := printers.ValidateFormat(o.Output, "", printers.FormatWide, printers.FormatJSON, printers.FormatYAML); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if o.offline() {
@@ -344,13 +343,13 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	r = o.carryConnection(r)
-	if printers.IsStructured(o.Output) {
-		return printers.Print(w, o.Output, r)
+	if output.IsStructured(o.Output) {
+		return output.PrintStructured(w, o.Output, r)
 	}
 	if output.IsTemplate(o.Output) {
 		return output.Print(w, o.Output, r)
 	}
-	return indexstatus.PrintText(w, r, o.Output == printers.FormatWide)
+	return indexstatus.PrintText(w, r, o.Output == output.FormatWide)
 }
 
 // ExitCodeFor is the --exit-code contract: 0 every index succeeded; 1 the Job finished or is

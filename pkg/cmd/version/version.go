@@ -9,7 +9,7 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	buildinfo "github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -43,7 +43,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml. Default: one line of text.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml, or a template as with kubectl ("+output.Formats+"). Default: one line of text.")
 	// As kubectl version --client: the plugin has no server part, so the output is the same.
 	cmd.Flags().BoolVar(&o.Client, "client", false, "Print the client version only (kubectl version habit; kubectl indexed never contacts a cluster for its version).")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
@@ -52,7 +52,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := printers.ValidateFormat(o.Output, "", printers.FormatJSON, printers.FormatYAML); err != nil {
+	if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -61,8 +61,8 @@ func (o *Options) Validate() error {
 // Run prints the version.
 func (o *Options) Run() error {
 	info := buildinfo.Get()
-	if printers.IsStructured(o.Output) {
-		return printers.Print(o.Out, o.Output, info)
+	if output.IsMachine(o.Output) {
+		return output.Write(o.Out, o.Output, info, "")
 	}
 	commit := info.Commit
 	if len(commit) > 12 {
