@@ -94,7 +94,7 @@ const DefaultChunkSize = 500
 // watch cache, as a consistent read (it first makes sure the cache has caught up with etcd, so
 // the list is as fresh as a read from etcd and the report is never stale). A continue token,
 // though, asks for the exact revision of the first page, and the cache serves that only while it
-// holds a snapshot at or before it; v1.37 drops every snapshot older than etcd's last compaction
+// holds a snapshot at or before it; the mirrored release (pkg/version) drops every snapshot older than etcd's last compaction
 // (every 5 minutes), so once a cluster's pods have been quiet for 5 to 10 minutes every page
 // after the first is read from etcd, each pod decoded again, at about twice the cost of the
 // cache (README, status cost). Status decodes each pod as it arrives (listPage), so the page
