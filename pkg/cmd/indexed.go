@@ -22,6 +22,7 @@ import (
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	cmdlist "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/list"
 	cmdlogs "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/logs"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	cmdreconcile "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/reconcile"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
@@ -152,10 +153,10 @@ func missingKubeconfig(root *cobra.Command) string {
 // registerFlagCompletions completes the kubeconfig flags as kubectl does.
 func registerFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 	for flag, fn := range map[string]cobra.CompletionFunc{
-		"namespace": cmdcompletion.Namespaces(f),
-		"context":   cmdcompletion.KubeconfigNames(f, "context"),
-		"cluster":   cmdcompletion.KubeconfigNames(f, "cluster"),
-		"user":      cmdcompletion.KubeconfigNames(f, "user"),
+		"namespace": namecompletion.Namespaces(f),
+		"context":   namecompletion.KubeconfigNames(f, "context"),
+		"cluster":   namecompletion.KubeconfigNames(f, "cluster"),
+		"user":      namecompletion.KubeconfigNames(f, "user"),
 	} {
 		_ = root.RegisterFlagCompletionFunc(flag, fn)
 	}

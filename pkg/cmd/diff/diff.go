@@ -22,9 +22,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
@@ -90,7 +90,7 @@ type Options struct {
 	LiveFile string
 	Server   bool
 	Output   string
-	Scaffold *create.ScaffoldFlags
+	Scaffold *jobflags.ScaffoldFlags
 
 	JobName   string
 	nameGiven bool
@@ -114,7 +114,7 @@ type Options struct {
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{Scaffold: create.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
+	return &Options{Scaffold: jobflags.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
 }
 
 // NewCmdDiff returns `kubectl indexed diff`.
@@ -131,7 +131,7 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Long:                  long,
 		Example:               example,
 		Args:                  cobra.ArbitraryArgs,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(f, cmd, args); err != nil {
 				return err
@@ -148,9 +148,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
 	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a JobDiff report). Default: text.")
-	create.AddScaffoldFlags(fl, o.Scaffold)
+	jobflags.AddScaffoldFlags(fl, o.Scaffold)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"filename", "live-file", create.FlagManifest, create.FlagFromJob} {
+	for _, name := range []string{"filename", "live-file", jobflags.FlagManifest, jobflags.FlagFromJob} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
 	return cmd
@@ -453,7 +453,7 @@ func (o *Options) scaffoldArgs() []string {
 		return nil
 	}
 	names := pflag.NewFlagSet("scaffold", pflag.ContinueOnError)
-	create.AddScaffoldFlags(names, create.NewScaffoldFlags())
+	jobflags.AddScaffoldFlags(names, jobflags.NewScaffoldFlags())
 	var out []string
 	names.VisitAll(func(sf *pflag.Flag) {
 		f := o.flags.Lookup(sf.Name)

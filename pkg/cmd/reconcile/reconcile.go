@@ -22,8 +22,8 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/printers"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
@@ -111,7 +111,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Check shard receipts against the manifest: coverage, missing and rejected shards, before any score",
 		Long:                  long,
 		Example:               example,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
 				return err

@@ -21,10 +21,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -88,14 +88,14 @@ type Options struct {
 
 	changed func(string) bool
 
-	create.Submitter
+	jobflags.Submitter
 }
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		Indexes:   lineage.SelectFailed,
-		Submitter: create.NewSubmitter("retry", Permissions, streams),
+		Submitter: jobflags.NewSubmitter("retry", Permissions, streams),
 		changed:   func(string) bool { return false },
 	}
 }
@@ -113,7 +113,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Create a Job that re-runs only the failed or unfinished shards of a Job, with their original work",
 		Long:                  retryLong,
 		Example:               retryExample,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 			if err := o.Complete(f, cmd, args); err != nil {
@@ -137,7 +137,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, create.DefaultFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
 	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl create -f later, which refuses objects that exist. It is written only once the objects were created (or printed, with --dry-run). An existing file is never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")

@@ -1,4 +1,4 @@
-package create
+package jobflags
 
 import (
 	"context"
@@ -27,6 +27,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
+
+// DefaultFieldManager is the field manager of the objects create and retry write.
+const DefaultFieldManager = "kubectl-indexed"
 
 // Submitter is what create and retry share once their objects are built: lint the Job, record
 // last-applied-configuration, save the List, and print (client dry run) or send the objects,
