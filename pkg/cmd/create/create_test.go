@@ -3,7 +3,6 @@ package create
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +22,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 type result struct {
 	stdout, stderr string
@@ -49,24 +48,6 @@ func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	cmd.SetErr(&errOut)
 	err := cmd.ExecuteContext(context.Background())
 	return result{out.String(), errOut.String(), exitcode.Code(err), err}
-}
-
-func goldenFile(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update if intended):\n%s", path, got)
-	}
 }
 
 func manifestFile(t *testing.T) (string, *shards.Manifest) {
@@ -105,7 +86,7 @@ func TestDryRunClient(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	goldenFile(t, "dry-run-client.yaml", []byte(r.stdout))
+	testutil.Golden(t, filepath.Join("testdata", "dry-run-client.yaml"), []byte(r.stdout))
 	// What is printed is a List that reads back as the two objects.
 	docs := source.Parse("out", []byte(r.stdout))
 	if len(docs) != 2 || docs[0].Kind() != "ConfigMap" || docs[1].Kind() != "Job" || docs[1].Name() != "eval" || docs[0].Namespace() != "ml" {

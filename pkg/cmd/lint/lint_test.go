@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,9 +16,9 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 type result struct {
 	stdout, stderr string
@@ -138,18 +137,7 @@ func TestGoldenOutputs(t *testing.T) {
 				t.Errorf("exit %d, want %d (%v)", r.code, tc.code, r.err)
 			}
 			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if r.stdout != string(want) {
-				t.Errorf("output differs from %s (go test -update to accept):\n%s", path, r.stdout)
-			}
+			testutil.Golden(t, path, []byte(r.stdout))
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,9 +25,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 type result struct {
 	stdout, stderr string
@@ -49,24 +48,6 @@ func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	cmd.SetErr(&errOut)
 	err := cmd.ExecuteContext(context.Background())
 	return result{out.String(), errOut.String(), exitcode.Code(err), err}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update if intended):\n%s", path, got)
-	}
 }
 
 // seed builds what create makes for a 6-shard manifest of 12 cases, as the API server returns
@@ -130,7 +111,7 @@ func TestRetryFailedShards(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %v\n%s", r.code, r.err, r.stderr)
 	}
-	golden(t, "seed-r1.yaml", []byte(r.stdout))
+	testutil.Golden(t, filepath.Join("testdata", "seed-r1.yaml"), []byte(r.stdout))
 	rcm, rjob := decodeList(t, r.stdout)
 
 	// Index k of the retry gets the files of parent index 2 then 4 (the facts, independent of

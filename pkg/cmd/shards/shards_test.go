@@ -3,7 +3,6 @@ package shards
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,9 +13,9 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 type result struct {
 	stdout, stderr string
@@ -85,18 +84,7 @@ func TestSplitGoldenJSON(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	path := filepath.Join("testdata", "split.json.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.stdout != string(want) {
-		t.Errorf("got\n%s", r.stdout)
-	}
+	testutil.Golden(t, path, []byte(r.stdout))
 }
 
 func TestSplitErrors(t *testing.T) {
