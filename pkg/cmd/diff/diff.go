@@ -109,6 +109,13 @@ type Options struct {
 	// conn are the connection flags given, carried into every command the plan prints.
 	conn printcmd.Connection
 
+	// Resolved once by Complete from the inputs, and only read by Run: the desired Job, the
+	// create command that makes it under a new name (with create's flags) and, offline, the
+	// live Job.
+	desiredJob *batchv1.Job
+	createCmd  string
+	liveJob    *batchv1.Job
+
 	genericiooptions.IOStreams
 }
 
@@ -159,7 +166,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 func (o *Options) offline() bool     { return o.LiveFile != "" }
 func (o *Options) createFlags() bool { return o.Scaffold.Manifest != "" }
 
-// Complete resolves the Job name, the command after --, the namespace and, live, the client.
+// Complete resolves the Job name, the command after --, the namespace and, live, the client;
+// then it reads the inputs (the desired Job, offline the live one), which may name the Job and
+// its namespace.
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	names := args
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -181,7 +190,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		o.Namespace, o.EnforceNamespace = ns, enforce
 	}
 	if o.offline() || o.Client != nil {
-		return nil
+		return o.readInputs()
 	}
 	cfg, err := f.ToRESTConfig()
 	if err != nil {
@@ -192,6 +201,28 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
 	o.Client = cs
+	return o.readInputs()
+}
+
+// readInputs reads the desired Job and, offline, the live one, once the flags are known to be
+// consistent (Validate: one input at most from standard input ...), and settles the namespace
+// and the Job name from them.
+func (o *Options) readInputs() error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	desired, createCmd, err := o.desired()
+	if err != nil {
+		return err
+	}
+	o.desiredJob, o.createCmd = desired, createCmd
+	if o.offline() {
+		live, err := o.readLiveFile()
+		if err != nil {
+			return err
+		}
+		o.liveJob = live
+	}
 	return nil
 }
 
@@ -227,16 +258,14 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Run reads both Jobs, compares them, confirms with the server if asked, and prints.
+// Run compares the Jobs Complete read (reading the live one from the cluster), confirms with
+// the server if asked, and prints. It changes nothing in o.
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	desired, createCmd, err := o.desired()
-	if err != nil {
-		return err
-	}
-	live, err := o.live(ctx, desired)
+	desired, createCmd := o.desiredJob, o.createCmd
+	live, err := o.live(ctx)
 	if err != nil {
 		return err
 	}
@@ -361,20 +390,25 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 	return job, nil
 }
 
-// live returns the live Job, from --live-file or the cluster.
-func (o *Options) live(ctx context.Context, desired *batchv1.Job) (*batchv1.Job, error) {
+// readLiveFile reads the live Job of --live-file, whose namespace is then the one compared in.
+func (o *Options) readLiveFile() (*batchv1.Job, error) {
+	job, err := readLiveJob(o.LiveFile, o.In)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
+	}
+	if o.nameGiven && o.JobName != job.Name {
+		return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
+	}
+	if job.Namespace != "" {
+		o.Namespace = job.Namespace
+	}
+	return job, nil
+}
+
+// live returns the live Job: the one of --live-file, else the cluster's.
+func (o *Options) live(ctx context.Context) (*batchv1.Job, error) {
 	if o.offline() {
-		job, err := readLiveJob(o.LiveFile, o.In)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
-		}
-		if o.nameGiven && o.JobName != job.Name {
-			return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
-		}
-		if job.Namespace != "" {
-			o.Namespace = job.Namespace
-		}
-		return job, nil
+		return o.liveJob, nil
 	}
 	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
 	if err != nil {

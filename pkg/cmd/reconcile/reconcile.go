@@ -217,7 +217,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
-	if o.Candidate == "" {
+	if rec.Candidate() == "" {
 		if c := rec.Candidates(); len(c) > 1 {
 			return exitcode.UsageError("the receipts name %d candidates (%s): results of different candidates are different results; give --candidate to reconcile one",
 				len(c), strings.Join(slices.Sorted(maps.Keys(c)), ", "))
@@ -238,11 +238,14 @@ func (o *Options) Run(ctx context.Context) error {
 	return exitcode.Silent(exitcode.Findings)
 }
 
+// newReconciler reconciles against m, accepting --candidate, else the manifest's candidate
+// label, else any candidate.
 func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) {
-	if o.Candidate == "" {
-		o.Candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
+	candidate := o.Candidate
+	if candidate == "" {
+		candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
 	}
-	rec, err := domain.New(domain.Options{Manifest: m, Candidate: o.Candidate, Repetitions: o.Repetitions})
+	rec, err := domain.New(domain.Options{Manifest: m, Candidate: candidate, Repetitions: o.Repetitions})
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
