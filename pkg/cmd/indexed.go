@@ -65,9 +65,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitcode.UsageError("%w\nSee '%s --help' for usage.", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(exitcode.FlagError)
 
 	flags := root.PersistentFlags()
 	configFlags.AddFlags(flags)
@@ -162,17 +160,13 @@ func registerFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 	}
 }
 
-// Execute runs root and returns the process exit code, printing any error to stderr.
+// Execute runs root and returns the process exit code, printing any error to stderr
+// (exitcode.Report, which the command tests go through too).
 func Execute(ctx context.Context, root *cobra.Command, streams genericiooptions.IOStreams) int {
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitcode.OK
-	}
-	if msg := exitcode.Message(err); msg != "" {
-		if exitcode.Code(err) == exitcode.Cluster || exitcode.Code(err) == exitcode.Usage && strings.Contains(msg, "kubeconfig") {
-			msg += missingKubeconfig(root)
+	return exitcode.Report(streams.ErrOut, root.ExecuteContext(ctx), func(err error) string {
+		if code := exitcode.Code(err); code == exitcode.Cluster || code == exitcode.Usage && strings.Contains(exitcode.Message(err), "kubeconfig") {
+			return missingKubeconfig(root)
 		}
-		_, _ = fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
-	}
-	return exitcode.Code(err)
+		return ""
+	})
 }

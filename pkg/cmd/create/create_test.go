@@ -1,7 +1,6 @@
 package create
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -24,6 +22,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 type result struct {
@@ -35,19 +35,14 @@ type result struct {
 // run executes create in-process against client (nil: no cluster, as with --dry-run=client).
 func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace = "ml"
 	if client != nil {
 		o.Client = client
 	}
-	cmd := newCmd(nil, o)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(context.Background())
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	r := io.Run(newCmd(nil, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code, r.Err}
 }
 
 func manifestFile(t *testing.T) (string, *shards.Manifest) {
@@ -331,15 +326,12 @@ func TestUsageErrors(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	var out bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace, o.EnforceNamespace = "ml", true
-	cmd := newCmd(nil, o)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs([]string{"a", "--manifest", m, "--from-job", other, "--dry-run=client"})
-	err := cmd.Execute()
-	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), `is in namespace "elsewhere", but the namespace given is "ml"`) {
-		t.Errorf("%v", err)
+	rr := io.Run(newCmd(nil, o), "a", "--manifest", m, "--from-job", other, "--dry-run=client")
+	if rr.Code != exitcode.Usage || !strings.Contains(rr.Stderr, `error: --from-job `+other+` is in namespace "elsewhere", but the namespace given is "ml"`) {
+		t.Errorf("%d %q", rr.Code, rr.Stderr)
 	}
 }
 

@@ -18,6 +18,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 type result struct {
@@ -28,17 +30,9 @@ type result struct {
 
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdLint(nil, genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if args == nil {
-		args = []string{} // cobra reads os.Args when given nil
-	}
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.Execute()
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	io := cmdtest.NewIO(stdin)
+	r := io.Run(NewCmdLint(nil, io.Streams()), args...)
+	return result{r.Stdout, r.Stderr, r.Code, r.Err}
 }
 
 func write(t *testing.T, dir, name, content string) string {

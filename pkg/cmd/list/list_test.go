@@ -1,8 +1,6 @@
 package list
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
@@ -25,6 +22,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -103,20 +102,12 @@ type result struct {
 func run(t *testing.T, args ...string) result {
 	t.Helper()
 	client := fake.NewClientset(objects()...)
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	cmd := NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o)
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
-	}
-	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err), client: client}
+	r := io.Run(NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o), args...)
+	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code, client: client}
 }
 
 // listedResources is what the command LISTed.

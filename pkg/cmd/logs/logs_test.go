@@ -1,8 +1,6 @@
 package logs
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
@@ -24,6 +21,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -119,20 +118,12 @@ func run(t *testing.T, srv *logServer, args ...string) result {
 		}
 		return srv.react(a)
 	})
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	cmd := NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o)
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
-	}
-	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err)}
+	r := io.Run(NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o), args...)
+	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code}
 }
 
 func TestLatestAttemptOfAnIndex(t *testing.T) {

@@ -1,7 +1,6 @@
 package shards
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 type result struct {
@@ -25,14 +24,9 @@ type result struct {
 
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdShards(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.Execute()
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	io := cmdtest.NewIO(stdin)
+	r := io.Run(NewCmdShards(io.Streams()), args...)
+	return result{r.Stdout, r.Stderr, r.Code, r.Err}
 }
 
 func caseList(n int) string {

@@ -1,17 +1,16 @@
 package simulate
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 const jobYAML = `apiVersion: batch/v1
@@ -42,14 +41,9 @@ func write(t *testing.T, name, content string) string {
 
 func runCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdSimulate(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	return out.String(), err
+	io := cmdtest.NewIO("")
+	r := io.Run(NewCmdSimulate(io.Streams()), args...)
+	return r.Stdout, r.Err
 }
 
 func TestReadJobShapes(t *testing.T) {

@@ -30,6 +30,8 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -110,27 +112,16 @@ type result struct {
 // run executes the status command in-process, with client and a fixed clock.
 func run(t *testing.T, client *fake.Clientset, stdin string, args ...string) result {
 	t.Helper()
-	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
-	in.WriteString(stdin)
-	o := NewOptions(streams)
+	io := cmdtest.NewIO(stdin)
+	o := NewOptions(io.Streams())
 	if client != nil {
 		o.Client = client
 	}
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
-	cmd := NewCmdStatusWithOptions(f, o)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		if msg := exitcode.Message(err); msg != "" {
-			fmt.Fprintf(errOut, "error: %s\n", msg)
-		}
-	}
-	return result{out.String(), errOut.String(), exitcode.Code(err)}
+	r := io.Run(NewCmdStatusWithOptions(f, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 func writeObjects(t *testing.T, j *batchv1.Job, pods []*corev1.Pod) (jobFile, podsFile string) {
