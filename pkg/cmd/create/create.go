@@ -148,6 +148,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
+	if err := o.CompletePrinter(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
 	if o.Namespace == "" {
 		if o.Namespace, o.EnforceNamespace, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -192,9 +195,6 @@ func (o *Options) Validate() error {
 	}
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
-	}
-	if _, err := o.PrintFlags.ToPrinter(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
 }

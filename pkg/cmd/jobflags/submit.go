@@ -54,6 +54,10 @@ type Submitter struct {
 	// command a message prints; set by Complete.
 	Conn printcmd.Connection
 
+	// printer is the -o printer, made once by CompletePrinter (PrintFlags.ToPrinter changes
+	// the PrintFlags it is called on, so Run must not call it).
+	printer printers.ResourcePrinter
+
 	genericiooptions.IOStreams
 }
 
@@ -187,14 +191,29 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	return nil
 }
 
+// CompletePrinter makes the -o printer, once, for the command's Complete (after the dry-run
+// strategy is applied to PrintFlags). Without -o nothing is made: the objects are printed as
+// "kind/name operation" lines.
+func (o *Submitter) CompletePrinter() error {
+	if !o.PrintFlags.OutputFlagSpecified() {
+		return nil
+	}
+	p, err := o.PrintFlags.ToPrinter()
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
+}
+
 // print writes the objects: with -o as one v1 List, otherwise one "kind/name operation" line
 // each (ops[i] is objs[i]'s), as kubectl create does.
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
 	if o.PrintFlags.OutputFlagSpecified() {
-		p, err := o.PrintFlags.ToPrinter()
-		if err != nil {
-			return err
+		p := o.printer
+		if p == nil {
+			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
 		}
 		if *o.PrintFlags.OutputFormat == "name" {
 			// The name printer takes no List.

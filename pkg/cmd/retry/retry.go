@@ -169,6 +169,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
+	if err := o.CompletePrinter(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
 	if o.Namespace == "" {
 		if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
