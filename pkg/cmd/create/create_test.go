@@ -46,7 +46,7 @@ func run(t *testing.T, client *fake.Clientset, args ...string) result {
 }
 
 func manifestFile(t *testing.T) (string, *shards.Manifest) {
-	p := writeFile(t, "m.yaml", sixShards)
+	p := testutil.WriteFile(t, "m.yaml", testutil.SixShards)
 	m, err := shards.Read(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestSave(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	m, _ := manifestFile(t)
-	other := writeFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
+	other := testutil.WriteFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
 	for _, tc := range []struct {
 		args []string
 		want string

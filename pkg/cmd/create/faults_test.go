@@ -20,6 +20,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 // runRoot is run with the root command's kubeconfig flags, as the plugin binds them.
@@ -128,7 +130,7 @@ func bigManifest(t *testing.T, size int) string {
 			fmt.Fprintf(&b, "  - case-%d-%03d-padding-padding-padding\n", s, i)
 		}
 	}
-	return writeFile(t, "big.yaml", b.String())
+	return testutil.WriteFile(t, "big.yaml", b.String())
 }
 
 // TestRaceLoserAndDeletingConfigMap: the loser of a race for the Job name (with another

@@ -19,7 +19,7 @@ import (
 // sends without changing the options.
 func TestRunLeavesOptionsAlone(t *testing.T) {
 	m, _ := manifestFile(t)
-	base := writeFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
+	base := testutil.WriteFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
 	for _, tc := range []struct {
 		name   string
 		args   []string
