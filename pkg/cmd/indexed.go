@@ -22,6 +22,7 @@ import (
 	cmdlint "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/lint"
 	cmdlist "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/list"
 	cmdlogs "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/logs"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	cmdreconcile "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/reconcile"
 	cmdretry "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/retry"
 	cmdshards "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/shards"
@@ -64,9 +65,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitcode.UsageError("%w\nSee '%s --help' for usage.", err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(exitcode.FlagError)
 
 	flags := root.PersistentFlags()
 	configFlags.AddFlags(flags)
@@ -175,26 +174,22 @@ func missingKubeconfig(root *cobra.Command) string {
 // registerFlagCompletions completes the kubeconfig flags as kubectl does.
 func registerFlagCompletions(root *cobra.Command, f cmdutil.Factory) {
 	for flag, fn := range map[string]cobra.CompletionFunc{
-		"namespace": cmdcompletion.Namespaces(f),
-		"context":   cmdcompletion.KubeconfigNames(f, "context"),
-		"cluster":   cmdcompletion.KubeconfigNames(f, "cluster"),
-		"user":      cmdcompletion.KubeconfigNames(f, "user"),
+		"namespace": namecompletion.Namespaces(f),
+		"context":   namecompletion.KubeconfigNames(f, "context"),
+		"cluster":   namecompletion.KubeconfigNames(f, "cluster"),
+		"user":      namecompletion.KubeconfigNames(f, "user"),
 	} {
 		_ = root.RegisterFlagCompletionFunc(flag, fn)
 	}
 }
 
-// Execute runs root and returns the process exit code, printing any error to stderr.
+// Execute runs root and returns the process exit code, printing any error to stderr
+// (exitcode.Report, which the command tests go through too).
 func Execute(ctx context.Context, root *cobra.Command, streams genericiooptions.IOStreams) int {
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitcode.OK
-	}
-	if msg := exitcode.Message(err); msg != "" {
-		if exitcode.Code(err) == exitcode.Cluster || exitcode.Code(err) == exitcode.Usage && strings.Contains(msg, "kubeconfig") {
-			msg += missingKubeconfig(root)
+	return exitcode.Report(streams.ErrOut, root.ExecuteContext(ctx), func(err error) string {
+		if code := exitcode.Code(err); code == exitcode.Cluster || code == exitcode.Usage && strings.Contains(exitcode.Message(err), "kubeconfig") {
+			return missingKubeconfig(root)
 		}
-		_, _ = fmt.Fprintf(streams.ErrOut, "error: %s\n", msg)
-	}
-	return exitcode.Code(err)
+		return ""
+	})
 }

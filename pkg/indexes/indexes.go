@@ -5,7 +5,7 @@
 // indexes written as "0-99999" costs one interval, not 100,000 booleans. Parsing and writing
 // are linear in the length of the string.
 //
-// Three readers mirror Kubernetes v1.37.2:
+// Three readers mirror the Kubernetes release in pkg/version:
 //   - Parse accepts exactly what the API server accepts (validateIndexesFormat and
 //     parseIndexInterval in pkg/apis/batch/validation), with the same error texts;
 //   - ParseLenient reads a string as the Job controller does (parseIndexesFromString in

@@ -3,7 +3,6 @@ package indexstatus
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 // fixturesDir holds Job and pod JSON captured from the real v1.37.2 control plane
 // (test/fixtures/<scenario>/, written by `make fixtures`; never edited by hand).
@@ -99,22 +98,7 @@ func TestGolden(t *testing.T) {
 			}
 			for ext, got := range map[string]string{".txt": f.text, ".wide.txt": f.wide, ".json": string(js) + "\n"} {
 				path := filepath.Join("testdata", "golden", name+ext)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -run TestGolden -update)", err)
-				}
-				if string(want) != got {
-					t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-				}
+				testutil.Golden(t, path, []byte(got))
 			}
 		})
 	}

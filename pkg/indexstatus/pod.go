@@ -10,7 +10,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
-// Pod annotations, labels and the finalizer the Job controller writes (pkg/controller/job in Kubernetes v1.37.2).
+// Pod annotations, labels and the finalizer the Job controller writes (pkg/controller/job of the release in pkg/version).
 const (
 	labelControllerUID       = batchv1.ControllerUidLabel // batch.kubernetes.io/controller-uid
 	labelLegacyControllerUID = "controller-uid"

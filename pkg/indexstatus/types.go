@@ -6,7 +6,7 @@
 // The package is pure: it takes typed objects and returns values. Pods can be fed one at a time
 // to an Accumulator (the live command reduces each page of a paginated list and drops it), or
 // all at once with Build (the offline command); both run the same code. Every rule mirrors the
-// Job controller of Kubernetes v1.37.2 (pkg/controller/job and pkg/apis/batch/validation).
+// Job controller of the Kubernetes release in pkg/version (pkg/controller/job and pkg/apis/batch/validation).
 package indexstatus
 
 import "time"

@@ -3,17 +3,15 @@ package jobdiff
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 // goldenScenarios are whole reports, checked as text and as JSON.
 func goldenScenarios() []struct {
@@ -70,33 +68,12 @@ func TestGolden(t *testing.T) {
 			if err := WriteText(&text, r, testNow); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, sc.name+".txt", text.Bytes())
+			testutil.Golden(t, filepath.Join("testdata", sc.name+".txt"), text.Bytes())
 			js, err := json.MarshalIndent(r, "", "  ")
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, sc.name+".json", append(js, '\n'))
+			testutil.Golden(t, filepath.Join("testdata", sc.name+".json"), append(js, '\n'))
 		})
-	}
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }

@@ -1,7 +1,7 @@
 // Package jobdiff compares a live batch/v1 Job with the Job a user wants, and says for each
 // difference whether the running Job can take it (patchable live), can take it only under a
 // condition (while suspended, or in tandem with another field), or cannot take it at all (a
-// new Job is needed), following the update validation of the Kubernetes v1.37 API server.
+// new Job is needed), following the update validation of the mirrored Kubernetes API server (pkg/version).
 //
 // It compares only what the user controls: server defaults are filled in on both sides, and
 // the selector and labels the server generates, the status and the server's metadata are left

@@ -1,5 +1,5 @@
 // Package jobpolicy answers the Job controller's questions about an Indexed Job the way
-// pkg/controller/job of Kubernetes v1.37.2 does, from the Job, its pods and a clock: is a pod
+// pkg/controller/job of the mirrored Kubernetes release (pkg/version) does, from the Job, its pods and a clock: is a pod
 // failed, counted or ignored; which podFailurePolicy rule matches it; is an index failed, how
 // many retries it has left and when its next attempt is due; how far the Job is from each of its
 // limits; whether it can still succeed; what the controller does at its next sync.

@@ -45,7 +45,7 @@ func DefaultCronJob(cj *batchv1.CronJob) *batchv1.CronJob {
 	return c
 }
 
-// ValidateCronJob returns what the v1.37 API server's create validation returns for cj (as read
+// ValidateCronJob returns what the create validation of the mirrored API server (pkg/version) returns for cj (as read
 // from a manifest), each tagged with its rule. The jobTemplate's errors have paths under
 // spec.jobTemplate.spec.
 func ValidateCronJob(cj *batchv1.CronJob) []Violation {

@@ -50,12 +50,12 @@ func Default(job *batchv1.Job) *batchv1.Job {
 	return j
 }
 
-// SetDefaultsJob fills in, in place, every field the Kubernetes v1.37 API server defaults when
+// SetDefaultsJob fills in, in place, every field the mirrored Kubernetes API server (pkg/version) defaults when
 // a batch/v1 Job is decoded on create, so that a manifest that leaves a field unset compares
 // equal to the stored Job that carries the default, and is validated as the server validates
 // it.
 //
-// It mirrors k8s.io/kubernetes v1.37.2 pkg/apis/batch/v1/zz_generated.defaults.go
+// It mirrors k8s.io/kubernetes (at the release in pkg/version) pkg/apis/batch/v1/zz_generated.defaults.go
 // (SetObjectDefaults_Job), with the functions it calls from pkg/apis/batch/v1/defaults.go
 // (SetDefaults_Job, SetDefaults_PodFailurePolicyOnPodConditionsPattern) and
 // pkg/apis/core/v1/defaults.go (SetDefaults_PodSpec, _Container, _Volume, _Probe, ...). The
@@ -268,7 +268,7 @@ func setDefaultsVolume(v *corev1.Volume) {
 	}
 	s := &v.VolumeSource
 	if s.Image != nil && s.Image.PullPolicy == "" {
-		// ImageVolume is GA and locked on in v1.37.
+		// ImageVolume is GA and locked on in the mirrored release.
 		s.Image.PullPolicy = defaultPullPolicy(s.Image.Reference)
 	}
 	if s.HostPath != nil && s.HostPath.Type == nil {

@@ -7,13 +7,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 // SetDefaultsJob is SetObjectDefaults_Job: Job fields, the template's labels on a Job without
 // labels, and the full pod template defaults (the ones TestDiffDefaultsMatchServer checks
 // against a real API server).
 func TestSetDefaultsJob(t *testing.T) {
-	j := job(func(j *batchv1.Job) {
+	j := testutil.EvaluationJob(func(j *batchv1.Job) {
 		j.Spec.Template.Labels = map[string]string{"app": "eval"}
 		j.Spec.Template.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
 			HTTPGet: &corev1.HTTPGetAction{Port: intstr.FromInt32(8080)}}}

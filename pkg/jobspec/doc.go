@@ -1,4 +1,4 @@
-// Package jobspec mirrors, offline, what a Kubernetes v1.37 API server does with a batch/v1 Job
+// Package jobspec mirrors, offline, what the mirrored Kubernetes API server (pkg/version) does with a batch/v1 Job
 // (or a CronJob's jobTemplate) on create: the defaulting of SetObjectDefaults_Job
 // (pkg/apis/batch/v1 and the pod template defaults of pkg/apis/core/v1, shared by lint and
 // diff), the image reference parsing that chooses the default imagePullPolicy, the selector

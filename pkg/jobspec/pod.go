@@ -145,7 +145,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 		c := &containers[i]
 		p := path.Index(i)
 		errs = append(errs, validateContainerCommon(c, vols, p)...)
-		// ContainerRestartRules is beta and on in v1.37: an init container may have any of the
+		// ContainerRestartRules is beta and on in the mirrored release: an init container may have any of the
 		// container restart policies; only Always makes it a sidecar.
 		errs = append(errs, validateContainerRestartPolicy(c.RestartPolicy, p)...)
 		restartAlways := c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways

@@ -1,7 +1,7 @@
 package jobspec
 
-// IDs of the lint rules whose findings this package produces: every one means "the v1.37 API
-// server rejects this object". pkg/lint documents them (why, fix) in its rule registry.
+// IDs of the lint rules whose findings this package produces: every one means "the mirrored API
+// server (pkg/version) rejects this object". pkg/lint documents them (why, fix) in its rule registry.
 const (
 	RuleObjectMetadata       = "object-metadata"
 	RuleJobNameTooLong       = "job-name-too-long"

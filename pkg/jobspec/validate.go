@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
 // Limits from pkg/apis/batch/validation/validation.go.
@@ -58,7 +59,7 @@ func (vs *violations) add(rule string, errs ...*field.Error) {
 	}
 }
 
-// ValidateJob returns what the v1.37 API server's create validation returns for job (as read
+// ValidateJob returns what the create validation of the mirrored API server (pkg/version) returns for job (as read
 // from a manifest, before defaulting), each tagged with its rule. An empty result means the
 // server accepts the Job, as far as this mirror reaches (the pod template is checked in part;
 // see ValidatePodTemplate).
@@ -253,7 +254,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 		}
 	}
 	vs.add(RulePodReplacementPolicy, validatePodReplacementPolicy(spec, fldPath.Child("podReplacementPolicy"))...)
-	// spec.scheduling: the WorkloadWithJob gate is alpha and off by default in v1.37, so
+	// spec.scheduling: the WorkloadWithJob gate is alpha and off by default in the mirrored release, so
 	// PrepareForCreate drops the field (job.DropDisabledFields) before validation: accepted.
 	vs = append(vs, ValidatePodTemplate(&spec.Template, fldPath.Child("template"))...)
 
@@ -394,7 +395,7 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 	return errs
 }
 
-// SuccessPolicyCrashes reports whether the v1.37 API server panics validating spec (defaulted)
+// SuccessPolicyCrashes reports whether the mirrored API server (pkg/version) panics validating spec (defaulted)
 // instead of answering: validateSuccessPolicyRule dereferences spec.completions, which is nil
 // for an Indexed Job that sets parallelism but not completions.
 func SuccessPolicyCrashes(spec *batchv1.JobSpec) bool {
@@ -415,7 +416,7 @@ func validateSuccessPolicy(spec *batchv1.JobSpec, specPath *field.Path) []Violat
 	rulesPath := fldPath.Child("rules")
 	if SuccessPolicyCrashes(spec) {
 		vs.add(RuleSuccessPolicyCrash, field.Required(specPath.Child("completions"),
-			"when completion mode is Indexed and successPolicy is set (the v1.37 API server does not answer with this error: it panics validating the successPolicy and the client sees an HTTP/2 stream INTERNAL_ERROR)"))
+			"when completion mode is Indexed and successPolicy is set (the v"+version.KubernetesMinor+" API server does not answer with this error: it panics validating the successPolicy and the client sees an HTTP/2 stream INTERNAL_ERROR)"))
 		return vs
 	}
 	if len(spec.SuccessPolicy.Rules) == 0 {

@@ -9,43 +9,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-)
 
-// job builds the seed evaluation Job (the seed scenario), which the server accepts.
-func job(mut ...func(*batchv1.Job)) *batchv1.Job {
-	j := &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: "evaluation"},
-		Spec: batchv1.JobSpec{
-			CompletionMode:        ptr.To(batchv1.IndexedCompletion),
-			Completions:           ptr.To[int32](6),
-			Parallelism:           ptr.To[int32](2),
-			BackoffLimitPerIndex:  ptr.To[int32](1),
-			MaxFailedIndexes:      ptr.To[int32](2),
-			ActiveDeadlineSeconds: ptr.To[int64](600),
-			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
-				Action: batchv1.PodFailurePolicyActionFailIndex,
-				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
-					ContainerName: ptr.To("worker"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}},
-			}}},
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers:    []corev1.Container{{Name: "worker", Image: "busybox:1.36"}},
-			}},
-		},
-	}
-	for _, m := range mut {
-		m(j)
-	}
-	return j
-}
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+)
 
 func rule0(j *batchv1.Job) *batchv1.PodFailurePolicyRule { return &j.Spec.PodFailurePolicy.Rules[0] }
 
 func TestSeedJobIsValid(t *testing.T) {
-	if vs := ValidateJob(job()); len(vs) != 0 {
+	if vs := ValidateJob(testutil.EvaluationJob()); len(vs) != 0 {
 		t.Fatalf("the seed Job must be valid, got %v", vs)
 	}
-	d := Default(job())
+	d := Default(testutil.EvaluationJob())
 	if *d.Spec.BackoffLimit != 2147483647 || *d.Spec.PodReplacementPolicy != batchv1.Failed {
 		t.Errorf("defaulting: backoffLimit %d, podReplacementPolicy %s; want 2147483647 and Failed", *d.Spec.BackoffLimit, *d.Spec.PodReplacementPolicy)
 	}
@@ -190,7 +164,7 @@ func TestReferenceErrorStrings(t *testing.T) {
 		}, []string{"spec.completions: Required value: when completion mode is Indexed and successPolicy is set"}, RuleSuccessPolicyCrash},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			vs := ValidateJob(job(tc.mut))
+			vs := ValidateJob(testutil.EvaluationJob(tc.mut))
 			var got []string
 			for _, v := range vs {
 				got = append(got, v.Message())
@@ -212,7 +186,7 @@ func TestReferenceErrorStrings(t *testing.T) {
 // The v1.37 defaulting turns an empty onPodConditions status into True, so the server never
 // answers the "status: Required value" error its validation code has for it.
 func TestEmptyConditionStatusIsDefaulted(t *testing.T) {
-	j := job(func(j *batchv1.Job) {
+	j := testutil.EvaluationJob(func(j *batchv1.Job) {
 		*rule0(j) = batchv1.PodFailurePolicyRule{Action: "Ignore", OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget"}}}
 	})
 	if vs := ValidateJob(j); len(vs) != 0 {
@@ -221,7 +195,7 @@ func TestEmptyConditionStatusIsDefaulted(t *testing.T) {
 }
 
 func TestCronJobTemplateCrashesWithoutJobDefaults(t *testing.T) {
-	spec := job().Spec
+	spec := testutil.EvaluationJob().Spec
 	spec.Completions, spec.Parallelism, spec.MaxFailedIndexes = nil, nil, nil
 	spec.SuccessPolicy = &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{{SucceededCount: ptr.To[int32](1)}}}
 	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly"}, Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: spec}}}
@@ -235,7 +209,7 @@ func TestCronJobTemplateCrashesWithoutJobDefaults(t *testing.T) {
 		t.Errorf("a CronJob template gets no Job defaults: neither completions nor parallelism still crashes the server; got %v", ValidateCronJob(cj))
 	}
 	// The same spec in a Job is defaulted to 1/1 and accepted.
-	j := job(func(j *batchv1.Job) { j.Spec = spec })
+	j := testutil.EvaluationJob(func(j *batchv1.Job) { j.Spec = spec })
 	if vs := ValidateJob(j); len(vs) != 0 {
 		t.Errorf("as a Job it is accepted, got %v", vs)
 	}

@@ -15,7 +15,7 @@ const (
 	RuleLargeIndexedJob = "large-indexed-job"
 )
 
-// ServerWarning is a warning the v1.37 API server returns when the object is created, worded as
+// ServerWarning is a warning the mirrored API server (pkg/version) returns when the object is created, worded as
 // the server words it (kubectl prints it as "Warning: <Message>").
 type ServerWarning struct {
 	Rule    string

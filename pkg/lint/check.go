@@ -17,10 +17,10 @@ import (
 )
 
 // Options control what lint checks and reports. The zero value checks everything against
-// Kubernetes 1.37.
+// DefaultKubeVersion.
 type Options struct {
 	// KubeVersion is the version of the target cluster for kube-version-feature; zero means
-	// DefaultKubeVersion. Errors always mean "the v1.37 API server rejects this".
+	// DefaultKubeVersion. Errors always mean "the mirrored API server (pkg/version) rejects this".
 	KubeVersion Version
 	// Disable lists rule IDs not to report.
 	Disable []string
@@ -77,8 +77,8 @@ func objectName(kind string, meta metav1.ObjectMeta) string {
 	return kind + "/"
 }
 
-// CheckJob lints one Job (as written in a manifest, not defaulted): every way the v1.37 API
-// server would reject it (errors, worded as the server words them), the server's own warnings,
+// CheckJob lints one Job (as written in a manifest, not defaulted): every way the mirrored API
+// server (pkg/version) would reject it (errors, worded as the server words them), the server's own warnings,
 // and what hurts at run time. Findings carry no file information; they are sorted.
 func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}

@@ -8,31 +8,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
-// evaluationJob is the seed evaluation Job (the seed scenario).
+// evaluationJob is the seed evaluation Job (the seed scenario) as a manifest holds it, with
+// the podFailurePolicy rule that ignores disruptions first.
 func evaluationJob() *batchv1.Job {
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: "evaluation"},
-		Spec: batchv1.JobSpec{
-			CompletionMode:        ptr.To(batchv1.IndexedCompletion),
-			Completions:           ptr.To[int32](6),
-			Parallelism:           ptr.To[int32](2),
-			BackoffLimitPerIndex:  ptr.To[int32](1),
-			MaxFailedIndexes:      ptr.To[int32](2),
-			ActiveDeadlineSeconds: ptr.To[int64](600),
-			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
-				{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}},
-				{Action: batchv1.PodFailurePolicyActionFailIndex, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
-					ContainerName: ptr.To("worker"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}}},
-			}},
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-				RestartPolicy: corev1.RestartPolicyNever,
-				Containers:    []corev1.Container{{Name: "worker", Image: "busybox:1.36"}},
-			}},
-		},
-	}
+	return testutil.EvaluationJob(func(j *batchv1.Job) {
+		j.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+		j.Spec.PodFailurePolicy.Rules = append([]batchv1.PodFailurePolicyRule{
+			{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget}}},
+		}, j.Spec.PodFailurePolicy.Rules...)
+	})
 }
 
 func rulesOf(fs []Finding, sev Severity) []string {

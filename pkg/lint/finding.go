@@ -1,5 +1,5 @@
 // Package lint checks Jobs and CronJobs before they are submitted: every finding of severity
-// error is something the Kubernetes v1.37 API server rejects (mirrored by pkg/jobspec), every
+// error is something the mirrored Kubernetes API server (pkg/version) rejects (mirrored by pkg/jobspec), every
 // warning is accepted by the server but hurts at run time, and info notes are worth knowing.
 // It takes typed objects or documents read by pkg/source and returns findings; it never talks
 // to a cluster.
@@ -14,7 +14,7 @@ import (
 type Severity string
 
 const (
-	// SeverityError: the v1.37 API server rejects the object.
+	// SeverityError: the mirrored API server (pkg/version) rejects the object.
 	SeverityError Severity = "error"
 	// SeverityWarning: the server accepts the object, but it hurts at run time.
 	SeverityWarning Severity = "warning"

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
 // Rule is one check of lint, with a stable ID.
@@ -93,7 +94,7 @@ var rules = []Rule{
 	{jobspec.RuleSuccessPolicy, SeverityError, "successPolicy malformed: on a NonIndexed Job, no or more than 20 rules, a rule with neither succeededIndexes nor succeededCount, indexes not in the interval grammar or not below completions, succeededCount above completions or above the indexes listed.",
 		serverRejects, "Each rule needs succeededIndexes (\"0,2-5\", increasing, < completions) and/or succeededCount (<= completions)."},
 	{jobspec.RuleSuccessPolicyCrash, SeverityError, "Indexed Job with parallelism set, completions unset and a successPolicy rule.",
-		"The v1.37.2 API server dereferences the missing completions while validating the successPolicy and panics: the client gets an HTTP/2 stream INTERNAL_ERROR instead of a validation message. The object is not created.", "Set spec.completions."},
+		"The v" + version.Kubernetes + " API server dereferences the missing completions while validating the successPolicy and panics: the client gets an HTTP/2 stream INTERNAL_ERROR instead of a validation message. The object is not created.", "Set spec.completions."},
 	{jobspec.RuleSelector, SeverityError, "Selector problems: a selector or template labels that conflict with the generated ones (controller-uid, job-name), a selector that does not match the template labels, manualSelector without selector, a selector in a CronJob jobTemplate.",
 		serverRejects, "Remove spec.selector and the controller-uid/job-name template labels: the server generates them (an exported manifest carries the old Job's)."},
 	{jobspec.RulePodTemplate, SeverityError, "Pod template basics: no containers, container names missing, invalid or duplicated, image missing, bad pull or termination-message policy, ports, env names, volume names and mounts, cpu/memory requests above limits, probes on init containers, ephemeral containers, invalid template labels.",

@@ -4,15 +4,23 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
-// Version is a Kubernetes minor version (1.37).
+// Version is a Kubernetes minor version (e.g. 1.33).
 type Version struct {
 	Major, Minor int
 }
 
-// DefaultKubeVersion is the version whose API server lint mirrors.
-var DefaultKubeVersion = Version{1, 37}
+// DefaultKubeVersion is the version whose API server lint mirrors: the minor of
+// version.Kubernetes. The feature table below must know every Job feature up to it.
+var DefaultKubeVersion = mirroredVersion()
+
+func mirroredVersion() Version {
+	major, minor := version.KubernetesMajorMinor()
+	return Version{major, minor}
+}
 
 // OldestKubeVersion is the oldest --kube-version lint knows the Job feature history of.
 var OldestKubeVersion = Version{1, 21}
@@ -76,7 +84,7 @@ type feature struct {
 	gate  string
 	alpha Version // zero: started as beta
 	beta  Version // zero: never beta (alpha only)
-	ga    Version // zero: not GA in 1.37
+	ga    Version // zero: not GA in DefaultKubeVersion
 }
 
 var (

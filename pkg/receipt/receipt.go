@@ -41,7 +41,7 @@ const (
 	// of 200-byte IDs is about 25 MB).
 	MaxReceiptBytes = 64 << 20
 	// MaxTerminationMessage is the most the kubelet keeps of a container's termination message
-	// (MaxContainerTerminationMessageLength in Kubernetes v1.37.2). It keeps the *last* 4,096
+	// (MaxContainerTerminationMessageLength in the mirrored Kubernetes release, pkg/version). It keeps the *last* 4,096
 	// bytes of a longer file (pkg/util/tail.ReadAtMost), so a summary that is too long loses its
 	// beginning.
 	MaxTerminationMessage = 4096

@@ -128,6 +128,9 @@ func (r *Reconciler) Note(format string, a ...any) {
 // AddJob records a Job whose pods were read (live).
 func (r *Reconciler) AddJob(j JobRef) { r.jobs = append(r.jobs, j) }
 
+// Candidate is the only candidate accepted (Options.Candidate), "" for any.
+func (r *Reconciler) Candidate() string { return r.opts.Candidate }
+
 // Candidates returns the candidates the accepted receipts and summaries name, with counts.
 func (r *Reconciler) Candidates() map[string]int { return r.candidates }
 

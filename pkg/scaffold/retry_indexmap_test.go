@@ -3,6 +3,8 @@ package scaffold
 import (
 	"bytes"
 	"fmt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,7 +170,7 @@ func TestRetryIndexMapGolden(t *testing.T) {
 		}
 		buf.Write(b)
 	}
-	golden(t, "retry-index-map.yaml", buf.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "golden", "retry-index-map.yaml"), buf.Bytes())
 	if l := readBack(t, &RetryObjects{Objects: Objects{Job: objs.Job, IndexMap: objs.IndexMap}}); !l.Original.Equal(chosen) {
 		t.Errorf("read back %s", l.Original)
 	}

@@ -2,7 +2,6 @@ package scaffold
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -18,27 +17,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update if intended)\n--- got\n%s", path, got)
-	}
-}
 
 func manifest(t *testing.T, name string) *shards.Manifest {
 	t.Helper()
@@ -103,7 +84,7 @@ func TestBuildGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.name+".yaml", toYAML(t, objs))
+			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name+".yaml"), toYAML(t, objs))
 		})
 	}
 }
@@ -430,7 +411,7 @@ func TestBuildSplitStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf.Write(b)
-	golden(t, "split-store.yaml", buf.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "golden", "split-store.yaml"), buf.Bytes())
 	for i, s := range m.Shards {
 		if data[ShardCasesKey(i)] != shards.CasesText(s.Cases) || data[ShardIDKey(i)] != s.ID+"\n" {
 			t.Fatalf("index %d's files are not shard %s's", i, s.ID)

@@ -32,7 +32,7 @@ const (
 	// MaxShards is the most shards a manifest may have. Every Job made from a manifest uses
 	// backoffLimitPerIndex, and above 10^5 completions the API server then demands
 	// maxFailedIndexes and parallelism of at most 10^4 and warns that it may not be able to
-	// track failed indexes (Job validation in Kubernetes v1.37.2). In practice the 1 MiB ConfigMap limit
+	// track failed indexes (Job validation of the release in pkg/version). In practice the 1 MiB ConfigMap limit
 	// is reached first; pkg/scaffold checks that.
 	MaxShards = 100000
 	// MaxShardIDLength is the longest shard ID: IDs are label values.

@@ -2,38 +2,14 @@ package shards
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/<name>, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run go test -update if the change is intended)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // TestParseGolden parses every testdata/parse input and compares the outcome (the error, or
 // the canonical form, hash and YAML) with its golden file.
@@ -67,7 +43,7 @@ func TestParseGolden(t *testing.T) {
 					t.Errorf("YAML round trip changed the manifest:\n%#v\n%#v", back, m)
 				}
 			}
-			golden(t, filepath.Join("parse", strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".golden"), out.Bytes())
+			testutil.Golden(t, filepath.Join("testdata", "parse", strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))+".golden"), out.Bytes())
 		})
 	}
 	if n < 10 {

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 func numberedCases(n int) []string {
@@ -135,6 +137,6 @@ func TestSplitGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "split/demo.yaml", m.YAML())
-	golden(t, "split/demo.json", m.JSON())
+	testutil.Golden(t, "testdata/split/demo.yaml", m.YAML())
+	testutil.Golden(t, "testdata/split/demo.json", m.JSON())
 }

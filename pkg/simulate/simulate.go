@@ -1,11 +1,11 @@
-// Package simulate is a deterministic discrete-event model of an Indexed Job under the v1.37 Job
-// controller: it plays the pods of a Job forward in time (created in index order up to
+// Package simulate is a deterministic discrete-event model of an Indexed Job under the mirrored Job
+// controller (pkg/version): it plays the pods of a Job forward in time (created in index order up to
 // parallelism, each ending as its Outcomes say) and, at every step, asks pkg/jobpolicy what the
 // controller's next sync decides (index states, counted and ignored failures, backoffs, limits,
 // the finishing condition). What jobpolicy leaves to the controller's actions (writing the
 // status, removing finalizers, deleting active pods, creating pods, the in-memory global
 // backoff record) is modelled here, each step naming the upstream function it follows
-// (pkg/controller/job of Kubernetes v1.37.2).
+// (pkg/controller/job of the release in pkg/version).
 //
 // The package is pure: no client, no printing.
 package simulate

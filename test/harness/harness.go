@@ -31,12 +31,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
 // Versions of the pinned components (test/cluster/go.mod, test/cluster/etcd/go.mod,
 // test/cluster/kwok/go.mod). A unit test keeps these in step with the go.mod files.
 const (
-	KubernetesVersion = "v1.37.2"
+	KubernetesVersion = "v" + version.Kubernetes
 	EtcdVersion       = "v3.6.16"
 	KwokVersion       = "v0.8.0"
 )

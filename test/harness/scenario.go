@@ -50,7 +50,7 @@ const (
 )
 
 // maxTerminationMessage is the most a kubelet keeps of a container's termination message
-// (MaxContainerTerminationMessageLength, Kubernetes v1.37.2).
+// (MaxContainerTerminationMessageLength in the mirrored Kubernetes release, pkg/version).
 const maxTerminationMessage = 4096
 
 // scenarioKeys maps each base key to the number of numeric suffixes it accepts.

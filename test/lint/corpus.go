@@ -5,7 +5,7 @@
 // The corpus proves that lint's severity "error" means exactly "the API server rejects this":
 // every manifest in corpus/ has the API server's recorded verdict, pkg/lint's unit test checks
 // lint against those verdicts offline, and the e2e test (test/e2e/lint_corpus_test.go) re-checks
-// every manifest against a live v1.37.2 API server.
+// every manifest against a live API server of the mirrored release (pkg/version).
 package lintcorpus
 
 import (

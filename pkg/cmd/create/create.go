@@ -1,3 +1,6 @@
+// Package create is the glue of `kubectl indexed create`: it binds flags, reads the shard
+// manifest, builds the objects with pkg/scaffold, lints the Job and sends both objects (the
+// flags and the sending it shares with diff and retry are in pkg/cmd/jobflags).
 package create
 
 import (
@@ -11,12 +14,10 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 )
-
-// DefaultFieldManager is the field manager of the objects create writes.
-const DefaultFieldManager = "kubectl-indexed"
 
 var (
 	createLong = templates.LongDesc(`
@@ -58,7 +59,7 @@ var (
 
 // Options of kubectl indexed create.
 type Options struct {
-	Scaffold *ScaffoldFlags
+	Scaffold *jobflags.ScaffoldFlags
 
 	JobName string
 	Command []string
@@ -68,14 +69,18 @@ type Options struct {
 
 	// Submitter lints, saves, prints and sends the objects (namespace, dry run, client,
 	// printers and streams).
-	Submitter
+	jobflags.Submitter
+
+	// build is what Complete resolved from the flags and the files they name: the inputs of
+	// scaffold.Build, with the namespace the objects go to. Run only reads it.
+	build scaffold.Options
 }
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
-		Scaffold:  NewScaffoldFlags(),
-		Submitter: NewSubmitter("create", createPermissions, streams),
+		Scaffold:  jobflags.NewScaffoldFlags(),
+		Submitter: jobflags.NewSubmitter("create", createPermissions, streams),
 	}
 }
 
@@ -103,14 +108,14 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 			return o.Run(cmd.Context())
 		},
 	}
-	AddScaffoldFlags(cmd.Flags(), o.Scaffold)
-	AddLintTextFlags(cmd.Flags(), &o.LintText)
+	jobflags.AddScaffoldFlags(cmd.Flags(), o.Scaffold)
+	jobflags.AddLintTextFlags(cmd.Flags(), &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
 	cmd.Flags().StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file once they were printed or created (nothing is written when create fails), for kubectl create -f later. An existing file is never overwritten; - is refused.")
 	cmd.Flags().BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does, so that kubectl apply can update them later.")
-	for _, name := range []string{FlagManifest, FlagFromJob, "save"} {
+	for _, name := range []string{jobflags.FlagManifest, jobflags.FlagFromJob, "save"} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
 	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -122,7 +127,8 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 	return cmd
 }
 
-// Complete resolves the arguments, the namespace, the dry-run strategy and the client.
+// Complete resolves the arguments, the dry-run strategy, the client, and (reading the files
+// the flags name) the objects' inputs and their namespace.
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	dash := cmd.ArgsLenAtDash()
 	names := args
@@ -143,6 +149,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
+	if err := o.CompletePrinter(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
 	if o.Namespace == "" {
 		if o.Namespace, o.EnforceNamespace, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -157,25 +166,13 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
-	return nil
+	return o.resolve()
 }
 
-// Validate checks the flags that need no file or cluster.
-func (o *Options) Validate() error {
-	if o.Scaffold.Manifest == "" {
-		return exitcode.UsageError("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", FlagManifest)
-	}
-	if o.FieldManager == "" {
-		return exitcode.UsageError("--field-manager must not be empty")
-	}
-	if _, err := o.Printer(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	return nil
-}
-
-// Run builds the objects, lints the Job, and prints, saves or sends them.
-func (o *Options) Run(ctx context.Context) error {
+// resolve reads the files the flags name (the manifest, --from-job) and settles, once, the
+// namespace the objects go to: a --from-job object's own namespace wins unless -n was given,
+// and then it must agree.
+func (o *Options) resolve() error {
 	opts, err := o.Scaffold.ToOptions(o.JobName, o.Namespace, o.Command, o.In)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -188,7 +185,25 @@ func (o *Options) Run(ctx context.Context) error {
 		opts.Namespace = opts.Base.Namespace
 		o.Namespace = opts.Base.Namespace
 	}
-	objs, err := scaffold.Build(opts)
+	o.build = opts
+	return nil
+}
+
+// Validate checks the flags that need no file or cluster.
+func (o *Options) Validate() error {
+	if o.Scaffold.Manifest == "" {
+		return exitcode.UsageError("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", jobflags.FlagManifest)
+	}
+	if o.FieldManager == "" {
+		return exitcode.UsageError("--field-manager must not be empty")
+	}
+	return nil
+}
+
+// Run builds the objects from what Complete resolved, lints the Job, and prints, saves or sends
+// them. It changes nothing in o.
+func (o *Options) Run(ctx context.Context) error {
+	objs, err := scaffold.Build(o.build)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}

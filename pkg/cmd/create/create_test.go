@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -27,54 +26,29 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-type result struct {
-	stdout, stderr string
-	code           int
-	err            error
-}
+// result is what a run printed and how it ended.
+type result = cmdtest.Result
 
 // run executes create in-process against client (nil: no cluster, as with --dry-run=client).
 func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace = "ml"
 	if client != nil {
 		o.Client = client
 	}
-	cmd := newCmd(nil, o)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(context.Background())
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
-}
-
-func goldenFile(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update if intended):\n%s", path, got)
-	}
+	return io.Run(newCmd(nil, o), args...)
 }
 
 func manifestFile(t *testing.T) (string, *shards.Manifest) {
-	p := writeFile(t, "m.yaml", sixShards)
+	p := testutil.WriteFile(t, "m.yaml", testutil.SixShards)
 	m, err := shards.Read(p, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -94,26 +68,26 @@ func TestDryRunClient(t *testing.T) {
 	m, man := manifestFile(t)
 	cm := scaffold.ConfigMapName(man)
 	r := run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--", "/bin/worker", "--fast")
-	if r.err != nil {
-		t.Fatalf("%v\n%s", r.err, r.stderr)
+	if r.Err != nil {
+		t.Fatalf("%v\n%s", r.Err, r.Stderr)
 	}
 	want := "configmap/" + cm + " created (dry run)\njob.batch/eval created (dry run)\n"
-	if r.stdout != want {
-		t.Errorf("stdout %q, want %q", r.stdout, want)
+	if r.Stdout != want {
+		t.Errorf("stdout %q, want %q", r.Stdout, want)
 	}
-	if r.stderr != "" {
-		t.Errorf("the defaults gave lint output: %s", r.stderr)
+	if r.Stderr != "" {
+		t.Errorf("the defaults gave lint output: %s", r.Stderr)
 	}
 
 	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "yaml", "--", "/bin/worker", "--fast")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	goldenFile(t, "dry-run-client.yaml", []byte(r.stdout))
+	testutil.Golden(t, filepath.Join("testdata", "dry-run-client.yaml"), []byte(r.Stdout))
 	// What is printed is a List that reads back as the two objects.
-	docs := source.Parse("out", []byte(r.stdout))
+	docs := source.Parse("out", []byte(r.Stdout))
 	if len(docs) != 2 || docs[0].Kind() != "ConfigMap" || docs[1].Kind() != "Job" || docs[1].Name() != "eval" || docs[0].Namespace() != "ml" {
-		t.Fatalf("printed %d objects: %s", len(docs), r.stdout)
+		t.Fatalf("printed %d objects: %s", len(docs), r.Stdout)
 	}
 	var job batchv1.Job
 	if strict, err := docs[1].DecodeStrict(&job); err != nil || len(strict) > 0 {
@@ -124,12 +98,12 @@ func TestDryRunClient(t *testing.T) {
 	}
 
 	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "name")
-	if r.stdout != "configmap/"+cm+"\njob.batch/eval\n" {
-		t.Errorf("-o name: %q", r.stdout)
+	if r.Stdout != "configmap/"+cm+"\njob.batch/eval\n" {
+		t.Errorf("-o name: %q", r.Stdout)
 	}
 	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o", "json")
-	if !strings.HasPrefix(r.stdout, "{\n    \"kind\": \"List\",\n    \"apiVersion\": \"v1\",") {
-		t.Errorf("-o json: %.200s", r.stdout)
+	if !strings.HasPrefix(r.Stdout, "{\n    \"kind\": \"List\",\n    \"apiVersion\": \"v1\",") {
+		t.Errorf("-o json: %.200s", r.Stdout)
 	}
 }
 
@@ -138,11 +112,11 @@ func TestCreateSendsBoth(t *testing.T) {
 	cm := scaffold.ConfigMapName(man)
 	c := fake.NewClientset()
 	r := run(t, c, "eval", "--manifest", m, "--image", "img", "--field-manager", "me")
-	if r.err != nil {
-		t.Fatalf("%v\n%s", r.err, r.stderr)
+	if r.Err != nil {
+		t.Fatalf("%v\n%s", r.Err, r.Stderr)
 	}
-	if r.stdout != "configmap/"+cm+" created\njob.batch/eval created\n" {
-		t.Errorf("stdout %q", r.stdout)
+	if r.Stdout != "configmap/"+cm+" created\njob.batch/eval created\n" {
+		t.Errorf("stdout %q", r.Stdout)
 	}
 	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps, create configmaps, create jobs" {
 		t.Errorf("actions: %s", got)
@@ -168,8 +142,8 @@ func TestCreateSendsBoth(t *testing.T) {
 	// A second Job from the same manifest reuses the ConfigMap.
 	c.ClearActions()
 	r = run(t, c, "eval-2", "--manifest", m, "--image", "img")
-	if r.err != nil || r.stdout != "configmap/"+cm+" unchanged\njob.batch/eval-2 created\n" {
-		t.Errorf("second create: %v %q", r.err, r.stdout)
+	if r.Err != nil || r.Stdout != "configmap/"+cm+" unchanged\njob.batch/eval-2 created\n" {
+		t.Errorf("second create: %v %q", r.Err, r.Stdout)
 	}
 	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps, create jobs" {
 		t.Errorf("actions: %s", got)
@@ -178,9 +152,9 @@ func TestCreateSendsBoth(t *testing.T) {
 	// The same Job again is refused, pointing at status and diff; nothing is written.
 	c.ClearActions()
 	r = run(t, c, "eval", "--manifest", m, "--image", "img")
-	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `job "eval" already exists in namespace "ml"`) ||
-		!strings.Contains(r.err.Error(), "kubectl indexed status eval -n ml") || !strings.Contains(r.err.Error(), "kubectl indexed diff eval -n ml") {
-		t.Errorf("existing job: %d %v", r.code, r.err)
+	if r.Code != exitcode.Cluster || !strings.Contains(r.Err.Error(), `job "eval" already exists in namespace "ml"`) ||
+		!strings.Contains(r.Err.Error(), "kubectl indexed status eval -n ml") || !strings.Contains(r.Err.Error(), "kubectl indexed diff eval -n ml") {
+		t.Errorf("existing job: %d %v", r.Code, r.Err)
 	}
 	if got := strings.Join(verbs(c), ", "); got != "get jobs" {
 		t.Errorf("actions: %s", got)
@@ -191,12 +165,12 @@ func TestCreateOutputYAML(t *testing.T) {
 	m, _ := manifestFile(t)
 	c := fake.NewClientset()
 	r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "yaml")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	docs := source.Parse("out", []byte(r.stdout))
+	docs := source.Parse("out", []byte(r.Stdout))
 	if len(docs) != 2 || docs[0].Kind() != "ConfigMap" || docs[1].Kind() != "Job" {
-		t.Fatalf("%s", r.stdout)
+		t.Fatalf("%s", r.Stdout)
 	}
 }
 
@@ -210,8 +184,8 @@ func TestConfigMapWithOtherContent(t *testing.T) {
 	other.Data["index-3.cases"] = "tampered\n"
 	c := fake.NewClientset(other)
 	r := run(t, c, "eval", "--manifest", m, "--image", "img")
-	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `configmap "`+want.Name+`" already exists in namespace "ml" with different content (its key "index-3.cases" holds different content)`) {
-		t.Fatalf("%d %v", r.code, r.err)
+	if r.Code != exitcode.Cluster || !strings.Contains(r.Err.Error(), `configmap "`+want.Name+`" already exists in namespace "ml" with different content (its key "index-3.cases" holds different content)`) {
+		t.Fatalf("%d %v", r.Code, r.Err)
 	}
 	if got := strings.Join(verbs(c), ", "); got != "get jobs, get configmaps" {
 		t.Errorf("actions: %s", got)
@@ -226,7 +200,7 @@ func TestJobCreateFailsAfterConfigMap(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "eval", nil)
 	})
 	r := run(t, c, "eval", "--manifest", m, "--image", "img")
-	msg := r.err.Error()
+	msg := r.Err.Error()
 	for _, want := range []string{
 		`permission denied: you may not create job "eval" in namespace "ml"; ask for "create" on "jobs"`,
 		`configmap "` + cm + `" was created in namespace "ml" but job "eval" was not: the ConfigMap is left behind`,
@@ -236,14 +210,14 @@ func TestJobCreateFailsAfterConfigMap(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	if r.code != exitcode.Cluster {
-		t.Errorf("code %d", r.code)
+	if r.Code != exitcode.Cluster {
+		t.Errorf("code %d", r.Code)
 	}
 
 	// When the ConfigMap was reused, nothing is left behind by this create: no such note.
 	r = run(t, c, "eval", "--manifest", m, "--image", "img")
-	if strings.Contains(r.err.Error(), "left behind") || !strings.Contains(r.err.Error(), "permission denied") {
-		t.Errorf("reused: %v", r.err)
+	if strings.Contains(r.Err.Error(), "left behind") || !strings.Contains(r.Err.Error(), "permission denied") {
+		t.Errorf("reused: %v", r.Err)
 	}
 }
 
@@ -254,9 +228,9 @@ func TestForbiddenConfigMapGet(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, scaffold.ConfigMapName(man), nil)
 	})
 	r := run(t, c, "eval", "--manifest", m, "--image", "img")
-	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), `you may not get configmap "`) ||
-		!strings.Contains(r.err.Error(), "needs get and create on configmaps and on jobs") {
-		t.Errorf("%d %v", r.code, r.err)
+	if r.Code != exitcode.Cluster || !strings.Contains(r.Err.Error(), `you may not get configmap "`) ||
+		!strings.Contains(r.Err.Error(), "needs get and create on configmaps and on jobs") {
+		t.Errorf("%d %v", r.Code, r.Err)
 	}
 }
 
@@ -264,11 +238,11 @@ func TestDryRunServer(t *testing.T) {
 	m, man := manifestFile(t)
 	c := fake.NewClientset()
 	r := run(t, c, "eval", "--manifest", m, "--image", "img", "--dry-run=server")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	if r.stdout != "configmap/"+scaffold.ConfigMapName(man)+" created (server dry run)\njob.batch/eval created (server dry run)\n" {
-		t.Errorf("stdout %q", r.stdout)
+	if r.Stdout != "configmap/"+scaffold.ConfigMapName(man)+" created (server dry run)\njob.batch/eval created (server dry run)\n" {
+		t.Errorf("stdout %q", r.Stdout)
 	}
 	n := 0
 	for _, a := range c.Actions() {
@@ -289,15 +263,15 @@ func TestLintBeforeSending(t *testing.T) {
 	c := fake.NewClientset()
 	long := strings.Repeat("a", 62)
 	r := run(t, c, long, "--manifest", m, "--image", "img")
-	if r.code != exitcode.Usage || !strings.Contains(r.err.Error(), "would be rejected by the API server, nothing was sent") {
-		t.Fatalf("%d %v", r.code, r.err)
+	if r.Code != exitcode.Usage || !strings.Contains(r.Err.Error(), "would be rejected by the API server, nothing was sent") {
+		t.Fatalf("%d %v", r.Code, r.Err)
 	}
 	if len(c.Actions()) != 0 {
 		t.Errorf("sent: %v", verbs(c))
 	}
 	r = run(t, c, "eval", "--manifest", m, "--image", "img", "--max-failed-indexes", "none", "--dry-run=client")
-	if r.err != nil || !strings.Contains(r.stderr, "warning max-failed-indexes-unset Job/eval: spec.backoffLimitPerIndex:\n    maxFailedIndexes is not set") {
-		t.Errorf("warning not shown: %v\n%s", r.err, r.stderr)
+	if r.Err != nil || !strings.Contains(r.Stderr, "warning max-failed-indexes-unset Job/eval: spec.backoffLimitPerIndex:\n    maxFailedIndexes is not set") {
+		t.Errorf("warning not shown: %v\n%s", r.Err, r.Stderr)
 	}
 }
 
@@ -325,8 +299,8 @@ func TestLintFindingsAsLintPrintsThem(t *testing.T) {
 	var list struct {
 		Items []json.RawMessage `json:"items"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list.Items) == 0 {
-		t.Fatalf("%v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &list); err != nil || len(list.Items) == 0 {
+		t.Fatalf("%v\n%s", err, r.Stdout)
 	}
 	built := &batchv1.Job{}
 	if err := json.Unmarshal(list.Items[len(list.Items)-1], built); err != nil || built.Kind != "Job" {
@@ -370,33 +344,33 @@ func TestSave(t *testing.T) {
 	m, _ := manifestFile(t)
 	save := filepath.Join(t.TempDir(), "eval.yaml")
 	r := run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save", save, "-o", "yaml")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	saved, err := os.ReadFile(save)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(saved) != r.stdout {
-		t.Errorf("saved file differs from what -o yaml printed:\n%s\n---\n%s", saved, r.stdout)
+	if string(saved) != r.Stdout {
+		t.Errorf("saved file differs from what -o yaml printed:\n%s\n---\n%s", saved, r.Stdout)
 	}
-	if !strings.Contains(r.stderr, "saved the ConfigMap and the Job to "+save) {
-		t.Errorf("stderr %q", r.stderr)
+	if !strings.Contains(r.Stderr, "saved the ConfigMap and the Job to "+save) {
+		t.Errorf("stderr %q", r.Stderr)
 	}
 	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save", save)
-	if r.code != exitcode.Usage || !strings.Contains(r.err.Error(), "the file exists; it is never overwritten") {
-		t.Errorf("%d %v", r.code, r.err)
+	if r.Code != exitcode.Usage || !strings.Contains(r.Err.Error(), "the file exists; it is never overwritten") {
+		t.Errorf("%d %v", r.Code, r.Err)
 	}
 	// --save-config records the object for kubectl apply.
 	r = run(t, nil, "eval", "--manifest", m, "--image", "img", "--dry-run=client", "--save-config", "-o", "yaml")
-	if strings.Count(r.stdout, "kubectl.kubernetes.io/last-applied-configuration") != 2 {
-		t.Errorf("--save-config: %s", r.stdout)
+	if strings.Count(r.Stdout, "kubectl.kubernetes.io/last-applied-configuration") != 2 {
+		t.Errorf("--save-config: %s", r.Stdout)
 	}
 }
 
 func TestUsageErrors(t *testing.T) {
 	m, _ := manifestFile(t)
-	other := writeFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
+	other := testutil.WriteFile(t, "job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: x, namespace: elsewhere}\nspec:\n  template:\n    spec:\n      containers: [{name: worker, image: i}]\n")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -410,24 +384,21 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"a", "--manifest", m, "--image", "i", "--field-manager", ""}, "--field-manager must not be empty"},
 	} {
 		r := run(t, fake.NewClientset(), tc.args...)
-		if r.code != exitcode.Usage || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
-			t.Errorf("%v: %d %v, want %q", tc.args, r.code, r.err, tc.want)
+		if r.Code != exitcode.Usage || r.Err == nil || !strings.Contains(r.Err.Error(), tc.want) {
+			t.Errorf("%v: %d %v, want %q", tc.args, r.Code, r.Err, tc.want)
 		}
 	}
 	// A --from-job namespace is used unless -n says otherwise.
 	r := run(t, nil, "a", "--manifest", m, "--from-job", other, "--dry-run=client", "-o", "name")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
-	var out bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace, o.EnforceNamespace = "ml", true
-	cmd := newCmd(nil, o)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs([]string{"a", "--manifest", m, "--from-job", other, "--dry-run=client"})
-	err := cmd.Execute()
-	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), `is in namespace "elsewhere", but the namespace given is "ml"`) {
-		t.Errorf("%v", err)
+	rr := io.Run(newCmd(nil, o), "a", "--manifest", m, "--from-job", other, "--dry-run=client")
+	if rr.Code != exitcode.Usage || !strings.Contains(rr.Stderr, `error: --from-job `+other+` is in namespace "elsewhere", but the namespace given is "ml"`) {
+		t.Errorf("%d %q", rr.Code, rr.Stderr)
 	}
 }
 
@@ -439,16 +410,16 @@ func TestTemplateOutputs(t *testing.T) {
 	m, _ := manifestFile(t)
 	args := []string{"eval", "--manifest", m, "--image", "img", "--dry-run=client", "-o"}
 	r := run(t, nil, append(args, "jsonpath={.items[*].kind}")...)
-	if r.err != nil || r.stdout != "ConfigMap Job" {
-		t.Errorf("jsonpath: %q %v", r.stdout, r.err)
+	if r.Err != nil || r.Stdout != "ConfigMap Job" {
+		t.Errorf("jsonpath: %q %v", r.Stdout, r.Err)
 	}
 	r = run(t, nil, append(args, "custom-columns=KIND:.kind,NAME:.metadata.name")...)
-	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.err != nil || len(lines) != 3 ||
+	if lines := strings.Split(strings.TrimSpace(r.Stdout), "\n"); r.Err != nil || len(lines) != 3 ||
 		!strings.HasPrefix(lines[0], "KIND") || !strings.HasPrefix(lines[1], "ConfigMap") || !strings.HasPrefix(lines[2], "Job         eval") {
-		t.Errorf("custom-columns: %q %v", r.stdout, r.err)
+		t.Errorf("custom-columns: %q %v", r.Stdout, r.Err)
 	}
 	c := fake.NewClientset()
-	if r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "custom-columns=KIND"); r.code != exitcode.Usage || len(c.Actions()) != 0 {
-		t.Errorf("bad custom-columns: exit %d, %v, sent %v", r.code, r.err, verbs(c))
+	if r := run(t, c, "eval", "--manifest", m, "--image", "img", "-o", "custom-columns=KIND"); r.Code != exitcode.Usage || len(c.Actions()) != 0 {
+		t.Errorf("bad custom-columns: exit %d, %v, sent %v", r.Code, r.Err, verbs(c))
 	}
 }

@@ -1,8 +1,6 @@
 package create
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,31 +13,29 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 // runRoot is run with the root command's kubeconfig flags, as the plugin binds them.
 func runRoot(t *testing.T, client *fake.Clientset, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace = "ml"
 	if client != nil {
 		o.Client = client
 	}
 	cmd := newCmd(nil, o)
 	genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(context.Background())
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	return io.Run(cmd, args...)
 }
 
 // TestSaveOnlyWhenCreated: --save writes nothing when create fails, whatever fails (issue 16,
@@ -57,26 +53,26 @@ func TestSaveOnlyWhenCreated(t *testing.T) {
 	} {
 		save := filepath.Join(t.TempDir(), "eval.yaml")
 		r := run(t, c, "eval", "--manifest", m, "--image", "img", "--save", save)
-		if r.code != exitcode.Cluster {
-			t.Errorf("%s: exit %d: %v", name, r.code, r.err)
+		if r.Code != exitcode.Cluster {
+			t.Errorf("%s: exit %d: %v", name, r.Code, r.Err)
 		}
 		if _, err := os.Stat(save); !os.IsNotExist(err) {
 			t.Errorf("%s: --save file written although create failed (%v)", name, err)
 		}
-		if strings.Contains(r.stderr, "saved") {
-			t.Errorf("%s: says saved: %s", name, r.stderr)
+		if strings.Contains(r.Stderr, "saved") {
+			t.Errorf("%s: says saved: %s", name, r.Stderr)
 		}
 	}
 	save := filepath.Join(t.TempDir(), "eval.yaml")
 	r := run(t, fake.NewClientset(), "eval", "--manifest", m, "--image", "img", "--save", save)
-	if r.code != 0 {
-		t.Fatalf("exit %d: %v", r.code, r.err)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %v", r.Code, r.Err)
 	}
 	if _, err := os.Stat(save); err != nil {
 		t.Errorf("not saved after a create: %v", err)
 	}
-	if !strings.Contains(r.stderr, "(kubectl create -f "+save+" creates them; it refuses") || strings.Contains(r.stderr, "apply") {
-		t.Errorf("hint: %s", r.stderr)
+	if !strings.Contains(r.Stderr, "(kubectl create -f "+save+" creates them; it refuses") || strings.Contains(r.Stderr, "apply") {
+		t.Errorf("hint: %s", r.Stderr)
 	}
 }
 
@@ -106,8 +102,8 @@ func TestFlagsRefusedBeforeSending(t *testing.T) {
 		c := fake.NewClientset()
 		args := append([]string{"eval", "--manifest", m, "--image", "img"}, tc.args...)
 		r := run(t, c, args...)
-		if r.code != exitcode.Usage || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
-			t.Errorf("%q: exit %d, want 2 and %q: %v", tc.args, r.code, tc.want, r.err)
+		if r.Code != exitcode.Usage || r.Err == nil || !strings.Contains(r.Err.Error(), tc.want) {
+			t.Errorf("%q: exit %d, want 2 and %q: %v", tc.args, r.Code, tc.want, r.Err)
 		}
 		if n := len(c.Actions()); n != 0 {
 			t.Errorf("%q: %d requests sent: %v", tc.args, n, verbs(c))
@@ -117,8 +113,8 @@ func TestFlagsRefusedBeforeSending(t *testing.T) {
 		t.Errorf("existing --save file changed: %q", b)
 	}
 	// The same big manifest without --save-config is fine (the store splits it if needed).
-	if r := run(t, nil, "eval", "--manifest", big, "--image", "img", "--dry-run=client"); r.code != 0 {
-		t.Errorf("without --save-config: exit %d: %v", r.code, r.err)
+	if r := run(t, nil, "eval", "--manifest", big, "--image", "img", "--dry-run=client"); r.Code != 0 {
+		t.Errorf("without --save-config: exit %d: %v", r.Code, r.Err)
 	}
 }
 
@@ -133,7 +129,7 @@ func bigManifest(t *testing.T, size int) string {
 			fmt.Fprintf(&b, "  - case-%d-%03d-padding-padding-padding\n", s, i)
 		}
 	}
-	return writeFile(t, "big.yaml", b.String())
+	return testutil.WriteFile(t, "big.yaml", b.String())
 }
 
 // TestRaceLoserAndDeletingConfigMap: the loser of a race for the Job name (with another
@@ -146,7 +142,7 @@ func TestRaceLoserAndDeletingConfigMap(t *testing.T) {
 		return true, nil, apierrors.NewAlreadyExists(schema.GroupResource{Group: "batch", Resource: "jobs"}, "eval")
 	})
 	r := runRoot(t, c, "eval", "--manifest", m, "--image", "img", "--context", "prod east", "--kubeconfig", "/tmp/k c")
-	msg := r.err.Error()
+	msg := r.Err.Error()
 	cm := scaffold.ConfigMapName(man)
 	for _, want := range []string{
 		`job "eval" already exists in namespace "ml"`,
@@ -173,8 +169,8 @@ func TestRaceLoserAndDeletingConfigMap(t *testing.T) {
 	want.Finalizers = []string{"example.com/hold"}
 	c = fake.NewClientset(want)
 	r = run(t, c, "eval", "--manifest", m, "--image", "img")
-	if r.code != exitcode.Cluster || !strings.Contains(r.err.Error(), "is being deleted") || !strings.Contains(r.err.Error(), "kubectl wait --for=delete configmap/"+cm+" -n ml") {
-		t.Errorf("exit %d: %v", r.code, r.err)
+	if r.Code != exitcode.Cluster || !strings.Contains(r.Err.Error(), "is being deleted") || !strings.Contains(r.Err.Error(), "kubectl wait --for=delete configmap/"+cm+" -n ml") {
+		t.Errorf("exit %d: %v", r.Code, r.Err)
 	}
 	for _, v := range verbs(c) {
 		if strings.HasPrefix(v, "create") {

@@ -22,9 +22,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
@@ -94,7 +94,7 @@ type Options struct {
 	LiveFile string
 	Server   bool
 	Output   string
-	Scaffold *create.ScaffoldFlags
+	Scaffold *jobflags.ScaffoldFlags
 
 	JobName   string
 	nameGiven bool
@@ -112,17 +112,22 @@ type Options struct {
 	flags *pflag.FlagSet
 	// conn are the connection flags given, carried into every command the plan prints.
 	conn printcmd.Connection
-	// newName is the name the plan gives a new Job (see freeName).
-	newName string
 	// desiredInList: -f held other objects next to the Job (create's List).
 	desiredInList bool
+
+	// Resolved once by Complete from the inputs, and only read by Run: the desired Job, the
+	// create command that makes it under a new name (with create's flags) and, offline, the
+	// live Job.
+	desiredJob *batchv1.Job
+	createCmd  string
+	liveJob    *batchv1.Job
 
 	genericiooptions.IOStreams
 }
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{Scaffold: create.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
+	return &Options{Scaffold: jobflags.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
 }
 
 // NewCmdDiff returns `kubectl indexed diff`.
@@ -139,7 +144,7 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Long:                  long,
 		Example:               example,
 		Args:                  cobra.ArbitraryArgs,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(f, cmd, args); err != nil {
 				return err
@@ -156,9 +161,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
 	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
-	create.AddScaffoldFlags(fl, o.Scaffold)
+	jobflags.AddScaffoldFlags(fl, o.Scaffold)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"filename", "live-file", create.FlagManifest, create.FlagFromJob} {
+	for _, name := range []string{"filename", "live-file", jobflags.FlagManifest, jobflags.FlagFromJob} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
 	return cmd
@@ -167,7 +172,9 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 func (o *Options) offline() bool     { return o.LiveFile != "" }
 func (o *Options) createFlags() bool { return o.Scaffold.Manifest != "" }
 
-// Complete resolves the Job name, the command after --, the namespace and, live, the client.
+// Complete resolves the Job name, the command after --, the namespace and, live, the client;
+// then it reads the inputs (the desired Job, offline the live one), which may name the Job and
+// its namespace.
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
 	names := args
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
@@ -189,7 +196,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		o.Namespace, o.EnforceNamespace = ns, enforce
 	}
 	if o.offline() || o.Client != nil {
-		return nil
+		return o.readInputs()
 	}
 	cfg, err := f.ToRESTConfig()
 	if err != nil {
@@ -200,6 +207,28 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
 	o.Client = cs
+	return o.readInputs()
+}
+
+// readInputs reads the desired Job and, offline, the live one, once the flags are known to be
+// consistent (Validate: one input at most from standard input ...), and settles the namespace
+// and the Job name from them.
+func (o *Options) readInputs() error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	desired, createCmd, err := o.desired()
+	if err != nil {
+		return err
+	}
+	o.desiredJob, o.createCmd = desired, createCmd
+	if o.offline() {
+		live, err := o.readLiveFile()
+		if err != nil {
+			return err
+		}
+		o.liveJob = live
+	}
 	return nil
 }
 
@@ -235,16 +264,14 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Run reads both Jobs, compares them, confirms with the server if asked, and prints.
+// Run compares the Jobs Complete read (reading the live one from the cluster), confirms with
+// the server if asked, and prints. It changes nothing in o.
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	desired, createCmd, err := o.desired()
-	if err != nil {
-		return err
-	}
-	live, err := o.live(ctx, desired)
+	desired, createCmd := o.desiredJob, o.createCmd
+	live, err := o.live(ctx)
 	if err != nil {
 		return err
 	}
@@ -255,10 +282,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	// Only a plan that creates a new Job needs a free name: look one up, and plan again.
 	if needsNewJob(report) {
-		o.newName = o.freeName(ctx, live.Name)
-		dopts.NewName = o.newName
+		dopts.NewName = o.freeName(ctx, live.Name)
 		if createCmd != "" {
-			dopts.CreateCommand = o.createCommand()
+			dopts.CreateCommand = o.createCommand(dopts.NewName)
 		}
 		if report, err = jobdiff.Diff(live, desired, dopts); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -319,7 +345,7 @@ func (o *Options) desired() (*batchv1.Job, string, error) {
 		if err != nil {
 			return nil, "", exitcode.Wrap(exitcode.Usage, err)
 		}
-		return objs.Job, o.createCommand(), nil
+		return objs.Job, o.createCommand(""), nil
 	}
 	job, err := o.readDesiredFile()
 	if err != nil {
@@ -389,20 +415,25 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 	return job, nil
 }
 
-// live returns the live Job, from --live-file or the cluster.
-func (o *Options) live(ctx context.Context, desired *batchv1.Job) (*batchv1.Job, error) {
+// readLiveFile reads the live Job of --live-file, whose namespace is then the one compared in.
+func (o *Options) readLiveFile() (*batchv1.Job, error) {
+	job, err := readLiveJob(o.LiveFile, o.In)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
+	}
+	if o.nameGiven && o.JobName != job.Name {
+		return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
+	}
+	if job.Namespace != "" {
+		o.Namespace = job.Namespace
+	}
+	return job, nil
+}
+
+// live returns the live Job: the one of --live-file, else the cluster's.
+func (o *Options) live(ctx context.Context) (*batchv1.Job, error) {
 	if o.offline() {
-		job, err := readLiveJob(o.LiveFile, o.In)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
-		}
-		if o.nameGiven && o.JobName != job.Name {
-			return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
-		}
-		if job.Namespace != "" {
-			o.Namespace = job.Namespace
-		}
-		return job, nil
+		return o.liveJob, nil
 	}
 	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
 	if err != nil {
@@ -451,9 +482,9 @@ func invalidMessage(err error) string {
 }
 
 // createCommand is the create command that makes the desired Job under a new name: the
-// create flags given to diff, in their canonical form.
-func (o *Options) createCommand() string {
-	parts := []string{"kubectl indexed create " + quote(o.newName)}
+// create flags given to diff, in their canonical form, with the Job named newName.
+func (o *Options) createCommand(newName string) string {
+	parts := []string{"kubectl indexed create " + quote(newName)}
 	if o.Namespace != "" {
 		parts = append(parts, "-n "+quote(o.Namespace))
 	}
@@ -481,7 +512,7 @@ func (o *Options) scaffoldArgs() []string {
 		return nil
 	}
 	names := pflag.NewFlagSet("scaffold", pflag.ContinueOnError)
-	create.AddScaffoldFlags(names, create.NewScaffoldFlags())
+	jobflags.AddScaffoldFlags(names, jobflags.NewScaffoldFlags())
 	var out []string
 	names.VisitAll(func(sf *pflag.Flag) {
 		f := o.flags.Lookup(sf.Name)

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
@@ -31,6 +29,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -90,25 +90,14 @@ func run(t *testing.T, client *fake.Clientset, stdin string, args ...string) res
 
 func runWith(t *testing.T, f *cmdtesting.TestFactory, client *fake.Clientset, stdin string, args ...string) result {
 	t.Helper()
-	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
-	in.WriteString(stdin)
-	o := NewOptions(streams)
+	io := cmdtest.NewIO(stdin)
+	o := NewOptions(io.Streams())
 	if client != nil {
 		o.Client = client
 	}
 	o.Clock = testingclock.NewFakePassiveClock(t0)
-	cmd := NewCmdDiffWithOptions(f, o)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		if msg := exitcode.Message(err); msg != "" {
-			fmt.Fprintf(errOut, "error: %s\n", msg)
-		}
-	}
-	return result{out.String(), errOut.String(), exitcode.Code(err)}
+	r := io.Run(NewCmdDiffWithOptions(f, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 func writeYAML(t *testing.T, name string, objs ...any) string {

@@ -6,10 +6,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -94,6 +96,29 @@ func Message(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// Report is how a command line ends, in the plugin (the root command's Execute) and in the
+// tests (pkg/cmd/cmdtest): it prints err on errOut as "error: MESSAGE", with hint(err)
+// appended when hint is not nil, prints nothing for a silent error, and returns the process
+// exit code (OK for nil).
+func Report(errOut io.Writer, err error, hint func(error) string) int {
+	if err == nil {
+		return OK
+	}
+	if msg := Message(err); msg != "" {
+		if hint != nil {
+			msg += hint(err)
+		}
+		_, _ = fmt.Fprintf(errOut, "error: %s\n", msg)
+	}
+	return Code(err)
+}
+
+// FlagError is the root command's flag error function: a flag cobra cannot parse is a usage
+// error that points to the command's help.
+func FlagError(c *cobra.Command, err error) error {
+	return UsageError("%w\nSee '%s --help' for usage.", err, c.CommandPath())
 }
 
 // APIError turns an error from the API server into a message that says what was attempted and

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -154,5 +155,45 @@ func TestConnectionLostDuringAWrite(t *testing.T) {
 	}
 	if msg := APIError(reset, "get", "configmaps", "cm", "ns").Error(); !strings.Contains(msg, "cannot reach the API server") {
 		t.Errorf("reset during get: %s", msg)
+	}
+}
+
+// Report is the end of every command line: what it prints and the code it returns are the
+// contract the README documents (error: on stderr, nothing more for a silent error).
+func TestReport(t *testing.T) {
+	hint := func(error) string { return " (hint)" }
+	for _, tc := range []struct {
+		name     string
+		err      error
+		hint     func(error) string
+		wantOut  string
+		wantCode int
+	}{
+		{"success prints nothing", nil, hint, "", OK},
+		{"silent findings print nothing", Silent(Findings), hint, "", Findings},
+		{"silent running print nothing", fmt.Errorf("ctx: %w", Silent(Running)), hint, "", Running},
+		{"usage error", UsageError("bad --flag"), nil, "error: bad --flag\n", Usage},
+		{"cluster error with hint", apierrors.NewNotFound(jobs, "j"), hint, "error: jobs.batch \"j\" not found (hint)\n", Cluster},
+		{"plain error is usage", errors.New("boom"), nil, "error: boom\n", Usage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if got := Report(&b, tc.err, tc.hint); got != tc.wantCode {
+				t.Errorf("code %d, want %d", got, tc.wantCode)
+			}
+			if b.String() != tc.wantOut {
+				t.Errorf("printed %q, want %q", b.String(), tc.wantOut)
+			}
+		})
+	}
+}
+
+func TestFlagError(t *testing.T) {
+	root := &cobra.Command{Use: "indexed"}
+	sub := &cobra.Command{Use: "status"}
+	root.AddCommand(sub)
+	err := FlagError(sub, errors.New("unknown flag: --bogus"))
+	if Code(err) != Usage || Message(err) != "unknown flag: --bogus\nSee 'indexed status --help' for usage." {
+		t.Errorf("FlagError = %d %q", Code(err), Message(err))
 	}
 }

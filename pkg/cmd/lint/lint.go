@@ -20,13 +20,14 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
 var (
-	long = templates.LongDesc(`
+	long = templates.LongDesc(fmt.Sprintf(`
 		Check Job and CronJob manifests before they are submitted, fully offline.
 
-		Findings of severity error are exactly what the Kubernetes v1.37 API server would reject,
+		Findings of severity error are exactly what the Kubernetes v%[3]s API server would reject,
 		worded as the server words them: every Job validation rule (negative values, Indexed
 		without completions, per-index and maxFailedIndexes requirements, podFailurePolicy,
 		successPolicy, podReplacementPolicy, restartPolicy, managedBy, selector, name length),
@@ -40,16 +41,16 @@ var (
 		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with
 		their jobTemplate (paths under spec.jobTemplate.spec); other kinds are skipped with a note.
 
-		--kube-version names the target cluster's version (1.21 to 1.37, default 1.37; a newer one
-		is checked as 1.37, with a note): fields that version lacks are errors (its API server
+		--kube-version names the target cluster's version (%[1]s to %[2]s, default %[2]s; a newer one
+		is checked as %[2]s, with a note): fields that version lacks are errors (its API server
 		rejects them), fields behind a gate that is off by default are warned about. Other errors
-		mean "rejected by a v1.37 API server".
+		mean "rejected by a v%[3]s API server".
 
 		Exit codes: 0 no errors (and, with --strict, no warnings); 1 findings at or above the
 		threshold (errors, or warnings with --strict); 2 usage error, or input that could not be
 		read or parsed (a missing file, a directory holding no manifest, a document that is not
 		YAML/JSON or not an object, empty input). Findings of unreadable documents are printed
-		before exiting 2.`)
+		before exiting 2.`, lint.OldestKubeVersion, lint.DefaultKubeVersion, version.KubernetesMinor))
 
 	example = templates.Examples(`
 		# Check a manifest

@@ -3,7 +3,6 @@ package lint
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,29 +16,19 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-type result struct {
-	stdout, stderr string
-	code           int
-	err            error
-}
+// result is what a run printed and how it ended.
+type result = cmdtest.Result
 
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdLint(nil, genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	if args == nil {
-		args = []string{} // cobra reads os.Args when given nil
-	}
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.Execute()
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	io := cmdtest.NewIO(stdin)
+	return io.Run(NewCmdLint(nil, io.Streams()), args...)
 }
 
 func write(t *testing.T, dir, name, content string) string {
@@ -91,14 +80,14 @@ func decodeReport(t *testing.T, s string) lint.Report {
 
 func TestExamples(t *testing.T) {
 	ev := run(t, "", "../../../examples/evaluation-job.yaml")
-	if ev.code != 0 || strings.Contains(ev.stdout, " error ") || strings.Contains(ev.stdout, " warning ") {
-		t.Errorf("the evaluation example must have no error and no warning (exit 0), got exit %d:\n%s%s", ev.code, ev.stdout, ev.stderr)
+	if ev.Code != 0 || strings.Contains(ev.Stdout, " error ") || strings.Contains(ev.Stdout, " warning ") {
+		t.Errorf("the evaluation example must have no error and no warning (exit 0), got exit %d:\n%s%s", ev.Code, ev.Stdout, ev.Stderr)
 	}
 	pdb := run(t, "", "-o", "json", "../../../examples/prepare-db.yaml")
-	if pdb.code != 0 {
-		t.Errorf("prepare-db has warnings only: want exit 0, got %d (%v)", pdb.code, pdb.err)
+	if pdb.Code != 0 {
+		t.Errorf("prepare-db has warnings only: want exit 0, got %d (%v)", pdb.Code, pdb.Err)
 	}
-	r := decodeReport(t, pdb.stdout)
+	r := decodeReport(t, pdb.Stdout)
 	found := false
 	for _, f := range r.Findings {
 		if f.Rule == lint.RulePrepareDB {
@@ -113,8 +102,8 @@ func TestExamples(t *testing.T) {
 		t.Errorf("prepare-db example: no %s finding in %+v", lint.RulePrepareDB, r.Findings)
 	}
 	strict := run(t, "", "--strict", "../../../examples/prepare-db.yaml")
-	if strict.code != exitcode.Findings {
-		t.Errorf("--strict with warnings: exit %d, want 1", strict.code)
+	if strict.Code != exitcode.Findings {
+		t.Errorf("--strict with warnings: exit %d, want 1", strict.Code)
 	}
 }
 
@@ -134,22 +123,11 @@ func TestGoldenOutputs(t *testing.T) {
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			r := run(t, "", tc.args...)
-			if r.code != tc.code {
-				t.Errorf("exit %d, want %d (%v)", r.code, tc.code, r.err)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d (%v)", r.Code, tc.code, r.Err)
 			}
 			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update)", err)
-			}
-			if r.stdout != string(want) {
-				t.Errorf("output differs from %s (go test -update to accept):\n%s", path, r.stdout)
-			}
+			testutil.Golden(t, path, []byte(r.Stdout))
 		})
 	}
 }
@@ -195,18 +173,18 @@ func TestInputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.stdin, tc.args...)
-			if r.code != tc.code {
-				t.Errorf("exit %d, want %d; err %v\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.err, r.stdout, r.stderr)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d; err %v\nstdout:\n%s\nstderr:\n%s", r.Code, tc.code, r.Err, r.Stdout, r.Stderr)
 			}
 			for _, s := range tc.out {
 				// The text report wraps at 80 columns: compare with line breaks folded.
-				if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), s) {
-					t.Errorf("stdout lacks %q:\n%s", s, r.stdout)
+				if !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, r.Stdout)
 				}
 			}
-			errText := r.stderr
-			if r.err != nil {
-				errText += exitcode.Message(r.err)
+			errText := r.Stderr
+			if r.Err != nil {
+				errText += exitcode.Message(r.Err)
 			}
 			for _, s := range tc.errOut {
 				if !strings.Contains(errText, s) {
@@ -242,10 +220,10 @@ func TestBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(t, dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.content)
 			r := run(t, "", "-o", "json", path)
-			if r.code != tc.code {
-				t.Errorf("exit %d, want %d (%v)\n%s", r.code, tc.code, r.err, r.stdout)
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d (%v)\n%s", r.Code, tc.code, r.Err, r.Stdout)
 			}
-			rep := decodeReport(t, r.stdout)
+			rep := decodeReport(t, r.Stdout)
 			var f *lint.Finding
 			for i := range rep.Findings {
 				if rep.Findings[i].Rule == tc.rule {
@@ -263,8 +241,8 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("message %q lacks %q", f.Message, m)
 				}
 			}
-			if tc.code == exitcode.Usage && !strings.Contains(exitcode.Message(r.err), "could not be read") {
-				t.Errorf("exit 2 without saying why: %v", r.err)
+			if tc.code == exitcode.Usage && !strings.Contains(exitcode.Message(r.Err), "could not be read") {
+				t.Errorf("exit 2 without saying why: %v", r.Err)
 			}
 		})
 	}
@@ -284,23 +262,23 @@ func TestFiftyMegabytes(t *testing.T) {
 	}
 	path := write(t, t.TempDir(), "big.yaml", b.String())
 	r := run(t, "", "--severity", "warning", path)
-	if r.code != 0 {
-		t.Fatalf("exit %d (%v): %s", r.code, r.err, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d (%v): %s", r.Code, r.Err, r.Stderr)
 	}
-	if want := strconv.Itoa(n) + " Jobs and CronJobs checked: no findings"; !strings.Contains(r.stdout, want) {
-		t.Errorf("want %d Jobs checked without findings, got:\n%s", n, tail(r.stdout))
+	if want := strconv.Itoa(n) + " Jobs and CronJobs checked: no findings"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("want %d Jobs checked without findings, got:\n%s", n, tail(r.Stdout))
 	}
 	// A single 50 MB Job: the server would refuse it (annotations are limited to 256 KiB).
 	big := strings.Replace(goodJob, "  name: good\n", "  name: good\n  annotations:\n    note: "+strings.Repeat("x", 50<<20)+"\n", 1)
 	r = run(t, "", "-o", "json", write(t, t.TempDir(), "one-big-job.yaml", big))
-	if r.code != exitcode.Findings || !strings.Contains(r.stdout, "metadata.annotations: Too long: may not be more than 262144 bytes") {
-		t.Errorf("a 50 MB Job: exit %d, want 1 with the annotation size error:\n%s", r.code, tail(r.stdout))
+	if r.Code != exitcode.Findings || !strings.Contains(r.Stdout, "metadata.annotations: Too long: may not be more than 262144 bytes") {
+		t.Errorf("a 50 MB Job: exit %d, want 1 with the annotation size error:\n%s", r.Code, tail(r.Stdout))
 	}
 	// A single 50 MB document that is not YAML.
 	garbage := write(t, t.TempDir(), "garbage.yaml", strings.Repeat("{[", 25<<20))
 	r = run(t, "", garbage)
-	if r.code != exitcode.Usage || !strings.Contains(r.stdout, "unreadable-document") {
-		t.Errorf("50 MB of brackets: exit %d, want 2 with an unreadable-document finding:\n%s", r.code, tail(r.stdout))
+	if r.Code != exitcode.Usage || !strings.Contains(r.Stdout, "unreadable-document") {
+		t.Errorf("50 MB of brackets: exit %d, want 2 with an unreadable-document finding:\n%s", r.Code, tail(r.Stdout))
 	}
 }
 
@@ -316,23 +294,23 @@ func TestListRulesJSON(t *testing.T) {
 	var out struct {
 		Rules []lint.Rule `json:"rules"`
 	}
-	if err := yaml.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Rules) != len(lint.Rules()) {
+	if err := yaml.Unmarshal([]byte(r.Stdout), &out); err != nil || len(out.Rules) != len(lint.Rules()) {
 		t.Fatalf("--list-rules -o yaml: %v, %d rules", err, len(out.Rules))
 	}
 }
 
 func TestDisableAndSeverity(t *testing.T) {
-	all := decodeReport(t, run(t, "", "-o", "json", "../../../examples/prepare-db.yaml").stdout)
+	all := decodeReport(t, run(t, "", "-o", "json", "../../../examples/prepare-db.yaml").Stdout)
 	if all.Summary.Warnings == 0 || all.Summary.Infos == 0 {
 		t.Fatalf("prepare-db: want warnings and infos, got %+v", all.Summary)
 	}
-	r := decodeReport(t, run(t, "", "-o", "json", "--disable", "prepare-db-mode,image-without-digest", "../../../examples/prepare-db.yaml").stdout)
+	r := decodeReport(t, run(t, "", "-o", "json", "--disable", "prepare-db-mode,image-without-digest", "../../../examples/prepare-db.yaml").Stdout)
 	for _, f := range r.Findings {
 		if f.Rule == lint.RulePrepareDB || f.Rule == lint.RuleImageNoDigest {
 			t.Errorf("disabled rule reported: %+v", f)
 		}
 	}
-	r = decodeReport(t, run(t, "", "-o", "json", "--severity", "warning", "../../../examples/prepare-db.yaml").stdout)
+	r = decodeReport(t, run(t, "", "-o", "json", "--severity", "warning", "../../../examples/prepare-db.yaml").Stdout)
 	if r.Summary.Infos != 0 || r.Summary.Warnings != all.Summary.Warnings {
 		t.Errorf("--severity warning: %+v, want the warnings and no infos", r.Summary)
 	}
@@ -379,9 +357,9 @@ func TestNewUserInputs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := write(strings.ReplaceAll(tc.name, " ", "-")+".yaml", tc.text)
 			r := run(t, "", append(append([]string{"--brief"}, tc.args...), path)...)
-			all := r.stdout + r.stderr
-			if r.code != tc.code {
-				t.Errorf("exit %d, want %d:\n%s", r.code, tc.code, all)
+			all := r.Stdout + r.Stderr
+			if r.Code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", r.Code, tc.code, all)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(all, w) {
@@ -406,18 +384,18 @@ func TestTextFitsEightyColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := run(t, string(data), "-")
-		if !strings.Contains(r.stdout, "    why: ") {
-			t.Fatalf("%s: no why line:\n%s", name, r.stdout)
+		if !strings.Contains(r.Stdout, "    why: ") {
+			t.Fatalf("%s: no why line:\n%s", name, r.Stdout)
 		}
-		for _, line := range strings.Split(r.stdout, "\n") {
+		for _, line := range strings.Split(r.Stdout, "\n") {
 			if n := utf8.RuneCountInString(line); n > TextWidth {
 				t.Errorf("%s: %d columns: %q", name, n, line)
 			}
 		}
 		// --brief: one line per finding, unwrapped.
 		brief := run(t, string(data), "--brief", "-")
-		if strings.Contains(brief.stdout, "\n    ") {
-			t.Errorf("%s --brief wraps:\n%s", name, brief.stdout)
+		if strings.Contains(brief.Stdout, "\n    ") {
+			t.Errorf("%s --brief wraps:\n%s", name, brief.Stdout)
 		}
 	}
 }
@@ -428,14 +406,14 @@ func TestTemplateOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, string(data), "-o", "jsonpath={.summary.errors} {.findings[0].rule}", "-")
-	if r.code != exitcode.Findings || r.stdout != "3 no-disruption-ignore" {
+	if r.Code != exitcode.Findings || r.Stdout != "3 no-disruption-ignore" {
 		t.Errorf("jsonpath: %+v", r)
 	}
 	r = run(t, string(data), "-o", "custom-columns=LINE:.line,RULE:.rule", "-")
-	if !strings.HasPrefix(r.stdout, "LINE   RULE\n27     no-disruption-ignore\n42     selector\n") {
-		t.Errorf("custom-columns:\n%s", r.stdout)
+	if !strings.HasPrefix(r.Stdout, "LINE   RULE\n27     no-disruption-ignore\n42     selector\n") {
+		t.Errorf("custom-columns:\n%s", r.Stdout)
 	}
-	if r := run(t, "", "-o", "jsonpath={", "-"); r.code != exitcode.Usage {
+	if r := run(t, "", "-o", "jsonpath={", "-"); r.Code != exitcode.Usage {
 		t.Errorf("bad jsonpath: %+v", r)
 	}
 }
@@ -467,8 +445,8 @@ func TestColorOnlyOnATerminal(t *testing.T) {
 	}
 	// A buffer is not a terminal: the command's own output has no escape codes.
 	r := run(t, "", filepath.Join("testdata", "mixed.yaml"))
-	if strings.Contains(r.stdout, "\x1b[") {
-		t.Errorf("colour off a terminal:\n%s", r.stdout)
+	if strings.Contains(r.Stdout, "\x1b[") {
+		t.Errorf("colour off a terminal:\n%s", r.Stdout)
 	}
 	f := lint.Finding{Rule: "x", Severity: lint.SeverityError, Message: "m"}
 	if got := lint.FormatFinding(&f, lint.TextOptions{Color: true}); !strings.HasPrefix(got, "\x1b[31merror\x1b[0m x: m") {

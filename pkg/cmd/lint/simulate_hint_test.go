@@ -29,15 +29,15 @@ spec:
 	r := run(t, "", file)
 	for _, want := range []string{"kubectl patch --local -f " + file, `"backoffLimitPerIndex":1`,
 		"kubectl indexed simulate " + file + " --compare " + strings.TrimSuffix(file, ".yaml") + "-per-index.yaml", "--outcome 0=1,0"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 		}
 	}
 	fixed := write(t, dir, "fixed.yaml", strings.Replace(job, "backoffLimit: 2", "backoffLimitPerIndex: 1", 1))
-	if r := run(t, "", fixed); strings.Contains(r.stderr, "simulate") {
-		t.Errorf("hint for a per-index Job:\n%s", r.stderr)
+	if r := run(t, "", fixed); strings.Contains(r.Stderr, "simulate") {
+		t.Errorf("hint for a per-index Job:\n%s", r.Stderr)
 	}
-	if r := run(t, "", file, "-o", "json"); strings.Contains(r.stderr, "simulate") {
-		t.Errorf("hint with -o json:\n%s", r.stderr)
+	if r := run(t, "", file, "-o", "json"); strings.Contains(r.Stderr, "simulate") {
+		t.Errorf("hint with -o json:\n%s", r.Stderr)
 	}
 }

@@ -1,11 +1,7 @@
 package list
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
@@ -25,34 +19,24 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func job(ns, name string, completions int32, created time.Duration) *batchv1.Job {
-	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID("uid-" + name), CreationTimestamp: metav1.Time{Time: t0.Add(created)}},
-		Spec: batchv1.JobSpec{
-			Completions: ptr.To(completions), Parallelism: ptr.To[int32](2),
-			CompletionMode:       ptr.To(batchv1.IndexedCompletion),
-			BackoffLimit:         ptr.To[int32](2147483647),
-			BackoffLimitPerIndex: ptr.To[int32](1),
-			Template:             corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker"}}}},
-		},
-		Status: batchv1.JobStatus{StartTime: &metav1.Time{Time: t0.Add(created)}, FailedIndexes: ptr.To("")},
-	}
+	j := testutil.StartedJob(ns, name, completions, t0.Add(created))
+	j.CreationTimestamp = metav1.Time{Time: t0.Add(created)}
+	return j
 }
 
 func pod(j *batchv1.Job, index, failures int, phase corev1.PodPhase) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-%d-%d", j.Name, index, failures), Namespace: j.Namespace,
-			Labels:          map[string]string{batchv1.ControllerUidLabel: string(j.UID)},
-			Annotations:     map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index), batchv1.JobIndexFailureCountAnnotation: strconv.Itoa(failures)},
-			OwnerReferences: []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: ptr.To(true)}},
-		},
-		Status: corev1.PodStatus{Phase: phase},
-	}
+	p := testutil.IndexPod(j, index, failures)
+	p.Status.Phase = phase
+	return p
 }
 
 // objects: in ns "ml", seed failed (indexes 2 and 4, as in the seed fixture), its retry
@@ -103,20 +87,12 @@ type result struct {
 func run(t *testing.T, args ...string) result {
 	t.Helper()
 	client := fake.NewClientset(objects()...)
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	cmd := NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o)
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
-	}
-	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err), client: client}
+	r := io.Run(NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o), args...)
+	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code, client: client}
 }
 
 // listedResources is what the command LISTed.

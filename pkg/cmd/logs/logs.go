@@ -21,10 +21,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
-	cmdstatus "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/status"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podlogs"
 )
@@ -106,7 +105,7 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Print the logs of an index's attempts, or of every failed index",
 		Long:                  long,
 		Example:               example,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.indexSet = cmd.Flags().Changed("index")
 			if err := o.Complete(f, args); err != nil {
@@ -188,7 +187,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	sel, err := cmdstatus.PodSelector(job)
+	sel, err := indexstatus.PodSelector(job)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}

@@ -1,11 +1,8 @@
 package logs
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
@@ -24,6 +20,10 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -32,18 +32,11 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // after: index 0 succeeded; index 1 failed twice (its first pod since deleted), index 2 failed
 // once and was retried, its retry running; index 3 failed on its first and second attempt.
 func fixture() (*batchv1.Job, []*corev1.Pod) {
-	j := &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: "eval", Namespace: "ns", UID: "uid-eval"},
-		Spec: batchv1.JobSpec{
-			Completions: ptr.To[int32](4), Parallelism: ptr.To[int32](4),
-			CompletionMode:       ptr.To(batchv1.IndexedCompletion),
-			BackoffLimit:         ptr.To[int32](2147483647),
-			BackoffLimitPerIndex: ptr.To[int32](1),
-			Template:             corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker"}}}},
-		},
-		Status: batchv1.JobStatus{StartTime: &metav1.Time{Time: t0}, CompletedIndexes: "0", FailedIndexes: ptr.To("1,3"), Succeeded: 1, Failed: 5, Active: 1},
-	}
+	j := testutil.StartedJob("ns", "eval", 4, t0)
+	j.APIVersion, j.Kind = "batch/v1", "Job"
+	j.Spec.Parallelism = ptr.To[int32](4)
+	j.Status.CompletedIndexes, j.Status.FailedIndexes = "0", ptr.To("1,3")
+	j.Status.Succeeded, j.Status.Failed, j.Status.Active = 1, 5, 1
 	pods := []*corev1.Pod{
 		pod(j, 0, 0, ptr.To[int32](0)),
 		pod(j, 1, 1, ptr.To[int32](3)),
@@ -56,25 +49,13 @@ func fixture() (*batchv1.Job, []*corev1.Pod) {
 }
 
 func pod(j *batchv1.Job, index, failures int, exit *int32) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-%d-%d", j.Name, index, failures), Namespace: "ns", UID: types.UID(fmt.Sprintf("p-%d-%d", index, failures)),
-			Labels:            map[string]string{batchv1.ControllerUidLabel: string(j.UID), batchv1.JobNameLabel: j.Name},
-			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index), batchv1.JobIndexFailureCountAnnotation: strconv.Itoa(failures)},
-			CreationTimestamp: metav1.Time{Time: t0.Add(time.Duration(failures) * time.Minute)},
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: ptr.To(true)}},
-		},
-		Spec:   corev1.PodSpec{Containers: []corev1.Container{{Name: "worker"}}},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning},
-	}
+	p := testutil.IndexPod(j, index, failures)
+	p.UID = types.UID(fmt.Sprintf("p-%d-%d", index, failures))
+	p.Labels[batchv1.JobNameLabel] = j.Name
+	p.CreationTimestamp = metav1.Time{Time: t0.Add(time.Duration(failures) * time.Minute)}
+	p.Spec = corev1.PodSpec{Containers: []corev1.Container{{Name: "worker"}}}
 	if exit != nil {
-		p.Status.Phase = corev1.PodSucceeded
-		if *exit != 0 {
-			p.Status.Phase = corev1.PodFailed
-		}
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "worker", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: *exit, Reason: "Error", FinishedAt: metav1.Time{Time: t0.Add(time.Duration(failures)*time.Minute + 30*time.Second)},
-		}}}}
+		testutil.Terminate(p, *exit, t0.Add(time.Duration(failures)*time.Minute+30*time.Second))
 	}
 	return p
 }
@@ -119,20 +100,12 @@ func run(t *testing.T, srv *logServer, args ...string) result {
 		}
 		return srv.react(a)
 	})
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	cmd := NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o)
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		errOut.WriteString("error: " + exitcode.Message(err) + "\n")
-	}
-	return result{out: out.String(), errOut: errOut.String(), code: exitcode.Code(err)}
+	r := io.Run(NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o), args...)
+	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code}
 }
 
 func TestLatestAttemptOfAnIndex(t *testing.T) {

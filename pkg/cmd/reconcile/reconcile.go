@@ -22,8 +22,8 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
@@ -111,7 +111,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Check shard receipts against the manifest: coverage, missing and rejected shards, before any score",
 		Long:                  long,
 		Example:               example,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(f, args); err != nil {
 				return err
@@ -217,7 +217,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
-	if o.Candidate == "" {
+	if rec.Candidate() == "" {
 		if c := rec.Candidates(); len(c) > 1 {
 			return exitcode.UsageError("the receipts name %d candidates (%s): results of different candidates are different results; give --candidate to reconcile one",
 				len(c), strings.Join(slices.Sorted(maps.Keys(c)), ", "))
@@ -238,11 +238,14 @@ func (o *Options) Run(ctx context.Context) error {
 	return exitcode.Silent(exitcode.Findings)
 }
 
+// newReconciler reconciles against m, accepting --candidate, else the manifest's candidate
+// label, else any candidate.
 func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) {
-	if o.Candidate == "" {
-		o.Candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
+	candidate := o.Candidate
+	if candidate == "" {
+		candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
 	}
-	rec, err := domain.New(domain.Options{Manifest: m, Candidate: o.Candidate, Repetitions: o.Repetitions})
+	rec, err := domain.New(domain.Options{Manifest: m, Candidate: candidate, Repetitions: o.Repetitions})
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

@@ -1,7 +1,6 @@
 package reconcile
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +27,8 @@ import (
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
 const examples = "../../../examples"
@@ -39,25 +40,15 @@ type result struct {
 
 func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	t.Helper()
-	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	o := NewOptions(streams)
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	if client != nil {
 		o.Client = client
 	}
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
-	cmd := NewCmdReconcileWithOptions(f, o)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		if msg := exitcode.Message(err); msg != "" {
-			fmt.Fprintf(errOut, "error: %s\n", msg)
-		}
-	}
-	return result{out.String(), errOut.String(), exitcode.Code(err)}
+	r := io.Run(NewCmdReconcileWithOptions(f, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 // runWorker runs examples/worker.sh for shard i of m as the Job's container would (the

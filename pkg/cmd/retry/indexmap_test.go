@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,7 @@ func TestRetryIndexMapConfigMap(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %v\n%s", r.code, r.err, r.stderr)
 	}
-	golden(t, "seed-r1-index-map.yaml", []byte(r.stdout))
+	testutil.Golden(t, filepath.Join("testdata", "seed-r1-index-map.yaml"), []byte(r.stdout))
 	cms, rjob := decodeItems(t, r.stdout)
 	if len(cms) != 2 {
 		t.Fatalf("%d ConfigMaps printed", len(cms))

@@ -23,10 +23,10 @@ import (
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/create"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -96,7 +96,7 @@ type Options struct {
 
 	changed func(string) bool
 
-	create.Submitter
+	jobflags.Submitter
 }
 
 // NewOptions returns the options with their defaults.
@@ -104,7 +104,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		Indexes:   lineage.SelectFailed,
 		IndexMap:  string(scaffold.IndexMapAuto),
-		Submitter: create.NewSubmitter("retry", Permissions, streams),
+		Submitter: jobflags.NewSubmitter("retry", Permissions, streams),
 		changed:   func(string) bool { return false },
 	}
 }
@@ -122,7 +122,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Create a Job that re-runs only the failed or unfinished shards of a Job, with their original work",
 		Long:                  retryLong,
 		Example:               retryExample,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
 			if err := o.Complete(f, cmd, args); err != nil {
@@ -145,10 +145,10 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
-	create.AddLintTextFlags(fl, &o.LintText)
+	jobflags.AddLintTextFlags(fl, &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, create.DefaultFieldManager)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
 	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl create -f later, which refuses objects that exist. It is written only once the objects were created (or printed, with --dry-run). An existing file is never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
@@ -181,6 +181,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
+	if err := o.CompletePrinter(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
 	if o.Namespace == "" {
 		if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -228,9 +231,6 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("--field-manager must not be empty")
 	}
 	if _, _, err := o.podAnnotations(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	if _, err := o.Printer(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,18 +16,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+)
 
 type result struct {
 	stdout, stderr string
@@ -38,35 +37,12 @@ type result struct {
 
 func run(t *testing.T, client *fake.Clientset, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
 	o.Namespace = "ml"
 	o.Client = client
-	cmd := NewCmdRetryWithOptions(nil, o)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.ExecuteContext(context.Background())
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update creates it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update if intended):\n%s", path, got)
-	}
+	r := io.Run(NewCmdRetryWithOptions(nil, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code, r.Err}
 }
 
 // seed builds what create makes for a 6-shard manifest of 12 cases, as the API server returns
@@ -130,7 +106,7 @@ func TestRetryFailedShards(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %v\n%s", r.code, r.err, r.stderr)
 	}
-	golden(t, "seed-r1.yaml", []byte(r.stdout))
+	testutil.Golden(t, filepath.Join("testdata", "seed-r1.yaml"), []byte(r.stdout))
 	rcm, rjob := decodeList(t, r.stdout)
 
 	// Index k of the retry gets the files of parent index 2 then 4 (the facts, independent of

@@ -19,14 +19,14 @@ const examples = "../../../examples"
 // split makes of examples/cases.txt; keep it true.
 func TestExampleManifestIsSplitOfExampleCases(t *testing.T) {
 	r := run(t, "", "split", "--cases", filepath.Join(examples, "cases.txt"), "--shards", "4", "--name", "demo", "--revision", "1")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	want, err := os.ReadFile(filepath.Join(examples, "manifest.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.stdout != string(want) {
+	if r.Stdout != string(want) {
 		t.Errorf("examples/manifest.yaml is not the split of examples/cases.txt; regenerate it:\n  kubectl indexed shards split --cases examples/cases.txt --shards 4 --name demo --revision 1 > examples/manifest.yaml")
 	}
 }

@@ -1,39 +1,28 @@
 package shards
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
-type result struct {
-	stdout, stderr string
-	code           int
-	err            error
-}
+// result is what a run printed and how it ended.
+type result = cmdtest.Result
 
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdShards(genericiooptions.IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	err := cmd.Execute()
-	return result{out.String(), errOut.String(), exitcode.Code(err), err}
+	io := cmdtest.NewIO(stdin)
+	return io.Run(NewCmdShards(io.Streams()), args...)
 }
 
 func caseList(n int) string {
@@ -51,52 +40,41 @@ func TestSplitFromFileAndStdinIsIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := run(t, "", "split", "--cases", cases, "--shards", "8", "--name", "eval", "--revision", "1")
-	if a.err != nil {
-		t.Fatal(a.err)
+	if a.Err != nil {
+		t.Fatal(a.Err)
 	}
 	// Same set of cases, another order, with duplicates and blank lines, from stdin.
 	shuffled := "\n" + strings.Join(strings.Split(strings.TrimSpace(caseList(1000)), "\n")[500:], "\n") + "\n" +
 		strings.Join(strings.Split(strings.TrimSpace(caseList(1000)), "\n")[:500], "\n") + "\ncase-0007\n  case-0008  \n"
 	b := run(t, shuffled, "split", "--cases", "-", "--shards", "8", "--name", "eval", "--revision", "1")
-	if b.err != nil {
-		t.Fatal(b.err)
+	if b.Err != nil {
+		t.Fatal(b.Err)
 	}
-	if a.stdout != b.stdout {
+	if a.Stdout != b.Stdout {
 		t.Error("the same cases in another order gave different output")
 	}
-	m, err := shards.Parse("out", []byte(a.stdout))
+	m, err := shards.Parse("out", []byte(a.Stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Shards) != 8 || m.NumCases() != 1000 || m.Shards[0].Cases[1] != "case-0008" {
 		t.Errorf("%d shards, %d cases, %v", len(m.Shards), m.NumCases(), m.Shards[0].Cases[:2])
 	}
-	if !strings.Contains(a.stderr, "split 1000 cases into 8 shards of 125 cases") || a.stderr == b.stderr {
-		t.Errorf("stderr %q / %q", a.stderr, b.stderr)
+	if !strings.Contains(a.Stderr, "split 1000 cases into 8 shards of 125 cases") || a.Stderr == b.Stderr {
+		t.Errorf("stderr %q / %q", a.Stderr, b.Stderr)
 	}
-	if !strings.Contains(b.stderr, "warning: 2 duplicate case IDs were dropped (case-0007, case-0008)") {
-		t.Errorf("stderr %q", b.stderr)
+	if !strings.Contains(b.Stderr, "warning: 2 duplicate case IDs were dropped (case-0007, case-0008)") {
+		t.Errorf("stderr %q", b.Stderr)
 	}
 }
 
 func TestSplitGoldenJSON(t *testing.T) {
 	r := run(t, "b\na\nc\nd\ne\n", "split", "--cases", "-", "--shards", "2", "--name", "demo", "--revision", "2024-06-01", "--label", "candidate=model-a", "--id-prefix", "part", "-o", "json")
-	if r.err != nil {
-		t.Fatal(r.err)
+	if r.Err != nil {
+		t.Fatal(r.Err)
 	}
 	path := filepath.Join("testdata", "split.json.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(r.stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.stdout != string(want) {
-		t.Errorf("got\n%s", r.stdout)
-	}
+	testutil.Golden(t, path, []byte(r.Stdout))
 }
 
 func TestSplitErrors(t *testing.T) {
@@ -120,8 +98,8 @@ func TestSplitErrors(t *testing.T) {
 		{"a\n\x01b\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1"}, "line 2: invalid case ID"},
 	} {
 		r := run(t, tc.stdin, tc.args...)
-		if r.code != exitcode.Usage || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
-			t.Errorf("%v: %d %v, want %q", tc.args, r.code, r.err, tc.want)
+		if r.Code != exitcode.Usage || r.Err == nil || !strings.Contains(r.Err.Error(), tc.want) {
+			t.Errorf("%v: %d %v, want %q", tc.args, r.Code, r.Err, tc.want)
 		}
 	}
 }
@@ -149,24 +127,24 @@ func TestValidate(t *testing.T) {
 	bad := writeManifest(t, strings.Replace(three, "y1", "x1", 1))
 	r := run(t, "", "validate", good)
 	m, _ := shards.Parse("m", []byte(three))
-	if r.err != nil || !strings.Contains(r.stdout, `valid: manifest "demo" revision "3", 3 shards of 1-3 cases (6 cases), `+m.Hash()+", ConfigMap demo-shards-"+m.ShortHash(10)) {
-		t.Errorf("%v %q", r.err, r.stdout)
+	if r.Err != nil || !strings.Contains(r.Stdout, `valid: manifest "demo" revision "3", 3 shards of 1-3 cases (6 cases), `+m.Hash()+", ConfigMap demo-shards-"+m.ShortHash(10)) {
+		t.Errorf("%v %q", r.Err, r.Stdout)
 	}
 	r = run(t, "", "validate", good, "-o", "json")
 	var s shards.Summary
-	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || s.Kind != "ShardManifestSummary" || s.Shards != 3 || s.Cases != 6 || s.Smallest != 1 || s.Largest != 3 {
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil || s.Kind != "ShardManifestSummary" || s.Shards != 3 || s.Cases != 6 || s.Smallest != 1 || s.Largest != 3 {
 		t.Errorf("%v %+v", err, s)
 	}
 	r = run(t, "", "validate", good, bad)
-	if r.code != exitcode.Usage || !strings.Contains(r.stderr, `case "x1" is in two shards: shards[1] (id "s-b") and shards[0] (id "s-a")`) || !strings.Contains(r.stdout, "valid:") {
-		t.Errorf("%d %q %q", r.code, r.stdout, r.stderr)
+	if r.Code != exitcode.Usage || !strings.Contains(r.Stderr, `case "x1" is in two shards: shards[1] (id "s-b") and shards[0] (id "s-a")`) || !strings.Contains(r.Stdout, "valid:") {
+		t.Errorf("%d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 	r = run(t, three, "validate", "-")
-	if r.err != nil || !strings.HasPrefix(r.stdout, "-: valid") {
-		t.Errorf("stdin: %v %q", r.err, r.stdout)
+	if r.Err != nil || !strings.HasPrefix(r.Stdout, "-: valid") {
+		t.Errorf("stdin: %v %q", r.Err, r.Stdout)
 	}
-	if r := run(t, "", "validate"); r.code != exitcode.Usage {
-		t.Errorf("no args: %d", r.code)
+	if r := run(t, "", "validate"); r.Code != exitcode.Usage {
+		t.Errorf("no args: %d", r.Code)
 	}
 }
 
@@ -174,14 +152,14 @@ func TestShow(t *testing.T) {
 	p := writeManifest(t, three)
 	r := run(t, "", "show", p)
 	want := "INDEX  SHARD  CASES  FIRST CASE\n0      s-a    2      x1\n1      s-b    1      y1\n2      s-c    3      z1\n"
-	if r.err != nil || r.stdout != want {
-		t.Errorf("%v\n%q\nwant\n%q", r.err, r.stdout, want)
+	if r.Err != nil || r.Stdout != want {
+		t.Errorf("%v\n%q\nwant\n%q", r.Err, r.Stdout, want)
 	}
-	if r := run(t, "", "show", p, "--index", "2"); r.stdout != "z1\nz2\nz3\n" {
-		t.Errorf("--index 2: %q", r.stdout)
+	if r := run(t, "", "show", p, "--index", "2"); r.Stdout != "z1\nz2\nz3\n" {
+		t.Errorf("--index 2: %q", r.Stdout)
 	}
-	if r := run(t, "", "show", p, "--shard", "s-a"); r.stdout != "x1\nx2\n" {
-		t.Errorf("--shard: %q", r.stdout)
+	if r := run(t, "", "show", p, "--shard", "s-a"); r.Stdout != "x1\nx2\n" {
+		t.Errorf("--shard: %q", r.Stdout)
 	}
 	for args, want := range map[string]string{
 		"--index 3":             "has 3 shards (indexes 0 to 2): there is no index 3",
@@ -190,8 +168,8 @@ func TestShow(t *testing.T) {
 		"--index 1 --shard s-a": "none of the others can be",
 	} {
 		r := run(t, "", append([]string{"show", p}, strings.Fields(args)...)...)
-		if r.err == nil || !strings.Contains(r.err.Error(), want) || r.code != exitcode.Usage {
-			t.Errorf("%s: %d %v", args, r.code, r.err)
+		if r.Err == nil || !strings.Contains(r.Err.Error(), want) || r.Code != exitcode.Usage {
+			t.Errorf("%s: %d %v", args, r.Code, r.Err)
 		}
 	}
 }
@@ -199,10 +177,10 @@ func TestShow(t *testing.T) {
 // A bad --id-prefix is named once, as the flag, not once per shard as a manifest field.
 func TestSplitBadIDPrefixOnce(t *testing.T) {
 	r := run(t, caseList(30), "split", "--cases", "-", "--shards", "12", "--name", "x", "--revision", "1", "--id-prefix", "a b/")
-	if r.code != exitcode.Usage || r.err == nil {
+	if r.Code != exitcode.Usage || r.Err == nil {
 		t.Fatalf("%+v", r)
 	}
-	msg := r.err.Error()
+	msg := r.Err.Error()
 	if !strings.HasPrefix(msg, `--id-prefix "a b/" makes invalid shard IDs (such as "a b/-0"): a valid label`) || strings.Count(msg, "a valid label") != 1 || strings.Contains(msg, "shards[") {
 		t.Errorf("error: %s", msg)
 	}
@@ -211,8 +189,8 @@ func TestSplitBadIDPrefixOnce(t *testing.T) {
 // The help's shard ID pattern survives the help formatter (angle brackets did not).
 func TestSplitHelpNamesTheIDPattern(t *testing.T) {
 	r := run(t, "", "split", "--help")
-	if !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "Shard IDs are the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to shard-11 for 12 shards).") {
-		t.Errorf("help:\n%s", r.stdout)
+	if !strings.Contains(strings.Join(strings.Fields(r.Stdout), " "), "Shard IDs are the --id-prefix, a hyphen and k, zero-padded to the width of the last (shard-00 to shard-11 for 12 shards).") {
+		t.Errorf("help:\n%s", r.Stdout)
 	}
 }
 
@@ -226,25 +204,25 @@ func TestOutputTemplates(t *testing.T) {
 	}
 	split := []string{"split", "--cases", cases, "--shards", "3", "--name", "eval", "--revision", "1"}
 	r := run(t, "", append(split, "-o", "custom-columns=ID:.id,FIRST:.cases[0]")...)
-	if r.code != 0 || r.stdout != "ID        FIRST\nshard-0   case-0000\nshard-1   case-0001\nshard-2   case-0002\n" {
-		t.Errorf("split custom-columns: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
+	if r.Code != 0 || r.Stdout != "ID        FIRST\nshard-0   case-0000\nshard-1   case-0001\nshard-2   case-0002\n" {
+		t.Errorf("split custom-columns: exit %d\n%q\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := run(t, "", append(split, "-o", "jsonpath={.metadata.name}")...); r.code != 0 || r.stdout != "eval" {
-		t.Errorf("split jsonpath: exit %d %q %s", r.code, r.stdout, r.stderr)
+	if r := run(t, "", append(split, "-o", "jsonpath={.metadata.name}")...); r.Code != 0 || r.Stdout != "eval" {
+		t.Errorf("split jsonpath: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := run(t, "", append(split, "-o", "go-template={{.bad")...); r.code != exitcode.Usage || !strings.Contains(r.stderr+r.err.Error(), "go-template") {
-		t.Errorf("split bad template: exit %d %q %v", r.code, r.stderr, r.err)
+	if r := run(t, "", append(split, "-o", "go-template={{.bad")...); r.Code != exitcode.Usage || !strings.Contains(r.Stderr+r.Err.Error(), "go-template") {
+		t.Errorf("split bad template: exit %d %q %v", r.Code, r.Stderr, r.Err)
 	}
 	manifest := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(manifest, []byte(run(t, "", split...).stdout), 0o644); err != nil {
+	if err := os.WriteFile(manifest, []byte(run(t, "", split...).Stdout), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, "", "validate", manifest, manifest, "-o", "custom-columns=NAME:.name,SHARDS:.shards,CASES:.cases"); r.code != 0 ||
-		r.stdout != "NAME   SHARDS   CASES\neval   3        10\neval   3        10\n" {
-		t.Errorf("validate custom-columns: exit %d\n%q\n%s", r.code, r.stdout, r.stderr)
+	if r := run(t, "", "validate", manifest, manifest, "-o", "custom-columns=NAME:.name,SHARDS:.shards,CASES:.cases"); r.Code != 0 ||
+		r.Stdout != "NAME   SHARDS   CASES\neval   3        10\neval   3        10\n" {
+		t.Errorf("validate custom-columns: exit %d\n%q\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if r := run(t, "", "validate", manifest, "-o", "jsonpath={.hash}"); r.code != 0 || !strings.HasPrefix(r.stdout, "sha256:") {
-		t.Errorf("validate jsonpath: exit %d %q %s", r.code, r.stdout, r.stderr)
+	if r := run(t, "", "validate", manifest, "-o", "jsonpath={.hash}"); r.Code != 0 || !strings.HasPrefix(r.Stdout, "sha256:") {
+		t.Errorf("validate jsonpath: exit %d %q %s", r.Code, r.Stdout, r.Stderr)
 	}
 	with, without := run(t, "", "show", manifest), run(t, "", "show", manifest, "--no-headers")
 	rows := func(s string) []string {
@@ -254,8 +232,8 @@ func TestOutputTemplates(t *testing.T) {
 		}
 		return out
 	}
-	w, wo := rows(with.stdout), rows(without.stdout)
+	w, wo := rows(with.Stdout), rows(without.Stdout)
 	if len(w) != 4 || w[0] != "INDEX SHARD CASES FIRST CASE" || strings.Join(w[1:], "\n") != strings.Join(wo, "\n") {
-		t.Errorf("show --no-headers:\n%s\nwithout:\n%s", with.stdout, without.stdout)
+		t.Errorf("show --no-headers:\n%s\nwithout:\n%s", with.Stdout, without.Stdout)
 	}
 }

@@ -22,11 +22,12 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
 var (
 	long = templates.LongDesc(`
-		Predict what the Job controller (Kubernetes v1.37) does with an Indexed Job before it
+		Predict what the Job controller (Kubernetes v` + version.KubernetesMinor + `) does with an Indexed Job before it
 		runs: which indexes complete or fail, how the retry limits, the podFailurePolicy, the
 		success policy and the deadline interact, and the final status it writes.
 

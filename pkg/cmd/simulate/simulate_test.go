@@ -1,17 +1,17 @@
 package simulate
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 const jobYAML = `apiVersion: batch/v1
@@ -31,25 +31,11 @@ spec:
         image: w:1
 `
 
-func write(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func runCmd(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	cmd := NewCmdSimulate(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	cmd.SetArgs(args)
-	cmd.SetOut(&out)
-	cmd.SetErr(&errOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	return out.String(), err
+	io := cmdtest.NewIO("")
+	r := io.Run(NewCmdSimulate(io.Streams()), args...)
+	return r.Stdout, r.Err
 }
 
 func TestReadJobShapes(t *testing.T) {
@@ -71,7 +57,7 @@ spec:
           containers: [{name: worker, image: w:1}]
 `
 	for name, content := range map[string]string{"job.yaml": jobYAML, "list.yaml": list, "cron.yaml": cron} {
-		j, _, err := simulate.ReadJob(write(t, name, content), nil)
+		j, _, err := simulate.ReadJob(testutil.WriteFile(t, name, content), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -82,16 +68,16 @@ spec:
 			t.Errorf("cron Job name %q", j.Name)
 		}
 	}
-	if _, _, err := simulate.ReadJob(write(t, "two.yaml", jobYAML+"---\n"+jobYAML), nil); err == nil || !strings.Contains(err.Error(), "2 Jobs") {
+	if _, _, err := simulate.ReadJob(testutil.WriteFile(t, "two.yaml", jobYAML+"---\n"+jobYAML), nil); err == nil || !strings.Contains(err.Error(), "2 Jobs") {
 		t.Errorf("two Jobs: %v", err)
 	}
-	if _, _, err := simulate.ReadJob(write(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), nil); err == nil {
+	if _, _, err := simulate.ReadJob(testutil.WriteFile(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), nil); err == nil {
 		t.Error("no Job accepted")
 	}
 }
 
 func TestUsageErrors(t *testing.T) {
-	file := write(t, "job.yaml", jobYAML)
+	file := testutil.WriteFile(t, "job.yaml", jobYAML)
 	for _, args := range [][]string{
 		{},
 		{file, "--outcome", "x=1"},
@@ -99,7 +85,7 @@ func TestUsageErrors(t *testing.T) {
 		{file, "--default-outcome", "300"},
 		{file, "-o", "table"},
 		{filepath.Join(t.TempDir(), "missing.yaml")},
-		{write(t, "nonindexed.yaml", strings.Replace(jobYAML, "  completionMode: Indexed\n", "", 1))},
+		{testutil.WriteFile(t, "nonindexed.yaml", strings.Replace(jobYAML, "  completionMode: Indexed\n", "", 1))},
 	} {
 		if _, err := runCmd(t, args...); exitcode.Code(err) != exitcode.Usage {
 			t.Errorf("%v: exit code %d (%v), want %d", args, exitcode.Code(err), err, exitcode.Usage)
@@ -110,8 +96,8 @@ func TestUsageErrors(t *testing.T) {
 // backoffLimit 1 shared by 4 indexes: index 1 failing twice fails the Job; with
 // backoffLimitPerIndex 1 instead only index 1 fails.
 func TestCompareAndJSON(t *testing.T) {
-	a := write(t, "a.yaml", jobYAML)
-	b := write(t, "b.yaml", strings.Replace(jobYAML, "  backoffLimit: 1\n", "  backoffLimitPerIndex: 1\n", 1))
+	a := testutil.WriteFile(t, "a.yaml", jobYAML)
+	b := testutil.WriteFile(t, "b.yaml", strings.Replace(jobYAML, "  backoffLimit: 1\n", "  backoffLimitPerIndex: 1\n", 1))
 	out, err := runCmd(t, a, "--outcome", "1=1", "--default-duration", "5s", "-o", "json")
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +127,7 @@ func TestCompareAndJSON(t *testing.T) {
 // TestOutputTemplates: kubectl's template formats over the SimulationReport (custom-columns a
 // row per event) and, with --compare, over the comparison (a row per report).
 func TestOutputTemplates(t *testing.T) {
-	job := write(t, "job.yaml", jobYAML)
+	job := testutil.WriteFile(t, "job.yaml", jobYAML)
 	out, err := runCmd(t, job, "-o", "jsonpath={.outcome}")
 	if err != nil || out == "" || strings.ContainsAny(out, "{}\n") {
 		t.Errorf("jsonpath: %q, %v", out, err)

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -22,9 +21,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
-	cmdcompletion "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/completion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -94,7 +93,7 @@ const DefaultChunkSize = 500
 // watch cache, as a consistent read (it first makes sure the cache has caught up with etcd, so
 // the list is as fresh as a read from etcd and the report is never stale). A continue token,
 // though, asks for the exact revision of the first page, and the cache serves that only while it
-// holds a snapshot at or before it; v1.37 drops every snapshot older than etcd's last compaction
+// holds a snapshot at or before it; the mirrored release (pkg/version) drops every snapshot older than etcd's last compaction
 // (every 5 minutes), so once a cluster's pods have been quiet for 5 to 10 minutes every page
 // after the first is read from etcd, each pod decoded again, at about twice the cost of the
 // cache (docs/benchmarks.md, status). Status decodes each pod as it arrives (listPage), so the page
@@ -176,7 +175,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
 		Example:               example,
-		ValidArgsFunction:     cmdcompletion.JobNames(f),
+		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
 				o.namespaceFlag = true
@@ -510,18 +509,8 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv}, nil
 }
 
-// podSelector selects the Job's pods: the controller-uid label the API server puts on the
-// template, or the Job's own selector when it was set by hand (manualSelector).
-func podSelector(job *batchv1.Job) (string, error) {
-	if job.Spec.ManualSelector != nil && *job.Spec.ManualSelector && job.Spec.Selector != nil {
-		sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
-		if err != nil {
-			return "", fmt.Errorf("job %q in namespace %q has an invalid selector: %w", job.Name, job.Namespace, err)
-		}
-		return sel.String(), nil
-	}
-	return labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), nil
-}
+// podSelector selects the Job's pods (indexstatus.PodSelector, shared with logs).
+func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelector(job) }
 
 // listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
 // ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so

@@ -30,51 +30,39 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // job is a small Indexed Job with per-index retries, FailIndex on 42, as the server returns it.
 func job(name string, completions int32) *batchv1.Job {
-	return &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name), ResourceVersion: "10"},
-		Spec: batchv1.JobSpec{
-			Completions: ptr.To(completions), Parallelism: ptr.To[int32](2),
-			CompletionMode:       ptr.To(batchv1.IndexedCompletion),
-			BackoffLimit:         ptr.To[int32](2147483647),
-			BackoffLimitPerIndex: ptr.To[int32](1),
-			PodReplacementPolicy: ptr.To(batchv1.Failed),
-			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
-				Action:      batchv1.PodFailurePolicyActionFailIndex,
-				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{ContainerName: ptr.To("worker"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}},
-			}}},
-			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker", Image: "w"}}}},
-		},
-		Status: batchv1.JobStatus{StartTime: &metav1.Time{Time: t0}, FailedIndexes: ptr.To(""), Ready: ptr.To[int32](0), Terminating: ptr.To[int32](0)},
-	}
+	j := testutil.StartedJob("ns", name, completions, t0)
+	j.APIVersion, j.Kind = "batch/v1", "Job"
+	j.ResourceVersion = "10"
+	j.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
+	j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+		Action:      batchv1.PodFailurePolicyActionFailIndex,
+		OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{ContainerName: ptr.To("worker"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{42}},
+	}}}
+	j.Spec.Template.Spec.Containers[0].Image = "w"
+	j.Status.Ready, j.Status.Terminating = ptr.To[int32](0), ptr.To[int32](0)
+	return j
 }
 
 func pod(j *batchv1.Job, index, attempt int, exit *int32) *corev1.Pod {
-	p := &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: fmt.Sprintf("%s-%d-%d", j.Name, index, attempt), Namespace: "ns", UID: types.UID(fmt.Sprintf("p-%d-%d", index, attempt)),
-			Labels:            map[string]string{batchv1.ControllerUidLabel: string(j.UID), batchv1.JobNameLabel: j.Name, batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index)},
-			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index), batchv1.JobIndexFailureCountAnnotation: strconv.Itoa(attempt)},
-			CreationTimestamp: metav1.Time{Time: t0},
-			OwnerReferences:   []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: j.Name, UID: j.UID, Controller: ptr.To(true)}},
-		},
-		Status: corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &metav1.Time{Time: t0}},
-	}
+	p := testutil.IndexPod(j, index, attempt)
+	p.APIVersion, p.Kind = "v1", "Pod"
+	p.UID = types.UID(fmt.Sprintf("p-%d-%d", index, attempt))
+	p.Labels[batchv1.JobNameLabel] = j.Name
+	p.Labels[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(index)
+	p.CreationTimestamp = metav1.Time{Time: t0}
+	p.Status.StartTime = &metav1.Time{Time: t0}
 	if exit != nil {
-		p.Status.Phase = corev1.PodSucceeded
-		if *exit != 0 {
-			p.Status.Phase = corev1.PodFailed
-		}
-		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "worker", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: *exit, Reason: "Error", FinishedAt: metav1.Time{Time: t0.Add(5 * time.Second)},
-		}}}}
+		testutil.Terminate(p, *exit, t0.Add(5*time.Second))
 	}
 	return p
 }
@@ -110,27 +98,16 @@ type result struct {
 // run executes the status command in-process, with client and a fixed clock.
 func run(t *testing.T, client *fake.Clientset, stdin string, args ...string) result {
 	t.Helper()
-	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
-	in.WriteString(stdin)
-	o := NewOptions(streams)
+	io := cmdtest.NewIO(stdin)
+	o := NewOptions(io.Streams())
 	if client != nil {
 		o.Client = client
 	}
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
-	cmd := NewCmdStatusWithOptions(f, o)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	err := cmd.ExecuteContext(context.Background())
-	if err != nil {
-		if msg := exitcode.Message(err); msg != "" {
-			fmt.Fprintf(errOut, "error: %s\n", msg)
-		}
-	}
-	return result{out.String(), errOut.String(), exitcode.Code(err)}
+	r := io.Run(NewCmdStatusWithOptions(f, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 func writeObjects(t *testing.T, j *batchv1.Job, pods []*corev1.Pod) (jobFile, podsFile string) {

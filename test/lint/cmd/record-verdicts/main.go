@@ -1,6 +1,6 @@
 // Command record-verdicts re-records test/lint/corpus/verdicts.json: for every corpus manifest,
 // what a real API server answers to `kubectl create --dry-run=server -f FILE` (make
-// lint-verdicts starts a local v1.37.2 control plane for it and stops it afterwards).
+// lint-verdicts starts a local control plane of the mirrored release (pkg/version) for it and stops it afterwards).
 //
 //	go run ./test/lint/cmd/record-verdicts --kubeconfig KUBECONFIG --kubectl KUBECTL [--corpus DIR]
 package main

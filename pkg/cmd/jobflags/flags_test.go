@@ -1,7 +1,6 @@
-package create
+package jobflags
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,29 +8,9 @@ import (
 	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
-
-const sixShards = `apiVersion: indexed.kubectl.io/v1alpha1
-kind: ShardManifest
-metadata: {name: eval-six}
-revision: "1"
-shards:
-- {id: s0, cases: [c0]}
-- {id: s1, cases: [c1]}
-- {id: s2, cases: [c2]}
-- {id: s3, cases: [c3]}
-- {id: s4, cases: [c4]}
-- {id: s5, cases: [c5]}
-`
-
-func writeFile(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func parseFlags(t *testing.T, args ...string) *ScaffoldFlags {
 	t.Helper()
@@ -45,7 +24,7 @@ func parseFlags(t *testing.T, args ...string) *ScaffoldFlags {
 }
 
 func TestToOptionsDefaults(t *testing.T) {
-	m := writeFile(t, "m.yaml", sixShards)
+	m := testutil.WriteFile(t, "m.yaml", testutil.SixShards)
 	opts, err := parseFlags(t, "--manifest", m, "--image", "img").ToOptions("j", "ns", []string{"run"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +40,7 @@ func TestToOptionsDefaults(t *testing.T) {
 }
 
 func TestToOptionsAllFlags(t *testing.T) {
-	m := writeFile(t, "m.yaml", sixShards)
+	m := testutil.WriteFile(t, "m.yaml", testutil.SixShards)
 	opts, err := parseFlags(t, "--manifest", m, "--image", "img", "--parallelism", "2", "--backoff-limit-per-index", "0",
 		"--max-failed-indexes", "50%", "--invalid-input-exit-code", "3", "--active-deadline-seconds", "1",
 		"--ttl-seconds-after-finished", "60", "--requests", "cpu=500m, memory=1Gi", "--limits", "memory=2Gi",
@@ -83,8 +62,8 @@ func TestToOptionsAllFlags(t *testing.T) {
 }
 
 func TestToOptionsErrors(t *testing.T) {
-	m := writeFile(t, "m.yaml", sixShards)
-	bad := writeFile(t, "bad.yaml", "apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: x}\nrevision: '1'\nshards: []\n")
+	m := testutil.WriteFile(t, "m.yaml", testutil.SixShards)
+	bad := testutil.WriteFile(t, "bad.yaml", "apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: x}\nrevision: '1'\nshards: []\n")
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -1,4 +1,4 @@
-package create
+package jobflags
 
 import (
 	"io"

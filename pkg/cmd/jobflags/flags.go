@@ -1,6 +1,9 @@
-// Package create is the glue of `kubectl indexed create`: it binds flags, reads the shard
-// manifest, builds the objects with pkg/scaffold, lints the Job and sends both objects.
-package create
+// Package jobflags holds what create, retry and diff share: ScaffoldFlags, the flags that
+// decide which objects create makes (diff and create bind them), and Submitter, the flags and
+// the sending that create and retry share once their objects are built (lint, --save,
+// --save-config, --dry-run, -o, --field-manager). It is a package of its own so that no verb
+// package imports another.
+package jobflags
 
 import (
 	"fmt"

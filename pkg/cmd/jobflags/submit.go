@@ -1,4 +1,4 @@
-package create
+package jobflags
 
 import (
 	"context"
@@ -29,6 +29,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
+// DefaultFieldManager is the field manager of the objects create and retry write.
+const DefaultFieldManager = "kubectl-indexed"
+
 // Submitter is what create and retry share once their objects are built: lint the Job, record
 // last-applied-configuration, save the List, and print (client dry run) or send the objects,
 // reusing an identical ConfigMap and never replacing a Job or a different ConfigMap.
@@ -55,6 +58,10 @@ type Submitter struct {
 	// LintText says how the lint findings are printed before anything is sent: as lint
 	// prints them (see AddLintTextFlags).
 	LintText LintText
+
+	// printer is the -o printer, made once by CompletePrinter (PrintFlags.ToPrinter changes
+	// the PrintFlags it is called on, so Run must not call it).
+	printer printers.ResourcePrinter
 
 	genericiooptions.IOStreams
 }
@@ -199,14 +206,27 @@ func (o *Submitter) save(objs *scaffold.Objects) error {
 	return nil
 }
 
-// Printer is the printer of -o: cli-runtime's PrintFlags (json, yaml, name and the
-// templates), and custom-columns (a row per object of the List), which kubectl get has and
-// PrintFlags lacks.
-func (o *Submitter) Printer() (printers.ResourcePrinter, error) {
-	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
-		return output.Printer(*f)
+// CompletePrinter makes the -o printer, once, for the command's Complete (after the dry-run
+// strategy is applied to PrintFlags). Without -o nothing is made: the objects are printed as
+// "kind/name operation" lines.
+func (o *Submitter) CompletePrinter() error {
+	if !o.PrintFlags.OutputFlagSpecified() {
+		return nil
 	}
-	return o.PrintFlags.ToPrinter()
+	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
+	// lacks, comes from the report printers.
+	var p printers.ResourcePrinter
+	var err error
+	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
+		p, err = output.Printer(*f)
+	} else {
+		p, err = o.PrintFlags.ToPrinter()
+	}
+	if err != nil {
+		return err
+	}
+	o.printer = p
+	return nil
 }
 
 // print writes the objects: with -o as one v1 List, otherwise one "kind/name operation" line
@@ -214,9 +234,9 @@ func (o *Submitter) Printer() (printers.ResourcePrinter, error) {
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
 	if o.PrintFlags.OutputFlagSpecified() {
-		p, err := o.Printer()
-		if err != nil {
-			return err
+		p := o.printer
+		if p == nil {
+			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
 		}
 		if *o.PrintFlags.OutputFormat == "name" {
 			// The name printer takes no List.

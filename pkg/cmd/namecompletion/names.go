@@ -1,4 +1,7 @@
-package completion
+// Package namecompletion completes the names a command line takes from the cluster or the
+// kubeconfig (Jobs, namespaces, contexts, clusters, users) for every verb and the root
+// command's flags. It is a package of its own so that no verb package imports another.
+package namecompletion
 
 import (
 	"context"
