@@ -3,6 +3,7 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -72,16 +75,18 @@ func (o *Options) watch(ctx context.Context) error {
 		case <-ctx.Done():
 			return o.exitError(r)
 		case ev, ok := <-w.jobW.ResultChan():
-			if err := w.onJob(ctx, ev, ok); err != nil {
-				return err
-			}
+			err = w.onJob(ctx, ev, ok)
 		case ev, ok := <-w.podW.ResultChan():
-			if err := w.onPod(ctx, ev, ok); err != nil {
-				return err
-			}
+			err = w.onPod(ctx, ev, ok)
 		case <-tick:
 		}
-		if err := w.drain(ctx); err != nil {
+		if err == nil {
+			err = w.drain(ctx)
+		}
+		if errors.Is(err, errStopped) {
+			return o.exitError(r)
+		}
+		if err != nil {
 			return err
 		}
 		if r, err = w.draw(false); err != nil {
@@ -144,15 +149,23 @@ func (w *watcher) stop() {
 	}
 }
 
+// The Job and its pods are each followed by a client-go RetryWatcher (tools/watch): it resumes
+// a watch the server closed (its timeout, a dropped connection) or ended with a retryable error
+// (500, 504) from the last resourceVersion it delivered, bookmarks included, and passes on
+// only what it cannot recover from: 410 Gone (the version was compacted away), 403/401, or
+// an event without a resourceVersion. The cases this command must decide itself are those:
+// a 410 re-reads (the Job: one GET; the pods: one LIST) and starts a new RetryWatcher there.
+
 func (w *watcher) startJobWatch(ctx context.Context) error {
 	o := w.o
-	jw, err := o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, metav1.ListOptions{
-		FieldSelector:       fields.OneTermEqualSelector("metadata.name", o.JobName).String(),
-		ResourceVersion:     w.jobRV,
-		AllowWatchBookmarks: true,
-	})
+	sel := fields.OneTermEqualSelector("metadata.name", o.JobName).String()
+	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.FieldSelector = sel
+		return o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, opts)
+	}}
+	jw, err := newRetryWatcher(ctx, w.jobRV, lw, "job "+o.JobName)
 	if err != nil {
-		return exitcode.APIError(err, "watch", "jobs", o.JobName, o.Namespace)
+		return err
 	}
 	w.jobW = jw
 	return nil
@@ -164,23 +177,43 @@ func (w *watcher) startPodWatch(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	pw, err := o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, metav1.ListOptions{
-		LabelSelector:       sel,
-		ResourceVersion:     w.podRV,
-		AllowWatchBookmarks: true,
-	})
+	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.LabelSelector = sel
+		return o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, opts)
+	}}
+	pw, err := newRetryWatcher(ctx, w.podRV, lw, "the pods of job "+o.JobName)
 	if err != nil {
-		return exitcode.APIError(err, "watch", "pods", "", o.Namespace)
+		return err
 	}
 	w.podW = pw
 	return nil
 }
 
+// newRetryWatcher starts a RetryWatcher from rv. The API server gives every object and list a
+// resourceVersion; without one there is no point to resume from.
+func newRetryWatcher(ctx context.Context, rv string, lw cache.WatcherWithContext, what string) (watch.Interface, error) {
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, lw)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Cluster, fmt.Errorf("cannot watch %s: %w", what, err))
+	}
+	return rw, nil
+}
+
+// ended is the error of a RetryWatcher that closed on its own: it stops only when it cannot
+// go on (having sent the error, handled before) or when the command is stopped.
+func (w *watcher) ended(ctx context.Context, what string) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("the watch of %s ended", what))
+}
+
+// errStopped: the command was stopped (its context ended) while watching.
+var errStopped = errors.New("stopped")
+
 func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 	if !ok {
-		// The server closed the watch (timeout): resume from the last version seen.
-		w.jobW.Stop()
-		return w.startJobWatch(ctx)
+		return w.ended(ctx, fmt.Sprintf("job %q", w.o.JobName))
 	}
 	switch ev.Type {
 	case watch.Added, watch.Modified:
@@ -198,10 +231,6 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		}
 	case watch.Deleted:
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.Namespace))
-	case watch.Bookmark:
-		if m, err := metaOf(ev.Object); err == nil {
-			w.jobRV = m.GetResourceVersion()
-		}
 	case watch.Error:
 		if isExpired(ev.Object) {
 			// Too old to resume: read the Job again (one GET) and watch from there.
@@ -232,8 +261,7 @@ func (w *watcher) recreated() error {
 
 func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 	if !ok {
-		w.podW.Stop()
-		return w.startPodWatch(ctx)
+		return w.ended(ctx, fmt.Sprintf("the pods of job %q", w.o.JobName))
 	}
 	switch ev.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
@@ -246,10 +274,6 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 			w.st.acc.Remove(pod)
 		} else {
 			w.st.acc.Add(pod)
-		}
-	case watch.Bookmark:
-		if m, err := metaOf(ev.Object); err == nil {
-			w.podRV = m.GetResourceVersion()
 		}
 	case watch.Error:
 		if isExpired(ev.Object) {
@@ -269,14 +293,6 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("watching the pods of job %q: %v", w.o.JobName, apierrors.FromObject(ev.Object)))
 	}
 	return nil
-}
-
-func metaOf(obj any) (metav1.Object, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("no metadata")
-	}
-	return m, nil
 }
 
 func isExpired(obj any) bool {
