@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -18,8 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
@@ -40,6 +43,13 @@ type watcher struct {
 	podW  watch.Interface
 	tty   bool
 	last  []byte
+
+	// shownRunsAgain are the indexes the last frame shown said run again; holdUntil, when
+	// set, is the end of the grace of a frame held back (see hold), and wake fires then.
+	shownRunsAgain indexes.Set
+	holdUntil      time.Time
+	holdTimer      clock.Timer
+	wake           <-chan time.Time
 }
 
 func (o *Options) watch(ctx context.Context) error {
@@ -79,6 +89,8 @@ func (o *Options) watch(ctx context.Context) error {
 		case ev, ok := <-w.podW.ResultChan():
 			err = w.onPod(ctx, ev, ok)
 		case <-tick:
+		case <-w.wake:
+			w.wake = nil
 		}
 		if err == nil {
 			err = w.drain(ctx)
@@ -89,13 +101,63 @@ func (o *Options) watch(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if r, err = w.draw(false); err != nil {
+		next := w.st.report(o)
+		if !next.Phase.Terminal() && w.hold(next) {
+			continue
+		}
+		if r, err = w.show(next, false); err != nil {
 			return err
 		}
 		if r.Phase.Terminal() {
 			return o.exitError(r)
 		}
 	}
+}
+
+// runsAgainGrace is how long a frame that newly says indexes run again (finished pods no longer
+// counted) is held back for the Job's status to catch up with the pods.
+//
+// The controller writes a finished pod's index into status.completedIndexes (or
+// failedIndexes) and only then removes the pod's tracking finalizer
+// (trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers in
+// pkg/controller/job): on the server the Job is always ahead. But the Job and its pods come
+// on two watches, and the pod's event can arrive first; drawn then, the frame would say a
+// succeeded index was forgotten and runs again, and the next Job event would take it back.
+// Such a frame waits for the next event (which redraws without it once the Job has caught
+// up) or for the grace to pass (then the claim is real and is shown).
+const runsAgainGrace = 2 * time.Second
+
+// hold reports whether the frame r must wait: it says indexes run again that the last frame
+// shown did not, and the grace since it first did has not passed. A timer wakes the loop at
+// the end of the grace.
+func (w *watcher) hold(r *indexstatus.IndexedJobStatus) bool {
+	fresh := runsAgain(r).Difference(w.shownRunsAgain)
+	if fresh.IsEmpty() {
+		w.holdUntil = time.Time{}
+		return false
+	}
+	now := w.o.Clock.Now()
+	if w.holdUntil.IsZero() {
+		w.holdUntil = now.Add(runsAgainGrace)
+		if w.holdTimer != nil {
+			w.holdTimer.Stop()
+		}
+		w.holdTimer = w.o.Clock.NewTimer(runsAgainGrace)
+		w.wake = w.holdTimer.C()
+		return true
+	}
+	return now.Before(w.holdUntil)
+}
+
+// runsAgain is the set of indexes the report says run again.
+func runsAgain(r *indexstatus.IndexedJobStatus) indexes.Set {
+	for _, e := range r.NextEntries {
+		if e.Kind == indexstatus.EntryRunsAgain {
+			s, _ := indexes.ParseLenient(e.Indexes, math.MaxInt32)
+			return s
+		}
+	}
+	return indexes.Set{}
 }
 
 // drain applies the events already queued, so that a burst redraws once.
@@ -119,7 +181,12 @@ func (w *watcher) drain(ctx context.Context) error {
 
 // draw renders the report and writes it when it changed (always when force).
 func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
-	r := w.st.report(w.o)
+	return w.show(w.st.report(w.o), force)
+}
+
+// show writes the report r when it changed (always when force).
+func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatus.IndexedJobStatus, error) {
+	w.shownRunsAgain = runsAgain(r)
 	var buf bytes.Buffer
 	if err := w.o.print(&buf, r); err != nil {
 		return nil, err
@@ -141,6 +208,9 @@ func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
 }
 
 func (w *watcher) stop() {
+	if w.holdTimer != nil {
+		w.holdTimer.Stop()
+	}
 	if w.jobW != nil {
 		w.jobW.Stop()
 	}

@@ -1,7 +1,10 @@
 package status
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -15,8 +18,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -342,5 +348,118 @@ func TestWatchForbidden(t *testing.T) {
 	r := wait(t, startWatch(t, client))
 	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "watching job") || !strings.Contains(r.errOut, "forbidden") {
 		t.Fatalf("exit %d, stderr %q: want 4 and the server's refusal", r.code, r.errOut)
+	}
+}
+
+// lockedBuffer is an output a test can read while the command writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// runWith is run with the clock given, so that a test can move time, writing to out.
+func runWith(t *testing.T, client *fake.Clientset, clk *testingclock.FakeClock, out *lockedBuffer, args ...string) result {
+	t.Helper()
+	errOut := &bytes.Buffer{}
+	o := NewOptions(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut})
+	o.Client = client
+	o.Clock = clk
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if msg := exitcode.Message(err); err != nil && msg != "" {
+		fmt.Fprintf(errOut, "error: %s\n", msg)
+	}
+	return result{out.String(), errOut.String(), exitcode.Code(err)}
+}
+
+// runsAgainText is the claim that index 2 runs again (index 1 already does in running():
+// its failed pod carries no finalizer).
+const runsAgainText = "Indexes 1,2 have finished pods that lost their tracking finalizer"
+
+// finishing is watched() with index 2's running pod tracked (the controller's finalizer on
+// it), and that pod as it is once the controller has counted it: Succeeded, finalizer removed.
+func finishing() (j *batchv1.Job, pods []*corev1.Pod, done *corev1.Pod) {
+	j, pods = watched()
+	pods[2].Finalizers = []string{batchv1.JobTrackingFinalizer}
+	done = pod(j, 2, 0, ptr.To[int32](0))
+	done.ResourceVersion = "21"
+	return j, pods, done
+}
+
+// The controller writes index 2 into status.completedIndexes, then removes the finalizer of its
+// succeeded pod (flushUncountedAndRemoveFinalizers: the status update comes first). The two
+// watches can deliver these the other way round: the pod first, untracked and not counted by
+// the Job held. No frame may say index 2 was forgotten and runs again: the Job catches up.
+func TestWatchWaitsForTheJobToCountAFinishedPod(t *testing.T) {
+	j, pods, done := finishing()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	ended := make(chan result, 1)
+	go func() {
+		ended <- runWith(t, client, testingclock.NewFakeClock(t0.Add(time.Minute)), &lockedBuffer{}, "run", "--watch", "--exit-code")
+	}()
+
+	jw := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1).Modify(done)
+	// Give the pod event time to be drawn alone, as it would be without the hold.
+	time.Sleep(300 * time.Millisecond)
+	counted := j.DeepCopy()
+	counted.ResourceVersion = "20" // written before the finalizer was removed
+	counted.Status.CompletedIndexes, counted.Status.Succeeded = "0,2", 2
+	jw.Modify(counted)
+	time.Sleep(100 * time.Millisecond)
+	final := failedJob(counted, "30")
+	final.Status.FailedIndexes = ptr.To("1")
+	jw.Modify(final)
+	r := wait(t, ended)
+
+	if r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	if strings.Contains(r.out, runsAgainText) {
+		t.Errorf("a frame said index 2 runs again before the Job counted it:\n%s", r.out)
+	}
+}
+
+// A succeeded pod that lost its finalizer while the Job never counts it (the Job's status does
+// not catch up) is a real loss: after the grace the frame says so.
+func TestWatchShowsARealLossAfterTheGrace(t *testing.T) {
+	j, pods, done := finishing()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	clk := testingclock.NewFakeClock(t0.Add(time.Minute))
+	ended := make(chan result, 1)
+	out := &lockedBuffer{}
+	go func() { ended <- runWith(t, client, clk, out, "run", "--watch", "--exit-code") }()
+
+	jw := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1).Modify(done)
+	waitFor(t, clk.HasWaiters) // the frame is held; its timer runs
+	if strings.Contains(out.String(), runsAgainText) {
+		t.Fatalf("the frame was drawn before the grace passed:\n%s", out.String())
+	}
+	clk.Step(runsAgainGrace)
+	waitFor(t, func() bool { return strings.Contains(out.String(), runsAgainText) })
+	jw.Modify(failedJob(j, "30"))
+	if r := wait(t, ended); r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", r.code, r.out, r.errOut)
 	}
 }
