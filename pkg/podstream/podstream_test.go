@@ -248,4 +248,3 @@ func FuzzEach(f *testing.F) {
 		})
 	})
 }
-

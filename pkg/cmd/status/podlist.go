@@ -71,4 +71,3 @@ func runtimeDecode(body []byte, into *corev1.PodList) error {
 	}
 	return nil
 }
-
