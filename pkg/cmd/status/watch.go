@@ -32,8 +32,9 @@ const clearScreen = "\x1b[H\x1b[2J"
 // maxDrain bounds how many queued events are applied before a redraw.
 const maxDrain = 1000
 
-// watcher follows a Job and its pods with one Job watch and one pod watch, started from the
-// resourceVersions of the initial read; it re-reads only when the server says a watch expired.
+// watcher follows a Job and its pods with one Job watch and one pod watch (client-go
+// RetryWatchers), started from the resourceVersions of the initial read; it re-reads only when
+// the server says a watch expired. jobRV and podRV are where a new RetryWatcher starts.
 type watcher struct {
 	o     *Options
 	st    *liveState
