@@ -4,19 +4,29 @@
 #                            control plane (started in a temp dir, stopped after), side by side with
 #                            `kubectl get pods -o json` and `kubectl get --raw`: wall time, peak RSS
 #   make bench-status-codec  the interval codec's benchmarks on 100,000-index strings
+#   make bench-status-offline  `status -f --pods-file` on generated files of 5,000 and 100,000 pods:
+#                            wall time, user CPU, peak RSS (test/bench/status-offline.sh)
+#   make bench-status-podlist  the pod LIST through pkg/podstream against client-go's tools/pager,
+#                            same run, 5,000 and 50,000 pods: ns/op, B/op, allocs/op, peak heap
 #   make golden-status       rewrite pkg/indexstatus/testdata/golden from test/fixtures (review the diff)
 #
 # BENCH_KUBECONFIG=path uses a running cluster instead; BENCH_COMPLETIONS, BENCH_RUNS,
 # BENCH_RUN_TIME and BENCH_QUIET_WAIT size the run (see test/bench/status.sh). It takes about
 # 20 minutes: the Job runs about 9, then the quiet table waits for etcd's next compaction.
 
-.PHONY: bench-status bench-status-codec golden-status
+.PHONY: bench-status bench-status-codec bench-status-offline bench-status-podlist golden-status
 
 bench-status: cluster-bins ## Benchmark kubectl indexed status against kubectl on a local control plane
 	bash test/bench/status.sh
 
 bench-status-codec: ## Benchmarks of the interval codec and of the report on large Jobs
 	go test -run '^$$' -bench . -benchmem ./pkg/indexes/ ./pkg/indexstatus/
+
+bench-status-offline: ## Benchmark the offline status report on generated files of 5,000 and 100,000 pods
+	bash test/bench/status-offline.sh
+
+bench-status-podlist: ## Benchmark the streaming pod LIST against client-go's pager in the same run
+	go test -run '^$$' -bench BenchmarkPodList -benchmem -benchtime 3x ./pkg/cmd/status/
 
 golden-status: ## Rewrite the status golden files from the captured fixtures
 	go test ./pkg/indexstatus/ -run '^TestGolden$$' -update

@@ -85,7 +85,7 @@ func CheckIndexed(job *batchv1.Job) error {
 // concurrent use.
 type Accumulator struct {
 	job     *batchv1.Job
-	pods    map[string]podSummary
+	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
 	ignored map[string]struct{}
 }
 
@@ -94,7 +94,7 @@ func NewAccumulator(job *batchv1.Job) (*Accumulator, error) {
 	if err := CheckIndexed(job); err != nil {
 		return nil, err
 	}
-	return &Accumulator{job: job.DeepCopy(), pods: map[string]podSummary{}, ignored: map[string]struct{}{}}, nil
+	return &Accumulator{job: job.DeepCopy(), pods: map[string]*podSummary{}, ignored: map[string]struct{}{}}, nil
 }
 
 // SetJob replaces the Job (a newer version of the same Job, from a watch). Pod summaries are
@@ -125,7 +125,7 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		return
 	}
 	delete(a.ignored, key)
-	a.pods[key] = s
+	a.pods[key] = &s
 }
 
 // Remove forgets pod.

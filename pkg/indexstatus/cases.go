@@ -92,7 +92,7 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			continue
 		}
 		if q, ok := latest[p.Index]; !ok || p.Attempt() > q.Attempt() || p.Attempt() == q.Attempt() && p.Created.After(q.Created) {
-			latest[p.Index] = &p
+			latest[p.Index] = p
 		}
 	}
 	if len(latest) == 0 {

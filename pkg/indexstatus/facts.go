@@ -165,8 +165,8 @@ func texts(es []Entry) []string {
 func (b *reportBuilder) groupPods() {
 	b.byIndex = map[int][]*podSummary{}
 	for k := range b.acc.pods {
-		p := b.acc.pods[k]
-		ps := &p
+		ps := b.acc.pods[k]
+		p := ps
 		switch {
 		case p.Active():
 			b.activePods++

@@ -580,8 +580,8 @@ func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSumm
 	var pods []*podSummary
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
-		if p.Index < b.completions && keep(&p) {
-			pods = append(pods, &p)
+		if p.Index < b.completions && keep(p) {
+			pods = append(pods, p)
 		}
 	}
 	sort.Slice(pods, func(i, j int) bool {

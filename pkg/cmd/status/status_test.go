@@ -373,7 +373,7 @@ func TestOfflineStdinAndNoPods(t *testing.T) {
 // TestWatch follows a running Job through pod and Job updates until it is Failed, then exits
 // with --exit-code's code. It uses watches only: no LIST after the first.
 func TestWatch(t *testing.T) {
-	j, pods := running()
+	j, pods := watched()
 	client := clientFor(j, pods)
 	done := make(chan result, 1)
 	go func() { done <- run(t, client, "", "run", "--watch", "--exit-code") }()
@@ -390,10 +390,12 @@ func TestWatch(t *testing.T) {
 	})
 	ctx := context.Background()
 	failedPod := pod(j, 2, 0, ptr.To[int32](42))
+	failedPod.ResourceVersion = "20"
 	if _, err := client.CoreV1().Pods("ns").Update(ctx, failedPod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	j2 := j.DeepCopy()
+	j2.ResourceVersion = "21"
 	j2.Status.FailedIndexes = ptr.To("1,2")
 	j2.Status.Active = 0
 	for _, ct := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed} {

@@ -3,8 +3,10 @@ package status
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -15,8 +17,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
@@ -26,8 +32,9 @@ const clearScreen = "\x1b[H\x1b[2J"
 // maxDrain bounds how many queued events are applied before a redraw.
 const maxDrain = 1000
 
-// watcher follows a Job and its pods with one Job watch and one pod watch, started from the
-// resourceVersions of the initial read; it re-reads only when the server says a watch expired.
+// watcher follows a Job and its pods with one Job watch and one pod watch (client-go
+// RetryWatchers), started from the resourceVersions of the initial read; it re-reads only when
+// the server says a watch expired. jobRV and podRV are where a new RetryWatcher starts.
 type watcher struct {
 	o     *Options
 	st    *liveState
@@ -37,6 +44,13 @@ type watcher struct {
 	podW  watch.Interface
 	tty   bool
 	last  []byte
+
+	// shownRunsAgain are the indexes the last frame shown said run again; holdUntil, when
+	// set, is the end of the grace of a frame held back (see hold), and wake fires then.
+	shownRunsAgain indexes.Set
+	holdUntil      time.Time
+	holdTimer      clock.Timer
+	wake           <-chan time.Time
 }
 
 func (o *Options) watch(ctx context.Context) error {
@@ -72,25 +86,79 @@ func (o *Options) watch(ctx context.Context) error {
 		case <-ctx.Done():
 			return o.exitError(r)
 		case ev, ok := <-w.jobW.ResultChan():
-			if err := w.onJob(ctx, ev, ok); err != nil {
-				return err
-			}
+			err = w.onJob(ctx, ev, ok)
 		case ev, ok := <-w.podW.ResultChan():
-			if err := w.onPod(ctx, ev, ok); err != nil {
-				return err
-			}
+			err = w.onPod(ctx, ev, ok)
 		case <-tick:
+		case <-w.wake:
+			w.wake = nil
 		}
-		if err := w.drain(ctx); err != nil {
+		if err == nil {
+			err = w.drain(ctx)
+		}
+		if errors.Is(err, errStopped) {
+			return o.exitError(r)
+		}
+		if err != nil {
 			return err
 		}
-		if r, err = w.draw(false); err != nil {
+		next := w.st.report(o)
+		if !next.Phase.Terminal() && w.hold(next) {
+			continue
+		}
+		if r, err = w.show(next, false); err != nil {
 			return err
 		}
 		if r.Phase.Terminal() {
 			return o.exitError(r)
 		}
 	}
+}
+
+// runsAgainGrace is how long a frame that newly says indexes run again (finished pods no longer
+// counted) is held back for the Job's status to catch up with the pods.
+//
+// The controller writes a finished pod's index into status.completedIndexes (or
+// failedIndexes) and only then removes the pod's tracking finalizer
+// (trackJobStatusAndRemoveFinalizers, flushUncountedAndRemoveFinalizers in
+// pkg/controller/job): on the server the Job is always ahead. But the Job and its pods come
+// on two watches, and the pod's event can arrive first; drawn then, the frame would say a
+// succeeded index was forgotten and runs again, and the next Job event would take it back.
+// Such a frame waits for the next event (which redraws without it once the Job has caught
+// up) or for the grace to pass (then the claim is real and is shown).
+const runsAgainGrace = 2 * time.Second
+
+// hold reports whether the frame r must wait: it says indexes run again that the last frame
+// shown did not, and the grace since it first did has not passed. A timer wakes the loop at
+// the end of the grace.
+func (w *watcher) hold(r *indexstatus.IndexedJobStatus) bool {
+	fresh := runsAgain(r).Difference(w.shownRunsAgain)
+	if fresh.IsEmpty() {
+		w.holdUntil = time.Time{}
+		return false
+	}
+	now := w.o.Clock.Now()
+	if w.holdUntil.IsZero() {
+		w.holdUntil = now.Add(runsAgainGrace)
+		if w.holdTimer != nil {
+			w.holdTimer.Stop()
+		}
+		w.holdTimer = w.o.Clock.NewTimer(runsAgainGrace)
+		w.wake = w.holdTimer.C()
+		return true
+	}
+	return now.Before(w.holdUntil)
+}
+
+// runsAgain is the set of indexes the report says run again.
+func runsAgain(r *indexstatus.IndexedJobStatus) indexes.Set {
+	for _, e := range r.NextEntries {
+		if e.Kind == indexstatus.EntryRunsAgain {
+			s, _ := indexes.ParseLenient(e.Indexes, math.MaxInt32)
+			return s
+		}
+	}
+	return indexes.Set{}
 }
 
 // drain applies the events already queued, so that a burst redraws once.
@@ -114,7 +182,12 @@ func (w *watcher) drain(ctx context.Context) error {
 
 // draw renders the report and writes it when it changed (always when force).
 func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
-	r := w.st.report(w.o)
+	return w.show(w.st.report(w.o), force)
+}
+
+// show writes the report r when it changed (always when force).
+func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatus.IndexedJobStatus, error) {
+	w.shownRunsAgain = runsAgain(r)
 	var buf bytes.Buffer
 	if err := w.o.print(&buf, r); err != nil {
 		return nil, err
@@ -136,6 +209,9 @@ func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
 }
 
 func (w *watcher) stop() {
+	if w.holdTimer != nil {
+		w.holdTimer.Stop()
+	}
 	if w.jobW != nil {
 		w.jobW.Stop()
 	}
@@ -144,15 +220,23 @@ func (w *watcher) stop() {
 	}
 }
 
+// The Job and its pods are each followed by a client-go RetryWatcher (tools/watch): it resumes
+// a watch the server closed (its timeout, a dropped connection) or ended with a retryable error
+// (500, 504) from the last resourceVersion it delivered, bookmarks included, and passes on
+// only what it cannot recover from: 410 Gone (the version was compacted away), 403/401, or
+// an event without a resourceVersion. The cases this command must decide itself are those:
+// a 410 re-reads (the Job: one GET; the pods: one LIST) and starts a new RetryWatcher there.
+
 func (w *watcher) startJobWatch(ctx context.Context) error {
 	o := w.o
-	jw, err := o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, metav1.ListOptions{
-		FieldSelector:       fields.OneTermEqualSelector("metadata.name", o.JobName).String(),
-		ResourceVersion:     w.jobRV,
-		AllowWatchBookmarks: true,
-	})
+	sel := fields.OneTermEqualSelector("metadata.name", o.JobName).String()
+	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.FieldSelector = sel
+		return o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, opts)
+	}}
+	jw, err := newRetryWatcher(ctx, w.jobRV, lw, "job "+o.JobName)
 	if err != nil {
-		return exitcode.APIError(err, "watch", "jobs", o.JobName, o.Namespace)
+		return err
 	}
 	w.jobW = jw
 	return nil
@@ -164,23 +248,43 @@ func (w *watcher) startPodWatch(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	pw, err := o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, metav1.ListOptions{
-		LabelSelector:       sel,
-		ResourceVersion:     w.podRV,
-		AllowWatchBookmarks: true,
-	})
+	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.LabelSelector = sel
+		return o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, opts)
+	}}
+	pw, err := newRetryWatcher(ctx, w.podRV, lw, "the pods of job "+o.JobName)
 	if err != nil {
-		return exitcode.APIError(err, "watch", "pods", "", o.Namespace)
+		return err
 	}
 	w.podW = pw
 	return nil
 }
 
+// newRetryWatcher starts a RetryWatcher from rv. The API server gives every object and list a
+// resourceVersion; without one there is no point to resume from.
+func newRetryWatcher(ctx context.Context, rv string, lw cache.WatcherWithContext, what string) (watch.Interface, error) {
+	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, lw)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Cluster, fmt.Errorf("cannot watch %s: %w", what, err))
+	}
+	return rw, nil
+}
+
+// ended is the error of a RetryWatcher that closed on its own: it stops only when it cannot
+// go on (having sent the error, handled before) or when the command is stopped.
+func (w *watcher) ended(ctx context.Context, what string) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("the watch of %s ended", what))
+}
+
+// errStopped: the command was stopped (its context ended) while watching.
+var errStopped = errors.New("stopped")
+
 func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 	if !ok {
-		// The server closed the watch (timeout): resume from the last version seen.
-		w.jobW.Stop()
-		return w.startJobWatch(ctx)
+		return w.ended(ctx, fmt.Sprintf("job %q", w.o.JobName))
 	}
 	switch ev.Type {
 	case watch.Added, watch.Modified:
@@ -198,10 +302,6 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		}
 	case watch.Deleted:
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.Namespace))
-	case watch.Bookmark:
-		if m, err := metaOf(ev.Object); err == nil {
-			w.jobRV = m.GetResourceVersion()
-		}
 	case watch.Error:
 		if isExpired(ev.Object) {
 			// Too old to resume: read the Job again (one GET) and watch from there.
@@ -232,8 +332,7 @@ func (w *watcher) recreated() error {
 
 func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 	if !ok {
-		w.podW.Stop()
-		return w.startPodWatch(ctx)
+		return w.ended(ctx, fmt.Sprintf("the pods of job %q", w.o.JobName))
 	}
 	switch ev.Type {
 	case watch.Added, watch.Modified, watch.Deleted:
@@ -246,10 +345,6 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 			w.st.acc.Remove(pod)
 		} else {
 			w.st.acc.Add(pod)
-		}
-	case watch.Bookmark:
-		if m, err := metaOf(ev.Object); err == nil {
-			w.podRV = m.GetResourceVersion()
 		}
 	case watch.Error:
 		if isExpired(ev.Object) {
@@ -269,14 +364,6 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("watching the pods of job %q: %v", w.o.JobName, apierrors.FromObject(ev.Object)))
 	}
 	return nil
-}
-
-func metaOf(obj any) (metav1.Object, error) {
-	m, ok := obj.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("no metadata")
-	}
-	return m, nil
 }
 
 func isExpired(obj any) bool {

@@ -1,7 +1,12 @@
 package status
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +18,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -82,6 +90,17 @@ func failedJob(j *batchv1.Job, rv string) *batchv1.Job {
 	return f
 }
 
+// watched is running() as the API server returns it: every object carries a resourceVersion,
+// which client-go's RetryWatcher needs to start and to resume from.
+func watched() (*batchv1.Job, []*corev1.Pod) {
+	j, pods := running()
+	j.ResourceVersion = "10"
+	for i, p := range pods {
+		p.ResourceVersion = strconv.Itoa(2 + i)
+	}
+	return j, pods
+}
+
 func startWatch(t *testing.T, client *fake.Clientset) <-chan result {
 	t.Helper()
 	done := make(chan result, 1)
@@ -103,8 +122,7 @@ func wait(t *testing.T, done <-chan result) result {
 // A watch the server closes (its timeout) is resumed from the last resourceVersion seen, with
 // no new GET or LIST, and events on the new watch still count.
 func TestWatchResumesAfterTheServerClosesIt(t *testing.T) {
-	j, pods := running()
-	j.ResourceVersion = "10"
+	j, pods := watched()
 	client := clientFor(j, pods)
 	ws := newWatchServer(client)
 	done := startWatch(t, client)
@@ -135,8 +153,7 @@ func TestWatchResumesAfterTheServerClosesIt(t *testing.T) {
 
 // A watch too old to resume (410 Expired) makes one GET of the Job and a new watch from it.
 func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
-	j, pods := running()
-	j.ResourceVersion = "10"
+	j, pods := watched()
 	client := clientFor(j, pods)
 	ws := newWatchServer(client)
 	done := startWatch(t, client)
@@ -166,7 +183,7 @@ func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
 // A Job deleted and created again while its watch was expired is another Job: the watch must
 // end with a clear message, not show the new Job with the old Job's pods.
 func TestWatchEndsWhenTheJobWasRecreatedWhileItsWatchWasExpired(t *testing.T) {
-	j, pods := running()
+	j, pods := watched()
 	client := clientFor(j, pods)
 	ws := newWatchServer(client)
 	done := startWatch(t, client)
@@ -195,16 +212,27 @@ func TestWatchEndsWhenTheJobIsRecreatedOrDeleted(t *testing.T) {
 		{"re-created", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) {
 			again := j.DeepCopy()
 			again.UID = "another-uid"
+			again.ResourceVersion = "40"
 			w.Add(again)
 		}, "deleted and created again"},
-		{"deleted", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) { w.Delete(j) }, "was deleted while watching"},
-		{"other error", func(w *watch.RaceFreeFakeWatcher, _ *batchv1.Job) {
-			st := apierrors.NewInternalError(http.ErrHandlerTimeout).ErrStatus
-			w.Error(&st)
-		}, "watching job"},
+		{"deleted", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) {
+			gone := j.DeepCopy()
+			gone.ResourceVersion = "41"
+			w.Delete(gone)
+		}, "was deleted while watching"},
+		// What a real server sends when the Job is deleted and created again while watched:
+		// DELETED of the old UID, then ADDED of the new one. The DELETED ends the watch.
+		{"deleted then added", func(w *watch.RaceFreeFakeWatcher, j *batchv1.Job) {
+			gone := j.DeepCopy()
+			gone.ResourceVersion = "41"
+			again := j.DeepCopy()
+			again.UID, again.ResourceVersion = "another-uid", "42"
+			w.Delete(gone)
+			w.Add(again)
+		}, "was deleted while watching"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j, pods := running()
+			j, pods := watched()
 			client := clientFor(j, pods)
 			ws := newWatchServer(client)
 			done := startWatch(t, client)
@@ -221,7 +249,7 @@ func TestWatchEndsWhenTheJobIsRecreatedOrDeleted(t *testing.T) {
 // An expired pod watch lists the pods again (the list replaces what was held) and watches from
 // that list's resourceVersion; a closed one resumes from the last pod event.
 func TestPodWatchRecovery(t *testing.T) {
-	j, pods := running()
+	j, pods := watched()
 	client := clientFor(j, pods)
 	ws := newWatchServer(client)
 	done := startWatch(t, client)
@@ -235,6 +263,7 @@ func TestPodWatchRecovery(t *testing.T) {
 	pw2 := ws.await(t, "pods", 2)
 	// While the pod watch was down, index 2 failed: only a LIST can show it.
 	failed := pod(j, 2, 0, ptr.To[int32](42))
+	failed.ResourceVersion = "80"
 	if err := client.Tracker().Update(corev1.SchemeGroupVersion.WithResource("pods"), failed, "ns"); err != nil {
 		t.Fatal(err)
 	}
@@ -258,5 +287,179 @@ func TestPodWatchRecovery(t *testing.T) {
 	last := r.out[strings.LastIndex(r.out, "Job:"):]
 	if !strings.Contains(last, "42") {
 		t.Errorf("the final report does not show index 2's exit code from the re-listed pods:\n%s", last)
+	}
+}
+
+// A retryable error event (500, 504: the server's own trouble) does not end the watch:
+// client-go's RetryWatcher watches again from the last resourceVersion delivered, and events
+// on the new watch count. (Before the RetryWatcher, such an error ended the command.)
+func TestWatchRetriesAfterAServerError(t *testing.T) {
+	j, pods := watched()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	ws.await(t, "pods", 1)
+	first := ws.await(t, "jobs", 1)
+	bumped := j.DeepCopy()
+	bumped.ResourceVersion = "11"
+	first.Modify(bumped)
+	st := apierrors.NewInternalError(http.ErrHandlerTimeout).ErrStatus
+	first.Error(&st)
+	ws.await(t, "jobs", 2).Modify(failedJob(j, "12"))
+	r := wait(t, done)
+
+	if r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1 (the Job failed on the second watch):\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	if got := ws.resourceVersions("jobs"); len(got) != 2 || got[1] != "11" {
+		t.Errorf("job WATCHes started from %q, want the second from 11", got)
+	}
+}
+
+// A bookmark moves the point a resumed watch starts from, though it changes nothing shown.
+func TestWatchResumesFromABookmark(t *testing.T) {
+	j, pods := watched()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	done := startWatch(t, client)
+
+	ws.await(t, "jobs", 1)
+	pw := ws.await(t, "pods", 1)
+	pw.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "500"}})
+	pw.Stop()
+	ws.await(t, "pods", 2)
+	ws.await(t, "jobs", 1).Modify(failedJob(j, "501"))
+	wait(t, done)
+
+	if got := ws.resourceVersions("pods"); len(got) != 2 || got[1] != "500" {
+		t.Errorf("pod WATCHes started from %q, want the second from the bookmark's 500", got)
+	}
+}
+
+// A watch the server refuses (403) ends the command with the server's reason; it is not
+// retried forever.
+func TestWatchForbidden(t *testing.T) {
+	j, pods := watched()
+	client := clientFor(j, pods)
+	client.PrependWatchReactor("jobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(batchv1.Resource("jobs"), "", errors.New("no watch for you"))
+	})
+	r := wait(t, startWatch(t, client))
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "watching job") || !strings.Contains(r.errOut, "forbidden") {
+		t.Fatalf("exit %d, stderr %q: want 4 and the server's refusal", r.code, r.errOut)
+	}
+}
+
+// lockedBuffer is an output a test can read while the command writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// runWith is run with the clock given, so that a test can move time, writing to out.
+func runWith(t *testing.T, client *fake.Clientset, clk *testingclock.FakeClock, out *lockedBuffer, args ...string) result {
+	t.Helper()
+	errOut := &bytes.Buffer{}
+	o := NewOptions(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut})
+	o.Client = client
+	o.Clock = clk
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	cmd := NewCmdStatusWithOptions(f, o)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	if msg := exitcode.Message(err); err != nil && msg != "" {
+		fmt.Fprintf(errOut, "error: %s\n", msg)
+	}
+	return result{out.String(), errOut.String(), exitcode.Code(err)}
+}
+
+// runsAgainText is the claim that index 2 runs again (index 1 already does in running():
+// its failed pod carries no finalizer).
+const runsAgainText = "Indexes 1,2 have finished pods that lost their tracking finalizer"
+
+// finishing is watched() with index 2's running pod tracked (the controller's finalizer on
+// it), and that pod as it is once the controller has counted it: Succeeded, finalizer removed.
+func finishing() (j *batchv1.Job, pods []*corev1.Pod, done *corev1.Pod) {
+	j, pods = watched()
+	pods[2].Finalizers = []string{batchv1.JobTrackingFinalizer}
+	done = pod(j, 2, 0, ptr.To[int32](0))
+	done.ResourceVersion = "21"
+	return j, pods, done
+}
+
+// The controller writes index 2 into status.completedIndexes, then removes the finalizer of its
+// succeeded pod (flushUncountedAndRemoveFinalizers: the status update comes first). The two
+// watches can deliver these the other way round: the pod first, untracked and not counted by
+// the Job held. No frame may say index 2 was forgotten and runs again: the Job catches up.
+func TestWatchWaitsForTheJobToCountAFinishedPod(t *testing.T) {
+	j, pods, done := finishing()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	ended := make(chan result, 1)
+	go func() {
+		ended <- runWith(t, client, testingclock.NewFakeClock(t0.Add(time.Minute)), &lockedBuffer{}, "run", "--watch", "--exit-code")
+	}()
+
+	jw := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1).Modify(done)
+	// Give the pod event time to be drawn alone, as it would be without the hold.
+	time.Sleep(300 * time.Millisecond)
+	counted := j.DeepCopy()
+	counted.ResourceVersion = "20" // written before the finalizer was removed
+	counted.Status.CompletedIndexes, counted.Status.Succeeded = "0,2", 2
+	jw.Modify(counted)
+	time.Sleep(100 * time.Millisecond)
+	final := failedJob(counted, "30")
+	final.Status.FailedIndexes = ptr.To("1")
+	jw.Modify(final)
+	r := wait(t, ended)
+
+	if r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	if strings.Contains(r.out, runsAgainText) {
+		t.Errorf("a frame said index 2 runs again before the Job counted it:\n%s", r.out)
+	}
+}
+
+// A succeeded pod that lost its finalizer while the Job never counts it (the Job's status does
+// not catch up) is a real loss: after the grace the frame says so.
+func TestWatchShowsARealLossAfterTheGrace(t *testing.T) {
+	j, pods, done := finishing()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	clk := testingclock.NewFakeClock(t0.Add(time.Minute))
+	ended := make(chan result, 1)
+	out := &lockedBuffer{}
+	go func() { ended <- runWith(t, client, clk, out, "run", "--watch", "--exit-code") }()
+
+	jw := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1).Modify(done)
+	waitFor(t, clk.HasWaiters) // the frame is held; its timer runs
+	if strings.Contains(out.String(), runsAgainText) {
+		t.Fatalf("the frame was drawn before the grace passed:\n%s", out.String())
+	}
+	clk.Step(runsAgainGrace)
+	waitFor(t, func() bool { return strings.Contains(out.String(), runsAgainText) })
+	jw.Modify(failedJob(j, "30"))
+	if r := wait(t, ended); r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1:\n%s\n%s", r.code, r.out, r.errOut)
 	}
 }
