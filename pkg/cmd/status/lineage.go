@@ -133,6 +133,15 @@ func printLineage(w io.Writer, format string, r *lineage.Report) error {
 		// Templates see the LineageReport as -o json prints it; custom-columns a row per shard.
 		return output.Write(w, format, r, "shardStatuses")
 	}
+	if format == output.FormatName {
+		// As kubectl get -o name: every Job of the lineage, the root first.
+		for _, j := range r.Jobs {
+			if _, err := fmt.Fprintf(w, "job.batch/%s\n", j.Name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	return lineage.PrintText(w, r, format == output.FormatWide)
 }
 

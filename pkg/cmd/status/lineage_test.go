@@ -81,6 +81,11 @@ func TestLineageLiveAndOffline(t *testing.T) {
 		t.Errorf("offline jsonpath: exit %d %q, want %q\n%s", r.code, r.out, want, r.errOut)
 	}
 
+	// -o name: every Job of the lineage, the root first, as kubectl get -o name prints them.
+	if r := run(t, nil, "", "--lineage", "-f", path, "-o", "name"); r.code != 0 || r.out != "job.batch/"+root.Name+"\njob.batch/"+r1.Name+"\n" {
+		t.Errorf("offline -o name: exit %d %q\n%s", r.code, r.out, r.errOut)
+	}
+
 	// A retry's own report maps its indexes to the root's.
 	c := clientFor(root, nil, objs[1:]...)
 	r = run(t, c, "", "seed-r1", "-o", "json")

@@ -147,6 +147,7 @@ func TestTemplateOutputs(t *testing.T) {
 		`jsonpath={range .indexes[?(@.state=="Failed")]}{.index} {end}`: "2 4 ",
 		"go-template={{.phase}}":                                        "Failed",
 		"custom-columns=PHASE:.phase,MISSING:.completeness.missing":     "PHASE    MISSING\nFailed   2,4\n",
+		"name": "job.batch/" + j.Name + "\n",
 	} {
 		r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", format)
 		if r.code != 0 || r.out != want {

@@ -197,13 +197,13 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
 	fl.StringVar(&o.PodsFile, "pods-file", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	fl.StringVar(&o.ShardsFile, "shards-file", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name (job.batch/NAME; with --lineage every Job of the lineage), or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: text.")
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	}
@@ -266,7 +266,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	if o.offline() {
@@ -347,6 +347,11 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	}
 	if output.IsTemplate(o.Output) {
 		return output.Print(w, o.Output, r)
+	}
+	if o.Output == output.FormatName {
+		// As kubectl get -o name: the Job the report is about.
+		_, err := fmt.Fprintf(w, "job.batch/%s\n", r.Job.Name)
+		return err
 	}
 	return indexstatus.PrintText(w, r, o.Output == output.FormatWide)
 }
