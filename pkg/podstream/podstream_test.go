@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -38,22 +39,7 @@ func seedPods(t testing.TB) []corev1.Pod {
 	if len(pods) < 2 {
 		t.Fatalf("%d seed pods", len(pods))
 	}
-	return withManagedFields(pods)
-}
-
-// withManagedFields gives every pod the managedFields a server returns (kubectl get -o json
-// leaves them out of the fixtures).
-func withManagedFields(pods []corev1.Pod) []corev1.Pod {
-	out := make([]corev1.Pod, len(pods))
-	for i := range pods {
-		p := pods[i].DeepCopy()
-		p.ManagedFields = []metav1.ManagedFieldsEntry{{
-			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}}}`),
-		}}
-		out[i] = *p
-	}
-	return out
+	return testutil.WithManagedFields(pods)
 }
 
 // TestSlimPodSameReport: for every captured fixture, the report from pods decoded without
@@ -79,7 +65,7 @@ func TestSlimPodSameReport(t *testing.T) {
 				always := corev1.ContainerRestartPolicyAlways
 				pods[0].Spec.InitContainers = append(pods[0].Spec.InitContainers, corev1.Container{Name: "sidecar", RestartPolicy: &always})
 			}
-			full := withManagedFields(pods)
+			full := testutil.WithManagedFields(pods)
 			body := protobufList(t, full, metav1.ListMeta{ResourceVersion: "77", Continue: "next"})
 			var slim []corev1.Pod
 			meta, err := EachBytes(body, func(p *corev1.Pod) { slim = append(slim, *p) })
@@ -141,7 +127,6 @@ func TestEachRejectsMalformed(t *testing.T) {
 // list taken for the whole page.
 func TestEachTruncated(t *testing.T) {
 	items := seedPods(t)
-	items = withManagedFields(items)
 	body := protobufList(t, items, metav1.ListMeta{ResourceVersion: "5"})
 	if _, err := EachBytes(body, func(*corev1.Pod) {}); err != nil {
 		t.Fatal(err)
@@ -196,7 +181,6 @@ func TestEachHugeLength(t *testing.T) {
 // rest of the page, so a page is never held whole.
 func TestEachStreams(t *testing.T) {
 	items := seedPods(t)
-	items = withManagedFields(items)
 	body := protobufList(t, items, metav1.ListMeta{ResourceVersion: "5"})
 	// The offset just past the first pod: the prefix that holds it and nothing more.
 	start, end := listBounds(t, body, items)
@@ -238,7 +222,7 @@ func TestEachStreams(t *testing.T) {
 
 func FuzzEach(f *testing.F) {
 	items := seedPods(f)
-	f.Add(protobufList(f, withManagedFields(items), metav1.ListMeta{Continue: "x"}))
+	f.Add(protobufList(f, items, metav1.ListMeta{Continue: "x"}))
 	f.Add(append([]byte(nil), Magic...))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		_, _ = EachBytes(body, func(p *corev1.Pod) {

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/pager"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -165,7 +166,7 @@ func podServer(b *testing.B, n int) (*httptest.Server, *batchv1.Job) {
 		b.Fatal(err)
 	}
 	j := benchJob(n)
-	pods := withManagedFields(seedPods)
+	pods := testutil.WithManagedFields(seedPods)
 	all := make([]corev1.Pod, n)
 	for i := range all {
 		p := pods[i%len(pods)].DeepCopy()

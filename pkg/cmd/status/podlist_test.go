@@ -18,33 +18,9 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 )
-
-// protobufList encodes pods as the API server does for Accept: application/vnd.kubernetes.protobuf.
-func protobufList(t testing.TB, pods []corev1.Pod, meta metav1.ListMeta) []byte {
-	t.Helper()
-	b, err := podstream.EncodeList(pods, meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// withManagedFields gives every pod the managedFields a server returns (kubectl get -o json
-// leaves them out of the fixtures).
-func withManagedFields(pods []corev1.Pod) []corev1.Pod {
-	out := make([]corev1.Pod, len(pods))
-	for i := range pods {
-		p := pods[i].DeepCopy()
-		p.ManagedFields = []metav1.ManagedFieldsEntry{{
-			Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{}}}`),
-		}}
-		out[i] = *p
-	}
-	return out
-}
 
 // TestLiveProtobufPages runs the command against an HTTP server speaking like the API server:
 // the Job as JSON, the pods as protobuf pages with continue tokens. It checks the requests (one
@@ -80,7 +56,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 	for _, p := range ptrPods {
 		pods = append(pods, *p)
 	}
-	full := withManagedFields(pods)
+	full := testutil.WithManagedFields(pods)
 	var requests []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests = append(requests, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
@@ -103,8 +79,14 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 			if end < len(full) {
 				meta.Continue = strconv.Itoa(end)
 			}
+			body, err := podstream.EncodeList(full[start:end], meta)
+			if err != nil {
+				t.Error(err)
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
 			w.Header().Set("Content-Type", podstream.ContentType)
-			_, _ = w.Write(protobufList(t, full[start:end], meta))
+			_, _ = w.Write(body)
 		default:
 			http.NotFound(w, r)
 		}

@@ -1,7 +1,7 @@
 // Package testutil is what the project's tests share, so that each thing is done one way:
 // golden files behind a single -update flag (Golden), a deep snapshot of options to show that
 // a step left them alone (Snapshot), and builders of the Indexed Jobs and pods the unit tests
-// feed the commands (IndexedJob, IndexPod). The command runner, which needs cobra, is
+// feed the commands and decoders (IndexedJob, IndexPod, WithManagedFields). The command runner, which needs cobra, is
 // pkg/cmd/cmdtest. Only tests import these packages.
 package testutil
 
