@@ -375,18 +375,11 @@ func TestOfflineStdinAndNoPods(t *testing.T) {
 func TestWatch(t *testing.T) {
 	j, pods := watched()
 	client := clientFor(j, pods)
-	done := make(chan result, 1)
-	go func() { done <- run(t, client, "", "run", "--watch", "--exit-code") }()
+	done := startWatch(t, client)
 
 	// Wait for both watches, then change the pods and the Job.
 	waitFor(t, func() bool {
-		n := 0
-		for _, a := range client.Actions() {
-			if a.GetVerb() == "watch" {
-				n++
-			}
-		}
-		return n == 2
+		return countActions(client, "watch", "jobs") == 1 && countActions(client, "watch", "pods") == 1
 	})
 	ctx := context.Background()
 	failedPod := pod(j, 2, 0, ptr.To[int32](42))
@@ -404,12 +397,7 @@ func TestWatch(t *testing.T) {
 	if _, err := client.BatchV1().Jobs("ns").UpdateStatus(ctx, j2, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("watch did not end when the Job failed")
-	}
+	r := wait(t, done)
 	if r.code != exitcode.Findings {
 		t.Errorf("exit %d, want 1: %s", r.code, r.errOut)
 	}
@@ -420,13 +408,7 @@ func TestWatch(t *testing.T) {
 	if !strings.Contains(last, "Phase:        Failed") || !strings.Contains(last, "2      Failed") {
 		t.Errorf("final report:\n%s", last)
 	}
-	lists := 0
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
-			lists++
-		}
-	}
-	if lists != 1 {
+	if lists := countActions(client, "list", "pods"); lists != 1 {
 		t.Errorf("%d pod LISTs, want 1 (watches only after the first read)", lists)
 	}
 }

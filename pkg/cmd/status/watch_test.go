@@ -108,6 +108,35 @@ func startWatch(t *testing.T, client *fake.Clientset) <-chan result {
 	return done
 }
 
+// watchRun is status run --watch --exit-code on watched(), its watches handed out by the
+// embedded watchServer, so that a test drives the recovery paths from there.
+type watchRun struct {
+	*watchServer
+	job    *batchv1.Job
+	pods   []*corev1.Pod
+	client *fake.Clientset
+	done   <-chan result
+}
+
+func startWatched(t *testing.T) *watchRun {
+	t.Helper()
+	j, pods := watched()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	return &watchRun{watchServer: ws, job: j, pods: pods, client: client, done: startWatch(t, client)}
+}
+
+// countActions is how many requests of verb on resource the client has seen.
+func countActions(client *fake.Clientset, verb, resource string) int {
+	n := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == verb && a.GetResource().Resource == resource {
+			n++
+		}
+	}
+	return n
+}
+
 func wait(t *testing.T, done <-chan result) result {
 	t.Helper()
 	select {
@@ -122,60 +151,46 @@ func wait(t *testing.T, done <-chan result) result {
 // A watch the server closes (its timeout) is resumed from the last resourceVersion seen, with
 // no new GET or LIST, and events on the new watch still count.
 func TestWatchResumesAfterTheServerClosesIt(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	first := ws.await(t, "jobs", 1)
-	ws.await(t, "pods", 1)
-	bumped := j.DeepCopy()
+	first := w.await(t, "jobs", 1)
+	w.await(t, "pods", 1)
+	bumped := w.job.DeepCopy()
 	bumped.ResourceVersion = "11"
 	first.Modify(bumped)
 	first.Stop() // the server ends the watch
 
-	second := ws.await(t, "jobs", 2)
-	second.Modify(failedJob(j, "12"))
-	r := wait(t, done)
+	second := w.await(t, "jobs", 2)
+	second.Modify(failedJob(w.job, "12"))
+	r := wait(t, w.done)
 
 	if r.code != exitcode.Findings || !strings.Contains(r.out[strings.LastIndex(r.out, "Job:"):], "Failed") {
 		t.Fatalf("exit %d, want 1 with the final report Failed:\n%s\n%s", r.code, r.out, r.errOut)
 	}
-	if got := ws.resourceVersions("jobs"); len(got) != 2 || got[0] != "10" || got[1] != "11" {
+	if got := w.resourceVersions("jobs"); len(got) != 2 || got[0] != "10" || got[1] != "11" {
 		t.Errorf("job WATCHes started from %q, want [10 11]: the second must resume from the last event", got)
 	}
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "get" && a.GetResource().Resource == "jobs" && a != client.Actions()[0] {
-			t.Errorf("a resumed watch must not GET the Job again: %v", a)
-		}
+	if gets := countActions(w.client, "get", "jobs"); gets != 1 {
+		t.Errorf("%d GETs of the Job, want 1: a resumed watch must not GET the Job again", gets)
 	}
 }
 
 // A watch too old to resume (410 Expired) makes one GET of the Job and a new watch from it.
 func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	ws.await(t, "pods", 1)
+	w.await(t, "pods", 1)
 	// The Job changed while the watch was down; the re-read must see it.
-	if err := client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), failedJob(j, "30"), "ns"); err != nil {
+	if err := w.client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), failedJob(w.job, "30"), "ns"); err != nil {
 		t.Fatal(err)
 	}
-	ws.await(t, "jobs", 1).Error(expired())
-	r := wait(t, done)
+	w.await(t, "jobs", 1).Error(expired())
+	r := wait(t, w.done)
 
 	if r.code != exitcode.Findings {
 		t.Fatalf("exit %d, want 1 (the re-read Job has failed):\n%s\n%s", r.code, r.out, r.errOut)
 	}
-	gets := 0
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "get" && a.GetResource().Resource == "jobs" {
-			gets++
-		}
-	}
-	if gets != 2 {
+	if gets := countActions(w.client, "get", "jobs"); gets != 2 {
 		t.Errorf("%d GETs of the Job, want 2 (the first read and one after the watch expired)", gets)
 	}
 }
@@ -183,20 +198,17 @@ func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
 // A Job deleted and created again while its watch was expired is another Job: the watch must
 // end with a clear message, not show the new Job with the old Job's pods.
 func TestWatchEndsWhenTheJobWasRecreatedWhileItsWatchWasExpired(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	ws.await(t, "pods", 1)
-	again := j.DeepCopy()
+	w.await(t, "pods", 1)
+	again := w.job.DeepCopy()
 	again.UID = types.UID("another-uid")
 	again.ResourceVersion = "50"
-	if err := client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), again, "ns"); err != nil {
+	if err := w.client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), again, "ns"); err != nil {
 		t.Fatal(err)
 	}
-	ws.await(t, "jobs", 1).Error(expired())
-	r := wait(t, done)
+	w.await(t, "jobs", 1).Error(expired())
+	r := wait(t, w.done)
 
 	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "deleted and created again") {
 		t.Fatalf("exit %d, stderr %q: want 4 and the Job named as re-created", r.code, r.errOut)
@@ -232,13 +244,10 @@ func TestWatchEndsWhenTheJobIsRecreatedOrDeleted(t *testing.T) {
 		}, "was deleted while watching"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			j, pods := watched()
-			client := clientFor(j, pods)
-			ws := newWatchServer(client)
-			done := startWatch(t, client)
-			ws.await(t, "pods", 1)
-			tc.send(ws.await(t, "jobs", 1), j)
-			r := wait(t, done)
+			w := startWatched(t)
+			w.await(t, "pods", 1)
+			tc.send(w.await(t, "jobs", 1), w.job)
+			r := wait(t, w.done)
 			if r.code != exitcode.Cluster || !strings.Contains(r.errOut, tc.want) {
 				t.Fatalf("exit %d, stderr %q: want 4 and %q", r.code, r.errOut, tc.want)
 			}
@@ -249,39 +258,30 @@ func TestWatchEndsWhenTheJobIsRecreatedOrDeleted(t *testing.T) {
 // An expired pod watch lists the pods again (the list replaces what was held) and watches from
 // that list's resourceVersion; a closed one resumes from the last pod event.
 func TestPodWatchRecovery(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	jw := ws.await(t, "jobs", 1)
-	pw := ws.await(t, "pods", 1)
-	p := pods[2].DeepCopy()
+	jw := w.await(t, "jobs", 1)
+	pw := w.await(t, "pods", 1)
+	p := w.pods[2].DeepCopy()
 	p.ResourceVersion = "77"
 	pw.Modify(p)
 	pw.Stop()
-	pw2 := ws.await(t, "pods", 2)
+	pw2 := w.await(t, "pods", 2)
 	// While the pod watch was down, index 2 failed: only a LIST can show it.
-	failed := pod(j, 2, 0, ptr.To[int32](42))
+	failed := pod(w.job, 2, 0, ptr.To[int32](42))
 	failed.ResourceVersion = "80"
-	if err := client.Tracker().Update(corev1.SchemeGroupVersion.WithResource("pods"), failed, "ns"); err != nil {
+	if err := w.client.Tracker().Update(corev1.SchemeGroupVersion.WithResource("pods"), failed, "ns"); err != nil {
 		t.Fatal(err)
 	}
 	pw2.Error(expired())
-	ws.await(t, "pods", 3)
-	jw.Modify(failedJob(j, "90"))
-	r := wait(t, done)
+	w.await(t, "pods", 3)
+	jw.Modify(failedJob(w.job, "90"))
+	r := wait(t, w.done)
 
-	if got := ws.resourceVersions("pods"); len(got) != 3 || got[1] != "77" {
+	if got := w.resourceVersions("pods"); len(got) != 3 || got[1] != "77" {
 		t.Errorf("pod WATCHes started from %q: the second must resume from the last pod event (77)", got)
 	}
-	lists := 0
-	for _, a := range client.Actions() {
-		if a.GetVerb() == "list" && a.GetResource().Resource == "pods" {
-			lists++
-		}
-	}
-	if lists != 2 {
+	if lists := countActions(w.client, "list", "pods"); lists != 2 {
 		t.Errorf("%d pod LISTs, want 2 (the first read and one after the pod watch expired)", lists)
 	}
 	last := r.out[strings.LastIndex(r.out, "Job:"):]
@@ -294,45 +294,39 @@ func TestPodWatchRecovery(t *testing.T) {
 // client-go's RetryWatcher watches again from the last resourceVersion delivered, and events
 // on the new watch count. (Before the RetryWatcher, such an error ended the command.)
 func TestWatchRetriesAfterAServerError(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	ws.await(t, "pods", 1)
-	first := ws.await(t, "jobs", 1)
-	bumped := j.DeepCopy()
+	w.await(t, "pods", 1)
+	first := w.await(t, "jobs", 1)
+	bumped := w.job.DeepCopy()
 	bumped.ResourceVersion = "11"
 	first.Modify(bumped)
 	st := apierrors.NewInternalError(http.ErrHandlerTimeout).ErrStatus
 	first.Error(&st)
-	ws.await(t, "jobs", 2).Modify(failedJob(j, "12"))
-	r := wait(t, done)
+	w.await(t, "jobs", 2).Modify(failedJob(w.job, "12"))
+	r := wait(t, w.done)
 
 	if r.code != exitcode.Findings {
 		t.Fatalf("exit %d, want 1 (the Job failed on the second watch):\n%s\n%s", r.code, r.out, r.errOut)
 	}
-	if got := ws.resourceVersions("jobs"); len(got) != 2 || got[1] != "11" {
+	if got := w.resourceVersions("jobs"); len(got) != 2 || got[1] != "11" {
 		t.Errorf("job WATCHes started from %q, want the second from 11", got)
 	}
 }
 
 // A bookmark moves the point a resumed watch starts from, though it changes nothing shown.
 func TestWatchResumesFromABookmark(t *testing.T) {
-	j, pods := watched()
-	client := clientFor(j, pods)
-	ws := newWatchServer(client)
-	done := startWatch(t, client)
+	w := startWatched(t)
 
-	ws.await(t, "jobs", 1)
-	pw := ws.await(t, "pods", 1)
+	w.await(t, "jobs", 1)
+	pw := w.await(t, "pods", 1)
 	pw.Action(watch.Bookmark, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "500"}})
 	pw.Stop()
-	ws.await(t, "pods", 2)
-	ws.await(t, "jobs", 1).Modify(failedJob(j, "501"))
-	wait(t, done)
+	w.await(t, "pods", 2)
+	w.await(t, "jobs", 1).Modify(failedJob(w.job, "501"))
+	wait(t, w.done)
 
-	if got := ws.resourceVersions("pods"); len(got) != 2 || got[1] != "500" {
+	if got := w.resourceVersions("pods"); len(got) != 2 || got[1] != "500" {
 		t.Errorf("pod WATCHes started from %q, want the second from the bookmark's 500", got)
 	}
 }
