@@ -1,17 +1,14 @@
 package scaffold
 
 import (
-	"bytes"
 	"fmt"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -159,18 +156,7 @@ func TestRetryIndexMapGolden(t *testing.T) {
 	if objs.IndexMap == nil {
 		t.Fatal("no index map ConfigMap above the lowered limit")
 	}
-	var buf bytes.Buffer
-	for i, o := range []any{objs.IndexMap, objs.Job} {
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		b, err := yaml.Marshal(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf.Write(b)
-	}
-	testutil.Golden(t, filepath.Join("testdata", "golden", "retry-index-map.yaml"), buf.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "golden", "retry-index-map.yaml"), yamlDocs(t, objs.IndexMap, objs.Job))
 	if l := readBack(t, &RetryObjects{Objects: Objects{Job: objs.Job, IndexMap: objs.IndexMap}}); !l.Original.Equal(chosen) {
 		t.Errorf("read back %s", l.Original)
 	}

@@ -41,8 +41,14 @@ func base(t *testing.T, name string) *batchv1.Job {
 
 func toYAML(t *testing.T, objs *Objects) []byte {
 	t.Helper()
+	return yamlDocs(t, objs.ConfigMap, objs.Job)
+}
+
+// yamlDocs is objs as one YAML stream, in order, "---" between them.
+func yamlDocs(t *testing.T, objs ...any) []byte {
+	t.Helper()
 	var buf bytes.Buffer
-	for i, o := range []any{objs.ConfigMap, objs.Job} {
+	for i, o := range objs {
 		if i > 0 {
 			buf.WriteString("---\n")
 		}
