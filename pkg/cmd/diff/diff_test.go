@@ -91,13 +91,20 @@ func run(t *testing.T, client *fake.Clientset, stdin string, args ...string) res
 func runWith(t *testing.T, f *cmdtesting.TestFactory, client *fake.Clientset, stdin string, args ...string) result {
 	t.Helper()
 	io := cmdtest.NewIO(stdin)
+	o := testOptions(io, client)
+	r := io.Run(NewCmdDiffWithOptions(f, o), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
+}
+
+// testOptions are the options every test runs diff with: io's streams, client when one is
+// given (else the factory's), and the clock fixed at t0.
+func testOptions(io *cmdtest.IO, client *fake.Clientset) *Options {
 	o := NewOptions(io.Streams())
 	if client != nil {
 		o.Client = client
 	}
 	o.Clock = testingclock.NewFakePassiveClock(t0)
-	r := io.Run(NewCmdDiffWithOptions(f, o), args...)
-	return result{r.Stdout, r.Stderr, r.Code}
+	return o
 }
 
 func writeYAML(t *testing.T, name string, objs ...any) string {

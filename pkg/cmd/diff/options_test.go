@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/client-go/kubernetes/fake"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
-	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -19,11 +18,7 @@ import (
 func completeThenRun(t *testing.T, f *cmdtesting.TestFactory, client *fake.Clientset, stdin string, args ...string) (*Options, []string, *cmdtest.IO, error) {
 	t.Helper()
 	io := cmdtest.NewIO(stdin)
-	o := NewOptions(io.Streams())
-	if client != nil {
-		o.Client = client
-	}
-	o.Clock = testingclock.NewFakePassiveClock(t0)
+	o := testOptions(io, client)
 	cmd := NewCmdDiffWithOptions(f, o)
 	if err := cmd.ParseFlags(args); err != nil {
 		t.Fatal(err)
