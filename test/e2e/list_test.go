@@ -20,11 +20,7 @@ import (
 func TestList(t *testing.T) {
 	RequirePlugin(t)
 	ns := NewNamespace(t)
-	const sc = "scenario.indexed.kubectl.io/"
-	manifest, template, _ := createFiles(t, "seed-eval", 12, 6, map[string]string{sc + "exit-code.2": "42", sc + "exit-code.4": "1"})
-	if r := KubectlIndexed(t, "create", "seed", "-n", ns, "--manifest", manifest, "--from-job", template, "--parallelism", "2"); r.ExitCode != 0 {
-		t.Fatalf("create:\n%s", r)
-	}
+	createSeed(t, ns)
 	CreateJob(t, ns, logsJob)
 	MustKubectl(t, "create", "job", "plain", "-n", ns, "--image", "busybox")
 	seed := WaitForFinished(t, ns, "seed", 3*time.Minute)
@@ -44,7 +40,7 @@ func TestList(t *testing.T) {
 	if lg.ExitCode != 4 || !strings.Contains(lg.Stderr, "(index 2 attempt 1, container") || !strings.Contains(lg.Stderr, "(index 4 attempt 2, container") {
 		t.Errorf("logs --failed on seed:\n%s", lg)
 	}
-	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--pod-annotation", sc+"run-time=never"); r.ExitCode != 0 {
+	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--pod-annotation", "scenario.indexed.kubectl.io/run-time=never"); r.ExitCode != 0 {
 		t.Fatalf("retry:\n%s", r)
 	}
 	WaitForJob(t, ns, "seed-r1", time.Minute, "both retry pods running", func(j *batchv1.Job, _ []corev1.Pod) bool { return j.Status.Active == 2 })

@@ -24,11 +24,7 @@ import (
 func TestRetryIndexMapInConfigMap(t *testing.T) {
 	ns := NewNamespace(t)
 	ctx := context.Background()
-	const sc = "scenario.indexed.kubectl.io/"
-	manifest, template, m := createFiles(t, "seed-eval", 12, 6, map[string]string{sc + "exit-code.2": "42", sc + "exit-code.4": "1"})
-	if r := KubectlIndexed(t, "create", "seed", "-n", ns, "--manifest", manifest, "--from-job", template, "--parallelism", "2"); r.ExitCode != 0 {
-		t.Fatalf("create:\n%s", r)
-	}
+	m := createSeed(t, ns)
 	WaitForFinished(t, ns, "seed", 3*time.Minute)
 	mapName := "seed-index-map-" + lineage.MapHash("2,4")
 
@@ -41,8 +37,7 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 		t.Fatal("a server dry run stored the index map")
 	}
 
-	r = KubectlIndexed(t, "retry", "seed", "-n", ns, "--index-map", "configmap",
-		"--pod-annotation", sc+"exit-code.2-", "--pod-annotation", sc+"exit-code.4-", "--pod-annotation", sc+"exit-code.0=42")
+	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns, "--index-map", "configmap"}, seedRetryPodAnnotations...)...)
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+" created\n") || !strings.HasSuffix(r.Stdout, "job.batch/seed-r1 created\n") {
 		t.Fatalf("retry:\n%s", r)
 	}
@@ -66,17 +61,9 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 	}
 
 	// status of the retry, live: original indexes from the ConfigMap.
-	type indexView struct {
-		Indexes []struct {
-			Index         int    `json:"index"`
-			ShardID       string `json:"shardID"`
-			OriginalIndex *int   `json:"originalIndex"`
-		} `json:"indexes"`
-		Notes []string `json:"notes"`
-	}
 	checkOrig := func(what string, r Result) {
 		t.Helper()
-		var st indexView
+		var st indexesReport
 		if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st.Indexes) != 2 {
 			t.Fatalf("%s: %v\n%s", what, err, r)
 		}

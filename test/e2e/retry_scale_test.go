@@ -268,13 +268,7 @@ func TestRetryIndexMapScale(t *testing.T) {
 		t.Fatalf("index map ConfigMap: %v", err)
 	}
 	r = timed(t, "status half-r1 -o json (50,000 indexes, map from its ConfigMap)", "status", "half-r1", "-n", ns, "-o", "json", "--kubeconfig", env.Kubeconfig)
-	var st struct {
-		Indexes []struct {
-			Index         int    `json:"index"`
-			ShardID       string `json:"shardID"`
-			OriginalIndex *int   `json:"originalIndex"`
-		} `json:"indexes"`
-	}
+	var st indexesReport
 	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st.Indexes) != n/2 {
 		t.Fatalf("status half-r1: %v (%d indexes)\n%.2000s", err, len(st.Indexes), r.Stderr)
 	}

@@ -50,6 +50,37 @@ type lineageReport struct {
 	} `json:"jobs"`
 }
 
+// indexesReport is the part of `status -o json` that maps a retry's indexes to the root's.
+type indexesReport struct {
+	Indexes []struct {
+		Index         int    `json:"index"`
+		ShardID       string `json:"shardID"`
+		OriginalIndex *int   `json:"originalIndex"`
+	} `json:"indexes"`
+}
+
+// createSeed makes the seed scenario with create, as Job seed in ns: 12 cases in 6 shards,
+// parallelism 2, index 2 exiting 42 (invalid input, FailIndex) and index 4 exiting 1. It returns
+// the manifest; the caller waits for the Job.
+func createSeed(t *testing.T, ns string) *shards.Manifest {
+	t.Helper()
+	const sc = "scenario.indexed.kubectl.io/"
+	manifest, template, m := createFiles(t, "seed-eval", 12, 6, map[string]string{sc + "exit-code.2": "42", sc + "exit-code.4": "1"})
+	if r := KubectlIndexed(t, "create", "seed", "-n", ns, "--manifest", manifest, "--from-job", template, "--parallelism", "2"); r.ExitCode != 0 {
+		t.Fatalf("create:\n%s", r)
+	}
+	return m
+}
+
+// seedRetryPodAnnotations re-key the seed's scenario annotations for its retry seed-r1, whose
+// index 0 runs shard 2 and index 1 shard 4: index 0 exits 42 again (shard 2's input is still
+// invalid), index 1 has no exit code (shard 4's flaky failure is gone).
+var seedRetryPodAnnotations = []string{
+	"--pod-annotation", "scenario.indexed.kubectl.io/exit-code.2-",
+	"--pod-annotation", "scenario.indexed.kubectl.io/exit-code.4-",
+	"--pod-annotation", "scenario.indexed.kubectl.io/exit-code.0=42",
+}
+
 func lineageJSON(t *testing.T, args ...string) lineageReport {
 	t.Helper()
 	r := KubectlIndexed(t, append([]string{"status", "--lineage", "-o", "json"}, args...)...)
@@ -187,11 +218,7 @@ func runWorker(t *testing.T, cases, id, index string) (string, int) {
 func TestRetrySeedScenario(t *testing.T) {
 	ns := NewNamespace(t)
 	ctx := context.Background()
-	const sc = "scenario.indexed.kubectl.io/"
-	manifest, template, m := createFiles(t, "seed-eval", 12, 6, map[string]string{sc + "exit-code.2": "42", sc + "exit-code.4": "1"})
-	if r := KubectlIndexed(t, "create", "seed", "-n", ns, "--manifest", manifest, "--from-job", template, "--parallelism", "2"); r.ExitCode != 0 {
-		t.Fatalf("create:\n%s", r)
-	}
+	m := createSeed(t, ns)
 	WaitForFinished(t, ns, "seed", 3*time.Minute)
 	checkSeed(t, TakeSnapshot(t, ns, "seed"))
 	seedBefore := JobJSON(t, ns, "seed")
@@ -211,8 +238,7 @@ func TestRetrySeedScenario(t *testing.T) {
 		t.Fatalf("a server dry run stored the Job: %v", err)
 	}
 
-	r = KubectlIndexed(t, "retry", "seed", "-n", ns,
-		"--pod-annotation", sc+"exit-code.2-", "--pod-annotation", sc+"exit-code.4-", "--pod-annotation", sc+"exit-code.0=42")
+	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns}, seedRetryPodAnnotations...)...)
 	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "job.batch/seed-r1 created\n") || !strings.Contains(r.Stdout, "configmap/seed-eval-retry-") {
 		t.Fatalf("retry:\n%s", r)
 	}
@@ -272,13 +298,7 @@ func TestRetrySeedScenario(t *testing.T) {
 		t.Errorf("lineage from seed-r1: %q", lr2.Verdict)
 	}
 	r = KubectlIndexed(t, "status", "seed-r1", "-n", ns, "-o", "json")
-	var st struct {
-		Indexes []struct {
-			Index         int    `json:"index"`
-			ShardID       string `json:"shardID"`
-			OriginalIndex *int   `json:"originalIndex"`
-		} `json:"indexes"`
-	}
+	var st indexesReport
 	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil || len(st.Indexes) != 2 {
 		t.Fatalf("status seed-r1 -o json: %v\n%s", err, r)
 	}
