@@ -49,6 +49,62 @@ func timed(t *testing.T, what string, args ...string) Result {
 	return r
 }
 
+// handBuiltJob is a Job template for create whose Job is managed by another controller: the
+// Job controller leaves it and its retries alone, so a test writes their status by hand.
+const handBuiltJob = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: w\nspec:\n  managedBy: example.com/hand-built\n  template:\n    spec:\n      containers:\n      - name: worker\n        image: busybox:1.36\n"
+
+// splitOneCaseShards writes n case IDs (c0000000, c0000001, ...) to dir and splits them with
+// shards split into n shards of one case, manifest name name, revision 1. It returns the path
+// of the manifest written to dir and the manifest.
+func splitOneCaseShards(t *testing.T, dir, name string, n int) (string, *shards.Manifest) {
+	t.Helper()
+	var cb strings.Builder
+	for i := range n {
+		fmt.Fprintf(&cb, "c%07d\n", i)
+	}
+	casesFile := filepath.Join(dir, name+"-cases.txt")
+	if err := os.WriteFile(casesFile, []byte(cb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := KubectlIndexed(t, "shards", "split", "--cases", casesFile, "--shards", fmt.Sprint(n), "--name", name, "--revision", "1")
+	if r.ExitCode != 0 {
+		t.Fatalf("split: %s", r.Stderr)
+	}
+	t.Logf("split of %d shards: %s", n, strings.TrimSpace(r.Stderr))
+	manifest := filepath.Join(dir, name+".yaml")
+	if err := os.WriteFile(manifest, []byte(r.Stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := shards.Parse(manifest, []byte(r.Stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return manifest, m
+}
+
+// failByHand writes the status of the hand-built Job name in ns as the Job controller writes a
+// Job that failed by its failed indexes: started now, completed and failed indexes (as
+// interval strings) with their pod counts, and the FailureTarget and Failed conditions.
+func failByHand(t *testing.T, ns, name, completed, failed string, succeeded, failedPods int32) {
+	t.Helper()
+	ctx := context.Background()
+	job, err := env.Client.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := metav1.Now()
+	job.Status.StartTime = &now
+	job.Status.CompletedIndexes, job.Status.Succeeded = completed, succeeded
+	job.Status.FailedIndexes, job.Status.Failed = &failed, failedPods
+	job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
+		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
+	}
+	if _, err := env.Client.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("hand-built status: %v", err)
+	}
+}
+
 // TestRetryScale (E2E_SCALE=1) measures the shard store and retry at issue 11's sizes on the
 // real API server: a manifest of 1,000,000 case IDs of 20 bytes in 1,000 shards through create
 // --dry-run=server and then for real (the worker of index 0..2 reads its cases, from the pods'
@@ -60,7 +116,6 @@ func TestRetryScale(t *testing.T) {
 		t.Skip("set E2E_SCALE=1 to measure (writes about 50 MB to the API server)")
 	}
 	ns := NewNamespace(t)
-	ctx := context.Background()
 	dir := t.TempDir()
 	var b strings.Builder
 	for i := range 1000000 {
@@ -111,31 +166,13 @@ func TestRetryScale(t *testing.T) {
 	}
 
 	// 100,000 indexes, every 10th failed.
-	var cb strings.Builder
-	for i := range 100000 {
-		fmt.Fprintf(&cb, "c%07d\n", i)
-	}
-	if err := os.WriteFile(casesFile, []byte(cb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r = KubectlIndexed(t, "shards", "split", "--cases", casesFile, "--shards", "100000", "--name", "huge", "--revision", "1")
-	if r.ExitCode != 0 {
-		t.Fatalf("split: %s", r.Stderr)
-	}
-	t.Logf("split of 100,000 shards: %s", strings.TrimSpace(r.Stderr))
-	if err := os.WriteFile(manifest, []byte(r.Stdout), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tmpl, []byte("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: w\nspec:\n  managedBy: example.com/hand-built\n  template:\n    spec:\n      containers:\n      - name: worker\n        image: busybox:1.36\n"), 0o644); err != nil {
+	manifest, _ = splitOneCaseShards(t, dir, "huge", 100000)
+	if err := os.WriteFile(tmpl, []byte(handBuiltJob), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = timed(t, "create of 100,000 shards", "create", "huge", "-n", ns, "--manifest", manifest, "--from-job", tmpl, "--parallelism", "100", "--kubeconfig", env.Kubeconfig)
 	if r.ExitCode != 0 {
 		t.Fatalf("create huge: %s", r)
-	}
-	job, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "huge", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	var failed, completed strings.Builder
 	for i := 0; i < 100000; i += 10 {
@@ -146,18 +183,7 @@ func TestRetryScale(t *testing.T) {
 		fmt.Fprintf(&failed, "%d", i)
 		fmt.Fprintf(&completed, "%d-%d", i+1, i+9)
 	}
-	now := metav1.Now()
-	job.Status.StartTime = &now
-	job.Status.CompletedIndexes, job.Status.Succeeded = completed.String(), 90000
-	f := failed.String()
-	job.Status.FailedIndexes, job.Status.Failed = &f, 10000
-	job.Status.Conditions = []batchv1.JobCondition{
-		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
-		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
-	}
-	if _, err := env.Client.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("hand-built status: %v", err)
-	}
+	failByHand(t, ns, "huge", completed.String(), failed.String(), 90000, 10000)
 	r = timed(t, "retry --dry-run=server of 10,000 failed of 100,000 indexes", "retry", "huge", "-n", ns, "--dry-run=server", "-o", "name", "--kubeconfig", env.Kubeconfig)
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "job.batch/huge-r1") {
 		t.Fatalf("retry huge: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
@@ -184,36 +210,13 @@ func TestRetryIndexMapScale(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	const n = 100000
-	var cb strings.Builder
-	for i := range n {
-		fmt.Fprintf(&cb, "c%07d\n", i)
-	}
-	casesFile := filepath.Join(dir, "cases.txt")
-	if err := os.WriteFile(casesFile, []byte(cb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := KubectlIndexed(t, "shards", "split", "--cases", casesFile, "--shards", "100000", "--name", "half", "--revision", "1")
-	if r.ExitCode != 0 {
-		t.Fatalf("split: %s", r.Stderr)
-	}
-	manifest := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(manifest, []byte(r.Stdout), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	m, err := shards.Parse(manifest, []byte(r.Stdout))
-	if err != nil {
-		t.Fatal(err)
-	}
+	manifest, m := splitOneCaseShards(t, dir, "half", n)
 	tmpl := filepath.Join(dir, "t.yaml")
-	if err := os.WriteFile(tmpl, []byte("apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: w\nspec:\n  managedBy: example.com/hand-built\n  template:\n    spec:\n      containers:\n      - name: worker\n        image: busybox:1.36\n"), 0o644); err != nil {
+	if err := os.WriteFile(tmpl, []byte(handBuiltJob), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if r := KubectlIndexed(t, "create", "half", "-n", ns, "--manifest", manifest, "--from-job", tmpl, "--parallelism", "100"); r.ExitCode != 0 {
 		t.Fatalf("create: %s", r)
-	}
-	job, err := env.Client.BatchV1().Jobs(ns).Get(ctx, "half", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	var failed, completed strings.Builder
 	for i := 0; i < n; i += 2 {
@@ -228,20 +231,9 @@ func TestRetryIndexMapScale(t *testing.T) {
 		t.Fatalf("the map takes %d bytes: not over an annotation's 128 KiB", failed.Len())
 	}
 	t.Logf("the index map takes %d bytes as intervals", failed.Len())
-	now := metav1.Now()
-	job.Status.StartTime = &now
-	job.Status.CompletedIndexes, job.Status.Succeeded = completed.String(), n/2
-	f := failed.String()
-	job.Status.FailedIndexes, job.Status.Failed = &f, n/2
-	job.Status.Conditions = []batchv1.JobCondition{
-		{Type: batchv1.JobFailureTarget, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
-		{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes", Message: "hand-built", LastTransitionTime: now, LastProbeTime: now},
-	}
-	if _, err := env.Client.BatchV1().Jobs(ns).UpdateStatus(ctx, job, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("hand-built status: %v", err)
-	}
+	failByHand(t, ns, "half", completed.String(), failed.String(), n/2, n/2)
 	mapName := "half-index-map-" + lineage.MapHash(failed.String())
-	r = timed(t, "retry --dry-run=server of 50,000 scattered failed of 100,000 indexes (index map in a ConfigMap)",
+	r := timed(t, "retry --dry-run=server of 50,000 scattered failed of 100,000 indexes (index map in a ConfigMap)",
 		"retry", "half", "-n", ns, "--dry-run=server", "-o", "name", "--kubeconfig", env.Kubeconfig)
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+"\n") || !strings.Contains(r.Stdout, "job.batch/half-r1") {
 		t.Fatalf("retry --dry-run=server: exit %d\n%s\n%s", r.ExitCode, r.Stdout, r.Stderr)
