@@ -5,8 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,24 +86,16 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 
 	// Offline: the saved List with the ConfigMap, and without it.
 	dir := t.TempDir()
-	save := func(name string, args ...string) string {
-		r := MustKubectl(t, append(args, "-n", ns, "-o", "json")...)
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(r.Stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	with := save("with.json", "get", "job/seed-r1", "configmap/"+mapName)
+	with := saveJSON(t, dir, ns, "with.json", "get", "job/seed-r1", "configmap/"+mapName)
 	checkOrig("status -f with the map", KubectlIndexed(t, "status", "-f", with, "-o", "json"))
-	without := save("without.json", "get", "job/seed-r1")
+	without := saveJSON(t, dir, ns, "without.json", "get", "job/seed-r1")
 	r = KubectlIndexed(t, "status", "-f", without)
 	if flat := strings.Join(strings.Fields(r.Stdout), " "); !strings.Contains(flat, "keeps its index map in ConfigMap \""+mapName+"\": "+without+" does not hold it") {
 		t.Errorf("status -f without the map:\n%s", r)
 	}
 	// The map's ConfigMap carries the root-job label, so the List of a run's objects holds it.
-	allFile := save("all.json", "get", "jobs,configmaps")
-	podsFile := save("pods.json", "get", "pods")
+	allFile := saveJSON(t, dir, ns, "all.json", "get", "jobs,configmaps")
+	podsFile := saveJSON(t, dir, ns, "pods.json", "get", "pods")
 	off := lineageJSON(t, "-f", allFile, "--pods-file", podsFile)
 	if off.Verdict != lr.Verdict {
 		t.Errorf("offline lineage %q, live %q", off.Verdict, lr.Verdict)

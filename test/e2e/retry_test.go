@@ -59,6 +59,18 @@ type indexesReport struct {
 	} `json:"indexes"`
 }
 
+// saveJSON runs kubectl with args in ns and -o json, as a user saves objects for offline
+// status, writes what it prints to name in dir and returns the file's path.
+func saveJSON(t *testing.T, dir, ns, name string, args ...string) string {
+	t.Helper()
+	r := MustKubectl(t, append(args, "-n", ns, "-o", "json")...)
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(r.Stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // createSeed makes the seed scenario with create, as Job seed in ns: 12 cases in 6 shards,
 // parallelism 2, index 2 exiting 42 (invalid input, FailIndex) and index 4 exiting 1. It returns
 // the manifest; the caller waits for the Job.
@@ -338,17 +350,9 @@ func TestRetrySeedScenario(t *testing.T) {
 
 	// Offline, from saved objects: the same shard-level report.
 	dir := t.TempDir()
-	save := func(name string, args ...string) string {
-		r := MustKubectl(t, append(args, "-n", ns, "-o", "json")...)
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(r.Stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	jobsFile := save("jobs.json", "get", "jobs", "seed", "seed-r1", "seed-r2")
-	podsFile := save("pods.json", "get", "pods")
-	cmsFile := save("cms.json", "get", "configmaps", "-l", shards.LabelManifestName+"=seed-eval")
+	jobsFile := saveJSON(t, dir, ns, "jobs.json", "get", "jobs", "seed", "seed-r1", "seed-r2")
+	podsFile := saveJSON(t, dir, ns, "pods.json", "get", "pods")
+	cmsFile := saveJSON(t, dir, ns, "cms.json", "get", "configmaps", "-l", shards.LabelManifestName+"=seed-eval")
 	off := lineageJSON(t, "-f", jobsFile, "--pods-file", podsFile, "--shards-file", cmsFile)
 	if off.Verdict != lr.Verdict || off.Summary != lr.Summary {
 		t.Errorf("offline lineage %q %+v, live %q %+v", off.Verdict, off.Summary, lr.Verdict, lr.Summary)
