@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"

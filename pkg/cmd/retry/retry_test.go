@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -80,22 +79,14 @@ func finish(job *batchv1.Job, completed, failed string, cond batchv1.JobConditio
 	}
 }
 
+// decodeList is decodeItems of a List that must hold exactly one ConfigMap and the Job.
 func decodeList(t *testing.T, out string) (*corev1.ConfigMap, *batchv1.Job) {
 	t.Helper()
-	var l struct {
-		Items []runtime.RawExtension `json:"items"`
+	cms, job := decodeItems(t, out)
+	if len(cms) != 1 {
+		t.Fatalf("not a List of 2: %d ConfigMaps\n%s", len(cms), out)
 	}
-	if err := yaml.Unmarshal([]byte(out), &l); err != nil || len(l.Items) != 2 {
-		t.Fatalf("not a List of 2: %v\n%s", err, out)
-	}
-	cm, job := &corev1.ConfigMap{}, &batchv1.Job{}
-	if err := yaml.Unmarshal(l.Items[0].Raw, cm); err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(l.Items[1].Raw, job); err != nil {
-		t.Fatal(err)
-	}
-	return cm, job
+	return cms[0], job
 }
 
 func TestRetryFailedShards(t *testing.T) {
