@@ -225,20 +225,8 @@ func TestRetryIndexMapAtScale(t *testing.T) {
 		t.Skip("builds 100,000 shards")
 	}
 	const n = 100000
-	cases := make([]string, n)
-	for i := range cases {
-		cases[i] = fmt.Sprintf("c%07d", i)
-	}
-	m, _, err := shards.Split(cases, shards.SplitOptions{Name: "huge", Revision: "1", Shards: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "huge", Namespace: "ml", Image: "busybox:1.36"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, m := hugeParent(t, n)
 	job := objs.Job
-	job.UID = "uid-huge"
 	var failed, completed indexes.Builder
 	for i := range n {
 		if i%2 == 0 {

@@ -79,6 +79,26 @@ func finish(job *batchv1.Job, completed, failed string, cond batchv1.JobConditio
 	}
 }
 
+// hugeParent is what create makes, as Job huge in namespace ml, of n one-case shards (cases
+// c0000000, c0000001, ...), with the UID the API server gives it; and the manifest.
+func hugeParent(t *testing.T, n int) (*scaffold.Objects, *shards.Manifest) {
+	t.Helper()
+	cases := make([]string, n)
+	for i := range cases {
+		cases[i] = fmt.Sprintf("c%07d", i)
+	}
+	m, _, err := shards.Split(cases, shards.SplitOptions{Name: "huge", Revision: "1", Shards: n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "huge", Namespace: "ml", Image: "busybox:1.36"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs.Job.UID = "uid-huge"
+	return objs, m
+}
+
 // decodeList is decodeItems of a List that must hold exactly one ConfigMap and the Job.
 func decodeList(t *testing.T, out string) (*corev1.ConfigMap, *batchv1.Job) {
 	t.Helper()
@@ -356,18 +376,7 @@ func TestRetryOfASplitStore(t *testing.T) {
 		t.Skip("builds 100,000 shards")
 	}
 	const n = 100000
-	var cases []string
-	for i := range n {
-		cases = append(cases, fmt.Sprintf("c%07d", i))
-	}
-	m, _, err := shards.Split(cases, shards.SplitOptions{Name: "huge", Revision: "1", Shards: n})
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := scaffold.Build(scaffold.Options{Manifest: m, JobName: "huge", Namespace: "ml", Image: "busybox:1.36"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	objs, m := hugeParent(t, n)
 	vol := objs.Job.Spec.Template.Spec.Volumes[0]
 	if len(objs.Parts) == 0 || vol.Projected == nil || len(vol.Projected.Sources) != 1+len(objs.Parts) || vol.Projected.Sources[0].ConfigMap.Name != objs.ConfigMap.Name {
 		t.Fatalf("the parent's store is not split and projected: %d parts, %+v", len(objs.Parts), vol)
@@ -378,7 +387,6 @@ func TestRetryOfASplitStore(t *testing.T) {
 		}
 	}
 	job := objs.Job
-	job.UID = "uid-huge"
 	var failed, completed strings.Builder
 	for i := 0; i < n; i += 10 {
 		if i > 0 {
