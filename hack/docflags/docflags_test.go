@@ -1,14 +1,13 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-indexed/kubectl-indexed/hack/internal/doctest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd"
 )
 
@@ -70,26 +69,6 @@ const retryTable = "| Flag | Meaning |\n|---|---|\n" +
 	"| `-o, --output string` | Output format: json\\|yaml. |\n" +
 	"| `--tail int` | Lines of recent log. (default -1) |\n"
 
-func write(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func read(t *testing.T, root, rel string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestRowsAsHelpPrintsThem(t *testing.T) {
 	root := tree()
 	got := Table(Rows(root, "retry", Commands(root)["retry"]))
@@ -116,17 +95,13 @@ func TestCheckNamesDriftAndUpdateFixesIt(t *testing.T) {
 		"| `--gone` | A flag that was removed. |\n" + // 11
 		"| `-o, --output string` | Output format: json\\|yaml. |\n" +
 		"<!-- flags:end -->\n\nThe connection flags are on options.\n"
-	write(t, dir, "docs/retry.md", drifted)
-	write(t, dir, "docs/shards.md", "## Flags\n\n### `shards show`\n\n<!-- flags:begin shards show -->\n| Flag | Meaning |\n|---|---|\n| `--index INDEX` | Completion INDEX to print. (default -1) |\n<!-- flags:end -->\n\n<!-- flags:begin shards merge -->\n<!-- flags:end -->\n")
-	write(t, dir, "docs/lint.md", "# lint\n\n| Flag | Default | Meaning |\n|---|---|---|\n| `FILE` / `-f`, `--filename` | | What. |\n| `-R`, `--recursive` | false | Descend. |\n")
-	write(t, dir, "docs/options.md", "| Flag | Meaning |\n|---|---|\n| `--kubeconfig string` | Path. |\n")
+	doctest.Write(t, dir, "docs/retry.md", drifted)
+	doctest.Write(t, dir, "docs/shards.md", "## Flags\n\n### `shards show`\n\n<!-- flags:begin shards show -->\n| Flag | Meaning |\n|---|---|\n| `--index INDEX` | Completion INDEX to print. (default -1) |\n<!-- flags:end -->\n\n<!-- flags:begin shards merge -->\n<!-- flags:end -->\n")
+	doctest.Write(t, dir, "docs/lint.md", "# lint\n\n| Flag | Default | Meaning |\n|---|---|---|\n| `FILE` / `-f`, `--filename` | | What. |\n| `-R`, `--recursive` | false | Descend. |\n")
+	doctest.Write(t, dir, "docs/options.md", "| Flag | Meaning |\n|---|---|\n| `--kubeconfig string` | Path. |\n")
 	res, err := Check(dir, tree(), false)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range res.Problems {
-		got = append(got, p.String())
 	}
 	want := []string{
 		"docs/lint.md:3: lint: --strict: missing from the hand-written table; the command has | `--strict` | Exit 1 on warnings. |",
@@ -137,13 +112,11 @@ func TestCheckNamesDriftAndUpdateFixesIt(t *testing.T) {
 		"docs/shards.md:11: shards merge: the marker names no command of kubectl indexed",
 	}
 	// sorted by page and line
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	doctest.WantProblems(t, res.Problems, want)
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "list has flags but no flag table in docs/list.md") {
 		t.Errorf("notes: %q, want one naming list", res.Notes)
 	}
-	if read(t, dir, "docs/retry.md") != drifted {
+	if doctest.Read(t, dir, "docs/retry.md") != drifted {
 		t.Error("the check without -update changed a page")
 	}
 
@@ -155,7 +128,7 @@ func TestCheckNamesDriftAndUpdateFixesIt(t *testing.T) {
 		t.Errorf("updated %v, want docs/retry.md only", res.Updated)
 	}
 	wantPage := "# retry\n\n## Flags\n\n<!-- flags:begin retry -->\n" + retryTable + "<!-- flags:end -->\n\nThe connection flags are on options.\n"
-	if got := read(t, dir, "docs/retry.md"); got != wantPage {
+	if got := doctest.Read(t, dir, "docs/retry.md"); got != wantPage {
 		t.Errorf("updated page:\n%s\nwant:\n%s", got, wantPage)
 	}
 	res, err = Check(dir, tree(), false)
@@ -176,11 +149,11 @@ func TestCheckRefusesBrokenMarkers(t *testing.T) {
 		"no begin": "text\n<!-- flags:end -->\n",
 	} {
 		dir := t.TempDir()
-		write(t, dir, "docs/retry.md", page)
+		doctest.Write(t, dir, "docs/retry.md", page)
 		if _, err := Check(dir, tree(), true); err == nil {
 			t.Errorf("%s: no error", name)
 		}
-		if got := read(t, dir, "docs/retry.md"); got != page {
+		if got := doctest.Read(t, dir, "docs/retry.md"); got != page {
 			t.Errorf("%s: page changed to %q", name, got)
 		}
 	}
@@ -190,7 +163,7 @@ func TestLayoutOnlyDrift(t *testing.T) {
 	dir := t.TempDir()
 	lines := strings.Split(strings.TrimSuffix(retryTable, "\n"), "\n")
 	lines[2], lines[3] = lines[3], lines[2] // same rows, another order
-	write(t, dir, "docs/retry.md", "<!-- flags:begin retry -->\n"+strings.Join(lines, "\n")+"\n<!-- flags:end -->\n")
+	doctest.Write(t, dir, "docs/retry.md", "<!-- flags:begin retry -->\n"+strings.Join(lines, "\n")+"\n<!-- flags:end -->\n")
 	res, err := Check(dir, tree(), false)
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-indexed/kubectl-indexed/hack/internal/doctest"
 )
 
 // TestRepositoryLinksResolve is the check itself, so that `make test` (and `make check`) fail
@@ -22,20 +22,9 @@ func TestRepositoryLinksResolve(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, root, rel, content string) {
-	t.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestCheckFindsBrokenLinks(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "README.md", strings.Join([]string{
+	doctest.Write(t, root, "README.md", strings.Join([]string{
 		"# Tool",
 		"[ok file](docs/lint.md) [ok anchor](docs/lint.md#the-lintreport--o-json--o-yaml)",
 		"[ok dir](docs/) [ok self](#tool) [ok web](https://example.com/x#y) [ok line](main.go#L3)",
@@ -51,19 +40,15 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 		"[second](docs/lint.md#rules-1) [first](docs/lint.md#rules)",
 		"[fragment into go](main.go#section)", // 14
 	}, "\n"))
-	write(t, root, "main.go", "package main\n")
-	write(t, root, "docs/lint.md", "# lint\n\n## The LintReport (`-o json`, `-o yaml`)\n\n## Rules\n\n## Rules\n\n[back](../README.md#tool)\n[up broken](../README.md#tools)\n")
-	write(t, root, "docs/incoming/x.md", "[ignored](nowhere.md)\n")
+	doctest.Write(t, root, "main.go", "package main\n")
+	doctest.Write(t, root, "docs/lint.md", "# lint\n\n## The LintReport (`-o json`, `-o yaml`)\n\n## Rules\n\n## Rules\n\n[back](../README.md#tool)\n[up broken](../README.md#tools)\n")
+	doctest.Write(t, root, "docs/incoming/x.md", "[ignored](nowhere.md)\n")
 	problems, files, err := Check(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if files != 2 {
 		t.Errorf("checked %d files, want 2 (docs/incoming is skipped)", files)
-	}
-	var got []string
-	for _, p := range problems {
-		got = append(got, p.String())
 	}
 	want := []string{
 		"README.md:4: docs/missing.md: no such file or directory",
@@ -74,9 +59,7 @@ func TestCheckFindsBrokenLinks(t *testing.T) {
 		"README.md:14: main.go#section: a #fragment into a file that is not Markdown",
 		"docs/lint.md:10: ../README.md#tools: README.md has no heading with anchor #tools",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	doctest.WantProblems(t, problems, want)
 }
 
 func TestSlug(t *testing.T) {
