@@ -26,6 +26,9 @@ import (
 // this release has never heard of. A kept field holding the wrong type, a JSON syntax error or
 // an item of another kind is an error naming the item (items[N]) and the line.
 //
+// The pod add is given is reused for the next item: add must not keep it (copy *p to keep it;
+// its strings, lists and maps are not reused).
+//
 // Keys match exactly (as the API server's decoder, sigs.k8s.io/json, matches them); strings
 // with escapes or bytes that are not UTF-8 are decoded by encoding/json, so values are as
 // encoding/json gives them.
@@ -118,6 +121,7 @@ func (s *jsonStream) items(add func(*corev1.Pod)) error {
 		return errors.New("items: expected a list")
 	}
 	s.pos++
+	p := &corev1.Pod{} // one for all items: add must not keep it (see EachJSON)
 	for n := 0; ; n++ {
 		c, err := s.nonSpace()
 		if err != nil {
@@ -141,8 +145,8 @@ func (s *jsonStream) items(add func(*corev1.Pod)) error {
 		if err != nil {
 			return fmt.Errorf("items[%d] (line %d): %w", n, line, err)
 		}
-		p := &corev1.Pod{}
-		if err := decodePod(raw, p); err != nil {
+		*p = corev1.Pod{}
+		if err := decodePod(raw, p, &s.scratch); err != nil {
 			return fmt.Errorf("items[%d] (line %d): %w", n, line, err)
 		}
 		if p.Kind != "" && p.Kind != "Pod" {
@@ -162,6 +166,41 @@ type jsonStream struct {
 	eof  bool
 	// linePos and lineNo cache lineAt: buf[linePos] is on line lineNo.
 	linePos, lineNo int
+	scratch         scratch
+}
+
+// scratch is what decoding reuses from one pod to the next: lists are gathered in it and
+// copied out at their exact length, and strings repeated from pod to pod (phases, reasons,
+// container names, label keys, the Job's name and UID) are allocated once.
+type scratch struct {
+	conds    []corev1.PodCondition
+	statuses []corev1.ContainerStatus
+	strs     map[string]string
+}
+
+// Interning bounds: strings longer than maxInterned are not interned, and once maxStrings
+// are held, new ones are not added (names and UIDs unique to each pod fill it first; lookups
+// of the common ones still hit).
+const (
+	maxInterned = 64
+	maxStrings  = 4096
+)
+
+func (sc *scratch) intern(b []byte) string {
+	if sc == nil || len(b) > maxInterned {
+		return string(b)
+	}
+	if v, ok := sc.strs[string(b)]; ok {
+		return v
+	}
+	v := string(b)
+	if sc.strs == nil {
+		sc.strs = map[string]string{}
+	}
+	if len(sc.strs) < maxStrings {
+		sc.strs[v] = v
+	}
+	return v
 }
 
 // fill reads more input, dropping what is before keep (an index into buf); it returns the
@@ -335,8 +374,8 @@ func decodeString(raw []byte) (string, error) {
 }
 
 // decodePod decodes one item into p (kind in p.Kind).
-func decodePod(raw []byte, p *corev1.Pod) error {
-	d := decoder{b: raw}
+func decodePod(raw []byte, p *corev1.Pod, sc *scratch) error {
+	d := decoder{b: raw, sc: sc}
 	err := d.object(func(key []byte) error {
 		switch string(key) {
 		case "kind":
@@ -457,7 +496,15 @@ func (d *decoder) status(key []byte, st *corev1.PodStatus) error {
 	case "startTime":
 		return d.timePtr(&st.StartTime)
 	case "conditions":
-		return d.array(func() error {
+		if d.null() {
+			st.Conditions = nil
+			return nil
+		}
+		var conds []corev1.PodCondition
+		if d.sc != nil {
+			conds = d.sc.conds[:0]
+		}
+		err := d.array(func() error {
 			var c corev1.PodCondition
 			err := d.object(func(key []byte) error {
 				switch string(key) {
@@ -476,9 +523,14 @@ func (d *decoder) status(key []byte, st *corev1.PodStatus) error {
 				}
 				return d.skip()
 			})
-			st.Conditions = append(st.Conditions, c)
+			conds = append(conds, c)
 			return err
-		}, func() { st.Conditions = nil })
+		}, func() {})
+		if d.sc != nil {
+			d.sc.conds = conds[:0]
+		}
+		st.Conditions = append(make([]corev1.PodCondition, 0, len(conds)), conds...)
+		return err
 	case "initContainerStatuses":
 		return d.containerStatuses(&st.InitContainerStatuses)
 	case "containerStatuses":
@@ -488,7 +540,15 @@ func (d *decoder) status(key []byte, st *corev1.PodStatus) error {
 }
 
 func (d *decoder) containerStatuses(list *[]corev1.ContainerStatus) error {
-	return d.array(func() error {
+	if d.null() {
+		*list = nil
+		return nil
+	}
+	var all []corev1.ContainerStatus
+	if d.sc != nil {
+		all = d.sc.statuses[:0]
+	}
+	err := d.array(func() error {
 		var cs corev1.ContainerStatus
 		err := d.object(func(key []byte) error {
 			switch string(key) {
@@ -506,9 +566,14 @@ func (d *decoder) containerStatuses(list *[]corev1.ContainerStatus) error {
 			}
 			return d.skip()
 		})
-		*list = append(*list, cs)
+		all = append(all, cs)
 		return err
-	}, func() { *list = nil })
+	}, func() {})
+	if d.sc != nil {
+		d.sc.statuses = all[:0]
+	}
+	*list = append(make([]corev1.ContainerStatus, 0, len(all)), all...)
+	return err
 }
 
 func (d *decoder) containerState(st *corev1.ContainerState) error {
@@ -576,8 +641,9 @@ func (d *decoder) containerState(st *corev1.ContainerState) error {
 // decoder decodes one JSON value held in b. Errors of a field are *FieldError, naming the
 // field's path.
 type decoder struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	sc *scratch // nil: nothing reused
 }
 
 // FieldError is a kept field of a pod holding what it cannot hold.
@@ -762,7 +828,7 @@ func (d *decoder) strMap(dst *map[string]string) error {
 	return d.object(func(key []byte) error {
 		var v string
 		err := d.strInto(&v)
-		m[string(key)] = v
+		m[d.sc.intern(key)] = v
 		return err
 	})
 }
@@ -882,7 +948,7 @@ func (d *decoder) str() (string, error) {
 			d.i++
 			raw := d.b[start:d.i]
 			if plain {
-				return string(raw[1 : len(raw)-1]), nil
+				return d.sc.intern(raw[1 : len(raw)-1]), nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
