@@ -382,6 +382,10 @@ type shardState struct {
 
 func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Options {
 	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.Output != ""}
+	if o.Output == "" {
+		// The text view: only the rows it prints are kept.
+		opts.ListLimit = indexstatus.TextViewRows
+	}
 	for _, s := range sh {
 		opts.ShardIDs, opts.ShardsConfigMap = s.ids, s.configMap
 	}
