@@ -160,7 +160,7 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 		return false
 	}
 	if job.UID != "" {
-		if ref := metav1.GetControllerOf(pod); ref != nil {
+		if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 			return ref.UID == job.UID
 		}
 		for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {
