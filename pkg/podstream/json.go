@@ -46,6 +46,10 @@ func EachJSON(r io.Reader, add func(*corev1.Pod)) error {
 			return err
 		}
 		if c == '}' {
+			s.pos++
+			if err := s.end(); err != nil {
+				return err
+			}
 			break
 		}
 		if !first {
@@ -252,6 +256,26 @@ func (s *jsonStream) lineAt(pos int) int {
 
 func (s *jsonStream) syntax(msg string) error {
 	return fmt.Errorf("line %d: invalid JSON: %s", s.lineAt(min(s.pos, len(s.buf))), msg)
+}
+
+// end checks that only white space follows.
+func (s *jsonStream) end() error {
+	for {
+		for s.pos < len(s.buf) {
+			switch s.buf[s.pos] {
+			case ' ', '\t', '\r', '\n':
+				s.pos++
+			default:
+				return s.syntax(fmt.Sprintf("unexpected %q after the list", s.buf[s.pos]))
+			}
+		}
+		if _, err := s.fill(s.pos); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // nonSpace skips white space and returns the next byte, not consuming it.

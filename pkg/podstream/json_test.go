@@ -9,7 +9,10 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	kjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -209,4 +212,46 @@ func TestEachJSONItemBound(t *testing.T) {
 	if _, err := eachJSON(t, []byte(body)); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("%v", err)
 	}
+}
+
+// FuzzEachJSON: on any item, EachJSON does not panic, accepts only valid JSON, and where the
+// API server's decoder (sigs.k8s.io/json, case-sensitive) reads the item as a Pod, gives
+// exactly its kept fields. (Run: go test -fuzz FuzzEachJSON ./pkg/podstream/.)
+func FuzzEachJSON(f *testing.F) {
+	pods, err := source.ReadPods("../../test/fixtures/seed/pods.json", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, p := range withManagedFields(pods)[:2] {
+		b, _ := json.Marshal(p)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"metadata":{"name":"a\u00e9","labels":{"a":"b","a":"c"}},"status":{"conditions":[],"containerStatuses":null}}`))
+	f.Add([]byte(`{"status":{"containerStatuses":[{"state":{"terminated":{"exitCode":-1,"finishedAt":null}}}]}}`))
+	f.Fuzz(func(t *testing.T, item []byte) {
+		body := append(append([]byte(`{"kind":"PodList","items":[`), item...), "]}"...)
+		var got []corev1.Pod
+		err := EachJSON(bytes.NewReader(body), func(p *corev1.Pod) { got = append(got, *p) })
+		if err != nil {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("accepted invalid JSON %q", item)
+		}
+		var want corev1.Pod
+		if strictErrs, err := kjson.UnmarshalStrict(item, &want, kjson.DisallowDuplicateFields); err != nil || len(strictErrs) > 0 {
+			return // not a pod to the API server, or with duplicate fields (merged differently)
+		}
+		if want.Kind != "" && want.Kind != "Pod" {
+			return
+		}
+		want.Kind = ""
+		if len(got) != 1 {
+			t.Fatalf("%d pods from %q", len(got), item)
+		}
+		// Semantic: an empty list and none are the same to the report.
+		if w := kept(&want); !equality.Semantic.DeepEqual(&got[0], w) {
+			t.Fatalf("%q:\n got %+v\nwant %+v", item, got[0], *w)
+		}
+	})
 }
