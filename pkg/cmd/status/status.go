@@ -342,6 +342,9 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	r = o.carryConnection(r)
+	if o.Output == output.FormatJSON {
+		return writeJSON(w, r)
+	}
 	if output.IsStructured(o.Output) {
 		return output.PrintStructured(w, o.Output, r)
 	}
