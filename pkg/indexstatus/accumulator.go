@@ -32,6 +32,12 @@ type Options struct {
 	// AllIndexes lists every index in Indexes (json, yaml, wide); otherwise only the indexes
 	// that need attention are listed (the grid still covers every index).
 	AllIndexes bool
+	// ListLimit, when AllIndexes is false and it is above 0, keeps at most that many of the
+	// indexes that need attention in Indexes, in index order, and only counts the others: the
+	// text view prints TextViewRows of them and says how many more there are, so a report made
+	// for it holds a few rows, not one per index. Reports for -o json, yaml, wide or templates
+	// list every index and set AllIndexes instead.
+	ListLimit int
 	// PodsNotGiven says the report was made without the Job's pods (offline, no --pods-file):
 	// where pods are missing the words say they were not given, not that they are gone.
 	PodsNotGiven bool
@@ -154,7 +160,7 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 		return false
 	}
 	if job.UID != "" {
-		if ref := metav1.GetControllerOf(pod); ref != nil {
+		if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 			return ref.UID == job.UID
 		}
 		for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {

@@ -106,6 +106,14 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			st.Cases = p.cases
 		}
 	}
+	if !r.omitted.IsEmpty() {
+		for i := range latest {
+			if r.omitted.Has(i) {
+				r.omittedCases = true
+				break
+			}
+		}
+	}
 	var short []string
 	n := 0
 	for i := range r.Completions {

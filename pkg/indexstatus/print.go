@@ -14,6 +14,9 @@ import (
 // maxTextRows is how many indexes the text view details before pointing at -o wide.
 const maxTextRows = 50
 
+// TextViewRows is how many indexes that need attention the text view lists (Options.ListLimit).
+const TextViewRows = maxTextRows
+
 // PrintText writes the report as text. With wide, every index gets a row (with its pods);
 // otherwise only the indexes that need attention do, and the state table folds the rest.
 func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
@@ -180,7 +183,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		return
 	}
 	shards := r.Shards != nil
-	cases := false
+	cases := r.omittedCases
 	for k := range r.Indexes {
 		cases = cases || r.Indexes[k].Cases != nil
 	}
@@ -212,9 +215,9 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
 	rows := r.Indexes
-	more := 0
+	more := r.omitted.Len()
 	if !wide && len(rows) > maxTextRows {
-		more = len(rows) - maxTextRows
+		more += len(rows) - maxTextRows
 		rows = rows[:maxTextRows]
 	}
 	for k := range rows {

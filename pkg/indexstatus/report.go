@@ -108,6 +108,8 @@ func truncate(s string, n int) string {
 // walkIndexes words every index's facts, folding the grid and the summary as it goes.
 func (b *reportBuilder) walkIndexes() {
 	r := b.r
+	var omitted indexes.Builder
+	defer func() { r.omitted = omitted.Set() }()
 	for k := range b.facts {
 		f := &b.facts[k]
 		st := b.indexStatus(f)
@@ -117,7 +119,13 @@ func (b *reportBuilder) walkIndexes() {
 		} else {
 			r.Grid = append(r.Grid, Run{First: f.index, Last: f.index, State: st.State})
 		}
-		if b.opts.AllIndexes || needsAttention(&st) {
+		switch {
+		case b.opts.AllIndexes:
+			r.Indexes = append(r.Indexes, st)
+		case !needsAttention(&st):
+		case b.opts.ListLimit > 0 && len(r.Indexes) >= b.opts.ListLimit:
+			omitted.Add(st.Index)
+		default:
 			r.Indexes = append(r.Indexes, st)
 		}
 	}

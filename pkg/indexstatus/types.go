@@ -9,7 +9,11 @@
 // Job controller of the Kubernetes release in pkg/version (pkg/controller/job and pkg/apis/batch/validation).
 package indexstatus
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+)
 
 // APIVersion and Kind identify the report in JSON and YAML.
 const (
@@ -111,6 +115,12 @@ type IndexedJobStatus struct {
 
 	Pods   PodCounts  `json:"pods"`
 	Shards *ShardInfo `json:"shards,omitempty"`
+
+	// omitted are the indexes that need attention that Options.ListLimit left out of Indexes
+	// (counted in the text view's "and N more"); omittedCases says whether one of them has
+	// case counts (the text view's CASES column).
+	omitted      indexes.Set
+	omittedCases bool
 }
 
 // JobRef names the Job.

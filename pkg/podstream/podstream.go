@@ -3,6 +3,8 @@
 // a pod) and the pod spec except its init containers (their restartPolicy tells sidecars). A
 // page of pods is then never held, whole or decoded, and decoding costs a fraction of the CPU.
 // It takes bytes and returns typed pods: the request is the caller's (pkg/cmd/status).
+// EachJSON does the same for a JSON pod list (kubectl get pods -o json, the offline report's
+// --pods-file), keeping only the fields the report reads.
 package podstream
 
 import (

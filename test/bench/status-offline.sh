@@ -2,8 +2,9 @@
 # Benchmark the offline report at scale: `kubectl indexed status -f job.json --pods-file
 # pods.json` on generated files of BENCH_PODS pods (default "5000 100000"), one pod per index,
 # cloned from the captured fixture BENCH_FIXTURE (default test/fixtures/completing) by
-# test/bench/statusgen. Each size is run BENCH_RUNS times (default 3); the table shows wall time,
-# user CPU and peak RSS (GNU time -v) of each run.
+# test/bench/statusgen. Each size is run BENCH_RUNS times (default 3) for each output of
+# BENCH_OUTPUTS (default "text json": the text view and -o json), interleaved; the table shows
+# wall time, user CPU and peak RSS (GNU time -v) of each run.
 #
 # Usage: bash test/bench/status-offline.sh     (or make bench-status-offline)
 set -euo pipefail
@@ -11,21 +12,26 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 sizes=${BENCH_PODS:-5000 100000}
 runs=${BENCH_RUNS:-3}
+outputs=${BENCH_OUTPUTS:-text json}
 fixture=${BENCH_FIXTURE:-test/fixtures/completing}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/kubectl-indexed" ./cmd/kubectl-indexed
-printf '%-8s %-4s %10s %10s %12s %10s\n' PODS RUN WALL USER_S MAX_RSS_MB FILE_MB
+printf '%-8s %-6s %-4s %10s %10s %12s %10s\n' PODS OUTPUT RUN WALL USER_S MAX_RSS_MB FILE_MB
 for n in $sizes; do
   go run ./test/bench/statusgen -fixture "$fixture" -pods "$n" -dir "$work/$n"
   size=$(( $(stat -c %s "$work/$n/pods.json") / 1048576 ))
   for r in $(seq 1 "$runs"); do
-    /usr/bin/time -v "$work/kubectl-indexed" status -f "$work/$n/job.json" --pods-file "$work/$n/pods.json" \
-      >"$work/out" 2>"$work/time" || { cat "$work/time" >&2; exit 1; }
-    wall=$(awk -F': ' '/Elapsed/ {print $2}' "$work/time")
-    user=$(awk -F': ' '/User time/ {print $2}' "$work/time")
-    rss=$(awk -F': ' '/Maximum resident/ {printf "%d", $2/1024}' "$work/time")
-    printf '%-8s %-4s %10s %10s %12s %10s\n' "$n" "$r" "$wall" "$user" "$rss" "$size"
+    for out in $outputs; do
+      flags=()
+      [ "$out" = text ] || flags=(-o "$out")
+      /usr/bin/time -v "$work/kubectl-indexed" status -f "$work/$n/job.json" --pods-file "$work/$n/pods.json" "${flags[@]}" \
+        >"$work/out" 2>"$work/time" || { cat "$work/time" >&2; exit 1; }
+      wall=$(awk -F': ' '/Elapsed/ {print $2}' "$work/time")
+      user=$(awk -F': ' '/User time/ {print $2}' "$work/time")
+      rss=$(awk -F': ' '/Maximum resident/ {printf "%d", $2/1024}' "$work/time")
+      printf '%-8s %-6s %-4s %10s %10s %12s %10s\n' "$n" "$out" "$r" "$wall" "$user" "$rss" "$size"
+    done
   done
 done

@@ -130,7 +130,7 @@ type foreign struct {
 
 func (f *foreign) check(job *batchv1.Job, p *corev1.Pod) {
 	other := ""
-	if ref := metav1.GetControllerOf(p); ref != nil && job.UID != "" && ref.UID != job.UID {
+	if ref := metav1.GetControllerOfNoCopy(p); ref != nil && job.UID != "" && ref.UID != job.UID {
 		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
 	} else if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok && job.UID != "" && uid != string(job.UID) {
 		other = fmt.Sprintf("the Job of uid %s", uid)

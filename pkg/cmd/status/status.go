@@ -342,6 +342,9 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	r = o.carryConnection(r)
+	if o.Output == output.FormatJSON {
+		return writeJSON(w, r)
+	}
 	if output.IsStructured(o.Output) {
 		return output.PrintStructured(w, o.Output, r)
 	}
@@ -387,6 +390,10 @@ type shardState struct {
 
 func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Options {
 	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.Output != ""}
+	if o.Output == "" {
+		// The text view: only the rows it prints are kept.
+		opts.ListLimit = indexstatus.TextViewRows
+	}
 	for _, s := range sh {
 		opts.ShardIDs, opts.ShardsConfigMap = s.ids, s.configMap
 	}

@@ -2,8 +2,6 @@ package status
 
 import (
 	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -88,60 +87,8 @@ func startsJSONObject(br *bufio.Reader) bool {
 	return false
 }
 
-// decodePodList walks a JSON PodList or List token by token and calls add for every item,
-// each decoded strictly (unknown fields are an error, as with the general reader) and dropped
-// once add returns.
+// decodePodList walks a JSON PodList or List and calls add for every item, decoded by
+// podstream.EachJSON into the part of a pod the report reads and dropped once add returns.
 func decodePodList(r io.Reader, add func(*corev1.Pod)) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return errors.New("expected a JSON object (a PodList as kubectl get pods -o json writes it)")
-	}
-	kind, sawItems := "", false
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "kind":
-			if err := dec.Decode(&kind); err != nil {
-				return fmt.Errorf("kind: %w", err)
-			}
-			if kind != "PodList" && kind != "List" {
-				return fmt.Errorf("expected Pods (a PodList as kubectl get pods -o json writes it), found kind %q", kind)
-			}
-		case "items":
-			sawItems = true
-			if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-				if tok == nil && err == nil {
-					continue // "items": null
-				}
-				return errors.New("items: expected a list")
-			}
-			for n := 0; dec.More(); n++ {
-				p := &corev1.Pod{}
-				if err := dec.Decode(p); err != nil {
-					return fmt.Errorf("items[%d]: %w", n, err)
-				}
-				if p.Kind != "" && p.Kind != "Pod" {
-					return fmt.Errorf("items[%d]: expected a Pod, found kind %q", n, p.Kind)
-				}
-				add(p)
-			}
-			if _, err := dec.Token(); err != nil { // ]
-				return err
-			}
-		default:
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return fmt.Errorf("%s: %w", key, err)
-			}
-		}
-	}
-	if kind == "" || !sawItems {
-		return errors.New("expected a PodList or List with kind and items (kubectl get pods -o json)")
-	}
-	return nil
+	return podstream.EachJSON(r, add)
 }

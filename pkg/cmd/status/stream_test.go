@@ -46,7 +46,7 @@ func TestStreamedPodsErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ text, want string }{
 		"not pods":      {`{"apiVersion":"v1","kind":"ConfigMapList","items":[]}`, `found kind "ConfigMapList"`},
 		"a job in list": {`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"x"}}]}`, `items[0]`},
-		"unknown field": {`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spex":{}}]}`, `unknown field "spex"`},
+		"wrong type":    {`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","labels":[]}}]}`, `items[0] (line 1): metadata.labels: expected an object, found a list`},
 		"truncated":     {`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod"`, "cannot read the pods"},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
@@ -58,9 +58,16 @@ func TestStreamedPodsErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", name, r.code, r.errOut, tc.want)
 		}
 	}
+	// A field this release does not know (a newer server's, or a typo) is skipped, as kubectl
+	// skips it.
+	p := filepath.Join(dir, "unknown.json")
+	_ = os.WriteFile(p, []byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"x"},"spex":{}}]}`), 0o600)
+	if r := run(t, nil, "", "-f", jobFile, "--pods-file", p); r.code != 0 {
+		t.Errorf("unknown field: %+v", r)
+	}
 	// An empty list: pods were given, there are none.
 	empty, _ := json.Marshal(corev1.PodList{})
-	p := filepath.Join(dir, "empty.json")
+	p = filepath.Join(dir, "empty.json")
 	_ = os.WriteFile(p, []byte(strings.Replace(string(empty), "{", `{"kind":"PodList",`, 1)), 0o600)
 	if r := run(t, nil, "", "-f", jobFile, "--pods-file", p); r.code != 0 || strings.Contains(r.out, "No pods given") {
 		t.Errorf("empty list: %+v", r)
