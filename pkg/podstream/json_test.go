@@ -3,6 +3,7 @@ package podstream
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -89,7 +90,7 @@ func TestEachJSONSameAsFullDecode(t *testing.T) {
 				always := corev1.ContainerRestartPolicyAlways
 				pods[0].Spec.InitContainers = append(pods[0].Spec.InitContainers, corev1.Container{Name: "sidecar", RestartPolicy: &always})
 			}
-			full := withManagedFields(pods)
+			full := testutil.WithManagedFields(pods)
 			body, err := json.MarshalIndent(corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: full}, "", "  ")
 			if err != nil {
 				t.Fatal(err)
@@ -222,7 +223,7 @@ func FuzzEachJSON(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, p := range withManagedFields(pods)[:2] {
+	for _, p := range testutil.WithManagedFields(pods)[:2] {
 		b, _ := json.Marshal(p)
 		f.Add(b)
 	}
