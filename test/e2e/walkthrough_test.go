@@ -48,7 +48,11 @@ func TestSeedWalkthrough(t *testing.T) {
 	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "job.batch/seed created\n") {
 		t.Fatalf("create:\n%s", r)
 	}
-	WaitForFinished(t, ns, "seed", 3*time.Minute)
+	// kubectl wait --for=condition=Failed job/seed --timeout=3m
+	r = Run(t, Cmd{Args: []string{"wait", "-n", ns, "--for=condition=Failed", "job/seed", "--timeout=3m"}, Timeout: 4 * time.Minute})
+	if r.ExitCode != 0 {
+		t.Fatalf("wait:\n%s\n%s", r, DescribeState(GetJob(t, ns, "seed"), GetPods(t, ns, "seed")))
+	}
 	byIndex := PodsByIndex(GetPods(t, ns, "seed"))
 	if len(byIndex[2]) != 1 || len(byIndex[4]) != 2 || ExitCode(byIndex[2][0], "worker") != 42 || ExitCode(byIndex[4][1], "worker") != 1 {
 		t.Fatalf("seed did not run as the scenario says:\n%s", DescribeState(GetJob(t, ns, "seed"), GetPods(t, ns, "seed")))
