@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
+	"github.com/kubectl-indexed/kubectl-indexed/test/harness"
 )
 
 // TestList runs `kubectl indexed list` through kubectl on the local control plane: a Job made
@@ -37,7 +38,8 @@ func TestList(t *testing.T) {
 		}
 	}
 	lg := KubectlIndexed(t, "logs", "seed", "-n", ns, "--failed", "--request-timeout", "20s")
-	if lg.ExitCode != 4 || !strings.Contains(lg.Stderr, "(index 2 attempt 1, container") || !strings.Contains(lg.Stderr, "(index 4 attempt 2, container") {
+	// kwok serves every container's log as harness.ContainerLogLine (test/harness/kwok.go).
+	if want := "[index 2 attempt 1] " + harness.ContainerLogLine + "\n[index 4 attempt 2] " + harness.ContainerLogLine + "\n"; lg.ExitCode != 0 || lg.Stdout != want {
 		t.Errorf("logs --failed on seed:\n%s", lg)
 	}
 	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--pod-annotation", "scenario.indexed.kubectl.io/run-time=never"); r.ExitCode != 0 {

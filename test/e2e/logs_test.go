@@ -12,6 +12,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/test/harness"
 )
 
 // logsJob: index 1 fails on both its attempts (backoffLimitPerIndex 1), index 2 runs until
@@ -35,11 +37,11 @@ spec:
 `
 
 // TestLogs runs `kubectl indexed logs` through kubectl on the local control plane. kwok plays
-// the pods but runs no container and serves no kubelet API (the node's address is
-// unroutable), so the API server cannot fetch a log: what is checked here is which pods are
-// selected (named in the error, against the pods the controller made), that the failure to
-// fetch is a clear cluster error (exit 4), and the gone-pod path. The streaming itself is unit
-// tested (pkg/cmd/logs) with client-go's fake.
+// the pods and serves the kubelet API: every container's log is the one line
+// harness.ContainerLogLine (test/harness/kwok.go), fetched by the real API server from the
+// node like any container log. What is checked here is which attempts are selected and how
+// they are labelled (against the pods the controller made), that the API server's refusal is a
+// clear cluster error (exit 4) naming the pod, and the gone-pod path.
 func TestLogs(t *testing.T) {
 	RequirePlugin(t)
 	ns := NewNamespace(t)
@@ -56,34 +58,40 @@ func TestLogs(t *testing.T) {
 		t.Fatalf("index 1 has %d pods, want 2:\n%s", len(byIndex[1]), DescribeState(GetJob(t, ns, "logs"), pods))
 	}
 	first, second := byIndex[1][0].Name, byIndex[1][1].Name
+	line := harness.ContainerLogLine
 
-	// Both attempts of index 1 are selected, oldest first; the node cannot serve their logs.
-	r := KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "1", "--all-attempts", "--request-timeout", "20s")
+	// The oracle: kubectl logs of a pod prints kwok's line through the API server.
+	r := Kubectl(t, "logs", "-n", ns, first, "--request-timeout", "20s")
+	if r.ExitCode != 0 || r.Stdout != line+"\n" {
+		t.Fatalf("kubectl logs %s: want exit 0 and %q:\n%s", first, line, r)
+	}
+
+	// Both attempts of index 1, oldest first, each line labelled with its attempt.
+	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "1", "--all-attempts", "--request-timeout", "20s")
 	t.Logf("%s", r)
-	if r.ExitCode != 4 {
-		t.Fatalf("want exit 4 (logs cannot be fetched from kwok's node):\n%s", r)
-	}
-	for _, w := range []string{
-		fmt.Sprintf("cannot fetch the logs of pod %q (index 1 attempt 1, container \"worker\")", first),
-		fmt.Sprintf("cannot fetch the logs of pod %q (index 1 attempt 2, container \"worker\")", second),
-	} {
-		if !strings.Contains(r.Stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, r)
-		}
-	}
-	if i, j := strings.Index(r.Stderr, first), strings.Index(r.Stderr, second); i < 0 || j < i {
-		t.Errorf("attempts not in order:\n%s", r)
+	want := "[index 1 attempt 1] " + line + "\n[index 1 attempt 2] " + line + "\n"
+	if r.ExitCode != 0 || r.Stdout != want {
+		t.Fatalf("--index 1 --all-attempts: want exit 0 and\n%s\n%s", want, r)
 	}
 
-	// --failed: the last failed attempt of index 1 only.
+	// --failed: the last failed attempt of index 1 only, one attempt so no label.
 	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--failed", "--request-timeout", "20s")
-	if r.ExitCode != 4 || !strings.Contains(r.Stderr, fmt.Sprintf("pod %q (index 1 attempt 2", second)) || strings.Contains(r.Stderr, first) {
+	if r.ExitCode != 0 || r.Stdout != line+"\n" {
 		t.Errorf("--failed:\n%s", r)
+	}
+	// Which pod --failed chose: the API server's refusal of a container the pod lacks names it.
+	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--failed", "-c", "nope", "--request-timeout", "20s")
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, fmt.Sprintf("cannot fetch the logs of pod %q (index 1 attempt 2, container \"nope\")", second)) || strings.Contains(r.Stderr, first) {
+		t.Errorf("--failed -c nope: want exit 4 naming pod %s only:\n%s", second, r)
 	}
 
 	// The running attempt of index 2 is the default.
-	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "2", "--request-timeout", "20s")
+	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "2", "-c", "nope", "--request-timeout", "20s")
 	if r.ExitCode != 4 || !strings.Contains(r.Stderr, fmt.Sprintf("pod %q (index 2 attempt 1", byIndex[2][0].Name)) {
+		t.Errorf("--index 2 -c nope:\n%s", r)
+	}
+	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "2", "--request-timeout", "20s")
+	if r.ExitCode != 0 || r.Stdout != line+"\n" {
 		t.Errorf("--index 2:\n%s", r)
 	}
 
@@ -100,7 +108,7 @@ func TestLogs(t *testing.T) {
 		return true
 	})
 	r = KubectlIndexed(t, "logs", "logs", "-n", ns, "--index", "1", "--attempt", "1")
-	want := fmt.Sprintf("index 1 attempt 1: its pod is gone; it failed: pod %s (attempt 2) counts 1 failure of this index before it", second)
+	want = fmt.Sprintf("index 1 attempt 1: its pod is gone; it failed: pod %s (attempt 2) counts 1 failure of this index before it", second)
 	if r.ExitCode != 1 || !strings.Contains(r.Stderr, want) || r.Stdout != "" {
 		t.Errorf("gone attempt: want exit 1 and %q:\n%s", want, r)
 	}

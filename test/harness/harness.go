@@ -286,6 +286,9 @@ func (c *Cluster) start(ctx context.Context) error {
 			"--service-account-signing-key-file=" + c.pki.SAPrivateKey,
 			"--service-cluster-ip-range=10.96.0.0/16",
 			"--endpoint-reconciler-type=none",
+			// kwok serves the kubelet API (container logs) at the node's InternalIP; the node
+			// also has a Hostname address (kwok-node-0) that does not resolve.
+			"--kubelet-preferred-address-types=InternalIP",
 			"--profiling=false",
 		})
 		if err != nil {
@@ -350,14 +353,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := c.spawn("kwok", []string{
-		"--kubeconfig=" + componentKubeconfig,
-		"--manage-all-nodes=true",
-		"--config=" + stagesPath,
-		"--cidr=10.0.0.0/16",
-		// Only written into node and pod status (hostIP); nothing is ever sent to it.
-		"--node-ip=192.0.2.10",
-	}); err != nil {
+	if err := c.startKwok(ctx); err != nil {
 		return err
 	}
 
