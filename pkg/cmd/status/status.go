@@ -3,6 +3,7 @@
 package status
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -225,6 +226,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		o.JobName = name
 	}
 	if o.offline() {
+		if o.PodsFile == source.StdinName && o.In != nil {
+			// Standard input is buffered once here, so that Run can peek at it (is it JSON
+			// to stream?) and hand the same reader to the general reader otherwise.
+			o.In = bufio.NewReaderSize(o.In, stdinBuffer)
+		}
 		return nil
 	}
 	if o.JobName == "" {

@@ -15,6 +15,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
+// stdinBuffer is the buffer Complete puts in front of standard input, and the one of a file.
+const stdinBuffer = 256 << 10
+
 // streamPods reads --pods-file as the offline path's fast road when it is a JSON PodList or
 // List (what kubectl get pods -o json writes): the items are decoded one pod at a time and
 // reduced into the accumulator as they are read, as the live path does with protobuf pages,
@@ -24,13 +27,11 @@ import (
 func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err error) {
 	var r io.Reader
 	if o.PodsFile == source.StdinName {
-		if o.In == nil {
-			return nil, false, nil
-		}
-		br := bufio.NewReaderSize(o.In, 256<<10)
-		if !startsJSONObject(br) {
-			// Put what was peeked back in front of the rest for the general reader.
-			o.In = br
+		// Complete buffered standard input; peeking leaves what was read in that buffer
+		// for the general reader. Unbuffered (Run called without Complete), take the general
+		// reader rather than lose the bytes a peek would read.
+		br, buffered := o.In.(*bufio.Reader)
+		if !buffered || !startsJSONObject(br) {
 			return nil, false, nil
 		}
 		r = br
@@ -40,7 +41,7 @@ func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err e
 			return nil, false, nil // the general reader says why
 		}
 		defer func() { _ = f.Close() }()
-		br := bufio.NewReaderSize(f, 256<<10)
+		br := bufio.NewReaderSize(f, stdinBuffer)
 		if !startsJSONObject(br) {
 			return nil, false, nil
 		}
