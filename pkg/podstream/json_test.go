@@ -3,12 +3,11 @@ package podstream
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +15,7 @@ import (
 	kjson "sigs.k8s.io/json"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -71,66 +71,46 @@ func eachJSON(t *testing.T, body []byte) ([]corev1.Pod, error) {
 // container and a field no release knows added, EachJSON gives exactly the kept fields of the
 // pods as the general reader decodes them, and the same report.
 func TestEachJSONSameAsFullDecode(t *testing.T) {
-	dirs, err := filepath.Glob("../../test/fixtures/*/pods.json")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, podsFile := range dirs {
-		dir := filepath.Dir(podsFile)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
-			if err != nil {
-				t.Fatal(err)
+	forEachFixture(t, func(t *testing.T, job *batchv1.Job, full []corev1.Pod) {
+		body, err := json.MarshalIndent(corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: full}, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A field of a newer release, in the metadata, the status and a container status.
+		body = bytes.ReplaceAll(body, []byte("\"metadata\": {\n"), []byte(`"metadata": {"futureField": {"a": [1, 2.5e3, true, null, "x\"y"]},`+"\n"))
+		body = bytes.ReplaceAll(body, []byte(`"restartCount":`), []byte(`"futureCount": -0.5, "restartCount":`))
+		if n := bytes.Count(body, []byte("futureField")); n != len(full) {
+			t.Fatalf("futureField added to %d of %d pods", n, len(full))
+		}
+		slim, err := eachJSON(t, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(slim) != len(full) {
+			t.Fatalf("%d pods of %d", len(slim), len(full))
+		}
+		for i := range slim {
+			if want := kept(&full[i]); !reflect.DeepEqual(&slim[i], want) {
+				got, _ := json.Marshal(&slim[i])
+				w, _ := json.Marshal(want)
+				t.Fatalf("pod %d:\n got %s\nwant %s", i, got, w)
 			}
-			pods, err := source.ReadPods(podsFile, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(pods) > 0 {
-				always := corev1.ContainerRestartPolicyAlways
-				pods[0].Spec.InitContainers = append(pods[0].Spec.InitContainers, corev1.Container{Name: "sidecar", RestartPolicy: &always})
-			}
-			full := testutil.WithManagedFields(pods)
-			body, err := json.MarshalIndent(corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"}, Items: full}, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A field of a newer release, in the metadata, the status and a container status.
-			body = bytes.ReplaceAll(body, []byte("\"metadata\": {\n"), []byte(`"metadata": {"futureField": {"a": [1, 2.5e3, true, null, "x\"y"]},`+"\n"))
-			body = bytes.ReplaceAll(body, []byte(`"restartCount":`), []byte(`"futureCount": -0.5, "restartCount":`))
-			if n := bytes.Count(body, []byte("futureField")); n != len(full) {
-				t.Fatalf("futureField added to %d of %d pods", n, len(full))
-			}
-			slim, err := eachJSON(t, body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(slim) != len(full) {
-				t.Fatalf("%d pods of %d", len(slim), len(full))
-			}
-			for i := range slim {
-				if want := kept(&full[i]); !reflect.DeepEqual(&slim[i], want) {
-					got, _ := json.Marshal(&slim[i])
-					w, _ := json.Marshal(want)
-					t.Fatalf("pod %d:\n got %s\nwant %s", i, got, w)
-				}
-			}
-			clock := fixed{}
-			a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !bytes.Equal(ja, jb) {
-				t.Errorf("reports differ:\n%s\n%s", ja, jb)
-			}
-		})
-	}
+		}
+		clock := fixed{}
+		a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("reports differ:\n%s\n%s", ja, jb)
+		}
+	})
 }
 
 // TestEachJSONStreams: items arrive one read at a time (a reader of one byte per call) and the

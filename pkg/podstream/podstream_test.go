@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,62 +46,41 @@ func seedPods(t testing.TB) []corev1.Pod {
 // TestSlimPodSameReport: for every captured fixture, the report from pods decoded without
 // managedFields and most of the spec is the report from the full pods.
 func TestSlimPodSameReport(t *testing.T) {
-	dirs, err := filepath.Glob("../../test/fixtures/*/pods.json")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, podsFile := range dirs {
-		dir := filepath.Dir(podsFile)
-		t.Run(filepath.Base(dir), func(t *testing.T) {
-			job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
-			if err != nil {
-				t.Fatal(err)
+	forEachFixture(t, func(t *testing.T, job *batchv1.Job, full []corev1.Pod) {
+		body := protobufList(t, full, metav1.ListMeta{ResourceVersion: "77", Continue: "next"})
+		var slim []corev1.Pod
+		meta, err := EachBytes(body, func(p *corev1.Pod) { slim = append(slim, *p) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if meta.ResourceVersion != "77" || meta.Continue != "next" || len(slim) != len(full) {
+			t.Fatalf("meta %+v, %d pods of %d", meta, len(slim), len(full))
+		}
+		for i := range slim {
+			if slim[i].ManagedFields != nil || len(slim[i].Spec.Containers) != 0 || slim[i].Name != full[i].Name ||
+				len(slim[i].Status.ContainerStatuses) != len(full[i].Status.ContainerStatuses) ||
+				len(slim[i].Spec.InitContainers) != len(full[i].Spec.InitContainers) {
+				t.Fatalf("pod %d not slimmed as expected: %+v", i, slim[i].ObjectMeta)
 			}
-			pods, err := source.ReadPods(podsFile, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Give one pod a sidecar init container: its restartPolicy must survive.
-			if len(pods) > 0 {
-				always := corev1.ContainerRestartPolicyAlways
-				pods[0].Spec.InitContainers = append(pods[0].Spec.InitContainers, corev1.Container{Name: "sidecar", RestartPolicy: &always})
-			}
-			full := testutil.WithManagedFields(pods)
-			body := protobufList(t, full, metav1.ListMeta{ResourceVersion: "77", Continue: "next"})
-			var slim []corev1.Pod
-			meta, err := EachBytes(body, func(p *corev1.Pod) { slim = append(slim, *p) })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if meta.ResourceVersion != "77" || meta.Continue != "next" || len(slim) != len(full) {
-				t.Fatalf("meta %+v, %d pods of %d", meta, len(slim), len(full))
-			}
-			for i := range slim {
-				if slim[i].ManagedFields != nil || len(slim[i].Spec.Containers) != 0 || slim[i].Name != full[i].Name ||
-					len(slim[i].Status.ContainerStatuses) != len(full[i].Status.ContainerStatuses) ||
-					len(slim[i].Spec.InitContainers) != len(full[i].Spec.InitContainers) {
-					t.Fatalf("pod %d not slimmed as expected: %+v", i, slim[i].ObjectMeta)
-				}
-			}
-			if len(slim) > 0 && (slim[0].Spec.InitContainers[len(slim[0].Spec.InitContainers)-1].RestartPolicy == nil) {
-				t.Error("init container restartPolicy lost")
-			}
-			clock := fixed{}
-			a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if !bytes.Equal(ja, jb) {
-				t.Errorf("reports differ:\n%s\n%s", ja, jb)
-			}
-		})
-	}
+		}
+		if len(slim) > 0 && (slim[0].Spec.InitContainers[len(slim[0].Spec.InitContainers)-1].RestartPolicy == nil) {
+			t.Error("init container restartPolicy lost")
+		}
+		clock := fixed{}
+		a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("reports differ:\n%s\n%s", ja, jb)
+		}
+	})
 }
 
 type fixed struct{}
@@ -231,4 +211,33 @@ func FuzzEach(f *testing.F) {
 			}
 		})
 	})
+}
+
+// forEachFixture runs fn on every captured fixture's Job and pods, one pod given a sidecar init
+// container (its restartPolicy must survive decoding) and every pod managedFields, as the API
+// server returns them.
+func forEachFixture(t *testing.T, fn func(t *testing.T, job *batchv1.Job, full []corev1.Pod)) {
+	t.Helper()
+	files, err := filepath.Glob("../../test/fixtures/*/pods.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, podsFile := range files {
+		dir := filepath.Dir(podsFile)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pods, err := source.ReadPods(podsFile, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pods) > 0 {
+				always := corev1.ContainerRestartPolicyAlways
+				pods[0].Spec.InitContainers = append(pods[0].Spec.InitContainers, corev1.Container{Name: "sidecar", RestartPolicy: &always})
+			}
+			fn(t, job, testutil.WithManagedFields(pods))
+		})
+	}
 }
