@@ -14,7 +14,6 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -96,20 +95,7 @@ func TestEachJSONSameAsFullDecode(t *testing.T) {
 				t.Fatalf("pod %d:\n got %s\nwant %s", i, got, w)
 			}
 		}
-		clock := fixed{}
-		a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if !bytes.Equal(ja, jb) {
-			t.Errorf("reports differ:\n%s\n%s", ja, jb)
-		}
+		sameReport(t, job, full, slim)
 	})
 }
 

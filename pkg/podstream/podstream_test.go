@@ -66,20 +66,7 @@ func TestSlimPodSameReport(t *testing.T) {
 		if len(slim) > 0 && (slim[0].Spec.InitContainers[len(slim[0].Spec.InitContainers)-1].RestartPolicy == nil) {
 			t.Error("init container restartPolicy lost")
 		}
-		clock := fixed{}
-		a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ja, _ := json.Marshal(a)
-		jb, _ := json.Marshal(b)
-		if !bytes.Equal(ja, jb) {
-			t.Errorf("reports differ:\n%s\n%s", ja, jb)
-		}
+		sameReport(t, job, full, slim)
 	})
 }
 
@@ -239,5 +226,25 @@ func forEachFixture(t *testing.T, fn func(t *testing.T, job *batchv1.Job, full [
 			}
 			fn(t, job, testutil.WithManagedFields(pods))
 		})
+	}
+}
+
+// sameReport fails t unless the report from the decoded pods (slim) is the report from the
+// full pods.
+func sameReport(t *testing.T, job *batchv1.Job, full, slim []corev1.Pod) {
+	t.Helper()
+	clock := fixed{}
+	a, err := indexstatus.Build(job, full, indexstatus.Options{Clock: clock, AllIndexes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := indexstatus.Build(job, slim, indexstatus.Options{Clock: clock, AllIndexes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		t.Errorf("reports differ:\n%s\n%s", ja, jb)
 	}
 }
