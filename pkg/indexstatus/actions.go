@@ -89,13 +89,13 @@ func (b *reportBuilder) unschedulable() []Entry {
 	for i := range b.facts {
 		f := &b.facts[i]
 		p := f.current
-		if p == nil || p.unschedulable == "" {
+		if p == nil || p.r().unschedulable == "" {
 			continue
 		}
-		key := p.unschedulable + "\x00" + p.unschedulableMessage
+		key := p.r().unschedulable + "\x00" + p.r().unschedulableMessage
 		g := groups[key]
 		if g == nil {
-			g = &group{reason: p.unschedulable, message: p.unschedulableMessage}
+			g = &group{reason: p.r().unschedulable, message: p.r().unschedulableMessage}
 			groups[key] = g
 		}
 		g.ix.Add(f.index)

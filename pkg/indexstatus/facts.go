@@ -19,7 +19,7 @@ import (
 // indexFacts is what is known about one completion index.
 type indexFacts struct {
 	index int
-	pol   jobpolicy.Index
+	pol   *jobpolicy.Index // into the report's jobpolicy.Facts: a copy per completion would double it
 	state State
 	pods  []*podSummary
 	// current is the latest active pod, term a terminating one, lastFailed the latest failed
@@ -110,11 +110,11 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
-	pods := make([]jobpolicy.Pod, 0, len(b.acc.pods))
+	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
-		pods = append(pods, b.acc.pods[k].Pod)
+		pods = append(pods, &b.acc.pods[k].Pod)
 	}
-	b.pol = jobpolicy.Evaluate(job, pods, b.now)
+	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
 	b.phase, b.cond = decidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
@@ -222,7 +222,7 @@ func (b *reportBuilder) groupPods() {
 
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
-	f := indexFacts{index: i, pol: b.pol.Indexes[i], pods: b.byIndex[i]}
+	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
 	for _, p := range f.pods {
 		switch {
 		case p.Active():

@@ -28,29 +28,47 @@ type podSummary struct {
 	ready   bool
 	started time.Time
 
-	matchedBy string // "exit code 42 in container worker" or "condition DisruptionTarget"
-
 	// The exit of the attempt: the container that decided it (the rule's container, else the
 	// first non-zero terminated container, app containers before init containers).
 	hasExit   bool
 	exitCode  int32
 	exitCause string // the container's terminated reason ("Error", "OOMKilled", ...)
 	container string
-	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
-	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
-	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
 
 	// cases is the receipt summary in the termination message, if any (cases.go).
 	cases *CaseCounts
+
+	// rare holds the words most pods lack, nil when all are empty: a running or succeeded pod
+	// then does not carry six empty strings (a report may hold 100,000 summaries).
+	rare *podRare
+}
+
+// podRare are the details only some pods have.
+type podRare struct {
+	matchedBy string // "exit code 42 in container worker" or "condition DisruptionTarget"
+	podReason string // status.reason ("Evicted", "DeadlineExceeded", ...)
+	waiting   string // why a pending pod waits: the scheduler's reason and message, or a container's waiting reason ("ImagePullBackOff", ...)
+	condition string // the matched or disruption condition, e.g. "DisruptionTarget (PreemptionByScheduler)"
 
 	// unschedulable and unschedulableMessage are the reason and message of a pending pod's
 	// PodScheduled=False condition: the scheduler cannot place it.
 	unschedulable, unschedulableMessage string
 }
 
+var noRare podRare
+
+// r returns the pod's rare details (all empty when it has none); read only.
+func (s *podSummary) r() *podRare {
+	if s.rare == nil {
+		return &noRare
+	}
+	return s.rare
+}
+
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.
 func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 	s := podSummary{Pod: jobpolicy.ObservePod(job, pod)}
+	var rr podRare
 	if pod.Status.StartTime != nil {
 		s.started = pod.Status.StartTime.Time
 	}
@@ -59,30 +77,30 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 			s.ready = true
 		}
 		if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionTrue {
-			s.condition = describeCondition(c)
+			rr.condition = describeCondition(c)
 		}
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason != "" {
 			// Not bound to a node: the scheduler says why (e.g. Unschedulable and its message).
-			s.waiting = c.Reason
+			rr.waiting = c.Reason
 			if pod.Status.Phase == corev1.PodPending {
-				s.unschedulable, s.unschedulableMessage = c.Reason, c.Message
+				rr.unschedulable, rr.unschedulableMessage = c.Reason, c.Message
 			}
 			if c.Message != "" {
-				s.waiting += ": " + c.Message
+				rr.waiting += ": " + c.Message
 			}
 		}
 	}
-	s.podReason = pod.Status.Reason
+	rr.podReason = pod.Status.Reason
 	for i := range pod.Status.ContainerStatuses {
 		cs := &pod.Status.ContainerStatuses[i]
-		if cs.State.Waiting != nil && s.waiting == "" && cs.State.Waiting.Reason != "" {
-			s.waiting = cs.State.Waiting.Reason
+		if cs.State.Waiting != nil && rr.waiting == "" && cs.State.Waiting.Reason != "" {
+			rr.waiting = cs.State.Waiting.Reason
 		}
 	}
 	if m := s.Match; m.Matched() {
 		switch {
 		case m.Container != "":
-			s.matchedBy = fmt.Sprintf("exit code %d in container %s", m.ExitCode, m.Container)
+			rr.matchedBy = fmt.Sprintf("exit code %d in container %s", m.ExitCode, m.Container)
 			for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
 				for i := range list {
 					if list[i].Name == m.Container && list[i].State.Terminated != nil && !s.hasExit {
@@ -91,10 +109,10 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 				}
 			}
 		default:
-			s.matchedBy = "condition " + string(m.Condition)
+			rr.matchedBy = "condition " + string(m.Condition)
 			for _, c := range pod.Status.Conditions {
 				if c.Type == m.Condition {
-					s.condition = describeCondition(c)
+					rr.condition = describeCondition(c)
 				}
 			}
 		}
@@ -103,6 +121,9 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 		s.pickExit(pod)
 	}
 	s.cases = caseCounts(pod)
+	if rr != (podRare{}) {
+		s.rare = &rr
+	}
 	return s
 }
 

@@ -110,23 +110,30 @@ func (b *reportBuilder) walkIndexes() {
 	r := b.r
 	var omitted indexes.Builder
 	defer func() { r.omitted = omitted.Set() }()
+	if b.opts.AllIndexes {
+		// One allocation: growing by append copies the list many times over (about five
+		// times its size at 100,000 indexes).
+		r.Indexes = make([]IndexStatus, 0, len(b.facts))
+	}
 	for k := range b.facts {
 		f := &b.facts[k]
-		st := b.indexStatus(f)
-		r.Summary.add(st.State, 1)
-		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == st.State && r.Grid[n-1].Last == f.index-1 {
+		r.Summary.add(f.state, 1)
+		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == f.state && r.Grid[n-1].Last == f.index-1 {
 			r.Grid[n-1].Last = f.index
 		} else {
-			r.Grid = append(r.Grid, Run{First: f.index, Last: f.index, State: st.State})
+			r.Grid = append(r.Grid, Run{First: f.index, Last: f.index, State: f.state})
 		}
+		// An index's words are made only when it is listed: at 100,000 completions the
+		// text view lists a few, and words for all the others were most of the report's
+		// garbage.
 		switch {
 		case b.opts.AllIndexes:
-			r.Indexes = append(r.Indexes, st)
-		case !needsAttention(&st):
+			r.Indexes = append(r.Indexes, b.indexStatus(f))
+		case !needsAttention(f.state, len(f.pods)):
 		case b.opts.ListLimit > 0 && len(r.Indexes) >= b.opts.ListLimit:
-			omitted.Add(st.Index)
+			omitted.Add(f.index)
 		default:
-			r.Indexes = append(r.Indexes, st)
+			r.Indexes = append(r.Indexes, b.indexStatus(f))
 		}
 	}
 	for k := range r.Grid {
@@ -134,15 +141,16 @@ func (b *reportBuilder) walkIndexes() {
 	}
 }
 
-// needsAttention selects the indexes the text view lists when not every index is wanted.
-func needsAttention(st *IndexStatus) bool {
-	switch st.State {
+// needsAttention selects the indexes the text view lists when not every index is wanted, from
+// an index's state and its number of pods.
+func needsAttention(state State, pods int) bool {
+	switch state {
 	case StateSucceeded:
 		return false
 	case StatePending:
-		return len(st.Pods) > 0
+		return pods > 0
 	case StateUnfinished:
-		return len(st.Pods) > 0
+		return pods > 0
 	}
 	return true
 }
@@ -162,11 +170,11 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 		st.LastExitCode = &code
 		st.LastReason, st.LastContainer = lf.exitCause, lf.container
 	}
-	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.podReason != "" {
-		st.LastReason = lf.podReason
+	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.r().podReason != "" {
+		st.LastReason = lf.r().podReason
 	}
 	if lf := f.lastFailed; lf != nil && lf.Match.Matched() {
-		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.matchedBy}
+		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.r().matchedBy}
 	}
 	if f.retrying || f.state == StateRetrying {
 		ts, rs := int64(f.backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
@@ -210,8 +218,8 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 			}
 		case current != nil:
 			d = fmt.Sprintf("pod %s is %s", current.Name, strings.ToLower(string(current.Phase)))
-			if current.waiting != "" {
-				d += " (" + current.waiting + ")"
+			if current.r().waiting != "" {
+				d += " (" + current.r().waiting + ")"
 			}
 			d += restartWords(current)
 		case len(f.pol.Forgotten) > 0:
@@ -296,7 +304,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 		return "failed"
 	}
 	if lastFailed.Match.Action == batchv1.PodFailurePolicyActionFailIndex {
-		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.matchedBy, lastFailed.Match.Rule)
+		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.r().matchedBy, lastFailed.Match.Rule)
 	}
 	if b.perIndex {
 		return fmt.Sprintf("failed after %d %s (%s), backoffLimitPerIndex %d exhausted",
@@ -315,11 +323,11 @@ func exitWords(p *podSummary) string {
 		}
 		parts = append(parts, s)
 	}
-	if p.podReason != "" {
-		parts = append(parts, "pod "+p.podReason)
+	if p.r().podReason != "" {
+		parts = append(parts, "pod "+p.r().podReason)
 	}
-	if p.condition != "" {
-		parts = append(parts, p.condition)
+	if p.r().condition != "" {
+		parts = append(parts, p.r().condition)
 	}
 	if p.Match.Matched() {
 		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s)", p.Match.Rule, p.Match.Action))
@@ -639,7 +647,7 @@ func (b *reportBuilder) failJobWords() string {
 	for _, p := range b.acc.pods {
 		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob {
 			return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
-				p.Name, p.Index, p.matchedBy, p.Match.Rule)
+				p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
 		}
 	}
 	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)

@@ -233,13 +233,24 @@ func IsIndexFailed(spec Spec, p *Pod) bool {
 // Evaluate computes the facts of the controller's next sync of job with pods at now. Pods of
 // other Jobs must have been left out; pods without a usable index are ignored.
 func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
+	ptrs := make([]*Pod, len(pods))
+	for k := range pods {
+		ptrs[k] = &pods[k]
+	}
+	return EvaluatePods(job, ptrs, now)
+}
+
+// EvaluatePods is Evaluate over pointers to the pods, for a caller that holds them elsewhere
+// (a report's pod summaries): copying every pod into a list would double them at 100,000 pods.
+// The pods are only read.
+func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
 	byIndex := make(map[int][]*Pod)
 	activeAt := map[int]int{}
 	for k := range pods {
-		p := &pods[k]
+		p := pods[k]
 		if p.Index == NoIndex || p.Index >= completions {
 			f.OutOfRange++
 			continue
@@ -291,7 +302,7 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 		f.CountedFailures += int64(len(u.Failed))
 	}
 	for k := range pods {
-		p := &pods[k]
+		p := pods[k]
 		if !spec.Indexed || (p.Index != NoIndex && p.Index < completions) {
 			if Counts(job, p) == CountsNext {
 				f.NewFailures++
@@ -328,7 +339,7 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 }
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
-func decide(job *batchv1.Job, f *Facts, pods []Pod) Decision {
+func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
@@ -453,7 +464,7 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 
 // globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
 // pods that finished after the last success, and the latest of their finish times.
-func globalBackoff(spec Spec, pods []Pod, now time.Time) *GlobalBackoff {
+func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 	if spec.PerIndex() {
 		return nil
 	}
@@ -465,7 +476,7 @@ func globalBackoff(spec Spec, pods []Pod, now time.Time) *GlobalBackoff {
 	}
 	g := &GlobalBackoff{}
 	for k := range pods {
-		p := &pods[k]
+		p := pods[k]
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
 		// deleted by deleteJobPods lost its finalizer before it was deleted and never enters it.
 		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished.After(lastSuccess) {
