@@ -1,7 +1,9 @@
 package indexstatus
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -49,7 +51,7 @@ type reportBuilder struct {
 	// completed and failed are status.completedIndexes and status.failedIndexes as written.
 	completed indexes.Set
 	failed    indexes.Set
-	byIndex   map[int][]*podSummary
+	byIndex   [][]*podSummary // by index below completions (jobpolicy.GroupByIndex)
 	phase     Phase
 	cond      *batchv1.JobCondition
 	finishing bool // FailureTarget, Failed, SuccessCriteriaMet or Complete
@@ -163,7 +165,11 @@ func texts(es []Entry) []string {
 // groupPods sorts the pod summaries by index and, within an index, by attempt then creation,
 // and counts the Job-wide pod facts.
 func (b *reportBuilder) groupPods() {
-	b.byIndex = map[int][]*podSummary{}
+	all := make([]*podSummary, 0, len(b.acc.pods))
+	for k := range b.acc.pods {
+		all = append(all, b.acc.pods[k])
+	}
+	b.byIndex = jobpolicy.GroupByIndex(b.completions, all, func(p *podSummary) int { return p.Index })
 	for k := range b.acc.pods {
 		ps := b.acc.pods[k]
 		p := ps
@@ -202,21 +208,13 @@ func (b *reportBuilder) groupPods() {
 			case p.Phase == corev1.PodFailed:
 				b.beyondFailed++
 			}
-			continue
 		}
-		b.byIndex[p.Index] = append(b.byIndex[p.Index], ps)
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
 	for _, pods := range b.byIndex {
-		sort.Slice(pods, func(i, j int) bool {
-			if pods[i].Attempt() != pods[j].Attempt() {
-				return pods[i].Attempt() < pods[j].Attempt()
-			}
-			if !pods[i].Created.Equal(pods[j].Created) {
-				return pods[i].Created.Before(pods[j].Created)
-			}
-			return pods[i].Name < pods[j].Name
-		})
+		if len(pods) > 1 {
+			slices.SortFunc(pods, comparePods)
+		}
 	}
 }
 
@@ -337,6 +335,17 @@ func (b *reportBuilder) gather() {
 			b.lastAttempt = append(b.lastAttempt, i)
 		}
 	}
+}
+
+// comparePods is the order of an index's pods in the report: attempt, then creation, then name.
+func comparePods(p, q *podSummary) int {
+	if c := cmp.Compare(p.Attempt(), q.Attempt()); c != 0 {
+		return c
+	}
+	if c := p.Created.Compare(q.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(p.Name, q.Name)
 }
 
 // laterAttempt orders attempts: by the attempt annotation, then by finish or creation time.

@@ -247,21 +247,22 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
-	byIndex := make(map[int][]*Pod)
-	activeAt := map[int]int{}
-	for k := range pods {
-		p := pods[k]
+	for _, p := range pods {
 		if p.Index == NoIndex || p.Index >= completions {
 			f.OutOfRange++
-			continue
-		}
-		byIndex[p.Index] = append(byIndex[p.Index], p)
-		if p.Active() {
-			activeAt[p.Index]++
 		}
 	}
-	for _, n := range activeAt {
-		f.Duplicates += n - 1
+	byIndex := GroupByIndex(completions, pods, func(p *Pod) int { return p.Index })
+	for _, ps := range byIndex {
+		active := 0
+		for _, p := range ps {
+			if p.Active() {
+				active++
+			}
+		}
+		if active > 1 {
+			f.Duplicates += active - 1
+		}
 	}
 
 	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
@@ -333,7 +334,11 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 
 	f.Indexes = make([]Index, completions)
 	for i := 0; i < completions; i++ {
-		f.Indexes[i] = f.index(job, i, byIndex[i])
+		var ps []*Pod
+		if i < len(byIndex) {
+			ps = byIndex[i]
+		}
+		f.Indexes[i] = f.index(job, i, ps)
 	}
 	return f
 }
