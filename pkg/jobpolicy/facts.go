@@ -233,6 +233,12 @@ func IsIndexFailed(spec Spec, p *Pod) bool {
 // Evaluate computes the facts of the controller's next sync of job with pods at now. Pods of
 // other Jobs must have been left out; pods without a usable index are ignored.
 func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
+	return EvaluateFolded(job, pods, nil, now)
+}
+
+// EvaluateFolded is Evaluate with some settled pods (IsSettled, index below completions)
+// folded into settled instead of listed in pods; settled may be nil.
+func EvaluateFolded(job *batchv1.Job, pods []Pod, settled *Folded, now time.Time) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
@@ -316,19 +322,19 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil && !f.Suspended {
 		f.DeadlineAt = job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
 	}
-	f.Decision = decide(job, f, pods)
+	f.Decision = decide(job, f, pods, settled)
 	f.CanSucceed = canSucceed(job, f)
-	f.Global = globalBackoff(spec, pods, now)
+	f.Global = globalBackoff(spec, pods, settled, now)
 
 	f.Indexes = make([]Index, completions)
 	for i := 0; i < completions; i++ {
-		f.Indexes[i] = f.index(job, i, byIndex[i])
+		f.Indexes[i] = f.index(job, i, byIndex[i], settled.Index(i))
 	}
 	return f
 }
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
-func decide(job *batchv1.Job, f *Facts, pods []Pod) Decision {
+func decide(job *batchv1.Job, f *Facts, pods []Pod, settled *Folded) Decision {
 	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
@@ -348,6 +354,9 @@ func decide(job *batchv1.Job, f *Facts, pods []Pod) Decision {
 			if pods[k].Failed && pods[k].Match.Action == batchv1.PodFailurePolicyActionFailJob {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 			}
+		}
+		if settled != nil && settled.failJob {
+			return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 		}
 	}
 	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
@@ -453,17 +462,31 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 
 // globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
 // pods that finished after the last success, and the latest of their finish times.
-func globalBackoff(spec Spec, pods []Pod, now time.Time) *GlobalBackoff {
+func globalBackoff(spec Spec, pods []Pod, settled *Folded, now time.Time) *GlobalBackoff {
 	if spec.PerIndex() {
 		return nil
 	}
 	var lastSuccess time.Time
+	if settled != nil {
+		lastSuccess = settled.lastSuccess
+	}
 	for k := range pods {
 		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
 			lastSuccess = pods[k].Finished
 		}
 	}
 	g := &GlobalBackoff{}
+	if settled != nil {
+		// Settled failed pods are phase Failed: they count like the listed ones below.
+		for _, t := range settled.failures {
+			if t.After(lastSuccess) {
+				g.Failures++
+				if t.After(g.LastFailure) {
+					g.LastFailure = t
+				}
+			}
+		}
+	}
 	for k := range pods {
 		p := &pods[k]
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
@@ -500,7 +523,7 @@ func delayedPod(pods []*Pod) *Pod {
 }
 
 // index computes one index's facts.
-func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, settled *FoldedIndex) Index {
 	spec := f.Spec
 	ix := Index{Index: i}
 	var active, terminating *Pod
@@ -543,6 +566,11 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 				ix.IgnoredCount++
 			}
 		}
+		if settled != nil {
+			// Settled failed pods are phase Failed.
+			ix.FailureCount += settled.counted
+			ix.IgnoredCount += settled.ignored
+		}
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
 	case delayed != nil:
@@ -550,8 +578,22 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
 		var latest *Pod
+		later := func(p *Pod) bool {
+			return latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))
+		}
 		for _, p := range pods {
-			if !forgotten(p) && (latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))) {
+			if !forgotten(p) && later(p) {
+				latest = p
+			}
+		}
+		if settled != nil {
+			// The latest settled pod, or the latest succeeded one when the failed ones are
+			// forgotten (forgotten depends only on the index, for a failed untracked pod).
+			p := settled.latest
+			if p != nil && forgotten(p) {
+				p = settled.latestOK
+			}
+			if p != nil && later(p) {
 				latest = p
 			}
 		}
@@ -594,6 +636,15 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		for _, p := range pods {
 			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
 				ix.Forgotten = append(ix.Forgotten, p.Name)
+			}
+		}
+		if settled != nil {
+			// Settled: succeeded untracked, or failed untracked (forgotten's test on the index).
+			forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+			for _, p := range settled.Pods {
+				if !p.Failed || forgetFailed {
+					ix.Forgotten = append(ix.Forgotten, p.Name)
+				}
 			}
 		}
 	}
