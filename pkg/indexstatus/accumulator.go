@@ -93,6 +93,7 @@ type Accumulator struct {
 	job     *batchv1.Job
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
 	ignored map[string]struct{}
+	fold    *fold // FoldSettled
 }
 
 // NewAccumulator starts a report for job, which must be an Indexed Job.
@@ -119,6 +120,9 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 // Add records pod (or replaces what was recorded for it).
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
+	if a.fold != nil && a.fold.folded(key) {
+		return
+	}
 	if !a.owns(pod) {
 		delete(a.pods, key)
 		a.ignored[key] = struct{}{}
@@ -131,6 +135,10 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		return
 	}
 	delete(a.ignored, key)
+	if a.fold != nil && a.fold.take(a.job, key, &s) {
+		delete(a.pods, key)
+		return
+	}
 	a.pods[key] = &s
 }
 
@@ -142,7 +150,12 @@ func (a *Accumulator) Remove(pod *corev1.Pod) {
 }
 
 // Len is the number of pods of the Job recorded.
-func (a *Accumulator) Len() int { return len(a.pods) }
+func (a *Accumulator) Len() int {
+	if a.fold != nil {
+		return len(a.pods) + a.fold.n
+	}
+	return len(a.pods)
+}
 
 func podKey(pod *corev1.Pod) string {
 	if pod.UID != "" {
@@ -179,12 +192,13 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 }
 
 // Build makes the report from job and all its pods at once (the offline path). It is
-// NewAccumulator, Add for every pod, then Report.
+// NewAccumulator, FoldSettled, Add for every pod, then Report.
 func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
 	a, err := NewAccumulator(job)
 	if err != nil {
 		return nil, err
 	}
+	a.FoldSettled()
 	for i := range pods {
 		a.Add(&pods[i])
 	}

@@ -95,6 +95,17 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			latest[p.Index] = p
 		}
 	}
+	if fo := a.fold; fo != nil {
+		for i, ix := range fo.indexes {
+			p := ix.cases
+			if p == nil {
+				continue
+			}
+			if q, ok := latest[i]; !ok || p.Attempt() > q.Attempt() || p.Attempt() == q.Attempt() && p.Created.After(q.Created) {
+				latest[i] = p
+			}
+		}
+	}
 	if len(latest) == 0 {
 		return
 	}

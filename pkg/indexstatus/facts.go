@@ -27,6 +27,8 @@ type indexFacts struct {
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
+	// count is the number of the index's pods: pods holds the settled ones only in part.
+	count int
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
@@ -114,7 +116,11 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	for k := range b.acc.pods {
 		pods = append(pods, b.acc.pods[k].Pod)
 	}
-	b.pol = jobpolicy.Evaluate(job, pods, b.now)
+	var folded *jobpolicy.Folded
+	if b.acc.fold != nil {
+		folded = &b.acc.fold.pol
+	}
+	b.pol = jobpolicy.EvaluateFolded(job, pods, folded, b.now)
 	b.groupPods()
 	b.phase, b.cond = decidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
@@ -207,6 +213,17 @@ func (b *reportBuilder) groupPods() {
 		b.byIndex[p.Index] = append(b.byIndex[p.Index], ps)
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
+	if fo := b.acc.fold; fo != nil {
+		// Settled pods: terminal, not deleting, below completions.
+		b.ownFailedPods += fo.failed
+		b.countedFailed += fo.counted
+		b.r.Pods.Seen += fo.n
+		b.r.Pods.Succeeded += fo.succeeded
+		b.r.Pods.Failed += fo.failed
+		for i := range fo.indexes {
+			b.byIndex[i] = append(b.byIndex[i], fo.reps(i)...)
+		}
+	}
 	for _, pods := range b.byIndex {
 		sort.Slice(pods, func(i, j int) bool {
 			if pods[i].Attempt() != pods[j].Attempt() {
@@ -223,6 +240,10 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: b.pol.Indexes[i], pods: b.byIndex[i]}
+	f.count = len(f.pods)
+	if fo := b.acc.fold; fo != nil {
+		f.count += len(fo.settled(i)) - len(fo.reps(i))
+	}
 	for _, p := range f.pods {
 		switch {
 		case p.Active():
@@ -245,7 +266,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if b.perIndex {
 			f.attempts = int(f.pods[n-1].Attempt()) + 1
 		} else {
-			f.attempts = n
+			f.attempts = f.count
 		}
 	}
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || laterAttempt(f.lastFailed, f.succeeded))
@@ -313,7 +334,7 @@ func (b *reportBuilder) gather() {
 				b.notRecorded.Add(i)
 			}
 		case StateFailed:
-			if len(f.pods) == 0 {
+			if f.count == 0 {
 				b.failedGone.Add(i)
 			}
 		case StateTerminating:

@@ -154,8 +154,12 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	if f.index < len(b.opts.ShardIDs) {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
-	for _, p := range f.pods {
-		st.Pods = append(st.Pods, p.Name)
+	if fo := b.acc.fold; fo != nil {
+		st.Pods = append(st.Pods, fo.names(f.index, f.pods)...)
+	} else {
+		for _, p := range f.pods {
+			st.Pods = append(st.Pods, p.Name)
+		}
 	}
 	if lf := f.lastFinished; lf != nil && lf.hasExit {
 		code := lf.exitCode
@@ -442,7 +446,7 @@ func (b *reportBuilder) explain() string {
 	succeeded := b.completed.Len()
 	switch b.phase {
 	case PhaseRunning:
-		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
+		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
 			return "The Job has not started yet: no pod exists."
 		}
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", r.Summary.Succeeded, m)
@@ -552,7 +556,7 @@ func (b *reportBuilder) failedIndexList() string {
 			continue
 		}
 		f := &b.facts[i]
-		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, len(f.pods))}
+		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
 		parts = append(parts, fmt.Sprintf("index %d %s", i, b.failureWords(&st, f)))
 	}
 	return strings.Join(parts, "; ")
@@ -560,14 +564,20 @@ func (b *reportBuilder) failedIndexList() string {
 
 // ownFailureList names the pods that failed on their own (not killed).
 func (b *reportBuilder) ownFailureList() string {
-	return b.podList(func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
+	var settled []*podSummary
+	more := 0
+	if fo := b.acc.fold; fo != nil {
+		settled, more = fo.ownFailed, fo.failed-len(fo.ownFailed)
+	}
+	return b.podList(settled, more, func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
 		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
 	})
 }
 
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
-	list := b.podList(func(p *podSummary) bool {
+	// Settled pods are terminal: none is pending or running.
+	list := b.podList(nil, 0, func(p *podSummary) bool {
 		return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
 	}, func(p *podSummary) string {
 		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
@@ -583,9 +593,10 @@ func (b *reportBuilder) restartList() string {
 }
 
 // podList words the pods below completions that keep selects, by index then creation time, at
-// most listLimit of them ("and N more" for the rest), joined by commas.
-func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSummary) string) string {
-	var pods []*podSummary
+// most listLimit of them ("and N more" for the rest), joined by commas. settled are the first
+// settled pods keep selects (by index then creation), more the number of the others.
+func (b *reportBuilder) podList(settled []*podSummary, more int, keep func(*podSummary) bool, words func(*podSummary) string) string {
+	pods := append([]*podSummary(nil), settled...)
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
 		if p.Index < b.completions && keep(p) {
@@ -601,10 +612,13 @@ func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSumm
 	var parts []string
 	for k, p := range pods {
 		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
+			parts = append(parts, fmt.Sprintf("and %d more", len(pods)+more-k))
 			break
 		}
 		parts = append(parts, words(p))
+	}
+	if len(pods) <= listLimit && more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -626,6 +640,11 @@ func (b *reportBuilder) failJobWords() string {
 				return fmt.Sprintf(" (index %d)", p.Index)
 			}
 		}
+		if b.acc.fold != nil {
+			if i, ok := b.acc.fold.hasName(name); ok {
+				return fmt.Sprintf(" (index %d)", i)
+			}
+		}
 		return ""
 	}
 	if m := failJobContainerRE.FindStringSubmatch(msg); m != nil {
@@ -641,6 +660,11 @@ func (b *reportBuilder) failJobWords() string {
 			return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
 				p.Name, p.Index, p.matchedBy, p.Match.Rule)
 		}
+	}
+	if fo := b.acc.fold; fo != nil && fo.failJob != nil {
+		p := fo.failJob
+		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
+			p.Name, p.Index, p.matchedBy, p.Match.Rule)
 	}
 	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)
 }
@@ -747,7 +771,7 @@ func (b *reportBuilder) explainEntry() Entry {
 	switch b.phase {
 	case PhaseRunning:
 		e.Kind = EntryRunning
-		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
+		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
 			e.Kind = EntryNotStarted
 		}
 	case PhaseSuspended:
