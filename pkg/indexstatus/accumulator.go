@@ -120,9 +120,6 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 // Add records pod (or replaces what was recorded for it).
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
-	if a.fold != nil && a.fold.folded(key) {
-		return
-	}
 	if !a.owns(pod) {
 		delete(a.pods, key)
 		a.ignored[key] = struct{}{}
@@ -135,9 +132,13 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		return
 	}
 	delete(a.ignored, key)
-	if a.fold != nil && a.fold.take(a.job, key, &s) {
-		delete(a.pods, key)
-		return
+	if f := a.fold; f != nil {
+		f.seq++
+		s.seq = f.seq
+		if f.take(a.job, &s) {
+			delete(a.pods, key)
+			return
+		}
 	}
 	a.pods[key] = &s
 }
@@ -152,7 +153,8 @@ func (a *Accumulator) Remove(pod *corev1.Pod) {
 // Len is the number of pods of the Job recorded.
 func (a *Accumulator) Len() int {
 	if a.fold != nil {
-		return len(a.pods) + a.fold.n
+		a.seal()
+		return len(a.pods) + a.fold.pol.Len()
 	}
 	return len(a.pods)
 }

@@ -1,6 +1,8 @@
 package indexstatus
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"time"
 
@@ -27,8 +29,13 @@ type indexFacts struct {
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
-	// count is the number of the index's pods: pods holds the settled ones only in part.
+	// count is the number of the index's pods: pods holds only those not folded.
 	count int
+	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
+	// shape of one (fold.go), without name or times. succeededName names succeeded, and
+	// termFailedLast says that term failed and is a later attempt than lastFailed.
+	succeededName  string
+	termFailedLast bool
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
@@ -112,10 +119,16 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
+	b.acc.seal()
 	pods := make([]jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, b.acc.pods[k].Pod)
 	}
+	// In list order (index, attempt, creation, name), so that what jobpolicy lists (forgotten
+	// pods) comes out in that order, not in the map's.
+	slices.SortFunc(pods, func(p, q jobpolicy.Pod) int {
+		return cmp.Or(cmp.Compare(p.Index, q.Index), cmp.Compare(p.Attempt(), q.Attempt()), p.Created.Compare(q.Created), cmp.Compare(p.Name, q.Name))
+	})
 	var folded *jobpolicy.Folded
 	if b.acc.fold != nil {
 		folded = &b.acc.fold.pol
@@ -215,14 +228,12 @@ func (b *reportBuilder) groupPods() {
 	b.r.Pods.Ignored = len(b.acc.ignored)
 	if fo := b.acc.fold; fo != nil {
 		// Settled pods: terminal, not deleting, below completions.
-		b.ownFailedPods += fo.failed
-		b.countedFailed += fo.counted
-		b.r.Pods.Seen += fo.n
-		b.r.Pods.Succeeded += fo.succeeded
-		b.r.Pods.Failed += fo.failed
-		for i := range fo.indexes {
-			b.byIndex[i] = append(b.byIndex[i], fo.reps(i)...)
-		}
+		n, succeeded, failed, counted := fo.counts()
+		b.ownFailedPods += failed
+		b.countedFailed += counted
+		b.r.Pods.Seen += n
+		b.r.Pods.Succeeded += succeeded
+		b.r.Pods.Failed += failed
 	}
 	for _, pods := range b.byIndex {
 		sort.Slice(pods, func(i, j int) bool {
@@ -240,11 +251,10 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = len(f.pods)
-	if fo := b.acc.fold; fo != nil {
-		f.count += len(fo.settled(i)) - len(fo.reps(i))
-	}
-	for _, p := range f.pods {
+	f.count = len(f.pods) + b.acc.fold.settledCount(i)
+	// The index's pods in list order, folded ones by their shape (identity in id).
+	var failedID, succeededID, finishedID, lastID attemptID
+	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID) {
 		switch {
 		case p.Active():
 			f.activeCount++
@@ -252,24 +262,26 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		case p.Terminating():
 			f.term = p
 		}
-		if p.Failed && !p.Terminating() && (f.lastFailed == nil || laterAttempt(p, f.lastFailed)) {
-			f.lastFailed = p
+		if p.Failed && !p.Terminating() && (f.lastFailed == nil || id.later(failedID)) {
+			f.lastFailed, failedID = p, id
 		}
 		if p.Phase == corev1.PodSucceeded {
-			f.succeeded = p
+			f.succeeded, f.succeededName, succeededID = p, id.name, id
 		}
-		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || laterAttempt(p, f.lastFinished)) {
-			f.lastFinished = p
+		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || id.later(finishedID)) {
+			f.lastFinished, finishedID = p, id
 		}
-	}
-	if n := len(f.pods); n > 0 {
+		lastID = id
+	})
+	if f.count > 0 {
 		if b.perIndex {
-			f.attempts = int(f.pods[n-1].Attempt()) + 1
+			f.attempts = int(lastID.attempt) + 1
 		} else {
 			f.attempts = f.count
 		}
 	}
-	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || laterAttempt(f.lastFailed, f.succeeded))
+	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || idOf(f.term).later(failedID))
+	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || failedID.later(succeededID))
 	switch f.pol.State {
 	case jobpolicy.IndexSucceeded:
 		f.state = StateSucceeded
@@ -360,16 +372,8 @@ func (b *reportBuilder) gather() {
 	}
 }
 
-// laterAttempt orders attempts: by the attempt annotation, then by finish or creation time.
-func laterAttempt(p, q *podSummary) bool {
-	if p.Attempt() != q.Attempt() {
-		return p.Attempt() > q.Attempt()
-	}
-	if !p.Created.Equal(q.Created) {
-		return p.Created.After(q.Created)
-	}
-	return p.Finished.After(q.Finished)
-}
+// laterAttempt orders attempts: by the attempt annotation, then by creation, then finish time.
+func laterAttempt(p, q *podSummary) bool { return idOf(p).later(idOf(q)) }
 
 func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
 	for i := range job.Status.Conditions {

@@ -1,237 +1,284 @@
 package indexstatus
 
 import (
-	"hash/fnv"
-	"sort"
+	"cmp"
+	"math"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
-// fold keeps, instead of a summary per pod, what the report reads from the settled pods
-// (terminal, no tracking finalizer, not being deleted: jobpolicy.IsSettled) of an index: its
-// names, in the order the report lists them, jobpolicy's folded facts, and the few summaries the
-// words name (the latest failed, succeeded and finished attempt, the latest in list order, the
-// latest with a receipt summary). Memory then grows with the indexes and the pod names, not
-// with the summaries of every retry.
+// fold keeps the settled pods (terminal, no tracking finalizer, not being deleted:
+// jobpolicy.IsSettled) as jobpolicy.FoldedPod records of 40 bytes plus the name, instead of a
+// summary each. What the words read of a settled pod besides its name, index, attempt and times
+// (exit code, reasons, matched rule: its shape) is the same for most pods, so each distinct shape
+// is kept once and a record names it by number. A receipt summary is kept for the pods that
+// left one. Memory then grows with the pod names, not with a summary of every pod.
 type fold struct {
-	pol     jobpolicy.Folded
-	keys    map[uint64]struct{} // FNV-64a of the keys of the folded pods
-	indexes map[int]*foldIndex
-	n       int
-
-	// Job-wide: the settled pods by outcome, the first listLimit failed ones by index then
-	// creation (ownFailureList), and the first that matched a FailJob rule (failJobWords).
-	failed, counted, succeeded int
-	ownFailed                  []*podSummary
-	failJob                    *podSummary
+	pol jobpolicy.Folded
+	// seq numbers every pod added, folded or not: the later copy of a pod wins.
+	seq uint32
+	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
+	shapes  []*podSummary
+	shapeOf map[podSummary]uint16
+	// cases are the receipt summaries of the settled pods that left one, by seq.
+	cases map[uint32]*CaseCounts
+	// sealed: pol is sealed and the copies of a pod among the kept summaries are resolved.
+	sealed bool
 }
 
-// foldIndex holds the summaries of one index's settled pods that the words read.
-type foldIndex struct {
-	// lastFailed and lastFinished are the latest attempts (laterAttempt, the first in list
-	// order on a tie), succeeded and lastListed the last ones in list order, cases the latest
-	// with a receipt summary.
-	lastFailed, lastFinished, succeeded, lastListed, cases *podSummary
-}
-
-// FoldSettled makes the accumulator keep only what the report reads from settled pods
-// (terminal, without the tracking finalizer, not being deleted) instead of a summary of each,
-// so that memory grows with the indexes, not with the retries. It is for one pass over a pod
-// list (the offline report): a settled pod cannot be removed or replaced once added, and a pod
-// added again after it was folded is ignored (the first copy is kept). Call it before Add.
+// FoldSettled makes the accumulator keep settled pods (terminal, without the tracking
+// finalizer, not being deleted) compactly instead of a summary of each, so that memory grows
+// with the pod names, not with a summary of every pod. It is for one pass over a pod list (the
+// offline report): Remove does not reach a folded pod. A pod is identified by its completion
+// index and name (a snapshot holds each namespace/name once; the index annotation is set at
+// creation), and of several copies of a pod the last one added is kept, folded or not. Call it
+// before Add.
 func (a *Accumulator) FoldSettled() {
 	if a.fold == nil {
-		a.fold = &fold{keys: map[uint64]struct{}{}, indexes: map[int]*foldIndex{}}
+		a.fold = &fold{shapeOf: map[podSummary]uint16{}, cases: map[uint32]*CaseCounts{}}
 	}
 }
 
-func keyHash(key string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(key))
-	return h.Sum64()
-}
-
-// folded reports whether key was folded.
-func (f *fold) folded(key string) bool {
-	_, ok := f.keys[keyHash(key)]
-	return ok
+// shapeKey is s without what identifies the pod and orders it.
+func shapeKey(s *podSummary) podSummary {
+	k := *s
+	k.Name, k.UID, k.Index, k.Created, k.Finished, k.FailureCount, k.IgnoredCount = "", "", 0, time.Time{}, time.Time{}, 0, 0
+	k.started, k.cases, k.seq = time.Time{}, nil, 0
+	return k
 }
 
 // take folds s if it is settled, reporting whether it did.
-func (f *fold) take(job *batchv1.Job, key string, s *podSummary) bool {
+func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 	if !jobpolicy.IsSettled(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
 		return false
 	}
-	f.keys[keyHash(key)] = struct{}{}
-	f.n++
-	f.pol.Fold(&s.Pod)
-	ix := f.indexes[s.Index]
-	if ix == nil {
-		ix = &foldIndex{}
-		f.indexes[s.Index] = ix
-	}
-	if s.Failed {
-		f.failed++
-		if s.CountFailed() {
-			f.counted++
+	k := shapeKey(s)
+	tag, ok := f.shapeOf[k]
+	if !ok {
+		if len(f.shapes) > math.MaxUint16 {
+			return false
 		}
-		if ix.lastFailed == nil || firstLater(s, ix.lastFailed) {
-			ix.lastFailed = s
-		}
-		f.addOwnFailed(s)
-		if f.failJob == nil && s.Match.Action == batchv1.PodFailurePolicyActionFailJob {
-			f.failJob = s
-		}
+		tag = uint16(len(f.shapes))
+		f.shapes = append(f.shapes, &k)
+		f.shapeOf[k] = tag
 	}
-	if s.Phase == corev1.PodSucceeded {
-		f.succeeded++
-		if ix.succeeded == nil || listedAfter(s, ix.succeeded) {
-			ix.succeeded = s
-		}
+	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
+		return false
 	}
-	if ix.lastFinished == nil || firstLater(s, ix.lastFinished) {
-		ix.lastFinished = s
+	if s.cases != nil {
+		f.cases[s.seq] = s.cases
 	}
-	if ix.lastListed == nil || listedAfter(s, ix.lastListed) {
-		ix.lastListed = s
-	}
-	if s.cases != nil && (ix.cases == nil || s.Attempt() > ix.cases.Attempt() || s.Attempt() == ix.cases.Attempt() && s.Created.After(ix.cases.Created)) {
-		ix.cases = s
-	}
+	f.sealed = false
 	return true
 }
 
-// addOwnFailed keeps the first listLimit failed pods by index then creation.
-func (f *fold) addOwnFailed(s *podSummary) {
-	before := func(p, q *podSummary) bool {
-		if p.Index != q.Index {
-			return p.Index < q.Index
-		}
-		return p.Created.Before(q.Created)
-	}
-	k := len(f.ownFailed)
-	for k > 0 && before(s, f.ownFailed[k-1]) {
-		k--
-	}
-	if k >= listLimit {
+// seal drops the earlier copies of a pod: among the folded pods (jobpolicy.Folded.Seal), and
+// between the folded pods and the kept summaries (same index and name).
+func (a *Accumulator) seal() {
+	f := a.fold
+	if f == nil || f.sealed {
 		return
 	}
-	f.ownFailed = append(f.ownFailed, nil)
-	copy(f.ownFailed[k+1:], f.ownFailed[k:])
-	f.ownFailed[k] = s
-	if len(f.ownFailed) > listLimit {
-		f.ownFailed = f.ownFailed[:listLimit]
+	f.pol.Seal()
+	completions := int(*a.job.Spec.Completions)
+	for key, s := range a.pods {
+		if s.Index >= completions {
+			continue
+		}
+		if p := f.pol.Find(s.Index, s.Name); p != nil {
+			if p.Seq > s.seq {
+				delete(a.pods, key)
+			} else {
+				f.pol.Drop(p)
+			}
+		}
 	}
+	f.pol.Seal()
+	f.sealed = true
 }
 
-// reps are the distinct summaries kept for index i.
-func (f *fold) reps(i int) []*podSummary {
-	ix := f.indexes[i]
-	if ix == nil {
+// shape is the summary of p with its identity left out.
+func (f *fold) shape(p *jobpolicy.FoldedPod) *podSummary { return f.shapes[p.Tag] }
+
+// summary rebuilds p's summary (for the few pods a sentence names).
+func (f *fold) summary(p *jobpolicy.FoldedPod) *podSummary {
+	s := *f.shape(p)
+	s.Name, s.Index, s.Created, s.Finished = f.pol.Name(p), p.Index(), p.Created(), p.Finished()
+	s.FailureCount, s.IgnoredCount, s.seq = p.FailureCount(), p.IgnoredCount(), p.Seq
+	if p.Marked() {
+		s.cases = f.cases[p.Seq]
+	}
+	return &s
+}
+
+// counts are the settled pods by outcome.
+func (f *fold) counts() (n, succeeded, failed, counted int) {
+	all := f.pol.All()
+	for k := range all {
+		p := &all[k]
+		n++
+		switch {
+		case p.CountFailed():
+			failed++
+			counted++
+		case p.Failed():
+			failed++
+		default:
+			succeeded++
+		}
+	}
+	return n, succeeded, failed, counted
+}
+
+// ownFailed returns the first listLimit settled failed pods by index then creation, and the
+// number of the others.
+func (f *fold) ownFailed() ([]*podSummary, int) {
+	var first []*jobpolicy.FoldedPod
+	all := f.pol.All()
+	n := 0
+	before := func(p, q *jobpolicy.FoldedPod) bool {
+		return cmp.Or(cmp.Compare(p.Index(), q.Index()), p.Created().Compare(q.Created())) < 0
+	}
+	for k := range all {
+		p := &all[k]
+		if !p.Failed() {
+			continue
+		}
+		n++
+		at := len(first)
+		for at > 0 && before(p, first[at-1]) {
+			at--
+		}
+		if at >= listLimit {
+			continue
+		}
+		first = append(first, nil)
+		copy(first[at+1:], first[at:])
+		first[at] = p
+		if len(first) > listLimit {
+			first = first[:listLimit]
+		}
+	}
+	out := make([]*podSummary, len(first))
+	for k, p := range first {
+		out[k] = f.summary(p)
+	}
+	return out, n - len(out)
+}
+
+// failJob returns the first settled pod (in list order) that matched a FailJob rule, nil if
+// none.
+func (f *fold) failJob() *podSummary {
+	if f == nil {
 		return nil
 	}
-	var out []*podSummary
-	for _, p := range []*podSummary{ix.lastFailed, ix.lastFinished, ix.succeeded, ix.lastListed} {
-		if p != nil && !containsPod(out, p) {
-			out = append(out, p)
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; p.Failed() && f.shape(p).Match.Action == batchv1.PodFailurePolicyActionFailJob {
+			return f.summary(p)
 		}
-	}
-	return out
-}
-
-func containsPod(ps []*podSummary, p *podSummary) bool {
-	for _, q := range ps {
-		if q == p {
-			return true
-		}
-	}
-	return false
-}
-
-// listOrder is the order the report lists an index's pods in: attempt, creation, name.
-func listOrder(pa, qa int32, pc, qc time.Time, pn, qn string) int {
-	switch {
-	case pa != qa:
-		if pa < qa {
-			return -1
-		}
-		return 1
-	case !pc.Equal(qc):
-		if pc.Before(qc) {
-			return -1
-		}
-		return 1
-	case pn < qn:
-		return -1
-	case pn > qn:
-		return 1
-	}
-	return 0
-}
-
-// listedAfter: p comes after q in list order.
-func listedAfter(p, q *podSummary) bool {
-	return listOrder(p.Attempt(), q.Attempt(), p.Created, q.Created, p.Name, q.Name) > 0
-}
-
-// firstLater: p is the later attempt (laterAttempt), or on a tie comes first in list order, as
-// a walk of the index's pods in list order keeping the later attempt picks.
-func firstLater(p, q *podSummary) bool {
-	if laterAttempt(p, q) {
-		return true
-	}
-	return !laterAttempt(q, p) && listedAfter(q, p)
-}
-
-// settled lists index i's settled pods.
-func (f *fold) settled(i int) []jobpolicy.FoldedPod {
-	if ix := f.pol.Index(i); ix != nil {
-		return ix.Pods
 	}
 	return nil
 }
 
-// names lists the names of the index's pods in list order: the summaries in pods (sorted,
-// the kept settled ones among them) and every settled pod of the index.
-func (f *fold) names(i int, pods []*podSummary) []string {
-	settled := f.settled(i)
-	if len(settled) == 0 {
-		out := make([]string, 0, len(pods))
-		for _, p := range pods {
-			out = append(out, p.Name)
-		}
-		return out
-	}
-	reps := f.reps(i)
-	all := make([]jobpolicy.FoldedPod, 0, len(pods)+len(settled)-len(reps))
-	for _, p := range pods {
-		if !containsPod(reps, p) {
-			all = append(all, jobpolicy.FoldedPod{Name: p.Name, Created: p.Created, Attempt: p.Attempt()})
-		}
-	}
-	all = append(all, settled...)
-	sort.Slice(all, func(x, y int) bool {
-		return listOrder(all[x].Attempt, all[y].Attempt, all[x].Created, all[y].Created, all[x].Name, all[y].Name) < 0
-	})
-	out := make([]string, len(all))
-	for k := range all {
-		out[k] = all[k].Name
-	}
-	return out
-}
-
 // hasName returns the index of the settled pod named name.
 func (f *fold) hasName(name string) (int, bool) {
-	for i := range f.indexes {
-		for _, p := range f.settled(i) {
-			if p.Name == name {
-				return i, true
-			}
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; f.pol.Name(p) == name {
+			return p.Index(), true
 		}
 	}
 	return 0, false
+}
+
+// attemptID is what laterAttempt and the list order read of a pod.
+type attemptID struct {
+	attempt           int32
+	created, finished time.Time
+	name              string
+}
+
+func idOf(p *podSummary) attemptID {
+	return attemptID{p.Attempt(), p.Created, p.Finished, p.Name}
+}
+
+func (f *fold) idOf(p *jobpolicy.FoldedPod) attemptID {
+	return attemptID{p.Attempt(), p.Created(), p.Finished(), f.pol.Name(p)}
+}
+
+// later is laterAttempt: by the attempt annotation, then by creation, then finish time.
+func (p attemptID) later(q attemptID) bool {
+	if p.attempt != q.attempt {
+		return p.attempt > q.attempt
+	}
+	if !p.created.Equal(q.created) {
+		return p.created.After(q.created)
+	}
+	return p.finished.After(q.finished)
+}
+
+// listedBefore is the order the report lists an index's pods in: attempt, creation, name.
+func (p attemptID) listedBefore(q attemptID) bool {
+	switch {
+	case p.attempt != q.attempt:
+		return p.attempt < q.attempt
+	case !p.created.Equal(q.created):
+		return p.created.Before(q.created)
+	}
+	return p.name < q.name
+}
+
+// eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)
+// and the settled pods of index i, for which s is the shape and id the identity.
+func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID)) {
+	var settled []jobpolicy.FoldedPod
+	if f != nil {
+		settled = f.pol.Index(i)
+	}
+	k := 0
+	for _, p := range pods {
+		id := idOf(p)
+		for ; k < len(settled); k++ {
+			sid := f.idOf(&settled[k])
+			if !sid.listedBefore(id) {
+				break
+			}
+			visit(f.shape(&settled[k]), sid)
+		}
+		visit(p, id)
+	}
+	for ; k < len(settled); k++ {
+		visit(f.shape(&settled[k]), f.idOf(&settled[k]))
+	}
+}
+
+// settledCount is the number of index i's settled pods.
+func (f *fold) settledCount(i int) int {
+	if f == nil {
+		return 0
+	}
+	return len(f.pol.Index(i))
+}
+
+// names lists the names of the index's pods in list order.
+func (f *fold) names(i int, pods []*podSummary) []string {
+	out := make([]string, 0, len(pods)+f.settledCount(i))
+	f.eachListed(i, pods, func(_ *podSummary, id attemptID) { out = append(out, id.name) })
+	return out
+}
+
+// eachCases calls visit for every settled pod that left a receipt summary, in list order.
+func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, c *CaseCounts)) {
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; p.Marked() {
+			if c := f.cases[p.Seq]; c != nil {
+				visit(p.Index(), p.Attempt(), p.Created(), c)
+			}
+		}
+	}
 }

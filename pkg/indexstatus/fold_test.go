@@ -33,7 +33,7 @@ func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Tim
 			a.Add(&pods[i])
 		}
 		if a.fold != nil {
-			folded = a.fold.n
+			folded = a.fold.pol.Len()
 		}
 		r := a.Report(Options{Clock: fixedClock(now), AllIndexes: all, ListLimit: 3})
 		a.AddCaseCounts(r)

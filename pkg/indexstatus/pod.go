@@ -46,6 +46,9 @@ type podSummary struct {
 	// unschedulable and unschedulableMessage are the reason and message of a pending pod's
 	// PodScheduled=False condition: the scheduler cannot place it.
 	unschedulable, unschedulableMessage string
+
+	// seq is the order the pod was added in, when settled pods are folded (fold.go).
+	seq uint32
 }
 
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.

@@ -155,7 +155,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
 	if fo := b.acc.fold; fo != nil {
-		st.Pods = append(st.Pods, fo.names(f.index, f.pods)...)
+		st.Pods = fo.names(f.index, f.pods)
 	} else {
 		for _, p := range f.pods {
 			st.Pods = append(st.Pods, p.Name)
@@ -188,9 +188,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateSucceeded:
 		switch {
 		case succeeded != nil && f.pol.NotYetRecorded:
-			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
+			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", f.succeededName)
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, f.succeededName)
 		case len(st.Pods) == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
@@ -243,7 +243,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case lastFailed != nil && !lastFailed.Deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
-			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
+			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", f.succeededName)
 		case lastFailed != nil:
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
@@ -287,7 +287,7 @@ func (b *reportBuilder) goneWords() string {
 // failureWords explains why an index failed.
 func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	lastFailed := f.lastFailed
-	if t := f.term; t != nil && t.Failed && (lastFailed == nil || laterAttempt(t, lastFailed)) {
+	if t := f.term; f.termFailedLast {
 		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
 		// index's last attempt fails the index (isIndexFailed).
 		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
@@ -567,7 +567,7 @@ func (b *reportBuilder) ownFailureList() string {
 	var settled []*podSummary
 	more := 0
 	if fo := b.acc.fold; fo != nil {
-		settled, more = fo.ownFailed, fo.failed-len(fo.ownFailed)
+		settled, more = fo.ownFailed()
 	}
 	return b.podList(settled, more, func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
 		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
@@ -661,8 +661,7 @@ func (b *reportBuilder) failJobWords() string {
 				p.Name, p.Index, p.matchedBy, p.Match.Rule)
 		}
 	}
-	if fo := b.acc.fold; fo != nil && fo.failJob != nil {
-		p := fo.failJob
+	if p := b.acc.fold.failJob(); p != nil {
 		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
 			p.Name, p.Index, p.matchedBy, p.Match.Rule)
 	}

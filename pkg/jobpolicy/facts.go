@@ -239,6 +239,7 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 // EvaluateFolded is Evaluate with some settled pods (IsSettled, index below completions)
 // folded into settled instead of listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []Pod, settled *Folded, now time.Time) *Facts {
+	settled.Seal()
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
@@ -328,7 +329,7 @@ func EvaluateFolded(job *batchv1.Job, pods []Pod, settled *Folded, now time.Time
 
 	f.Indexes = make([]Index, completions)
 	for i := 0; i < completions; i++ {
-		f.Indexes[i] = f.index(job, i, byIndex[i], settled.Index(i))
+		f.Indexes[i] = f.index(job, i, byIndex[i], settled)
 	}
 	return f
 }
@@ -355,7 +356,7 @@ func decide(job *batchv1.Job, f *Facts, pods []Pod, settled *Folded) Decision {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 			}
 		}
-		if settled != nil && settled.failJob {
+		if settled.failJob() {
 			return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 		}
 	}
@@ -467,8 +468,13 @@ func globalBackoff(spec Spec, pods []Pod, settled *Folded, now time.Time) *Globa
 		return nil
 	}
 	var lastSuccess time.Time
-	if settled != nil {
-		lastSuccess = settled.lastSuccess
+	folded := settled.All()
+	for k := range folded {
+		if p := &folded[k]; !p.Failed() {
+			if t := p.Finished(); t.After(lastSuccess) {
+				lastSuccess = t
+			}
+		}
 	}
 	for k := range pods {
 		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
@@ -476,10 +482,10 @@ func globalBackoff(spec Spec, pods []Pod, settled *Folded, now time.Time) *Globa
 		}
 	}
 	g := &GlobalBackoff{}
-	if settled != nil {
-		// Settled failed pods are phase Failed: they count like the listed ones below.
-		for _, t := range settled.failures {
-			if t.After(lastSuccess) {
+	// Settled failed pods are phase Failed: they count like the listed ones below.
+	for k := range folded {
+		if p := &folded[k]; p.Failed() {
+			if t := p.Finished(); t.After(lastSuccess) {
 				g.Failures++
 				if t.After(g.LastFailure) {
 					g.LastFailure = t
@@ -522,8 +528,21 @@ func delayedPod(pods []*Pod) *Pod {
 	return last
 }
 
+// listedBefore: a pod of attempt, created and name comes before p in list order.
+func listedBefore(attempt int32, created time.Time, name string, p *Pod) bool {
+	switch {
+	case attempt != p.Attempt():
+		return attempt < p.Attempt()
+	case !created.Equal(p.Created):
+		return created.Before(p.Created)
+	}
+	return name < p.Name
+}
+
 // index computes one index's facts.
-func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, settled *FoldedIndex) Index {
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Index {
+	settled := folded.Index(i)
+	var latestSettled Pod // what own reads of the latest settled pod
 	spec := f.Spec
 	ix := Index{Index: i}
 	var active, terminating *Pod
@@ -566,10 +585,13 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, settled *FoldedIndex
 				ix.IgnoredCount++
 			}
 		}
-		if settled != nil {
-			// Settled failed pods are phase Failed.
-			ix.FailureCount += settled.counted
-			ix.IgnoredCount += settled.ignored
+		// Settled failed pods are phase Failed.
+		for k := range settled {
+			if p := &settled[k]; p.CountFailed() {
+				ix.FailureCount++
+			} else if p.Failed() {
+				ix.IgnoredCount++
+			}
 		}
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
@@ -586,14 +608,29 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, settled *FoldedIndex
 				latest = p
 			}
 		}
-		if settled != nil {
-			// The latest settled pod, or the latest succeeded one when the failed ones are
-			// forgotten (forgotten depends only on the index, for a failed untracked pod).
-			p := settled.latest
-			if p != nil && forgotten(p) {
-				p = settled.latestOK
+		// The latest settled pod (the first folded on a tie), leaving out the failed ones when
+		// they are forgotten (forgotten depends only on the index, for a failed untracked pod).
+		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+		var last *FoldedPod
+		for k := range settled {
+			p := &settled[k]
+			if p.Failed() && forgetFailed {
+				continue
 			}
-			if p != nil && later(p) {
+			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && (p.created > last.created || p.created == last.created && p.Seq < last.Seq) {
+				last = p
+			}
+		}
+		if last != nil {
+			p := &latestSettled
+			*p = Pod{Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
+			if p.Failed {
+				p.Phase = corev1.PodFailed
+				if !last.CountFailed() {
+					p.Match.Action = batchv1.PodFailurePolicyActionIgnore
+				}
+			}
+			if later(p) {
 				latest = p
 			}
 		}
@@ -633,20 +670,29 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, settled *FoldedIndex
 	if ix.State != IndexSucceeded && ix.State != IndexFailed {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
-		for _, p := range pods {
-			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
-				ix.Forgotten = append(ix.Forgotten, p.Name)
-			}
-		}
-		if settled != nil {
-			// Settled: succeeded untracked, or failed untracked (forgotten's test on the index).
-			forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
-			for _, p := range settled.Pods {
-				if !p.Failed || forgetFailed {
-					ix.Forgotten = append(ix.Forgotten, p.Name)
+		// Settled: succeeded untracked, or failed untracked (forgotten's test on the index).
+		// The listed pods in their order, the settled ones merged in by list order (attempt,
+		// creation, name): the order of a list sorted so, whether folded or not.
+		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+		k := 0
+		settledUpTo := func(p *Pod) {
+			for ; k < len(settled); k++ {
+				q := &settled[k]
+				if p != nil && !listedBefore(q.Attempt(), q.Created(), folded.Name(q), p) {
+					break
+				}
+				if !q.Failed() || forgetFailed {
+					ix.Forgotten = append(ix.Forgotten, folded.Name(q))
 				}
 			}
 		}
+		for _, p := range pods {
+			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
+				settledUpTo(p)
+				ix.Forgotten = append(ix.Forgotten, p.Name)
+			}
+		}
+		settledUpTo(nil)
 	}
 	if spec.PerIndex() {
 		left := *spec.BackoffLimitPerIndex - ix.FailureCount
