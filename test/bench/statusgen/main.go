@@ -10,6 +10,10 @@
 // the job-index-failure-count annotation is the attempt number), created 30s apart before the
 // cloned pod, which comes last as the latest attempt. status.failed grows by the older attempts.
 // With -attempts 1 (the default) the files are the same as before the flag existed.
+//
+// With -completions C (at least -pods) the Job has C completions (and parallelism) while pods
+// are written for indexes 0 to pods-1 only, so that the pods can grow with the completions
+// fixed; the status is kept as captured, as without the flag. Unset (0), completions is -pods.
 package main
 
 import (
@@ -32,17 +36,24 @@ func main() {
 	fixture := flag.String("fixture", "test/fixtures/completing", "captured fixture directory")
 	n := flag.Int("pods", 5000, "completions (and pods with -attempts 1)")
 	attempts := flag.Int("attempts", 1, "pods per index: attempts-1 failed older attempts, then the cloned pod")
+	completions := flag.Int("completions", 0, "completions (and parallelism), at least -pods; 0: -pods")
 	dir := flag.String("dir", "", "output directory (job.json and pods.json)")
 	flag.Parse()
-	if err := run(*fixture, *n, *attempts, *dir); err != nil {
+	if err := run(*fixture, *n, *attempts, *completions, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "statusgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(fixture string, n, attempts int, dir string) error {
+func run(fixture string, n, attempts, completions int, dir string) error {
 	if attempts < 1 {
 		return fmt.Errorf("-attempts %d: at least 1", attempts)
+	}
+	if completions == 0 {
+		completions = n
+	}
+	if completions < n {
+		return fmt.Errorf("-completions %d: at least -pods %d", completions, n)
 	}
 	var job batchv1.Job
 	if err := readJSON(filepath.Join(fixture, "job.json"), &job); err != nil {
@@ -55,7 +66,7 @@ func run(fixture string, n, attempts int, dir string) error {
 	if len(list.Items) == 0 {
 		return fmt.Errorf("%s: no pods", fixture)
 	}
-	c := int32(n)
+	c := int32(completions)
 	job.Spec.Completions, job.Spec.Parallelism = &c, &c
 	job.Status.Failed += int32(n * (attempts - 1))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
