@@ -3,15 +3,21 @@ package indexstatus
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -32,10 +38,10 @@ func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Tim
 		for i := range pods {
 			a.Add(&pods[i])
 		}
+		r := a.Report(Options{Clock: fixedClock(now), AllIndexes: all, ListLimit: 3})
 		if a.fold != nil {
 			folded = a.fold.pol.Len()
 		}
-		r := a.Report(Options{Clock: fixedClock(now), AllIndexes: all, ListLimit: 3})
 		a.AddCaseCounts(r)
 		js, err := json.Marshal(r)
 		if err != nil {
@@ -49,41 +55,169 @@ func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Tim
 	return out.String(), folded
 }
 
+// readFixture reads a captured scenario: its Job, its pods and when it was captured.
+func readFixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod, time.Time) {
+	t.Helper()
+	dir := filepath.Join(fixturesDir, name)
+	meta, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		CapturedAt time.Time `json:"capturedAt"`
+	}
+	if err := yaml.Unmarshal(meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := source.ReadPods(filepath.Join(dir, "pods.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, pods, m.CapturedAt
+}
+
+// withRetries gives every pod k older attempts, failed and settled as the controller leaves a
+// counted failure (as test/bench/statusgen -attempts k+1 does), and job.status.failed the count.
+func withRetries(job *batchv1.Job, pods []corev1.Pod, k int) (*batchv1.Job, []corev1.Pod) {
+	job = job.DeepCopy()
+	var out []corev1.Pod
+	for i := range pods {
+		for a := range k {
+			p := pods[i].DeepCopy()
+			p.Name = fmt.Sprintf("%s-a%d", p.Name, a)
+			p.UID = types.UID(fmt.Sprintf("%s-a%d", p.UID, a))
+			created := p.CreationTimestamp.Add(-time.Duration(k-a) * 30 * time.Second)
+			p.CreationTimestamp = metav1.NewTime(created)
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = nil, nil
+			p.Finalizers = nil
+			p.Status.Phase, p.Status.Reason = corev1.PodFailed, ""
+			end := metav1.NewTime(created.Add(time.Second))
+			for c := range p.Status.ContainerStatuses {
+				p.Status.ContainerStatuses[c].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: int32(1 + a), Reason: "Error", FinishedAt: end}}
+			}
+			if job.Spec.BackoffLimitPerIndex != nil {
+				p.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(a)
+			}
+			out = append(out, *p)
+			job.Status.Failed++
+		}
+		p := pods[i].DeepCopy()
+		if job.Spec.BackoffLimitPerIndex != nil && k > 0 {
+			p.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(k)
+		}
+		out = append(out, *p)
+	}
+	return job, out
+}
+
 // Folding the settled pods changes no byte of any captured scenario's report, in every view
-// (json, text, wide, a short list), and the scenarios do hold settled pods to fold.
+// (json, text, wide, a short list), as captured and with two older settled attempts before
+// every pod; and the scenarios do hold settled pods to fold.
 func TestFoldSettledSameReport(t *testing.T) {
 	total := 0
 	for _, name := range fixtureNames(t) {
-		dir := filepath.Join(fixturesDir, name)
-		meta, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m struct {
-			CapturedAt time.Time `json:"capturedAt"`
-		}
-		if err := yaml.Unmarshal(meta, &m); err != nil {
-			t.Fatal(err)
-		}
-		job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pods, err := source.ReadPods(filepath.Join(dir, "pods.json"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Every pod twice: a later copy of a folded pod is ignored, as the first is kept.
-		pods = append(pods, pods...)
-		kept, _ := reportBytes(t, job, pods, m.CapturedAt, false)
-		folded, n := reportBytes(t, job, pods, m.CapturedAt, true)
-		total += n
-		if kept != folded {
-			t.Errorf("%s: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, n, kept, folded)
+		job, captured, at := readFixture(t, name)
+		for _, k := range []int{0, 2} {
+			job, pods := withRetries(job, captured, k)
+			// Every pod twice: the later copy of a pod replaces the earlier, folded or not.
+			pods = append(pods, pods...)
+			kept, _ := reportBytes(t, job, pods, at, false)
+			folded, n := reportBytes(t, job, pods, at, true)
+			total += n
+			if kept != folded {
+				t.Errorf("%s, %d older attempts: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, k, n, kept, folded)
+			}
 		}
 	}
 	t.Logf("%d settled pods folded over the captured scenarios", total)
 	if total == 0 {
 		t.Fatal("no captured scenario has a settled pod: the test does not exercise folding")
+	}
+}
+
+// A pod given twice (same UID and name) is counted once, the last copy winning whether the
+// copies are folded or not: the report is the one of the last copies alone, folded or not.
+// Two different pods are both kept, even with the same name in two indexes.
+func TestFoldDuplicates(t *testing.T) {
+	settled := func(p *corev1.Pod) bool {
+		return (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed) &&
+			p.DeletionTimestamp == nil && !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer)
+	}
+	cases := 0
+	for _, name := range fixtureNames(t) {
+		job, pods, at := readFixture(t, name)
+		var other, tracked []corev1.Pod
+		for i := range pods {
+			if !settled(&pods[i]) {
+				continue
+			}
+			// Another state of the same pod: the other outcome, another exit code.
+			o := pods[i].DeepCopy()
+			o.Status.Phase = map[corev1.PodPhase]corev1.PodPhase{corev1.PodSucceeded: corev1.PodFailed, corev1.PodFailed: corev1.PodSucceeded}[o.Status.Phase]
+			for c := range o.Status.ContainerStatuses {
+				o.Status.ContainerStatuses[c].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 77, Reason: "Other"}}
+			}
+			other = append(other, *o)
+			// The same pod still tracked: not settled, kept as a summary.
+			tr := pods[i].DeepCopy()
+			tr.Finalizers = append(tr.Finalizers, batchv1.JobTrackingFinalizer)
+			tracked = append(tracked, *tr)
+		}
+		if len(other) == 0 {
+			continue
+		}
+		cases++
+		alone, _ := reportBytes(t, job, pods, at, true)
+		for _, v := range []struct {
+			what       string
+			pods       []corev1.Pod
+			sameAsLast bool
+		}{
+			{"an earlier copy in another state", append(slices.Clone(other), pods...), true},
+			{"an earlier copy still tracked", append(slices.Clone(tracked), pods...), true},
+			{"a later copy still tracked", append(slices.Clone(pods), tracked...), false},
+			{"a later copy in another state", append(slices.Clone(pods), other...), false},
+		} {
+			kept, _ := reportBytes(t, job, v.pods, at, false)
+			folded, _ := reportBytes(t, job, v.pods, at, true)
+			if kept != folded {
+				t.Errorf("%s, %s: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", name, v.what, kept, folded)
+			}
+			if v.sameAsLast && folded != alone {
+				t.Errorf("%s, %s: the earlier copies left a trace in the report\nwith them:\n%s\nwithout:\n%s", name, v.what, folded, alone)
+			}
+		}
+
+		// Two different pods with the same name in two indexes: both are kept.
+		twin := other[0].DeepCopy()
+		twin.Status.Phase = corev1.PodSucceeded
+		idx := (jobpolicy.CompletionIndex(twin) + 1) % int(*job.Spec.Completions)
+		twin.UID = twin.UID + "-twin"
+		twin.Annotations[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(idx)
+		twin.Labels[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(idx)
+		both := append(slices.Clone(pods), *twin)
+		kept, _ := reportBytes(t, job, both, at, false)
+		folded, _ := reportBytes(t, job, both, at, true)
+		if kept != folded {
+			t.Errorf("%s, a pod named as another in index %d: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", name, idx, kept, folded)
+		}
+		a, err := NewAccumulator(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.FoldSettled()
+		for i := range both {
+			a.Add(&both[i])
+		}
+		if got, want := a.Len(), len(pods)+1; got != want {
+			t.Errorf("%s: %d pods recorded, want %d (a pod named as another in index %d is another pod)", name, got, want, idx)
+		}
+	}
+	if cases == 0 {
+		t.Fatal("no captured scenario has a settled pod to copy")
 	}
 }
