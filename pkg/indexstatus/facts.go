@@ -372,9 +372,6 @@ func (b *reportBuilder) gather() {
 	}
 }
 
-// laterAttempt orders attempts: by the attempt annotation, then by creation, then finish time.
-func laterAttempt(p, q *podSummary) bool { return idOf(p).later(idOf(q)) }
-
 func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
 	for i := range job.Status.Conditions {
 		c := &job.Status.Conditions[i]

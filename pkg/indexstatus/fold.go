@@ -195,7 +195,7 @@ func (f *fold) hasName(name string) (int, bool) {
 	return 0, false
 }
 
-// attemptID is what laterAttempt and the list order read of a pod.
+// attemptID is what orders a pod among its index's attempts (later) and in the list (listedBefore).
 type attemptID struct {
 	attempt           int32
 	created, finished time.Time
@@ -210,7 +210,7 @@ func (f *fold) idOf(p *jobpolicy.FoldedPod) attemptID {
 	return attemptID{p.Attempt(), p.Created(), p.Finished(), f.pol.Name(p)}
 }
 
-// later is laterAttempt: by the attempt annotation, then by creation, then finish time.
+// later orders attempts: by the attempt annotation, then by creation, then finish time.
 func (p attemptID) later(q attemptID) bool {
 	if p.attempt != q.attempt {
 		return p.attempt > q.attempt
