@@ -30,11 +30,12 @@ type indexFacts struct {
 	activeCount                                        int
 	attempts                                           int
 	// count is the number of the index's pods: pods holds only those not folded.
-	count int
+	count int32
 	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
-	// shape of one (fold.go), without name or times. succeededName names succeeded, and
-	// termFailedLast says that term failed and is a later attempt than lastFailed.
-	succeededName  string
+	// shape of one (fold.go), without name or times. succeededAt says where succeeded is among
+	// the folded pods (fold.name), and termFailedLast that term failed and is a later attempt
+	// than lastFailed.
+	succeededAt    int32
 	termFailedLast bool
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
@@ -251,10 +252,10 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = len(f.pods) + b.acc.fold.settledCount(i)
+	f.count = int32(len(f.pods) + b.acc.fold.settledCount(i))
 	// The index's pods in list order, folded ones by their shape (identity in id).
 	var failedID, succeededID, finishedID, lastID attemptID
-	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID) {
+	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
 		switch {
 		case p.Active():
 			f.activeCount++
@@ -266,7 +267,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.lastFailed, failedID = p, id
 		}
 		if p.Phase == corev1.PodSucceeded {
-			f.succeeded, f.succeededName, succeededID = p, id.name, id
+			f.succeeded, f.succeededAt, succeededID = p, at, id
 		}
 		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || id.later(finishedID)) {
 			f.lastFinished, finishedID = p, id
@@ -277,7 +278,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if b.perIndex {
 			f.attempts = int(lastID.attempt) + 1
 		} else {
-			f.attempts = f.count
+			f.attempts = int(f.count)
 		}
 	}
 	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || idOf(f.term).later(failedID))

@@ -62,7 +62,9 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 			return false
 		}
 		tag = uint16(len(f.shapes))
-		f.shapes = append(f.shapes, &k)
+		shape := new(podSummary)
+		*shape = k
+		f.shapes = append(f.shapes, shape)
 		f.shapeOf[k] = tag
 	}
 	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
@@ -233,27 +235,37 @@ func (p attemptID) listedBefore(q attemptID) bool {
 }
 
 // eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)
-// and the settled pods of index i, for which s is the shape and id the identity.
-func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID)) {
-	var settled []jobpolicy.FoldedPod
+// and the settled pods of index i, for which s is the shape, id the identity and at one more
+// than the pod's place in f.pol.All() (0 for a kept summary).
+func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID, at int32)) {
+	var all []jobpolicy.FoldedPod
+	k, hi := 0, 0
 	if f != nil {
-		settled = f.pol.Index(i)
+		all = f.pol.All()
+		k, hi = f.pol.IndexRange(i)
 	}
-	k := 0
 	for _, p := range pods {
 		id := idOf(p)
-		for ; k < len(settled); k++ {
-			sid := f.idOf(&settled[k])
+		for ; k < hi; k++ {
+			sid := f.idOf(&all[k])
 			if !sid.listedBefore(id) {
 				break
 			}
-			visit(f.shape(&settled[k]), sid)
+			visit(f.shape(&all[k]), sid, int32(k+1))
 		}
-		visit(p, id)
+		visit(p, id, 0)
 	}
-	for ; k < len(settled); k++ {
-		visit(f.shape(&settled[k]), f.idOf(&settled[k]))
+	for ; k < hi; k++ {
+		visit(f.shape(&all[k]), f.idOf(&all[k]), int32(k+1))
 	}
+}
+
+// name is the name of the pod a visit saw at at (eachListed), else p's.
+func (f *fold) name(p *podSummary, at int32) string {
+	if at == 0 {
+		return p.Name
+	}
+	return f.pol.Name(&f.pol.All()[at-1])
 }
 
 // settledCount is the number of index i's settled pods.
@@ -267,7 +279,7 @@ func (f *fold) settledCount(i int) int {
 // names lists the names of the index's pods in list order.
 func (f *fold) names(i int, pods []*podSummary) []string {
 	out := make([]string, 0, len(pods)+f.settledCount(i))
-	f.eachListed(i, pods, func(_ *podSummary, id attemptID) { out = append(out, id.name) })
+	f.eachListed(i, pods, func(_ *podSummary, id attemptID, _ int32) { out = append(out, id.name) })
 	return out
 }
 

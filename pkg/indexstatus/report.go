@@ -188,9 +188,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateSucceeded:
 		switch {
 		case succeeded != nil && f.pol.NotYetRecorded:
-			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", f.succeededName)
+			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", b.acc.fold.name(succeeded, f.succeededAt))
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, f.succeededName)
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, b.acc.fold.name(succeeded, f.succeededAt))
 		case len(st.Pods) == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
@@ -243,7 +243,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case lastFailed != nil && !lastFailed.Deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
-			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", f.succeededName)
+			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", b.acc.fold.name(succeeded, f.succeededAt))
 		case lastFailed != nil:
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:

@@ -188,15 +188,24 @@ func (s *Folded) compact() {
 
 // Index returns index i's settled pods in list order (Seal first); nil if none.
 func (s *Folded) Index(i int) []FoldedPod {
-	if s == nil || len(s.pods) == 0 {
+	lo, hi := s.IndexRange(i)
+	if lo == hi {
 		return nil
 	}
-	lo := sort.Search(len(s.pods), func(k int) bool { return int(s.pods[k].index) >= i })
-	hi := lo
+	return s.pods[lo:hi:hi]
+}
+
+// IndexRange returns where index i's settled pods are in All (Seal first).
+func (s *Folded) IndexRange(i int) (lo, hi int) {
+	if s == nil {
+		return 0, 0
+	}
+	lo = sort.Search(len(s.pods), func(k int) bool { return int(s.pods[k].index) >= i })
+	hi = lo
 	for hi < len(s.pods) && int(s.pods[hi].index) == i {
 		hi++
 	}
-	return s.pods[lo:hi:hi]
+	return lo, hi
 }
 
 // Find returns the settled pod of index i named name (Seal first), nil if none.
