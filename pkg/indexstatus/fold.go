@@ -23,7 +23,8 @@ type fold struct {
 	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
 	shapes  []*podSummary
 	shapeOf map[podSummary]uint16
-	// cases are the receipt summaries of the settled pods that left one, by seq.
+	// cases are the receipt summaries of the settled pods that left one, by seq; once sealed,
+	// only the one of each index that AddCaseCounts reads.
 	cases map[uint32]*CaseCounts
 	// sealed: pol is sealed and the copies of a pod among the kept summaries are resolved.
 	sealed bool
@@ -99,7 +100,36 @@ func (a *Accumulator) seal() {
 		}
 	}
 	f.pol.Seal()
+	f.pruneCases()
 	f.sealed = true
+}
+
+// pruneCases keeps, of each index's settled pods, only the receipt summary AddCaseCounts can
+// read: the latest attempt's that left one (by attempt then creation, the first in list order
+// on a tie).
+func (f *fold) pruneCases() {
+	if len(f.cases) == 0 {
+		return
+	}
+	kept := map[uint32]*CaseCounts{}
+	all := f.pol.All()
+	var best *jobpolicy.FoldedPod
+	for k := range all {
+		p := &all[k]
+		if best != nil && best.Index() != p.Index() {
+			kept[best.Seq], best = f.cases[best.Seq], nil
+		}
+		if !p.Marked() || f.cases[p.Seq] == nil {
+			continue
+		}
+		if best == nil || p.Attempt() > best.Attempt() || p.Attempt() == best.Attempt() && p.Created().After(best.Created()) {
+			best = p
+		}
+	}
+	if best != nil {
+		kept[best.Seq] = f.cases[best.Seq]
+	}
+	f.cases = kept
 }
 
 // shape is the summary of p with its identity left out.

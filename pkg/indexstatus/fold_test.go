@@ -230,3 +230,45 @@ func TestFoldDuplicates(t *testing.T) {
 		t.Fatal("no captured scenario has a settled pod to copy")
 	}
 }
+
+// Receipt summaries of settled pods: the latest attempt's that left one is shown, folded or
+// not, whatever the order of the pods, with earlier attempts' summaries and an unreadable one
+// among them.
+func TestFoldReceipts(t *testing.T) {
+	job := newJob("j", 3, 3).status("0-2", nil, 3, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(index, attempt int, created time.Duration, completed int) corev1.Pod {
+		p := newPod(job, index, attempt, created).exited(0, created+5*time.Second).counted().get()
+		return withMessage(p, summaryMessage(t, fmt.Sprintf("s%d-%d", index, attempt), completed, 0))
+	}
+	truncated := pod(2, 1, 3*time.Second, 200)
+	msg := truncated.Status.ContainerStatuses[0].State.Terminated.Message
+	truncated = withMessage(truncated, msg[:len(msg)-30])
+	// Without backoffLimitPerIndex every pod is attempt 0 for the controller: the latest is
+	// the last created.
+	pods := []corev1.Pod{
+		pod(0, 2, 30*time.Second, 150), pod(0, 0, 0, 200), pod(0, 1, 10*time.Second, 199),
+		pod(1, 0, 0, 200), pod(1, 1, time.Second, 190),
+		truncated, pod(2, 0, 0, 200),
+	}
+	var base string
+	for _, order := range [][]corev1.Pod{pods, append(slices.Clone(pods[4:]), pods[:4]...)} {
+		kept, _ := reportBytes(t, job, order, t0.Add(time.Hour), false)
+		folded, n := reportBytes(t, job, order, t0.Add(time.Hour), true)
+		if n != len(pods) {
+			t.Fatalf("%d pods folded, want %d", n, len(pods))
+		}
+		if kept != folded {
+			t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+		}
+		if base == "" {
+			base = folded
+		} else if folded != base {
+			t.Errorf("the order of the pods changed the report\n%s\n%s", base, folded)
+		}
+	}
+	for _, want := range []string{`"shardID":"s0-2","assigned":200,"evaluated":150`, `"shardID":"s1-1","assigned":200,"evaluated":190`, `"pod":"` + truncated.Name + `"`} {
+		if !strings.Contains(base, want) {
+			t.Errorf("the report lacks %s:\n%s", want, base)
+		}
+	}
+}
