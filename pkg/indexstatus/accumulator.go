@@ -134,7 +134,7 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 	delete(a.ignored, key)
 	if f := a.fold; f != nil {
 		f.seq++
-		s.seq = f.seq
+		s.seq, f.sealed = f.seq, false
 		if f.take(a.job, &s) {
 			delete(a.pods, key)
 			return

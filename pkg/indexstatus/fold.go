@@ -74,7 +74,6 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 	if s.cases != nil {
 		f.cases[s.seq] = s.cases
 	}
-	f.sealed = false
 	return true
 }
 
