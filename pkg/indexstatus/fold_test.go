@@ -272,3 +272,39 @@ func TestFoldReceipts(t *testing.T) {
 		}
 	}
 }
+
+// Settled pods that do not fit the compact record (here a creation time with a fraction of a
+// second) keep their summary, among folded pods of the same index: the report is the same.
+func TestFoldSomeNotFitting(t *testing.T) {
+	left := 0
+	for _, name := range fixtureNames(t) {
+		job, captured, at := readFixture(t, name)
+		job, pods := withRetries(job, captured, 2)
+		for i := range pods {
+			if i%2 == 0 {
+				pods[i].CreationTimestamp.Time = pods[i].CreationTimestamp.Add(500 * time.Millisecond)
+			}
+		}
+		kept, _ := reportBytes(t, job, pods, at, false)
+		folded, n := reportBytes(t, job, pods, at, true)
+		a, err := NewAccumulator(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.FoldSettled()
+		for i := range pods {
+			a.Add(&pods[i])
+		}
+		for _, s := range a.pods {
+			if jobpolicy.IsSettled(&s.Pod) && s.Index < int(*job.Spec.Completions) {
+				left++
+			}
+		}
+		if kept != folded {
+			t.Errorf("%s: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, n, kept, folded)
+		}
+	}
+	if left == 0 {
+		t.Fatal("every settled pod was folded: the test does not mix folded and kept ones")
+	}
+}

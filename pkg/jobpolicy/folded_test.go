@@ -1,9 +1,11 @@
 package jobpolicy
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,5 +65,77 @@ func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
 	}
 	if folds == 0 {
 		t.Fatal("no settled pod was folded: the test does not exercise folding")
+	}
+}
+
+// A pod that does not fit the compact record is not folded (the caller keeps it as it is);
+// names come back whole across the arena's chunks, after Seal and after more pods are folded.
+func TestFoldCompactRecord(t *testing.T) {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	settled := func(name string, index int) Pod {
+		return Pod{Name: name, Index: index, Phase: corev1.PodSucceeded, Created: at, Finished: at.Add(time.Second), Match: Match{Rule: -1}}
+	}
+	for _, c := range []struct {
+		what string
+		edit func(*Pod)
+		ok   bool
+	}{
+		{"as the API server writes it", func(*Pod) {}, true},
+		{"zero times", func(p *Pod) { p.Created, p.Finished = time.Time{}, time.Time{} }, true},
+		{"a name of 255 bytes", func(p *Pod) { p.Name = strings.Repeat("n", 255) }, true},
+		{"a name of 256 bytes", func(p *Pod) { p.Name = strings.Repeat("n", 256) }, false},
+		{"a fraction of a second", func(p *Pod) { p.Created = p.Created.Add(time.Millisecond) }, false},
+		{"a finish before 1970", func(p *Pod) { p.Finished = time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC) }, false},
+		{"a finish after 2106", func(p *Pod) { p.Finished = time.Date(2107, 1, 1, 0, 0, 0, 0, time.UTC) }, false},
+		{"255 ignored failures", func(p *Pod) { p.IgnoredCount = 255 }, true},
+		{"256 ignored failures", func(p *Pod) { p.IgnoredCount = 256 }, false},
+	} {
+		p := settled("p", 3)
+		c.edit(&p)
+		var f Folded
+		if got := f.Fold(&p, 1, 7, true); got != c.ok {
+			t.Errorf("%s: Fold = %v, want %v", c.what, got, c.ok)
+			continue
+		}
+		f.Seal()
+		if !c.ok {
+			if f.Len() != 0 {
+				t.Errorf("%s: not folded, but %d pods kept", c.what, f.Len())
+			}
+			continue
+		}
+		q := f.Index(3)
+		if len(q) != 1 {
+			t.Fatalf("%s: %d pods in index 3", c.what, len(q))
+		}
+		r := &q[0]
+		if f.Name(r) != p.Name || !r.Created().Equal(p.Created) || !r.Finished().Equal(p.Finished) || r.IgnoredCount() != p.IgnoredCount ||
+			r.Tag != 7 || !r.Marked() || r.Failed() || r.Index() != 3 || r.Created().IsZero() != p.Created.IsZero() {
+			t.Errorf("%s: read back %+v (%q), folded %+v", c.what, *r, f.Name(r), p)
+		}
+	}
+
+	// 3,000 names of 40 bytes fill two chunks of 64 KiB; folding more after a Seal starts
+	// another.
+	var f Folded
+	want := map[int]string{}
+	for i := range 3000 {
+		p := settled(fmt.Sprintf("%s-%05d", strings.Repeat("x", 34), i), i)
+		want[i] = p.Name
+		if !f.Fold(&p, uint32(i), 0, false) {
+			t.Fatalf("pod %d not folded", i)
+		}
+		if i == 2000 {
+			f.Seal()
+		}
+	}
+	f.Seal()
+	if f.Len() != 3000 || len(f.names.done) < 2 {
+		t.Fatalf("%d pods in %d chunks, want 3000 in at least 2", f.Len(), len(f.names.done))
+	}
+	for i, name := range want {
+		if p := f.Find(i, name); p == nil || f.Name(p) != name {
+			t.Fatalf("index %d: %q not found back", i, name)
+		}
 	}
 }
