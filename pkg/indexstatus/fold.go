@@ -11,11 +11,12 @@ import (
 )
 
 // fold keeps the settled pods (terminal, no tracking finalizer, not being deleted:
-// jobpolicy.IsSettled) as jobpolicy.FoldedPod records of 40 bytes plus the name, instead of a
+// jobpolicy.IsSettled) as jobpolicy.FoldedPod records of 28 bytes plus the name, instead of a
 // summary each. What the words read of a settled pod besides its name, index, attempt and times
 // (exit code, reasons, matched rule: its shape) is the same for most pods, so each distinct shape
-// is kept once and a record names it by number. A receipt summary is kept for the pods that
-// left one. Memory then grows with the pod names, not with a summary of every pod.
+// is kept once and a record names it by number. Receipt summaries are kept for the pods that
+// left one, then (seal) only the one of each index the report shows. Memory then grows with the
+// pod names, not with a summary of every pod.
 type fold struct {
 	pol jobpolicy.Folded
 	// seq numbers every pod added, folded or not: the later copy of a pod wins.
