@@ -93,6 +93,7 @@ type Accumulator struct {
 	job     *batchv1.Job
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
 	ignored map[string]struct{}
+	fold    *fold // FoldSettled
 }
 
 // NewAccumulator starts a report for job, which must be an Indexed Job.
@@ -131,6 +132,14 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		return
 	}
 	delete(a.ignored, key)
+	if f := a.fold; f != nil {
+		f.seq++
+		s.seq, f.sealed = f.seq, false
+		if f.take(a.job, &s) {
+			delete(a.pods, key)
+			return
+		}
+	}
 	a.pods[key] = &s
 }
 
@@ -142,7 +151,13 @@ func (a *Accumulator) Remove(pod *corev1.Pod) {
 }
 
 // Len is the number of pods of the Job recorded.
-func (a *Accumulator) Len() int { return len(a.pods) }
+func (a *Accumulator) Len() int {
+	if a.fold != nil {
+		a.seal()
+		return len(a.pods) + a.fold.pol.Len()
+	}
+	return len(a.pods)
+}
 
 func podKey(pod *corev1.Pod) string {
 	if pod.UID != "" {
@@ -179,12 +194,13 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 }
 
 // Build makes the report from job and all its pods at once (the offline path). It is
-// NewAccumulator, Add for every pod, then Report.
+// NewAccumulator, FoldSettled, Add for every pod, then Report.
 func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
 	a, err := NewAccumulator(job)
 	if err != nil {
 		return nil, err
 	}
+	a.FoldSettled()
 	for i := range pods {
 		a.Add(&pods[i])
 	}

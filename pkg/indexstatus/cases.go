@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -85,15 +86,26 @@ func (c *CaseCounts) incomplete() bool {
 // evaluated (whether or not the index is listed), so that an index that exited 0 with missing
 // cases is visible.
 func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
-	latest := map[int]*podSummary{}
+	type left struct {
+		attempt int32
+		created time.Time
+		cases   *CaseCounts
+	}
+	latest := map[int]left{}
+	consider := func(i int, attempt int32, created time.Time, c *CaseCounts) {
+		if q, ok := latest[i]; !ok || attempt > q.attempt || attempt == q.attempt && created.After(q.created) {
+			latest[i] = left{attempt, created, c}
+		}
+	}
 	for key := range a.pods {
-		p := a.pods[key]
-		if p.cases == nil {
-			continue
+		if p := a.pods[key]; p.cases != nil {
+			consider(p.Index, p.Attempt(), p.Created, p.cases)
 		}
-		if q, ok := latest[p.Index]; !ok || p.Attempt() > q.Attempt() || p.Attempt() == q.Attempt() && p.Created.After(q.Created) {
-			latest[p.Index] = p
-		}
+	}
+	if fo := a.fold; fo != nil {
+		// Settled pods, after the others: the first in list order on a tie.
+		a.seal()
+		fo.eachCases(consider)
 	}
 	if len(latest) == 0 {
 		return

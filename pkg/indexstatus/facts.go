@@ -29,6 +29,14 @@ type indexFacts struct {
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
+	// count is the number of the index's pods: pods holds only those not folded.
+	count int32
+	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
+	// shape of one (fold.go), without name or times. succeededAt says where succeeded is among
+	// the folded pods (fold.name), and termFailedLast that term failed and is a later attempt
+	// than lastFailed.
+	succeededAt    int32
+	termFailedLast bool
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
@@ -112,11 +120,21 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
+	b.acc.seal()
 	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, &b.acc.pods[k].Pod)
 	}
-	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
+	// In list order (index, attempt, creation, name), so that what jobpolicy lists (forgotten
+	// pods) comes out in that order, not in the map's.
+	slices.SortFunc(pods, func(p, q *jobpolicy.Pod) int {
+		return cmp.Or(cmp.Compare(p.Index, q.Index), cmp.Compare(p.Attempt(), q.Attempt()), p.Created.Compare(q.Created), cmp.Compare(p.Name, q.Name))
+	})
+	var folded *jobpolicy.Folded
+	if b.acc.fold != nil {
+		folded = &b.acc.fold.pol
+	}
+	b.pol = jobpolicy.EvaluateFolded(job, pods, folded, b.now)
 	b.groupPods()
 	b.phase, b.cond = decidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
@@ -211,6 +229,15 @@ func (b *reportBuilder) groupPods() {
 		}
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
+	if fo := b.acc.fold; fo != nil {
+		// Settled pods: terminal, not deleting, below completions.
+		n, succeeded, failed, counted := fo.counts()
+		b.ownFailedPods += failed
+		b.countedFailed += counted
+		b.r.Pods.Seen += n
+		b.r.Pods.Succeeded += succeeded
+		b.r.Pods.Failed += failed
+	}
 	for _, pods := range b.byIndex {
 		if len(pods) > 1 {
 			slices.SortFunc(pods, comparePods)
@@ -221,7 +248,10 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
-	for _, p := range f.pods {
+	f.count = int32(len(f.pods) + b.acc.fold.settledCount(i))
+	// The index's pods in list order, folded ones by their shape (identity in id).
+	var failedID, succeededID, finishedID, lastID attemptID
+	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
 		switch {
 		case p.Active():
 			f.activeCount++
@@ -229,24 +259,26 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		case p.Terminating():
 			f.term = p
 		}
-		if p.Failed && !p.Terminating() && (f.lastFailed == nil || laterAttempt(p, f.lastFailed)) {
-			f.lastFailed = p
+		if p.Failed && !p.Terminating() && (f.lastFailed == nil || id.later(failedID)) {
+			f.lastFailed, failedID = p, id
 		}
 		if p.Phase == corev1.PodSucceeded {
-			f.succeeded = p
+			f.succeeded, f.succeededAt, succeededID = p, at, id
 		}
-		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || laterAttempt(p, f.lastFinished)) {
-			f.lastFinished = p
+		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || id.later(finishedID)) {
+			f.lastFinished, finishedID = p, id
 		}
-	}
-	if n := len(f.pods); n > 0 {
+		lastID = id
+	})
+	if f.count > 0 {
 		if b.perIndex {
-			f.attempts = int(f.pods[n-1].Attempt()) + 1
+			f.attempts = int(lastID.attempt) + 1
 		} else {
-			f.attempts = n
+			f.attempts = int(f.count)
 		}
 	}
-	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || laterAttempt(f.lastFailed, f.succeeded))
+	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || idOf(f.term).later(failedID))
+	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || failedID.later(succeededID))
 	switch f.pol.State {
 	case jobpolicy.IndexSucceeded:
 		f.state = StateSucceeded
@@ -311,7 +343,7 @@ func (b *reportBuilder) gather() {
 				b.notRecorded.Add(i)
 			}
 		case StateFailed:
-			if len(f.pods) == 0 {
+			if f.count == 0 {
 				b.failedGone.Add(i)
 			}
 		case StateTerminating:
@@ -346,17 +378,6 @@ func comparePods(p, q *podSummary) int {
 		return c
 	}
 	return strings.Compare(p.Name, q.Name)
-}
-
-// laterAttempt orders attempts: by the attempt annotation, then by finish or creation time.
-func laterAttempt(p, q *podSummary) bool {
-	if p.Attempt() != q.Attempt() {
-		return p.Attempt() > q.Attempt()
-	}
-	if !p.Created.Equal(q.Created) {
-		return p.Created.After(q.Created)
-	}
-	return p.Finished.After(q.Finished)
 }
 
 func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {

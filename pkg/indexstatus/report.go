@@ -129,7 +129,7 @@ func (b *reportBuilder) walkIndexes() {
 		switch {
 		case b.opts.AllIndexes:
 			r.Indexes = append(r.Indexes, b.indexStatus(f))
-		case !needsAttention(f.state, len(f.pods)):
+		case !needsAttention(f.state, int(f.count)):
 		case b.opts.ListLimit > 0 && len(r.Indexes) >= b.opts.ListLimit:
 			omitted.Add(f.index)
 		default:
@@ -162,8 +162,12 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	if f.index < len(b.opts.ShardIDs) {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
-	for _, p := range f.pods {
-		st.Pods = append(st.Pods, p.Name)
+	if fo := b.acc.fold; fo != nil {
+		st.Pods = fo.names(f.index, f.pods)
+	} else {
+		for _, p := range f.pods {
+			st.Pods = append(st.Pods, p.Name)
+		}
 	}
 	if lf := f.lastFinished; lf != nil && lf.hasExit {
 		code := lf.exitCode
@@ -192,9 +196,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateSucceeded:
 		switch {
 		case succeeded != nil && f.pol.NotYetRecorded:
-			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
+			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", b.acc.fold.name(succeeded, f.succeededAt))
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, b.acc.fold.name(succeeded, f.succeededAt))
 		case len(st.Pods) == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
@@ -247,7 +251,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case lastFailed != nil && !lastFailed.Deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
-			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
+			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", b.acc.fold.name(succeeded, f.succeededAt))
 		case lastFailed != nil:
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
@@ -291,7 +295,7 @@ func (b *reportBuilder) goneWords() string {
 // failureWords explains why an index failed.
 func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	lastFailed := f.lastFailed
-	if t := f.term; t != nil && t.Failed && (lastFailed == nil || laterAttempt(t, lastFailed)) {
+	if t := f.term; f.termFailedLast {
 		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
 		// index's last attempt fails the index (isIndexFailed).
 		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
@@ -450,7 +454,7 @@ func (b *reportBuilder) explain() string {
 	succeeded := b.completed.Len()
 	switch b.phase {
 	case PhaseRunning:
-		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
+		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
 			return "The Job has not started yet: no pod exists."
 		}
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", r.Summary.Succeeded, m)
@@ -560,7 +564,7 @@ func (b *reportBuilder) failedIndexList() string {
 			continue
 		}
 		f := &b.facts[i]
-		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, len(f.pods))}
+		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
 		parts = append(parts, fmt.Sprintf("index %d %s", i, b.failureWords(&st, f)))
 	}
 	return strings.Join(parts, "; ")
@@ -568,14 +572,20 @@ func (b *reportBuilder) failedIndexList() string {
 
 // ownFailureList names the pods that failed on their own (not killed).
 func (b *reportBuilder) ownFailureList() string {
-	return b.podList(func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
+	var settled []*podSummary
+	more := 0
+	if fo := b.acc.fold; fo != nil {
+		settled, more = fo.ownFailed()
+	}
+	return b.podList(settled, more, func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
 		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
 	})
 }
 
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
-	list := b.podList(func(p *podSummary) bool {
+	// Settled pods are terminal: none is pending or running.
+	list := b.podList(nil, 0, func(p *podSummary) bool {
 		return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
 	}, func(p *podSummary) string {
 		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
@@ -591,9 +601,10 @@ func (b *reportBuilder) restartList() string {
 }
 
 // podList words the pods below completions that keep selects, by index then creation time, at
-// most listLimit of them ("and N more" for the rest), joined by commas.
-func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSummary) string) string {
-	var pods []*podSummary
+// most listLimit of them ("and N more" for the rest), joined by commas. settled are the first
+// settled pods keep selects (by index then creation), more the number of the others.
+func (b *reportBuilder) podList(settled []*podSummary, more int, keep func(*podSummary) bool, words func(*podSummary) string) string {
+	pods := append([]*podSummary(nil), settled...)
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
 		if p.Index < b.completions && keep(p) {
@@ -609,10 +620,13 @@ func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSumm
 	var parts []string
 	for k, p := range pods {
 		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
+			parts = append(parts, fmt.Sprintf("and %d more", len(pods)+more-k))
 			break
 		}
 		parts = append(parts, words(p))
+	}
+	if len(pods) <= listLimit && more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -634,6 +648,11 @@ func (b *reportBuilder) failJobWords() string {
 				return fmt.Sprintf(" (index %d)", p.Index)
 			}
 		}
+		if b.acc.fold != nil {
+			if i, ok := b.acc.fold.hasName(name); ok {
+				return fmt.Sprintf(" (index %d)", i)
+			}
+		}
 		return ""
 	}
 	if m := failJobContainerRE.FindStringSubmatch(msg); m != nil {
@@ -649,6 +668,10 @@ func (b *reportBuilder) failJobWords() string {
 			return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
 				p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
 		}
+	}
+	if p := b.acc.fold.failJob(); p != nil {
+		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
+			p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
 	}
 	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)
 }
@@ -755,7 +778,7 @@ func (b *reportBuilder) explainEntry() Entry {
 	switch b.phase {
 	case PhaseRunning:
 		e.Kind = EntryRunning
-		if b.job.Status.StartTime == nil && len(b.acc.pods) == 0 {
+		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
 			e.Kind = EntryNotStarted
 		}
 	case PhaseSuspended:

@@ -237,13 +237,20 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return EvaluatePods(job, ptrs, now)
+	return EvaluateFolded(job, ptrs, nil, now)
 }
 
 // EvaluatePods is Evaluate over pointers to the pods, for a caller that holds them elsewhere
 // (a report's pod summaries): copying every pod into a list would double them at 100,000 pods.
 // The pods are only read.
 func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
+	return EvaluateFolded(job, pods, nil, now)
+}
+
+// EvaluateFolded is EvaluatePods with some settled pods (IsSettled, index below completions)
+// folded into settled instead of listed in pods; settled may be nil.
+func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
+	settled.Seal()
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
@@ -328,9 +335,9 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil && !f.Suspended {
 		f.DeadlineAt = job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
 	}
-	f.Decision = decide(job, f, pods)
+	f.Decision = decide(job, f, pods, settled)
 	f.CanSucceed = canSucceed(job, f)
-	f.Global = globalBackoff(spec, pods, now)
+	f.Global = globalBackoff(spec, pods, settled, now)
 
 	f.Indexes = make([]Index, completions)
 	for i := 0; i < completions; i++ {
@@ -338,13 +345,13 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 		if i < len(byIndex) {
 			ps = byIndex[i]
 		}
-		f.Indexes[i] = f.index(job, i, ps)
+		f.Indexes[i] = f.index(job, i, ps, settled)
 	}
 	return f
 }
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
-func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
+func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
@@ -364,6 +371,9 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 			if pods[k].Failed && pods[k].Match.Action == batchv1.PodFailurePolicyActionFailJob {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 			}
+		}
+		if settled.failJob() {
+			return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 		}
 	}
 	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
@@ -469,17 +479,36 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 
 // globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
 // pods that finished after the last success, and the latest of their finish times.
-func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
+func globalBackoff(spec Spec, pods []*Pod, settled *Folded, now time.Time) *GlobalBackoff {
 	if spec.PerIndex() {
 		return nil
 	}
 	var lastSuccess time.Time
+	folded := settled.All()
+	for k := range folded {
+		if p := &folded[k]; !p.Failed() {
+			if t := p.Finished(); t.After(lastSuccess) {
+				lastSuccess = t
+			}
+		}
+	}
 	for k := range pods {
 		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
 			lastSuccess = pods[k].Finished
 		}
 	}
 	g := &GlobalBackoff{}
+	// Settled failed pods are phase Failed: they count like the listed ones below.
+	for k := range folded {
+		if p := &folded[k]; p.Failed() {
+			if t := p.Finished(); t.After(lastSuccess) {
+				g.Failures++
+				if t.After(g.LastFailure) {
+					g.LastFailure = t
+				}
+			}
+		}
+	}
 	for k := range pods {
 		p := pods[k]
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
@@ -515,8 +544,21 @@ func delayedPod(pods []*Pod) *Pod {
 	return last
 }
 
+// listedBefore: a pod of attempt, created and name comes before p in list order.
+func listedBefore(attempt int32, created time.Time, name string, p *Pod) bool {
+	switch {
+	case attempt != p.Attempt():
+		return attempt < p.Attempt()
+	case !created.Equal(p.Created):
+		return created.Before(p.Created)
+	}
+	return name < p.Name
+}
+
 // index computes one index's facts.
-func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Index {
+	settled := folded.Index(i)
+	var latestSettled Pod // what own reads of the latest settled pod
 	spec := f.Spec
 	ix := Index{Index: i}
 	var active, terminating *Pod
@@ -559,6 +601,14 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 				ix.IgnoredCount++
 			}
 		}
+		// Settled failed pods are phase Failed.
+		for k := range settled {
+			if p := &settled[k]; p.CountFailed() {
+				ix.FailureCount++
+			} else if p.Failed() {
+				ix.IgnoredCount++
+			}
+		}
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
 	case delayed != nil:
@@ -566,8 +616,37 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
 		var latest *Pod
+		later := func(p *Pod) bool {
+			return latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))
+		}
 		for _, p := range pods {
-			if !forgotten(p) && (latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))) {
+			if !forgotten(p) && later(p) {
+				latest = p
+			}
+		}
+		// The latest settled pod (the first folded on a tie), leaving out the failed ones when
+		// they are forgotten (forgotten depends only on the index, for a failed untracked pod).
+		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+		var last *FoldedPod
+		for k := range settled {
+			p := &settled[k]
+			if p.Failed() && forgetFailed {
+				continue
+			}
+			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && (p.created > last.created || p.created == last.created && p.Seq < last.Seq) {
+				last = p
+			}
+		}
+		if last != nil {
+			p := &latestSettled
+			*p = Pod{Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
+			if p.Failed {
+				p.Phase = corev1.PodFailed
+				if !last.CountFailed() {
+					p.Match.Action = batchv1.PodFailurePolicyActionIgnore
+				}
+			}
+			if later(p) {
 				latest = p
 			}
 		}
@@ -607,11 +686,29 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	if ix.State != IndexSucceeded && ix.State != IndexFailed {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
+		// Settled: succeeded untracked, or failed untracked (forgotten's test on the index).
+		// The listed pods in their order, the settled ones merged in by list order (attempt,
+		// creation, name): the order of a list sorted so, whether folded or not.
+		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+		k := 0
+		settledUpTo := func(p *Pod) {
+			for ; k < len(settled); k++ {
+				q := &settled[k]
+				if p != nil && !listedBefore(q.Attempt(), q.Created(), folded.Name(q), p) {
+					break
+				}
+				if !q.Failed() || forgetFailed {
+					ix.Forgotten = append(ix.Forgotten, folded.Name(q))
+				}
+			}
+		}
 		for _, p := range pods {
 			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
+				settledUpTo(p)
 				ix.Forgotten = append(ix.Forgotten, p.Name)
 			}
 		}
+		settledUpTo(nil)
 	}
 	if spec.PerIndex() {
 		left := *spec.BackoffLimitPerIndex - ix.FailureCount

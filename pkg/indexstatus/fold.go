@@ -1,0 +1,337 @@
+package indexstatus
+
+import (
+	"cmp"
+	"math"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+)
+
+// fold keeps the settled pods (terminal, no tracking finalizer, not being deleted:
+// jobpolicy.IsSettled) as jobpolicy.FoldedPod records of 28 bytes plus the name, instead of a
+// summary each. What the words read of a settled pod besides its name, index, attempt and times
+// (exit code, reasons, matched rule: its shape) is the same for most pods, so each distinct shape
+// is kept once and a record names it by number. Receipt summaries are kept for the pods that
+// left one, then (seal) only the one of each index the report shows. Memory then grows with the
+// pod names, not with a summary of every pod.
+type fold struct {
+	pol jobpolicy.Folded
+	// seq numbers every pod added, folded or not: the later copy of a pod wins.
+	seq uint32
+	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
+	shapes  []*podSummary
+	shapeOf map[shape]uint16
+	// cases are the receipt summaries of the settled pods that left one, by seq; once sealed,
+	// only the one of each index that AddCaseCounts reads.
+	cases map[uint32]*CaseCounts
+	// sealed: pol is sealed and the copies of a pod among the kept summaries are resolved.
+	sealed bool
+}
+
+// FoldSettled makes the accumulator keep settled pods (terminal, without the tracking
+// finalizer, not being deleted) compactly instead of a summary of each, so that memory grows
+// with the pod names, not with a summary of every pod. It is for one pass over a pod list (the
+// offline report): Remove does not reach a folded pod. A pod is identified by its completion
+// index and name (a snapshot holds each namespace/name once; the index annotation is set at
+// creation), and of several copies of a pod the last one added is kept, folded or not. Call it
+// before Add.
+func (a *Accumulator) FoldSettled() {
+	if a.fold == nil {
+		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}}
+	}
+}
+
+// shape is a summary without what identifies the pod and orders it, its rare words by value
+// (each summary has its own pointer to them).
+type shape struct {
+	s    podSummary
+	rare podRare
+}
+
+// shapeKey is s's shape.
+func shapeKey(s *podSummary) shape {
+	k := *s
+	k.Name, k.UID, k.Index, k.Created, k.Finished, k.FailureCount, k.IgnoredCount = "", "", 0, time.Time{}, time.Time{}, 0, 0
+	k.started, k.cases, k.seq, k.rare = time.Time{}, nil, 0, nil
+	return shape{s: k, rare: *s.r()}
+}
+
+// take folds s if it is settled, reporting whether it did.
+func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
+	if !jobpolicy.IsSettled(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
+		return false
+	}
+	k := shapeKey(s)
+	tag, ok := f.shapeOf[k]
+	if !ok {
+		if len(f.shapes) > math.MaxUint16 {
+			return false
+		}
+		tag = uint16(len(f.shapes))
+		sh := new(podSummary)
+		*sh = k.s
+		if k.rare != (podRare{}) {
+			rare := k.rare
+			sh.rare = &rare
+		}
+		f.shapes = append(f.shapes, sh)
+		f.shapeOf[k] = tag
+	}
+	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
+		return false
+	}
+	if s.cases != nil {
+		f.cases[s.seq] = s.cases
+	}
+	return true
+}
+
+// seal drops the earlier copies of a pod: among the folded pods (jobpolicy.Folded.Seal), and
+// between the folded pods and the kept summaries (same index and name).
+func (a *Accumulator) seal() {
+	f := a.fold
+	if f == nil || f.sealed {
+		return
+	}
+	f.pol.Seal()
+	completions := int(*a.job.Spec.Completions)
+	for key, s := range a.pods {
+		if s.Index >= completions {
+			continue
+		}
+		if p := f.pol.Find(s.Index, s.Name); p != nil {
+			if p.Seq > s.seq {
+				delete(a.pods, key)
+			} else {
+				f.pol.Drop(p)
+			}
+		}
+	}
+	f.pol.Seal()
+	f.pruneCases()
+	f.sealed = true
+}
+
+// pruneCases keeps, of each index's settled pods, only the receipt summary AddCaseCounts can
+// read: the latest attempt's that left one (by attempt then creation, the first in list order
+// on a tie).
+func (f *fold) pruneCases() {
+	if len(f.cases) == 0 {
+		return
+	}
+	kept := map[uint32]*CaseCounts{}
+	all := f.pol.All()
+	var best *jobpolicy.FoldedPod
+	for k := range all {
+		p := &all[k]
+		if best != nil && best.Index() != p.Index() {
+			kept[best.Seq], best = f.cases[best.Seq], nil
+		}
+		if !p.Marked() || f.cases[p.Seq] == nil {
+			continue
+		}
+		if best == nil || p.Attempt() > best.Attempt() || p.Attempt() == best.Attempt() && p.Created().After(best.Created()) {
+			best = p
+		}
+	}
+	if best != nil {
+		kept[best.Seq] = f.cases[best.Seq]
+	}
+	f.cases = kept
+}
+
+// shape is the summary of p with its identity left out.
+func (f *fold) shape(p *jobpolicy.FoldedPod) *podSummary { return f.shapes[p.Tag] }
+
+// summary rebuilds p's summary (for the few pods a sentence names).
+func (f *fold) summary(p *jobpolicy.FoldedPod) *podSummary {
+	s := *f.shape(p)
+	s.Name, s.Index, s.Created, s.Finished = f.pol.Name(p), p.Index(), p.Created(), p.Finished()
+	s.FailureCount, s.IgnoredCount, s.seq = p.FailureCount(), p.IgnoredCount(), p.Seq
+	if p.Marked() {
+		s.cases = f.cases[p.Seq]
+	}
+	return &s
+}
+
+// counts are the settled pods by outcome.
+func (f *fold) counts() (n, succeeded, failed, counted int) {
+	all := f.pol.All()
+	for k := range all {
+		p := &all[k]
+		n++
+		switch {
+		case p.CountFailed():
+			failed++
+			counted++
+		case p.Failed():
+			failed++
+		default:
+			succeeded++
+		}
+	}
+	return n, succeeded, failed, counted
+}
+
+// ownFailed returns the first listLimit settled failed pods by index then creation, and the
+// number of the others.
+func (f *fold) ownFailed() ([]*podSummary, int) {
+	var first []*jobpolicy.FoldedPod
+	all := f.pol.All()
+	n := 0
+	before := func(p, q *jobpolicy.FoldedPod) bool {
+		return cmp.Or(cmp.Compare(p.Index(), q.Index()), p.Created().Compare(q.Created())) < 0
+	}
+	for k := range all {
+		p := &all[k]
+		if !p.Failed() {
+			continue
+		}
+		n++
+		at := len(first)
+		for at > 0 && before(p, first[at-1]) {
+			at--
+		}
+		if at >= listLimit {
+			continue
+		}
+		first = append(first, nil)
+		copy(first[at+1:], first[at:])
+		first[at] = p
+		if len(first) > listLimit {
+			first = first[:listLimit]
+		}
+	}
+	out := make([]*podSummary, len(first))
+	for k, p := range first {
+		out[k] = f.summary(p)
+	}
+	return out, n - len(out)
+}
+
+// failJob returns the first settled pod (in list order) that matched a FailJob rule, nil if
+// none.
+func (f *fold) failJob() *podSummary {
+	if f == nil {
+		return nil
+	}
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; p.Failed() && f.shape(p).Match.Action == batchv1.PodFailurePolicyActionFailJob {
+			return f.summary(p)
+		}
+	}
+	return nil
+}
+
+// hasName returns the index of the settled pod named name.
+func (f *fold) hasName(name string) (int, bool) {
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; f.pol.Name(p) == name {
+			return p.Index(), true
+		}
+	}
+	return 0, false
+}
+
+// attemptID is what orders a pod among its index's attempts (later) and in the list (listedBefore).
+type attemptID struct {
+	attempt           int32
+	created, finished time.Time
+	name              string
+}
+
+func idOf(p *podSummary) attemptID {
+	return attemptID{p.Attempt(), p.Created, p.Finished, p.Name}
+}
+
+func (f *fold) idOf(p *jobpolicy.FoldedPod) attemptID {
+	return attemptID{p.Attempt(), p.Created(), p.Finished(), f.pol.Name(p)}
+}
+
+// later orders attempts: by the attempt annotation, then by creation, then finish time.
+func (p attemptID) later(q attemptID) bool {
+	if p.attempt != q.attempt {
+		return p.attempt > q.attempt
+	}
+	if !p.created.Equal(q.created) {
+		return p.created.After(q.created)
+	}
+	return p.finished.After(q.finished)
+}
+
+// listedBefore is the order the report lists an index's pods in: attempt, creation, name.
+func (p attemptID) listedBefore(q attemptID) bool {
+	switch {
+	case p.attempt != q.attempt:
+		return p.attempt < q.attempt
+	case !p.created.Equal(q.created):
+		return p.created.Before(q.created)
+	}
+	return p.name < q.name
+}
+
+// eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)
+// and the settled pods of index i, for which s is the shape, id the identity and at one more
+// than the pod's place in f.pol.All() (0 for a kept summary).
+func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID, at int32)) {
+	var all []jobpolicy.FoldedPod
+	k, hi := 0, 0
+	if f != nil {
+		all = f.pol.All()
+		k, hi = f.pol.IndexRange(i)
+	}
+	for _, p := range pods {
+		id := idOf(p)
+		for ; k < hi; k++ {
+			sid := f.idOf(&all[k])
+			if !sid.listedBefore(id) {
+				break
+			}
+			visit(f.shape(&all[k]), sid, int32(k+1))
+		}
+		visit(p, id, 0)
+	}
+	for ; k < hi; k++ {
+		visit(f.shape(&all[k]), f.idOf(&all[k]), int32(k+1))
+	}
+}
+
+// name is the name of the pod a visit saw at at (eachListed), else p's.
+func (f *fold) name(p *podSummary, at int32) string {
+	if at == 0 {
+		return p.Name
+	}
+	return f.pol.Name(&f.pol.All()[at-1])
+}
+
+// settledCount is the number of index i's settled pods.
+func (f *fold) settledCount(i int) int {
+	if f == nil {
+		return 0
+	}
+	return len(f.pol.Index(i))
+}
+
+// names lists the names of the index's pods in list order.
+func (f *fold) names(i int, pods []*podSummary) []string {
+	out := make([]string, 0, len(pods)+f.settledCount(i))
+	f.eachListed(i, pods, func(_ *podSummary, id attemptID, _ int32) { out = append(out, id.name) })
+	return out
+}
+
+// eachCases calls visit for every settled pod that left a receipt summary, in list order.
+func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, c *CaseCounts)) {
+	all := f.pol.All()
+	for k := range all {
+		if p := &all[k]; p.Marked() {
+			if c := f.cases[p.Seq]; c != nil {
+				visit(p.Index(), p.Attempt(), p.Created(), c)
+			}
+		}
+	}
+}

@@ -1,0 +1,310 @@
+package indexstatus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// reportBytes is the JSON, text and wide report of job and pods, with the settled pods folded
+// or each kept.
+func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Time, fold bool) (string, int) {
+	t.Helper()
+	var out bytes.Buffer
+	folded := 0
+	for _, all := range []bool{true, false} {
+		a, err := NewAccumulator(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fold {
+			a.FoldSettled()
+		}
+		for i := range pods {
+			a.Add(&pods[i])
+		}
+		r := a.Report(Options{Clock: fixedClock(now), AllIndexes: all, ListLimit: 3})
+		if a.fold != nil {
+			folded = a.fold.pol.Len()
+		}
+		a.AddCaseCounts(r)
+		js, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(js)
+		if err := PrintText(&out, r, all); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.String(), folded
+}
+
+// readFixture reads a captured scenario: its Job, its pods and when it was captured.
+func readFixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod, time.Time) {
+	t.Helper()
+	dir := filepath.Join(fixturesDir, name)
+	meta, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		CapturedAt time.Time `json:"capturedAt"`
+	}
+	if err := yaml.Unmarshal(meta, &m); err != nil {
+		t.Fatal(err)
+	}
+	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := source.ReadPods(filepath.Join(dir, "pods.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job, pods, m.CapturedAt
+}
+
+// withRetries gives every pod k older attempts, failed and settled as the controller leaves a
+// counted failure (as test/bench/statusgen -attempts k+1 does), and job.status.failed the count.
+func withRetries(job *batchv1.Job, pods []corev1.Pod, k int) (*batchv1.Job, []corev1.Pod) {
+	job = job.DeepCopy()
+	var out []corev1.Pod
+	for i := range pods {
+		for a := range k {
+			p := pods[i].DeepCopy()
+			p.Name = fmt.Sprintf("%s-a%d", p.Name, a)
+			p.UID = types.UID(fmt.Sprintf("%s-a%d", p.UID, a))
+			created := p.CreationTimestamp.Add(-time.Duration(k-a) * 30 * time.Second)
+			p.CreationTimestamp = metav1.NewTime(created)
+			p.DeletionTimestamp, p.DeletionGracePeriodSeconds = nil, nil
+			p.Finalizers = nil
+			p.Status.Phase, p.Status.Reason = corev1.PodFailed, ""
+			end := metav1.NewTime(created.Add(time.Second))
+			for c := range p.Status.ContainerStatuses {
+				p.Status.ContainerStatuses[c].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: int32(1 + a), Reason: "Error", FinishedAt: end}}
+			}
+			if job.Spec.BackoffLimitPerIndex != nil {
+				p.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(a)
+			}
+			out = append(out, *p)
+			job.Status.Failed++
+		}
+		p := pods[i].DeepCopy()
+		if job.Spec.BackoffLimitPerIndex != nil && k > 0 {
+			p.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(k)
+		}
+		out = append(out, *p)
+	}
+	return job, out
+}
+
+// Folding the settled pods changes no byte of any captured scenario's report, in every view
+// (json, text, wide, a short list), as captured and with two older settled attempts before
+// every pod; and the scenarios do hold settled pods to fold.
+func TestFoldSettledSameReport(t *testing.T) {
+	total := 0
+	for _, name := range fixtureNames(t) {
+		job, captured, at := readFixture(t, name)
+		for _, k := range []int{0, 2} {
+			job, pods := withRetries(job, captured, k)
+			// Every pod twice: the later copy of a pod replaces the earlier, folded or not.
+			pods = append(pods, pods...)
+			kept, _ := reportBytes(t, job, pods, at, false)
+			folded, n := reportBytes(t, job, pods, at, true)
+			total += n
+			if kept != folded {
+				t.Errorf("%s, %d older attempts: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, k, n, kept, folded)
+			}
+		}
+	}
+	t.Logf("%d settled pods folded over the captured scenarios", total)
+	if total == 0 {
+		t.Fatal("no captured scenario has a settled pod: the test does not exercise folding")
+	}
+}
+
+// A pod given twice (same UID and name) is counted once, the last copy winning whether the
+// copies are folded or not: the report is the one of the last copies alone, folded or not.
+// Two different pods are both kept, even with the same name in two indexes.
+func TestFoldDuplicates(t *testing.T) {
+	settled := func(p *corev1.Pod) bool {
+		return (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed) &&
+			p.DeletionTimestamp == nil && !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer)
+	}
+	cases := 0
+	for _, name := range fixtureNames(t) {
+		job, pods, at := readFixture(t, name)
+		var other, tracked []corev1.Pod
+		for i := range pods {
+			if !settled(&pods[i]) {
+				continue
+			}
+			// Another state of the same pod: the other outcome, another exit code.
+			o := pods[i].DeepCopy()
+			o.Status.Phase = map[corev1.PodPhase]corev1.PodPhase{corev1.PodSucceeded: corev1.PodFailed, corev1.PodFailed: corev1.PodSucceeded}[o.Status.Phase]
+			for c := range o.Status.ContainerStatuses {
+				o.Status.ContainerStatuses[c].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 77, Reason: "Other"}}
+			}
+			other = append(other, *o)
+			// The same pod still tracked: not settled, kept as a summary.
+			tr := pods[i].DeepCopy()
+			tr.Finalizers = append(tr.Finalizers, batchv1.JobTrackingFinalizer)
+			tracked = append(tracked, *tr)
+		}
+		if len(other) == 0 {
+			continue
+		}
+		cases++
+		alone, _ := reportBytes(t, job, pods, at, true)
+		for _, v := range []struct {
+			what       string
+			pods       []corev1.Pod
+			sameAsLast bool
+		}{
+			{"an earlier copy in another state", append(slices.Clone(other), pods...), true},
+			{"an earlier copy still tracked", append(slices.Clone(tracked), pods...), true},
+			{"a later copy still tracked", append(slices.Clone(pods), tracked...), false},
+			{"a later copy in another state", append(slices.Clone(pods), other...), false},
+		} {
+			kept, _ := reportBytes(t, job, v.pods, at, false)
+			folded, _ := reportBytes(t, job, v.pods, at, true)
+			if kept != folded {
+				t.Errorf("%s, %s: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", name, v.what, kept, folded)
+			}
+			if v.sameAsLast && folded != alone {
+				t.Errorf("%s, %s: the earlier copies left a trace in the report\nwith them:\n%s\nwithout:\n%s", name, v.what, folded, alone)
+			}
+		}
+
+		// Two different pods with the same name in two indexes: both are kept. (Not a pod the
+		// Job's condition names: which of the two the words then give the index of is a
+		// matter of map order when not folded.)
+		k := slices.IndexFunc(other, func(p corev1.Pod) bool {
+			return !slices.ContainsFunc(job.Status.Conditions, func(c batchv1.JobCondition) bool { return strings.Contains(c.Message, p.Name) })
+		})
+		if k < 0 {
+			continue
+		}
+		twin := other[k].DeepCopy()
+		twin.Status.Phase = corev1.PodSucceeded
+		idx := (jobpolicy.CompletionIndex(twin) + 1) % int(*job.Spec.Completions)
+		twin.UID += "-twin"
+		twin.Annotations[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(idx)
+		twin.Labels[batchv1.JobCompletionIndexAnnotation] = strconv.Itoa(idx)
+		both := append(slices.Clone(pods), *twin)
+		kept, _ := reportBytes(t, job, both, at, false)
+		folded, _ := reportBytes(t, job, both, at, true)
+		if kept != folded {
+			t.Errorf("%s, a pod named as another in index %d: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", name, idx, kept, folded)
+		}
+		a, err := NewAccumulator(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.FoldSettled()
+		for i := range both {
+			a.Add(&both[i])
+		}
+		if got, want := a.Len(), len(pods)+1; got != want {
+			t.Errorf("%s: %d pods recorded, want %d (a pod named as another in index %d is another pod)", name, got, want, idx)
+		}
+	}
+	if cases == 0 {
+		t.Fatal("no captured scenario has a settled pod to copy")
+	}
+}
+
+// Receipt summaries of settled pods: the latest attempt's that left one is shown, folded or
+// not, whatever the order of the pods, with earlier attempts' summaries and an unreadable one
+// among them.
+func TestFoldReceipts(t *testing.T) {
+	job := newJob("j", 3, 3).status("0-2", nil, 3, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(index, attempt int, created time.Duration, completed int) corev1.Pod {
+		p := newPod(job, index, attempt, created).exited(0, created+5*time.Second).counted().get()
+		return withMessage(p, summaryMessage(t, fmt.Sprintf("s%d-%d", index, attempt), completed, 0))
+	}
+	truncated := pod(2, 1, 3*time.Second, 200)
+	msg := truncated.Status.ContainerStatuses[0].State.Terminated.Message
+	truncated = withMessage(truncated, msg[:len(msg)-30])
+	// Without backoffLimitPerIndex every pod is attempt 0 for the controller: the latest is
+	// the last created.
+	pods := []corev1.Pod{
+		pod(0, 2, 30*time.Second, 150), pod(0, 0, 0, 200), pod(0, 1, 10*time.Second, 199),
+		pod(1, 0, 0, 200), pod(1, 1, time.Second, 190),
+		truncated, pod(2, 0, 0, 200),
+	}
+	var base string
+	for _, order := range [][]corev1.Pod{pods, append(slices.Clone(pods[4:]), pods[:4]...)} {
+		kept, _ := reportBytes(t, job, order, t0.Add(time.Hour), false)
+		folded, n := reportBytes(t, job, order, t0.Add(time.Hour), true)
+		if n != len(pods) {
+			t.Fatalf("%d pods folded, want %d", n, len(pods))
+		}
+		if kept != folded {
+			t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+		}
+		if base == "" {
+			base = folded
+		} else if folded != base {
+			t.Errorf("the order of the pods changed the report\n%s\n%s", base, folded)
+		}
+	}
+	for _, want := range []string{`"shardID":"s0-2","assigned":200,"evaluated":150`, `"shardID":"s1-1","assigned":200,"evaluated":190`, `"pod":"` + truncated.Name + `"`} {
+		if !strings.Contains(base, want) {
+			t.Errorf("the report lacks %s:\n%s", want, base)
+		}
+	}
+}
+
+// Settled pods that do not fit the compact record (here a creation time with a fraction of a
+// second) keep their summary, among folded pods of the same index: the report is the same.
+func TestFoldSomeNotFitting(t *testing.T) {
+	left := 0
+	for _, name := range fixtureNames(t) {
+		job, captured, at := readFixture(t, name)
+		job, pods := withRetries(job, captured, 2)
+		for i := range pods {
+			if i%2 == 0 {
+				pods[i].CreationTimestamp.Time = pods[i].CreationTimestamp.Add(500 * time.Millisecond)
+			}
+		}
+		kept, _ := reportBytes(t, job, pods, at, false)
+		folded, n := reportBytes(t, job, pods, at, true)
+		a, err := NewAccumulator(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.FoldSettled()
+		for i := range pods {
+			a.Add(&pods[i])
+		}
+		for _, s := range a.pods {
+			if jobpolicy.IsSettled(&s.Pod) && s.Index < int(*job.Spec.Completions) {
+				left++
+			}
+		}
+		if kept != folded {
+			t.Errorf("%s: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, n, kept, folded)
+		}
+	}
+	if left == 0 {
+		t.Fatal("every settled pod was folded: the test does not mix folded and kept ones")
+	}
+}

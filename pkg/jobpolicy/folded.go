@@ -1,0 +1,285 @@
+package jobpolicy
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Folded holds the pods the controller is done with in a compact form, so that a report over a
+// Job with many pods keeps a few bytes per pod besides its name instead of a summary of each. A
+// settled pod is terminal (Succeeded or Failed), has no tracking finalizer and is not being
+// deleted: the controller already accounted for it (or deleted it itself without counting it)
+// and never counts it again. EvaluateFolded with a pod folded here decides exactly what
+// Evaluate decides with the pod in its list: each rule reads from a settled pod only what a
+// FoldedPod keeps.
+//
+// A pod is identified by its completion index and name (a snapshot holds each namespace/name
+// once, and the index annotation is set at creation): of several copies the last one folded is
+// kept. Fold the pods, then Seal before reading them back (EvaluateFolded seals).
+type Folded struct {
+	pods  []FoldedPod
+	names nameArena
+	// sorted: pods are deduplicated and in list order; dropped counts pods marked by Drop.
+	sorted  bool
+	dropped int
+}
+
+// FoldedPod is one settled pod in 28 bytes, its name kept in the Folded's arena.
+type FoldedPod struct {
+	name         uint32 // offset in the arena: a length byte, then the name
+	index        int32
+	failureCount int32
+	// created and finished are whole Unix seconds, 0 for the zero time (unixTime).
+	created, finished uint32
+	// Seq is the caller's arrival number of the pod: the later copy of a pod wins.
+	Seq uint32
+	// Tag is the caller's, kept as given (indexstatus: the pod's words).
+	Tag          uint16
+	ignoredCount uint8
+	flags        uint8
+}
+
+const (
+	foldFailed  uint8 = 1 << iota // isPodFailed: phase Failed, for a settled pod
+	foldCounts                    // failed, and no Ignore rule matched (Match.CountFailed)
+	foldFailJob                   // failed, and a FailJob rule matched
+	foldDropped                   // Drop: left out at the next Seal
+	foldCaller                    // Fold's mark, for the caller (Marked)
+)
+
+// Index is the pod's completion index.
+func (p *FoldedPod) Index() int { return int(p.index) }
+
+// Attempt is getIndexAbsoluteFailureCount (Pod.Attempt).
+func (p *FoldedPod) Attempt() int32 { return p.failureCount + int32(p.ignoredCount) }
+
+// FailureCount and IgnoredCount are the pod's annotations (Pod.FailureCount, Pod.IgnoredCount).
+func (p *FoldedPod) FailureCount() int32 { return p.failureCount }
+
+// IgnoredCount is the job-index-ignored-failure-count annotation.
+func (p *FoldedPod) IgnoredCount() int32 { return int32(p.ignoredCount) }
+
+// Failed is isPodFailed: phase Failed (else Succeeded).
+func (p *FoldedPod) Failed() bool { return p.flags&foldFailed != 0 }
+
+// CountFailed is Pod.CountFailed.
+func (p *FoldedPod) CountFailed() bool { return p.flags&foldCounts != 0 }
+
+// Created is the pod's creation time.
+func (p *FoldedPod) Created() time.Time { return fromUnix(p.created) }
+
+// Finished is getFinishedTime.
+func (p *FoldedPod) Finished() time.Time { return fromUnix(p.finished) }
+
+// Marked reports whether the caller's flag bit is set (Fold's mark).
+func (p *FoldedPod) Marked() bool { return p.flags&foldCaller != 0 }
+
+// toUnix keeps t in 32 bits: 0 for the zero time, else whole Unix seconds after 1970 and before
+// 2106 (the API server writes whole seconds). Another time is not kept: the pod is not folded.
+func toUnix(t time.Time) (uint32, bool) {
+	if t.IsZero() {
+		return 0, true
+	}
+	u := t.Unix()
+	if t.Nanosecond() != 0 || u <= 0 || u > math.MaxUint32 {
+		return 0, false
+	}
+	return uint32(u), true
+}
+
+func fromUnix(n uint32) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(n), 0)
+}
+
+// IsSettled reports whether p is terminal, untracked and not being deleted.
+func IsSettled(p *Pod) bool {
+	return !p.Tracked && !p.Deleting && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed)
+}
+
+// Fold adds the settled pod p (IsSettled, index below completions) with the caller's arrival
+// number seq, tag and mark bit. It reports false, keeping nothing, when p does not fit the
+// compact record (a name longer than 255 bytes, more than 255 ignored failures, a time that is
+// not a whole second between 1970 and 2106): the caller then keeps p as it is.
+func (s *Folded) Fold(p *Pod, seq uint32, tag uint16, mark bool) bool {
+	created, ok1 := toUnix(p.Created)
+	finished, ok2 := toUnix(p.Finished)
+	if !ok1 || !ok2 || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
+		p.Index < 0 || p.Index > math.MaxInt32 || len(s.names.done) >= 1<<16-1 {
+		return false
+	}
+	r := FoldedPod{created: created, finished: finished, index: int32(p.Index),
+		failureCount: p.FailureCount, ignoredCount: uint8(p.IgnoredCount), Seq: seq, Tag: tag}
+	r.name = s.names.add(p.Name)
+	if p.Failed {
+		r.flags |= foldFailed
+		if p.Match.CountFailed() {
+			r.flags |= foldCounts
+		}
+		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob {
+			r.flags |= foldFailJob
+		}
+	}
+	if mark {
+		r.flags |= foldCaller
+	}
+	s.pods = append(s.pods, r)
+	s.sorted = false
+	return true
+}
+
+// Name is p's name.
+func (s *Folded) Name(p *FoldedPod) string { return s.names.get(p.name) }
+
+// Seal drops the earlier copies of a pod (same index and name: the highest Seq is kept) and the
+// pods marked by Drop, and puts the pods in list order: by index, then attempt, creation, name.
+func (s *Folded) Seal() {
+	if s == nil {
+		return
+	}
+	s.names.seal()
+	if !s.sorted {
+		slices.SortFunc(s.pods, func(p, q FoldedPod) int {
+			return cmp.Or(cmp.Compare(p.index, q.index), cmp.Compare(s.Name(&p), s.Name(&q)), cmp.Compare(p.Seq, q.Seq))
+		})
+		for k := 0; k+1 < len(s.pods); k++ {
+			if p, q := &s.pods[k], &s.pods[k+1]; p.index == q.index && s.Name(p) == s.Name(q) {
+				s.drop(p)
+			}
+		}
+		s.compact()
+		slices.SortFunc(s.pods, func(p, q FoldedPod) int {
+			return cmp.Or(cmp.Compare(p.index, q.index), cmp.Compare(p.Attempt(), q.Attempt()),
+				cmp.Compare(p.created, q.created), cmp.Compare(s.Name(&p), s.Name(&q)), cmp.Compare(p.Seq, q.Seq))
+		})
+		s.sorted = true
+	}
+	s.compact()
+	if cap(s.pods)-len(s.pods) > len(s.pods)/16 {
+		s.pods = append([]FoldedPod(nil), s.pods...) // what append grew beyond the pods
+	}
+}
+
+func (s *Folded) drop(p *FoldedPod) {
+	if p.flags&foldDropped == 0 {
+		p.flags |= foldDropped
+		s.dropped++
+	}
+}
+
+// Drop leaves p out at the next Seal (an earlier copy of a pod the caller kept otherwise).
+func (s *Folded) Drop(p *FoldedPod) { s.drop(p) }
+
+func (s *Folded) compact() {
+	if s.dropped == 0 {
+		return
+	}
+	s.pods = slices.DeleteFunc(s.pods, func(p FoldedPod) bool { return p.flags&foldDropped != 0 })
+	s.dropped = 0
+}
+
+// Index returns index i's settled pods in list order (Seal first); nil if none.
+func (s *Folded) Index(i int) []FoldedPod {
+	lo, hi := s.IndexRange(i)
+	if lo == hi {
+		return nil
+	}
+	return s.pods[lo:hi:hi]
+}
+
+// IndexRange returns where index i's settled pods are in All (Seal first).
+func (s *Folded) IndexRange(i int) (lo, hi int) {
+	if s == nil {
+		return 0, 0
+	}
+	lo = sort.Search(len(s.pods), func(k int) bool { return int(s.pods[k].index) >= i })
+	hi = lo
+	for hi < len(s.pods) && int(s.pods[hi].index) == i {
+		hi++
+	}
+	return lo, hi
+}
+
+// Find returns the settled pod of index i named name (Seal first), nil if none.
+func (s *Folded) Find(i int, name string) *FoldedPod {
+	ps := s.Index(i)
+	for k := range ps {
+		if s.Name(&ps[k]) == name {
+			return &ps[k]
+		}
+	}
+	return nil
+}
+
+// All returns every settled pod, in list order once sealed.
+func (s *Folded) All() []FoldedPod {
+	if s == nil {
+		return nil
+	}
+	return s.pods
+}
+
+// Len is the number of settled pods folded (after Seal: without earlier copies).
+func (s *Folded) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.pods) - s.dropped
+}
+
+// failJob: a settled failed pod matched a FailJob rule (getFailJobMessage).
+func (s *Folded) failJob() bool {
+	for k := range s.All() {
+		if s.pods[k].flags&foldFailJob != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nameArena keeps pod names back to back, each after a byte of its length, in strings of
+// nameChunk bytes: a name costs its bytes and one, and reading it back is a substring, not a copy.
+type nameArena struct {
+	done []string
+	cur  []byte
+}
+
+const nameChunk = 1 << 16
+
+func (a *nameArena) add(name string) uint32 {
+	if len(a.cur)+1+len(name) > nameChunk {
+		a.seal()
+	}
+	if a.cur == nil {
+		a.cur = make([]byte, 0, nameChunk)
+	}
+	off := uint32(len(a.done))<<16 | uint32(len(a.cur))
+	a.cur = append(a.cur, byte(len(name)))
+	a.cur = append(a.cur, name...)
+	return off
+}
+
+// seal turns the chunk being filled into a string; the next name starts a new chunk.
+func (a *nameArena) seal() {
+	if len(a.cur) > 0 {
+		a.done = append(a.done, string(a.cur))
+		a.cur = a.cur[:0]
+	}
+}
+
+func (a *nameArena) get(off uint32) string {
+	c, o := off>>16, int(off&0xffff)
+	if int(c) < len(a.done) {
+		chunk := a.done[c]
+		return chunk[o+1 : o+1+int(chunk[o])]
+	}
+	return string(a.cur[o+1 : o+1+int(a.cur[o])])
+}
