@@ -308,3 +308,34 @@ func TestFoldSomeNotFitting(t *testing.T) {
 		t.Fatal("every settled pod was folded: the test does not mix folded and kept ones")
 	}
 }
+
+// Settled pods that differ only in who they are share one shape, also when their words
+// include the rare ones (a pod reason here), which each summary holds behind its own pointer.
+func TestFoldShapesShared(t *testing.T) {
+	job, pods, _ := readFixture(t, "seed")
+	job, pods = withRetries(job, pods, 3)
+	a, err := NewAccumulator(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.FoldSettled()
+	evicted := 0
+	for i := range pods {
+		p := pods[i].DeepCopy()
+		if p.Status.Phase == corev1.PodFailed {
+			p.Status.Reason = "Evicted"
+			evicted++
+		}
+		a.Add(p)
+	}
+	if evicted < 2 || a.fold.pol.Len() < evicted {
+		t.Fatalf("want at least 2 evicted pods folded, have %d evicted and %d folded", evicted, a.fold.pol.Len())
+	}
+	seen := map[string]int{}
+	for _, s := range a.fold.shapes {
+		seen[s.r().podReason]++
+	}
+	if seen["Evicted"] == 0 || len(a.fold.shapes) > 2*(1+seen["Evicted"]) || seen["Evicted"] > 6 {
+		t.Fatalf("%d evicted pods made %d shapes with the reason (of %d in all): want them shared", evicted, seen["Evicted"], len(a.fold.shapes))
+	}
+}
