@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,10 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // reportBytes is the JSON, text and wide report of job and pods, with the settled pods folded
@@ -54,31 +50,6 @@ func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Tim
 		}
 	}
 	return out.String(), folded
-}
-
-// readFixture reads a captured scenario: its Job, its pods and when it was captured.
-func readFixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod, time.Time) {
-	t.Helper()
-	dir := filepath.Join(fixturesDir, name)
-	meta, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		CapturedAt time.Time `json:"capturedAt"`
-	}
-	if err := yaml.Unmarshal(meta, &m); err != nil {
-		t.Fatal(err)
-	}
-	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods, err := source.ReadPods(filepath.Join(dir, "pods.json"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return job, pods, m.CapturedAt
 }
 
 // withRetries gives every pod k older attempts, failed and settled as the controller leaves a

@@ -9,26 +9,20 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // fixturesDir holds Job and pod JSON captured from the real v1.37.2 control plane
 // (test/fixtures/<scenario>/, written by `make fixtures`; never edited by hand).
 const fixturesDir = "../../test/fixtures"
 
-type fixture struct {
-	name string
-	r    *IndexedJobStatus // every index listed
-	text string
-	wide string
-}
-
-// loadFixture builds the report of a captured scenario with the clock at its capture time.
-func loadFixture(t *testing.T, name string) fixture {
+// readFixture reads a captured scenario: its Job, its pods and when it was captured.
+func readFixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod, time.Time) {
 	t.Helper()
 	dir := filepath.Join(fixturesDir, name)
 	meta, err := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
@@ -49,7 +43,21 @@ func loadFixture(t *testing.T, name string) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := fixedClock(m.CapturedAt)
+	return job, pods, m.CapturedAt
+}
+
+type fixture struct {
+	name string
+	r    *IndexedJobStatus // every index listed
+	text string
+	wide string
+}
+
+// loadFixture builds the report of a captured scenario with the clock at its capture time.
+func loadFixture(t *testing.T, name string) fixture {
+	t.Helper()
+	job, pods, capturedAt := readFixture(t, name)
+	clock := fixedClock(capturedAt)
 	all, err := Build(job, pods, Options{Clock: clock, AllIndexes: true})
 	if err != nil {
 		t.Fatal(err)
