@@ -34,7 +34,7 @@ type fold struct {
 // FoldSettled makes the accumulator keep settled pods (terminal, without the tracking
 // finalizer, not being deleted) compactly instead of a summary of each, so that memory grows
 // with the pod names, not with a summary of every pod. It is for one pass over a pod list (the
-// offline report): Remove does not reach a folded pod. A pod is identified by its completion
+// offline report, or a live report of one LIST): Remove does not reach a folded pod. A pod is identified by its completion
 // index and name (a snapshot holds each namespace/name once; the index annotation is set at
 // creation), and of several copies of a pod the last one added is kept, folded or not. Call it
 // before Add.

@@ -191,6 +191,7 @@ func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
+		acc.FoldSettled() // one LIST per Job, read once
 		if _, err := o.listPods(ctx, j, acc); err != nil {
 			return nil, err
 		}

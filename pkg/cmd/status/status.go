@@ -331,7 +331,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
-	st, err := o.load(ctx)
+	// One LIST and no change after it: the settled pods are folded, as offline.
+	st, err := o.load(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -504,8 +505,10 @@ func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
-// before reading the next) and GETs its shard ConfigMap when the Job names one.
-func (o *Options) load(ctx context.Context) (*liveState, error) {
+// before reading the next) and GETs its shard ConfigMap when the Job names one. With fold the
+// settled pods are kept compact (Accumulator.FoldSettled): only for a report of this one LIST,
+// not for a watch, which replaces and removes pods.
+func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
@@ -513,6 +516,9 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	acc, err := indexstatus.NewAccumulator(job)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	if fold {
+		acc.FoldSettled()
 	}
 	rv, err := o.listPods(ctx, job, acc)
 	if err != nil {
