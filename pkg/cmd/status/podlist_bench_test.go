@@ -42,24 +42,31 @@ import (
 // to n with their names and indexes rewritten. The server encodes each page once and then
 // serves it from memory, so both ways pay the same for it. Besides ns/op, B/op and allocs/op,
 // peak-heap-MB is the highest heap-object size seen during an op above the heap before it
-// (sampled every 100µs with runtime/metrics).
+// (sampled every 100µs with runtime/metrics), garbage included, and live-MB what the
+// accumulator holds once the op is done (after a GC).
 //
 //	go test -run '^$' -bench BenchmarkPodList -benchmem -benchtime 3x ./pkg/cmd/status/
 func BenchmarkPodList(b *testing.B) {
 	for _, n := range []int{5000, 50000} {
 		srv, j := podServer(b, n)
 		for _, page := range []int64{500, 10000} {
-			b.Run(fmt.Sprintf("pods=%d/page=%d/stream", n, page), func(b *testing.B) {
-				o := benchOptions(b, srv.URL, page)
-				measure(b, n, func(acc *indexstatus.Accumulator) error {
-					_, err := o.listPods(context.Background(), j, acc)
-					return err
+			for _, fold := range []bool{false, true} {
+				name := "stream"
+				if fold {
+					name = "stream-fold" // what status JOB does (one LIST): settled pods folded
+				}
+				b.Run(fmt.Sprintf("pods=%d/page=%d/%s", n, page, name), func(b *testing.B) {
+					o := benchOptions(b, srv.URL, page)
+					measure(b, n, fold, func(acc *indexstatus.Accumulator) error {
+						_, err := o.listPods(context.Background(), j, acc)
+						return err
+					})
 				})
-			})
+			}
 			b.Run(fmt.Sprintf("pods=%d/page=%d/pager", n, page), func(b *testing.B) {
 				client := benchClient(b, srv.URL)
 				sel, _ := podSelector(j)
-				measure(b, n, func(acc *indexstatus.Accumulator) error {
+				measure(b, n, false, func(acc *indexstatus.Accumulator) error {
 					p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (k8sruntime.Object, error) {
 						return client.CoreV1().Pods("ns").List(context.Background(), opts)
 					}))
@@ -75,13 +82,17 @@ func BenchmarkPodList(b *testing.B) {
 	}
 }
 
-// measure runs list b.N times into a new Accumulator and reports its peak heap.
-func measure(b *testing.B, n int, list func(*indexstatus.Accumulator) error) {
+// measure runs list b.N times into a new Accumulator (folding settled pods with fold) and
+// reports its peak heap.
+func measure(b *testing.B, n int, fold bool, list func(*indexstatus.Accumulator) error) {
 	j := benchJob(n)
-	run := func() {
+	run := func() *indexstatus.Accumulator {
 		acc, err := indexstatus.NewAccumulator(j)
 		if err != nil {
 			b.Fatal(err)
+		}
+		if fold {
+			acc.FoldSettled()
 		}
 		if err := list(acc); err != nil {
 			b.Fatal(err)
@@ -89,9 +100,10 @@ func measure(b *testing.B, n int, list func(*indexstatus.Accumulator) error) {
 		if acc.Len() != n {
 			b.Fatalf("%d pods listed, want %d", acc.Len(), n)
 		}
+		return acc
 	}
 	run() // warm the server's page cache and the connection
-	var peak uint64
+	var peak, live uint64
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -100,12 +112,18 @@ func measure(b *testing.B, n int, list func(*indexstatus.Accumulator) error) {
 		base := heapObjects()
 		stop := sampleHeap(&peak, base)
 		b.StartTimer()
-		run()
+		acc := run()
 		b.StopTimer()
 		stop()
+		runtime.GC()
+		if h := heapObjects(); h > base {
+			live = max(live, h-base)
+		}
+		runtime.KeepAlive(acc)
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(live)/(1<<20), "live-MB")
 }
 
 func heapObjects() uint64 {
