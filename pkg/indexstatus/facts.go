@@ -34,9 +34,10 @@ type indexFacts struct {
 	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
 	// shape of one (fold.go), without name or times. succeededAt says where succeeded is among
 	// the folded pods (fold.name), and termFailedLast that term failed and is a later attempt
-	// than lastFailed.
-	succeededAt    int32
-	termFailedLast bool
+	// than lastFailed. term may be the shape of a folded untracked terminating pod: termAt
+	// says where it is among the folded pods (fold.pod rebuilds it for the words).
+	succeededAt, termAt int32
+	termFailedLast      bool
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
@@ -230,13 +231,16 @@ func (b *reportBuilder) groupPods() {
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
 	if fo := b.acc.fold; fo != nil {
-		// Settled pods: terminal, not deleting, below completions.
-		n, succeeded, failed, counted := fo.counts()
-		b.ownFailedPods += failed
-		b.countedFailed += counted
-		b.r.Pods.Seen += n
-		b.r.Pods.Succeeded += succeeded
-		b.r.Pods.Failed += failed
+		// Folded pods, below completions: settled (terminal, not deleting) or untracked
+		// terminating (not active, being deleted).
+		c := fo.counts()
+		b.ownFailedPods += c.failed
+		b.countedFailed += c.counted
+		b.terminatingPods += c.terminating
+		b.r.Pods.Seen += c.n
+		b.r.Pods.Succeeded += c.succeeded
+		b.r.Pods.Failed += c.failed
+		b.r.Pods.Terminating += c.terminating
 	}
 	for _, pods := range b.byIndex {
 		if len(pods) > 1 {
@@ -250,14 +254,14 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
 	f.count = int32(len(f.pods) + b.acc.fold.settledCount(i))
 	// The index's pods in list order, folded ones by their shape (identity in id).
-	var failedID, succeededID, finishedID, lastID attemptID
+	var failedID, succeededID, finishedID, lastID, termID attemptID
 	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
 		switch {
 		case p.Active():
 			f.activeCount++
 			f.current = p // the latest attempt wins
 		case p.Terminating():
-			f.term = p
+			f.term, f.termAt, termID = p, at, id
 		}
 		if p.Failed && !p.Terminating() && (f.lastFailed == nil || id.later(failedID)) {
 			f.lastFailed, failedID = p, id
@@ -277,7 +281,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.attempts = int(f.count)
 		}
 	}
-	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || idOf(f.term).later(failedID))
+	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || termID.later(failedID))
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || failedID.later(succeededID))
 	switch f.pol.State {
 	case jobpolicy.IndexSucceeded:

@@ -11,10 +11,13 @@ import (
 )
 
 // fold keeps the settled pods (terminal, no tracking finalizer, not being deleted:
-// jobpolicy.IsSettled) as jobpolicy.FoldedPod records of 28 bytes plus the name, instead of a
-// summary each. What the words read of a settled pod besides its name, index, attempt and times
-// (exit code, reasons, matched rule: its shape) is the same for most pods, so each distinct shape
-// is kept once and a record names it by number. Receipt summaries are kept for the pods that
+// jobpolicy.IsSettled) and the untracked terminating ones (not terminal, being deleted, no
+// tracking finalizer: jobpolicy.IsUntrackedTerminating) as jobpolicy.FoldedPod records of 28
+// bytes plus the name, instead of a summary each. What the words read of such a pod besides its
+// name, index, attempt and times (phase, restarts, exit code, reasons, matched rule: its shape)
+// is the same for most pods, so each distinct shape is kept once and a record names it by
+// number; a word that needs the identity (a terminating pod's name and deletion time) rebuilds
+// the pod's summary for that sentence only (summary). Receipt summaries are kept for the pods that
 // left one, then (seal) only the one of each index the report shows. Memory then grows with the
 // pod names, not with a summary of every pod.
 type fold struct {
@@ -32,7 +35,8 @@ type fold struct {
 }
 
 // FoldSettled makes the accumulator keep settled pods (terminal, without the tracking
-// finalizer, not being deleted) compactly instead of a summary of each, so that memory grows
+// finalizer, not being deleted) and untracked terminating pods (not terminal, being deleted,
+// without the tracking finalizer) compactly instead of a summary of each, so that memory grows
 // with the pod names, not with a summary of every pod. It is for one pass over a pod list (the
 // offline report, or a live report of one LIST): Remove does not reach a folded pod. A pod is identified by its completion
 // index and name (a snapshot holds each namespace/name once; the index annotation is set at
@@ -59,9 +63,9 @@ func shapeKey(s *podSummary) shape {
 	return shape{s: k, rare: *s.r()}
 }
 
-// take folds s if it is settled, reporting whether it did.
+// take folds s if it is settled or untracked terminating, reporting whether it did.
 func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
-	if !jobpolicy.IsSettled(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
+	if !jobpolicy.IsFoldable(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
 		return false
 	}
 	k := shapeKey(s)
@@ -157,28 +161,36 @@ func (f *fold) summary(p *jobpolicy.FoldedPod) *podSummary {
 	return &s
 }
 
-// counts are the settled pods by outcome.
-func (f *fold) counts() (n, succeeded, failed, counted int) {
+// foldCounts are the folded pods by kind: succeeded and failed are settled (phase Succeeded,
+// Failed), terminating the others; counted are the failed ones whose failure counts
+// (Pod.CountFailed), settled or terminating under TerminatingOrFailed.
+type foldCounts struct{ n, succeeded, failed, terminating, counted int }
+
+// counts are the folded pods by kind.
+func (f *fold) counts() foldCounts {
+	var c foldCounts
 	all := f.pol.All()
 	for k := range all {
 		p := &all[k]
-		n++
+		c.n++
 		switch {
-		case p.CountFailed():
-			failed++
-			counted++
+		case p.Terminating():
+			c.terminating++
 		case p.Failed():
-			failed++
+			c.failed++
 		default:
-			succeeded++
+			c.succeeded++
+		}
+		if p.CountFailed() {
+			c.counted++
 		}
 	}
-	return n, succeeded, failed, counted
+	return c
 }
 
-// ownFailed returns the first listLimit settled failed pods by index then creation, and the
-// number of the others.
-func (f *fold) ownFailed() ([]*podSummary, int) {
+// first returns the first listLimit folded pods whose shape keep selects, by index then
+// creation (list order on a tie), and the number of the others.
+func (f *fold) first(keep func(shape *podSummary) bool) ([]*podSummary, int) {
 	var first []*jobpolicy.FoldedPod
 	all := f.pol.All()
 	n := 0
@@ -187,7 +199,7 @@ func (f *fold) ownFailed() ([]*podSummary, int) {
 	}
 	for k := range all {
 		p := &all[k]
-		if !p.Failed() {
+		if !keep(f.shape(p)) {
 			continue
 		}
 		n++
@@ -212,7 +224,7 @@ func (f *fold) ownFailed() ([]*podSummary, int) {
 	return out, n - len(out)
 }
 
-// failJob returns the first settled pod (in list order) that matched a FailJob rule, nil if
+// failJob returns the first folded pod (in list order) that matched a FailJob rule, nil if
 // none.
 func (f *fold) failJob() *podSummary {
 	if f == nil {
@@ -307,6 +319,15 @@ func (f *fold) name(p *podSummary, at int32) string {
 		return p.Name
 	}
 	return f.pol.Name(&f.pol.All()[at-1])
+}
+
+// pod is the summary of the pod a visit saw at at (eachListed), rebuilt for a folded one (a new
+// copy each call: for a sentence, not to keep), else p.
+func (f *fold) pod(p *podSummary, at int32) *podSummary {
+	if at == 0 {
+		return p
+	}
+	return f.summary(&f.pol.All()[at-1])
 }
 
 // settledCount is the number of index i's settled pods.

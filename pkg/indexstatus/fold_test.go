@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
@@ -86,11 +87,44 @@ func withRetries(job *batchv1.Job, pods []corev1.Pod, k int) (*batchv1.Job, []co
 	return job, out
 }
 
-// Folding the settled pods changes no byte of any captured scenario's report, in every view
-// (json, text, wide, a short list), as captured and with two older settled attempts before
-// every pod; and the scenarios do hold settled pods to fold.
+// foldedTerminating folds job's pods and counts the untracked terminating pods below
+// completions (jobpolicy.IsUntrackedTerminating): folded, and kept as a summary.
+func foldedTerminating(t *testing.T, job *batchv1.Job, pods []corev1.Pod) (folded, kept int) {
+	t.Helper()
+	a, err := NewAccumulator(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.FoldSettled()
+	for i := range pods {
+		a.Add(&pods[i])
+	}
+	a.seal()
+	for _, p := range a.fold.pol.All() {
+		if p.Terminating() {
+			folded++
+		}
+	}
+	for _, s := range a.pods {
+		if jobpolicy.IsUntrackedTerminating(&s.Pod) && s.Index < int(*job.Spec.Completions) {
+			kept++
+		}
+	}
+	return folded, kept
+}
+
+// Folding the settled and the untracked terminating pods changes no byte of any captured
+// scenario's report, in every view (json, text, wide, a short list), as captured and with two
+// older settled attempts before every pod; the scenarios do hold settled pods to fold, every
+// untracked terminating pod is folded, and the scenarios named below hold some.
 func TestFoldSettledSameReport(t *testing.T) {
-	total := 0
+	total, terminating := 0, 0
+	// Scenarios whose captured pods include untracked terminating ones below completions:
+	// deleted by the controller after removing the finalizer (success policy met, parallelism
+	// lowered, the Job failing, ...), one with restarts under OnFailure, one failed at once under
+	// TerminatingOrFailed. (elastic-scale-down's terminating pod is beyond completions: kept.)
+	wantTerminating := map[string]bool{"completing": true, "prepare-db-terminating": true, "onfailure-restarts": true,
+		"parallelism-lowered": true, "deleted-during-retries": true}
 	for _, name := range fixtureNames(t) {
 		job, captured, at := readFixture(t, name)
 		for _, k := range []int{0, 2} {
@@ -103,9 +137,22 @@ func TestFoldSettledSameReport(t *testing.T) {
 			if kept != folded {
 				t.Errorf("%s, %d older attempts: the report differs with the settled pods folded (%d folded)\nkept:\n%s\nfolded:\n%s", name, k, n, kept, folded)
 			}
+			ft, kt := foldedTerminating(t, job, pods)
+			if kt != 0 {
+				t.Errorf("%s, %d older attempts: %d untracked terminating pods kept as summaries, %d folded", name, k, kt, ft)
+			}
+			if wantTerminating[name] && ft == 0 {
+				t.Errorf("%s, %d older attempts: no untracked terminating pod folded", name, k)
+			}
+			if k == 0 {
+				terminating += ft
+				if ft > 0 {
+					t.Logf("%s: %d untracked terminating pods folded", name, ft)
+				}
+			}
 		}
 	}
-	t.Logf("%d settled pods folded over the captured scenarios", total)
+	t.Logf("%d pods folded over the captured scenarios, %d untracked terminating ones as captured", total, terminating)
 	if total == 0 {
 		t.Fatal("no captured scenario has a settled pod: the test does not exercise folding")
 	}
@@ -115,9 +162,10 @@ func TestFoldSettledSameReport(t *testing.T) {
 // copies are folded or not: the report is the one of the last copies alone, folded or not.
 // Two different pods are both kept, even with the same name in two indexes.
 func TestFoldDuplicates(t *testing.T) {
+	// Foldable: settled, or untracked terminating.
 	settled := func(p *corev1.Pod) bool {
-		return (p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed) &&
-			p.DeletionTimestamp == nil && !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer)
+		terminal := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		return terminal == (p.DeletionTimestamp == nil) && !slices.Contains(p.Finalizers, batchv1.JobTrackingFinalizer)
 	}
 	cases := 0
 	for _, name := range fixtureNames(t) {
@@ -129,7 +177,11 @@ func TestFoldDuplicates(t *testing.T) {
 			}
 			// Another state of the same pod: the other outcome, another exit code.
 			o := pods[i].DeepCopy()
+			// A terminating pod's other state: settled, failed.
 			o.Status.Phase = map[corev1.PodPhase]corev1.PodPhase{corev1.PodSucceeded: corev1.PodFailed, corev1.PodFailed: corev1.PodSucceeded}[o.Status.Phase]
+			if o.DeletionTimestamp != nil {
+				o.Status.Phase, o.DeletionTimestamp = corev1.PodFailed, nil
+			}
 			for c := range o.Status.ContainerStatuses {
 				o.Status.ContainerStatuses[c].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 77, Reason: "Other"}}
 			}
@@ -244,8 +296,8 @@ func TestFoldReceipts(t *testing.T) {
 	}
 }
 
-// Settled pods that do not fit the compact record (here a creation time with a fraction of a
-// second) keep their summary, among folded pods of the same index: the report is the same.
+// Settled and untracked terminating pods that do not fit the compact record (here a creation
+// time with a fraction of a second) keep their summary, among folded pods of the same index: the report is the same.
 func TestFoldSomeNotFitting(t *testing.T) {
 	left := 0
 	for _, name := range fixtureNames(t) {
@@ -267,7 +319,7 @@ func TestFoldSomeNotFitting(t *testing.T) {
 			a.Add(&pods[i])
 		}
 		for _, s := range a.pods {
-			if jobpolicy.IsSettled(&s.Pod) && s.Index < int(*job.Spec.Completions) {
+			if jobpolicy.IsFoldable(&s.Pod) && s.Index < int(*job.Spec.Completions) {
 				left++
 			}
 		}
@@ -308,5 +360,89 @@ func TestFoldShapesShared(t *testing.T) {
 	}
 	if seen["Evicted"] == 0 || len(a.fold.shapes) > 2*(1+seen["Evicted"]) || seen["Evicted"] > 6 {
 		t.Fatalf("%d evicted pods made %d shapes with the reason (of %d in all): want them shared", evicted, seen["Evicted"], len(a.fold.shapes))
+	}
+}
+
+// withTerminating turns every pod of the Job below completions that is not terminal and not
+// being deleted into an untracked terminating one (deleted by the controller after removing the
+// finalizer, as deleteJobPods does), with some container restarts, under podReplacementPolicy
+// policy, restartPolicy OnFailure if onFailure, and, if lagging, with status.terminating not
+// written yet and (under backoffLimitPerIndex) their indexes in status.failedIndexes. It returns
+// the Job, the pods and how many were turned.
+func withTerminating(job *batchv1.Job, pods []corev1.Pod, at time.Time, policy batchv1.PodReplacementPolicy, onFailure, lagging bool) (*batchv1.Job, []corev1.Pod, int) {
+	job = job.DeepCopy()
+	job.Spec.PodReplacementPolicy = ptr.To(policy)
+	if onFailure {
+		job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	}
+	var failed []string
+	out := make([]corev1.Pod, len(pods))
+	n := 0
+	for i := range pods {
+		p := pods[i].DeepCopy()
+		out[i] = *p
+		ix := jobpolicy.CompletionIndex(p)
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil ||
+			ix < 0 || ix >= int(*job.Spec.Completions) {
+			continue
+		}
+		p.Finalizers = slices.DeleteFunc(p.Finalizers, func(f string) bool { return f == batchv1.JobTrackingFinalizer })
+		p.DeletionTimestamp = ptr.To(metav1.NewTime(at.Add(-time.Duration(10*(i%3)) * time.Second)))
+		p.DeletionGracePeriodSeconds = ptr.To(int64(30))
+		for c := range p.Status.ContainerStatuses {
+			p.Status.ContainerStatuses[c].RestartCount = int32(i % 3)
+		}
+		failed = append(failed, strconv.Itoa(ix))
+		out[i] = *p
+		n++
+	}
+	if lagging {
+		job.Status.Terminating = nil
+	}
+	if lagging && job.Spec.BackoffLimitPerIndex != nil && len(failed) > 0 {
+		if job.Status.FailedIndexes != nil && *job.Status.FailedIndexes != "" {
+			failed = append(failed, *job.Status.FailedIndexes)
+		}
+		job.Status.FailedIndexes = ptr.To(strings.Join(failed, ","))
+	}
+	return job, out, n
+}
+
+// Every captured scenario with its running and pending pods turned untracked terminating (with
+// restarts), under podReplacementPolicy Failed and TerminatingOrFailed, restartPolicy Never and
+// OnFailure, as captured and with older settled attempts, status.terminating not written yet
+// and their indexes recorded failed: the
+// report is the same, byte for byte, folded or not, and every such pod is folded.
+func TestFoldTerminatingSameReport(t *testing.T) {
+	turned, variants := 0, 0
+	for _, name := range fixtureNames(t) {
+		job, captured, at := readFixture(t, name)
+		for _, policy := range []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed} {
+			for _, onFailure := range []bool{false, true} {
+				for _, k := range []int{0, 1} {
+					job, pods, n := withTerminating(job, captured, at, policy, onFailure, k == 1)
+					job, pods = withRetries(job, pods, k)
+					ft, kt := foldedTerminating(t, job, pods)
+					if ft+kt == 0 {
+						continue // no pod to turn, none terminating as captured
+					}
+					what := fmt.Sprintf("%s, %s, OnFailure %v, %d older attempts", name, policy, onFailure, k)
+					kept, _ := reportBytes(t, job, pods, at, false)
+					folded, _ := reportBytes(t, job, pods, at, true)
+					if kept != folded {
+						t.Errorf("%s: the report differs with the terminating pods folded\nkept:\n%s\nfolded:\n%s", what, kept, folded)
+					}
+					if kt != 0 || ft < n {
+						t.Errorf("%s: %d untracked terminating pods folded, %d kept, %d turned", what, ft, kt, n)
+					}
+					turned += n
+					variants++
+				}
+			}
+		}
+	}
+	t.Logf("%d variants, %d pods turned untracked terminating and folded", variants, turned)
+	if variants == 0 {
+		t.Fatal("no captured scenario has a running or pending pod to turn")
 	}
 }

@@ -295,7 +295,8 @@ func (b *reportBuilder) goneWords() string {
 // failureWords explains why an index failed.
 func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	lastFailed := f.lastFailed
-	if t := f.term; f.termFailedLast {
+	if f.termFailedLast {
+		t := b.acc.fold.pod(f.term, f.termAt)
 		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
 		// index's last attempt fails the index (isIndexFailed).
 		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
@@ -392,7 +393,7 @@ func (b *reportBuilder) nextAttemptWords(st *IndexStatus) string {
 // terminatingWords explains a pod being deleted: who deleted it, whether it counts as a
 // failure, and when the index runs again.
 func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string {
-	p := f.term
+	p := b.acc.fold.pod(f.term, f.termAt)
 	age := fmtDuration(b.now.Sub(p.Finished).Round(time.Second))
 	switch b.phase {
 	case PhaseFailing, PhaseFailed:
@@ -575,19 +576,30 @@ func (b *reportBuilder) ownFailureList() string {
 	var settled []*podSummary
 	more := 0
 	if fo := b.acc.fold; fo != nil {
-		settled, more = fo.ownFailed()
+		settled, more = fo.first(ownFailed)
 	}
-	return b.podList(settled, more, func(p *podSummary) bool { return p.Failed && !p.Deleting }, func(p *podSummary) string {
+	return b.podList(settled, more, ownFailed, func(p *podSummary) string {
 		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
 	})
 }
 
+// ownFailed: the pod failed on its own (not killed: not being deleted).
+func ownFailed(p *podSummary) bool { return p.Failed && !p.Deleting }
+
+// restarting: a pending or running pod whose containers restarted.
+func restarting(p *podSummary) bool {
+	return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
+}
+
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
-	// Settled pods are terminal: none is pending or running.
-	list := b.podList(nil, 0, func(p *podSummary) bool {
-		return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
-	}, func(p *podSummary) string {
+	// Folded pods may be pending or running (untracked terminating ones).
+	var folded []*podSummary
+	more := 0
+	if fo := b.acc.fold; fo != nil {
+		folded, more = fo.first(restarting)
+	}
+	list := b.podList(folded, more, restarting, func(p *podSummary) string {
 		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
 		if p.hasExit && p.exitCode != 0 {
 			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)

@@ -247,8 +247,8 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 	return EvaluateFolded(job, pods, nil, now)
 }
 
-// EvaluateFolded is EvaluatePods with some settled pods (IsSettled, index below completions)
-// folded into settled instead of listed in pods; settled may be nil.
+// EvaluateFolded is EvaluatePods with some pods (IsFoldable: settled or untracked terminating,
+// index below completions) folded into settled instead of listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
 	settled.Seal()
 	spec := SpecOf(job)
@@ -326,6 +326,7 @@ func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Tim
 				f.Restarts += int64(pods[k].Restarts)
 			}
 		}
+		f.Restarts += settled.restartSum()
 		f.RestartsLeft = spec.RestartsToFail() - f.Restarts
 	}
 	if spec.PerIndex() && spec.MaxFailedIndexes != nil {
@@ -486,7 +487,7 @@ func globalBackoff(spec Spec, pods []*Pod, settled *Folded, now time.Time) *Glob
 	var lastSuccess time.Time
 	folded := settled.All()
 	for k := range folded {
-		if p := &folded[k]; !p.Failed() {
+		if p := &folded[k]; p.Succeeded() {
 			if t := p.Finished(); t.After(lastSuccess) {
 				lastSuccess = t
 			}
@@ -498,9 +499,10 @@ func globalBackoff(spec Spec, pods []*Pod, settled *Folded, now time.Time) *Glob
 		}
 	}
 	g := &GlobalBackoff{}
-	// Settled failed pods are phase Failed: they count like the listed ones below.
+	// Settled failed pods are phase Failed: they count like the listed ones below. A folded
+	// terminating pod is untracked and not phase Failed: it never enters the record.
 	for k := range folded {
-		if p := &folded[k]; p.Failed() {
+		if p := &folded[k]; p.PhaseFailed() {
 			if t := p.Finished(); t.After(lastSuccess) {
 				g.Failures++
 				if t.After(g.LastFailure) {
@@ -601,11 +603,14 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 				ix.IgnoredCount++
 			}
 		}
-		// Settled failed pods are phase Failed.
+		// Settled failed pods are phase Failed; a folded terminating pod is untracked and not
+		// phase Failed, left out as the listed ones are.
 		for k := range settled {
-			if p := &settled[k]; p.CountFailed() {
+			if p := &settled[k]; !p.PhaseFailed() {
+				continue
+			} else if p.CountFailed() {
 				ix.FailureCount++
-			} else if p.Failed() {
+			} else {
 				ix.IgnoredCount++
 			}
 		}
@@ -624,8 +629,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 				latest = p
 			}
 		}
-		// The latest settled pod (the first folded on a tie), leaving out the failed ones when
-		// they are forgotten (forgotten depends only on the index, for a failed untracked pod).
+		// The latest folded pod (the first folded on a tie), leaving out the failed ones when
+		// they are forgotten (forgotten depends only on the index, for a failed untracked pod,
+		// settled or terminating). own and later read only its counts, failure and creation.
 		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 		var last *FoldedPod
 		for k := range settled {
@@ -665,7 +671,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		ix.State = IndexActive
 	case f.Decision.Kind != Continue:
 		ix.State = IndexNoResult
-	case terminating != nil && OnlyReplaceFailedPods(job):
+	case (terminating != nil || folded.hasTerminating(i)) && OnlyReplaceFailedPods(job):
 		ix.State = IndexTerminating
 	case f.Suspended:
 		ix.State = IndexSuspended
@@ -686,7 +692,8 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	if ix.State != IndexSucceeded && ix.State != IndexFailed {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
-		// Settled: succeeded untracked, or failed untracked (forgotten's test on the index).
+		// Folded: settled succeeded, or failed untracked, settled or terminating (forgotten's
+		// test on the index); a folded terminating pod that is not failed is neither.
 		// The listed pods in their order, the settled ones merged in by list order (attempt,
 		// creation, name): the order of a list sorted so, whether folded or not.
 		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
@@ -697,7 +704,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 				if p != nil && !listedBefore(q.Attempt(), q.Created(), folded.Name(q), p) {
 					break
 				}
-				if !q.Failed() || forgetFailed {
+				if q.Succeeded() || q.Failed() && forgetFailed {
 					ix.Forgotten = append(ix.Forgotten, folded.Name(q))
 				}
 			}

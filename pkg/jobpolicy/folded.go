@@ -12,12 +12,17 @@ import (
 )
 
 // Folded holds the pods the controller is done with in a compact form, so that a report over a
-// Job with many pods keeps a few bytes per pod besides its name instead of a summary of each. A
-// settled pod is terminal (Succeeded or Failed), has no tracking finalizer and is not being
-// deleted: the controller already accounted for it (or deleted it itself without counting it)
-// and never counts it again. EvaluateFolded with a pod folded here decides exactly what
-// Evaluate decides with the pod in its list: each rule reads from a settled pod only what a
-// FoldedPod keeps.
+// Job with many pods keeps a few bytes per pod besides its name instead of a summary of each.
+// Two kinds of pod are folded (IsFoldable), both without the tracking finalizer, which the
+// controller never counts again: a settled pod is terminal (Succeeded or Failed) and not being
+// deleted (the controller already accounted for it, or deleted it itself without counting it);
+// an untracked terminating pod is not terminal and is being deleted (deleteJobPods removes the
+// finalizer before deleting: lower parallelism, a success policy met, suspension). The latter
+// still matters: it is status.terminating, it holds its index under podReplacementPolicy
+// Failed, its restarts count while it is pending or running (pastBackoffLimitOnFailure), and
+// under TerminatingOrFailed it is failed (isPodFailed). EvaluateFolded with a pod folded here
+// decides exactly what Evaluate decides with the pod in its list: each rule reads from a folded
+// pod only what a FoldedPod keeps.
 //
 // A pod is identified by its completion index and name (a snapshot holds each namespace/name
 // once, and the index annotation is set at creation): of several copies the last one folded is
@@ -25,12 +30,15 @@ import (
 type Folded struct {
 	pods  []FoldedPod
 	names nameArena
+	// restarts are the container restarts of the folded pending or running pods that have some
+	// (foldRestarts), by Seq: pastBackoffLimitOnFailure sums them; most pods have none.
+	restarts map[uint32]int32
 	// sorted: pods are deduplicated and in list order; dropped counts pods marked by Drop.
 	sorted  bool
 	dropped int
 }
 
-// FoldedPod is one settled pod in 28 bytes, its name kept in the Folded's arena.
+// FoldedPod is one folded pod in 28 bytes, its name kept in the Folded's arena.
 type FoldedPod struct {
 	name         uint32 // offset in the arena: a length byte, then the name
 	index        int32
@@ -46,11 +54,13 @@ type FoldedPod struct {
 }
 
 const (
-	foldFailed  uint8 = 1 << iota // isPodFailed: phase Failed, for a settled pod
-	foldCounts                    // failed, and no Ignore rule matched (Match.CountFailed)
-	foldFailJob                   // failed, and a FailJob rule matched
-	foldDropped                   // Drop: left out at the next Seal
-	foldCaller                    // Fold's mark, for the caller (Marked)
+	foldFailed      uint8 = 1 << iota // isPodFailed: phase Failed, or deleting under TerminatingOrFailed
+	foldCounts                        // failed, and no Ignore rule matched (Match.CountFailed)
+	foldFailJob                       // failed, and a FailJob rule matched
+	foldDropped                       // Drop: left out at the next Seal
+	foldCaller                        // Fold's mark, for the caller (Marked)
+	foldTerminating                   // not terminal and being deleted (Pod.Terminating)
+	foldRestarts                      // terminating, phase Pending or Running, restarts in Folded.restarts
 )
 
 // Index is the pod's completion index.
@@ -65,8 +75,18 @@ func (p *FoldedPod) FailureCount() int32 { return p.failureCount }
 // IgnoredCount is the job-index-ignored-failure-count annotation.
 func (p *FoldedPod) IgnoredCount() int32 { return int32(p.ignoredCount) }
 
-// Failed is isPodFailed: phase Failed (else Succeeded).
+// Failed is isPodFailed: for a settled pod phase Failed (else Succeeded); for a terminating
+// one, being deleted under podReplacementPolicy TerminatingOrFailed.
 func (p *FoldedPod) Failed() bool { return p.flags&foldFailed != 0 }
+
+// Terminating is Pod.Terminating: not terminal and being deleted (else settled).
+func (p *FoldedPod) Terminating() bool { return p.flags&foldTerminating != 0 }
+
+// Succeeded is phase Succeeded: settled and not failed.
+func (p *FoldedPod) Succeeded() bool { return p.flags&(foldFailed|foldTerminating) == 0 }
+
+// PhaseFailed is phase Failed: settled and failed.
+func (p *FoldedPod) PhaseFailed() bool { return p.flags&(foldFailed|foldTerminating) == foldFailed }
 
 // CountFailed is Pod.CountFailed.
 func (p *FoldedPod) CountFailed() bool { return p.flags&foldCounts != 0 }
@@ -105,15 +125,23 @@ func IsSettled(p *Pod) bool {
 	return !p.Tracked && !p.Deleting && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed)
 }
 
-// Fold adds the settled pod p (IsSettled, index below completions) with the caller's arrival
-// number seq, tag and mark bit. It reports false, keeping nothing, when p does not fit the
-// compact record (a name longer than 255 bytes, more than 255 ignored failures, a time that is
-// not a whole second between 1970 and 2106): the caller then keeps p as it is.
+// IsUntrackedTerminating reports whether p is not terminal, being deleted and untracked: the
+// controller deleted it after removing its finalizer (deleteJobPods) and never counts it.
+func IsUntrackedTerminating(p *Pod) bool { return !p.Tracked && p.Terminating() }
+
+// IsFoldable reports whether Fold takes p: settled or untracked terminating.
+func IsFoldable(p *Pod) bool { return IsSettled(p) || IsUntrackedTerminating(p) }
+
+// Fold adds the pod p (IsFoldable, index below completions) with the caller's arrival number
+// seq, tag and mark bit; seq is unique per pod folded. It reports false, keeping nothing, when p
+// is not foldable or does not fit the compact record (a name longer than 255 bytes, more than
+// 255 ignored failures, a time that is not a whole second between 1970 and 2106, negative
+// restarts): the caller then keeps p as it is.
 func (s *Folded) Fold(p *Pod, seq uint32, tag uint16, mark bool) bool {
 	created, ok1 := toUnix(p.Created)
 	finished, ok2 := toUnix(p.Finished)
 	if !ok1 || !ok2 || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
-		p.Index < 0 || p.Index > math.MaxInt32 || len(s.names.done) >= 1<<16-1 {
+		p.Index < 0 || p.Index > math.MaxInt32 || len(s.names.done) >= 1<<16-1 || !IsFoldable(p) || p.Restarts < 0 {
 		return false
 	}
 	r := FoldedPod{created: created, finished: finished, index: int32(p.Index),
@@ -130,6 +158,17 @@ func (s *Folded) Fold(p *Pod, seq uint32, tag uint16, mark bool) bool {
 	}
 	if mark {
 		r.flags |= foldCaller
+	}
+	if p.Terminating() {
+		r.flags |= foldTerminating
+		// pastBackoffLimitOnFailure sums the restarts of pending and running pods.
+		if (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning) && p.Restarts != 0 {
+			r.flags |= foldRestarts
+			if s.restarts == nil {
+				s.restarts = map[uint32]int32{}
+			}
+			s.restarts[seq] = p.Restarts
+		}
 	}
 	s.pods = append(s.pods, r)
 	s.sorted = false
@@ -235,7 +274,29 @@ func (s *Folded) Len() int {
 	return len(s.pods) - s.dropped
 }
 
-// failJob: a settled failed pod matched a FailJob rule (getFailJobMessage).
+// restartSum sums the restarts of the folded pending and running pods
+// (pastBackoffLimitOnFailure), Seal first.
+func (s *Folded) restartSum() int64 {
+	var n int64
+	for k := range s.All() {
+		if p := &s.pods[k]; p.flags&foldRestarts != 0 {
+			n += int64(s.restarts[p.Seq])
+		}
+	}
+	return n
+}
+
+// hasTerminating reports whether a folded pod of index i is terminating (Seal first).
+func (s *Folded) hasTerminating(i int) bool {
+	for _, p := range s.Index(i) {
+		if p.Terminating() {
+			return true
+		}
+	}
+	return false
+}
+
+// failJob: a folded failed pod matched a FailJob rule (getFailJobMessage).
 func (s *Folded) failJob() bool {
 	for k := range s.All() {
 		if s.pods[k].flags&foldFailJob != 0 {

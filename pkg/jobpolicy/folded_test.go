@@ -11,18 +11,37 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
-// Folding the settled pods changes nothing EvaluateFolded decides: over random Jobs and pod
-// sets, the facts equal Evaluate's with every pod listed (settled ones last, so that ties in
-// the per-index counts' latest attempt resolve the same way; Forgotten compared as a set). A
-// third of the settled pods are folded twice, an earlier different copy first (another phase,
-// failure count, finish time, a FailJob match): the copy must leave no trace.
+// Folding the settled and the untracked terminating pods changes nothing EvaluateFolded
+// decides: over random Jobs and pod sets, the facts equal Evaluate's with every pod listed
+// (folded ones last, so that ties in the per-index counts' latest attempt resolve the same way;
+// Forgotten compared as a set). On top of randomCase, a quarter of the pods are made untracked
+// and deleting (pending, running, unknown or terminal), and a third of the Jobs get
+// podReplacementPolicy TerminatingOrFailed explicitly, so that deleting pods are failed and
+// matched by the rules (Ignore, Count, FailJob, FailIndex), with restarts under OnFailure. A
+// third of the folded pods are folded twice, an earlier different copy first (another phase,
+// failure count, finish time, a FailJob match, not deleting): the copy must leave no trace.
 func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
-	folds := 0
+	var folds, terminating, failedTerm, restarting, matched, replaceFailed int
+	actions := map[batchv1.PodFailurePolicyAction]int{}
+	phases := []corev1.PodPhase{corev1.PodPending, corev1.PodRunning, corev1.PodUnknown, corev1.PodFailed, corev1.PodSucceeded}
 	for seed := range uint64(20000) {
 		job, pods := randomCase(seed)
 		r := rand.New(rand.NewPCG(seed, 7))
+		if r.IntN(3) == 0 {
+			job.Spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
+		}
+		for _, p := range pods {
+			if r.IntN(4) == 0 {
+				p.Finalizers = nil
+				p.Status.Phase = phases[r.IntN(len(phases))]
+				if p.DeletionTimestamp == nil {
+					p.deleted(t0.Add(time.Duration(r.IntN(40))*time.Second), int64(r.IntN(31)))
+				}
+			}
+		}
 		obs := observe(job, pods...)
 		for k := range obs {
 			obs[k].Created = obs[k].Created.Add(time.Duration(r.IntN(3)) * time.Second)
@@ -31,19 +50,41 @@ func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
 		var listed, settled []Pod
 		folded := &Folded{}
 		for k, p := range obs {
-			if IsSettled(&p) && p.Index != NoIndex && p.Index < completions && r.IntN(3) == 0 {
+			foldable := IsFoldable(&p) && p.Index != NoIndex && p.Index < completions
+			if foldable && r.IntN(3) == 0 {
 				// An earlier copy of the pod, folded first: Seal keeps the later one.
 				q := p
-				q.Failed, q.FailureCount, q.Finished = !q.Failed, q.FailureCount+1, q.Finished.Add(time.Hour)
+				q.Failed, q.FailureCount, q.Finished, q.Deleting = !q.Failed, q.FailureCount+1, q.Finished.Add(time.Hour), false
 				q.Phase = map[bool]corev1.PodPhase{true: corev1.PodFailed, false: corev1.PodSucceeded}[q.Failed]
 				if q.Failed {
 					q.Match.Action = batchv1.PodFailurePolicyActionFailJob
 				}
-				folded.Fold(&q, uint32(2*k), 0, false)
+				if !folded.Fold(&q, uint32(2*k), 0, false) {
+					t.Fatalf("seed %d: the earlier copy %+v was not folded", seed, q)
+				}
 			}
-			if IsSettled(&p) && p.Index != NoIndex && p.Index < completions && folded.Fold(&p, uint32(2*k+1), 0, false) {
+			if foldable && folded.Fold(&p, uint32(2*k+1), 0, false) {
 				settled = append(settled, p)
+				if p.Terminating() {
+					terminating++
+					if p.Failed {
+						failedTerm++
+					}
+					if p.Match.Matched() {
+						matched++
+						actions[p.Match.Action]++
+					}
+					if p.Restarts > 0 && SpecOf(job.Job).RestartsCount() && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning) {
+						restarting++
+					}
+					if OnlyReplaceFailedPods(job.Job) {
+						replaceFailed++
+					}
+				}
 				continue
+			}
+			if foldable {
+				t.Fatalf("seed %d: foldable pod %+v not folded", seed, p)
 			}
 			listed = append(listed, p)
 		}
@@ -67,8 +108,10 @@ func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
 			t.Fatalf("seed %d: folded facts differ\nwant %+v\ngot  %+v", seed, want, got)
 		}
 	}
-	if folds == 0 {
-		t.Fatal("no settled pod was folded: the test does not exercise folding")
+	t.Logf("%d pods folded, %d of them untracked terminating: %d failed (TerminatingOrFailed), %d matched by a rule %v, %d restarting under OnFailure, %d under podReplacementPolicy Failed",
+		folds, terminating, failedTerm, matched, actions, restarting, replaceFailed)
+	if folds == 0 || terminating == 0 || failedTerm == 0 || restarting == 0 || replaceFailed == 0 || len(actions) < 4 {
+		t.Fatal("some kind of folded pod never occurs: the test does not exercise it")
 	}
 }
 
@@ -93,6 +136,10 @@ func TestFoldCompactRecord(t *testing.T) {
 		{"a finish after 2106", func(p *Pod) { p.Finished = time.Date(2107, 1, 1, 0, 0, 0, 0, time.UTC) }, false},
 		{"255 ignored failures", func(p *Pod) { p.IgnoredCount = 255 }, true},
 		{"256 ignored failures", func(p *Pod) { p.IgnoredCount = 256 }, false},
+		{"still tracked", func(p *Pod) { p.Tracked = true }, false},
+		{"terminal and being deleted", func(p *Pod) { p.Deleting = true }, false},
+		{"running, untracked, being deleted", func(p *Pod) { p.Phase, p.Deleting, p.Restarts = corev1.PodRunning, true, 3 }, true},
+		{"running, not being deleted", func(p *Pod) { p.Phase = corev1.PodRunning }, false},
 	} {
 		p := settled("p", 3)
 		c.edit(&p)

@@ -506,8 +506,8 @@ func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
 // before reading the next) and GETs its shard ConfigMap when the Job names one. With fold the
-// settled pods are kept compact (Accumulator.FoldSettled): only for a report of this one LIST,
-// not for a watch, which replaces and removes pods.
+// settled and untracked terminating pods are kept compact (Accumulator.FoldSettled): only for a
+// report of this one LIST, not for a watch, which replaces and removes pods.
 func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
 	if err != nil {
