@@ -19,6 +19,22 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
+// accumulate adds pods to a new Accumulator for job, folding settled pods with fold.
+func accumulate(t *testing.T, job *batchv1.Job, pods []corev1.Pod, fold bool) *Accumulator {
+	t.Helper()
+	a, err := NewAccumulator(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fold {
+		a.FoldSettled()
+	}
+	for i := range pods {
+		a.Add(&pods[i])
+	}
+	return a
+}
+
 // reportBytes is the JSON, text and wide report of job and pods, with the settled pods folded
 // or each kept.
 func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Time, fold bool) (string, int) {
@@ -26,16 +42,7 @@ func reportBytes(t *testing.T, job *batchv1.Job, pods []corev1.Pod, now time.Tim
 	var out bytes.Buffer
 	folded := 0
 	for _, all := range []bool{true, false} {
-		a, err := NewAccumulator(job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fold {
-			a.FoldSettled()
-		}
-		for i := range pods {
-			a.Add(&pods[i])
-		}
+		a := accumulate(t, job, pods, fold)
 		r := a.Report(Options{Clock: fixedClock(now), AllIndexes: all, ListLimit: 3})
 		if a.fold != nil {
 			folded = a.fold.pol.Len()
@@ -91,14 +98,7 @@ func withRetries(job *batchv1.Job, pods []corev1.Pod, k int) (*batchv1.Job, []co
 // completions (jobpolicy.IsUntrackedTerminating): folded, and kept as a summary.
 func foldedTerminating(t *testing.T, job *batchv1.Job, pods []corev1.Pod) (folded, kept int) {
 	t.Helper()
-	a, err := NewAccumulator(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.FoldSettled()
-	for i := range pods {
-		a.Add(&pods[i])
-	}
+	a := accumulate(t, job, pods, true)
 	a.seal()
 	for _, p := range a.fold.pol.All() {
 		if p.Terminating() {
@@ -237,14 +237,7 @@ func TestFoldDuplicates(t *testing.T) {
 		if kept != folded {
 			t.Errorf("%s, a pod named as another in index %d: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", name, idx, kept, folded)
 		}
-		a, err := NewAccumulator(job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.FoldSettled()
-		for i := range both {
-			a.Add(&both[i])
-		}
+		a := accumulate(t, job, both, true)
 		if got, want := a.Len(), len(pods)+1; got != want {
 			t.Errorf("%s: %d pods recorded, want %d (a pod named as another in index %d is another pod)", name, got, want, idx)
 		}
@@ -310,14 +303,7 @@ func TestFoldSomeNotFitting(t *testing.T) {
 		}
 		kept, _ := reportBytes(t, job, pods, at, false)
 		folded, n := reportBytes(t, job, pods, at, true)
-		a, err := NewAccumulator(job)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.FoldSettled()
-		for i := range pods {
-			a.Add(&pods[i])
-		}
+		a := accumulate(t, job, pods, true)
 		for _, s := range a.pods {
 			if jobpolicy.IsFoldable(&s.Pod) && s.Index < int(*job.Spec.Completions) {
 				left++
@@ -337,20 +323,14 @@ func TestFoldSomeNotFitting(t *testing.T) {
 func TestFoldShapesShared(t *testing.T) {
 	job, pods, _ := readFixture(t, "seed")
 	job, pods = withRetries(job, pods, 3)
-	a, err := NewAccumulator(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.FoldSettled()
 	evicted := 0
 	for i := range pods {
-		p := pods[i].DeepCopy()
-		if p.Status.Phase == corev1.PodFailed {
-			p.Status.Reason = "Evicted"
+		if pods[i].Status.Phase == corev1.PodFailed {
+			pods[i].Status.Reason = "Evicted"
 			evicted++
 		}
-		a.Add(p)
 	}
+	a := accumulate(t, job, pods, true)
 	if evicted < 2 || a.fold.pol.Len() < evicted {
 		t.Fatalf("want at least 2 evicted pods folded, have %d evicted and %d folded", evicted, a.fold.pol.Len())
 	}
