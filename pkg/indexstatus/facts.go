@@ -3,7 +3,6 @@ package indexstatus
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -129,7 +128,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	// In list order (index, attempt, creation, name), so that what jobpolicy lists (forgotten
 	// pods) comes out in that order, not in the map's.
 	slices.SortFunc(pods, func(p, q *jobpolicy.Pod) int {
-		return cmp.Or(cmp.Compare(p.Index, q.Index), cmp.Compare(p.Attempt(), q.Attempt()), p.Created.Compare(q.Created), cmp.Compare(p.Name, q.Name))
+		return cmp.Or(cmp.Compare(p.Index, q.Index), jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name))
 	})
 	var folded *jobpolicy.Folded
 	if b.acc.fold != nil {
@@ -375,13 +374,7 @@ func (b *reportBuilder) gather() {
 
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.
 func comparePods(p, q *podSummary) int {
-	if c := cmp.Compare(p.Attempt(), q.Attempt()); c != 0 {
-		return c
-	}
-	if c := p.Created.Compare(q.Created); c != 0 {
-		return c
-	}
-	return strings.Compare(p.Name, q.Name)
+	return jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name)
 }
 
 func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {

@@ -278,13 +278,7 @@ func (p attemptID) later(q attemptID) bool {
 
 // listedBefore is the order the report lists an index's pods in: attempt, creation, name.
 func (p attemptID) listedBefore(q attemptID) bool {
-	switch {
-	case p.attempt != q.attempt:
-		return p.attempt < q.attempt
-	case !p.created.Equal(q.created):
-		return p.created.Before(q.created)
-	}
-	return p.name < q.name
+	return jobpolicy.ListOrder(p.attempt, p.created, p.name, q.attempt, q.created, q.name) < 0
 }
 
 // eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)

@@ -426,3 +426,26 @@ func TestFoldTerminatingSameReport(t *testing.T) {
 		t.Fatal("no captured scenario has a running or pending pod to turn")
 	}
 }
+
+// Two counted succeeded pods of one index tie on attempt and creation second: the latest is the
+// first in list order (the lower name), whichever arrives first and whether folded or not.
+func TestFoldLatestTieListOrder(t *testing.T) {
+	job := newJob("j", 2, 2).perIndex(3, nil).status("0", nil, 1, 0, 0).get()
+	zzz := newPod(job, 0, 1, 0).exited(0, 5*time.Second).counted().get() // failure count 1
+	zzz.Name = "j-0-zzz"
+	aaa := newPod(job, 0, 0, 0).ignoredCount(1).exited(0, 5*time.Second).counted().get() // ignored 1
+	aaa.Name, aaa.UID = "j-0-aaa", "aaa"
+	for _, order := range [][]corev1.Pod{{zzz, aaa}, {aaa, zzz}} {
+		kept, _ := reportBytes(t, job, order, t0.Add(time.Hour), false)
+		folded, n := reportBytes(t, job, order, t0.Add(time.Hour), true)
+		if n != 2 {
+			t.Fatalf("%d pods folded, want 2", n)
+		}
+		if kept != folded {
+			t.Errorf("%s first: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", order[0].Name, kept, folded)
+		}
+		if !strings.Contains(kept, `"failureCount":0,"ignoredFailureCount":1`) {
+			t.Errorf("%s first: the latest is not j-0-aaa (first in list order):\n%s", order[0].Name, kept)
+		}
+	}
+}

@@ -195,6 +195,7 @@ func (s *Folded) Seal() {
 			}
 		}
 		s.compact()
+		// ListOrder within an index, on the whole seconds kept (no time.Time built per compare).
 		slices.SortFunc(s.pods, func(p, q FoldedPod) int {
 			return cmp.Or(cmp.Compare(p.index, q.index), cmp.Compare(p.Attempt(), q.Attempt()),
 				cmp.Compare(p.created, q.created), cmp.Compare(s.Name(&p), s.Name(&q)), cmp.Compare(p.Seq, q.Seq))
