@@ -87,8 +87,9 @@ func CheckIndexed(job *batchv1.Job) error {
 // Accumulator collects compact summaries of a Job's pods, one pod at a time, so that a caller
 // reading a paginated list can drop each page after Add. Pods of other Jobs are counted as
 // ignored. Add replaces an earlier summary of the same pod (by UID, else namespace/name), so a
-// watch can feed updates; Remove forgets a deleted pod. An Accumulator is not safe for
-// concurrent use.
+// watch can feed updates; Remove forgets a deleted pod. With FoldSettled, a folded pod's
+// identity is its completion index and name instead (a pod without a name is not folded), and
+// Remove does not reach it. An Accumulator is not safe for concurrent use.
 type Accumulator struct {
 	job     *batchv1.Job
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them

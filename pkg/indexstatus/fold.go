@@ -68,6 +68,7 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 	if !jobpolicy.IsFoldable(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
 		return false
 	}
+	// The shape is interned only once Fold took the pod: a refused pod leaves no shape.
 	k := shapeKey(s)
 	tag, ok := f.shapeOf[k]
 	if !ok {
@@ -75,6 +76,11 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 			return false
 		}
 		tag = uint16(len(f.shapes))
+	}
+	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
+		return false
+	}
+	if !ok {
 		sh := new(podSummary)
 		*sh = k.s
 		if k.rare != (podRare{}) {
@@ -83,9 +89,6 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 		}
 		f.shapes = append(f.shapes, sh)
 		f.shapeOf[k] = tag
-	}
-	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
-		return false
 	}
 	if s.cases != nil {
 		f.cases[s.seq] = s.cases

@@ -449,3 +449,21 @@ func TestFoldLatestTieListOrder(t *testing.T) {
 		}
 	}
 }
+
+// Two settled pods without a name (and different UIDs) are two pods, folded or not: a folded
+// pod's identity is its index and name, so a pod without a name is not folded.
+func TestFoldEmptyNames(t *testing.T) {
+	job := newJob("j", 2, 2).status("0", nil, 2, 0, 0).get()
+	p := newPod(job, 0, 0, 0).exited(0, 5*time.Second).counted().get()
+	q := newPod(job, 0, 1, time.Second).exited(0, 6*time.Second).counted().get()
+	p.Name, q.Name = "", ""
+	pods := []corev1.Pod{p, q}
+	kept, _ := reportBytes(t, job, pods, t0.Add(time.Hour), false)
+	folded, _ := reportBytes(t, job, pods, t0.Add(time.Hour), true)
+	if kept != folded {
+		t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+	}
+	if n := accumulate(t, job, pods, true).Len(); n != 2 {
+		t.Errorf("%d pods recorded, want 2", n)
+	}
+}

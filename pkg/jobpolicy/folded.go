@@ -140,7 +140,8 @@ func IsFoldable(p *Pod) bool { return IsSettled(p) || IsUntrackedTerminating(p) 
 func (s *Folded) Fold(p *Pod, seq uint32, tag uint16, mark bool) bool {
 	created, ok1 := toUnix(p.Created)
 	finished, ok2 := toUnix(p.Finished)
-	if !ok1 || !ok2 || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
+	// A pod without a name is not folded: a folded pod's identity is its index and name.
+	if !ok1 || !ok2 || p.Name == "" || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
 		p.Index < 0 || p.Index > math.MaxInt32 || len(s.names.done) >= 1<<16-1 || !IsFoldable(p) || p.Restarts < 0 {
 		return false
 	}
