@@ -122,14 +122,12 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
 	if !a.owns(pod) {
-		delete(a.pods, key)
-		a.ignored[key] = struct{}{}
+		a.ignore(key, pod.Name)
 		return
 	}
 	s := summarize(a.job, pod)
 	if s.Index < 0 {
-		delete(a.pods, key)
-		a.ignored[key] = struct{}{}
+		a.ignore(key, pod.Name)
 		return
 	}
 	delete(a.ignored, key)
@@ -142,6 +140,17 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		}
 	}
 	a.pods[key] = &s
+}
+
+// ignore records the pod of key and name as ignored, in place of what was recorded of it: its
+// summary, or (folded) its earlier folded copies, by name, left out at seal.
+func (a *Accumulator) ignore(key, name string) {
+	delete(a.pods, key)
+	a.ignored[key] = struct{}{}
+	if f := a.fold; f != nil && name != "" {
+		f.seq++
+		f.gone[name], f.sealed = f.seq, false
+	}
 }
 
 // Remove forgets pod.

@@ -30,6 +30,9 @@ type fold struct {
 	// cases are the receipt summaries of the settled pods that left one, by seq; once sealed,
 	// only the one of each index that AddCaseCounts reads.
 	cases map[uint32]*CaseCounts
+	// gone are the names of the pods added as ignored (not the Job's, or without an index),
+	// each with the seq of its last such copy: seal drops the folded copies added before it.
+	gone map[string]uint32
 	// sealed: pol is sealed and the copies of a pod among the kept summaries are resolved.
 	sealed bool
 }
@@ -44,7 +47,7 @@ type fold struct {
 // before Add.
 func (a *Accumulator) FoldSettled() {
 	if a.fold == nil {
-		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}}
+		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}, gone: map[string]uint32{}}
 	}
 }
 
@@ -104,6 +107,14 @@ func (a *Accumulator) seal() {
 		return
 	}
 	f.pol.Seal()
+	if len(f.gone) > 0 {
+		all := f.pol.All()
+		for k := range all {
+			if p := &all[k]; f.gone[f.pol.Name(p)] > p.Seq {
+				f.pol.Drop(p)
+			}
+		}
+	}
 	completions := int(*a.job.Spec.Completions)
 	for key, s := range a.pods {
 		if s.Index >= completions {

@@ -467,3 +467,36 @@ func TestFoldEmptyNames(t *testing.T) {
 		t.Errorf("%d pods recorded, want 2", n)
 	}
 }
+
+// A later copy of a folded pod that is ignored (without the index, or not the Job's) leaves the
+// pod out, folded or not; an earlier ignored copy does not.
+func TestFoldLaterIgnoredCopy(t *testing.T) {
+	job := newJob("j", 2, 2).status("0", nil, 1, 0, 0).get()
+	p := newPod(job, 0, 0, 0).exited(0, 5*time.Second).counted().get()
+	noIndex := *p.DeepCopy()
+	delete(noIndex.Annotations, batchv1.JobCompletionIndexAnnotation)
+	delete(noIndex.Labels, batchv1.JobCompletionIndexAnnotation)
+	other := *p.DeepCopy()
+	other.OwnerReferences[0].UID = "another-job"
+	for _, c := range []struct {
+		what string
+		pods []corev1.Pod
+		n    int
+	}{
+		{"a later copy without the index", []corev1.Pod{p, noIndex}, 0},
+		{"a later copy of another Job", []corev1.Pod{p, other}, 0},
+		{"an earlier copy without the index", []corev1.Pod{noIndex, p}, 1},
+		{"an earlier copy of another Job", []corev1.Pod{other, p}, 1},
+	} {
+		kept, _ := reportBytes(t, job, c.pods, t0.Add(time.Hour), false)
+		folded, _ := reportBytes(t, job, c.pods, t0.Add(time.Hour), true)
+		if kept != folded {
+			t.Errorf("%s: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", c.what, kept, folded)
+		}
+		for _, fold := range []bool{false, true} {
+			if n := accumulate(t, job, c.pods, fold).Len(); n != c.n {
+				t.Errorf("%s, folded %v: %d pods recorded, want %d", c.what, fold, n, c.n)
+			}
+		}
+	}
+}
