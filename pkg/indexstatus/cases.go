@@ -104,7 +104,7 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 	}
 	if fo := a.fold; fo != nil {
 		// Settled pods, after the others: the first in list order on a tie.
-		a.seal()
+		a.sealForReport()
 		fo.eachCases(consider)
 	}
 	if len(latest) == 0 {

@@ -120,7 +120,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
-	b.acc.seal()
+	b.acc.sealForReport()
 	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, &b.acc.pods[k].Pod)

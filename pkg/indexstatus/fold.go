@@ -18,7 +18,7 @@ import (
 // is the same for most pods, so each distinct shape is kept once and a record names it by
 // number; a word that needs the identity (a terminating pod's name and deletion time) rebuilds
 // the pod's summary for that sentence only (summary). Receipt summaries are kept for the pods that
-// left one, then (seal) only the one of each index the report shows. Memory then grows with the
+// left one, then (sealForReport) only the one of each index the report shows. Memory then grows with the
 // pod names, not with a summary of every pod.
 type fold struct {
 	pol jobpolicy.Folded
@@ -27,7 +27,7 @@ type fold struct {
 	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
 	shapes  []*podSummary
 	shapeOf map[shape]uint16
-	// cases are the receipt summaries of the settled pods that left one, by seq; once sealed,
+	// cases are the receipt summaries of the folded pods that left one, by seq; once sealed for a report,
 	// only the one of each index that AddCaseCounts reads.
 	cases map[uint32]*CaseCounts
 	// gone are the names of the pods added as ignored (not the Job's, or without an index),
@@ -129,8 +129,17 @@ func (a *Accumulator) seal() {
 		}
 	}
 	f.pol.Seal()
-	f.pruneCases()
 	f.sealed = true
+}
+
+// sealForReport seals and then keeps only the receipt summaries the report reads (pruneCases):
+// for Report and AddCaseCounts only, so that a pod added after a Len still finds the summaries
+// of its index's other pods.
+func (a *Accumulator) sealForReport() {
+	a.seal()
+	if a.fold != nil {
+		a.fold.pruneCases()
+	}
 }
 
 // pruneCases keeps, of each index's settled pods, only the receipt summary AddCaseCounts can

@@ -500,3 +500,37 @@ func TestFoldLaterIgnoredCopy(t *testing.T) {
 		}
 	}
 }
+
+// Len in the middle of adding pods does not lose a receipt summary the report reads later: the
+// latest attempt's summary is superseded by a later copy without one, so the earlier attempt's
+// is shown, folded or not.
+func TestFoldLenKeepsReceipts(t *testing.T) {
+	job := newJob("j", 1, 1).status("0", nil, 1, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(attempt int, created time.Duration, completed int) corev1.Pod {
+		p := newPod(job, 0, attempt, created).exited(0, created+5*time.Second).counted().get()
+		return withMessage(p, summaryMessage(t, fmt.Sprintf("s0-%d", attempt), completed, 0))
+	}
+	p0, p1 := pod(0, 0, 100), pod(1, 10*time.Second, 150)
+	p1again := withMessage(*p1.DeepCopy(), "")
+	out := func(fold bool) string {
+		a := accumulate(t, job, []corev1.Pod{p0, p1}, fold)
+		if n := a.Len(); n != 2 {
+			t.Fatalf("folded %v: %d pods recorded, want 2", fold, n)
+		}
+		a.Add(&p1again)
+		r := a.Report(Options{Clock: fixedClock(t0.Add(time.Hour)), AllIndexes: true})
+		a.AddCaseCounts(r)
+		js, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(js)
+	}
+	kept, folded := out(false), out(true)
+	if kept != folded {
+		t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+	}
+	if want := `"shardID":"s0-0"`; !strings.Contains(kept, want) {
+		t.Errorf("the report lacks %s:\n%s", want, kept)
+	}
+}
