@@ -255,7 +255,7 @@ func (f *fold) failJob() *podSummary {
 	}
 	all := f.pol.All()
 	for k := range all {
-		if p := &all[k]; p.Failed() && f.shape(p).Match.Action == batchv1.PodFailurePolicyActionFailJob {
+		if p := &all[k]; p.FailJob() {
 			return f.summary(p)
 		}
 	}

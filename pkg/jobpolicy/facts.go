@@ -242,14 +242,7 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	return EvaluateFolded(job, ptrs, nil, now)
 }
 
-// EvaluatePods is Evaluate over pointers to the pods, for a caller that holds them elsewhere
-// (a report's pod summaries): copying every pod into a list would double them at 100,000 pods.
-// The pods are only read.
-func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
-	return EvaluateFolded(job, pods, nil, now)
-}
-
-// EvaluateFolded is EvaluatePods with some pods (IsFoldable: settled or untracked terminating,
+// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable: settled or untracked terminating,
 // index below completions) folded into settled instead of listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
 	settled.Seal()
@@ -580,9 +573,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
-	forgotten := func(p *Pod) bool {
-		return spec.PerIndex() && p.Failed && !p.Tracked && active == nil && delayed == nil && !f.Failed.Has(i)
-	}
+	// forgetFailed is that test on the index; a folded failed pod is untracked.
+	forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+	forgotten := func(p *Pod) bool { return forgetFailed && p.Failed && !p.Tracked }
 	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
 	own := func(p *Pod) {
 		ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
@@ -643,7 +636,6 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		// The latest folded pod (the first in list order on a tie), leaving out the failed ones when
 		// they are forgotten (forgotten depends only on the index, for a failed untracked pod,
 		// settled or terminating). own and later read only its counts, failure and creation.
-		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 		var last *FoldedPod
 		for k := range settled {
 			p := &settled[k]
@@ -708,7 +700,6 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		// test on the index); a folded terminating pod that is not failed is neither.
 		// The listed pods in their order, the settled ones merged in by list order (attempt,
 		// creation, name): the order of a list sorted so, whether folded or not.
-		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 		k := 0
 		settledUpTo := func(p *Pod) {
 			for ; k < len(settled); k++ {

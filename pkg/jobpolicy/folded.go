@@ -79,6 +79,9 @@ func (p *FoldedPod) IgnoredCount() int32 { return int32(p.ignoredCount) }
 // one, being deleted under podReplacementPolicy TerminatingOrFailed.
 func (p *FoldedPod) Failed() bool { return p.flags&foldFailed != 0 }
 
+// FailJob: p failed and a FailJob rule of the podFailurePolicy matched it.
+func (p *FoldedPod) FailJob() bool { return p.flags&foldFailJob != 0 }
+
 // Terminating is Pod.Terminating: not terminal and being deleted (else settled).
 func (p *FoldedPod) Terminating() bool { return p.flags&foldTerminating != 0 }
 
@@ -301,7 +304,7 @@ func (s *Folded) hasTerminating(i int) bool {
 // failJob: a folded failed pod matched a FailJob rule (getFailJobMessage).
 func (s *Folded) failJob() bool {
 	for k := range s.All() {
-		if s.pods[k].flags&foldFailJob != 0 {
+		if s.pods[k].FailJob() {
 			return true
 		}
 	}
