@@ -203,7 +203,8 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 	return false
 }
 
-// Build makes the report from job and all its pods at once (the offline path). It is
+// Build makes the report from job and all its pods at once (for a caller that holds the whole
+// list: the offline status, logs, simulate, the lineage's reports). It is
 // NewAccumulator, FoldSettled, Add for every pod, then Report.
 func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
 	a, err := NewAccumulator(job)

@@ -251,7 +251,7 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = int32(len(f.pods) + b.acc.fold.settledCount(i))
+	f.count = int32(len(f.pods) + b.acc.fold.foldedCount(i))
 	// The index's pods in list order, folded ones by their shape (identity in id).
 	var failedID, succeededID, finishedID, lastID, termID attemptID
 	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {

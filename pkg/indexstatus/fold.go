@@ -142,7 +142,7 @@ func (a *Accumulator) sealForReport() {
 	}
 }
 
-// pruneCases keeps, of each index's settled pods, only the receipt summary AddCaseCounts can
+// pruneCases keeps, of each index's folded pods, only the receipt summary AddCaseCounts can
 // read: the latest attempt's that left one (by attempt then creation, the first in list order
 // on a tie).
 func (f *fold) pruneCases() {
@@ -262,7 +262,7 @@ func (f *fold) failJob() *podSummary {
 	return nil
 }
 
-// hasName returns the index of the settled pod named name.
+// hasName returns the index of the folded pod named name.
 func (f *fold) hasName(name string) (int, bool) {
 	all := f.pol.All()
 	for k := range all {
@@ -305,7 +305,7 @@ func (p attemptID) listedBefore(q attemptID) bool {
 }
 
 // eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)
-// and the settled pods of index i, for which s is the shape, id the identity and at one more
+// and the folded pods of index i, for which s is the shape, id the identity and at one more
 // than the pod's place in f.pol.All() (0 for a kept summary).
 func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID, at int32)) {
 	var all []jobpolicy.FoldedPod
@@ -347,8 +347,8 @@ func (f *fold) pod(p *podSummary, at int32) *podSummary {
 	return f.summary(&f.pol.All()[at-1])
 }
 
-// settledCount is the number of index i's settled pods.
-func (f *fold) settledCount(i int) int {
+// foldedCount is the number of index i's folded pods.
+func (f *fold) foldedCount(i int) int {
 	if f == nil {
 		return 0
 	}
@@ -357,18 +357,18 @@ func (f *fold) settledCount(i int) int {
 
 // names lists the names of the index's pods in list order.
 func (f *fold) names(i int, pods []*podSummary) []string {
-	out := make([]string, 0, len(pods)+f.settledCount(i))
+	out := make([]string, 0, len(pods)+f.foldedCount(i))
 	f.eachListed(i, pods, func(_ *podSummary, id attemptID, _ int32) { out = append(out, id.name) })
 	return out
 }
 
-// eachCases calls visit for every settled pod that left a receipt summary, in list order.
-func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, c *CaseCounts)) {
+// eachCases calls visit for every folded pod that left a receipt summary, in list order.
+func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, name string, c *CaseCounts)) {
 	all := f.pol.All()
 	for k := range all {
 		if p := &all[k]; p.Marked() {
 			if c := f.cases[p.Seq]; c != nil {
-				visit(p.Index(), p.Attempt(), p.Created(), c)
+				visit(p.Index(), p.Attempt(), p.Created(), f.pol.Name(p), c)
 			}
 		}
 	}

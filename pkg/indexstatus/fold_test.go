@@ -534,3 +534,38 @@ func TestFoldLenKeepsReceipts(t *testing.T) {
 		t.Errorf("the report lacks %s:\n%s", want, kept)
 	}
 }
+
+// Two pods of one index that left a receipt summary tie on attempt and creation: the report
+// shows the first in list order's (the lower name), whatever the arrival or map order and
+// whether folded or not.
+func TestFoldReceiptTie(t *testing.T) {
+	job := newJob("j", 1, 1).status("0", nil, 1, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(name string, completed int, counted bool) corev1.Pod {
+		b := newPod(job, 0, 0, 0).exited(0, 5*time.Second)
+		if counted {
+			b = b.counted()
+		}
+		p := withMessage(b.get(), summaryMessage(t, "s-"+name, completed, 0))
+		p.Name, p.UID = name, types.UID(name)
+		return p
+	}
+	for _, c := range []struct {
+		what string
+		pods []corev1.Pod
+	}{
+		{"both settled", []corev1.Pod{pod("j-0-zzz", 100, true), pod("j-0-aaa", 150, true)}},
+		{"the lower name tracked", []corev1.Pod{pod("j-0-zzz", 100, true), pod("j-0-aaa", 150, false)}},
+		{"the higher name tracked", []corev1.Pod{pod("j-0-zzz", 100, false), pod("j-0-aaa", 150, true)}},
+	} {
+		for range 10 { // map order
+			for _, order := range [][]corev1.Pod{c.pods, {c.pods[1], c.pods[0]}} {
+				for _, fold := range []bool{false, true} {
+					got, _ := reportBytes(t, job, order, t0.Add(time.Hour), fold)
+					if !strings.Contains(got, `"shardID":"s-j-0-aaa"`) {
+						t.Fatalf("%s, %s first, folded %v: the receipt shown is not j-0-aaa's:\n%s", c.what, order[0].Name, fold, got)
+					}
+				}
+			}
+		}
+	}
+}

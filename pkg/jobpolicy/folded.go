@@ -43,7 +43,7 @@ type FoldedPod struct {
 	name         uint32 // offset in the arena: a length byte, then the name
 	index        int32
 	failureCount int32
-	// created and finished are whole Unix seconds, 0 for the zero time (unixTime).
+	// created and finished are whole Unix seconds, 0 for the zero time (toUnix).
 	created, finished uint32
 	// Seq is the caller's arrival number of the pod: the later copy of a pod wins.
 	Seq uint32
@@ -230,7 +230,7 @@ func (s *Folded) compact() {
 	s.dropped = 0
 }
 
-// Index returns index i's settled pods in list order (Seal first); nil if none.
+// Index returns index i's folded pods in list order (Seal first); nil if none.
 func (s *Folded) Index(i int) []FoldedPod {
 	lo, hi := s.IndexRange(i)
 	if lo == hi {
@@ -239,7 +239,7 @@ func (s *Folded) Index(i int) []FoldedPod {
 	return s.pods[lo:hi:hi]
 }
 
-// IndexRange returns where index i's settled pods are in All (Seal first).
+// IndexRange returns where index i's folded pods are in All (Seal first).
 func (s *Folded) IndexRange(i int) (lo, hi int) {
 	if s == nil {
 		return 0, 0
@@ -252,7 +252,7 @@ func (s *Folded) IndexRange(i int) (lo, hi int) {
 	return lo, hi
 }
 
-// Find returns the settled pod of index i named name (Seal first), nil if none.
+// Find returns the folded pod of index i named name (Seal first), nil if none.
 func (s *Folded) Find(i int, name string) *FoldedPod {
 	ps := s.Index(i)
 	for k := range ps {
@@ -263,7 +263,7 @@ func (s *Folded) Find(i int, name string) *FoldedPod {
 	return nil
 }
 
-// All returns every settled pod, in list order once sealed.
+// All returns every folded pod, in list order once sealed.
 func (s *Folded) All() []FoldedPod {
 	if s == nil {
 		return nil
@@ -271,7 +271,7 @@ func (s *Folded) All() []FoldedPod {
 	return s.pods
 }
 
-// Len is the number of settled pods folded (after Seal: without earlier copies).
+// Len is the number of pods folded (after Seal: without earlier copies).
 func (s *Folded) Len() int {
 	if s == nil {
 		return 0
