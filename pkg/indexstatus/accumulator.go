@@ -87,8 +87,9 @@ func CheckIndexed(job *batchv1.Job) error {
 // Accumulator collects compact summaries of a Job's pods, one pod at a time, so that a caller
 // reading a paginated list can drop each page after Add. Pods of other Jobs are counted as
 // ignored. Add replaces an earlier summary of the same pod (by UID, else namespace/name), so a
-// watch can feed updates; Remove forgets a deleted pod. An Accumulator is not safe for
-// concurrent use.
+// watch can feed updates; Remove forgets a deleted pod. With FoldSettled, a folded pod's
+// identity is its completion index and name instead (a pod without a name is not folded), and
+// Remove does not reach it. An Accumulator is not safe for concurrent use.
 type Accumulator struct {
 	job     *batchv1.Job
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
@@ -121,14 +122,12 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
 	if !a.owns(pod) {
-		delete(a.pods, key)
-		a.ignored[key] = struct{}{}
+		a.ignore(key, pod.Name)
 		return
 	}
 	s := summarize(a.job, pod)
 	if s.Index < 0 {
-		delete(a.pods, key)
-		a.ignored[key] = struct{}{}
+		a.ignore(key, pod.Name)
 		return
 	}
 	delete(a.ignored, key)
@@ -141,6 +140,17 @@ func (a *Accumulator) Add(pod *corev1.Pod) {
 		}
 	}
 	a.pods[key] = &s
+}
+
+// ignore records the pod of key and name as ignored, in place of what was recorded of it: its
+// summary, or (folded) its earlier folded copies, by name, left out at seal.
+func (a *Accumulator) ignore(key, name string) {
+	delete(a.pods, key)
+	a.ignored[key] = struct{}{}
+	if f := a.fold; f != nil && name != "" {
+		f.seq++
+		f.gone[name], f.sealed = f.seq, false
+	}
 }
 
 // Remove forgets pod.
@@ -193,7 +203,8 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 	return false
 }
 
-// Build makes the report from job and all its pods at once (the offline path). It is
+// Build makes the report from job and all its pods at once (for a caller that holds the whole
+// list: the offline status, logs, simulate, the lineage's reports). It is
 // NewAccumulator, FoldSettled, Add for every pod, then Report.
 func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
 	a, err := NewAccumulator(job)

@@ -1,6 +1,7 @@
 package indexstatus
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -89,22 +90,25 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 	type left struct {
 		attempt int32
 		created time.Time
+		name    string
 		cases   *CaseCounts
 	}
+	// The latest attempt, by attempt then creation; on a tie the first in list order (the lower
+	// name), whatever order the pods are considered in.
 	latest := map[int]left{}
-	consider := func(i int, attempt int32, created time.Time, c *CaseCounts) {
-		if q, ok := latest[i]; !ok || attempt > q.attempt || attempt == q.attempt && created.After(q.created) {
-			latest[i] = left{attempt, created, c}
+	consider := func(i int, attempt int32, created time.Time, name string, c *CaseCounts) {
+		q, ok := latest[i]
+		if d := cmp.Or(cmp.Compare(attempt, q.attempt), created.Compare(q.created)); !ok || d > 0 || d == 0 && name < q.name {
+			latest[i] = left{attempt, created, name, c}
 		}
 	}
 	for key := range a.pods {
 		if p := a.pods[key]; p.cases != nil {
-			consider(p.Index, p.Attempt(), p.Created, p.cases)
+			consider(p.Index, p.Attempt(), p.Created, p.Name, p.cases)
 		}
 	}
 	if fo := a.fold; fo != nil {
-		// Settled pods, after the others: the first in list order on a tie.
-		a.seal()
+		a.sealForReport()
 		fo.eachCases(consider)
 	}
 	if len(latest) == 0 {

@@ -3,7 +3,6 @@ package indexstatus
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -121,7 +120,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
-	b.acc.seal()
+	b.acc.sealForReport()
 	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, &b.acc.pods[k].Pod)
@@ -129,7 +128,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	// In list order (index, attempt, creation, name), so that what jobpolicy lists (forgotten
 	// pods) comes out in that order, not in the map's.
 	slices.SortFunc(pods, func(p, q *jobpolicy.Pod) int {
-		return cmp.Or(cmp.Compare(p.Index, q.Index), cmp.Compare(p.Attempt(), q.Attempt()), p.Created.Compare(q.Created), cmp.Compare(p.Name, q.Name))
+		return cmp.Or(cmp.Compare(p.Index, q.Index), jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name))
 	})
 	var folded *jobpolicy.Folded
 	if b.acc.fold != nil {
@@ -252,7 +251,7 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = int32(len(f.pods) + b.acc.fold.settledCount(i))
+	f.count = int32(len(f.pods) + b.acc.fold.foldedCount(i))
 	// The index's pods in list order, folded ones by their shape (identity in id).
 	var failedID, succeededID, finishedID, lastID, termID attemptID
 	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
@@ -375,13 +374,7 @@ func (b *reportBuilder) gather() {
 
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.
 func comparePods(p, q *podSummary) int {
-	if c := cmp.Compare(p.Attempt(), q.Attempt()); c != 0 {
-		return c
-	}
-	if c := p.Created.Compare(q.Created); c != 0 {
-		return c
-	}
-	return strings.Compare(p.Name, q.Name)
+	return jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name)
 }
 
 func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {

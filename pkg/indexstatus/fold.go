@@ -18,7 +18,7 @@ import (
 // is the same for most pods, so each distinct shape is kept once and a record names it by
 // number; a word that needs the identity (a terminating pod's name and deletion time) rebuilds
 // the pod's summary for that sentence only (summary). Receipt summaries are kept for the pods that
-// left one, then (seal) only the one of each index the report shows. Memory then grows with the
+// left one, then (sealForReport) only the one of each index the report shows. Memory then grows with the
 // pod names, not with a summary of every pod.
 type fold struct {
 	pol jobpolicy.Folded
@@ -27,9 +27,12 @@ type fold struct {
 	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
 	shapes  []*podSummary
 	shapeOf map[shape]uint16
-	// cases are the receipt summaries of the settled pods that left one, by seq; once sealed,
+	// cases are the receipt summaries of the folded pods that left one, by seq; once sealed for a report,
 	// only the one of each index that AddCaseCounts reads.
 	cases map[uint32]*CaseCounts
+	// gone are the names of the pods added as ignored (not the Job's, or without an index),
+	// each with the seq of its last such copy: seal drops the folded copies added before it.
+	gone map[string]uint32
 	// sealed: pol is sealed and the copies of a pod among the kept summaries are resolved.
 	sealed bool
 }
@@ -44,7 +47,7 @@ type fold struct {
 // before Add.
 func (a *Accumulator) FoldSettled() {
 	if a.fold == nil {
-		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}}
+		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}, gone: map[string]uint32{}}
 	}
 }
 
@@ -68,6 +71,7 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 	if !jobpolicy.IsFoldable(&s.Pod) || s.Index >= int(*job.Spec.Completions) {
 		return false
 	}
+	// The shape is interned only once Fold took the pod: a refused pod leaves no shape.
 	k := shapeKey(s)
 	tag, ok := f.shapeOf[k]
 	if !ok {
@@ -75,6 +79,11 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 			return false
 		}
 		tag = uint16(len(f.shapes))
+	}
+	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
+		return false
+	}
+	if !ok {
 		sh := new(podSummary)
 		*sh = k.s
 		if k.rare != (podRare{}) {
@@ -83,9 +92,6 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 		}
 		f.shapes = append(f.shapes, sh)
 		f.shapeOf[k] = tag
-	}
-	if !f.pol.Fold(&s.Pod, s.seq, tag, s.cases != nil) {
-		return false
 	}
 	if s.cases != nil {
 		f.cases[s.seq] = s.cases
@@ -101,6 +107,14 @@ func (a *Accumulator) seal() {
 		return
 	}
 	f.pol.Seal()
+	if len(f.gone) > 0 {
+		all := f.pol.All()
+		for k := range all {
+			if p := &all[k]; f.gone[f.pol.Name(p)] > p.Seq {
+				f.pol.Drop(p)
+			}
+		}
+	}
 	completions := int(*a.job.Spec.Completions)
 	for key, s := range a.pods {
 		if s.Index >= completions {
@@ -115,11 +129,20 @@ func (a *Accumulator) seal() {
 		}
 	}
 	f.pol.Seal()
-	f.pruneCases()
 	f.sealed = true
 }
 
-// pruneCases keeps, of each index's settled pods, only the receipt summary AddCaseCounts can
+// sealForReport seals and then keeps only the receipt summaries the report reads (pruneCases):
+// for Report and AddCaseCounts only, so that a pod added after a Len still finds the summaries
+// of its index's other pods.
+func (a *Accumulator) sealForReport() {
+	a.seal()
+	if a.fold != nil {
+		a.fold.pruneCases()
+	}
+}
+
+// pruneCases keeps, of each index's folded pods, only the receipt summary AddCaseCounts can
 // read: the latest attempt's that left one (by attempt then creation, the first in list order
 // on a tie).
 func (f *fold) pruneCases() {
@@ -232,14 +255,14 @@ func (f *fold) failJob() *podSummary {
 	}
 	all := f.pol.All()
 	for k := range all {
-		if p := &all[k]; p.Failed() && f.shape(p).Match.Action == batchv1.PodFailurePolicyActionFailJob {
+		if p := &all[k]; p.FailJob() {
 			return f.summary(p)
 		}
 	}
 	return nil
 }
 
-// hasName returns the index of the settled pod named name.
+// hasName returns the index of the folded pod named name.
 func (f *fold) hasName(name string) (int, bool) {
 	all := f.pol.All()
 	for k := range all {
@@ -278,17 +301,11 @@ func (p attemptID) later(q attemptID) bool {
 
 // listedBefore is the order the report lists an index's pods in: attempt, creation, name.
 func (p attemptID) listedBefore(q attemptID) bool {
-	switch {
-	case p.attempt != q.attempt:
-		return p.attempt < q.attempt
-	case !p.created.Equal(q.created):
-		return p.created.Before(q.created)
-	}
-	return p.name < q.name
+	return jobpolicy.ListOrder(p.attempt, p.created, p.name, q.attempt, q.created, q.name) < 0
 }
 
 // eachListed calls visit for the index's pods in list order: the kept summaries pods (sorted)
-// and the settled pods of index i, for which s is the shape, id the identity and at one more
+// and the folded pods of index i, for which s is the shape, id the identity and at one more
 // than the pod's place in f.pol.All() (0 for a kept summary).
 func (f *fold) eachListed(i int, pods []*podSummary, visit func(s *podSummary, id attemptID, at int32)) {
 	var all []jobpolicy.FoldedPod
@@ -330,8 +347,8 @@ func (f *fold) pod(p *podSummary, at int32) *podSummary {
 	return f.summary(&f.pol.All()[at-1])
 }
 
-// settledCount is the number of index i's settled pods.
-func (f *fold) settledCount(i int) int {
+// foldedCount is the number of index i's folded pods.
+func (f *fold) foldedCount(i int) int {
 	if f == nil {
 		return 0
 	}
@@ -340,18 +357,18 @@ func (f *fold) settledCount(i int) int {
 
 // names lists the names of the index's pods in list order.
 func (f *fold) names(i int, pods []*podSummary) []string {
-	out := make([]string, 0, len(pods)+f.settledCount(i))
+	out := make([]string, 0, len(pods)+f.foldedCount(i))
 	f.eachListed(i, pods, func(_ *podSummary, id attemptID, _ int32) { out = append(out, id.name) })
 	return out
 }
 
-// eachCases calls visit for every settled pod that left a receipt summary, in list order.
-func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, c *CaseCounts)) {
+// eachCases calls visit for every folded pod that left a receipt summary, in list order.
+func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, name string, c *CaseCounts)) {
 	all := f.pol.All()
 	for k := range all {
 		if p := &all[k]; p.Marked() {
 			if c := f.cases[p.Seq]; c != nil {
-				visit(p.Index(), p.Attempt(), p.Created(), c)
+				visit(p.Index(), p.Attempt(), p.Created(), f.pol.Name(p), c)
 			}
 		}
 	}

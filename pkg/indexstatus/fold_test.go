@@ -426,3 +426,146 @@ func TestFoldTerminatingSameReport(t *testing.T) {
 		t.Fatal("no captured scenario has a running or pending pod to turn")
 	}
 }
+
+// Two counted succeeded pods of one index tie on attempt and creation second: the latest is the
+// first in list order (the lower name), whichever arrives first and whether folded or not.
+func TestFoldLatestTieListOrder(t *testing.T) {
+	job := newJob("j", 2, 2).perIndex(3, nil).status("0", nil, 1, 0, 0).get()
+	zzz := newPod(job, 0, 1, 0).exited(0, 5*time.Second).counted().get() // failure count 1
+	zzz.Name = "j-0-zzz"
+	aaa := newPod(job, 0, 0, 0).ignoredCount(1).exited(0, 5*time.Second).counted().get() // ignored 1
+	aaa.Name, aaa.UID = "j-0-aaa", "aaa"
+	for _, order := range [][]corev1.Pod{{zzz, aaa}, {aaa, zzz}} {
+		kept, _ := reportBytes(t, job, order, t0.Add(time.Hour), false)
+		folded, n := reportBytes(t, job, order, t0.Add(time.Hour), true)
+		if n != 2 {
+			t.Fatalf("%d pods folded, want 2", n)
+		}
+		if kept != folded {
+			t.Errorf("%s first: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", order[0].Name, kept, folded)
+		}
+		if !strings.Contains(kept, `"failureCount":0,"ignoredFailureCount":1`) {
+			t.Errorf("%s first: the latest is not j-0-aaa (first in list order):\n%s", order[0].Name, kept)
+		}
+	}
+}
+
+// Two settled pods without a name (and different UIDs) are two pods, folded or not: a folded
+// pod's identity is its index and name, so a pod without a name is not folded.
+func TestFoldEmptyNames(t *testing.T) {
+	job := newJob("j", 2, 2).status("0", nil, 2, 0, 0).get()
+	p := newPod(job, 0, 0, 0).exited(0, 5*time.Second).counted().get()
+	q := newPod(job, 0, 1, time.Second).exited(0, 6*time.Second).counted().get()
+	p.Name, q.Name = "", ""
+	pods := []corev1.Pod{p, q}
+	kept, _ := reportBytes(t, job, pods, t0.Add(time.Hour), false)
+	folded, _ := reportBytes(t, job, pods, t0.Add(time.Hour), true)
+	if kept != folded {
+		t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+	}
+	if n := accumulate(t, job, pods, true).Len(); n != 2 {
+		t.Errorf("%d pods recorded, want 2", n)
+	}
+}
+
+// A later copy of a folded pod that is ignored (without the index, or not the Job's) leaves the
+// pod out, folded or not; an earlier ignored copy does not.
+func TestFoldLaterIgnoredCopy(t *testing.T) {
+	job := newJob("j", 2, 2).status("0", nil, 1, 0, 0).get()
+	p := newPod(job, 0, 0, 0).exited(0, 5*time.Second).counted().get()
+	noIndex := *p.DeepCopy()
+	delete(noIndex.Annotations, batchv1.JobCompletionIndexAnnotation)
+	delete(noIndex.Labels, batchv1.JobCompletionIndexAnnotation)
+	other := *p.DeepCopy()
+	other.OwnerReferences[0].UID = "another-job"
+	for _, c := range []struct {
+		what string
+		pods []corev1.Pod
+		n    int
+	}{
+		{"a later copy without the index", []corev1.Pod{p, noIndex}, 0},
+		{"a later copy of another Job", []corev1.Pod{p, other}, 0},
+		{"an earlier copy without the index", []corev1.Pod{noIndex, p}, 1},
+		{"an earlier copy of another Job", []corev1.Pod{other, p}, 1},
+	} {
+		kept, _ := reportBytes(t, job, c.pods, t0.Add(time.Hour), false)
+		folded, _ := reportBytes(t, job, c.pods, t0.Add(time.Hour), true)
+		if kept != folded {
+			t.Errorf("%s: the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", c.what, kept, folded)
+		}
+		for _, fold := range []bool{false, true} {
+			if n := accumulate(t, job, c.pods, fold).Len(); n != c.n {
+				t.Errorf("%s, folded %v: %d pods recorded, want %d", c.what, fold, n, c.n)
+			}
+		}
+	}
+}
+
+// Len in the middle of adding pods does not lose a receipt summary the report reads later: the
+// latest attempt's summary is superseded by a later copy without one, so the earlier attempt's
+// is shown, folded or not.
+func TestFoldLenKeepsReceipts(t *testing.T) {
+	job := newJob("j", 1, 1).status("0", nil, 1, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(attempt int, created time.Duration, completed int) corev1.Pod {
+		p := newPod(job, 0, attempt, created).exited(0, created+5*time.Second).counted().get()
+		return withMessage(p, summaryMessage(t, fmt.Sprintf("s0-%d", attempt), completed, 0))
+	}
+	p0, p1 := pod(0, 0, 100), pod(1, 10*time.Second, 150)
+	p1again := withMessage(*p1.DeepCopy(), "")
+	out := func(fold bool) string {
+		a := accumulate(t, job, []corev1.Pod{p0, p1}, fold)
+		if n := a.Len(); n != 2 {
+			t.Fatalf("folded %v: %d pods recorded, want 2", fold, n)
+		}
+		a.Add(&p1again)
+		r := a.Report(Options{Clock: fixedClock(t0.Add(time.Hour)), AllIndexes: true})
+		a.AddCaseCounts(r)
+		js, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(js)
+	}
+	kept, folded := out(false), out(true)
+	if kept != folded {
+		t.Errorf("the report differs with the settled pods folded\nkept:\n%s\nfolded:\n%s", kept, folded)
+	}
+	if want := `"shardID":"s0-0"`; !strings.Contains(kept, want) {
+		t.Errorf("the report lacks %s:\n%s", want, kept)
+	}
+}
+
+// Two pods of one index that left a receipt summary tie on attempt and creation: the report
+// shows the first in list order's (the lower name), whatever the arrival or map order and
+// whether folded or not.
+func TestFoldReceiptTie(t *testing.T) {
+	job := newJob("j", 1, 1).status("0", nil, 1, 0, 0).cond("Complete", "CompletionsReached", "", 10*time.Minute).get()
+	pod := func(name string, completed int, counted bool) corev1.Pod {
+		b := newPod(job, 0, 0, 0).exited(0, 5*time.Second)
+		if counted {
+			b = b.counted()
+		}
+		p := withMessage(b.get(), summaryMessage(t, "s-"+name, completed, 0))
+		p.Name, p.UID = name, types.UID(name)
+		return p
+	}
+	for _, c := range []struct {
+		what string
+		pods []corev1.Pod
+	}{
+		{"both settled", []corev1.Pod{pod("j-0-zzz", 100, true), pod("j-0-aaa", 150, true)}},
+		{"the lower name tracked", []corev1.Pod{pod("j-0-zzz", 100, true), pod("j-0-aaa", 150, false)}},
+		{"the higher name tracked", []corev1.Pod{pod("j-0-zzz", 100, false), pod("j-0-aaa", 150, true)}},
+	} {
+		for range 10 { // map order
+			for _, order := range [][]corev1.Pod{c.pods, {c.pods[1], c.pods[0]}} {
+				for _, fold := range []bool{false, true} {
+					got, _ := reportBytes(t, job, order, t0.Add(time.Hour), fold)
+					if !strings.Contains(got, `"shardID":"s-j-0-aaa"`) {
+						t.Fatalf("%s, %s first, folded %v: the receipt shown is not j-0-aaa's:\n%s", c.what, order[0].Name, fold, got)
+					}
+				}
+			}
+		}
+	}
+}

@@ -42,7 +42,7 @@ type podSummary struct {
 	// then does not carry six empty strings (a report may hold 100,000 summaries).
 	rare *podRare
 
-	// seq is the order the pod was added in, when settled pods are folded (fold.go).
+	// seq is the order the pod was added in, when pods are folded (FoldSettled: settled and untracked terminating ones, fold.go).
 	seq uint32
 }
 

@@ -162,13 +162,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	if f.index < len(b.opts.ShardIDs) {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
-	if fo := b.acc.fold; fo != nil {
-		st.Pods = fo.names(f.index, f.pods)
-	} else {
-		for _, p := range f.pods {
-			st.Pods = append(st.Pods, p.Name)
-		}
-	}
+	st.Pods = b.acc.fold.names(f.index, f.pods) // a nil fold lists the summaries' names
 	if lf := f.lastFinished; lf != nil && lf.hasExit {
 		code := lf.exitCode
 		st.LastExitCode = &code

@@ -1,6 +1,8 @@
 package jobpolicy
 
 import (
+	"cmp"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -240,14 +242,7 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	return EvaluateFolded(job, ptrs, nil, now)
 }
 
-// EvaluatePods is Evaluate over pointers to the pods, for a caller that holds them elsewhere
-// (a report's pod summaries): copying every pod into a list would double them at 100,000 pods.
-// The pods are only read.
-func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
-	return EvaluateFolded(job, pods, nil, now)
-}
-
-// EvaluateFolded is EvaluatePods with some pods (IsFoldable: settled or untracked terminating,
+// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable: settled or untracked terminating,
 // index below completions) folded into settled instead of listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
 	settled.Seal()
@@ -546,15 +541,16 @@ func delayedPod(pods []*Pod) *Pod {
 	return last
 }
 
+// ListOrder is the one order an index's pods are listed in, folded or not: by attempt, then
+// creation, then name (-1, 0 or +1, as cmp.Compare). The report, the fold and Evaluate all use
+// it, so that which pod is first on a tie does not depend on whether a pod was folded.
+func ListOrder(attempt int32, created time.Time, name string, attempt2 int32, created2 time.Time, name2 string) int {
+	return cmp.Or(cmp.Compare(attempt, attempt2), created.Compare(created2), strings.Compare(name, name2))
+}
+
 // listedBefore: a pod of attempt, created and name comes before p in list order.
 func listedBefore(attempt int32, created time.Time, name string, p *Pod) bool {
-	switch {
-	case attempt != p.Attempt():
-		return attempt < p.Attempt()
-	case !created.Equal(p.Created):
-		return created.Before(p.Created)
-	}
-	return name < p.Name
+	return ListOrder(attempt, created, name, p.Attempt(), p.Created, p.Name) < 0
 }
 
 // index computes one index's facts.
@@ -577,9 +573,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
-	forgotten := func(p *Pod) bool {
-		return spec.PerIndex() && p.Failed && !p.Tracked && active == nil && delayed == nil && !f.Failed.Has(i)
-	}
+	// forgetFailed is that test on the index; a folded failed pod is untracked.
+	forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
+	forgotten := func(p *Pod) bool { return forgetFailed && p.Failed && !p.Tracked }
 	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
 	own := func(p *Pod) {
 		ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
@@ -620,32 +616,40 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		own(delayed)
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
+		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
+		// whichever order the pods arrive in and whether folded or not.
 		var latest *Pod
 		later := func(p *Pod) bool {
-			return latest == nil || p.Attempt() > latest.Attempt() || (p.Attempt() == latest.Attempt() && p.Created.After(latest.Created))
+			if latest == nil {
+				return true
+			}
+			if c := cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()), p.Created.Compare(latest.Created)); c != 0 {
+				return c > 0
+			}
+			return p.Name < latest.Name
 		}
 		for _, p := range pods {
 			if !forgotten(p) && later(p) {
 				latest = p
 			}
 		}
-		// The latest folded pod (the first folded on a tie), leaving out the failed ones when
+		// The latest folded pod (the first in list order on a tie), leaving out the failed ones when
 		// they are forgotten (forgotten depends only on the index, for a failed untracked pod,
 		// settled or terminating). own and later read only its counts, failure and creation.
-		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 		var last *FoldedPod
 		for k := range settled {
 			p := &settled[k]
 			if p.Failed() && forgetFailed {
 				continue
 			}
-			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && (p.created > last.created || p.created == last.created && p.Seq < last.Seq) {
+			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && (p.created > last.created ||
+				p.created == last.created && cmp.Or(strings.Compare(folded.Name(p), folded.Name(last)), cmp.Compare(p.Seq, last.Seq)) < 0) {
 				last = p
 			}
 		}
 		if last != nil {
 			p := &latestSettled
-			*p = Pod{Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
+			*p = Pod{Name: folded.Name(last), Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
 			if p.Failed {
 				p.Phase = corev1.PodFailed
 				if !last.CountFailed() {
@@ -696,7 +700,6 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		// test on the index); a folded terminating pod that is not failed is neither.
 		// The listed pods in their order, the settled ones merged in by list order (attempt,
 		// creation, name): the order of a list sorted so, whether folded or not.
-		forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 		k := 0
 		settledUpTo := func(p *Pod) {
 			for ; k < len(settled); k++ {

@@ -43,7 +43,7 @@ type FoldedPod struct {
 	name         uint32 // offset in the arena: a length byte, then the name
 	index        int32
 	failureCount int32
-	// created and finished are whole Unix seconds, 0 for the zero time (unixTime).
+	// created and finished are whole Unix seconds, 0 for the zero time (toUnix).
 	created, finished uint32
 	// Seq is the caller's arrival number of the pod: the later copy of a pod wins.
 	Seq uint32
@@ -78,6 +78,9 @@ func (p *FoldedPod) IgnoredCount() int32 { return int32(p.ignoredCount) }
 // Failed is isPodFailed: for a settled pod phase Failed (else Succeeded); for a terminating
 // one, being deleted under podReplacementPolicy TerminatingOrFailed.
 func (p *FoldedPod) Failed() bool { return p.flags&foldFailed != 0 }
+
+// FailJob: p failed and a FailJob rule of the podFailurePolicy matched it.
+func (p *FoldedPod) FailJob() bool { return p.flags&foldFailJob != 0 }
 
 // Terminating is Pod.Terminating: not terminal and being deleted (else settled).
 func (p *FoldedPod) Terminating() bool { return p.flags&foldTerminating != 0 }
@@ -140,7 +143,8 @@ func IsFoldable(p *Pod) bool { return IsSettled(p) || IsUntrackedTerminating(p) 
 func (s *Folded) Fold(p *Pod, seq uint32, tag uint16, mark bool) bool {
 	created, ok1 := toUnix(p.Created)
 	finished, ok2 := toUnix(p.Finished)
-	if !ok1 || !ok2 || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
+	// A pod without a name is not folded: a folded pod's identity is its index and name.
+	if !ok1 || !ok2 || p.Name == "" || len(p.Name) > math.MaxUint8 || p.IgnoredCount < 0 || p.IgnoredCount > math.MaxUint8 ||
 		p.Index < 0 || p.Index > math.MaxInt32 || len(s.names.done) >= 1<<16-1 || !IsFoldable(p) || p.Restarts < 0 {
 		return false
 	}
@@ -195,6 +199,7 @@ func (s *Folded) Seal() {
 			}
 		}
 		s.compact()
+		// ListOrder within an index, on the whole seconds kept (no time.Time built per compare).
 		slices.SortFunc(s.pods, func(p, q FoldedPod) int {
 			return cmp.Or(cmp.Compare(p.index, q.index), cmp.Compare(p.Attempt(), q.Attempt()),
 				cmp.Compare(p.created, q.created), cmp.Compare(s.Name(&p), s.Name(&q)), cmp.Compare(p.Seq, q.Seq))
@@ -225,7 +230,7 @@ func (s *Folded) compact() {
 	s.dropped = 0
 }
 
-// Index returns index i's settled pods in list order (Seal first); nil if none.
+// Index returns index i's folded pods in list order (Seal first); nil if none.
 func (s *Folded) Index(i int) []FoldedPod {
 	lo, hi := s.IndexRange(i)
 	if lo == hi {
@@ -234,7 +239,7 @@ func (s *Folded) Index(i int) []FoldedPod {
 	return s.pods[lo:hi:hi]
 }
 
-// IndexRange returns where index i's settled pods are in All (Seal first).
+// IndexRange returns where index i's folded pods are in All (Seal first).
 func (s *Folded) IndexRange(i int) (lo, hi int) {
 	if s == nil {
 		return 0, 0
@@ -247,7 +252,7 @@ func (s *Folded) IndexRange(i int) (lo, hi int) {
 	return lo, hi
 }
 
-// Find returns the settled pod of index i named name (Seal first), nil if none.
+// Find returns the folded pod of index i named name (Seal first), nil if none.
 func (s *Folded) Find(i int, name string) *FoldedPod {
 	ps := s.Index(i)
 	for k := range ps {
@@ -258,7 +263,7 @@ func (s *Folded) Find(i int, name string) *FoldedPod {
 	return nil
 }
 
-// All returns every settled pod, in list order once sealed.
+// All returns every folded pod, in list order once sealed.
 func (s *Folded) All() []FoldedPod {
 	if s == nil {
 		return nil
@@ -266,7 +271,7 @@ func (s *Folded) All() []FoldedPod {
 	return s.pods
 }
 
-// Len is the number of settled pods folded (after Seal: without earlier copies).
+// Len is the number of pods folded (after Seal: without earlier copies).
 func (s *Folded) Len() int {
 	if s == nil {
 		return 0
@@ -299,7 +304,7 @@ func (s *Folded) hasTerminating(i int) bool {
 // failJob: a folded failed pod matched a FailJob rule (getFailJobMessage).
 func (s *Folded) failJob() bool {
 	for k := range s.All() {
-		if s.pods[k].flags&foldFailJob != 0 {
+		if s.pods[k].FailJob() {
 			return true
 		}
 	}

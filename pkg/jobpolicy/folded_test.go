@@ -1,6 +1,7 @@
 package jobpolicy
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -89,7 +90,15 @@ func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
 			listed = append(listed, p)
 		}
 		folds += len(settled)
-		want := Evaluate(job.Job, append(slices.Clone(listed), settled...), t0)
+		// Listed as the report lists them (indexstatus sorts its pods so): by index, then
+		// ListOrder, the folded pods among the listed ones.
+		order := func(p, q Pod) int {
+			return cmp.Or(cmp.Compare(p.Index, q.Index), ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name))
+		}
+		all := append(slices.Clone(listed), settled...)
+		slices.SortStableFunc(all, order)
+		slices.SortStableFunc(listed, order)
+		want := Evaluate(job.Job, all, t0)
 		ptrs := make([]*Pod, len(listed))
 		for k := range listed {
 			ptrs[k] = &listed[k]
@@ -100,7 +109,7 @@ func TestEvaluateFoldedEqualsEvaluate(t *testing.T) {
 				slices.Sort(f.Indexes[k].Forgotten)
 			}
 		}
-		// A folded time is kept as Unix nanoseconds: the same instant, in another location.
+		// A folded time is kept as whole Unix seconds: the same instant, in another location.
 		if want.Global != nil && got.Global != nil && want.Global.LastFailure.Equal(got.Global.LastFailure) {
 			got.Global.LastFailure = want.Global.LastFailure
 		}

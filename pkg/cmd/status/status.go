@@ -538,7 +538,8 @@ func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelec
 
 // listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
 // ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so
-// memory grows with the summaries, not with the decoded pods or the page size. The returned
+// memory grows with what acc keeps (with FoldSettled, a folded pod's name and 28 bytes; else a
+// summary a pod), not with the decoded pods or the page size. The returned
 // resourceVersion is the list's: the revision every page was read at, from which a watch misses
 // no change.
 func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {
