@@ -33,36 +33,60 @@ type CaseCounts struct {
 	Text string `json:"text"`
 }
 
-// caseCounts reads the receipt summary from a finished pod's termination message, or returns
-// nil when there is none.
-func caseCounts(pod *corev1.Pod) *CaseCounts {
+// receiptCounts is what the report keeps of a receipt summary: its counts, without the words
+// (Text, Evaluated, Missing) that follow from them or the pod's name, so that a report over
+// 100,000 finished pods keeps a few dozen bytes for each summary (caseCounts makes the rest).
+type receiptCounts struct {
+	shardID string
+	// problem says why the summary could not be read; unreadable is set then (and the
+	// counts are zero).
+	problem    string
+	unreadable bool
+
+	assigned, evaluated, completed, model, infra int
+}
+
+// readReceipt reads the receipt summary from a finished pod's termination message; ok is
+// false when there is none.
+func readReceipt(pod *corev1.Pod) (rc receiptCounts, ok bool) {
 	if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
-		return nil
+		return rc, false
 	}
-	msg, _, ok := receipt.TerminationMessage(pod, "")
-	if !ok || msg == "" {
-		return nil
+	msg, _, found := receipt.TerminationMessage(pod, "")
+	if !found || msg == "" {
+		return rc, false
 	}
 	s, err := receipt.Decode("pod/"+pod.Name, msg)
 	if errors.Is(err, receipt.ErrNotSummary) {
-		return nil
+		return rc, false
 	}
-	c := &CaseCounts{Pod: pod.Name}
 	if err != nil {
 		var re *receipt.Error
 		if errors.As(err, &re) {
-			c.Problem = strings.Join(re.Problems, "; ")
+			rc.problem = strings.Join(re.Problems, "; ")
 			if re.Truncated {
-				c.Problem = "truncated: " + c.Problem
+				rc.problem = "truncated: " + rc.problem
 			}
 		} else {
-			c.Problem = err.Error()
+			rc.problem = err.Error()
 		}
-		c.Text = "unreadable receipt summary"
+		rc.unreadable = true
+		return rc, true
+	}
+	rc.shardID, rc.assigned, rc.completed, rc.model, rc.infra = s.ShardID, s.Assigned.Count, s.Completed, s.Failed.Model, s.Failed.Infrastructure
+	rc.evaluated = s.Evaluated()
+	return rc, true
+}
+
+// caseCounts is the report's CaseCounts of the summary rc that pod left.
+func (rc *receiptCounts) caseCounts(pod string) *CaseCounts {
+	c := &CaseCounts{Pod: pod}
+	if rc.unreadable {
+		c.Problem, c.Text = rc.problem, "unreadable receipt summary"
 		return c
 	}
-	c.ShardID, c.Assigned, c.Completed, c.ModelFailures, c.Infrastructure = s.ShardID, s.Assigned.Count, s.Completed, s.Failed.Model, s.Failed.Infrastructure
-	c.Evaluated = s.Evaluated()
+	c.ShardID, c.Assigned, c.Completed, c.ModelFailures, c.Infrastructure = rc.shardID, rc.assigned, rc.completed, rc.model, rc.infra
+	c.Evaluated = rc.evaluated
 	c.Missing = max(0, c.Assigned-c.Evaluated-c.Infrastructure)
 	c.Text = fmt.Sprintf("%d/%d cases", c.Evaluated, c.Assigned)
 	if c.ModelFailures > 0 {
@@ -91,12 +115,12 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 		attempt int32
 		created time.Time
 		name    string
-		cases   *CaseCounts
+		cases   *receiptCounts
 	}
 	// The latest attempt, by attempt then creation; on a tie the first in list order (the lower
 	// name), whatever order the pods are considered in.
 	latest := map[int]left{}
-	consider := func(i int, attempt int32, created time.Time, name string, c *CaseCounts) {
+	consider := func(i int, attempt int32, created time.Time, name string, c *receiptCounts) {
 		q, ok := latest[i]
 		if d := cmp.Or(cmp.Compare(attempt, q.attempt), created.Compare(q.created)); !ok || d > 0 || d == 0 && name < q.name {
 			latest[i] = left{attempt, created, name, c}
@@ -119,7 +143,7 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 		st := &r.Indexes[k]
 		listed[st.Index] = true
 		if p, ok := latest[st.Index]; ok {
-			st.Cases = p.cases
+			st.Cases = p.cases.caseCounts(p.name)
 		}
 	}
 	if !r.omitted.IsEmpty() {
@@ -134,12 +158,16 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 	n := 0
 	for i := range r.Completions {
 		p, ok := latest[int(i)]
-		if !ok || !p.cases.incomplete() {
+		if !ok {
+			continue
+		}
+		c := p.cases.caseCounts(p.name)
+		if !c.incomplete() {
 			continue
 		}
 		n++
 		if len(short) < 10 {
-			short = append(short, fmt.Sprintf("%d (%s)", i, p.cases.Text))
+			short = append(short, fmt.Sprintf("%d (%s)", i, c.Text))
 		}
 	}
 	if n > 0 {

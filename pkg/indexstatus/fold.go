@@ -3,6 +3,7 @@ package indexstatus
 import (
 	"cmp"
 	"math"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -27,9 +28,10 @@ type fold struct {
 	// shapes are the distinct summaries with the identity left out (shapeOf), by number.
 	shapes  []*podSummary
 	shapeOf map[shape]uint16
-	// cases are the receipt summaries of the folded pods that left one, by seq; once sealed for a report,
-	// only the one of each index that AddCaseCounts reads.
-	cases map[uint32]*CaseCounts
+	// cases are the receipt summaries of the folded pods that left one, in seq order (the order
+	// take sees them); once sealed for a report, only those AddCaseCounts can read (pruneCases).
+	// A list, not a map: at 100,000 pods that left one, a map's entries cost twice as much.
+	cases []seqReceipt
 	// gone are the names of the pods added as ignored (not the Job's, or without an index),
 	// each with the seq of its last such copy: seal drops the folded copies added before it.
 	gone map[string]uint32
@@ -47,7 +49,7 @@ type fold struct {
 // before Add.
 func (a *Accumulator) FoldSettled() {
 	if a.fold == nil {
-		a.fold = &fold{shapeOf: map[shape]uint16{}, cases: map[uint32]*CaseCounts{}, gone: map[string]uint32{}}
+		a.fold = &fold{shapeOf: map[shape]uint16{}, gone: map[string]uint32{}}
 	}
 }
 
@@ -94,7 +96,7 @@ func (f *fold) take(job *batchv1.Job, s *podSummary) bool {
 		f.shapeOf[k] = tag
 	}
 	if s.cases != nil {
-		f.cases[s.seq] = s.cases
+		f.cases = append(f.cases, seqReceipt{s.seq, *s.cases})
 	}
 	return true
 }
@@ -149,25 +151,46 @@ func (f *fold) pruneCases() {
 	if len(f.cases) == 0 {
 		return
 	}
-	kept := map[uint32]*CaseCounts{}
+	var kept []seqReceipt
 	all := f.pol.All()
 	var best *jobpolicy.FoldedPod
+	keep := func() {
+		if best != nil {
+			rc, _ := f.receipt(best.Seq)
+			kept = append(kept, seqReceipt{best.Seq, *rc})
+		}
+	}
 	for k := range all {
 		p := &all[k]
 		if best != nil && best.Index() != p.Index() {
-			kept[best.Seq], best = f.cases[best.Seq], nil
+			keep()
+			best = nil
 		}
-		if !p.Marked() || f.cases[p.Seq] == nil {
+		if _, ok := f.receipt(p.Seq); !p.Marked() || !ok {
 			continue
 		}
 		if best == nil || p.Attempt() > best.Attempt() || p.Attempt() == best.Attempt() && p.Created().After(best.Created()) {
 			best = p
 		}
 	}
-	if best != nil {
-		kept[best.Seq] = f.cases[best.Seq]
-	}
+	keep()
+	slices.SortFunc(kept, func(x, y seqReceipt) int { return cmp.Compare(x.seq, y.seq) })
 	f.cases = kept
+}
+
+// seqReceipt is the receipt summary a folded pod left, by the pod's seq.
+type seqReceipt struct {
+	seq uint32
+	rc  receiptCounts
+}
+
+// receipt returns the receipt summary the folded pod seq left, if any.
+func (f *fold) receipt(seq uint32) (*receiptCounts, bool) {
+	k, ok := slices.BinarySearchFunc(f.cases, seq, func(x seqReceipt, s uint32) int { return cmp.Compare(x.seq, s) })
+	if !ok {
+		return nil, false
+	}
+	return &f.cases[k].rc, true
 }
 
 // shape is the summary of p with its identity left out.
@@ -178,8 +201,9 @@ func (f *fold) summary(p *jobpolicy.FoldedPod) *podSummary {
 	s := *f.shape(p)
 	s.Name, s.Index, s.Created, s.Finished = f.pol.Name(p), p.Index(), p.Created(), p.Finished()
 	s.FailureCount, s.IgnoredCount, s.seq = p.FailureCount(), p.IgnoredCount(), p.Seq
-	if p.Marked() {
-		s.cases = f.cases[p.Seq]
+	if rc, ok := f.receipt(p.Seq); p.Marked() && ok {
+		c := *rc
+		s.cases = &c
 	}
 	return &s
 }
@@ -363,12 +387,12 @@ func (f *fold) names(i int, pods []*podSummary) []string {
 }
 
 // eachCases calls visit for every folded pod that left a receipt summary, in list order.
-func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, name string, c *CaseCounts)) {
+func (f *fold) eachCases(visit func(i int, attempt int32, created time.Time, name string, c *receiptCounts)) {
 	all := f.pol.All()
 	for k := range all {
 		if p := &all[k]; p.Marked() {
-			if c := f.cases[p.Seq]; c != nil {
-				visit(p.Index(), p.Attempt(), p.Created(), f.pol.Name(p), c)
+			if rc, ok := f.receipt(p.Seq); ok {
+				visit(p.Index(), p.Attempt(), p.Created(), f.pol.Name(p), rc)
 			}
 		}
 	}

@@ -36,7 +36,7 @@ type podSummary struct {
 	container string
 
 	// cases is the receipt summary in the termination message, if any (cases.go).
-	cases *CaseCounts
+	cases *receiptCounts
 
 	// rare holds the words most pods lack, nil when all are empty: a running or succeeded pod
 	// then does not carry six empty strings (a report may hold 100,000 summaries).
@@ -123,7 +123,9 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 	if !s.hasExit {
 		s.pickExit(pod)
 	}
-	s.cases = caseCounts(pod)
+	if rc, ok := readReceipt(pod); ok {
+		s.cases = &rc
+	}
 	if rr != (podRare{}) {
 		s.rare = &rr
 	}
