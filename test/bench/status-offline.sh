@@ -9,6 +9,8 @@
 # BENCH_PODS are then the indexes and PODS in the table the pods. BENCH_COMPLETIONS (default:
 # each size of BENCH_PODS) fixes the Job's completions, the pods then covering indexes 0 to
 # BENCH_PODS-1 only (statusgen -completions), so that the pods grow with the completions fixed.
+# BENCH_RECEIPTS=true gives every terminated container a receipt summary in its termination
+# message (statusgen -receipts), as the workers of a Job made by create leave one.
 #
 # Usage: bash test/bench/status-offline.sh     (or make bench-status-offline)
 set -euo pipefail
@@ -20,13 +22,14 @@ outputs=${BENCH_OUTPUTS:-text json}
 fixture=${BENCH_FIXTURE:-test/fixtures/completing}
 attempts=${BENCH_ATTEMPTS:-1}
 completions=${BENCH_COMPLETIONS:-0}
+receipts=${BENCH_RECEIPTS:-false}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/kubectl-indexed" ./cmd/kubectl-indexed
 printf '%-8s %-11s %-6s %-4s %10s %10s %12s %10s\n' PODS COMPLETIONS OUTPUT RUN WALL USER_S MAX_RSS_MB FILE_MB
 for n in $sizes; do
-  go run ./test/bench/statusgen -fixture "$fixture" -pods "$n" -attempts "$attempts" -completions "$completions" -dir "$work/$n"
+  go run ./test/bench/statusgen -fixture "$fixture" -pods "$n" -attempts "$attempts" -completions "$completions" -receipts="$receipts" -dir "$work/$n"
   size=$(( $(stat -c %s "$work/$n/pods.json") / 1048576 ))
   for r in $(seq 1 "$runs"); do
     for out in $outputs; do

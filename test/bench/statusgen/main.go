@@ -24,12 +24,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 )
 
 func main() {
@@ -37,15 +40,16 @@ func main() {
 	n := flag.Int("pods", 5000, "completions (and pods with -attempts 1)")
 	attempts := flag.Int("attempts", 1, "pods per index: attempts-1 failed older attempts, then the cloned pod")
 	completions := flag.Int("completions", 0, "completions (and parallelism), at least -pods; 0: -pods")
+	receipts := flag.Bool("receipts", false, "give every terminated container a receipt summary in its termination message (the CASES column)")
 	dir := flag.String("dir", "", "output directory (job.json and pods.json)")
 	flag.Parse()
-	if err := run(*fixture, *n, *attempts, *completions, *dir); err != nil {
+	if err := run(*fixture, *n, *attempts, *completions, *receipts, *dir); err != nil {
 		fmt.Fprintln(os.Stderr, "statusgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(fixture string, n, attempts, completions int, dir string) error {
+func run(fixture string, n, attempts, completions int, receipts bool, dir string) error {
 	if attempts < 1 {
 		return fmt.Errorf("-attempts %d: at least 1", attempts)
 	}
@@ -88,6 +92,11 @@ func run(fixture string, n, attempts, completions int, dir string) error {
 	for i := range n {
 		for a := range attempts {
 			p := pod(&job, &list.Items[i%len(list.Items)], i, a, attempts)
+			if receipts {
+				if err := addReceipt(&job, p, i); err != nil {
+					return err
+				}
+			}
 			b, err := json.Marshal(p)
 			if err != nil {
 				return err
@@ -153,6 +162,25 @@ func pod(job *batchv1.Job, tmpl *corev1.Pod, i, a, attempts int) *corev1.Pod {
 			ExitCode: 1, Reason: "Error", StartedAt: start, FinishedAt: end, ContainerID: cs.ContainerID}}
 	}
 	return p
+}
+
+// addReceipt writes the receipt summary a worker of shard i leaves (pkg/receipt) into the
+// termination message of every terminated container of p: all 200 assigned cases completed.
+func addReceipt(job *batchv1.Job, p *corev1.Pod, i int) error {
+	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
+		Manifest: receipt.ManifestRef{Name: job.Name, Revision: "1"}, ShardID: fmt.Sprintf("shard-%d", i),
+		CompletionIndex: i, Job: receipt.JobRef{Name: job.Name}, AttemptID: p.Name,
+		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}, Completed: 200}
+	b, err := receipt.Encode(s)
+	if err != nil {
+		return err
+	}
+	for k := range p.Status.ContainerStatuses {
+		if t := p.Status.ContainerStatuses[k].State.Terminated; t != nil {
+			t.Message = string(b)
+		}
+	}
+	return nil
 }
 
 func readJSON(path string, v any) error {
