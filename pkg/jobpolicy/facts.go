@@ -242,8 +242,9 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	return EvaluateFolded(job, ptrs, nil, now)
 }
 
-// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable: settled or untracked terminating,
-// index below completions) folded into settled instead of listed in pods; settled may be nil.
+// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable:
+// settled or untracked terminating, index below completions) folded into settled instead of
+// listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
 	settled.Seal()
 	spec := SpecOf(job)
@@ -642,8 +643,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 			if p.Failed() && forgetFailed {
 				continue
 			}
-			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && (p.created > last.created ||
-				p.created == last.created && cmp.Or(strings.Compare(folded.Name(p), folded.Name(last)), cmp.Compare(p.Seq, last.Seq)) < 0) {
+			// settled is in list order, so on a tie of attempt and creation the first one seen
+			// (the lower name) stays.
+			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && p.created > last.created {
 				last = p
 			}
 		}
