@@ -1,10 +1,11 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -617,11 +618,10 @@ func (b *reportBuilder) podList(settled []*podSummary, more int, keep func(*podS
 			pods = append(pods, p)
 		}
 	}
-	sort.Slice(pods, func(i, j int) bool {
-		if pods[i].Index != pods[j].Index {
-			return pods[i].Index < pods[j].Index
-		}
-		return pods[i].Created.Before(pods[j].Created)
+	// By index then creation; a tie in both goes to list order (attempt, then name), as fold.first
+	// keeps it, so that the words do not follow the map's order.
+	slices.SortFunc(pods, func(p, q *podSummary) int {
+		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created.Compare(q.Created), comparePods(p, q))
 	})
 	var parts []string
 	for k, p := range pods {
@@ -669,13 +669,14 @@ func (b *reportBuilder) failJobWords() string {
 		return fmt.Sprintf("Pod %s%s has condition %s, which matches podFailurePolicy rule %s (FailJob): the whole Job fails at once, without retries.",
 			m[2], indexOf(m[2]), m[3], m[4])
 	}
+	// The first pod in list order that matched a FailJob rule, listed or folded.
+	first := b.acc.fold.failJob()
 	for _, p := range b.acc.pods {
-		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob {
-			return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
-				p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
+		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
+			first = p
 		}
 	}
-	if p := b.acc.fold.failJob(); p != nil {
+	if p := first; p != nil {
 		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
 			p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
 	}
