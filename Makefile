@@ -23,7 +23,9 @@ endif
 TOOLS_BIN           := $(CURDIR)/.tools/bin
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT       := $(TOOLS_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
-FUZZTIME            ?= 15s
+# Empty: each fuzz target runs for its count in hack/fuzz-budgets (why a count: see there).
+FUZZTIME            ?=
+FUZZ_BUDGETS        ?= hack/fuzz-budgets
 
 BINARIES := kubectl-indexed kubectl_complete-indexed
 
@@ -70,11 +72,19 @@ lint: $(GOLANGCI_LINT) ## golangci-lint at a pinned version
 	$(GOLANGCI_LINT) run ./...
 
 .PHONY: fuzz
-fuzz: ## A short run of every fuzz target
-	@for pkg in $$(go list ./pkg/...); do \
-	  for target in $$(go test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
-	    echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
-	    go test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+fuzz: ## A short run of every fuzz target (counts in hack/fuzz-budgets, or FUZZTIME for all)
+	@# The targets are found in the sources: go test -list would build every package's tests.
+	@for pkg in $$(grep -l '^func Fuzz' $$(git ls-files 'pkg/*_test.go') | xargs -n1 dirname | sort -u); do \
+	  for target in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$pkg/*_test.go); do \
+	    budget="$(FUZZTIME)"; \
+	    if [ -z "$$budget" ]; then \
+	      budget=$$(awk -v p="$$pkg" -v t="$$target" '$$1 == p && $$2 == t { print $$3 }' $(FUZZ_BUDGETS)); \
+	    fi; \
+	    if [ -z "$$budget" ]; then \
+	      echo "make fuzz: $$pkg $$target has no count in $(FUZZ_BUDGETS); add one (or set FUZZTIME)" >&2; exit 1; \
+	    fi; \
+	    echo "fuzz ./$$pkg $$target ($$budget)"; \
+	    go test -run '^$$' -fuzz "^$$target$$" -fuzztime "$$budget" -fuzzminimizetime 10s ./$$pkg; \
 	  done; \
 	done
 
