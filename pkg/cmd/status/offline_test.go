@@ -146,7 +146,8 @@ func TestTemplateOutputs(t *testing.T) {
 		"jsonpath={.completeness.missing}":                              "2,4",
 		`jsonpath={range .indexes[?(@.state=="Failed")]}{.index} {end}`: "2 4 ",
 		"go-template={{.phase}}":                                        "Failed",
-		"custom-columns=PHASE:.phase,MISSING:.completeness.missing":     "PHASE    MISSING\nFailed   2,4\n",
+		// custom-columns: a row per index, as docs/kubectl-habits.md says.
+		"custom-columns=INDEX:.index,STATE:.state": "INDEX   STATE\n0       Succeeded\n1       Succeeded\n2       Failed\n3       Succeeded\n4       Failed\n5       Succeeded\n",
 		"name": "job.batch/" + j.Name + "\n",
 	} {
 		r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "-o", format)

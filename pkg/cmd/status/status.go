@@ -356,7 +356,7 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		return output.PrintStructured(w, o.Output, r)
 	}
 	if output.IsTemplate(o.Output) {
-		return output.Print(w, o.Output, r)
+		return output.PrintList(w, o.Output, r, "indexes")
 	}
 	if o.Output == output.FormatName {
 		// As kubectl get -o name: the Job the report is about.
