@@ -9,7 +9,8 @@ import (
 type Rule struct {
 	// ID never changes once released; --disable and the JSON report use it.
 	ID string `json:"id"`
-	// Severity of the rule's findings (kube-version-feature also reports info for beta features).
+	// Severity of the rule's findings (kube-version-feature also reports an error for a field the
+	// target version lacks, and info for beta features).
 	Severity Severity `json:"severity"`
 	// What the rule flags, in one line.
 	What string `json:"what"`
