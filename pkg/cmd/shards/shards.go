@@ -237,7 +237,7 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (a ManifestSummary, or a list of them), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per manifest). Default: one line per manifest.")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (a ShardManifestSummary, or a ShardManifestSummaryList for several files), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per manifest). Default: one line per manifest.")
 	registerOutput(cmd, output.FormatJSON, output.FormatYAML)
 	return cmd
 }
