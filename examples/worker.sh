@@ -93,7 +93,7 @@ receipt() {
 		summary="$(printf '{%s,"completed":%d,"failed":{"model":0,"infrastructure":%d}%s,"finishedAt":"%s","kind":"ShardReceiptSummary"}' \
 			"$head" "$done_count" "$failed_n" "$reason_field" "$finished")"
 	fi
-	if ! printf '%s' "$summary" >"$tlog" 2>/dev/null; then
+	if ! printf '%s' "$summary" 2>/dev/null >"$tlog"; then
 		echo "note: cannot write the receipt summary to $tlog (set INDEXED_TERMINATION_LOG to try it locally)" >&2
 	fi
 }
