@@ -204,6 +204,8 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		// AlreadyExists (kubectl indexed never deletes a Job), so the command renames it.
 		fmt.Fprintf(&b, "create the new Job under a new name, %s here (or choose another): %s stays taken", newName, name)
 		switch {
+		case opts.DesiredInList && (src == "" || src == "-"):
+			fmt.Fprintf(&b, ": re-run the create command that printed the manifest with the name %s (the shard ConfigMap is shared)", newName)
 		case opts.DesiredInList:
 			fmt.Fprintf(&b, ": re-run the command that printed %s with the name %s (the shard ConfigMap is shared)", src, newName)
 		case src != "" && src != "-":

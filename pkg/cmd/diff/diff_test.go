@@ -238,6 +238,13 @@ func TestDesiredFromCreateList(t *testing.T) {
 		!strings.Contains(flat, "re-run the command that printed "+p+" with the name eval-2") {
 		t.Errorf("List needing a new Job: code %d\n%s", r.code, r.stdout)
 	}
+	// The same List from standard input: the plan cannot name a file.
+	r = run(t, client, string(b), "eval", "-f", "-")
+	flat = strings.Join(strings.Fields(r.stdout), " ")
+	if r.code != 1 || strings.Contains(flat, "printed -") ||
+		!strings.Contains(flat, "re-run the create command that printed the manifest with the name eval-2") {
+		t.Errorf("List from stdin needing a new Job: code %d\n%s", r.code, r.stdout)
+	}
 }
 
 func TestOffline(t *testing.T) {
