@@ -70,7 +70,11 @@ func quoteEmpty(v string) string {
 
 // PodsText renders pods per index grouped by count, "0-2,4:1 3:2" (by count, then by first
 // index), or "none".
-func PodsText(m map[string]int) string {
+func PodsText(m map[string]int) string { return PodsTextWidth(m, 0) }
+
+// PodsTextWidth is PodsText with each group's indexes cut at about width bytes ("0,100,200
+// (and 997 more):2"); 0 keeps them whole.
+func PodsTextWidth(m map[string]int, width int) string {
 	byCount := map[int][]int{}
 	for k, v := range m {
 		i, err := strconv.Atoi(k)
@@ -83,7 +87,12 @@ func PodsText(m map[string]int) string {
 	slices.Sort(counts)
 	parts := make([]string, 0, len(counts))
 	for _, c := range counts {
-		parts = append(parts, fmt.Sprintf("%s:%d", indexes.Of(byCount[c]...).String(), c))
+		set := indexes.Of(byCount[c]...)
+		words := set.String()
+		if width > 0 {
+			words = set.Truncated(width)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", words, c))
 	}
 	if len(parts) == 0 {
 		return "none"

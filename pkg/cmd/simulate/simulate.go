@@ -214,7 +214,7 @@ func (o *Options) Run() error {
 		if job.Spec.Completions != nil {
 			if out := o.outcomes.OutOfRange(int(*job.Spec.Completions)); len(out) > 0 {
 				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %d completions (indexes 0-%d): the flags for indexes %s do not apply to it\n",
-					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(60))
+					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(setWidth))
 			}
 		}
 		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !output.IsMachine(o.Output)
@@ -232,7 +232,7 @@ func (o *Options) Run() error {
 		return output.Write(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports}, "reports")
 	}
 	if len(reports) > 1 {
-		return printCompare(o.Out, reports)
+		return printCompare(o.Out, reports, o.Wide)
 	}
 	return printText(o.Out, &reports[0], start, o.Wide)
 }
@@ -268,19 +268,40 @@ func orNone(s string) string {
 	return s
 }
 
+// setWidth is how many bytes of an interval string the text view shows (status's width).
+const setWidth = 60
+
+// cutSet cuts the interval string s at about width bytes ("0-99,101-199 (and 98900 more)");
+// width 0, or a string that is not an interval string, leaves it whole.
+func cutSet(s string, width int) string {
+	if width <= 0 || len(s) <= width {
+		return s
+	}
+	set, err := indexes.Parse(s, math.MaxInt32)
+	if err != nil {
+		return s
+	}
+	return set.Truncated(width)
+}
+
 func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Job %s (%s): %s\n", r.Job, r.Source, outcomeLine(r))
 	st := &r.Status
+	// Index lists are cut at setWidth bytes unless -o wide (-o json has them whole).
+	width := setWidth
+	if wide {
+		width = 0
+	}
 	failedIx := "-"
 	if st.FailedIndexes != nil {
-		failedIx = orNone(*st.FailedIndexes)
+		failedIx = orNone(cutSet(*st.FailedIndexes, width))
 	}
-	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", orNone(st.CompletedIndexes), failedIx, st.Succeeded, st.Failed)
+	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", orNone(cutSet(st.CompletedIndexes, width)), failedIx, st.Succeeded, st.Failed)
 	for _, c := range conditionWords(st, start) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
-	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsText(r.PodsPerIndex), r.PodsCreated)
+	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsTextWidth(r.PodsPerIndex, width), r.PodsCreated)
 	switch {
 	case r.TimingIndependent != "":
 		fmt.Fprintf(&b, "  timing: %s\n", r.TimingIndependent)
@@ -313,7 +334,7 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 		if err != nil {
 			return err
 		}
-		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(60), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(setWidth), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -363,8 +384,12 @@ func codes(cs []int32) string {
 	return strings.Join(parts, ",")
 }
 
-// printCompare prints the reports side by side.
-func printCompare(w io.Writer, reports []simulate.Report) error {
+// printCompare prints the reports side by side, index lists cut unless wide.
+func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
+	width := setWidth
+	if wide {
+		width = 0
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(name string, f func(r *simulate.Report) string) {
 		cells := []string{name}
@@ -384,12 +409,12 @@ func printCompare(w io.Writer, reports []simulate.Report) error {
 		return r.Outcome + reason
 	})
 	row("after", func(r *simulate.Report) string { return r.Duration })
-	row("completedIndexes", func(r *simulate.Report) string { return orNone(r.Status.CompletedIndexes) })
+	row("completedIndexes", func(r *simulate.Report) string { return orNone(cutSet(r.Status.CompletedIndexes, width)) })
 	row("failedIndexes", func(r *simulate.Report) string {
 		if r.Status.FailedIndexes == nil {
 			return "-"
 		}
-		return orNone(*r.Status.FailedIndexes)
+		return orNone(cutSet(*r.Status.FailedIndexes, width))
 	})
 	row("succeeded", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Succeeded)) })
 	row("failed", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Failed)) })

@@ -3,6 +3,7 @@ package simulate
 import (
 	"encoding/json"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -155,5 +156,43 @@ func TestOutputTemplates(t *testing.T) {
 	}
 	if _, err := runCmd(t, job, "-o", "jsonpath={.events["); err == nil || !strings.Contains(err.Error(), "-o jsonpath=") {
 		t.Errorf("bad template: %v", err)
+	}
+}
+
+// TestTextCutsIndexLists: the text view cuts long index lists (as status does); -o wide keeps
+// them whole. 10,000 indexes where every 100th fails once under backoffLimitPerIndex 1: 100
+// indexes end with 2 pods, the other 9,900 with 1, in 100 intervals each.
+func TestTextCutsIndexLists(t *testing.T) {
+	job := strings.Replace(strings.Replace(strings.Replace(jobYAML, "completions: 4", "completions: 10000", 1),
+		"parallelism: 4", "parallelism: 10000", 1), "backoffLimit: 1", "backoffLimitPerIndex: 1", 1)
+	path := testutil.WriteFile(t, "big.yaml", job)
+	var flags []string
+	for i := 0; i < 10000; i += 100 {
+		flags = append(flags, "--outcome", strconv.Itoa(i)+"=1,0")
+	}
+	line := func(out, prefix string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+				return l
+			}
+		}
+		t.Fatalf("no %q line in:\n%s", prefix, out)
+		return ""
+	}
+	out, err := runCmd(t, append([]string{path}, flags...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := line(out, "pods per index at the end:")
+	if len(pods) > 250 || !strings.Contains(pods, "(and 9") || !strings.Contains(pods, "(10100 created)") {
+		t.Errorf("text: the pods line is not cut (%d bytes): %s", len(pods), pods)
+	}
+	wide, err := runCmd(t, append([]string{path, "-o", "wide"}, flags...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods = line(wide, "pods per index at the end:")
+	if !strings.Contains(pods, "9901-9999:1") || !strings.Contains(pods, "9800,9900:2") || strings.Contains(pods, "more)") {
+		t.Errorf("-o wide: the pods line is not whole: %.300s...", pods)
 	}
 }
