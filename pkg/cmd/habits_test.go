@@ -108,3 +108,21 @@ func TestVersionTemplates(t *testing.T) {
 		t.Errorf("bad template: exit %d %s", code, stderr)
 	}
 }
+
+// An https server without credentials is an API error (exit 4), never a prompt for a username
+// on standard output (kubectl's deprecated --username/--password flags make client-go's loader
+// interactive on the process's stdin; basic authentication was removed from Kubernetes in 1.19).
+func TestNoCredentialPrompt(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	for _, args := range [][]string{
+		{"status", "x", "-o", "json"},
+		{"list"},
+		{"reconcile", "x"},
+	} {
+		args = append(args, "--request-timeout", "2s", "--server", "https://127.0.0.1:1")
+		stdout, stderr, code := execute(t, args...)
+		if code != 4 || strings.Contains(stderr, "EOF") || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", args, code, stdout, stderr)
+		}
+	}
+}

@@ -48,7 +48,7 @@ var rootLong = templates.LongDesc(`
 
 // NewCmdIndexed returns the root command with every verb attached.
 func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
-	configFlags := genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
+	configFlags := genericclioptions.NewConfigFlags(true).WithDiscoveryBurst(300).WithDiscoveryQPS(50.0)
 
 	root := &cobra.Command{
 		Use:   "indexed",
