@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -285,6 +286,11 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 			continue
 		}
 		seen[f.File] = true
+		// The hint reads the file again, and its commands read it too: only a regular file can
+		// be read twice (opening a named pipe again would wait for a writer forever).
+		if fi, err := os.Stat(f.File); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
 		job, cron, err := simulate.ReadJob(f.File, nil)
 		if err != nil {
 			continue
