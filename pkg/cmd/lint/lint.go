@@ -265,6 +265,9 @@ func (o *Options) listRules() error {
 	if output.IsStructured(o.Output) {
 		return output.PrintStructured(o.Out, o.Output, map[string]any{"rules": rules})
 	}
+	if output.IsTemplate(o.Output) {
+		return output.PrintList(o.Out, o.Output, map[string]any{"rules": rules}, "rules")
+	}
 	width := 0
 	for _, r := range rules {
 		width = max(width, len(r.ID))

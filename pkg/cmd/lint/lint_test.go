@@ -297,6 +297,16 @@ func TestListRulesJSON(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(r.Stdout), &out); err != nil || len(out.Rules) != len(lint.Rules()) {
 		t.Fatalf("--list-rules -o yaml: %v, %d rules", err, len(out.Rules))
 	}
+	// kubectl's templates apply to {"rules": [...]}; custom-columns prints a row per rule.
+	rules := lint.Rules()
+	if r := run(t, "", "--list-rules", "-o", "jsonpath={.rules[1].id}"); r.Code != 0 || r.Stdout != rules[1].ID {
+		t.Errorf("--list-rules -o jsonpath: exit %d %q, want %q", r.Code, r.Stdout, rules[1].ID)
+	}
+	r = run(t, "", "--list-rules", "-o", "custom-columns=ID:.id,SEVERITY:.severity")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if r.Code != 0 || len(lines) != len(rules)+1 || strings.Fields(lines[1])[0] != rules[0].ID || strings.Fields(lines[1])[1] != string(rules[0].Severity) {
+		t.Errorf("--list-rules -o custom-columns: exit %d, %d lines for %d rules:\n%s", r.Code, len(lines), len(rules), r.Stdout)
+	}
 }
 
 func TestDisableAndSeverity(t *testing.T) {
