@@ -52,7 +52,7 @@ var (
 		kubectl indexed list
 
 		# Every namespace, only the Jobs create made from one manifest
-		kubectl indexed get -A -l indexed.kubectl.io/manifest=evaluation
+		kubectl indexed get -A -l indexed.kubectl.io/manifest-name=evaluation
 
 		# With attempt counts (also lists the pods)
 		kubectl indexed list --with-pods -o wide
@@ -109,7 +109,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List the Indexed Jobs of every namespace.")
-	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest=evaluation).")
+	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest-name=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
 	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table, or custom-columns, without its header line.")
