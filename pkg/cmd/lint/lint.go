@@ -171,7 +171,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := output.ValidateFormat(o.Output, "", output.FormatJSON, output.FormatYAML); err != nil {
+	} else if err := output.ValidateFormat(o.Output, "", "text", output.FormatJSON, output.FormatYAML); err != nil { // "text" became "" above; named for the message
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)

@@ -192,7 +192,8 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the output format.
 func (o *Options) Validate() error {
 	if o.Output != "" {
-		if err := output.Validate(o.Output, output.FormatJSON, output.FormatYAML); err != nil {
+		// wide became o.Wide in Complete; it is named here for the message.
+		if err := output.Validate(o.Output, output.FormatWide, output.FormatJSON, output.FormatYAML); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
