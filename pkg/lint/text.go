@@ -138,7 +138,12 @@ func PrintText(w io.Writer, r *Report, opts TextOptions) error {
 	if err := PrintFindings(w, r.Findings, opts); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, r.SummaryLine())
+	line := r.SummaryLine()
+	if opts.Width > 0 && !opts.Brief {
+		// Wrapped as the findings are; --brief keeps it one line, for grep.
+		line = strings.Join(wrapText(line, 0, 4, opts.Width), "\n    ")
+	}
+	_, err := fmt.Fprintln(w, line)
 	return err
 }
 
