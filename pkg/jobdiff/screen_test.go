@@ -63,6 +63,14 @@ func TestPlanFitsOnAScreen(t *testing.T) {
 					t.Errorf("%s vs desired %d: line wider than %d columns: %q", f.name, i, Width, l)
 				}
 			}
+			// The differences fit too: values (cut at maxValueWidth) go one a line when both do
+			// not fit; only a difference's path, kept whole, may be longer.
+			for _, l := range strings.Split(text, "\n") {
+				path := strings.HasPrefix(l, "  ~ ") || strings.HasPrefix(l, "  + ") || strings.HasPrefix(l, "  - ")
+				if utf8.RuneCountInString(l) > Width && !path && !strings.HasPrefix(strings.TrimSpace(l), "kubectl ") {
+					t.Errorf("%s vs desired %d: line wider than %d columns: %q", f.name, i, Width, l)
+				}
+			}
 		}
 	}
 	t.Logf("%d plans, the longest %d lines", n, longest)

@@ -39,7 +39,13 @@ func WriteTextWidth(w io.Writer, r *Report, now time.Time, width int) error {
 		seen := map[string]bool{}
 		for _, d := range r.Differences {
 			ew.printf("  %s %s\n", changeMark(d.Change), d.Path)
-			ew.printf("      live: %s   desired: %s\n", showValue(d.Live, d.Live != nil), showValue(d.Desired, d.Desired != nil))
+			live, desired := showValue(d.Live, d.Live != nil), showValue(d.Desired, d.Desired != nil)
+			if line := fmt.Sprintf("      live: %s   desired: %s", live, desired); width <= 0 || len(line) <= width {
+				ew.printf("%s\n", line)
+			} else {
+				// Too long for one line: one value a line, aligned.
+				ew.printf("      live:    %s\n      desired: %s\n", live, desired)
+			}
 			ew.para(6, 8, describeClass(d, seen[d.Condition]))
 			seen[d.Condition] = true
 		}
