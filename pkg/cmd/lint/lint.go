@@ -299,7 +299,9 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 			continue
 		}
 		if h, ok := simulate.PrepareDBHint(f.File, job, cron); ok {
-			_, _ = fmt.Fprintf(w, "hint: see what the prepare-db mode of %s does, next to the per-index fix, on the same failures:\n  %s\n  %s\n", f.File, h.Fix, h.Simulate)
+			words := fmt.Sprintf("hint: see what the prepare-db mode of %s does, next to the per-index fix, on the same failures:", f.File)
+			// The prose wraps at the report's width; the commands stay whole, to be copied.
+			_, _ = fmt.Fprintf(w, "%s\n  %s\n  %s\n", strings.Join(lint.WrapText(words, 0, 6, TextWidth), "\n      "), h.Fix, h.Simulate)
 		}
 	}
 }
