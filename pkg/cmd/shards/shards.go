@@ -146,13 +146,9 @@ func (o *SplitOptions) Validate() error {
 
 // Run reads the case list and writes the manifest.
 func (o *SplitOptions) Run() error {
-	labels := map[string]string{}
-	for _, kv := range o.Labels {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return exitcode.UsageError("--label %q: give KEY=VALUE", kv)
-		}
-		labels[k] = v
+	labels, err := o.labels()
+	if err != nil {
+		return err
 	}
 	in := o.In
 	name := o.Cases
@@ -388,7 +384,11 @@ func registerOutput(cmd *cobra.Command, formats ...string) {
 // the manifest's own rules (a one-case, one-shard manifest made from them), so that an error
 // names the flag, once, rather than a manifest field once per shard.
 func (o *SplitOptions) validateNames() error {
-	_, _, err := shards.Split([]string{"probe"}, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Shards: 1, IDPrefix: o.IDPrefix})
+	labels, err := o.labels()
+	if err != nil {
+		return err
+	}
+	_, _, err = shards.Split([]string{"probe"}, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Labels: labels, Shards: 1, IDPrefix: o.IDPrefix})
 	var me *shards.Error
 	if !errors.As(err, &me) {
 		return nil
@@ -401,9 +401,24 @@ func (o *SplitOptions) validateNames() error {
 			return exitcode.UsageError("--id-prefix %q makes invalid shard IDs (such as %q): %s", o.IDPrefix, o.IDPrefix+"-0", afterColon(p.Message))
 		case strings.Contains(p.Path, "revision"):
 			return exitcode.UsageError("--revision %q: %s", o.Revision, afterColon(p.Message))
+		case strings.HasPrefix(p.Path, "metadata.labels"):
+			return exitcode.UsageError("--label: %s", p.Message)
 		}
 	}
 	return nil
+}
+
+// labels are the --label flags as a map.
+func (o *SplitOptions) labels() (map[string]string, error) {
+	labels := map[string]string{}
+	for _, kv := range o.Labels {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, exitcode.UsageError("--label %q: give KEY=VALUE", kv)
+		}
+		labels[k] = v
+	}
+	return labels, nil
 }
 
 // afterColon is a problem's message without its "invalid X %q: " lead.

@@ -186,6 +186,19 @@ func TestSplitBadIDPrefixOnce(t *testing.T) {
 	}
 }
 
+// A bad --label is named as the flag, not blamed on the case list, before the list is read.
+func TestSplitBadLabelNamesTheFlag(t *testing.T) {
+	for label, want := range map[string]string{
+		"a=b=c":                  `--label: invalid label value "b=c"`,
+		"indexed.kubectl.io/x=y": `--label: label keys under "indexed.kubectl.io/" are reserved`,
+	} {
+		r := run(t, caseList(30), "split", "--cases", "-", "--shards", "3", "--name", "x", "--revision", "1", "--label", label)
+		if r.Code != exitcode.Usage || r.Err == nil || !strings.HasPrefix(r.Err.Error(), want) {
+			t.Errorf("--label %s: exit %d %v, want %q", label, r.Code, r.Err, want)
+		}
+	}
+}
+
 // The help's shard ID pattern survives the help formatter (angle brackets did not).
 func TestSplitHelpNamesTheIDPattern(t *testing.T) {
 	r := run(t, "", "split", "--help")
