@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -227,6 +228,9 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Files = args
+			if n := slices.Index(args, source.StdinName); n >= 0 && slices.Index(args[n+1:], source.StdinName) >= 0 {
+				return exitcode.UsageError("standard input (-) given more than once: it can be read only once")
+			}
 			if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}

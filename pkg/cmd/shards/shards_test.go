@@ -199,6 +199,18 @@ func TestSplitBadLabelNamesTheFlag(t *testing.T) {
 	}
 }
 
+// Standard input can be read once: validate - - is a usage error, not "the file is empty".
+func TestValidateStdinOnce(t *testing.T) {
+	data, err := os.ReadFile("../../../examples/manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, string(data), "validate", "-", "-")
+	if r.Code != exitcode.Usage || r.Err == nil || !strings.Contains(r.Err.Error(), "given more than once") {
+		t.Errorf("validate - -: exit %d %v\n%s", r.Code, r.Err, r.Stderr)
+	}
+}
+
 // The help's shard ID pattern survives the help formatter (angle brackets did not).
 func TestSplitHelpNamesTheIDPattern(t *testing.T) {
 	r := run(t, "", "split", "--help")
