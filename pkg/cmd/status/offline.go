@@ -1,6 +1,7 @@
 package status
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, pod
 		}
 		more, err := source.ReadPods(o.PodsFile, o.In)
 		if err != nil {
-			return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+			return nil, nil, false, nil, nil, podsReadError(err, fmt.Sprintf("kubectl get pods -n %s -l %s=%s -o json", orDefault(job.Namespace, "NAMESPACE"), batchv1.JobNameLabel, orDefault(job.Name, "NAME")))
 		}
 		pods, podsGiven = more, true
 	}
@@ -110,6 +111,17 @@ func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, pod
 		return nil, nil, false, nil, nil, err
 	}
 	return job, pods, podsGiven, cms, nil, nil
+}
+
+// podsReadError is the error of a --pods-file that could not be read. One that holds no object
+// at all (an empty file, as a failed kubectl get pods > pods.json leaves, or only null) is not
+// "no pods": the report would then say the pods are gone. It says what was expected instead.
+// command is the kubectl command that saves the pods expected.
+func podsReadError(err error, command string) error {
+	if errors.Is(err, source.ErrNoObject) {
+		return exitcode.UsageError("cannot read the pods: %v: expected the pods as %s writes them (a List, with no items when no pod exists)", err, command)
+	}
+	return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
 }
 
 // foreignPods is an error naming the pods given that belong to another Job: their controller

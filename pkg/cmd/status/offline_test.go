@@ -162,3 +162,48 @@ func TestTemplateOutputs(t *testing.T) {
 		t.Errorf("-o xml: %+v", r)
 	}
 }
+
+// A --pods-file that holds no object at all (empty, as a failed kubectl get pods > pods.json
+// leaves it, only null, an empty directory, empty stdin) is not "no pods": the report would
+// say the pods are gone. It is an error naming the input and the command that saves the pods;
+// a List with no items is an answer (no pod exists) and still makes a report.
+func TestPodsFileWithoutObjectIsAnError(t *testing.T) {
+	j, pods := seed()
+	jobFile, _ := writeObjects(t, j, pods)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	emptyDir := filepath.Join(dir, "emptydir")
+	if err := os.Mkdir(emptyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := "holds no object (it is empty, or holds only null): expected the pods as kubectl get pods -n ns -l batch.kubernetes.io/job-name=seed -o json writes them"
+	for name, tc := range map[string]struct{ path, stdin string }{
+		"empty file":  {path: write("empty.json", "")},
+		"null":        {path: write("null.json", "null\n")},
+		"spaces":      {path: write("spaces.yaml", "  \n\n")},
+		"yaml null":   {path: write("null.yaml", "---\n~\n")},
+		"empty dir":   {path: emptyDir},
+		"empty stdin": {path: "-"},
+	} {
+		r := run(t, nil, tc.stdin, "-f", jobFile, "--pods-file", tc.path)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, tc.path+": "+want) || r.out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, want exit 2 and %q", name, r.code, r.out, r.errOut, want)
+		}
+	}
+	for name, text := range map[string]string{
+		"json":      `{"apiVersion":"v1","kind":"List","items":[]}`,
+		"yaml":      "apiVersion: v1\nkind: List\nitems: []\n",
+		"json null": `{"apiVersion":"v1","kind":"PodList","items":null}`,
+	} {
+		r := run(t, nil, "", "-f", jobFile, "--pods-file", write("list-"+strings.ReplaceAll(name, " ", "-")+".txt", text))
+		if r.code != 0 || strings.Contains(r.out, "No pods given") || !strings.Contains(folded(r.out), "their pods are gone") {
+			t.Errorf("%s: an empty List is no pods, not no answer: exit %d\n%s%s", name, r.code, r.out, r.errOut)
+		}
+	}
+}
