@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -204,6 +205,24 @@ func TestPodsFileWithoutObjectIsAnError(t *testing.T) {
 		r := run(t, nil, "", "-f", jobFile, "--pods-file", write("list-"+strings.ReplaceAll(name, " ", "-")+".txt", text))
 		if r.code != 0 || strings.Contains(r.out, "No pods given") || !strings.Contains(folded(r.out), "their pods are gone") {
 			t.Errorf("%s: an empty List is no pods, not no answer: exit %d\n%s%s", name, r.code, r.out, r.errOut)
+		}
+	}
+}
+
+// A Job with more completions than a report is made for (indexstatus.MaxCompletions; the API
+// server accepts up to 2^31-1) is a usage error naming the bound, offline and live, not a
+// report that runs out of memory (before: a Go runtime fatal error at 10,000,000).
+func TestTooManyCompletionsIsAnError(t *testing.T) {
+	j, pods := seed()
+	j.Spec.Completions = ptr.To[int32](indexstatus.MaxCompletions + 1)
+	jobFile, podsFile := writeObjects(t, j, pods)
+	want := `job "seed" in namespace "ns" has spec.completions 1000001: more indexes than a report is made for (at most 1000000`
+	for name, r := range map[string]result{
+		"offline": run(t, nil, "", "-f", jobFile, "--pods-file", podsFile),
+		"live":    run(t, clientFor(j, pods), "", "seed"),
+	} {
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, want) || r.out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %d bytes; want exit 2 and %q", name, r.code, r.errOut, len(r.out), want)
 		}
 	}
 }
