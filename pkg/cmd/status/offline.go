@@ -241,17 +241,23 @@ func podTime(p *corev1.Pod) time.Time {
 }
 
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only
-// when the objects carry no time at all).
-func (o *Options) offlineClock(at time.Time) (fixedClock, string) {
+// when the objects carry no time at all). --now before the capture time is a usage error: the
+// objects cannot have been saved before a time written in them, and a report made then would
+// count ages and backoffs from times still to come.
+func (o *Options) offlineClock(at time.Time) (fixedClock, string, error) {
 	if !o.Now.IsZero() {
-		return fixedClock(o.Now), ""
+		if o.Now.Before(at) {
+			return fixedClock{}, "", exitcode.UsageError("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
+				o.Now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+		}
+		return fixedClock(o.Now), "", nil
 	}
 	if at.IsZero() {
-		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved)."
+		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
 	}
 	// No note: live and offline reports of the same objects are the same; observedAt says
 	// the time.
-	return fixedClock(at), ""
+	return fixedClock(at), "", nil
 }
 
 // fixedClock always says the same time.

@@ -226,3 +226,28 @@ func TestTooManyCompletionsIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// --now earlier than the newest time written in the objects is a usage error naming that time:
+// the objects were saved after it, and a report then counted ages and backoffs from the future
+// ("retried after 60611h45m33s"). --now at that very time is accepted.
+func TestNowBeforeTheObjectsIsAnError(t *testing.T) {
+	j, pods := running()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	newest := t0.Add(5 * time.Second).UTC().Format(time.RFC3339) // the running fixture's pods' finish
+	for name, args := range map[string][]string{
+		"streamed pods": {"-f", jobFile, "--pods-file", podsFile},
+		"job alone":     {"-f", jobFile},
+	} {
+		r := run(t, nil, "", append(args, "--now", "2020-01-01T00:00:00Z")...)
+		if r.code != exitcode.Usage || r.out != "" || !strings.Contains(r.errOut, "--now 2020-01-01T00:00:00Z is before ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2", name, r.code, r.out, r.errOut)
+		}
+	}
+	r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "--now", "2026-03-01T12:00:04Z")
+	if want := "--now 2026-03-01T12:00:04Z is before " + newest + ", the newest time written in the objects"; r.code != exitcode.Usage || !strings.Contains(r.errOut, want) {
+		t.Errorf("a second early: exit %d, stderr %q, want %q", r.code, r.errOut, want)
+	}
+	if r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "--now", newest); r.code != 0 {
+		t.Errorf("--now at the newest time: exit %d, %s", r.code, r.errOut)
+	}
+}

@@ -419,7 +419,10 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	if !podsGiven {
 		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
 	}
-	clk, clockNote := o.offlineClock(in.captured)
+	clk, clockNote, err := o.offlineClock(in.captured)
+	if err != nil {
+		return nil, err
+	}
 	if clockNote != "" {
 		notes = append(notes, clockNote)
 	}
