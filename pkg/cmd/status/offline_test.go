@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // An offline report is made at the newest time in the objects, not at the wall clock's: the
@@ -249,5 +250,42 @@ func TestNowBeforeTheObjectsIsAnError(t *testing.T) {
 	}
 	if r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "--now", newest); r.code != 0 {
 		t.Errorf("--now at the newest time: exit %d, %s", r.code, r.errOut)
+	}
+}
+
+// -f holding the Job's shard ConfigMap next to it (the List create --save and create
+// --dry-run=client -o yaml write) gives the shard IDs, as --shards-file with that ConfigMap
+// does; before, the report ignored it and said to give it with --shards-file. A ConfigMap of
+// the same name in another namespace is not the Job's.
+func TestShardConfigMapInFile(t *testing.T) {
+	j, pods := seed()
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "seed-shards"}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "seed-shards", Namespace: "ns"},
+		Data:       map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`},
+	}
+	jobFile, podsFile := writeObjects(t, j, pods)
+	cmFile := writeList(t, cm)
+	now := []string{"-o", "wide", "--now", t0.Add(time.Minute).Format(time.RFC3339)}
+	want := run(t, nil, "", append([]string{"-f", jobFile, "--pods-file", podsFile, "--shards-file", cmFile}, now...)...)
+	if !strings.Contains(want.out, "2      s-c    Failed") {
+		t.Fatalf("--shards-file: no shard IDs:\n%s%s", want.out, want.errOut)
+	}
+	got := run(t, nil, "", append([]string{"-f", writeList(t, cm, j), "--pods-file", podsFile}, now...)...)
+	if got.code != 0 || got.out != want.out {
+		t.Errorf("the ConfigMap in -f: exit %d %s\n%s\n--- want (--shards-file)\n%s", got.code, got.errOut, got.out, want.out)
+	}
+	other := cm.DeepCopy()
+	other.Namespace = "elsewhere"
+	r := run(t, nil, "", append([]string{"-f", writeList(t, other, j), "--pods-file", podsFile}, now...)...)
+	if r.code != 0 || strings.Contains(r.out, "s-c") || !strings.Contains(r.out, `give it with --shards-file`) {
+		t.Errorf("another namespace's ConfigMap: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	bad := cm.DeepCopy()
+	bad.Data = map[string]string{shards.KeyShardIDs: `not json`}
+	r = run(t, nil, "", append([]string{"-f", writeList(t, bad, j), "--pods-file", podsFile}, now...)...)
+	if r.code != 0 || !strings.Contains(folded(r.out), `Shard IDs are not shown: configmap "seed-shards" key`) {
+		t.Errorf("unreadable IDs: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 }
