@@ -62,7 +62,8 @@ func (s *jsonStream) object(doc int, p *corev1.Pod, add func(*corev1.Pod)) error
 	line := s.lineAt(s.pos)
 	s.pos++
 	kind, sawItems := "", false
-	obj := append(s.obj[:0], '{') // the fields before items, as JSON
+	s.obj = append(s.obj[:0], '{') // the fields before items, as JSON
+	obj := s.obj
 	defer func() { s.obj = obj[:0] }()
 	for first := true; ; first = false {
 		c, err := s.nonSpace()
