@@ -14,9 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// EachJSON reads a JSON PodList or List (what kubectl get pods -o json writes) from r and calls
-// add for every item as soon as its bytes have been read: the JSON twin of Each. Only one item's
-// bytes are held at a time, and each is decoded into the part of a Pod a report reads: metadata
+// EachJSON reads JSON pods from r and calls add for every pod as soon as its bytes have been
+// read: the JSON twin of Each. The input is what kubectl writes and the general reader
+// (pkg/source) accepts: a PodList or List (kubectl get pods -o json), a single Pod (kubectl
+// get pod NAME -o json), or a stream of them, one object after another. A list's items are
+// streamed: only one item's bytes are held at a time, and each is decoded into the part of a Pod a report reads: metadata
 // for ownership (name, namespace, uid, labels, annotations, owner references, finalizers,
 // creation and deletion), the init containers' name and restartPolicy, and the status's phase,
 // reason, start time, conditions and containers' name, state, last state and restart count.
@@ -24,7 +26,8 @@ import (
 // release does not know) is checked to be well-formed JSON and skipped without allocating for
 // it: kubectl is not strict about fields either, and a pod from a newer server carries fields
 // this release has never heard of. A kept field holding the wrong type, a JSON syntax error or
-// an item of another kind is an error naming the item (items[N]) and the line.
+// an item of another kind is an error naming the item (items[N], or document N for a Pod
+// outside a list) and the line.
 //
 // The pod add is given is reused for the next item: add must not keep it (copy *p to keep it;
 // its strings, lists and maps are not reused).
@@ -38,8 +41,30 @@ func EachJSON(r io.Reader, add func(*corev1.Pod)) error {
 	if err != nil || c != '{' {
 		return errors.New("expected a JSON object (a PodList as kubectl get pods -o json writes it)")
 	}
+	p := &corev1.Pod{} // one for all pods: add must not keep it
+	for doc := 1; ; doc++ {
+		if err := s.object(doc, p, add); err != nil {
+			return err
+		}
+		more, err := s.next()
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// object reads one object of the input, at '{': a PodList or List, whose items are streamed
+// as they are read, or a Pod. Which one is known only from its kind, which kubectl writes after
+// the items (keys in alphabetical order); so the fields before items are kept, as the Pod they
+// may be, and dropped once items begins (in a list they are apiVersion, and maybe kind and
+// metadata: a few bytes).
+func (s *jsonStream) object(doc int, p *corev1.Pod, add func(*corev1.Pod)) error {
+	line := s.lineAt(s.pos)
 	s.pos++
 	kind, sawItems := "", false
+	s.obj = append(s.obj[:0], '{') // the fields before items, as JSON
+	obj := s.obj
+	defer func() { s.obj = obj[:0] }()
 	for first := true; ; first = false {
 		c, err := s.nonSpace()
 		if err != nil {
@@ -47,14 +72,11 @@ func EachJSON(r io.Reader, add func(*corev1.Pod)) error {
 		}
 		if c == '}' {
 			s.pos++
-			if err := s.end(); err != nil {
-				return err
-			}
 			break
 		}
 		if !first {
 			if c != ',' {
-				return s.syntax("expected , or } after a field of the list")
+				return s.syntax("expected , or } after a field of the object")
 			}
 			s.pos++
 		}
@@ -66,39 +88,73 @@ func EachJSON(r io.Reader, add func(*corev1.Pod)) error {
 		if err != nil {
 			return s.syntax("expected a field name")
 		}
+		if !sawItems && key != "items" {
+			if len(obj) > 1 {
+				obj = append(obj, ',')
+			}
+			obj = append(append(obj, raw...), ':')
+		}
 		if c, err := s.nonSpace(); err != nil || c != ':' {
 			return s.syntax("expected : after a field name")
 		}
 		s.pos++
-		switch string(key) {
-		case "items":
+		if key == "items" {
+			if !sawItems && kind == "Pod" {
+				return fmt.Errorf("document %d (line %d): a Pod has no items", doc, line)
+			}
 			sawItems = true
-			if err := s.items(add); err != nil {
+			if err := s.items(p, add); err != nil {
 				return err
 			}
-		default:
-			raw, err := s.value()
-			if err != nil {
-				return err
-			}
-			if key != "kind" {
-				if err := valid(raw); err != nil {
-					return fmt.Errorf("%s: %w", key, err)
-				}
-				continue
-			}
+			continue
+		}
+		raw, err = s.value()
+		if err != nil {
+			return err
+		}
+		switch {
+		case key == "kind":
 			if kind, err = decodeString(raw); err != nil {
 				return fmt.Errorf("kind: %w", err)
 			}
-			if kind != "PodList" && kind != "List" {
-				return fmt.Errorf("expected Pods (a PodList as kubectl get pods -o json writes it), found kind %q", kind)
+			if kind != "Pod" && kind != "PodList" && kind != "List" {
+				return fmt.Errorf("expected pods (a PodList or List as kubectl get pods -o json writes it, or a Pod), found kind %q", kind)
+			}
+		case sawItems:
+			if err := valid(raw); err != nil {
+				return fmt.Errorf("%s: %w", key, err)
+			}
+			continue
+		}
+		if !sawItems {
+			if obj = append(obj, raw...); len(obj) > MaxJSONItem {
+				return fmt.Errorf("document %d (line %d): an object larger than %d MiB", doc, line, MaxJSONItem>>20)
 			}
 		}
 	}
-	if kind == "" || !sawItems {
-		return errors.New("expected a PodList or List with kind and items (kubectl get pods -o json)")
+	obj = append(obj, '}')
+	switch {
+	case sawItems && (kind == "PodList" || kind == "List"):
+		// The list's own fields before items (apiVersion, metadata) are checked, not kept.
+		if err := valid(obj); err != nil {
+			return err
+		}
+		return nil
+	case !sawItems && kind == "Pod":
+		*p = corev1.Pod{}
+		if err := decodePod(obj, p, &s.scratch); err != nil {
+			return fmt.Errorf("document %d (line %d): %w", doc, line, err)
+		}
+		p.Kind = ""
+		add(p)
+		return nil
+	case kind == "Pod":
+		return fmt.Errorf("document %d (line %d): a Pod has no items", doc, line)
+	case kind == "":
+		return fmt.Errorf("document %d (line %d): expected a PodList or List with kind and items (kubectl get pods -o json), or a Pod, found no kind", doc, line)
+	default:
+		return fmt.Errorf("document %d (line %d): expected a PodList or List with kind and items (kubectl get pods -o json), found no items", doc, line)
 	}
-	return nil
 }
 
 // MaxJSONItem bounds one item of a JSON pod list: far more than any pod an API server stores
@@ -106,7 +162,7 @@ func EachJSON(r io.Reader, add func(*corev1.Pod)) error {
 const MaxJSONItem = 16 << 20
 
 // items reads the items' list, one pod at a time.
-func (s *jsonStream) items(add func(*corev1.Pod)) error {
+func (s *jsonStream) items(p *corev1.Pod, add func(*corev1.Pod)) error {
 	c, err := s.nonSpace()
 	if err != nil {
 		return err
@@ -125,7 +181,6 @@ func (s *jsonStream) items(add func(*corev1.Pod)) error {
 		return errors.New("items: expected a list")
 	}
 	s.pos++
-	p := &corev1.Pod{} // one for all items: add must not keep it (see EachJSON)
 	for n := 0; ; n++ {
 		c, err := s.nonSpace()
 		if err != nil {
@@ -171,6 +226,8 @@ type jsonStream struct {
 	// linePos and lineNo cache lineAt: buf[linePos] is on line lineNo.
 	linePos, lineNo int
 	scratch         scratch
+	// obj holds the fields of an object before its items (object).
+	obj []byte
 }
 
 // scratch is what decoding reuses from one pod to the next: lists are gathered in it and
@@ -258,22 +315,25 @@ func (s *jsonStream) syntax(msg string) error {
 	return fmt.Errorf("line %d: invalid JSON: %s", s.lineAt(min(s.pos, len(s.buf))), msg)
 }
 
-// end checks that only white space follows.
-func (s *jsonStream) end() error {
+// next skips white space to the next object of the input, at its '{': false at the end of the
+// input. Anything else after an object is an error.
+func (s *jsonStream) next() (bool, error) {
 	for {
 		for s.pos < len(s.buf) {
 			switch s.buf[s.pos] {
 			case ' ', '\t', '\r', '\n':
 				s.pos++
+			case '{':
+				return true, nil
 			default:
-				return s.syntax(fmt.Sprintf("unexpected %q after the list", s.buf[s.pos]))
+				return false, s.syntax(fmt.Sprintf("unexpected %q after an object (the input may hold objects one after another, nothing else)", s.buf[s.pos]))
 			}
 		}
 		if _, err := s.fill(s.pos); err != nil {
 			if errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil
+				return false, nil
 			}
-			return err
+			return false, err
 		}
 	}
 }

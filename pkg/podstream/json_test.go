@@ -222,3 +222,48 @@ func FuzzEachJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestEachJSONPodsAndStreams: a single Pod (kubectl get pod NAME -o json) and a stream of Pods
+// and lists, read one byte at a time, give the pods in input order, as the general reader
+// does; errors outside a list name the document and its line.
+func TestEachJSONPodsAndStreams(t *testing.T) {
+	pod := func(name string) string {
+		return `{"apiVersion":"v1","metadata":{"name":"` + name + `","labels":{"a":"b"}},"spec":{"containers":[{"name":"w"}]},"kind":"Pod","status":{"phase":"Failed"}}`
+	}
+	for name, tc := range map[string]struct {
+		body string
+		want []string
+	}{
+		"one pod":           {pod("a"), []string{"a"}},
+		"one pod, kind 1st": {`{"kind":"Pod","metadata":{"name":"a"}}`, []string{"a"}},
+		"pods":              {pod("a") + "\n" + pod("b") + pod("c") + "\n\n", []string{"a", "b", "c"}},
+		"lists and a pod":   {`{"apiVersion":"v1","items":[` + pod("a") + `],"kind":"List","metadata":{}}` + pod("b") + `{"kind":"PodList","items":[` + pod("c") + `]}`, []string{"a", "b", "c"}},
+	} {
+		var got []string
+		err := EachJSON(oneByte{bytes.NewReader([]byte(tc.body))}, func(p *corev1.Pod) {
+			if p.Kind != "" || p.Labels == nil && name != "one pod, kind 1st" {
+				t.Errorf("%s: pod %+v", name, p)
+			}
+			got = append(got, p.Name)
+		})
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: pods %v, err %v, want %v", name, got, err, tc.want)
+		}
+	}
+	for name, tc := range map[string]struct{ body, want string }{
+		"bad field of a pod":     {pod("a") + "\n" + `{"kind":"Pod","metadata":{"labels":[]}}`, `document 2 (line 2): metadata.labels: expected an object, found a list`},
+		"pod without kind":       {`{"metadata":{"name":"a"}}`, `document 1 (line 1): expected a PodList or List with kind and items (kubectl get pods -o json), or a Pod, found no kind`},
+		"pod with items":         {`{"kind":"Pod","items":[]}`, `a Pod has no items`},
+		"items then kind Pod":    {`{"items":[],"kind":"Pod"}`, `a Pod has no items`},
+		"another kind":           {pod("a") + `{"kind":"Job"}`, `found kind "Job"`},
+		"not an object after":    {pod("a") + "\n[1]", `line 2: invalid JSON: unexpected '[' after an object`},
+		"bad list field first":   {`{"metadata":{"x":tru},"kind":"List","items":[]}`, `invalid JSON`},
+		"truncated second":       {pod("a") + `{"kind":"Pod"`, `unexpected end of the file`},
+		"bad skipped pod field":  {`{"kind":"Pod","spec":{"x":[1,]}}`, `document 1 (line 1): invalid JSON`},
+		"list without its items": {`{"kind":"List","metadata":{}}`, `expected a PodList or List with kind and items`},
+	} {
+		if _, err := eachJSON(t, []byte(tc.body)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", name, err, tc.want)
+		}
+	}
+}

@@ -49,12 +49,38 @@ func ReadJob(path string, stdin io.Reader) (*batchv1.Job, error) {
 	return job, nil
 }
 
+// ErrNoObject is the error of a ReadError for an input that holds no object at all: empty,
+// only white space or comments, only null, or a directory without manifests. A List with no
+// items is an object (an answer: there are none), not this.
+var ErrNoObject = errors.New("holds no object (it is empty, or holds only null)")
+
 // ReadPods reads Pods from path ("-" for stdin): a PodList or List as `kubectl get pods -o
-// json|yaml` writes it, or a stream of Pod documents.
+// json|yaml` writes it, a Pod, or a stream of them. A List with no items gives no pods; an
+// input with no object at all is a *ReadError wrapping ErrNoObject, since no pods and no
+// answer are not the same (an empty file is what a failed `kubectl get pods > pods.json`
+// leaves).
 func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
-	docs, err := Read([]string{path}, Options{Stdin: stdin})
+	var docs []Document
+	objects := 0
+	err := readInputs([]string{path}, Options{Stdin: stdin}, func(name string, data []byte) {
+		chunks, binary := splitInput(name, data)
+		if binary != nil {
+			docs, objects = append(docs, *binary), objects+1
+			return
+		}
+		for i, c := range chunks {
+			d, ok := parseChunkObject(name, i+1, c, true)
+			docs = append(docs, d...)
+			if ok {
+				objects++
+			}
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if objects == 0 {
+		return nil, &ReadError{Path: path, Err: ErrNoObject}
 	}
 	pods := make([]corev1.Pod, 0, len(docs))
 	for i := range docs {

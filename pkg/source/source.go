@@ -448,13 +448,21 @@ func shiftLines(msg string, offset int) string {
 }
 
 func parseChunk(name string, doc int, c chunk, fastPath bool) []Document {
+	docs, _ := parseChunkObject(name, doc, c, fastPath)
+	return docs
+}
+
+// parseChunkObject is parseChunk that also says whether the chunk held anything: false for a
+// blank document or one holding only null, true otherwise, also for a List with no items
+// (which gives no Document).
+func parseChunkObject(name string, doc int, c chunk, fastPath bool) ([]Document, bool) {
 	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
 	if c.err != nil {
 		base.Err = c.err
-		return []Document{base}
+		return []Document{base}, true
 	}
 	if isBlank(c.text) {
-		return nil
+		return nil, false
 	}
 	base.Line = c.line + leadingBlankLines(c.text)
 	var (
@@ -492,28 +500,28 @@ func parseChunk(name string, doc int, c chunk, fastPath bool) []Document {
 				}
 			}
 		}
-		return []Document{base}
+		return []Document{base}, true
 	}
 	v := value
 	if !fast {
 		if err := json.Unmarshal(js, &v); err != nil {
 			base.Err = fmt.Errorf("invalid document: %v", err)
-			return []Document{base}
+			return []Document{base}, true
 		}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		if v == nil {
-			return nil // a document holding only null, as "---\n~\n"
+			return nil, false // a document holding only null, as "---\n~\n"
 		}
 		base.Err = fmt.Errorf("line %d: the document is %s, not a Kubernetes object", base.Line, describe(v))
-		return []Document{base}
+		return []Document{base}, true
 	}
 	base.JSON, base.Object = js, obj
 	items, isList := obj["items"].([]any)
 	kind, _ := obj["kind"].(string)
 	if !isList || !strings.HasSuffix(kind, "List") {
-		return []Document{base}
+		return []Document{base}, true
 	}
 	out := make([]Document, 0, len(items))
 	for i, it := range items {
@@ -535,7 +543,7 @@ func parseChunk(name string, doc int, c chunk, fastPath bool) []Document {
 		}
 		out = append(out, d)
 	}
-	return out
+	return out, true
 }
 
 func describe(v any) string {

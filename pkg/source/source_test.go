@@ -181,3 +181,32 @@ func TestParseDuplicateKeysKeepLenientObject(t *testing.T) {
 		t.Errorf("a syntax error is not a duplicate key: %v", docs[0].Err)
 	}
 }
+
+// ReadPods tells an input with no object at all (ErrNoObject) from a List with no items (no
+// pods: an answer).
+func TestReadPodsNoObject(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"empty": "", "null": "null", "comment": "# nothing\n---\n", "tilde": "~\n"} {
+		p := filepath.Join(dir, name+".yaml")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		pods, err := ReadPods(p, nil)
+		var re *ReadError
+		if !errors.Is(err, ErrNoObject) || !errors.As(err, &re) || re.Path != p || pods != nil {
+			t.Errorf("%s: pods %v, err %v, want a ReadError of %s wrapping ErrNoObject", name, pods, err, p)
+		}
+	}
+	if _, err := ReadPods("-", strings.NewReader("")); !errors.Is(err, ErrNoObject) {
+		t.Errorf("empty stdin: %v", err)
+	}
+	for name, text := range map[string]string{"json": `{"kind":"List","items":[]}`, "yaml": "kind: PodList\nitems: []\n"} {
+		p := filepath.Join(dir, "list-"+name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if pods, err := ReadPods(p, nil); err != nil || len(pods) != 0 {
+			t.Errorf("%s empty List: pods %v, err %v, want none and no error", name, pods, err)
+		}
+	}
+}

@@ -263,7 +263,7 @@ func (o *Options) offlineLineage() (*lineage.Report, error) {
 	if o.PodsFile != "" {
 		p, err := source.ReadPods(o.PodsFile, o.In)
 		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+			return nil, podsReadError(err, "kubectl get pods -n NAMESPACE -o json")
 		}
 		pods = append(pods, p...)
 	}

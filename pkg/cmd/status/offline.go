@@ -1,6 +1,7 @@
 package status
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, pod
 		}
 		more, err := source.ReadPods(o.PodsFile, o.In)
 		if err != nil {
-			return nil, nil, false, nil, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+			return nil, nil, false, nil, nil, podsReadError(err, fmt.Sprintf("kubectl get pods -n %s -l %s=%s -o json", orDefault(job.Namespace, "NAMESPACE"), batchv1.JobNameLabel, orDefault(job.Name, "NAME")))
 		}
 		pods, podsGiven = more, true
 	}
@@ -110,6 +111,17 @@ func (o *Options) readOfflineObjects() (job *batchv1.Job, pods []corev1.Pod, pod
 		return nil, nil, false, nil, nil, err
 	}
 	return job, pods, podsGiven, cms, nil, nil
+}
+
+// podsReadError is the error of a --pods-file that could not be read. One that holds no object
+// at all (an empty file, as a failed kubectl get pods > pods.json leaves, or only null) is not
+// "no pods": the report would then say the pods are gone. It says what was expected instead.
+// command is the kubectl command that saves the pods expected.
+func podsReadError(err error, command string) error {
+	if errors.Is(err, source.ErrNoObject) {
+		return exitcode.UsageError("cannot read the pods: %v: expected the pods as %s writes them (a List, with no items when no pod exists)", err, command)
+	}
+	return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
 }
 
 // foreignPods is an error naming the pods given that belong to another Job: their controller
@@ -229,17 +241,23 @@ func podTime(p *corev1.Pod) time.Time {
 }
 
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only
-// when the objects carry no time at all).
-func (o *Options) offlineClock(at time.Time) (fixedClock, string) {
+// when the objects carry no time at all). --now before the capture time is a usage error: the
+// objects cannot have been saved before a time written in them, and a report made then would
+// count ages and backoffs from times still to come.
+func (o *Options) offlineClock(at time.Time) (fixedClock, string, error) {
 	if !o.Now.IsZero() {
-		return fixedClock(o.Now), ""
+		if o.Now.Before(at) {
+			return fixedClock{}, "", exitcode.UsageError("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
+				o.Now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+		}
+		return fixedClock(o.Now), "", nil
 	}
 	if at.IsZero() {
-		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved)."
+		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
 	}
 	// No note: live and offline reports of the same objects are the same; observedAt says
 	// the time.
-	return fixedClock(at), ""
+	return fixedClock(at), "", nil
 }
 
 // fixedClock always says the same time.

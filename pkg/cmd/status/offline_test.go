@@ -14,9 +14,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // An offline report is made at the newest time in the objects, not at the wall clock's: the
@@ -160,5 +162,130 @@ func TestTemplateOutputs(t *testing.T) {
 	}
 	if r := run(t, nil, "", "-f", jobFile, "-o", "xml"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "jsonpath=...") {
 		t.Errorf("-o xml: %+v", r)
+	}
+}
+
+// A --pods-file that holds no object at all (empty, as a failed kubectl get pods > pods.json
+// leaves it, only null, an empty directory, empty stdin) is not "no pods": the report would
+// say the pods are gone. It is an error naming the input and the command that saves the pods;
+// a List with no items is an answer (no pod exists) and still makes a report.
+func TestPodsFileWithoutObjectIsAnError(t *testing.T) {
+	j, pods := seed()
+	jobFile, _ := writeObjects(t, j, pods)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	emptyDir := filepath.Join(dir, "emptydir")
+	if err := os.Mkdir(emptyDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	want := "holds no object (it is empty, or holds only null): expected the pods as kubectl get pods -n ns -l batch.kubernetes.io/job-name=seed -o json writes them"
+	for name, tc := range map[string]struct{ path, stdin string }{
+		"empty file":  {path: write("empty.json", "")},
+		"null":        {path: write("null.json", "null\n")},
+		"spaces":      {path: write("spaces.yaml", "  \n\n")},
+		"yaml null":   {path: write("null.yaml", "---\n~\n")},
+		"empty dir":   {path: emptyDir},
+		"empty stdin": {path: "-"},
+	} {
+		r := run(t, nil, tc.stdin, "-f", jobFile, "--pods-file", tc.path)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, tc.path+": "+want) || r.out != "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, want exit 2 and %q", name, r.code, r.out, r.errOut, want)
+		}
+	}
+	for name, text := range map[string]string{
+		"json":      `{"apiVersion":"v1","kind":"List","items":[]}`,
+		"yaml":      "apiVersion: v1\nkind: List\nitems: []\n",
+		"json null": `{"apiVersion":"v1","kind":"PodList","items":null}`,
+	} {
+		r := run(t, nil, "", "-f", jobFile, "--pods-file", write("list-"+strings.ReplaceAll(name, " ", "-")+".txt", text))
+		if r.code != 0 || strings.Contains(r.out, "No pods given") || !strings.Contains(folded(r.out), "their pods are gone") {
+			t.Errorf("%s: an empty List is no pods, not no answer: exit %d\n%s%s", name, r.code, r.out, r.errOut)
+		}
+	}
+}
+
+// A Job with more completions than a report is made for (indexstatus.MaxCompletions; the API
+// server accepts up to 2^31-1) is a usage error naming the bound, offline and live, not a
+// report that runs out of memory (before: a Go runtime fatal error at 10,000,000).
+func TestTooManyCompletionsIsAnError(t *testing.T) {
+	j, pods := seed()
+	j.Spec.Completions = ptr.To[int32](indexstatus.MaxCompletions + 1)
+	jobFile, podsFile := writeObjects(t, j, pods)
+	want := `job "seed" in namespace "ns" has spec.completions 1000001: more indexes than a report is made for (at most 1000000`
+	for name, r := range map[string]result{
+		"offline": run(t, nil, "", "-f", jobFile, "--pods-file", podsFile),
+		"live":    run(t, clientFor(j, pods), "", "seed"),
+	} {
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, want) || r.out != "" {
+			t.Errorf("%s: exit %d, stderr %q, stdout %d bytes; want exit 2 and %q", name, r.code, r.errOut, len(r.out), want)
+		}
+	}
+}
+
+// --now earlier than the newest time written in the objects is a usage error naming that time:
+// the objects were saved after it, and a report then counted ages and backoffs from the future
+// ("retried after 60611h45m33s"). --now at that very time is accepted.
+func TestNowBeforeTheObjectsIsAnError(t *testing.T) {
+	j, pods := running()
+	jobFile, podsFile := writeObjects(t, j, pods)
+	newest := t0.Add(5 * time.Second).UTC().Format(time.RFC3339) // the running fixture's pods' finish
+	for name, args := range map[string][]string{
+		"streamed pods": {"-f", jobFile, "--pods-file", podsFile},
+		"job alone":     {"-f", jobFile},
+	} {
+		r := run(t, nil, "", append(args, "--now", "2020-01-01T00:00:00Z")...)
+		if r.code != exitcode.Usage || r.out != "" || !strings.Contains(r.errOut, "--now 2020-01-01T00:00:00Z is before ") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2", name, r.code, r.out, r.errOut)
+		}
+	}
+	r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "--now", "2026-03-01T12:00:04Z")
+	if want := "--now 2026-03-01T12:00:04Z is before " + newest + ", the newest time written in the objects"; r.code != exitcode.Usage || !strings.Contains(r.errOut, want) {
+		t.Errorf("a second early: exit %d, stderr %q, want %q", r.code, r.errOut, want)
+	}
+	if r := run(t, nil, "", "-f", jobFile, "--pods-file", podsFile, "--now", newest); r.code != 0 {
+		t.Errorf("--now at the newest time: exit %d, %s", r.code, r.errOut)
+	}
+}
+
+// -f holding the Job's shard ConfigMap next to it (the List create --save and create
+// --dry-run=client -o yaml write) gives the shard IDs, as --shards-file with that ConfigMap
+// does; before, the report ignored it and said to give it with --shards-file. A ConfigMap of
+// the same name in another namespace is not the Job's.
+func TestShardConfigMapInFile(t *testing.T) {
+	j, pods := seed()
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "seed-shards"}
+	cm := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "seed-shards", Namespace: "ns"},
+		Data:       map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`},
+	}
+	jobFile, podsFile := writeObjects(t, j, pods)
+	cmFile := writeList(t, cm)
+	now := []string{"-o", "wide", "--now", t0.Add(time.Minute).Format(time.RFC3339)}
+	want := run(t, nil, "", append([]string{"-f", jobFile, "--pods-file", podsFile, "--shards-file", cmFile}, now...)...)
+	if !strings.Contains(want.out, "2      s-c    Failed") {
+		t.Fatalf("--shards-file: no shard IDs:\n%s%s", want.out, want.errOut)
+	}
+	got := run(t, nil, "", append([]string{"-f", writeList(t, cm, j), "--pods-file", podsFile}, now...)...)
+	if got.code != 0 || got.out != want.out {
+		t.Errorf("the ConfigMap in -f: exit %d %s\n%s\n--- want (--shards-file)\n%s", got.code, got.errOut, got.out, want.out)
+	}
+	other := cm.DeepCopy()
+	other.Namespace = "elsewhere"
+	r := run(t, nil, "", append([]string{"-f", writeList(t, other, j), "--pods-file", podsFile}, now...)...)
+	if r.code != 0 || strings.Contains(r.out, "s-c") || !strings.Contains(r.out, `give it with --shards-file`) {
+		t.Errorf("another namespace's ConfigMap: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	bad := cm.DeepCopy()
+	bad.Data = map[string]string{shards.KeyShardIDs: `not json`}
+	r = run(t, nil, "", append([]string{"-f", writeList(t, bad, j), "--pods-file", podsFile}, now...)...)
+	if r.code != 0 || !strings.Contains(folded(r.out), `Shard IDs are not shown: configmap "seed-shards" key`) {
+		t.Errorf("unreadable IDs: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 }

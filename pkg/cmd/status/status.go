@@ -419,7 +419,10 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	if !podsGiven {
 		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
 	}
-	clk, clockNote := o.offlineClock(in.captured)
+	clk, clockNote, err := o.offlineClock(in.captured)
+	if err != nil {
+		return nil, err
+	}
 	if clockNote != "" {
 		notes = append(notes, clockNote)
 	}
@@ -438,10 +441,26 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 		}
 	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
-		if note := mountMismatch(job, name); note != "" {
+		note, withJob := mountMismatch(job, name), shardConfigMapWithJob(in.configMaps, job, name)
+		switch {
+		case withJob != nil && note != "":
+			// As live: the annotation cannot be trusted, so its ConfigMap's IDs are not shown.
 			notes = append(notes, note)
+		case withJob != nil:
+			// Saved with the Job (create --save, create --dry-run=client -o yaml, kubectl get
+			// job,configmap): used as --shards-file would use it; unreadable IDs are a note,
+			// as when the live report GETs it.
+			if ids, err := shards.IDsFromConfigMap(withJob); err != nil {
+				notes = append(notes, fmt.Sprintf("Shard IDs are not shown: %v.", err))
+			} else {
+				sh = shardState{ids: ids, configMap: name}
+			}
+		default:
+			if note != "" {
+				notes = append(notes, note)
+			}
+			notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 		}
-		notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
 	}
 	lin, lnotes := jobLineage(job, offlineIndexMap(in.configMaps, o.Filename, job))
 	notes = append(notes, lnotes...)
@@ -452,6 +471,16 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 	setOriginalIndexes(r, lin)
 	in.acc.AddCaseCounts(r)
 	return r, nil
+}
+
+// shardConfigMapWithJob is the ConfigMap named name that -f holds next to the Job, in the
+// Job's namespace (either may leave it unset, as a manifest does), or nil.
+func shardConfigMapWithJob(cms map[string]*corev1.ConfigMap, job *batchv1.Job, name string) *corev1.ConfigMap {
+	cm := cms[name]
+	if cm == nil || cm.Namespace != "" && job.Namespace != "" && cm.Namespace != job.Namespace {
+		return nil
+	}
+	return cm
 }
 
 // readConfigMap reads exactly one ConfigMap from path.

@@ -18,12 +18,12 @@ import (
 // stdinBuffer is the buffer Complete puts in front of standard input, and the one of a file.
 const stdinBuffer = 256 << 10
 
-// streamPods reads --pods-file as the offline path's fast road when it is a JSON PodList or
-// List (what kubectl get pods -o json writes): the items are decoded one pod at a time and
-// reduced into the accumulator as they are read, as the live path does with protobuf pages,
-// so memory does not grow with the pods and the file is never held whole. ok is false, having
-// read nothing that matters, when the file is not such JSON (YAML, a stream of documents):
-// the caller then reads it the general way.
+// streamPods reads --pods-file as the offline path's fast road when it is JSON: a PodList or
+// List (what kubectl get pods -o json writes), a Pod (kubectl get pod NAME -o json), or a
+// stream of them. A list's items are decoded one pod at a time and reduced into the
+// accumulator as they are read, as the live path does with protobuf pages, so memory does not
+// grow with the pods and the file is never held whole. ok is false, having read nothing that
+// matters, when the file is not JSON (YAML): the caller then reads it the general way.
 func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err error) {
 	var r io.Reader
 	if o.PodsFile == source.StdinName {
@@ -91,8 +91,9 @@ func startsJSONObject(br *bufio.Reader) bool {
 	return false
 }
 
-// decodePodList walks a JSON PodList or List and calls add for every item, decoded by
-// podstream.EachJSON into the part of a pod the report reads and dropped once add returns.
+// decodePodList walks JSON pods (lists, Pods, or a stream of them) and calls add for every
+// pod, decoded by podstream.EachJSON into the part of a pod the report reads and dropped once
+// add returns.
 func decodePodList(r io.Reader, add func(*corev1.Pod)) error {
 	return podstream.EachJSON(r, add)
 }
