@@ -55,10 +55,11 @@ var (
 		With --live-file the live Job is read from a file too (kubectl get job -o yaml) and no
 		cluster is contacted.
 
-		--server confirms the classification with server-side dry-run updates of the live Job
-		(nothing is changed): every change that holds now in one update, expected to be
+		--server-dry-run confirms the classification with server-side dry-run updates of the
+		live Job (nothing is changed): every change that holds now in one update, expected to be
 		accepted, and each of the others alone, expected to be rejected. A disagreement is a
 		bug in kubectl indexed: the report says so. It needs permission to update the Job.
+		(--server, -s, is the API server's address, as on every verb.)
 
 		Exit codes (as kubectl diff): 0 no differences; 1 differences; 2 bad flags or
 		unreadable input; 4 the API server could not be reached or refused the request.`)
@@ -81,20 +82,27 @@ var (
 		kubectl indexed diff --live-file live.yaml -f job.yaml
 
 		# Confirm the classification with server-side dry-run updates; JSON report
-		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json
+		kubectl indexed diff eval-gsm8k -f job.yaml --server-dry-run -o json
 
 		# Only the paths that need a new Job, or a row per difference
 		kubectl indexed diff eval-gsm8k -f job.yaml -o jsonpath='{.differences[?(@.class=="NewJob")].path}'
 		kubectl indexed diff eval-gsm8k -f job.yaml -o custom-columns=PATH:.path,CLASS:.class`)
 )
 
+// FlagServerDryRun confirms the classification with server-side dry-run updates. It is not
+// "--server", which is the kubeconfig flag naming the API server on every verb (kubectl diff
+// names its own option --server-side for the same reason).
+const FlagServerDryRun = "server-dry-run"
+
 // Options of kubectl indexed diff.
 type Options struct {
 	Filename string
 	LiveFile string
-	Server   bool
-	Output   string
-	Scaffold *jobflags.ScaffoldFlags
+	// ServerDryRun is --server-dry-run (not --server: that is the API server's address, a
+	// connection flag of every verb).
+	ServerDryRun bool
+	Output       string
+	Scaffold     *jobflags.ScaffoldFlags
 
 	JobName   string
 	nameGiven bool
@@ -138,7 +146,7 @@ func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
 func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o wide|json|yaml|name|TEMPLATE]",
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server-dry-run] [-o wide|json|yaml|name|TEMPLATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
 		Long:                  long,
@@ -159,7 +167,7 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	o.flags = fl
 	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
-	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
+	fl.BoolVar(&o.ServerDryRun, FlagServerDryRun, false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
 	jobflags.AddScaffoldFlags(fl, o.Scaffold)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
@@ -181,6 +189,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		names, o.Command = args[:dash], args[dash:]
 	}
 	o.conn = printcmd.FromCommand(cmd)
+	if err := checkServerFlag(cmd); err != nil {
+		return err
+	}
 	switch len(names) {
 	case 0:
 	case 1:
@@ -208,6 +219,20 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	}
 	o.Client = cs
 	return o.readInputs()
+}
+
+// checkServerFlag refuses a --server value that is not an address but what a command line
+// written for diff's former boolean --server leaves there: "true", "false", or the next
+// flag ("--server -o json" reads -o as the address). --server is the kubeconfig flag.
+func checkServerFlag(cmd *cobra.Command) error {
+	fl := cmd.Flags().Lookup("server")
+	if fl == nil || !fl.Changed {
+		return nil
+	}
+	if v := fl.Value.String(); v == "true" || v == "false" || strings.HasPrefix(v, "-") {
+		return exitcode.UsageError("--server %q is not an API server address: --server (-s) names the API server, as on every verb; to confirm the classification with server-side dry-run updates, give --%s", v, FlagServerDryRun)
+	}
+	return nil
 }
 
 // readInputs reads the desired Job and, offline, the live one, once the flags are known to be
@@ -246,8 +271,8 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("a command after -- needs create's flags (--manifest ...)")
 	case o.createFlags() && o.JobName == "":
 		return exitcode.UsageError("with create's flags, give the Job name: kubectl indexed diff JOB --manifest FILE --image IMAGE -- COMMAND")
-	case o.offline() && o.Server:
-		return exitcode.UsageError("--server needs the live Job from the cluster: it cannot be used with --live-file")
+	case o.offline() && o.ServerDryRun:
+		return exitcode.UsageError("--%s needs the live Job from the cluster: it cannot be used with --live-file", FlagServerDryRun)
 	}
 	stdin := 0
 	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
@@ -296,7 +321,7 @@ func (o *Options) Run(ctx context.Context) error {
 			report.Plan[i].Commands[j] = o.conn.Extend(c)
 		}
 	}
-	if o.Server && report.HasDifferences() {
+	if o.ServerDryRun && report.HasDifferences() {
 		if err := o.confirm(ctx, live, report); err != nil {
 			return err
 		}

@@ -289,7 +289,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"no desired Job", []string{"eval"}, exitcode.Usage, "give the desired Job"},
 		{"both -f and create flags", []string{"eval", "-f", desired, "--manifest", "m.yaml"}, exitcode.Usage, "not both"},
-		{"--server offline", []string{"--live-file", desired, "-f", desired, "--server"}, exitcode.Usage, "--server needs"},
+		{"--server-dry-run offline", []string{"--live-file", desired, "-f", desired, "--server-dry-run"}, exitcode.Usage, "--server-dry-run needs"},
 		{"two stdins", []string{"--live-file", "-", "-f", "-"}, exitcode.Usage, "standard input"},
 		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unsupported output format"},
 		{"bad template", []string{"eval", "-f", desired, "-o", "jsonpath={.differences["}, exitcode.Usage, "-o jsonpath="},
@@ -372,7 +372,7 @@ func TestServerConfirms(t *testing.T) {
 	serverLike(client, live, func(old, new *batchv1.Job) bool {
 		return *old.Spec.BackoffLimitPerIndex == *new.Spec.BackoffLimitPerIndex
 	})
-	r := run(t, client, "", "eval", "-f", desired, "--server", "-o", "json")
+	r := run(t, client, "", "eval", "-f", desired, "--server-dry-run", "-o", "json")
 	if r.code != 1 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
@@ -399,7 +399,7 @@ func TestServerConfirms(t *testing.T) {
 	// A server that accepts everything disagrees with the NewJob classification.
 	client = fake.NewClientset(live)
 	serverLike(client, live, func(_, _ *batchv1.Job) bool { return true })
-	r = run(t, client, "", "eval", "-f", desired, "--server")
+	r = run(t, client, "", "eval", "-f", desired, "--server-dry-run")
 	if r.code != 1 || !strings.Contains(r.stderr, "bug in kubectl indexed") || !strings.Contains(r.stdout, "DISAGREES") {
 		t.Errorf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -409,7 +409,7 @@ func TestServerConfirms(t *testing.T) {
 	client.PrependReactor("update", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "eval", fmt.Errorf("no"))
 	})
-	r = run(t, client, "", "eval", "-f", desired, "--server")
+	r = run(t, client, "", "eval", "-f", desired, "--server-dry-run")
 	if r.code != exitcode.Cluster || !strings.Contains(r.stderr, `you may not update job "eval"`) {
 		t.Errorf("forbidden: code %d stderr %q", r.code, r.stderr)
 	}
