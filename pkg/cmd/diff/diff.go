@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
@@ -195,7 +196,11 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	switch len(names) {
 	case 0:
 	case 1:
-		o.JobName, o.nameGiven = names[0], true
+		name, err := jobref.Name(names[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName, o.nameGiven = name, true
 	default:
 		return exitcode.UsageError("expected at most one Job name, got %d (%s); with create's flags, put the worker's command after --", len(names), strings.Join(names, " "))
 	}

@@ -483,3 +483,36 @@ func TestOutputFormats(t *testing.T) {
 		t.Errorf("-o wide: longest line %d\n%s", longest, wide.stdout)
 	}
 }
+
+// TestJobNameAsKubectlPrintsIt: JOB may be job/NAME or jobs.batch/NAME (kubectl get -o name
+// prints job.batch/NAME), as for status, logs and retry (pkg/cmd/jobref); a name that is not
+// a Job's is a usage error (exit 2) and nothing is sent. diff used to send "job/eval" as the
+// name and report the API server's refusal as exit 4, and offline to say the live file
+// "holds Job "eval", not "job/eval"".
+func TestJobNameAsKubectlPrintsIt(t *testing.T) {
+	desired := writeYAML(t, "job.yaml", manifestJob())
+	liveFile := writeYAML(t, "live.yaml", stored(manifestJob()))
+	for _, name := range []string{"job/eval", "jobs.batch/eval", "job.batch/eval"} {
+		client := fake.NewClientset(stored(manifestJob()))
+		if r := run(t, client, "", name, "-f", desired); r.code != 0 || !strings.Contains(r.stdout, "No differences") {
+			t.Errorf("%s: code %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+		if r := run(t, nil, "", name, "--live-file", liveFile, "-f", desired); r.code != 0 {
+			t.Errorf("%s --live-file: code %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	for name, msg := range map[string]string{
+		"Eval":     `"Eval" is not a valid Job name`,
+		"pod/eval": `"pod/eval" is not a Job`,
+		"job/":     `"job/" names no Job`,
+	} {
+		client := fake.NewClientset(stored(manifestJob()))
+		r := run(t, client, "", name, "-f", desired)
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, msg) {
+			t.Errorf("%s: code %d (want 2), stderr %q (want %q)", name, r.code, r.stderr, msg)
+		}
+		if acts := client.Actions(); len(acts) != 0 {
+			t.Errorf("%s: sent %v", name, acts)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
@@ -145,7 +146,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed reconcile --help' for usage.", len(args))
 	}
 	if len(args) == 1 {
-		o.JobName = args[0]
+		name, err := jobref.Name(args[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName = name
 	}
 	if o.offline() {
 		return nil

@@ -494,3 +494,36 @@ func TestRetriesOrderedByAttemptWithoutOverflow(t *testing.T) {
 		t.Errorf("same attempt: by name, got %d", c)
 	}
 }
+
+// TestJobNameAsKubectlPrintsIt: JOB may be job/NAME or jobs.batch/NAME, as for status, logs
+// and retry (pkg/cmd/jobref); a name that is not a Job's is a usage error (exit 2) and nothing
+// is sent. reconcile used to send "job/demo" or "Foo" as the name and report the API server's
+// refusal as exit 4.
+func TestJobNameAsKubectlPrintsIt(t *testing.T) {
+	_, objs := exampleRun(t)
+	for _, name := range []string{"job/demo", "jobs.batch/demo", "job.batch/demo"} {
+		client := fake.NewClientset(objs.Job.DeepCopy())
+		// The Job is found by its name (its ConfigMap is missing, which is the next GET).
+		r := run(t, client, name)
+		if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "configmap") {
+			t.Errorf("%s: exit %d %s", name, r.code, r.errOut)
+		}
+		if acts := client.Actions(); len(acts) < 1 || acts[0].(interface{ GetName() string }).GetName() != "demo" {
+			t.Errorf("%s: actions %v", name, acts)
+		}
+	}
+	for name, msg := range map[string]string{
+		"Foo":      `"Foo" is not a valid Job name`,
+		"pod/demo": `"pod/demo" is not a Job`,
+		"job/":     `"job/" names no Job`,
+	} {
+		client := fake.NewClientset(objs.Job.DeepCopy())
+		r := run(t, client, name)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, msg) {
+			t.Errorf("%s: exit %d (want 2), stderr %q (want %q)", name, r.code, r.errOut, msg)
+		}
+		if acts := client.Actions(); len(acts) != 0 {
+			t.Errorf("%s: sent %v", name, acts)
+		}
+	}
+}
