@@ -53,8 +53,9 @@ var (
 		The desired Job comes from -f: a Job manifest, or the List that 'kubectl indexed create
 		... --dry-run=client -o yaml' prints (its Job is used). Or give create's own flags
 		(--manifest, --image, ... -- COMMAND) to see what would change if you re-ran create.
-		With --live-file the live Job is read from a file too (kubectl get job -o yaml) and no
-		cluster is contacted.
+		With --live-file the live Job is read from a file too (kubectl get job -o yaml): no
+		cluster is contacted and no kubeconfig is read (the namespace is -n, else the files',
+		else "default").
 
 		--server-dry-run confirms the classification with server-side dry-run updates of the
 		live Job (nothing is changed): every change that holds now in one update, expected to be
@@ -204,7 +205,15 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	default:
 		return exitcode.UsageError("expected at most one Job name, got %d (%s); with create's flags, put the worker's command after --", len(names), strings.Join(names, " "))
 	}
-	if o.Namespace == "" {
+	switch {
+	case o.Namespace != "":
+	case o.offline():
+		// Offline nothing is read from the kubeconfig, as with status -f: the namespace is
+		// -n, else the files' (readInputs), else "default".
+		if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
+			o.Namespace, o.EnforceNamespace = fl.Value.String(), true
+		}
+	default:
 		ns, enforce, err := f.ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
@@ -258,6 +267,9 @@ func (o *Options) readInputs() error {
 			return err
 		}
 		o.liveJob = live
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
 	}
 	return nil
 }
