@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,6 +29,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
@@ -55,7 +57,8 @@ var (
 		(--manifest, --image, ... -- COMMAND) to see what would change if you re-ran create.
 		With --live-file the live Job is read from a file too (kubectl get job -o yaml): no
 		cluster is contacted and no kubeconfig is read (the namespace is -n, else the files',
-		else "default").
+		else "default"), and the Job is judged at the time it was saved, as status -f does:
+		the newest time written in it, or --now.
 
 		--server-dry-run confirms the classification with server-side dry-run updates of the
 		live Job (nothing is changed): every change that holds now in one update, expected to be
@@ -116,8 +119,12 @@ type Options struct {
 
 	// Client talks to the API server (live mode); set by Complete, or by tests.
 	Client kubernetes.Interface
-	// Clock gives "now" for deadlines and TTLs.
+	// Clock gives "now" for deadlines and TTLs, live.
 	Clock clock.PassiveClock
+	// Now is --now: offline, the time the live Job was saved (default: the newest time
+	// written in it, indexstatus.CaptureTime); nowFlag is its text.
+	Now     time.Time
+	nowFlag string
 
 	flags *pflag.FlagSet
 	// conn are the connection flags given, carried into every command the plan prints.
@@ -148,7 +155,7 @@ func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
 func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server-dry-run] [-o wide|json|yaml|name|TEMPLATE]",
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE [--now TIME]] [--server-dry-run] [-o wide|json|yaml|name|TEMPLATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
 		Long:                  long,
@@ -169,6 +176,7 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	o.flags = fl
 	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
+	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the live Job was saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for deadlines and TTLs. Default: the newest time written in it.")
 	fl.BoolVar(&o.ServerDryRun, FlagServerDryRun, false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
 	jobflags.AddScaffoldFlags(fl, o.Scaffold)
@@ -290,6 +298,15 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("with create's flags, give the Job name: kubectl indexed diff JOB --manifest FILE --image IMAGE -- COMMAND")
 	case o.offline() && o.ServerDryRun:
 		return exitcode.UsageError("--%s needs the live Job from the cluster: it cannot be used with --live-file", FlagServerDryRun)
+	case !o.offline() && o.nowFlag != "":
+		return exitcode.UsageError("--now needs --live-file: a live Job from the cluster is judged at the current time")
+	}
+	if o.nowFlag != "" {
+		t, err := indexstatus.ParseTime(o.nowFlag)
+		if err != nil {
+			return exitcode.UsageError("--now %v", err)
+		}
+		o.Now = t
 	}
 	stdin := 0
 	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
@@ -317,7 +334,13 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
+	now := o.Clock.Now()
+	if o.offline() {
+		// A saved Job is judged at the time it was saved, as status -f does: not at the
+		// wall clock's, which would see every deadline and TTL of an older file as due.
+		now, _ = indexstatus.OfflineTime(o.Now, indexstatus.CaptureTime(live, nil), now)
+	}
+	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
 	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -343,7 +366,7 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := o.print(report); err != nil {
+	if err := o.print(report, now); err != nil {
 		return err
 	}
 	if !output.IsMachine(o.Output) {
@@ -362,7 +385,7 @@ func (o *Options) Run(ctx context.Context) error {
 // print writes the report: text (wrapped at 80 columns; -o wide does not wrap), json, yaml,
 // name (the live Job, as kubectl get -o name prints it), or a template over the JobDiff
 // report (custom-columns prints a row per difference).
-func (o *Options) print(r *jobdiff.Report) error {
+func (o *Options) print(r *jobdiff.Report, now time.Time) error {
 	switch {
 	case o.Output == output.FormatName:
 		_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
@@ -370,9 +393,9 @@ func (o *Options) print(r *jobdiff.Report) error {
 	case output.IsMachine(o.Output):
 		return output.Write(o.Out, o.Output, r, "differences")
 	case o.Output == output.FormatWide:
-		return jobdiff.WriteTextWidth(o.Out, r, o.Clock.Now(), 0)
+		return jobdiff.WriteTextWidth(o.Out, r, now, 0)
 	}
-	return jobdiff.WriteText(o.Out, r, o.Clock.Now())
+	return jobdiff.WriteText(o.Out, r, now)
 }
 
 // desired returns the desired Job, from -f or from create's flags; with create's flags also

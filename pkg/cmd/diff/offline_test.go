@@ -1,16 +1,21 @@
 package diff
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes/fake"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 )
 
 // runWithConfigFlags runs diff with the plugin's real kubeconfig flags (as the root command
@@ -64,5 +69,63 @@ func TestOfflineNamespaceWithoutOne(t *testing.T) {
 	r := runWithConfigFlags(t, "--live-file", writeYAML(t, "live.yaml", live), "-f", writeYAML(t, "job.yaml", m), "--context", "nope")
 	if r.code != 1 || !strings.Contains(r.stdout, "patch job eval -n default --type=merge") {
 		t.Errorf("code %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestLiveFileJudgedWhenSaved: a --live-file Job is judged at the time it was saved (the
+// newest time written in it, as status -f infers it, or --now), not at the wall clock's. An
+// older file used to get a false DeadlineExceededNow for a deadline the Job had not reached
+// when saved, and the change was left out of the plan's patch.
+func TestLiveFileJudgedWhenSaved(t *testing.T) {
+	saved := t0.Add(-33 * time.Hour) // the test clock is at t0
+	live := stored(manifestJob())
+	live.CreationTimestamp = metav1.NewTime(saved.Add(-12 * time.Second))
+	live.Status.StartTime = &metav1.Time{Time: saved.Add(-10 * time.Second)}
+	liveFile := writeYAML(t, "live.yaml", live)
+	m := manifestJob()
+	m.Spec.ActiveDeadlineSeconds = ptr.To[int64](7200)
+	desired := writeYAML(t, "job.yaml", m)
+
+	warned := func(t *testing.T, r result) bool {
+		t.Helper()
+		var rep jobdiff.Report
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("code %d: %v\n%s", r.code, err, r.stderr)
+		}
+		for _, w := range rep.Warnings {
+			if w.Code == jobdiff.WarnDeadlineExceededNow {
+				return true
+			}
+		}
+		return false
+	}
+	// The newest time written in the file is the start: the deadline of 2 h is far.
+	r := run(t, nil, "", "--live-file", liveFile, "-f", desired, "-o", "json")
+	if r.code != 1 || warned(t, r) {
+		t.Errorf("at the capture time: code %d, DeadlineExceededNow %v\n%s", r.code, warned(t, r), r.stdout)
+	}
+	if r := run(t, nil, "", "--live-file", liveFile, "-f", desired); !strings.Contains(r.stdout, "started 0s ago") || strings.Contains(r.stdout, "DeadlineExceededNow") {
+		t.Errorf("text:\n%s", r.stdout)
+	}
+	// --now 3 h after the start: the deadline is past.
+	r = run(t, nil, "", "--live-file", liveFile, "-f", desired, "-o", "json", "--now", saved.Add(3*time.Hour).Format(time.RFC3339))
+	if r.code != 1 || !warned(t, r) {
+		t.Errorf("--now: code %d, DeadlineExceededNow %v\n%s", r.code, warned(t, r), r.stdout)
+	}
+	// Live, the wall clock (the test clock) is the time.
+	r = run(t, fake.NewClientset(live.DeepCopy()), "", "eval", "-f", desired, "-o", "json")
+	if r.code != 1 || !warned(t, r) {
+		t.Errorf("live: code %d, DeadlineExceededNow %v", r.code, warned(t, r))
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--live-file", liveFile, "-f", desired, "--now", "yesterday"}, `--now "yesterday" is not an RFC 3339 time`},
+		{[]string{"eval", "-f", desired, "--now", saved.Format(time.RFC3339)}, "--now needs --live-file"},
+	} {
+		if r := run(t, fake.NewClientset(live.DeepCopy()), "", tc.args...); r.code != exitcode.Usage || !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("%v: code %d, stderr %q", tc.args, r.code, r.stderr)
+		}
 	}
 }
