@@ -65,7 +65,7 @@ func (c *classifier) classify() {
 	// removed (job-semantics §2.3, validateJobStatus), so it never gets Suspended=True and its
 	// template never becomes mutable (strategy.go: shouldAllowMutablePodTemplate). Only a new
 	// Job can have these changes. (One whose condition holds, such as completions in tandem,
-	// stays as it is: the API server takes it, to no effect, and --server checks just that.)
+	// stays as it is: the API server takes it, to no effect, and --server-dry-run checks just that.)
 	if c.state.Finished() {
 		for i := range c.diffs {
 			if d := &c.diffs[i]; d.Class == ClassConditional && !d.HoldsNow {

@@ -59,7 +59,7 @@ type Report struct {
 	Warnings []Warning `json:"warnings"`
 	// Plan is the safe way to get from the live Job to the desired one.
 	Plan []Step `json:"plan"`
-	// Server holds the result of --server: the classification checked by server-side
+	// Server holds the result of diff --server-dry-run: the classification checked by server-side
 	// dry-run updates of the live Job. Absent when not asked for.
 	Server *ServerCheck `json:"server,omitempty"`
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,9 +20,26 @@ type Options struct {
 	// manifest's "candidate" label (none when it has no such label). When Candidate is empty,
 	// see Reconciler.Candidates for the candidates the receipts name.
 	Candidate string
-	// Repetitions is how many times each case runs (repetitions 0..n-1); 0 means 1.
+	// Repetitions is how many times each case runs (repetitions 0..n-1); 0 means 1. At most
+	// MaxRepetitions, and cases × repetitions at most MaxResults.
 	Repetitions int
 }
+
+// Bounds on what a reconciliation holds. The Reconciler keeps one outcome byte and one attempt
+// number (5 bytes) per result of a shard with an accepted receipt, and the report names every
+// missing result (about 24 bytes each, before its text): results are cases × repetitions.
+const (
+	// MaxRepetitions bounds the repetitions per case.
+	MaxRepetitions = 10000
+	// MaxResults bounds cases × repetitions over the whole manifest: about 100 MB of state and
+	// at most 480 MB of missing results named in the report. A manifest (at most
+	// shards.MaxManifestBytes) cannot hold that many distinct cases, so one repetition always
+	// fits; every count of the report (a sum of results) stays far below the int range.
+	MaxResults = 20000000
+)
+
+// ErrTooManyResults is returned by New when cases × repetitions is more than MaxResults.
+var ErrTooManyResults = errors.New("too many results")
 
 // Outcomes of one result, in increasing strength for the duplicate rule's first key.
 const (
@@ -107,11 +125,23 @@ func New(opts Options) (*Reconciler, error) {
 	if opts.Repetitions < 0 {
 		return nil, fmt.Errorf("repetitions %d is negative", opts.Repetitions)
 	}
+	if opts.Repetitions > MaxRepetitions {
+		return nil, fmt.Errorf("repetitions %d: at most %d", opts.Repetitions, MaxRepetitions)
+	}
 	reps := opts.Repetitions
 	if reps == 0 {
 		reps = 1
 	}
 	m := opts.Manifest
+	cases := 0
+	for _, s := range m.Shards {
+		cases += len(s.Cases)
+	}
+	// cases × reps > MaxResults, without computing a product that could overflow.
+	if cases > MaxResults/reps {
+		return nil, fmt.Errorf("%w: the manifest's %d cases × %d repetitions are %d results, at most %d are reconciled (each is held in memory)",
+			ErrTooManyResults, cases, reps, cases*reps, MaxResults)
+	}
 	r := &Reconciler{opts: opts, m: m, hash: m.Hash(), reps: reps, shardOf: make(map[string]int, len(m.Shards)),
 		shards: make([]shardState, len(m.Shards)), candidates: map[string]int{}, digests: make([]string, len(m.Shards))}
 	for i, s := range m.Shards {
@@ -319,9 +349,15 @@ func (r *Reconciler) AddSummary(source string, s *receipt.Summary, wantShard str
 		return
 	}
 	total := len(r.m.Shards[i].Cases) * r.reps
-	if n := s.Completed + s.Failed.Model + s.Failed.Infrastructure; n > total {
+	// Each count is checked before they are added: counts near the int range (a summary is
+	// any JSON) would otherwise wrap around to a small sum and pass.
+	if c, f := s.Completed, s.Failed; c > total || f.Model > total || f.Infrastructure > total || c+f.Model+f.Infrastructure > total {
+		n := fmt.Sprintf("%d+%d+%d", c, f.Model, f.Infrastructure)
+		if c <= total && f.Model <= total && f.Infrastructure <= total {
+			n = strconv.Itoa(c + f.Model + f.Infrastructure)
+		}
 		r.reject(Rejection{Source: source, ShardID: s.ShardID, AttemptID: s.AttemptID, Reason: RejectUnassignedCase,
-			Message: fmt.Sprintf("reports %d results but shard %q has %d (%d cases × %d repetitions)", n, s.ShardID, total, len(r.m.Shards[i].Cases), r.reps)})
+			Message: fmt.Sprintf("reports %s results but shard %q has %d (%d cases × %d repetitions)", n, s.ShardID, total, len(r.m.Shards[i].Cases), r.reps)})
 		return
 	}
 	r.candidates[r.effective(s.Candidate)]++

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -429,5 +430,58 @@ func TestPrintTextCutsLongRetryIndexes(t *testing.T) {
 	}
 	if !strings.Contains(string(js), `"originalIndexes":"`+long+`"`) {
 		t.Error("the JSON report lacks the whole index string")
+	}
+}
+
+// TestRepetitionsAreBounded: repetitions above MaxRepetitions, or cases × repetitions above
+// MaxResults, are refused by New before anything is allocated; at the bound every count of the
+// report is exact (no overflow: a huge --repetitions used to wrap cases × repetitions around to
+// a negative number of results, or panic in makeslice).
+func TestRepetitionsAreBounded(t *testing.T) {
+	m := manifest(t) // 6 cases
+	for _, reps := range []int{MaxRepetitions + 1, 1 << 62, int(^uint(0) >> 1)} {
+		if _, err := New(Options{Manifest: m, Repetitions: reps}); err == nil || !strings.Contains(err.Error(), "at most 10000") {
+			t.Errorf("repetitions %d: err %v, want at most %d", reps, err, MaxRepetitions)
+		}
+	}
+	// MaxResults/MaxRepetitions cases fit exactly; one more case does not.
+	big := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "big"}, Revision: "1"}
+	var cases []string
+	for k := range MaxResults / MaxRepetitions {
+		cases = append(cases, fmt.Sprintf("c%05d", k))
+	}
+	big.Shards = []shards.Shard{{ID: "s0", Cases: cases[:1000]}, {ID: "s1", Cases: cases[1000:]}}
+	r, err := New(Options{Manifest: big, Repetitions: MaxRepetitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := r.Report().Coverage
+	if cov.Results != MaxResults || cov.Missing != MaxResults || cov.Text != "0/20000000 (0.0%)" {
+		t.Errorf("coverage at the bound: %+v", cov)
+	}
+	big.Shards[1].Cases = append(big.Shards[1].Cases, "one-more")
+	_, err = New(Options{Manifest: big, Repetitions: MaxRepetitions})
+	if !errors.Is(err, ErrTooManyResults) || !strings.Contains(err.Error(), "2001 cases × 10000 repetitions are 20010000 results, at most 20000000") {
+		t.Errorf("one case over: %v", err)
+	}
+}
+
+// TestSummaryCountsCannotWrapAround: a summary is any JSON; counts that add up past the int
+// range used to wrap around to a small sum, pass the "more results than the shard has" check
+// and be reported as results.
+func TestSummaryCountsCannotWrapAround(t *testing.T) {
+	m := manifest(t)
+	const maxInt = int(^uint(0) >> 1)
+	for _, c := range [][3]int{{maxInt, maxInt, 2}, {maxInt, 1, 0}, {0, 0, maxInt}} {
+		r := newR(t, m)
+		r.AddSummary("pod/w", summary(m, 0, "w", 1, c[0], c[1], c[2]), "s0")
+		rep := r.Report()
+		rj := rejection(t, rep, RejectUnassignedCase)
+		if !strings.Contains(rj.Message, "shard \"s0\" has 2 (2 cases × 1 repetitions)") {
+			t.Errorf("%v: %s", c, rj.Message)
+		}
+		if s := rep.Shards[0]; s.State != StateRejected || s.Passed != 0 || s.Missing != 2 {
+			t.Errorf("%v: shard %+v", c, s)
+		}
 	}
 }

@@ -591,7 +591,7 @@ func TestDiffCLISeedFix(t *testing.T) {
 	fix.Spec.BackoffLimit = nil
 	fix.Spec.BackoffLimitPerIndex, fix.Spec.MaxFailedIndexes = ptr.To[int32](1), ptr.To[int32](2)
 	fixFile := dfWriteTemp(t, "fix.yaml", dfYAML(t, fix))
-	r := KubectlIndexed(t, "diff", "prepare-db", "-n", ns, "-f", fixFile, "--server", "-o", "json")
+	r := KubectlIndexed(t, "diff", "prepare-db", "-n", ns, "-f", fixFile, "--server-dry-run", "-o", "json")
 	if r.ExitCode != 1 {
 		t.Fatalf("want exit 1:\n%s", r)
 	}
@@ -686,7 +686,7 @@ func TestDiffCLITemplateWhileSuspended(t *testing.T) {
 	d.Spec.Suspend = ptr.To(false)
 	dfWorker(d).Resources.Requests[corev1.ResourceCPU] = resource.MustParse("250m")
 	d.Spec.Template.Spec.NodeSelector["kubernetes.io/os"] = "linux"
-	r := KubectlIndexed(t, "diff", "tmpl", "-n", ns, "-f", dfWriteTemp(t, "d.yaml", dfYAML(t, d)), "--server", "-o", "json")
+	r := KubectlIndexed(t, "diff", "tmpl", "-n", ns, "-f", dfWriteTemp(t, "d.yaml", dfYAML(t, d)), "--server-dry-run", "-o", "json")
 	if r.ExitCode != 1 {
 		t.Fatalf("%s", r)
 	}
@@ -808,7 +808,7 @@ func TestDiffCLIFinishedJobNewName(t *testing.T) {
 	dfWorker(d).Image = "shard-worker:1.1"
 	d.Spec.Template.Spec.NodeSelector["kubernetes.io/os"] = "linux"
 	desired := dfWriteTemp(t, "fin.yaml", dfYAML(t, d))
-	r := KubectlIndexed(t, "diff", "fin", "-n", ns, "-f", desired, "--server", "-o", "json")
+	r := KubectlIndexed(t, "diff", "fin", "-n", ns, "-f", desired, "--server-dry-run", "-o", "json")
 	if r.ExitCode != 1 {
 		t.Fatalf("want exit 1:\n%s", r)
 	}

@@ -310,7 +310,7 @@ func TestFaults(t *testing.T) {
 		b, _, _ := createFiles(t, "ida", 9, 3, nil)
 		expect(t, indexed(t, "create", "ida", "-n", ns, "--manifest", a, "--image", "busybox:1.36", "--parallelism", "1"), 0)
 		before := takeFaultState(t, ns)
-		r := indexed(t, "diff", "ida", "-n", ns, "--manifest", b, "--image", "busybox:1.36", "--parallelism", "1", "--server", "-o", "json")
+		r := indexed(t, "diff", "ida", "-n", ns, "--manifest", b, "--image", "busybox:1.36", "--parallelism", "1", "--server-dry-run", "-o", "json")
 		expect(t, r, 1)
 		var rep jobdiff.Report
 		if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {

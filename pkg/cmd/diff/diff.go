@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,9 +25,11 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
@@ -52,13 +55,16 @@ var (
 		The desired Job comes from -f: a Job manifest, or the List that 'kubectl indexed create
 		... --dry-run=client -o yaml' prints (its Job is used). Or give create's own flags
 		(--manifest, --image, ... -- COMMAND) to see what would change if you re-ran create.
-		With --live-file the live Job is read from a file too (kubectl get job -o yaml) and no
-		cluster is contacted.
+		With --live-file the live Job is read from a file too (kubectl get job -o yaml): no
+		cluster is contacted and no kubeconfig is read (the namespace is -n, else the files',
+		else "default"), and the Job is judged at the time it was saved, as status -f does:
+		the newest time written in it, or --now.
 
-		--server confirms the classification with server-side dry-run updates of the live Job
-		(nothing is changed): every change that holds now in one update, expected to be
+		--server-dry-run confirms the classification with server-side dry-run updates of the
+		live Job (nothing is changed): every change that holds now in one update, expected to be
 		accepted, and each of the others alone, expected to be rejected. A disagreement is a
 		bug in kubectl indexed: the report says so. It needs permission to update the Job.
+		(--server, -s, is the API server's address, as on every verb.)
 
 		Exit codes (as kubectl diff): 0 no differences; 1 differences; 2 bad flags or
 		unreadable input; 4 the API server could not be reached or refused the request.`)
@@ -81,20 +87,27 @@ var (
 		kubectl indexed diff --live-file live.yaml -f job.yaml
 
 		# Confirm the classification with server-side dry-run updates; JSON report
-		kubectl indexed diff eval-gsm8k -f job.yaml --server -o json
+		kubectl indexed diff eval-gsm8k -f job.yaml --server-dry-run -o json
 
 		# Only the paths that need a new Job, or a row per difference
 		kubectl indexed diff eval-gsm8k -f job.yaml -o jsonpath='{.differences[?(@.class=="NewJob")].path}'
 		kubectl indexed diff eval-gsm8k -f job.yaml -o custom-columns=PATH:.path,CLASS:.class`)
 )
 
+// FlagServerDryRun confirms the classification with server-side dry-run updates. It is not
+// "--server", which is the kubeconfig flag naming the API server on every verb (kubectl diff
+// names its own option --server-side for the same reason).
+const FlagServerDryRun = "server-dry-run"
+
 // Options of kubectl indexed diff.
 type Options struct {
 	Filename string
 	LiveFile string
-	Server   bool
-	Output   string
-	Scaffold *jobflags.ScaffoldFlags
+	// ServerDryRun is --server-dry-run (not --server: that is the API server's address, a
+	// connection flag of every verb).
+	ServerDryRun bool
+	Output       string
+	Scaffold     *jobflags.ScaffoldFlags
 
 	JobName   string
 	nameGiven bool
@@ -106,8 +119,12 @@ type Options struct {
 
 	// Client talks to the API server (live mode); set by Complete, or by tests.
 	Client kubernetes.Interface
-	// Clock gives "now" for deadlines and TTLs.
+	// Clock gives "now" for deadlines and TTLs, live.
 	Clock clock.PassiveClock
+	// Now is --now: offline, the time the live Job was saved (default: the newest time
+	// written in it, indexstatus.CaptureTime); nowFlag is its text.
+	Now     time.Time
+	nowFlag string
 
 	flags *pflag.FlagSet
 	// conn are the connection flags given, carried into every command the plan prints.
@@ -138,7 +155,7 @@ func NewCmdDiff(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 // NewCmdDiffWithOptions returns the command bound to o (tests inject a client and a clock).
 func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE] [--server] [-o wide|json|yaml|name|TEMPLATE]",
+		Use:                   "diff [JOB] (-f DESIRED | --manifest FILE [create flags] -- COMMAND) [--live-file LIVE [--now TIME]] [--server-dry-run] [-o wide|json|yaml|name|TEMPLATE]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Compare a running Job with the desired one: what can change live, what needs a new Job",
 		Long:                  long,
@@ -159,7 +176,8 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	o.flags = fl
 	fl.StringVarP(&o.Filename, "filename", "f", "", "The desired Job: a Job manifest, or a List holding one Job (as create --dry-run=client -o yaml prints), or - for stdin.")
 	fl.StringVar(&o.LiveFile, "live-file", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
-	fl.BoolVar(&o.Server, "server", false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
+	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the live Job was saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for deadlines and TTLs. Default: the newest time written in it.")
+	fl.BoolVar(&o.ServerDryRun, FlagServerDryRun, false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
 	jobflags.AddScaffoldFlags(fl, o.Scaffold)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
@@ -181,14 +199,29 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		names, o.Command = args[:dash], args[dash:]
 	}
 	o.conn = printcmd.FromCommand(cmd)
+	if err := checkServerFlag(cmd); err != nil {
+		return err
+	}
 	switch len(names) {
 	case 0:
 	case 1:
-		o.JobName, o.nameGiven = names[0], true
+		name, err := jobref.Name(names[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName, o.nameGiven = name, true
 	default:
 		return exitcode.UsageError("expected at most one Job name, got %d (%s); with create's flags, put the worker's command after --", len(names), strings.Join(names, " "))
 	}
-	if o.Namespace == "" {
+	switch {
+	case o.Namespace != "":
+	case o.offline():
+		// Offline nothing is read from the kubeconfig, as with status -f: the namespace is
+		// -n, else the files' (readInputs), else "default".
+		if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
+			o.Namespace, o.EnforceNamespace = fl.Value.String(), true
+		}
+	default:
 		ns, enforce, err := f.ToRawKubeConfigLoader().Namespace()
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
@@ -210,6 +243,20 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	return o.readInputs()
 }
 
+// checkServerFlag refuses a --server value that is not an address but what a command line
+// written for diff's former boolean --server leaves there: "true", "false", or the next
+// flag ("--server -o json" reads -o as the address). --server is the kubeconfig flag.
+func checkServerFlag(cmd *cobra.Command) error {
+	fl := cmd.Flags().Lookup("server")
+	if fl == nil || !fl.Changed {
+		return nil
+	}
+	if v := fl.Value.String(); v == "true" || v == "false" || strings.HasPrefix(v, "-") {
+		return exitcode.UsageError("--server %q is not an API server address: --server (-s) names the API server, as on every verb; to confirm the classification with server-side dry-run updates, give --%s", v, FlagServerDryRun)
+	}
+	return nil
+}
+
 // readInputs reads the desired Job and, offline, the live one, once the flags are known to be
 // consistent (Validate: one input at most from standard input ...), and settles the namespace
 // and the Job name from them.
@@ -228,6 +275,9 @@ func (o *Options) readInputs() error {
 			return err
 		}
 		o.liveJob = live
+		if o.Namespace == "" {
+			o.Namespace = metav1.NamespaceDefault
+		}
 	}
 	return nil
 }
@@ -246,8 +296,17 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("a command after -- needs create's flags (--manifest ...)")
 	case o.createFlags() && o.JobName == "":
 		return exitcode.UsageError("with create's flags, give the Job name: kubectl indexed diff JOB --manifest FILE --image IMAGE -- COMMAND")
-	case o.offline() && o.Server:
-		return exitcode.UsageError("--server needs the live Job from the cluster: it cannot be used with --live-file")
+	case o.offline() && o.ServerDryRun:
+		return exitcode.UsageError("--%s needs the live Job from the cluster: it cannot be used with --live-file", FlagServerDryRun)
+	case !o.offline() && o.nowFlag != "":
+		return exitcode.UsageError("--now needs --live-file: a live Job from the cluster is judged at the current time")
+	}
+	if o.nowFlag != "" {
+		t, err := indexstatus.ParseTime(o.nowFlag)
+		if err != nil {
+			return exitcode.UsageError("--now %v", err)
+		}
+		o.Now = t
 	}
 	stdin := 0
 	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
@@ -275,7 +334,13 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	dopts := jobdiff.Options{Now: o.Clock.Now(), Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
+	now := o.Clock.Now()
+	if o.offline() {
+		// A saved Job is judged at the time it was saved, as status -f does: not at the
+		// wall clock's, which would see every deadline and TTL of an older file as due.
+		now, _ = indexstatus.OfflineTime(o.Now, indexstatus.CaptureTime(live, nil), now)
+	}
+	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
 	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -296,12 +361,12 @@ func (o *Options) Run(ctx context.Context) error {
 			report.Plan[i].Commands[j] = o.conn.Extend(c)
 		}
 	}
-	if o.Server && report.HasDifferences() {
+	if o.ServerDryRun && report.HasDifferences() {
 		if err := o.confirm(ctx, live, report); err != nil {
 			return err
 		}
 	}
-	if err := o.print(report); err != nil {
+	if err := o.print(report, now); err != nil {
 		return err
 	}
 	if !output.IsMachine(o.Output) {
@@ -320,7 +385,7 @@ func (o *Options) Run(ctx context.Context) error {
 // print writes the report: text (wrapped at 80 columns; -o wide does not wrap), json, yaml,
 // name (the live Job, as kubectl get -o name prints it), or a template over the JobDiff
 // report (custom-columns prints a row per difference).
-func (o *Options) print(r *jobdiff.Report) error {
+func (o *Options) print(r *jobdiff.Report, now time.Time) error {
 	switch {
 	case o.Output == output.FormatName:
 		_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
@@ -328,9 +393,9 @@ func (o *Options) print(r *jobdiff.Report) error {
 	case output.IsMachine(o.Output):
 		return output.Write(o.Out, o.Output, r, "differences")
 	case o.Output == output.FormatWide:
-		return jobdiff.WriteTextWidth(o.Out, r, o.Clock.Now(), 0)
+		return jobdiff.WriteTextWidth(o.Out, r, now, 0)
 	}
-	return jobdiff.WriteText(o.Out, r, o.Clock.Now())
+	return jobdiff.WriteText(o.Out, r, now)
 }
 
 // desired returns the desired Job, from -f or from create's flags; with create's flags also

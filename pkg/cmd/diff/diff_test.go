@@ -289,7 +289,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{"no desired Job", []string{"eval"}, exitcode.Usage, "give the desired Job"},
 		{"both -f and create flags", []string{"eval", "-f", desired, "--manifest", "m.yaml"}, exitcode.Usage, "not both"},
-		{"--server offline", []string{"--live-file", desired, "-f", desired, "--server"}, exitcode.Usage, "--server needs"},
+		{"--server-dry-run offline", []string{"--live-file", desired, "-f", desired, "--server-dry-run"}, exitcode.Usage, "--server-dry-run needs"},
 		{"two stdins", []string{"--live-file", "-", "-f", "-"}, exitcode.Usage, "standard input"},
 		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unsupported output format"},
 		{"bad template", []string{"eval", "-f", desired, "-o", "jsonpath={.differences["}, exitcode.Usage, "-o jsonpath="},
@@ -372,7 +372,7 @@ func TestServerConfirms(t *testing.T) {
 	serverLike(client, live, func(old, new *batchv1.Job) bool {
 		return *old.Spec.BackoffLimitPerIndex == *new.Spec.BackoffLimitPerIndex
 	})
-	r := run(t, client, "", "eval", "-f", desired, "--server", "-o", "json")
+	r := run(t, client, "", "eval", "-f", desired, "--server-dry-run", "-o", "json")
 	if r.code != 1 {
 		t.Fatalf("code %d: %s", r.code, r.stderr)
 	}
@@ -399,7 +399,7 @@ func TestServerConfirms(t *testing.T) {
 	// A server that accepts everything disagrees with the NewJob classification.
 	client = fake.NewClientset(live)
 	serverLike(client, live, func(_, _ *batchv1.Job) bool { return true })
-	r = run(t, client, "", "eval", "-f", desired, "--server")
+	r = run(t, client, "", "eval", "-f", desired, "--server-dry-run")
 	if r.code != 1 || !strings.Contains(r.stderr, "bug in kubectl indexed") || !strings.Contains(r.stdout, "DISAGREES") {
 		t.Errorf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -409,7 +409,7 @@ func TestServerConfirms(t *testing.T) {
 	client.PrependReactor("update", "jobs", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "batch", Resource: "jobs"}, "eval", fmt.Errorf("no"))
 	})
-	r = run(t, client, "", "eval", "-f", desired, "--server")
+	r = run(t, client, "", "eval", "-f", desired, "--server-dry-run")
 	if r.code != exitcode.Cluster || !strings.Contains(r.stderr, `you may not update job "eval"`) {
 		t.Errorf("forbidden: code %d stderr %q", r.code, r.stderr)
 	}
@@ -481,5 +481,38 @@ func TestOutputFormats(t *testing.T) {
 	}
 	if strings.Join(strings.Fields(text.stdout), " ") != strings.Join(strings.Fields(wide.stdout), " ") || longest <= 80 {
 		t.Errorf("-o wide: longest line %d\n%s", longest, wide.stdout)
+	}
+}
+
+// TestJobNameAsKubectlPrintsIt: JOB may be job/NAME or jobs.batch/NAME (kubectl get -o name
+// prints job.batch/NAME), as for status, logs and retry (pkg/cmd/jobref); a name that is not
+// a Job's is a usage error (exit 2) and nothing is sent. diff used to send "job/eval" as the
+// name and report the API server's refusal as exit 4, and offline to say the live file
+// "holds Job "eval", not "job/eval"".
+func TestJobNameAsKubectlPrintsIt(t *testing.T) {
+	desired := writeYAML(t, "job.yaml", manifestJob())
+	liveFile := writeYAML(t, "live.yaml", stored(manifestJob()))
+	for _, name := range []string{"job/eval", "jobs.batch/eval", "job.batch/eval"} {
+		client := fake.NewClientset(stored(manifestJob()))
+		if r := run(t, client, "", name, "-f", desired); r.code != 0 || !strings.Contains(r.stdout, "No differences") {
+			t.Errorf("%s: code %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+		if r := run(t, nil, "", name, "--live-file", liveFile, "-f", desired); r.code != 0 {
+			t.Errorf("%s --live-file: code %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+	for name, msg := range map[string]string{
+		"Eval":     `"Eval" is not a valid Job name`,
+		"pod/eval": `"pod/eval" is not a Job`,
+		"job/":     `"job/" names no Job`,
+	} {
+		client := fake.NewClientset(stored(manifestJob()))
+		r := run(t, client, "", name, "-f", desired)
+		if r.code != exitcode.Usage || !strings.Contains(r.stderr, msg) {
+			t.Errorf("%s: code %d (want 2), stderr %q (want %q)", name, r.code, r.stderr, msg)
+		}
+		if acts := client.Actions(); len(acts) != 0 {
+			t.Errorf("%s: sent %v", name, acts)
+		}
 	}
 }

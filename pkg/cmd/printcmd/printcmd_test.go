@@ -76,7 +76,8 @@ func shellWords(t *testing.T, line string) []string {
 	return strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")
 }
 
-// TestLocalFlagOfTheSameName: a verb's own --server (diff's bool) is not the kubeconfig's.
+// TestLocalFlagOfTheSameName: a verb's own flag named like a connection flag (as diff's
+// boolean --server was) is not the kubeconfig's.
 func TestLocalFlagOfTheSameName(t *testing.T) {
 	root := &cobra.Command{Use: "indexed"}
 	genericclioptions.NewConfigFlags(true).AddFlags(root.PersistentFlags())

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -69,12 +70,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 		}
 		lineage = append(lineage, rj)
 	}
-	slices.SortStableFunc(lineage[1:], func(a, b *batchv1.Job) int {
-		if d := attemptOf(a) - attemptOf(b); d != 0 {
-			return d
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortStableFunc(lineage[1:], byAttempt)
 	completions := len(m.Shards)
 	noSummary, running := &podList{}, &podList{}
 	for _, j := range lineage {
@@ -127,6 +123,15 @@ func (o *Options) originalIndexes(ctx context.Context, j *batchv1.Job, completio
 		return indexes.Set{}, fmt.Errorf("root index %d is out of range: the root has %d completions", l.Original.Max(), completions)
 	}
 	return l.Original, nil
+}
+
+// byAttempt orders retries by attempt, then name. The attempts are compared, not subtracted:
+// an annotation is any text, and a difference of two numbers near the int range wraps around.
+func byAttempt(a, b *batchv1.Job) int {
+	if c := cmp.Compare(attemptOf(a), attemptOf(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
 }
 
 func attemptOf(j *batchv1.Job) int {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
@@ -126,7 +127,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.ManifestFile, "manifest", "", "The shard manifest (YAML or JSON). Offline it is required; live it must be the Job's (its hash is checked).")
 	fl.StringVar(&o.ReceiptsDir, "receipts", "", "A directory of receipt files (*.receipt.json, at any depth), e.g. synced from the result bucket.")
 	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
-	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, "How many times each case runs (repetitions 0..N-1): results per case.")
+	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, fmt.Sprintf("How many times each case runs (repetitions 0..N-1): results per case. At most %d, and cases × repetitions at most %d (each result is held in memory).", domain.MaxRepetitions, domain.MaxResults))
 	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
 	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per shard). Default: text.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
@@ -145,7 +146,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed reconcile --help' for usage.", len(args))
 	}
 	if len(args) == 1 {
-		o.JobName = args[0]
+		name, err := jobref.Name(args[0])
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.JobName = name
 	}
 	if o.offline() {
 		return nil
@@ -179,6 +184,9 @@ func (o *Options) Validate() error {
 	}
 	if o.Repetitions < 1 {
 		return exitcode.UsageError("--repetitions must be at least 1, not %d", o.Repetitions)
+	}
+	if o.Repetitions > domain.MaxRepetitions {
+		return exitcode.UsageError("--repetitions %d: at most %d (reconcile holds every result, cases × repetitions, in memory)", o.Repetitions, domain.MaxRepetitions)
 	}
 	if o.ReceiptsDir != "" {
 		fi, err := os.Stat(o.ReceiptsDir)
@@ -246,6 +254,9 @@ func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) 
 		candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
 	}
 	rec, err := domain.New(domain.Options{Manifest: m, Candidate: candidate, Repetitions: o.Repetitions})
+	if errors.Is(err, domain.ErrTooManyResults) {
+		return nil, exitcode.UsageError("--repetitions %d: %v", o.Repetitions, err)
+	}
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

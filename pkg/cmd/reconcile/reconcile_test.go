@@ -434,3 +434,96 @@ func TestLiveTruncatedMessage(t *testing.T) {
 		t.Fatalf("exit %d, rejected %+v, shard %+v", r.code, rep.Rejected, rep.Shards[0])
 	}
 }
+
+// TestRepetitionsBound: a --repetitions above the bound is a usage error naming the flag and
+// the bound, before anything is read. It used to be accepted: 9223372036854775807 with an
+// empty receipts directory printed "Coverage: 0/-40" (exit 1), 4611686018427387904 "0/0", and
+// with a receipt the process died of an out-of-memory fatal error or a makeslice panic.
+func TestRepetitionsBound(t *testing.T) {
+	manifest := filepath.Join(examples, "manifest.yaml")
+	empty := t.TempDir()
+	for _, reps := range []string{"10001", "1000000000", "4611686018427387904", "9223372036854775807"} {
+		r := run(t, nil, "--manifest", manifest, "--receipts", empty, "--repetitions", reps)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, "--repetitions "+reps+": at most 10000") || r.out != "" {
+			t.Errorf("--repetitions %s: exit %d, want 2 naming the bound\nstdout: %s\nstderr: %s", reps, r.code, r.out, r.errOut)
+		}
+	}
+	// The bound itself works: 40 cases × 10000 results, counted exactly.
+	r := run(t, nil, "--manifest", manifest, "--receipts", empty, "--repetitions", "10000", "-o", "json")
+	var rep domain.Report
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.errOut)
+	}
+	if r.code != exitcode.Findings || rep.Coverage.Results != 400000 || rep.Coverage.Missing != 400000 || rep.Repetitions != 10000 {
+		t.Errorf("exit %d, coverage %+v", r.code, rep.Coverage)
+	}
+}
+
+// TestRepetitionsTimesCasesBound: within the flag's bound, cases × repetitions above
+// domain.MaxResults is a usage error naming --repetitions.
+func TestRepetitionsTimesCasesBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata:\n  name: big\nrevision: \"1\"\nshards:\n- id: s0\n  cases:\n")
+	for k := range domain.MaxResults/domain.MaxRepetitions + 1 {
+		fmt.Fprintf(&b, "  - c%05d\n", k)
+	}
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, nil, "--manifest", path, "--receipts", t.TempDir(), "--repetitions", "10000")
+	if r.code != exitcode.Usage || !strings.Contains(r.errOut, "--repetitions 10000: ") || !strings.Contains(r.errOut, "2001 cases × 10000 repetitions are 20010000 results, at most 20000000") {
+		t.Errorf("exit %d\n%s", r.code, r.errOut)
+	}
+}
+
+// TestRetriesOrderedByAttemptWithoutOverflow: retry-attempt annotations near the int range
+// order as numbers (their difference used to wrap around and reverse the order).
+func TestRetriesOrderedByAttemptWithoutOverflow(t *testing.T) {
+	job := func(name, attempt string) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{shards.AnnotationRetryAttempt: attempt}}}
+	}
+	hi, lo := job("a", "9223372036854775807"), job("b", "-2")
+	if c := byAttempt(hi, lo); c <= 0 {
+		t.Errorf("attempt 9223372036854775807 vs -2: %d, want > 0", c)
+	}
+	if c := byAttempt(lo, hi); c >= 0 {
+		t.Errorf("attempt -2 vs 9223372036854775807: %d, want < 0", c)
+	}
+	if c := byAttempt(job("a", "1"), job("b", "1")); c >= 0 {
+		t.Errorf("same attempt: by name, got %d", c)
+	}
+}
+
+// TestJobNameAsKubectlPrintsIt: JOB may be job/NAME or jobs.batch/NAME, as for status, logs
+// and retry (pkg/cmd/jobref); a name that is not a Job's is a usage error (exit 2) and nothing
+// is sent. reconcile used to send "job/demo" or "Foo" as the name and report the API server's
+// refusal as exit 4.
+func TestJobNameAsKubectlPrintsIt(t *testing.T) {
+	_, objs := exampleRun(t)
+	for _, name := range []string{"job/demo", "jobs.batch/demo", "job.batch/demo"} {
+		client := fake.NewClientset(objs.Job.DeepCopy())
+		// The Job is found by its name (its ConfigMap is missing, which is the next GET).
+		r := run(t, client, name)
+		if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "configmap") {
+			t.Errorf("%s: exit %d %s", name, r.code, r.errOut)
+		}
+		if acts := client.Actions(); len(acts) < 1 || acts[0].(interface{ GetName() string }).GetName() != "demo" {
+			t.Errorf("%s: actions %v", name, acts)
+		}
+	}
+	for name, msg := range map[string]string{
+		"Foo":      `"Foo" is not a valid Job name`,
+		"pod/demo": `"pod/demo" is not a Job`,
+		"job/":     `"job/" names no Job`,
+	} {
+		client := fake.NewClientset(objs.Job.DeepCopy())
+		r := run(t, client, name)
+		if r.code != exitcode.Usage || !strings.Contains(r.errOut, msg) {
+			t.Errorf("%s: exit %d (want 2), stderr %q (want %q)", name, r.code, r.errOut, msg)
+		}
+		if acts := client.Actions(); len(acts) != 0 {
+			t.Errorf("%s: sent %v", name, acts)
+		}
+	}
+}

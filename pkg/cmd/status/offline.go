@@ -35,7 +35,7 @@ func (o *Options) readOffline() (in *offlineInput, err error) {
 	for i := range pods {
 		acc.Add(&pods[i])
 	}
-	return &offlineInput{job: job, acc: acc, podsGiven: podsGiven, captured: captureTime(job, pods), configMaps: cms}, nil
+	return &offlineInput{job: job, acc: acc, podsGiven: podsGiven, captured: indexstatus.CaptureTime(job, pods), configMaps: cms}, nil
 }
 
 // offlineInput is what the offline report is made from: the Job, its pods reduced into an
@@ -180,84 +180,22 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// captureTime is the newest time written in the objects: a Job or pod condition, a start or
-// completion time, a container's start or finish, a creation or deletion. A saved report is
-// made at that time, not at the wall clock's, so ages and "due now" read as they did when the
-// objects were saved (--now overrides it).
-func captureTime(job *batchv1.Job, pods []corev1.Pod) time.Time {
-	var newest time.Time
-	see := func(t *metav1.Time) {
-		if t != nil && t.After(newest) {
-			newest = t.Time
-		}
-	}
-	seeMeta := func(m *metav1.ObjectMeta) {
-		see(&m.CreationTimestamp)
-		// A deletion timestamp lies in the future by the grace period: not a capture time.
-	}
-	seeMeta(&job.ObjectMeta)
-	see(job.Status.StartTime)
-	see(job.Status.CompletionTime)
-	for i := range job.Status.Conditions {
-		see(&job.Status.Conditions[i].LastProbeTime)
-		see(&job.Status.Conditions[i].LastTransitionTime)
-	}
-	for i := range pods {
-		if t := podTime(&pods[i]); t.After(newest) {
-			newest = t
-		}
-	}
-	return newest
-}
-
-// podTime is the newest time written in a pod.
-func podTime(p *corev1.Pod) time.Time {
-	var newest time.Time
-	see := func(t *metav1.Time) {
-		if t != nil && t.After(newest) {
-			newest = t.Time
-		}
-	}
-	see(&p.CreationTimestamp)
-	see(p.Status.StartTime)
-	for k := range p.Status.Conditions {
-		see(&p.Status.Conditions[k].LastProbeTime)
-		see(&p.Status.Conditions[k].LastTransitionTime)
-	}
-	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
-		for k := range list {
-			for _, st := range []corev1.ContainerState{list[k].State, list[k].LastTerminationState} {
-				if st.Running != nil {
-					see(&st.Running.StartedAt)
-				}
-				if st.Terminated != nil {
-					see(&st.Terminated.StartedAt)
-					see(&st.Terminated.FinishedAt)
-				}
-			}
-		}
-	}
-	return newest
-}
-
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only
 // when the objects carry no time at all). --now before the capture time is a usage error: the
 // objects cannot have been saved before a time written in them, and a report made then would
 // count ages and backoffs from times still to come.
 func (o *Options) offlineClock(at time.Time) (fixedClock, string, error) {
-	if !o.Now.IsZero() {
-		if o.Now.Before(at) {
-			return fixedClock{}, "", exitcode.UsageError("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
-				o.Now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
-		}
-		return fixedClock(o.Now), "", nil
+	if !o.Now.IsZero() && o.Now.Before(at) {
+		return fixedClock{}, "", exitcode.UsageError("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
+			o.Now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
 	}
-	if at.IsZero() {
-		return fixedClock(o.Clock.Now()), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
+	t, wall := indexstatus.OfflineTime(o.Now, at, o.Clock.Now())
+	if wall {
+		return fixedClock(t), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
 	}
 	// No note: live and offline reports of the same objects are the same; observedAt says
 	// the time.
-	return fixedClock(at), "", nil
+	return fixedClock(t), "", nil
 }
 
 // fixedClock always says the same time.

@@ -283,9 +283,9 @@ func (o *Options) Validate() error {
 			return exitcode.UsageError("-n/--namespace cannot be used with -f: the saved Job names its own namespace")
 		}
 		if o.nowFlag != "" {
-			t, err := time.Parse(time.RFC3339, o.nowFlag)
+			t, err := indexstatus.ParseTime(o.nowFlag)
 			if err != nil {
-				return exitcode.UsageError("--now %q is not an RFC 3339 time (e.g. 2026-03-01T12:00:00Z)", o.nowFlag)
+				return exitcode.UsageError("--now %v", err)
 			}
 			o.Now = t
 		}

@@ -54,11 +54,11 @@ func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err e
 	// One pass over the file: the settled pods (the older retries) and the untracked
 	// terminating ones are folded, not kept.
 	acc.FoldSettled()
-	in = &offlineInput{job: job, acc: acc, podsGiven: true, captured: captureTime(job, nil)}
+	in = &offlineInput{job: job, acc: acc, podsGiven: true, captured: indexstatus.CaptureTime(job, nil)}
 	var f foreign
 	add := func(p *corev1.Pod) {
 		f.check(job, p)
-		if t := podTime(p); t.After(in.captured) {
+		if t := indexstatus.PodTime(p); t.After(in.captured) {
 			in.captured = t
 		}
 		acc.Add(p)
