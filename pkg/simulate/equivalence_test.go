@@ -3,10 +3,10 @@ package simulate
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
