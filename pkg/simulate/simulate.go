@@ -566,7 +566,8 @@ func (s *sim) sync() {
 	for i, p := range s.live {
 		obs[i] = s.observe(p)
 	}
-	f := jobpolicy.Evaluate(s.job, obs, s.now)
+	// Sparse: the sync reads the facts of the indexes it acts on only (IndexAt).
+	f := jobpolicy.EvaluateSparse(s.job, obs, s.now)
 
 	switch f.Decision.Kind {
 	case jobpolicy.Finished:
@@ -740,24 +741,21 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 	if s.spec.PerIndex() {
 		failed := f.Failed.String()
 		if st.FailedIndexes == nil || *st.FailedIndexes != failed {
-			for i := range f.Failed.All() {
-				if st.FailedIndexes == nil || !f.Failed.Has(i) || !s.wasFailed(i) {
-					s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
+			var was indexes.Set
+			if st.FailedIndexes != nil {
+				// wasFailed: parsed once, not once per failed index.
+				if set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions)); err == nil {
+					was = set
 				}
+			}
+			// The indexes that were not failed before (all of them when the set is new).
+			for i := range f.Failed.Difference(was).All() {
+				s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
 			}
 			s.changed = true
 		}
 		st.FailedIndexes = &failed
 	}
-}
-
-func (s *sim) wasFailed(i int) bool {
-	st := s.job.Status
-	if st.FailedIndexes == nil {
-		return false
-	}
-	set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions))
-	return err == nil && set.Has(i)
 }
 
 func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
@@ -901,7 +899,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			if !p.tracked || !obs[i].Failed {
 				continue
 			}
-			st := f.Indexes[p.index].State
+			st := f.IndexAt(p.index).State
 			if st == jobpolicy.IndexSucceeded || st == jobpolicy.IndexFailed || st == jobpolicy.IndexActive {
 				continue
 			}
@@ -968,12 +966,24 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		}
 	}
 	// firstPendingIndexes: the lowest indexes neither succeeded, failed, active nor (under
-	// podReplacementPolicy Failed) terminating.
+	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
+	// failed sets are looked at: the scan passes the active and terminating ones (at most the
+	// pods present) and stops at diff candidates.
 	cands := make([]int, 0, min(diff, 1024))
-	for i := 0; i < completions && len(cands) < diff; i++ {
-		switch f.Indexes[i].State {
-		case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-			cands = append(cands, i)
+	facts := map[int]jobpolicy.Index{}
+	open := f.Succeeded.Union(f.Failed).Complement(completions)
+scan:
+	for _, iv := range open.Intervals() {
+		for i := iv.First; i <= iv.Last; i++ {
+			if len(cands) >= diff {
+				break scan
+			}
+			ix := f.IndexAt(i)
+			switch ix.State {
+			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
+				cands = append(cands, i)
+				facts[i] = ix
+			}
 		}
 	}
 	if s.spec.PerIndex() {
@@ -982,8 +992,8 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		now := cands[:0:0]
 		var wake time.Time
 		for _, i := range cands {
-			at := f.Indexes[i].NextAttemptAt
-			if f.Indexes[i].State != jobpolicy.IndexBackoff || !at.After(s.now) {
+			at := facts[i].NextAttemptAt
+			if facts[i].State != jobpolicy.IndexBackoff || !at.After(s.now) {
 				now = append(now, i)
 			} else if wake.IsZero() || at.Before(wake) {
 				wake = at
@@ -1004,7 +1014,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		return
 	}
 	for _, i := range cands {
-		s.create(i, f.Indexes[i])
+		s.create(i, facts[i])
 	}
 	set := indexes.Of(cands...)
 	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())
