@@ -12,6 +12,7 @@ package simulate
 
 import (
 	"container/heap"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -60,6 +61,10 @@ type Options struct {
 	MaxEvents int
 	// KeepPods keeps every pod for Result.Pods (memory grows with the pods created).
 	KeepPods bool
+	// Context, when set, stops the simulation once it is done (checked before every sync):
+	// Simulate and Predict then return an error that wraps context.Cause (errors.Is
+	// context.Canceled for a plain cancel).
+	Context context.Context
 }
 
 // Event is one decisive step of the timeline.
@@ -275,7 +280,9 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
 	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
 	j.Status.StartTime = &metav1.Time{Time: s.start}
-	s.loop()
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
 	s.finish()
 	s.res.ns, s.res.container = s.ns, out.Container()
 	return s.res, nil
@@ -365,23 +372,34 @@ func (s *sim) finishedJob() bool {
 	return false
 }
 
-// loop runs syncs until the Job finishes, nothing more happens, or the horizon.
-func (s *sim) loop() {
+// loop runs syncs until the Job finishes, nothing more happens, or the horizon; or until
+// Options.Context is done.
+func (s *sim) loop() error {
 	horizon := s.start.Add(s.opts.Horizon)
+	ctx := s.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if ctx.Err() != nil {
+		return s.stopped(ctx)
+	}
 	s.sync()
 	for guard := 0; !s.finishedJob(); guard++ {
+		if ctx.Err() != nil {
+			return s.stopped(ctx)
+		}
 		// The status update and the pods created or deleted trigger another sync at once in
 		// the controller; it decides nothing new (the pods it sees are the ones this sync
 		// acted on) and only counts what this one already decided, so the next sync happens at
 		// the next event.
 		if s.q.Len() == 0 {
 			s.res.Stuck = true
-			return
+			return nil
 		}
 		next := s.q[0]
 		if s.start.Add(time.Duration(next.at)).After(horizon) {
 			s.now = horizon
-			return
+			return nil
 		}
 		s.now = s.start.Add(time.Duration(next.at))
 		at := next.at
@@ -392,6 +410,12 @@ func (s *sim) loop() {
 		s.sync()
 	}
 	s.res.Finished = true
+	return nil
+}
+
+// stopped is the error of a simulation whose context is done: how far it got, and the cause.
+func (s *sim) stopped(ctx context.Context) error {
+	return fmt.Errorf("simulation stopped at %s of simulated time after %d syncs: %w", s.since(s.now), s.res.Syncs, context.Cause(ctx))
 }
 
 // apply plays what kwok does to a pod (test/harness/stages.yaml).
@@ -970,7 +994,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 	// failed sets are looked at: the scan passes the active and terminating ones (at most the
 	// pods present) and stops at diff candidates.
 	cands := make([]int, 0, min(diff, 1024))
-	facts := map[int]jobpolicy.Index{}
+	facts := make([]jobpolicy.Index, 0, min(diff, 1024)) // the facts of cands[k]
 	open := f.Succeeded.Union(f.Failed).Complement(completions)
 scan:
 	for _, iv := range open.Intervals() {
@@ -982,19 +1006,20 @@ scan:
 			switch ix.State {
 			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
 				cands = append(cands, i)
-				facts[i] = ix
+				facts = append(facts, ix)
 			}
 		}
 	}
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
-		now := cands[:0:0]
+		now, nowFacts := cands[:0:0], facts[:0:0]
 		var wake time.Time
-		for _, i := range cands {
-			at := facts[i].NextAttemptAt
-			if facts[i].State != jobpolicy.IndexBackoff || !at.After(s.now) {
+		for k, i := range cands {
+			at := facts[k].NextAttemptAt
+			if facts[k].State != jobpolicy.IndexBackoff || !at.After(s.now) {
 				now = append(now, i)
+				nowFacts = append(nowFacts, facts[k])
 			} else if wake.IsZero() || at.Before(wake) {
 				wake = at
 			}
@@ -1008,13 +1033,13 @@ scan:
 		if !wake.IsZero() {
 			s.push(wake, 0, evWake, nil)
 		}
-		cands = now
+		cands, facts = now, nowFacts
 	}
 	if len(cands) == 0 {
 		return
 	}
-	for _, i := range cands {
-		s.create(i, facts[i])
+	for k, i := range cands {
+		s.create(i, facts[k])
 	}
 	set := indexes.Of(cands...)
 	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())
