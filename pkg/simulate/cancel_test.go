@@ -50,3 +50,27 @@ func TestSimulateStopsOnCancelledContext(t *testing.T) {
 		t.Fatalf("uncancelled: %v, %+v", err, r)
 	}
 }
+
+// A container that fails in no time under restartPolicy OnFailure restarts at the same instant;
+// each restart waits for the next sync, which counts it (pastBackoffLimitOnFailure: restarts of
+// running pods >= backoffLimit fail the Job), so the simulation ends. Before, the restarts were
+// applied in a loop with no sync in between, and it never ended (nor stopped on SIGINT).
+func TestZeroDurationRestartsEnd(t *testing.T) {
+	j := job(2, 2, nil)
+	j.Spec.Template.Spec.RestartPolicy = "OnFailure"
+	j.Spec.BackoffLimit = i32(3)
+	out := NewOutcomes()
+	for _, v := range []string{"0=1"} {
+		if err := out.ParseOutcome(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := out.ParseDuration("0=0s"); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, j, out)
+	at, reason, ok := condAt(r, "Failed")
+	if !ok || at != 0 || reason != "BackoffLimitExceeded" || r.Indexes[0].Restarts != 3 {
+		t.Fatalf("Failed %v at %s (%s), restarts of index 0: %d; want BackoffLimitExceeded at 0s after 3 restarts", ok, at, reason, r.Indexes[0].Restarts)
+	}
+}

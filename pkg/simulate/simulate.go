@@ -404,7 +404,12 @@ func (s *sim) loop() error {
 		s.now = s.start.Add(time.Duration(next.at))
 		at := next.at
 		order := next.order
-		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order {
+		// The events queued so far at this instant; what applying them queues at the same
+		// instant (a container that fails in no time and restarts in place) waits for the
+		// next sync, which sees the restart: without that, such a pod restarted forever
+		// without a sync in between, and the simulation never ended.
+		last := s.seq
+		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order && s.q[0].seq <= last {
 			s.apply(heap.Pop(&s.q).(*event))
 		}
 		s.sync()
