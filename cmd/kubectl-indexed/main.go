@@ -14,16 +14,18 @@ import (
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
 
 // interruptGrace is how long the command gets, after SIGINT or SIGTERM, to end by itself:
-// requests in flight are cancelled through the context and end at once, with a message that
-// says what was done. A read that cannot be cancelled (standard input, a FIFO nobody writes)
-// would go on; after the grace the process exits.
+// requests in flight and simulations are cancelled through the context (its cause,
+// exitcode.Interrupt, names the signal) and end at once, with a message that says what was
+// interrupted. A read that cannot be cancelled (standard input, a FIFO nobody writes, a
+// credential plugin) would go on; after the grace the process exits.
 const interruptGrace = 2 * time.Second
 
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
@@ -36,7 +38,7 @@ func main() {
 		os.Exit(code)
 	case sig = <-sigs:
 	}
-	cancel()
+	cancel(&exitcode.Interrupt{Signal: sig})
 	// A second signal ends the process at once, as it would without this handler.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	select {
@@ -44,12 +46,9 @@ func main() {
 		os.Exit(code)
 	case <-time.After(interruptGrace):
 	}
-	// Every request is sent only after the input was read, and requests end with the context;
-	// what is still running now is a read of input or a credential plugin.
-	_, _ = fmt.Fprintf(os.Stderr, "error: interrupted (%v) while waiting for input or for a credential plugin: stopped\n", sig)
-	code := 130
-	if s, ok := sig.(syscall.Signal); ok {
-		code = 128 + int(s)
-	}
-	os.Exit(code)
+	// Requests and simulations end with the context; what did not end is most likely a read
+	// of input or a credential plugin, but main cannot tell, so the message does not say.
+	in := &exitcode.Interrupt{Signal: sig}
+	_, _ = fmt.Fprintf(os.Stderr, "error: %v: the command did not stop within %s: stopped\n", in, interruptGrace)
+	os.Exit(in.ExitCode())
 }

@@ -154,7 +154,7 @@ type Facts struct {
 	// Global is the estimated global backoff (no backoffLimitPerIndex) when failures follow
 	// the last success.
 	Global *GlobalBackoff
-	// Indexes has one entry per completion index.
+	// Indexes has one entry per completion index; nil from EvaluateSparse (see IndexAt).
 	Indexes []Index
 	// OutOfRange counts pods with an index at or above completions (deleted, never counted);
 	// Duplicates the extra active pods of an index (deleted, never counted).
@@ -163,6 +163,10 @@ type Facts struct {
 
 	// recordedSucceeded and recordedFailed are the status sets as written.
 	recordedSucceeded, recordedFailed indexes.Set
+	// job, sparse (the pods by index) and folded are what IndexAt reads (EvaluateSparse).
+	job    *batchv1.Job
+	sparse map[int][]*Pod
+	folded *Folded
 }
 
 // Count returns how many indexes are in state.
@@ -246,6 +250,31 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 // settled or untracked terminating, index below completions) folded into settled instead of
 // listed in pods; settled may be nil.
 func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
+	return evaluate(job, pods, settled, now, true)
+}
+
+// EvaluateSparse is Evaluate without Facts.Indexes: the facts of one index come from
+// Facts.IndexAt when asked. A sync of a Job with many indexes and few pods then costs what its
+// pods and status sets cost, not one entry per index. pods is only read, and must not change
+// while the Facts are used.
+func EvaluateSparse(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
+	ptrs := make([]*Pod, len(pods))
+	for k := range pods {
+		ptrs[k] = &pods[k]
+	}
+	return evaluate(job, ptrs, nil, now, false)
+}
+
+// IndexAt returns the facts of index i: Indexes[i] when Evaluate computed every index, else
+// computed now from the pods of i (EvaluateSparse). i must be below completions.
+func (f *Facts) IndexAt(i int) Index {
+	if f.Indexes != nil {
+		return f.Indexes[i]
+	}
+	return f.index(f.job, i, f.sparse[i], f.folded)
+}
+
+func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all bool) *Facts {
 	settled.Seal()
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
@@ -255,8 +284,31 @@ func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Tim
 			f.OutOfRange++
 		}
 	}
-	byIndex := GroupByIndex(completions, pods, func(p *Pod) int { return p.Index })
-	for _, ps := range byIndex {
+	// The pods of each index, in input order: one slot per index (GroupByIndex) when every
+	// index is computed, else only the indexes that have pods.
+	var byIndex [][]*Pod
+	if all {
+		byIndex = GroupByIndex(completions, pods, func(p *Pod) int { return p.Index })
+	} else {
+		f.sparse = map[int][]*Pod{}
+		for _, p := range pods {
+			if p.Index >= 0 && p.Index < completions {
+				f.sparse[p.Index] = append(f.sparse[p.Index], p)
+			}
+		}
+	}
+	eachIndex := func(fn func(ix int, ps []*Pod)) {
+		if all {
+			for ix, ps := range byIndex {
+				fn(ix, ps)
+			}
+			return
+		}
+		for ix, ps := range f.sparse {
+			fn(ix, ps)
+		}
+	}
+	eachIndex(func(_ int, ps []*Pod) {
 		active := 0
 		for _, p := range ps {
 			if p.Active() {
@@ -266,37 +318,37 @@ func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Tim
 		if active > 1 {
 			f.Duplicates += active - 1
 		}
-	}
+	})
 
 	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
 	var succ, failed indexes.Builder
 	f.recordedSucceeded = parseSet(job.Status.CompletedIndexes, completions)
-	for i := range f.recordedSucceeded.All() {
-		succ.Add(i)
+	for _, iv := range f.recordedSucceeded.Intervals() {
+		succ.AddInterval(iv.First, iv.Last)
 	}
-	for ix, ps := range byIndex {
+	eachIndex(func(ix int, ps []*Pod) {
 		for _, p := range ps {
 			if p.Phase == corev1.PodSucceeded && p.Tracked {
 				succ.Add(ix)
 			}
 		}
-	}
+	})
 	f.Succeeded = succ.Set()
 	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
 	if spec.PerIndex() {
 		if job.Status.FailedIndexes != nil {
 			f.recordedFailed = parseSet(*job.Status.FailedIndexes, completions)
-			for i := range f.recordedFailed.All() {
-				failed.Add(i)
+			for _, iv := range f.recordedFailed.Intervals() {
+				failed.AddInterval(iv.First, iv.Last)
 			}
 		}
-		for ix, ps := range byIndex {
+		eachIndex(func(ix int, ps []*Pod) {
 			for _, p := range ps {
 				if p.Tracked && IsIndexFailed(spec, p) {
 					failed.Add(ix)
 				}
 			}
-		}
+		})
 	}
 	f.Failed = failed.Set()
 
@@ -336,6 +388,10 @@ func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Tim
 	f.CanSucceed = canSucceed(job, f)
 	f.Global = globalBackoff(spec, pods, settled, now)
 
+	if !all {
+		f.job, f.folded = job, settled
+		return f
+	}
 	f.Indexes = make([]Index, completions)
 	for i := 0; i < completions; i++ {
 		var ps []*Pod

@@ -52,3 +52,22 @@ func BenchmarkPredict100k(b *testing.B) {
 		}
 	}
 }
+
+// benchmarkWaves simulates a Job of n indexes run par at a time (n/par waves of 1s pods, all
+// succeeding): the cost of a sync must follow the pods that end, not the indexes.
+func benchmarkWaves(b *testing.B, n, par int32) {
+	j := job(n, par, nil)
+	b.ReportAllocs()
+	for range b.N {
+		r, err := Simulate(j, nil, Options{Start: t0})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !r.Finished || r.Job.Status.Succeeded != n {
+			b.Fatalf("unexpected result: %s, succeeded %d", r.Outcome(), r.Job.Status.Succeeded)
+		}
+	}
+}
+
+func BenchmarkSimulateWaves5000x1(b *testing.B)      { benchmarkWaves(b, 5000, 1) }
+func BenchmarkSimulateWaves100000x1000(b *testing.B) { benchmarkWaves(b, 100000, 1000) }

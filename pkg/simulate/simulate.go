@@ -12,6 +12,7 @@ package simulate
 
 import (
 	"container/heap"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -60,6 +61,10 @@ type Options struct {
 	MaxEvents int
 	// KeepPods keeps every pod for Result.Pods (memory grows with the pods created).
 	KeepPods bool
+	// Context, when set, stops the simulation once it is done (checked before every sync):
+	// Simulate and Predict then return an error that wraps context.Cause (errors.Is
+	// context.Canceled for a plain cancel).
+	Context context.Context
 }
 
 // Event is one decisive step of the timeline.
@@ -275,7 +280,9 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
 	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
 	j.Status.StartTime = &metav1.Time{Time: s.start}
-	s.loop()
+	if err := s.loop(); err != nil {
+		return nil, err
+	}
 	s.finish()
 	s.res.ns, s.res.container = s.ns, out.Container()
 	return s.res, nil
@@ -365,33 +372,55 @@ func (s *sim) finishedJob() bool {
 	return false
 }
 
-// loop runs syncs until the Job finishes, nothing more happens, or the horizon.
-func (s *sim) loop() {
+// loop runs syncs until the Job finishes, nothing more happens, or the horizon; or until
+// Options.Context is done.
+func (s *sim) loop() error {
 	horizon := s.start.Add(s.opts.Horizon)
+	ctx := s.opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if ctx.Err() != nil {
+		return s.stopped(ctx)
+	}
 	s.sync()
 	for guard := 0; !s.finishedJob(); guard++ {
+		if ctx.Err() != nil {
+			return s.stopped(ctx)
+		}
 		// The status update and the pods created or deleted trigger another sync at once in
 		// the controller; it decides nothing new (the pods it sees are the ones this sync
 		// acted on) and only counts what this one already decided, so the next sync happens at
 		// the next event.
 		if s.q.Len() == 0 {
 			s.res.Stuck = true
-			return
+			return nil
 		}
 		next := s.q[0]
 		if s.start.Add(time.Duration(next.at)).After(horizon) {
 			s.now = horizon
-			return
+			return nil
 		}
 		s.now = s.start.Add(time.Duration(next.at))
 		at := next.at
 		order := next.order
-		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order {
+		// The events queued so far at this instant; what applying them queues at the same
+		// instant (a container that fails in no time and restarts in place) waits for the
+		// next sync, which sees the restart: without that, such a pod restarted forever
+		// without a sync in between, and the simulation never ended.
+		last := s.seq
+		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order && s.q[0].seq <= last {
 			s.apply(heap.Pop(&s.q).(*event))
 		}
 		s.sync()
 	}
 	s.res.Finished = true
+	return nil
+}
+
+// stopped is the error of a simulation whose context is done: how far it got, and the cause.
+func (s *sim) stopped(ctx context.Context) error {
+	return fmt.Errorf("simulation stopped at %s of simulated time after %d syncs: %w", s.since(s.now), s.res.Syncs, context.Cause(ctx))
 }
 
 // apply plays what kwok does to a pod (test/harness/stages.yaml).
@@ -566,7 +595,8 @@ func (s *sim) sync() {
 	for i, p := range s.live {
 		obs[i] = s.observe(p)
 	}
-	f := jobpolicy.Evaluate(s.job, obs, s.now)
+	// Sparse: the sync reads the facts of the indexes it acts on only (IndexAt).
+	f := jobpolicy.EvaluateSparse(s.job, obs, s.now)
 
 	switch f.Decision.Kind {
 	case jobpolicy.Finished:
@@ -740,24 +770,21 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 	if s.spec.PerIndex() {
 		failed := f.Failed.String()
 		if st.FailedIndexes == nil || *st.FailedIndexes != failed {
-			for i := range f.Failed.All() {
-				if st.FailedIndexes == nil || !f.Failed.Has(i) || !s.wasFailed(i) {
-					s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
+			var was indexes.Set
+			if st.FailedIndexes != nil {
+				// wasFailed: parsed once, not once per failed index.
+				if set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions)); err == nil {
+					was = set
 				}
+			}
+			// The indexes that were not failed before (all of them when the set is new).
+			for i := range f.Failed.Difference(was).All() {
+				s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
 			}
 			s.changed = true
 		}
 		st.FailedIndexes = &failed
 	}
-}
-
-func (s *sim) wasFailed(i int) bool {
-	st := s.job.Status
-	if st.FailedIndexes == nil {
-		return false
-	}
-	set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions))
-	return err == nil && set.Has(i)
 }
 
 func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
@@ -901,7 +928,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			if !p.tracked || !obs[i].Failed {
 				continue
 			}
-			st := f.Indexes[p.index].State
+			st := f.IndexAt(p.index).State
 			if st == jobpolicy.IndexSucceeded || st == jobpolicy.IndexFailed || st == jobpolicy.IndexActive {
 				continue
 			}
@@ -968,23 +995,36 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		}
 	}
 	// firstPendingIndexes: the lowest indexes neither succeeded, failed, active nor (under
-	// podReplacementPolicy Failed) terminating.
+	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
+	// failed sets are looked at: the scan passes the active and terminating ones (at most the
+	// pods present) and stops at diff candidates.
 	cands := make([]int, 0, min(diff, 1024))
-	for i := 0; i < completions && len(cands) < diff; i++ {
-		switch f.Indexes[i].State {
-		case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-			cands = append(cands, i)
+	facts := make([]jobpolicy.Index, 0, min(diff, 1024)) // the facts of cands[k]
+	open := f.Succeeded.Union(f.Failed).Complement(completions)
+scan:
+	for _, iv := range open.Intervals() {
+		for i := iv.First; i <= iv.Last; i++ {
+			if len(cands) >= diff {
+				break scan
+			}
+			ix := f.IndexAt(i)
+			switch ix.State {
+			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
+				cands = append(cands, i)
+				facts = append(facts, ix)
+			}
 		}
 	}
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
-		now := cands[:0:0]
+		now, nowFacts := cands[:0:0], facts[:0:0]
 		var wake time.Time
-		for _, i := range cands {
-			at := f.Indexes[i].NextAttemptAt
-			if f.Indexes[i].State != jobpolicy.IndexBackoff || !at.After(s.now) {
+		for k, i := range cands {
+			at := facts[k].NextAttemptAt
+			if facts[k].State != jobpolicy.IndexBackoff || !at.After(s.now) {
 				now = append(now, i)
+				nowFacts = append(nowFacts, facts[k])
 			} else if wake.IsZero() || at.Before(wake) {
 				wake = at
 			}
@@ -998,13 +1038,13 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		if !wake.IsZero() {
 			s.push(wake, 0, evWake, nil)
 		}
-		cands = now
+		cands, facts = now, nowFacts
 	}
 	if len(cands) == 0 {
 		return
 	}
-	for _, i := range cands {
-		s.create(i, f.Indexes[i])
+	for k, i := range cands {
+		s.create(i, facts[k])
 	}
 	set := indexes.Of(cands...)
 	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())

@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -223,4 +225,37 @@ func singular(resource string) string {
 		return "configmap"
 	}
 	return resource
+}
+
+// Interrupt is the cause main cancels a command's context with on SIGINT or SIGTERM
+// (context.WithCancelCause), so that a command that stops on the context can say which signal
+// stopped it and exit as the shell expects (128 + the signal's number: 130, 143).
+type Interrupt struct {
+	Signal os.Signal
+}
+
+func (i *Interrupt) Error() string { return fmt.Sprintf("interrupted (%v)", i.Signal) }
+
+// ExitCode is 128 + the signal's number; 130 (SIGINT) when it has none.
+func (i *Interrupt) ExitCode() int {
+	if s, ok := i.Signal.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// Interrupted is the error of a command whose context was cancelled while it was doing what
+// (for example "simulating"): "interrupted (terminated) while simulating: stopped[: detail]",
+// exit 128 + the signal (130 when the context was cancelled without an Interrupt cause).
+func Interrupted(ctx context.Context, what, detail string) error {
+	var in *Interrupt
+	code, head := 130, "interrupted"
+	if errors.As(context.Cause(ctx), &in) {
+		code, head = in.ExitCode(), in.Error()
+	}
+	msg := fmt.Sprintf("%s while %s: stopped", head, what)
+	if detail != "" {
+		msg += " " + detail
+	}
+	return Wrap(code, errors.New(msg))
 }

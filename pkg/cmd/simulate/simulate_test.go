@@ -1,10 +1,13 @@
 package simulate
 
 import (
+	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -194,5 +197,45 @@ func TestTextCutsIndexLists(t *testing.T) {
 	pods = line(wide, "pods per index at the end:")
 	if !strings.Contains(pods, "9901-9999:1") || !strings.Contains(pods, "9800,9900:2") || strings.Contains(pods, "more)") {
 		t.Errorf("-o wide: the pods line is not whole: %.300s...", pods)
+	}
+}
+
+// A Job above MaxCompletions is refused before anything is simulated: exit 2, the limit named.
+func TestSimulateRefusesTooManyCompletions(t *testing.T) {
+	big := strings.Replace(jobYAML, "completions: 4", "completions: "+strconv.Itoa(MaxCompletions+1), 1)
+	path := testutil.WriteFile(t, "big.yaml", big)
+	_, err := runCmd(t, path, "-o", "json")
+	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "250000") || !strings.Contains(err.Error(), "250001") {
+		t.Fatalf("got %v (exit %d), want a usage error naming 250001 and the limit 250000", err, exitcode.Code(err))
+	}
+}
+
+// SIGINT / SIGTERM: main cancels the command's context with exitcode.Interrupt; the simulation
+// stops and the command exits 128 + the signal, saying it was simulating (not waiting for
+// input). A plain cancel exits 130.
+func TestSimulateInterrupted(t *testing.T) {
+	seq := strings.Replace(strings.Replace(jobYAML, "completions: 4", "completions: 5000", 1), "parallelism: 4", "parallelism: 1", 1)
+	path := testutil.WriteFile(t, "seq.yaml", seq)
+	for _, tc := range []struct {
+		cause error
+		code  int
+		head  string
+	}{
+		{&exitcode.Interrupt{Signal: syscall.SIGTERM}, 143, "interrupted (terminated) while simulating "},
+		{&exitcode.Interrupt{Signal: os.Interrupt}, 130, "interrupted (interrupt) while simulating "},
+		{nil, 130, "interrupted while simulating "},
+	} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(tc.cause)
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		if err := o.Complete(nil, []string{path}); err != nil {
+			t.Fatal(err)
+		}
+		o.ctx, o.Output = ctx, "json"
+		err := o.Run()
+		if exitcode.Code(err) != tc.code || !strings.HasPrefix(err.Error(), tc.head) || !strings.Contains(err.Error(), "stopped (simulation stopped at 0s of simulated time after 0 syncs)") {
+			t.Fatalf("cause %v: got %q (exit %d), want exit %d and %q...", tc.cause, err, exitcode.Code(err), tc.code, tc.head)
+		}
 	}
 }
