@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -172,15 +173,8 @@ func TestTemplateOutputs(t *testing.T) {
 func TestPodsFileWithoutObjectIsAnError(t *testing.T) {
 	j, pods := seed()
 	jobFile, _ := writeObjects(t, j, pods)
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	emptyDir := filepath.Join(dir, "emptydir")
+	write := func(name, text string) string { return testutil.WriteFile(t, name, text) }
+	emptyDir := filepath.Join(t.TempDir(), "emptydir")
 	if err := os.Mkdir(emptyDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +252,7 @@ func TestNowBeforeTheObjectsIsAnError(t *testing.T) {
 // does; before, the report ignored it and said to give it with --shards-file. A ConfigMap of
 // the same name in another namespace is not the Job's.
 func TestShardConfigMapInFile(t *testing.T) {
-	j, pods := seed()
-	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "seed-shards"}
-	cm := &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{Name: "seed-shards", Namespace: "ns"},
-		Data:       map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`},
-	}
+	j, pods, cm := seedWithShards()
 	jobFile, podsFile := writeObjects(t, j, pods)
 	cmFile := writeList(t, cm)
 	now := []string{"-o", "wide", "--now", t0.Add(time.Minute).Format(time.RFC3339)}

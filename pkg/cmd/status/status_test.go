@@ -325,7 +325,8 @@ func TestOneGetOnePaginatedList(t *testing.T) {
 	}
 }
 
-func TestShards(t *testing.T) {
+// seedWithShards is the seed Job annotated with its shard ConfigMap, and that ConfigMap.
+func seedWithShards() (*batchv1.Job, []*corev1.Pod, *corev1.ConfigMap) {
 	j, pods := seed()
 	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "seed-shards"}
 	cm := &corev1.ConfigMap{
@@ -333,6 +334,11 @@ func TestShards(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "seed-shards", Namespace: "ns"},
 		Data:       map[string]string{shards.KeyShardIDs: `["s-a","s-b","s-c","s-d","s-e","s-f"]`},
 	}
+	return j, pods, cm
+}
+
+func TestShards(t *testing.T) {
+	j, pods, cm := seedWithShards()
 	live := run(t, clientFor(j, pods, cm), "", "seed", "-o", "wide")
 	if !strings.Contains(live.out, "2      s-c    Failed") {
 		t.Errorf("shard ID missing:\n%s", live.out)
