@@ -126,3 +126,21 @@ func TestNoCredentialPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A flag that reads one file refuses a second value instead of keeping only the last: status
+// -f A -f B reported B alone.
+func TestOneFileFlagsGivenTwice(t *testing.T) {
+	job := filepath.Join("..", "..", "test", "fixtures", "seed", "job.json")
+	other := filepath.Join("..", "..", "test", "fixtures", "retrying", "job.json")
+	for _, args := range [][]string{
+		{"status", "-f", job, "-f", other},
+		{"status", "-f", job, "--pods-file", job, "--pods-file", other},
+		{"diff", "--live-file", job, "--live-file", other, "-f", job},
+		{"diff", "--live-file", job, "-f", job, "--filename", other},
+	} {
+		stdout, stderr, code := execute(t, args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "given more than once") {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s", args, code, stdout, stderr)
+		}
+	}
+}

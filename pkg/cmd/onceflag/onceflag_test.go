@@ -1,0 +1,26 @@
+package onceflag
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+func TestOnce(t *testing.T) {
+	var f string
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	StringVarP(fs, &f, "filename", "f", "", "a file")
+	if err := fs.Parse([]string{"-f", "a.yaml"}); err != nil || f != "a.yaml" {
+		t.Fatalf("once: %q %v", f, err)
+	}
+	fs = pflag.NewFlagSet("x", pflag.ContinueOnError)
+	StringVarP(fs, &f, "filename", "f", "", "a file")
+	err := fs.Parse([]string{"-f", "a.yaml", "--filename=b.yaml"})
+	if err == nil || !strings.Contains(err.Error(), `given more than once ("a.yaml", then "b.yaml")`) {
+		t.Errorf("twice: %v", err)
+	}
+	if fl := fs.Lookup("filename"); fl.Value.Type() != "string" || fl.DefValue != "" {
+		t.Errorf("the flag must read as a string flag in help: %s %q", fl.Value.Type(), fl.DefValue)
+	}
+}
