@@ -134,9 +134,9 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...]: exit codes of the index's attempts (the last repeats); repeatable")
-	fl.StringArrayVar(&o.Durations, "duration", nil, "INDEX=DURATION[,DURATION...]: run time of the index's attempts (Go duration or never); repeatable")
-	fl.StringArrayVar(&o.Conditions, "condition", nil, "INDEX=TYPE[,TYPE...]: pod condition (such as DisruptionTarget) set as the attempt fails; empty TYPE for none; repeatable")
+	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...]: exit codes of the index's attempts (the last repeats); repeatable, a later one for the same index replaces an earlier (0-9=0 then 4=1 fails index 4 only)")
+	fl.StringArrayVar(&o.Durations, "duration", nil, "INDEX=DURATION[,DURATION...]: run time of the index's attempts (Go duration or never); repeatable, a later one for the same index replaces an earlier")
+	fl.StringArrayVar(&o.Conditions, "condition", nil, "INDEX=TYPE[,TYPE...]: pod condition (such as DisruptionTarget) set as the attempt fails; empty TYPE for none; repeatable, a later one for the same index replaces an earlier")
 	fl.IntVar(&o.DefaultOutcome, "default-outcome", 0, "exit code of the indexes without --outcome (default: the annotations, else 0)")
 	fl.StringVar(&o.DefaultDuration, "default-duration", "", "run time of the indexes without --duration (default: the annotations, else 1s)")
 	fl.StringVar(&o.TerminationDelay, "termination-delay", "", "how long a deleted pod stays Terminating (default: the annotations, else 0s)")

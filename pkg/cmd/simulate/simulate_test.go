@@ -239,3 +239,19 @@ func TestSimulateInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// A later --outcome for the same index replaces an earlier one, as the help says: a range that
+// succeeds, then one index that fails.
+func TestLaterOutcomeReplaces(t *testing.T) {
+	job := strings.Replace(jobYAML, "backoffLimit: 1", "backoffLimitPerIndex: 0", 1)
+	path := testutil.WriteFile(t, "job.yaml", job)
+	for args, want := range map[[4]string]string{
+		{"--outcome", "0-3=0", "--outcome", "2=1"}: "2",
+		{"--outcome", "2=1", "--outcome", "0-3=0"}: "",
+	} {
+		out, err := runCmd(t, path, args[0], args[1], args[2], args[3], "-o", "jsonpath={.status.failedIndexes}")
+		if err != nil || out != want {
+			t.Errorf("%v: failedIndexes %q (%v), want %q", args, out, err, want)
+		}
+	}
+}
