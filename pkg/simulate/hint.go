@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -33,7 +34,9 @@ func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
 		return Hint{}, false
 	}
 	maxFailed := max(1, jobpolicy.SpecOf(job).Completions/10)
-	fixed := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(file, ".yaml"), ".yml"), ".json") + "-per-index.yaml"
+	// The fixed Job goes to /tmp, not next to the input: in a tree that lint -R or kubectl
+	// apply -f reads, a second manifest of the same Job would be picked up.
+	fixed := "/tmp/" + strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".yaml"), ".yml"), ".json") + "-per-index.yaml"
 	patch := fmt.Sprintf(`{"backoffLimit":null,"backoffLimitPerIndex":%d,"maxFailedIndexes":%d}`, perIndex, maxFailed)
 	if cron {
 		patch = `{"spec":{"jobTemplate":{"spec":` + patch + `}}}`

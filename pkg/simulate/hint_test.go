@@ -15,7 +15,7 @@ func TestPrepareDBHint(t *testing.T) {
 		t.Fatal("no hint for the prepare-db mode")
 	}
 	if !strings.Contains(h.Fix, `'jobs/prepare db.yaml'`) || !strings.Contains(h.Fix, `"backoffLimitPerIndex":1`) ||
-		!strings.Contains(h.Simulate, "--compare 'jobs/prepare db-per-index.yaml'") || strings.Count(h.Simulate, "--outcome") != 3 {
+		!strings.Contains(h.Simulate, "--compare '/tmp/prepare db-per-index.yaml'") || !strings.HasSuffix(h.Fix, "> '/tmp/prepare db-per-index.yaml'") || strings.Count(h.Simulate, "--outcome") != 3 {
 		t.Fatalf("hint:\n%s\n%s", h.Fix, h.Simulate)
 	}
 	flags, perIndex, _ := PrepareDBOutcomes(j)

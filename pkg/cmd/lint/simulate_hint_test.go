@@ -28,7 +28,7 @@ spec:
 	file := write(t, dir, "prepare-db.yaml", job)
 	r := run(t, "", file)
 	for _, want := range []string{"kubectl patch --local -f " + file, `"backoffLimitPerIndex":1`,
-		"kubectl indexed simulate " + file + " --compare " + strings.TrimSuffix(file, ".yaml") + "-per-index.yaml", "--outcome 0=1,0"} {
+		"kubectl indexed simulate " + file + " --compare /tmp/prepare-db-per-index.yaml", "--outcome 0=1,0"} {
 		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
 		}
