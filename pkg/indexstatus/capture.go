@@ -74,15 +74,21 @@ func PodTime(p *corev1.Pod) time.Time {
 
 // OfflineTime is the time a report of saved objects is made at: given (--now) when set, else
 // captured (CaptureTime), else wall, the current time, when the objects carry no timestamp at
-// all; fromWall says the last (worth a note).
-func OfflineTime(given, captured, wall time.Time) (t time.Time, fromWall bool) {
+// all; fromWall says the last (worth a note). given before captured is an error: the objects
+// cannot have been saved before a time written in them, and a report made then would count
+// ages, backoffs and deadlines from times still to come.
+func OfflineTime(given, captured, wall time.Time) (t time.Time, fromWall bool, err error) {
 	switch {
+	case !given.IsZero() && given.Before(captured):
+		c := captured.UTC().Format(time.RFC3339)
+		return time.Time{}, false, fmt.Errorf("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
+			given.UTC().Format(time.RFC3339), c, c)
 	case !given.IsZero():
-		return given, false
+		return given, false, nil
 	case !captured.IsZero():
-		return captured, false
+		return captured, false, nil
 	}
-	return wall, true
+	return wall, true, nil
 }
 
 // ParseTime reads a --now value: an RFC 3339 time. The error says so; the caller names the flag.

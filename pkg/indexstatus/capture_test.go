@@ -35,9 +35,12 @@ func TestCaptureAndOfflineTime(t *testing.T) {
 		{time.Time{}, t0, t0, false},
 		{time.Time{}, time.Time{}, wall, true},
 	} {
-		if got, w := OfflineTime(tc.given, tc.captured, wall); !got.Equal(tc.want) || w != tc.fromWall {
-			t.Errorf("OfflineTime(%v, %v): %v %v", tc.given, tc.captured, got, w)
+		if got, w, err := OfflineTime(tc.given, tc.captured, wall); err != nil || !got.Equal(tc.want) || w != tc.fromWall {
+			t.Errorf("OfflineTime(%v, %v): %v %v %v", tc.given, tc.captured, got, w, err)
 		}
+	}
+	if _, _, err := OfflineTime(t0, given, wall); err == nil || !strings.Contains(err.Error(), "is before 2026-03-01T14:00:00Z, the newest time written in the objects") {
+		t.Errorf("--now before the capture time: %v", err)
 	}
 	if _, err := ParseTime("2026-03-01T12:00:00Z"); err != nil {
 		t.Error(err)

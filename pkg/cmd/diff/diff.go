@@ -339,7 +339,10 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.offline() {
 		// A saved Job is judged at the time it was saved, as status -f does: not at the
 		// wall clock's, which would see every deadline and TTL of an older file as due.
-		now, _ = indexstatus.OfflineTime(o.Now, indexstatus.CaptureTime(live, nil), now)
+		// --now before the file's newest time is a usage error, as for status -f.
+		if now, _, err = indexstatus.OfflineTime(o.Now, indexstatus.CaptureTime(live, nil), now); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
 	}
 	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
 	report, err := jobdiff.Diff(live, desired, dopts)

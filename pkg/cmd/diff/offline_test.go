@@ -112,6 +112,10 @@ func TestLiveFileJudgedWhenSaved(t *testing.T) {
 	if r.code != 1 || !warned(t, r) {
 		t.Errorf("--now: code %d, DeadlineExceededNow %v\n%s", r.code, warned(t, r), r.stdout)
 	}
+	// --now before the newest time in the file is a usage error, as for status -f.
+	if r := run(t, nil, "", "--live-file", liveFile, "-f", desired, "--now", saved.Add(-time.Hour).Format(time.RFC3339)); r.code != 2 || !strings.Contains(r.stderr, "the newest time written in the objects") {
+		t.Errorf("--now before the file: code %d\n%s", r.code, r.stderr)
+	}
 	// Live, the wall clock (the test clock) is the time.
 	r = run(t, fake.NewClientset(live.DeepCopy()), "", "eval", "-f", desired, "-o", "json")
 	if r.code != 1 || !warned(t, r) {

@@ -181,15 +181,13 @@ func orDefault(s, d string) string {
 }
 
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only
-// when the objects carry no time at all). --now before the capture time is a usage error: the
-// objects cannot have been saved before a time written in them, and a report made then would
-// count ages and backoffs from times still to come.
+// when the objects carry no time at all); --now before the capture time is a usage error
+// (indexstatus.OfflineTime).
 func (o *Options) offlineClock(at time.Time) (fixedClock, string, error) {
-	if !o.Now.IsZero() && o.Now.Before(at) {
-		return fixedClock{}, "", exitcode.UsageError("--now %s is before %s, the newest time written in the objects: they were saved after it; give --now at or after %s, or leave it out to report at that time",
-			o.Now.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339), at.UTC().Format(time.RFC3339))
+	t, wall, err := indexstatus.OfflineTime(o.Now, at, o.Clock.Now())
+	if err != nil {
+		return fixedClock{}, "", exitcode.Wrap(exitcode.Usage, err)
 	}
-	t, wall := indexstatus.OfflineTime(o.Now, at, o.Clock.Now())
 	if wall {
 		return fixedClock(t), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
 	}
