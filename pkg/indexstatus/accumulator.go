@@ -125,6 +125,8 @@ type Accumulator struct {
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
 	ignored map[string]struct{}
 	fold    *fold // FoldSettled
+	// succeededNotRead: the pods added are those that did not succeed (LeaveOutSucceeded).
+	succeededNotRead bool
 }
 
 // NewAccumulator starts a report for job, which must be an Indexed Job.

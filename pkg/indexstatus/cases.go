@@ -135,6 +135,13 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 		a.sealForReport()
 		fo.eachCases(consider)
 	}
+	for i := range latest {
+		// The latest attempt of an index whose succeeded pod was not read is that pod: an
+		// older attempt's receipt is not its.
+		if r.unread.Has(i) {
+			delete(latest, i)
+		}
+	}
 	if len(latest) == 0 {
 		return
 	}

@@ -37,6 +37,13 @@ type indexFacts struct {
 	// says where it is among the folded pods (fold.pod rebuilds it for the words).
 	succeededAt, termAt int32
 	termFailedLast      bool
+	// unread: the index succeeded (status.completedIndexes) and its succeeded pod was not
+	// read (Accumulator.LeaveOutSucceeded): count and attempts include it, its own fields
+	// (name, exit, receipt) are not known.
+	unread bool
+	// unreadCounts are, under backoffLimitPerIndex, the failure and ignored-failure counts the
+	// unread succeeded pod carries.
+	unreadCounts [2]int32
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
@@ -78,6 +85,7 @@ type reportBuilder struct {
 	retrying      []int           // indexes whose next attempt waits or is due
 	lastAttempt   []int           // running indexes on their last attempt under backoffLimitPerIndex
 	notStarted    int             // Pending indexes without a pod
+	unreadIx      indexes.Builder // Succeeded indexes whose succeeded pod was not read
 
 	// Job-wide pod facts.
 	ownFailedPods   int // failed pods that were not deleted (failed on their own)
@@ -143,6 +151,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		b.facts[i] = b.indexFacts(i)
 	}
 	b.gather()
+	r.unread = b.unreadIx.Set()
 
 	// Words.
 	r.Phase = b.phase
@@ -280,6 +289,30 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.attempts = int(f.count)
 		}
 	}
+	if b.acc.succeededNotRead && f.succeeded == nil && f.pol.State == jobpolicy.IndexSucceeded && b.completed.Has(i) {
+		// The succeeded pod that was not read is the index's latest attempt. Its failure-count
+		// annotations are what the controller wrote from the index's last failed pod, that is
+		// jobpolicy's count over the pods read (the latest one's annotations plus its own
+		// failure); SucceededPodsNeeded makes sure no counted failed pod is gone.
+		f.unread = true
+		f.count++
+		f.lastFinished = nil
+		f.attempts = int(f.count)
+		if b.perIndex {
+			// The succeeded pod carries the counts of the index's latest failed pod plus that
+			// pod's own failure (getNewIndexFailureCounts); the pods read are not folded.
+			f.unreadCounts = [2]int32{}
+			if lf := f.lastFailed; lf != nil {
+				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}
+				if lf.CountFailed() {
+					f.unreadCounts[0]++
+				} else {
+					f.unreadCounts[1]++
+				}
+			}
+			f.attempts = int(f.unreadCounts[0]+f.unreadCounts[1]) + 1
+		}
+	}
 	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || termID.later(failedID))
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || failedID.later(succeededID))
 	switch f.pol.State {
@@ -339,6 +372,10 @@ func (b *reportBuilder) gather() {
 		}
 		if len(f.pol.Forgotten) > 0 {
 			b.forgotten.Add(i)
+		}
+		if f.unread {
+			b.r.Pods.NotRead++
+			b.unreadIx.Add(i)
 		}
 		switch f.state {
 		case StateSucceeded:

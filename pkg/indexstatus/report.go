@@ -160,6 +160,11 @@ func needsAttention(state State, pods int) bool {
 func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	st := IndexStatus{Index: f.index, State: f.state, Attempts: f.attempts, Pods: []string{},
 		FailureCount: f.pol.FailureCount, IgnoredFailureCount: f.pol.IgnoredCount, RetriesLeft: f.pol.RetriesLeft}
+	if f.unread && b.perIndex {
+		// jobpolicy counted the pods read; the succeeded pod's own annotations were these.
+		left := max(b.limit-f.unreadCounts[0], 0)
+		st.FailureCount, st.IgnoredFailureCount, st.RetriesLeft = f.unreadCounts[0], f.unreadCounts[1], &left
+	}
 	if f.index < len(b.opts.ShardIDs) {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
@@ -190,6 +195,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	switch st.State {
 	case StateSucceeded:
 		switch {
+		case f.unread:
+			// As with the pod read, without its name (--all-pods reads it).
+			d = fmt.Sprintf("succeeded on attempt %d", st.Attempts)
 		case succeeded != nil && f.pol.NotYetRecorded:
 			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", b.acc.fold.name(succeeded, f.succeededAt))
 		case succeeded != nil:

@@ -121,6 +121,9 @@ type IndexedJobStatus struct {
 	// case counts (the text view's CASES column).
 	omitted      indexes.Set
 	omittedCases bool
+	// unread are the Succeeded indexes whose succeeded pod was not read
+	// (Accumulator.LeaveOutSucceeded): AddCaseCounts does not take an older attempt's receipt.
+	unread indexes.Set
 }
 
 // JobRef names the Job.
@@ -289,6 +292,11 @@ type PodCounts struct {
 	Failed      int `json:"failed"`
 	// Ignored pods were given but belong to another Job or carry no completion index.
 	Ignored int `json:"ignored"`
+	// NotRead counts the succeeded pods that were not read, one per index that succeeded
+	// without a succeeded pod read: live status reads the pods that did not succeed, and the
+	// Job's status.completedIndexes says which indexes succeeded (status --all-pods reads every
+	// pod). Seen, Succeeded and the others count the pods read.
+	NotRead int `json:"notRead,omitempty"`
 }
 
 // ShardInfo says where shard IDs came from.

@@ -186,13 +186,12 @@ func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
 	}
 	members := make([]lineage.Member, 0, len(all))
 	for _, j := range all {
-		acc, err := indexstatus.NewAccumulator(j)
-		if err != nil {
+		if err := indexstatus.CheckIndexed(j); err != nil {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		acc.FoldSettled() // one LIST per Job, read once
-		if _, err := o.listPods(ctx, j, acc); err != nil {
+		acc, _, err := o.readPods(ctx, j, true) // one read per Job, folded
+		if err != nil {
 			return nil, err
 		}
 		m := lineage.Member{Job: j}

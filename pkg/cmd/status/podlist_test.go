@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -45,13 +47,33 @@ func TestLiveProtobufPages(t *testing.T) {
 		want: []string{sel},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			testLiveProtobufPages(t, tc.first, tc.chunk, tc.want)
+			testLiveProtobufPages(t, tc.first, tc.chunk, true, nil, tc.want)
 		})
 	}
 }
 
-func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string) {
+// TestLiveReadsNotSucceeded: without --all-pods the LIST asks for the pods that did not succeed
+// (the server filters them here as the API server does), and the report says which indexes
+// succeeded from the Job; when the Job's status does not account for every succeeded pod
+// (uncountedTerminatedPods), every pod is listed after it and the report is the every-pod one.
+func TestLiveReadsNotSucceeded(t *testing.T) {
+	const sel = "fieldSelector=status.phase%21%3DSucceeded&labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed&limit=10000"
+	const all = "labelSelector=batch.kubernetes.io%2Fcontroller-uid%3Duid-seed&limit=10000"
+	t.Run("the Job accounts for its succeeded pods", func(t *testing.T) {
+		testLiveProtobufPages(t, 0, 0, false, nil, []string{sel})
+	})
+	t.Run("uncounted pods: every pod is read", func(t *testing.T) {
+		testLiveProtobufPages(t, 0, 0, false, func(j *batchv1.Job) {
+			j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{Succeeded: []types.UID{"x"}}
+		}, []string{sel, all})
+	})
+}
+
+func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit func(*batchv1.Job), wantPages []string) {
 	j, ptrPods := seed()
+	if edit != nil {
+		edit(j)
+	}
 	var pods []corev1.Pod
 	for _, p := range ptrPods {
 		pods = append(pods, *p)
@@ -73,13 +95,26 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 			if limit == 0 {
 				limit = len(full)
 			}
+			served := full
+			switch fs := q.Get("fieldSelector"); fs {
+			case "":
+			case indexstatus.NotSucceededSelector:
+				served = nil
+				for _, p := range full {
+					if p.Status.Phase != corev1.PodSucceeded {
+						served = append(served, p)
+					}
+				}
+			default:
+				t.Errorf("field selector %q", fs)
+			}
 			start, _ := strconv.Atoi(q.Get("continue"))
-			end := min(start+limit, len(full))
+			end := min(start+limit, len(served))
 			meta := metav1.ListMeta{ResourceVersion: "99"}
-			if end < len(full) {
+			if end < len(served) {
 				meta.Continue = strconv.Itoa(end)
 			}
-			body, err := podstream.EncodeList(full[start:end], meta)
+			body, err := podstream.EncodeList(served[start:end], meta)
 			if err != nil {
 				t.Error(err)
 				http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -101,7 +136,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.Namespace, o.JobName, o.Output = client, "ns", "seed", "json"
+	o.Client, o.Namespace, o.JobName, o.Output, o.AllPods = client, "ns", "seed", "json", allPods
 	switch {
 	case first < 0:
 		o.FirstPageSize, o.ChunkSize = 0, 0
@@ -126,6 +161,14 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 	var live indexstatus.IndexedJobStatus
 	if err := json.Unmarshal(out.Bytes(), &live); err != nil {
 		t.Fatal(err)
+	}
+	if !allPods && len(wantPages) == 1 {
+		// The succeeded pods were not read: the indexes and their states are the same, the
+		// succeeded pods are counted as not read.
+		if live.Summary != offline.Summary || live.Pods.NotRead != offline.Pods.Succeeded || live.Pods.Succeeded != 0 || live.Phase != offline.Phase {
+			t.Errorf("summary %+v pods %+v, every pod: %+v %+v", live.Summary, live.Pods, offline.Summary, offline.Pods)
+		}
+		return
 	}
 	a, _ := json.Marshal(live)
 	b, _ := json.Marshal(offline)

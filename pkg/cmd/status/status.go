@@ -1,5 +1,6 @@
 // Package status implements `kubectl indexed status`: the cobra glue around pkg/indexstatus,
-// live (one Job GET and one paginated pod LIST) or offline from saved objects.
+// live (one Job GET and one paginated LIST of the pods that did not succeed) or offline from
+// saved objects.
 package status
 
 import (
@@ -45,8 +46,12 @@ var (
 		and, for Jobs made by kubectl indexed create, its shard ID. Then what happens next, and
 		what cannot be known because pods are gone.
 
-		Live, status reads the Job (one GET), its pods (one paginated LIST on the Job's
-		controller-uid label, in protobuf) and, when the Job names one, its shard ConfigMap.
+		Live, status reads the Job (one GET), its pods that did not succeed (one paginated LIST
+		on the Job's controller-uid label and status.phase!=Succeeded, in protobuf) and, when the
+		Job names one, its shard ConfigMap. The Job's status says which indexes succeeded; when
+		it cannot account for every succeeded pod (pods not counted yet, counts that disagree
+		with the pods read), every pod is listed. --all-pods always lists every pod, for the
+		succeeded pods' names, exits and receipts.
 		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
 		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
 		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes; a retry whose index map
@@ -128,6 +133,8 @@ type Options struct {
 	ExitCode   bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
+	// AllPods reads every pod live, the succeeded ones too (readPods).
+	AllPods bool
 	// Now is --now: the time an offline report is made at (default: the newest time in the
 	// objects, offline.go); nowFlag its text. namespaceFlag says -n was given.
 	Now           time.Time
@@ -203,6 +210,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
+	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
@@ -292,6 +300,9 @@ func (o *Options) Validate() error {
 		}
 		if o.Watch {
 			return exitcode.UsageError("--watch needs a live Job: it cannot be used with -f")
+		}
+		if o.AllPods {
+			return exitcode.UsageError("--all-pods is for a live Job: offline, the report is made from every pod given")
 		}
 		stdin := 0
 		for _, p := range []string{o.Filename, o.PodsFile, o.ShardsFile} {
@@ -543,14 +554,7 @@ func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	acc, err := indexstatus.NewAccumulator(job)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
-	if fold {
-		acc.FoldSettled()
-	}
-	rv, err := o.listPods(ctx, job, acc)
+	acc, rv, err := o.readPods(ctx, job, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -566,6 +570,43 @@ func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 // podSelector selects the Job's pods (indexstatus.PodSelector, shared with logs).
 func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelector(job) }
 
+// readPods reads the Job's pods into a new accumulator (folding the settled ones with fold):
+// unless --all-pods, only those that did not succeed (indexstatus.NotSucceededSelector), and
+// then every pod into a fresh accumulator when indexstatus.SucceededPodsNeeded says the Job's
+// status does not account for the succeeded ones (see pkg/indexstatus/unread.go: the report is
+// then the one from every pod except the succeeded pods' own fields). The resourceVersion is
+// the last list's.
+func (o *Options) readPods(ctx context.Context, job *batchv1.Job, fold bool) (*indexstatus.Accumulator, string, error) {
+	newAcc := func() (*indexstatus.Accumulator, error) {
+		acc, err := indexstatus.NewAccumulator(job)
+		if err != nil {
+			return nil, exitcode.Wrap(exitcode.Usage, err)
+		}
+		if fold {
+			acc.FoldSettled()
+		}
+		return acc, nil
+	}
+	if !o.AllPods {
+		// Not folded: the pods that did not succeed are few on a Job that is doing well.
+		acc, err := indexstatus.NewAccumulator(job)
+		if err != nil {
+			return nil, "", exitcode.Wrap(exitcode.Usage, err)
+		}
+		acc.LeaveOutSucceeded()
+		rv, err := o.listPodsWhere(ctx, job, indexstatus.NotSucceededSelector, acc)
+		if err != nil || acc.SucceededPodsNeeded() == "" {
+			return acc, rv, err
+		}
+	}
+	acc, err := newAcc()
+	if err != nil {
+		return nil, "", err
+	}
+	rv, err := o.listPods(ctx, job, acc)
+	return acc, rv, err
+}
+
 // listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
 // ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so
 // memory grows with what acc keeps (with FoldSettled, a folded pod's name and 28 bytes; else a
@@ -573,12 +614,17 @@ func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelec
 // resourceVersion is the list's: the revision every page was read at, from which a watch misses
 // no change.
 func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {
+	return o.listPodsWhere(ctx, job, "", acc)
+}
+
+// listPodsWhere is listPods with a field selector ("" for none).
+func (o *Options) listPodsWhere(ctx context.Context, job *batchv1.Job, fieldSelector string, acc *indexstatus.Accumulator) (string, error) {
 	sel, err := podSelector(job)
 	if err != nil {
 		return "", exitcode.Wrap(exitcode.Usage, err)
 	}
 	// No resourceVersion: a consistent read, served from the watch cache once it has caught up.
-	opts := metav1.ListOptions{LabelSelector: sel, Limit: o.FirstPageSize}
+	opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: fieldSelector, Limit: o.FirstPageSize}
 	for {
 		meta, err := o.listPage(ctx, opts, acc.Add)
 		if err != nil {

@@ -1,0 +1,173 @@
+package indexstatus
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// unreadReport is the report from the pods of job that did not succeed, as live status reads
+// them (fieldSelector status.phase!=Succeeded), and what SucceededPodsNeeded said.
+func unreadReport(t *testing.T, job *batchv1.Job, pods []corev1.Pod, opts Options, fold bool) (*IndexedJobStatus, string) {
+	t.Helper()
+	acc, err := NewAccumulator(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fold {
+		acc.FoldSettled()
+	}
+	acc.LeaveOutSucceeded()
+	for i := range pods {
+		if pods[i].Status.Phase != corev1.PodSucceeded {
+			acc.Add(&pods[i])
+		}
+	}
+	need := acc.SucceededPodsNeeded()
+	r := acc.Report(opts)
+	acc.AddCaseCounts(r)
+	return r, need
+}
+
+// withoutSucceededPods is r with what only a succeeded pod holds taken out, for the Succeeded
+// indexes (the fields unread.go lists): the every-pod report, as the unread report must be.
+func withoutSucceededPods(t *testing.T, r *IndexedJobStatus, podNames map[string]bool) map[string]any {
+	t.Helper()
+	c := *r
+	c.Indexes = append([]IndexStatus(nil), r.Indexes...)
+	for k := range c.Indexes {
+		st := &c.Indexes[k]
+		if st.State != StateSucceeded {
+			continue
+		}
+		var keep []string
+		for _, p := range st.Pods {
+			if !podNames[p] {
+				keep = append(keep, p)
+			}
+		}
+		st.Pods = keep
+		st.LastExitCode, st.LastReason, st.LastContainer, st.Cases = nil, "", "", nil
+		st.Detail = ""
+	}
+	c.Pods = PodCounts{}
+	b, err := json.Marshal(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestUnreadSucceededSameReport: on every capture from the real control plane, the report from
+// the pods that did not succeed is the report from every pod except the succeeded pods' own
+// fields, whenever SucceededPodsNeeded does not ask for them; and it asks for them on the
+// captures where they matter (a succeeded pod the Job's status does not account for).
+func TestUnreadSucceededSameReport(t *testing.T) {
+	fast, fell := 0, 0
+	for _, name := range fixtureNames(t) {
+		job, pods, capturedAt := readFixture(t, name)
+		if CheckIndexed(job) != nil {
+			continue
+		}
+		succeeded := map[string]bool{}
+		for i := range pods {
+			if pods[i].Status.Phase == corev1.PodSucceeded {
+				succeeded[pods[i].Name] = true
+			}
+		}
+		opts := Options{Clock: fixedClock(capturedAt), AllIndexes: true}
+		all, err := Build(job, pods, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fold := range []bool{false} {
+			got, need := unreadReport(t, job, pods, opts, fold)
+			if need != "" {
+				fell++
+				continue
+			}
+			fast++
+			a, b := withoutSucceededPods(t, all, succeeded), withoutSucceededPods(t, got, succeeded)
+			ja, _ := json.MarshalIndent(a, "", " ")
+			jb, _ := json.MarshalIndent(b, "", " ")
+			if string(ja) != string(jb) {
+				t.Errorf("%s (fold %v): the report without the succeeded pods differs:\n--- every pod\n%s\n--- not succeeded\n%s", name, fold, ja, jb)
+			}
+			// The details of the unread indexes say what they did, without a pod name.
+			for k := range got.Indexes {
+				st := &got.Indexes[k]
+				if st.State == StateSucceeded && all.Indexes[k].Detail != st.Detail {
+					if want := "succeeded on attempt " + itoa(st.Attempts); st.Detail != want {
+						t.Errorf("%s index %d: detail %q, want %q (every pod: %q)", name, st.Index, st.Detail, want, all.Indexes[k].Detail)
+					}
+				}
+			}
+			if n := len(succeeded); n > 0 && got.Pods.NotRead == 0 && got.Summary.Succeeded > 0 {
+				t.Errorf("%s: %d succeeded pods left out but pods.notRead is 0", name, n)
+			}
+		}
+	}
+	if fast == 0 || fell == 0 {
+		t.Errorf("%d captures read without their succeeded pods, %d asked for them: both should occur", fast, fell)
+	}
+	t.Logf("%d reads without the succeeded pods, %d asked for every pod", fast, fell)
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// TestSucceededPodsNeeded: each reason to read every pod, on a Job built to show it.
+func TestSucceededPodsNeeded(t *testing.T) {
+	base := func() *batchv1.Job { return newJob("j", 3, 3).j }
+	for _, tc := range []struct {
+		name string
+		edit func(j *batchv1.Job)
+		pods []corev1.Pod
+		want string
+	}{
+		{"finished, every index succeeded", func(j *batchv1.Job) {
+			j.Status.CompletedIndexes, j.Status.Succeeded = "0-2", 3
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+		}, nil, ""},
+		{"uncounted pods", func(j *batchv1.Job) {
+			j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{Succeeded: []types.UID{"a"}}
+		}, nil, "the controller has not counted 1 finished pods yet"},
+		{"active count differs", func(j *batchv1.Job) { j.Status.Active = 1 }, nil, "status.active is 1 but 0 active pods were read"},
+		{"counted failed pods gone under backoffLimitPerIndex", func(j *batchv1.Job) {
+			j.Spec.BackoffLimitPerIndex = ptr.To[int32](1)
+			j.Status.Failed = 1
+		}, nil, "status.failed is 1 but 0 counted failed pods were read"},
+		{"finished with an index in neither set and no pod", func(j *batchv1.Job) {
+			j.Status.CompletedIndexes = "0-1"
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue}}
+		}, nil, "index 2 of the finished Job has no result and no pod was read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := base()
+			tc.edit(j)
+			acc, err := NewAccumulator(j)
+			if err != nil {
+				t.Fatal(err)
+			}
+			acc.LeaveOutSucceeded()
+			for i := range tc.pods {
+				acc.Add(&tc.pods[i])
+			}
+			got := acc.SucceededPodsNeeded()
+			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
