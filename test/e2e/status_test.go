@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func withoutObservedAt(t *testing.T, out string) map[string]any {
 }
 
 // TestStatusLiveEqualsOffline runs finished scenarios on the real control plane and checks that
-// `kubectl indexed status JOB` and `kubectl indexed status -f job.json --pods-file pods.json`
+// `kubectl indexed status JOB --all-pods` and `kubectl indexed status -f job.json --pods-file pods.json`
 // print the same report for the same objects, in every output format.
 func TestStatusLiveEqualsOffline(t *testing.T) {
 	RequirePlugin(t)
@@ -69,7 +70,7 @@ func TestStatusLiveEqualsOffline(t *testing.T) {
 			s := runScenario(t, sc, ns)
 			jobFile, podsFile := saveSnapshot(t, s)
 			for _, output := range []string{"", "wide", "json", "yaml"} {
-				liveArgs := []string{"status", sc.JobName, "-n", ns}
+				liveArgs := []string{"status", sc.JobName, "-n", ns, "--all-pods"}
 				offArgs := []string{"status", "-f", jobFile, "--pods-file", podsFile}
 				if output != "" {
 					liveArgs = append(liveArgs, "-o", output)
@@ -105,6 +106,81 @@ func TestStatusLiveEqualsOffline(t *testing.T) {
 			}
 			if name == "seed" {
 				checkSeedStatus(t, sc, ns)
+			}
+		})
+	}
+}
+
+// TestStatusNotSucceededEqualsAllPods runs finished scenarios on the real control plane and
+// checks that `status JOB` (the pods that did not succeed) prints the report of `status JOB
+// --all-pods` (every pod) except what only a succeeded pod holds, for the Succeeded indexes:
+// the succeeded pods' names, their exits, their receipts and the pod counts
+// (docs/status.md, "Live: the pods that did not succeed"). Some scenarios must take the cheap
+// read (pods.notRead above 0) for the check to mean anything.
+func TestStatusNotSucceededEqualsAllPods(t *testing.T) {
+	RequirePlugin(t)
+	var cheap atomic.Int32
+	t.Cleanup(func() {
+		if !t.Failed() && cheap.Load() == 0 {
+			t.Error("no scenario was read without its succeeded pods")
+		}
+	})
+	for _, name := range []string{"seed", "per-index-recovered", "max-failed-indexes-exceeded",
+		"success-policy", "transient-recovered", "pod-failure-policy-failjob", "disruption-ignored"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc := scenarioNamed(t, name)
+			ns := NewNamespace(t)
+			s := runScenario(t, sc, ns)
+			var pods struct {
+				Items []struct {
+					Metadata struct{ Name string }
+					Status   struct{ Phase string }
+				}
+			}
+			if err := json.Unmarshal(s.PodsJSON, &pods); err != nil {
+				t.Fatal(err)
+			}
+			succeeded := map[string]bool{}
+			for _, p := range pods.Items {
+				if p.Status.Phase == "Succeeded" {
+					succeeded[p.Metadata.Name] = true
+				}
+			}
+			fast := KubectlIndexed(t, "status", sc.JobName, "-n", ns, "-o", "json")
+			all := KubectlIndexed(t, "status", sc.JobName, "-n", ns, "-o", "json", "--all-pods")
+			if fast.ExitCode != 0 || all.ExitCode != 0 || fast.Stderr != "" || all.Stderr != "" {
+				t.Fatalf("status failed:\n%s\n%s", fast, all)
+			}
+			f, a := withoutObservedAt(t, fast.Stdout), withoutObservedAt(t, all.Stdout)
+			notRead, _ := f["pods"].(map[string]any)["notRead"].(float64)
+			if notRead > 0 {
+				cheap.Add(1)
+			}
+			t.Logf("%d succeeded pods, %v not read", len(succeeded), notRead)
+			for _, m := range []map[string]any{f, a} {
+				delete(m, "pods")
+				for _, x := range m["indexes"].([]any) {
+					ix := x.(map[string]any)
+					if ix["state"] != "Succeeded" {
+						continue
+					}
+					var keep []any
+					for _, p := range ix["pods"].([]any) {
+						if !succeeded[p.(string)] {
+							keep = append(keep, p)
+						}
+					}
+					ix["pods"] = keep
+					for _, k := range []string{"lastExitCode", "lastReason", "lastContainer", "cases", "detail"} {
+						delete(ix, k)
+					}
+				}
+			}
+			if !reflect.DeepEqual(f, a) {
+				fj, _ := json.MarshalIndent(f, "", " ")
+				aj, _ := json.MarshalIndent(a, "", " ")
+				t.Errorf("status and status --all-pods differ beyond the succeeded pods:\n--- status\n%s\n--- --all-pods\n%s", fj, aj)
 			}
 		})
 	}

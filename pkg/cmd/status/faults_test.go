@@ -2,7 +2,10 @@ package status
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +251,56 @@ func TestNextPluginCommandsCarryConnectionFlags(t *testing.T) {
 	want := `"command": "kubectl indexed logs seed -n ns --failed --kubeconfig=/k/c '--context=prod east'"`
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("want %s in:\n%s", want, out.String())
+	}
+}
+
+// TestLineageOfflineShardConfigMapDecidedAsLive: offline --lineage decides which shard
+// ConfigMap to trust as live status does (scaffold.TrustedShards): a ConfigMap the pods do not
+// mount gives no shard IDs and a note, and an unreadable one a note instead of silently no IDs
+// (issue 24, item 4). Before, both showed nothing: the annotated ConfigMap's IDs were used, and
+// unreadable IDs were dropped without a word.
+func TestLineageOfflineShardConfigMapDecidedAsLive(t *testing.T) {
+	j, pods := seed()
+	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "b-shards"}
+	j.Spec.Template.Spec.Volumes = append(j.Spec.Template.Spec.Volumes, scaffold.ShardVolume([]string{"a-shards"}))
+	cm := func(name, ids string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns"}, Data: map[string]string{shards.KeyShardIDs: ids}}
+	}
+	write := func(objs ...runtime.Object) string {
+		list := corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+		for _, o := range objs {
+			list.Items = append(list.Items, runtime.RawExtension{Object: o})
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "all.json")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	objs := []runtime.Object{j, cm("b-shards", `["b-0","b-1","b-2","b-3","b-4","b-5"]`)}
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	r := run(t, nil, "", "--lineage", "-f", write(objs...), "-o", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if strings.Contains(r.out, `"b-2"`) {
+		t.Errorf("shard IDs of the annotated (not mounted) ConfigMap shown:\n%s", r.out)
+	}
+	if !strings.Contains(folded(r.out), `but its pods mount ConfigMap \"a-shards\"`) {
+		t.Errorf("no mismatch note:\n%s", r.out)
+	}
+	// Mounted and annotated agree, but the IDs cannot be read: a note.
+	j.Annotations[shards.AnnotationShardsConfigMap] = "a-shards"
+	objs[1] = cm("a-shards", `not json`)
+	r = run(t, nil, "", "--lineage", "-f", write(objs...), "-o", "json")
+	if r.code != 0 || !strings.Contains(r.out, "Shard IDs are not shown") {
+		t.Errorf("unreadable shard IDs without a note: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -279,12 +280,20 @@ func (o *Options) offlineLineage() (*lineage.Report, error) {
 	}
 	members := make([]lineage.Member, 0, len(jobs))
 	for _, j := range jobs {
-		var sh shardState
-		if name, ok := shards.ConfigMapNameFromJob(j); ok && cms[name] != nil {
-			if ids, err := shards.IDsFromConfigMap(cms[name]); err == nil {
-				sh = shardState{ids: ids, configMap: name}
+		// Decided as live and as the offline status of one Job: a shard ConfigMap the pods do
+		// not mount, or unreadable, is a note, not silently no IDs.
+		ids, name, n := scaffold.TrustedShards(j, func(name string) (*corev1.ConfigMap, string) {
+			if cm := shardConfigMapWithJob(cms, j, name); cm != nil {
+				return cm, ""
+			}
+			return nil, ""
+		})
+		for _, note := range n {
+			if note != "" {
+				notes = append(notes, fmt.Sprintf("Job %q: %s", j.Name, note))
 			}
 		}
+		sh := shardState{ids: ids, configMap: name}
 		m := lineage.Member{Job: j}
 		if l, ok, err := lineage.ReadResolved(j, offlineIndexMap(cms, strings.Join(paths, " and "), j)); ok {
 			if err != nil {

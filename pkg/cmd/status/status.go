@@ -452,27 +452,17 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		if name, ok := shards.ConfigMapNameFromJob(job); ok && name != cm.Name {
 			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 		}
-	} else if name, ok := shards.ConfigMapNameFromJob(job); ok {
-		note, withJob := mountMismatch(job, name), shardConfigMapWithJob(in.configMaps, job, name)
-		switch {
-		case withJob != nil && note != "":
-			// As live: the annotation cannot be trusted, so its ConfigMap's IDs are not shown.
-			notes = append(notes, note)
-		case withJob != nil:
-			// Saved with the Job (create --save, create --dry-run=client -o yaml, kubectl get
-			// job,configmap): used as --shards-file would use it; unreadable IDs are a note,
-			// as when the live report GETs it.
-			if ids, err := shards.IDsFromConfigMap(withJob); err != nil {
-				notes = append(notes, fmt.Sprintf("Shard IDs are not shown: %v.", err))
-			} else {
-				sh = shardState{ids: ids, configMap: name}
+	} else {
+		// Saved with the Job (create --save, create --dry-run=client -o yaml, kubectl get
+		// job,configmap): used as --shards-file would use it, decided as live.
+		ids, name, n := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
+			if cm := shardConfigMapWithJob(in.configMaps, job, name); cm != nil {
+				return cm, ""
 			}
-		default:
-			if note != "" {
-				notes = append(notes, note)
-			}
-			notes = append(notes, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name))
-		}
+			return nil, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name)
+		})
+		notes = append(notes, n...)
+		sh = shardState{ids: ids, configMap: name}
 	}
 	lin, lnotes := jobLineage(job, offlineIndexMap(in.configMaps, o.Filename, job))
 	notes = append(notes, lnotes...)
@@ -637,45 +627,20 @@ func (o *Options) listPodsWhere(ctx context.Context, job *batchv1.Job, fieldSele
 	}
 }
 
-// loadShards reads the shard IDs from the ConfigMap the Job names, if any. A missing or
-// unreadable ConfigMap is a note, not a failure.
+// loadShards reads the shard IDs from the ConfigMap the Job names, if any
+// (scaffold.TrustedShards). A missing or unreadable ConfigMap is a note, not a failure.
 func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, shardState) {
-	name, ok := shards.ConfigMapNameFromJob(job)
-	if !ok {
-		return nil, shardState{}
-	}
-	if note := mountMismatch(job, name); note != "" {
-		return []string{note}, shardState{}
-	}
-	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return []string{fmt.Sprintf("The Job names shard ConfigMap %q but it does not exist: shard IDs are not shown.", name)}, shardState{}
-	case apierrors.IsForbidden(err):
-		return []string{fmt.Sprintf("Not allowed to get ConfigMap %q (ask for \"get\" on \"configmaps\"): shard IDs are not shown.", name)}, shardState{}
-	case err != nil:
-		return []string{fmt.Sprintf("Cannot read shard ConfigMap %q: %v; shard IDs are not shown.", name, err)}, shardState{}
-	}
-	ids, err := shards.IDsFromConfigMap(cm)
-	if err != nil {
-		return []string{fmt.Sprintf("Shard IDs are not shown: %v.", err)}, shardState{}
-	}
-	return nil, shardState{ids: ids, configMap: name}
-}
-
-// mountMismatch says, when the ConfigMap the Job's shards-configmap annotation names is not the
-// one its pod template mounts as the shard volume, that the annotation cannot be trusted: the
-// pods read their shards from the mounted ConfigMap, so shard IDs taken from the annotation's
-// would be another manifest's. "" when they agree, or when the template has no shard volume
-// (a Job annotated by hand, whose workers read their shards some other way).
-func mountMismatch(job *batchv1.Job, annotated string) string {
-	mounted := scaffold.ShardConfigMapNames(&job.Spec.Template.Spec)
-	switch {
-	case len(mounted) == 0:
-		return ""
-	case mounted[0] != annotated:
-		return fmt.Sprintf("The Job names shard ConfigMap %q (annotation %s) but its pods mount ConfigMap %q: the annotation was changed after create, so shard IDs are not shown; the pods read %q.",
-			annotated, shards.AnnotationShardsConfigMap, mounted[0], mounted[0])
-	}
-	return ""
+	ids, name, notes := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
+		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil, fmt.Sprintf("The Job names shard ConfigMap %q but it does not exist: shard IDs are not shown.", name)
+		case apierrors.IsForbidden(err):
+			return nil, fmt.Sprintf("Not allowed to get ConfigMap %q (ask for \"get\" on \"configmaps\"): shard IDs are not shown.", name)
+		case err != nil:
+			return nil, fmt.Sprintf("Cannot read shard ConfigMap %q: %v; shard IDs are not shown.", name, err)
+		}
+		return cm, ""
+	})
+	return notes, shardState{ids: ids, configMap: name}
 }
