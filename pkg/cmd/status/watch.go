@@ -54,7 +54,7 @@ type watcher struct {
 }
 
 func (o *Options) watch(ctx context.Context) error {
-	st, err := o.load(ctx, false)
+	st, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
