@@ -131,6 +131,10 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			consider(p.Index, p.Attempt(), p.Created, p.Name, p.cases)
 		}
 	}
+	if fo := a.fold; fo != nil {
+		a.sealForReport()
+		fo.eachCases(consider)
+	}
 	for i := range latest {
 		// The latest attempt of an index whose succeeded pod was not read is that pod: an
 		// older attempt's receipt is not its.

@@ -28,10 +28,15 @@ type indexFacts struct {
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
-	// count is the number of the index's pods.
+	// count is the number of the index's pods: pods holds only those not folded.
 	count int32
-	// termFailedLast: term failed and is a later attempt than lastFailed.
-	termFailedLast bool
+	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
+	// shape of one (fold.go), without name or times. succeededAt says where succeeded is among
+	// the folded pods (fold.name), and termFailedLast that term failed and is a later attempt
+	// than lastFailed. term may be the shape of a folded untracked terminating pod: termAt
+	// says where it is among the folded pods (fold.pod rebuilds it for the words).
+	succeededAt, termAt int32
+	termFailedLast      bool
 	// unread: the index succeeded (status.completedIndexes) and its succeeded pod was not
 	// read (Accumulator.LeaveOutSucceeded): count and attempts include it, its own fields
 	// (name, exit, receipt) are not known.
@@ -123,6 +128,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
+	b.acc.sealForReport()
 	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, &b.acc.pods[k].Pod)
@@ -132,7 +138,11 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	slices.SortFunc(pods, func(p, q *jobpolicy.Pod) int {
 		return cmp.Or(cmp.Compare(p.Index, q.Index), jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name))
 	})
-	b.pol = jobpolicy.EvaluatePtrs(job, pods, b.now)
+	var folded *jobpolicy.Folded
+	if b.acc.fold != nil {
+		folded = &b.acc.fold.pol
+	}
+	b.pol = jobpolicy.EvaluateFolded(job, pods, folded, b.now)
 	b.groupPods()
 	b.phase, b.cond = decidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
@@ -228,6 +238,18 @@ func (b *reportBuilder) groupPods() {
 		}
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
+	if fo := b.acc.fold; fo != nil {
+		// Folded pods, below completions: settled (terminal, not deleting) or untracked
+		// terminating (not active, being deleted).
+		c := fo.counts()
+		b.ownFailedPods += c.failed
+		b.countedFailed += c.counted
+		b.terminatingPods += c.terminating
+		b.r.Pods.Seen += c.n
+		b.r.Pods.Succeeded += c.succeeded
+		b.r.Pods.Failed += c.failed
+		b.r.Pods.Terminating += c.terminating
+	}
 	for _, pods := range b.byIndex {
 		if len(pods) > 1 {
 			slices.SortFunc(pods, comparePods)
@@ -238,29 +260,28 @@ func (b *reportBuilder) groupPods() {
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
 	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = int32(len(f.pods))
-	// The index's pods in list order (groupPods).
+	f.count = int32(len(f.pods) + b.acc.fold.foldedCount(i))
+	// The index's pods in list order, folded ones by their shape (identity in id).
 	var failedID, succeededID, finishedID, lastID, termID attemptID
-	for _, p := range f.pods {
-		id := idOf(p)
+	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
 		switch {
 		case p.Active():
 			f.activeCount++
 			f.current = p // the latest attempt wins
 		case p.Terminating():
-			f.term, termID = p, id
+			f.term, f.termAt, termID = p, at, id
 		}
 		if p.Failed && !p.Terminating() && (f.lastFailed == nil || id.later(failedID)) {
 			f.lastFailed, failedID = p, id
 		}
 		if p.Phase == corev1.PodSucceeded {
-			f.succeeded, succeededID = p, id
+			f.succeeded, f.succeededAt, succeededID = p, at, id
 		}
 		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || id.later(finishedID)) {
 			f.lastFinished, finishedID = p, id
 		}
 		lastID = id
-	}
+	})
 	if f.count > 0 {
 		if b.perIndex {
 			f.attempts = int(lastID.attempt) + 1
@@ -279,7 +300,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		f.attempts = int(f.count)
 		if b.perIndex {
 			// The succeeded pod carries the counts of the index's latest failed pod plus that
-			// pod's own failure (getNewIndexFailureCounts).
+			// pod's own failure (getNewIndexFailureCounts); the pods read are not folded.
 			f.unreadCounts = [2]int32{}
 			if lf := f.lastFailed; lf != nil {
 				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}

@@ -41,6 +41,9 @@ type podSummary struct {
 	// rare holds the words most pods lack, nil when all are empty: a running or succeeded pod
 	// then does not carry six empty strings (a report may hold 100,000 summaries).
 	rare *podRare
+
+	// seq is the order the pod was added in, when pods are folded (FoldSettled: settled and untracked terminating ones, fold.go).
+	seq uint32
 }
 
 // podRare are the details only some pods have.

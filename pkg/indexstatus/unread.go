@@ -45,7 +45,7 @@ import (
 
 // LeaveOutSucceeded marks the accumulator as fed the pods that did not succeed only: an index in
 // status.completedIndexes without a succeeded pod added is reported as above. Call it before
-// Report.
+// Report, and not with FoldSettled (the few pods read are kept whole).
 func (a *Accumulator) LeaveOutSucceeded() { a.succeededNotRead = true }
 
 // SucceededPodsNeeded says why a report from the pods added (those that did not succeed) would
@@ -56,6 +56,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	if u := job.Status.UncountedTerminatedPods; u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
 		return fmt.Sprintf("the controller has not counted %d finished pods yet (status.uncountedTerminatedPods)", len(u.Succeeded)+len(u.Failed))
 	}
+	a.seal()
 	active, countedFailed := 0, 0
 	completions := int(*job.Spec.Completions)
 	var withPods indexes.Builder
@@ -69,6 +70,9 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 		if p.Index < completions {
 			withPods.Add(p.Index)
 		}
+	}
+	if f := a.fold; f != nil {
+		countedFailed += f.counts().counted
 	}
 	if job.Generation > 1 && job.Spec.Parallelism != nil && *job.Spec.Parallelism == *job.Spec.Completions {
 		// An elastic Job (completions changed with parallelism) may have been scaled down: a
@@ -97,7 +101,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	}
 	read := withPods.Set()
 	for i := range completions {
-		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) {
+		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) && a.fold.foldedCount(i) == 0 {
 			return fmt.Sprintf("index %d of the finished Job has no result and no pod was read: a pod that succeeded after the Job finished may be all that is left of it", i)
 		}
 	}

@@ -163,9 +163,10 @@ type Facts struct {
 
 	// recordedSucceeded and recordedFailed are the status sets as written.
 	recordedSucceeded, recordedFailed indexes.Set
-	// job and sparse (the pods by index) are what IndexAt reads (EvaluateSparse).
+	// job, sparse (the pods by index) and folded are what IndexAt reads (EvaluateSparse).
 	job    *batchv1.Job
 	sparse map[int][]*Pod
+	folded *Folded
 }
 
 // Count returns how many indexes are in state.
@@ -242,12 +243,14 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return EvaluatePtrs(job, ptrs, now)
+	return EvaluateFolded(job, ptrs, nil, now)
 }
 
-// EvaluatePtrs is Evaluate over pointers to the pods (only read).
-func EvaluatePtrs(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
-	return evaluate(job, pods, now, true)
+// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable:
+// settled or untracked terminating, index below completions) folded into settled instead of
+// listed in pods; settled may be nil.
+func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
+	return evaluate(job, pods, settled, now, true)
 }
 
 // EvaluateSparse is Evaluate without Facts.Indexes: the facts of one index come from
@@ -259,7 +262,7 @@ func EvaluateSparse(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return evaluate(job, ptrs, now, false)
+	return evaluate(job, ptrs, nil, now, false)
 }
 
 // IndexAt returns the facts of index i: Indexes[i] when Evaluate computed every index, else
@@ -268,10 +271,11 @@ func (f *Facts) IndexAt(i int) Index {
 	if f.Indexes != nil {
 		return f.Indexes[i]
 	}
-	return f.index(f.job, i, f.sparse[i])
+	return f.index(f.job, i, f.sparse[i], f.folded)
 }
 
-func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
+func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all bool) *Facts {
+	settled.Seal()
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
@@ -370,6 +374,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 				f.Restarts += int64(pods[k].Restarts)
 			}
 		}
+		f.Restarts += settled.restartSum()
 		f.RestartsLeft = spec.RestartsToFail() - f.Restarts
 	}
 	if spec.PerIndex() && spec.MaxFailedIndexes != nil {
@@ -379,12 +384,12 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil && !f.Suspended {
 		f.DeadlineAt = job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
 	}
-	f.Decision = decide(job, f, pods)
+	f.Decision = decide(job, f, pods, settled)
 	f.CanSucceed = canSucceed(job, f)
-	f.Global = globalBackoff(spec, pods, now)
+	f.Global = globalBackoff(spec, pods, settled, now)
 
 	if !all {
-		f.job = job
+		f.job, f.folded = job, settled
 		return f
 	}
 	f.Indexes = make([]Index, completions)
@@ -393,13 +398,13 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 		if i < len(byIndex) {
 			ps = byIndex[i]
 		}
-		f.Indexes[i] = f.index(job, i, ps)
+		f.Indexes[i] = f.index(job, i, ps, settled)
 	}
 	return f
 }
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
-func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
+func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
@@ -419,6 +424,9 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 			if pods[k].Failed && pods[k].Match.Action == batchv1.PodFailurePolicyActionFailJob {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 			}
+		}
+		if settled.failJob() {
+			return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 		}
 	}
 	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
@@ -524,17 +532,37 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 
 // globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
 // pods that finished after the last success, and the latest of their finish times.
-func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
+func globalBackoff(spec Spec, pods []*Pod, settled *Folded, now time.Time) *GlobalBackoff {
 	if spec.PerIndex() {
 		return nil
 	}
 	var lastSuccess time.Time
+	folded := settled.All()
+	for k := range folded {
+		if p := &folded[k]; p.Succeeded() {
+			if t := p.Finished(); t.After(lastSuccess) {
+				lastSuccess = t
+			}
+		}
+	}
 	for k := range pods {
 		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
 			lastSuccess = pods[k].Finished
 		}
 	}
 	g := &GlobalBackoff{}
+	// Settled failed pods are phase Failed: they count like the listed ones below. A folded
+	// terminating pod is untracked and not phase Failed: it never enters the record.
+	for k := range folded {
+		if p := &folded[k]; p.PhaseFailed() {
+			if t := p.Finished(); t.After(lastSuccess) {
+				g.Failures++
+				if t.After(g.LastFailure) {
+					g.LastFailure = t
+				}
+			}
+		}
+	}
 	for k := range pods {
 		p := pods[k]
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
@@ -570,9 +598,9 @@ func delayedPod(pods []*Pod) *Pod {
 	return last
 }
 
-// ListOrder is the one order an index's pods are listed in: by attempt, then creation, then name
-// (-1, 0 or +1, as cmp.Compare). The report and Evaluate both use it, so that which pod is first
-// on a tie does not depend on the order the pods arrive in.
+// ListOrder is the one order an index's pods are listed in, folded or not: by attempt, then
+// creation, then name (-1, 0 or +1, as cmp.Compare). The report, the fold and Evaluate all use
+// it, so that which pod is first on a tie does not depend on whether a pod was folded.
 func ListOrder(attempt int32, created time.Time, name string, attempt2 int32, created2 time.Time, name2 string) int {
 	return cmp.Or(cmp.Compare(attempt, attempt2), created.Compare(created2), strings.Compare(name, name2))
 }
@@ -583,7 +611,9 @@ func listedBefore(attempt int32, created time.Time, name string, p *Pod) bool {
 }
 
 // index computes one index's facts.
-func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Index {
+	settled := folded.Index(i)
+	var latestSettled Pod // what own reads of the latest settled pod
 	spec := f.Spec
 	ix := Index{Index: i}
 	var active, terminating *Pod
@@ -600,7 +630,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
-	// forgetFailed is that test on the index.
+	// forgetFailed is that test on the index; a folded failed pod is untracked.
 	forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 	forgotten := func(p *Pod) bool { return forgetFailed && p.Failed && !p.Tracked }
 	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
@@ -626,6 +656,17 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 				ix.IgnoredCount++
 			}
 		}
+		// Settled failed pods are phase Failed; a folded terminating pod is untracked and not
+		// phase Failed, left out as the listed ones are.
+		for k := range settled {
+			if p := &settled[k]; !p.PhaseFailed() {
+				continue
+			} else if p.CountFailed() {
+				ix.FailureCount++
+			} else {
+				ix.IgnoredCount++
+			}
+		}
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
 	case delayed != nil:
@@ -633,7 +674,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
 		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
-		// whichever order the pods arrive in.
+		// whichever order the pods arrive in and whether folded or not.
 		var latest *Pod
 		later := func(p *Pod) bool {
 			if latest == nil {
@@ -646,6 +687,34 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		}
 		for _, p := range pods {
 			if !forgotten(p) && later(p) {
+				latest = p
+			}
+		}
+		// The latest folded pod (the first in list order on a tie), leaving out the failed ones when
+		// they are forgotten (forgotten depends only on the index, for a failed untracked pod,
+		// settled or terminating). own and later read only its counts, failure and creation.
+		var last *FoldedPod
+		for k := range settled {
+			p := &settled[k]
+			if p.Failed() && forgetFailed {
+				continue
+			}
+			// settled is in list order, so on a tie of attempt and creation the first one seen
+			// (the lower name) stays.
+			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && p.created > last.created {
+				last = p
+			}
+		}
+		if last != nil {
+			p := &latestSettled
+			*p = Pod{Name: folded.Name(last), Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
+			if p.Failed {
+				p.Phase = corev1.PodFailed
+				if !last.CountFailed() {
+					p.Match.Action = batchv1.PodFailurePolicyActionIgnore
+				}
+			}
+			if later(p) {
 				latest = p
 			}
 		}
@@ -664,7 +733,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		ix.State = IndexActive
 	case f.Decision.Kind != Continue:
 		ix.State = IndexNoResult
-	case terminating != nil && OnlyReplaceFailedPods(job):
+	case (terminating != nil || folded.hasTerminating(i)) && OnlyReplaceFailedPods(job):
 		ix.State = IndexTerminating
 	case f.Suspended:
 		ix.State = IndexSuspended
@@ -685,11 +754,29 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	if ix.State != IndexSucceeded && ix.State != IndexFailed {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
+		// Folded: settled succeeded, or failed untracked, settled or terminating (forgotten's
+		// test on the index); a folded terminating pod that is not failed is neither.
+		// The listed pods in their order, the settled ones merged in by list order (attempt,
+		// creation, name): the order of a list sorted so, whether folded or not.
+		k := 0
+		settledUpTo := func(p *Pod) {
+			for ; k < len(settled); k++ {
+				q := &settled[k]
+				if p != nil && !listedBefore(q.Attempt(), q.Created(), folded.Name(q), p) {
+					break
+				}
+				if q.Succeeded() || q.Failed() && forgetFailed {
+					ix.Forgotten = append(ix.Forgotten, folded.Name(q))
+				}
+			}
+		}
 		for _, p := range pods {
 			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
+				settledUpTo(p)
 				ix.Forgotten = append(ix.Forgotten, p.Name)
 			}
 		}
+		settledUpTo(nil)
 	}
 	if spec.PerIndex() {
 		left := *spec.BackoffLimitPerIndex - ix.FailureCount

@@ -191,7 +191,7 @@ func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		acc, _, err := o.readPods(ctx, j)
+		acc, _, err := o.readPods(ctx, j, true) // one read per Job, folded
 		if err != nil {
 			return nil, err
 		}

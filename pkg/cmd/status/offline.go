@@ -31,6 +31,7 @@ func (o *Options) readOffline() (in *offlineInput, err error) {
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
+	acc.FoldSettled()
 	for i := range pods {
 		acc.Add(&pods[i])
 	}

@@ -343,7 +343,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
-	st, err := o.load(ctx)
+	// One LIST and no change after it: the settled pods are folded, as offline.
+	st, err := o.load(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -535,13 +536,15 @@ func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
-// before reading the next; readPods) and GETs its shard ConfigMap when the Job names one.
-func (o *Options) load(ctx context.Context) (*liveState, error) {
+// before reading the next) and GETs its shard ConfigMap when the Job names one. With fold the
+// settled and untracked terminating pods are kept compact (Accumulator.FoldSettled): only for a
+// report of this one LIST, not for a watch, which replaces and removes pods.
+func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	acc, rv, err := o.readPods(ctx, job)
+	acc, rv, err := o.readPods(ctx, job, fold)
 	if err != nil {
 		return nil, err
 	}
@@ -557,23 +560,28 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 // podSelector selects the Job's pods (indexstatus.PodSelector, shared with logs).
 func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelector(job) }
 
-// readPods reads the Job's pods into a new accumulator: unless --all-pods, only those that did not succeed (indexstatus.NotSucceededSelector), and
+// readPods reads the Job's pods into a new accumulator (folding the settled ones with fold):
+// unless --all-pods, only those that did not succeed (indexstatus.NotSucceededSelector), and
 // then every pod into a fresh accumulator when indexstatus.SucceededPodsNeeded says the Job's
 // status does not account for the succeeded ones (see pkg/indexstatus/unread.go: the report is
 // then the one from every pod except the succeeded pods' own fields). The resourceVersion is
 // the last list's.
-func (o *Options) readPods(ctx context.Context, job *batchv1.Job) (*indexstatus.Accumulator, string, error) {
+func (o *Options) readPods(ctx context.Context, job *batchv1.Job, fold bool) (*indexstatus.Accumulator, string, error) {
 	newAcc := func() (*indexstatus.Accumulator, error) {
 		acc, err := indexstatus.NewAccumulator(job)
 		if err != nil {
 			return nil, exitcode.Wrap(exitcode.Usage, err)
 		}
+		if fold {
+			acc.FoldSettled()
+		}
 		return acc, nil
 	}
 	if !o.AllPods {
-		acc, err := newAcc()
+		// Not folded: the pods that did not succeed are few on a Job that is doing well.
+		acc, err := indexstatus.NewAccumulator(job)
 		if err != nil {
-			return nil, "", err
+			return nil, "", exitcode.Wrap(exitcode.Usage, err)
 		}
 		acc.LeaveOutSucceeded()
 		rv, err := o.listPodsWhere(ctx, job, indexstatus.NotSucceededSelector, acc)
@@ -591,8 +599,8 @@ func (o *Options) readPods(ctx context.Context, job *batchv1.Job) (*indexstatus.
 
 // listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
 // ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so
-// memory grows with what acc keeps (a summary a pod), not with the decoded pods or the page
-// size. The returned
+// memory grows with what acc keeps (with FoldSettled, a folded pod's name and 28 bytes; else a
+// summary a pod), not with the decoded pods or the page size. The returned
 // resourceVersion is the list's: the revision every page was read at, from which a watch misses
 // no change.
 func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {

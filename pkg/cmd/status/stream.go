@@ -51,6 +51,9 @@ func (o *Options) streamPods(job *batchv1.Job) (in *offlineInput, ok bool, err e
 	if err != nil {
 		return nil, true, exitcode.Wrap(exitcode.Usage, err)
 	}
+	// One pass over the file: the settled pods (the older retries) and the untracked
+	// terminating ones are folded, not kept.
+	acc.FoldSettled()
 	in = &offlineInput{job: job, acc: acc, podsGiven: true, captured: indexstatus.CaptureTime(job, nil)}
 	var f foreign
 	add := func(p *corev1.Pod) {

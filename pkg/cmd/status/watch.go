@@ -54,7 +54,7 @@ type watcher struct {
 }
 
 func (o *Options) watch(ctx context.Context) error {
-	st, err := o.load(ctx)
+	st, err := o.load(ctx, false)
 	if err != nil {
 		return err
 	}
