@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // Reading the pods that did not succeed.
@@ -24,6 +25,9 @@ import (
 //     not always 0, a sidecar killed at the end exits 137);
 //   - the receipt in its termination message (IndexStatus.Cases);
 //   - the pod counts: PodCounts.NotRead counts one succeeded pod per such index.
+//
+// A Job made by kubectl indexed create (it names a shard ConfigMap) is always read whole: its
+// workers' receipt summaries, the case counts, are in the succeeded pods.
 //
 // Everything else is the same, because:
 //   - The index's state is Succeeded from status.completedIndexes either way (jobpolicy).
@@ -53,6 +57,12 @@ func (a *Accumulator) LeaveOutSucceeded() { a.succeededNotRead = true }
 // would not. See the comment at the top of this file.
 func (a *Accumulator) SucceededPodsNeeded() string {
 	job := a.job
+	if _, ok := job.Annotations[shards.AnnotationShardsConfigMap]; ok {
+		// A Job made by kubectl indexed create: its workers leave a receipt summary in their
+		// termination message, the case counts of every index (cases.go), which only the
+		// succeeded pods hold.
+		return "the Job was made by kubectl indexed create: its succeeded pods carry the receipt summaries (case counts)"
+	}
 	if u := job.Status.UncountedTerminatedPods; u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
 		return fmt.Sprintf("the controller has not counted %d finished pods yet (status.uncountedTerminatedPods)", len(u.Succeeded)+len(u.Failed))
 	}

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // unreadReport is the report from the pods of job that did not succeed, as live status reads
@@ -140,6 +142,9 @@ func TestSucceededPodsNeeded(t *testing.T) {
 			j.Status.CompletedIndexes, j.Status.Succeeded = "0-2", 3
 			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
 		}, nil, ""},
+		{"made by create: receipts", func(j *batchv1.Job) {
+			j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "j-shards"}
+		}, nil, "made by kubectl indexed create"},
 		{"uncounted pods", func(j *batchv1.Job) {
 			j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{Succeeded: []types.UID{"a"}}
 		}, nil, "the controller has not counted 1 finished pods yet"},
