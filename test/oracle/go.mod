@@ -3,6 +3,7 @@ module github.com/kubectl-indexed/kubectl-indexed/test/oracle
 go 1.26.8
 
 require (
+	github.com/kubectl-indexed/kubectl-indexed v0.0.0-00010101000000-000000000000
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2

@@ -52,6 +52,7 @@ func TestSimulateRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("controller: %s", ctl)
 			if len(diffs) > 0 {
 				t.Errorf("simulate disagrees with the controller (%s):\n  %s\ncontroller: %s\nsimulate:   %s", c.Why, strings.Join(diffs, "\n  "), ctl, sim)
 			}

@@ -430,14 +430,20 @@ func (b *Box) SetJob(j *batch.Job) error {
 // Clock is the box's clock.
 func (b *Box) Clock() *clocktesting.FakeClock { return b.clock }
 
-// boxPodControl applies the controller's pod writes to the store and delivers the events.
-type boxPodControl struct{ b *Box }
+// boxPodControl applies the controller's pod writes to the store and delivers the events, one
+// at a time (manageJob creates and deletes pods from several goroutines).
+type boxPodControl struct {
+	mu sync.Mutex
+	b  *Box
+}
 
 func (c *boxPodControl) CreatePods(ctx context.Context, namespace string, template *v1.PodTemplateSpec, object runtime.Object, controllerRef *metav1.OwnerReference) error {
 	return c.CreatePodsWithGenerateName(ctx, namespace, template, object, controllerRef, "")
 }
 
 func (c *boxPodControl) CreatePodsWithGenerateName(_ context.Context, namespace string, template *v1.PodTemplateSpec, _ runtime.Object, controllerRef *metav1.OwnerReference, generateName string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	b := c.b
 	pod, err := controller.GetPodFromTemplate(template, b.job, controllerRef)
 	if err != nil {
@@ -476,6 +482,8 @@ func (c *boxPodControl) CreatePodsWithGenerateName(_ context.Context, namespace 
 }
 
 func (c *boxPodControl) DeletePod(_ context.Context, _ string, podID string, _ runtime.Object) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	b := c.b
 	p, ok := b.podIdx.m[podID]
 	if !ok {
@@ -494,6 +502,8 @@ func (c *boxPodControl) DeletePod(_ context.Context, _ string, podID string, _ r
 }
 
 func (c *boxPodControl) PatchPod(_ context.Context, _, name string, data []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	b := c.b
 	p, ok := b.podIdx.m[name]
 	if !ok {
@@ -522,7 +532,6 @@ func (c *boxPodControl) PatchPod(_ context.Context, _, name string, data []byte)
 // one waiting entry (AddAfter keeps the earlier time), moved to the queue once due; an item
 // added while it is processed is processed again after.
 type fakeQueue struct {
-	mu         sync.Mutex
 	clock      *clocktesting.FakeClock
 	queued     bool
 	processing bool
@@ -546,12 +555,12 @@ func (q *fakeQueue) Len() int {
 	}
 	return 0
 }
-func (q *fakeQueue) Get() (string, bool)  { panic("the box runs syncJob itself") }
-func (q *fakeQueue) Done(string)          {}
-func (q *fakeQueue) ShutDown()            {}
-func (q *fakeQueue) ShutDownWithDrain()   {}
-func (q *fakeQueue) ShuttingDown() bool   { return false }
-func (q *fakeQueue) Forget(string)        { q.failures = 0 }
+func (q *fakeQueue) Get() (string, bool)    { panic("the box runs syncJob itself") }
+func (q *fakeQueue) Done(string)            {}
+func (q *fakeQueue) ShutDown()              {}
+func (q *fakeQueue) ShutDownWithDrain()     {}
+func (q *fakeQueue) ShuttingDown() bool     { return false }
+func (q *fakeQueue) Forget(string)          { q.failures = 0 }
 func (q *fakeQueue) NumRequeues(string) int { return q.failures }
 func (q *fakeQueue) AddAfter(item string, d time.Duration) {
 	if d <= 0 {
