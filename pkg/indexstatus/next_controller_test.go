@@ -1,10 +1,12 @@
 package indexstatus
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 )
@@ -54,4 +56,26 @@ func TestNextKueueSuspendedWaitsForAdmission(t *testing.T) {
 	if want := "kubectl get workloads.kueue.x-k8s.io -n ns -l kueue.x-k8s.io/job-uid=uid-kq"; e.Command != want {
 		t.Errorf("command %q, want %q", e.Command, want)
 	}
+}
+
+// status.failed holds no ignored failure (trackJobStatusAndRemoveFinalizers counts only
+// failures whose pod failure policy action is not Ignore), so the pods killed are status.failed
+// minus the counted failed pods left: 5 - 3 = 2, not 5 - 4 (issue 25, item 8).
+func TestKilledPodsLeaveIgnoredFailuresOut(t *testing.T) {
+	j := newJob("kw", 6, 6).backoffLimit(2).rule(batchv1.PodFailurePolicyActionIgnore, "", batchv1.PodFailurePolicyOnExitCodesOpIn, 42).
+		status("", nil, 0, 5, 0).
+		cond(batchv1.JobFailureTarget, "BackoffLimitExceeded", "Job has reached the specified backoff limit", 4*time.Second).
+		cond(batchv1.JobFailed, "BackoffLimitExceeded", "Job has reached the specified backoff limit", 5*time.Second).get()
+	pods := []corev1.Pod{
+		newPod(j, 0, 0, 0).exited(1, 2*time.Second).counted().get(),
+		newPod(j, 1, 0, 0).exited(1, 3*time.Second).counted().get(),
+		newPod(j, 2, 0, 0).exited(1, 4*time.Second).counted().get(),
+		newPod(j, 3, 0, 0).exited(42, 2*time.Second).counted().get(),
+	}
+	r := build(t, j, pods, at(10*time.Second))
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContains(t, "report", string(js), "status.failed counts 5 failed pods of which 3 are left, so 2 were killed")
 }

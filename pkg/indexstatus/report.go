@@ -529,11 +529,9 @@ func (b *reportBuilder) killedWords() string {
 		}
 		return s + "; they are counted as failed and their indexes get no result."
 	}
-	killed := int(b.job.Status.Failed) - b.ownFailedPods
-	if b.perIndex {
-		// Failed pods of failed indexes are counted too.
-		killed = int(b.job.Status.Failed) - b.countedFailed
-	}
+	// status.failed holds no ignored failure (trackJobStatusAndRemoveFinalizers), so the pods
+	// killed are what it counts beyond the counted failed pods left.
+	killed := int(b.job.Status.Failed) - b.countedFailed
 	s := ""
 	if killed > 0 {
 		s = fmt.Sprintf("The controller killed the running pods: status.failed counts %d failed %s of which %d %s left, so %d %s killed. ",
