@@ -7,7 +7,7 @@
 #   make oracle      the same with ORACLE_CASES random Jobs from ORACLE_SEED (a longer run)
 
 ORACLE_SEED     ?= 1
-ORACLE_CI_CASES ?= 300
+ORACLE_CI_CASES ?= 2000
 ORACLE_CASES    ?= 5000
 
 .PHONY: oracle-ci oracle oracle-copy

@@ -15,7 +15,7 @@ import (
 
 var (
 	seed  = flag.Uint64("oracle.seed", 1, "seed of the random Jobs")
-	cases = flag.Int("oracle.cases", 300, "random Jobs to play")
+	cases = flag.Int("oracle.cases", 2000, "random Jobs to play")
 )
 
 // regressions are every disagreement the property test found, named.
