@@ -316,8 +316,9 @@ func Check(job *batchv1.Job) error {
 	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
 		return fmt.Errorf("job %q is not an Indexed Job (spec.completionMode: Indexed): simulate models Indexed Jobs only", job.Name)
 	}
-	if job.Spec.Completions == nil || *job.Spec.Completions < 1 {
-		return fmt.Errorf("job %q: an Indexed Job needs spec.completions of at least 1", job.Name)
+	// completions 0 is accepted by the API server; the first sync completes the Job.
+	if job.Spec.Completions == nil || *job.Spec.Completions < 0 {
+		return fmt.Errorf("job %q: an Indexed Job needs spec.completions (0 or more)", job.Name)
 	}
 	if *job.Spec.Completions > 10_000_000 {
 		return fmt.Errorf("job %q: spec.completions %d is more than the simulator models (10,000,000)", job.Name, *job.Spec.Completions)
