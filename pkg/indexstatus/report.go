@@ -537,11 +537,9 @@ func (b *reportBuilder) killedWords() string {
 		}
 		return s + "; they are counted as failed and their indexes get no result."
 	}
-	killed := int(b.job.Status.Failed) - b.ownFailedPods
-	if b.perIndex {
-		// Failed pods of failed indexes are counted too.
-		killed = int(b.job.Status.Failed) - b.countedFailed
-	}
+	// status.failed holds no ignored failure (trackJobStatusAndRemoveFinalizers), so the pods
+	// killed are what it counts beyond the counted failed pods left.
+	killed := int(b.job.Status.Failed) - b.countedFailed
 	s := ""
 	if killed > 0 {
 		s = fmt.Sprintf("The controller killed the running pods: status.failed counts %d failed %s of which %d %s left, so %d %s killed. ",
@@ -821,10 +819,18 @@ func timePtr(t time.Time) *time.Time {
 	return &u
 }
 
+// kueueQueueLabel names the LocalQueue of a Job that Kueue admits (and suspends until then).
+const kueueQueueLabel = "kueue.x-k8s.io/queue-name"
+
 // next says what happens next: the facts of jobpolicy, as entries with their words.
 func (b *reportBuilder) next() []Entry {
 	var out []Entry
 	job, pol := b.job, b.pol
+	if mb := job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName && b.phase != PhaseFailed && b.phase != PhaseComplete {
+		// syncJob returns before acting on it (managedByExternalController): no built-in retry,
+		// pod creation, counting or finishing.
+		return append(out, Entry{Kind: EntryExternalController, Text: fmt.Sprintf("spec.managedBy is %q: the built-in Job controller does not act on this Job (it creates, retries, counts and finishes nothing); what runs next is up to that controller.", *mb)})
+	}
 	switch b.phase {
 	case PhaseFailed, PhaseComplete:
 		e := Entry{Kind: EntryFinished, Text: "Nothing more will run: the Job is finished."}
@@ -851,6 +857,14 @@ func (b *reportBuilder) next() []Entry {
 		return append(out, e)
 	case PhaseSuspended:
 		left := b.completions - b.completed.Len() - pol.Failed.Difference(b.completed).Len()
+		if q := job.Labels[kueueQueueLabel]; q != "" {
+			// Kueue owns spec.suspend: it un-suspends the Job once its Workload is admitted.
+			out = append(out, Entry{Kind: EntryAwaitingAdmission,
+				Command: fmt.Sprintf("kubectl get workloads.kueue.x-k8s.io -n %s -l kueue.x-k8s.io/job-uid=%s", job.Namespace, job.UID),
+				Text: fmt.Sprintf("The Job is waiting for admission by Kueue (LocalQueue %s): Kueue sets spec.suspend to false once its Workload is admitted, then the controller starts the %d %s without a result. Leave spec.suspend to Kueue.",
+					q, left, plural(left, "index", "indexes"))})
+			return out
+		}
 		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume).",
 			left, plural(left, "index", "indexes"))}
 		out = append(out, e)

@@ -340,6 +340,16 @@ const (
 	EntryBackoffEstimate EntryKind = "BackoffEstimated"  // the global backoff is kept in memory
 )
 
+// Next entries about who acts on the Job.
+const (
+	// EntryAwaitingAdmission: suspended by Kueue (label kueue.x-k8s.io/queue-name); Command
+	// shows its Workload. Kueue owns spec.suspend.
+	EntryAwaitingAdmission EntryKind = "AwaitingAdmission"
+	// EntryExternalController: spec.managedBy names another controller; the built-in one does
+	// not act on the Job.
+	EntryExternalController EntryKind = "ExternalController"
+)
+
 // Entry is one statement of the report as data: what it is about, the indexes concerned, when
 // it happens and the command that acts on it; Text is the same statement in words.
 type Entry struct {

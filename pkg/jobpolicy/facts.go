@@ -451,8 +451,9 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 			return Decision{Kind: Succeed, Reason: batchv1.JobReasonSuccessPolicy}
 		}
 	}
-	// syncJob: complete = succeeded >= completions && active == 0.
-	if completions > 0 && f.Succeeded.Len() >= completions {
+	// syncJob: complete = succeeded >= completions && active == 0 (completions 0, which the API
+	// server accepts, completes the Job at its first sync).
+	if job.Spec.Completions != nil && f.Succeeded.Len() >= completions {
 		for k := range pods {
 			if pods[k].Active() {
 				return Decision{Kind: Continue}

@@ -23,6 +23,10 @@ import (
 const (
 	// DefaultBackoff is DefaultJobPodFailureBackOff (job_controller.go).
 	DefaultBackoff = 10 * time.Second
+	// SyncJobBatchPeriod: a pod event or a status update syncs the Job this much later
+	// (job_controller.go: SyncJobBatchPeriod, enqueueSyncJobBatched); what happens within it is
+	// seen by one sync.
+	SyncJobBatchPeriod = time.Second
 	// MaxBackoff is MaxJobPodFailureBackOff (job_controller.go).
 	MaxBackoff = 10 * time.Minute
 	// DefaultBackoffLimit is backoffLimit's default without backoffLimitPerIndex (SetDefaults_Job).

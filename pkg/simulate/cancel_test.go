@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // cancelAfter is a context whose Err turns to Canceled at its n-th call: a cancel that lands
@@ -36,9 +37,11 @@ func TestSimulateStopsOnCancelledContext(t *testing.T) {
 	if r != nil || !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled while simulating: got %v, %v; want context.Canceled", r, err)
 	}
-	// Checked before every sync: 100 checks pass (the first before sync 1), the 101st stops it.
-	if !strings.Contains(err.Error(), "after 100 syncs") || !strings.Contains(err.Error(), "1m39s of simulated time") {
-		t.Fatalf("error %q: want it to stop after 100 syncs at 1m39s", err)
+	// Checked before every step (a sync, or the pod events of an instant): 100 checks pass (the
+	// first before sync 1), the 101st stops it. A wave is a sync that creates the pod, the pod's
+	// end 1s later, and the sync a batch period after that: 50 syncs by 50s.
+	if !strings.Contains(err.Error(), "after 50 syncs") || !strings.Contains(err.Error(), "50s of simulated time") {
+		t.Fatalf("error %q: want it to stop after 50 syncs at 50s", err)
 	}
 	// Predict stops too, and an uncancelled context changes nothing.
 	c.n.Store(10)
@@ -70,7 +73,8 @@ func TestZeroDurationRestartsEnd(t *testing.T) {
 	}
 	r := run(t, j, out)
 	at, reason, ok := condAt(r, "Failed")
-	if !ok || at != 0 || reason != "BackoffLimitExceeded" || r.Indexes[0].Restarts != 3 {
-		t.Fatalf("Failed %v at %s (%s), restarts of index 0: %d; want BackoffLimitExceeded at 0s after 3 restarts", ok, at, reason, r.Indexes[0].Restarts)
+	// FailureTarget at 0s; Failed once the killed pod's end is seen, a batch period later.
+	if !ok || at != time.Second || reason != "BackoffLimitExceeded" || r.Indexes[0].Restarts != 3 {
+		t.Fatalf("Failed %v at %s (%s), restarts of index 0: %d; want BackoffLimitExceeded at 1s after 3 restarts", ok, at, reason, r.Indexes[0].Restarts)
 	}
 }

@@ -250,6 +250,29 @@ type sim struct {
 	ns         string
 	finalCond  *batchv1.JobCondition
 	changed    bool
+	// wake is the work queue's one waiting entry for the Job (client-go's delaying queue keeps
+	// the earliest time it was asked for); zero: none.
+	wake time.Time
+	// The instant and the last queue sequence of the pod events applied last, and whether no
+	// sync ran since.
+	lastAt  int64
+	lastSeq int
+	applied bool
+	// The status counters the controller last wrote: a sync that changes them writes the
+	// status, whose update event syncs the Job again a batch period later.
+	stActive, stReady, stTerminating int
+}
+
+// wakeAt asks for a sync at t (AddAfter): the earlier of t and the entry already waiting.
+func (s *sim) wakeAt(t time.Time) {
+	if s.wake.IsZero() || t.Before(s.wake) {
+		s.wake = t
+	}
+}
+
+// wakeAfter is enqueueSyncJobWithDelay: never sooner than the batch period.
+func (s *sim) wakeAfter(d time.Duration) {
+	s.wakeAt(s.now.Add(max(d, jobpolicy.SyncJobBatchPeriod)))
 }
 
 // Simulate simulates job (already checked with Check) with the outcomes.
@@ -293,8 +316,9 @@ func Check(job *batchv1.Job) error {
 	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
 		return fmt.Errorf("job %q is not an Indexed Job (spec.completionMode: Indexed): simulate models Indexed Jobs only", job.Name)
 	}
-	if job.Spec.Completions == nil || *job.Spec.Completions < 1 {
-		return fmt.Errorf("job %q: an Indexed Job needs spec.completions of at least 1", job.Name)
+	// completions 0 is accepted by the API server; the first sync completes the Job.
+	if job.Spec.Completions == nil || *job.Spec.Completions < 0 {
+		return fmt.Errorf("job %q: an Indexed Job needs spec.completions (0 or more)", job.Name)
 	}
 	if *job.Spec.Completions > 10_000_000 {
 		return fmt.Errorf("job %q: spec.completions %d is more than the simulator models (10,000,000)", job.Name, *job.Spec.Completions)
@@ -383,35 +407,55 @@ func (s *sim) loop() error {
 	if ctx.Err() != nil {
 		return s.stopped(ctx)
 	}
+	// The Job's creation syncs it at once (addJob: enqueueSyncJobImmediately).
 	s.sync()
-	for guard := 0; !s.finishedJob(); guard++ {
+	for !s.finishedJob() {
 		if ctx.Err() != nil {
 			return s.stopped(ctx)
 		}
-		// The status update and the pods created or deleted trigger another sync at once in
-		// the controller; it decides nothing new (the pods it sees are the ones this sync
-		// acted on) and only counts what this one already decided, so the next sync happens at
-		// the next event.
-		if s.q.Len() == 0 {
+		if s.q.Len() == 0 && s.wake.IsZero() {
 			s.res.Stuck = true
 			return nil
 		}
-		next := s.q[0]
-		if s.start.Add(time.Duration(next.at)).After(horizon) {
+		// The next sync is the queue's one waiting entry (s.wake); pod events due before it,
+		// or at the same instant, reach the informer first.
+		if s.q.Len() > 0 && s.q[0].at == s.lastAt && s.q[0].seq > s.lastSeq && s.applied {
+			// Applying the last events queued more at the same instant (a container that fails
+			// in no time under OnFailure restarts in place): a sync sees each restart first, or
+			// such a pod restarted forever without one.
+			s.applied = false
+			s.wake = time.Time{}
+			s.sync()
+			continue
+		}
+		if s.q.Len() > 0 && (s.wake.IsZero() || !s.start.Add(time.Duration(s.q[0].at)).After(s.wake)) {
+			next := s.q[0]
+			if s.start.Add(time.Duration(next.at)).After(horizon) {
+				s.now = horizon
+				return nil
+			}
+			s.now = s.start.Add(time.Duration(next.at))
+			at := next.at
+			order := next.order
+			// The events queued so far at this instant; what applying them queues at the same
+			// instant (a container that fails in no time and restarts in place) is played at
+			// the next step: without that, such a pod restarted forever without a sync in
+			// between, and the simulation never ended.
+			last := s.seq
+			for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order && s.q[0].seq <= last {
+				s.apply(heap.Pop(&s.q).(*event))
+			}
+			s.lastAt, s.lastSeq, s.applied = at, last, true
+			// Every pod event syncs the Job a batch period later (updatePod, deletePod:
+			// enqueueSyncJobBatched), unless a sync is already due earlier.
+			s.wakeAt(s.now.Add(jobpolicy.SyncJobBatchPeriod))
+			continue
+		}
+		if s.wake.After(horizon) {
 			s.now = horizon
 			return nil
 		}
-		s.now = s.start.Add(time.Duration(next.at))
-		at := next.at
-		order := next.order
-		// The events queued so far at this instant; what applying them queues at the same
-		// instant (a container that fails in no time and restarts in place) waits for the
-		// next sync, which sees the restart: without that, such a pod restarted forever
-		// without a sync in between, and the simulation never ended.
-		last := s.seq
-		for s.q.Len() > 0 && s.q[0].at == at && s.q[0].order == order && s.q[0].seq <= last {
-			s.apply(heap.Pop(&s.q).(*event))
-		}
+		s.now, s.wake, s.applied = s.wake, time.Time{}, false
 		s.sync()
 	}
 	s.res.Finished = true
@@ -592,9 +636,14 @@ func (s *sim) sync() {
 	clear(s.live[len(keep):])
 	s.live = keep
 	obs := make([]jobpolicy.Pod, len(s.live))
+	ready := 0 // countReadyPods of the pods at the start of the sync (kwok's pods are ready once running)
 	for i, p := range s.live {
 		obs[i] = s.observe(p)
+		if p.active() {
+			ready++
+		}
 	}
+	defer s.statusWritten(ready)
 	// Sparse: the sync reads the facts of the indexes it acts on only (IndexAt).
 	f := jobpolicy.EvaluateSparse(s.job, obs, s.now)
 
@@ -608,6 +657,27 @@ func (s *sim) sync() {
 		s.manage(f)
 	}
 	s.removeDeleted()
+}
+
+// statusWritten: a sync that changed the status (counters, sets, conditions, finalizers) or
+// created or deleted pods syncs the Job again a batch period later (updateJob on the status
+// update, addPod / updatePod on the pod writes: enqueueSyncJobBatched).
+func (s *sim) statusWritten(ready int) {
+	active, terminating := 0, 0
+	for _, p := range s.live {
+		if p.removed {
+			continue
+		}
+		if p.active() {
+			active++
+		} else if p.terminating() {
+			terminating++
+		}
+	}
+	if s.changed || active != s.stActive || ready != s.stReady || terminating != s.stTerminating {
+		s.stActive, s.stReady, s.stTerminating = active, ready, terminating
+		s.wakeAt(s.now.Add(jobpolicy.SyncJobBatchPeriod))
+	}
 }
 
 // recordSucceeded does first what trackJobStatusAndRemoveFinalizers does in every sync with a
@@ -846,7 +916,13 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 	}
 	if len(killed) > 0 {
 		set := indexes.Of(killed...)
-		s.event("PodsKilled", -1, "%s deleted (indexes %s): they count as failed", plural(len(killed), "running pod", "running pods"), set.String())
+		// A failing Job counts every pod it kills as failed; a succeeding one counts none
+		// (trackJobStatusAndRemoveFinalizers: only when the finished condition is a failure).
+		words := "they count as failed"
+		if !failing {
+			words = "they are not counted as failed"
+		}
+		s.event("PodsKilled", -1, "%s deleted (indexes %s): %s", plural(len(killed), "running pod", "running pods"), set.String(), words)
 	}
 	for i, p := range s.live {
 		if !p.tracked {
@@ -964,8 +1040,8 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 // manage is manageJob for an Indexed Job that is not suspended.
 func (s *sim) manage(f *jobpolicy.Facts) {
 	if !f.DeadlineAt.IsZero() && f.DeadlineAt.After(s.now) {
-		// syncJob requeues the Job for its deadline.
-		s.push(f.DeadlineAt, 0, evWake, nil)
+		// syncJob requeues the Job for its deadline (queue.AddAfter, no batching).
+		s.wakeAt(f.DeadlineAt)
 	}
 	active, terminating := 0, 0
 	for _, p := range s.live {
@@ -990,7 +1066,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		total, remaining := jobpolicy.Backoff(s.bFailures, s.bLast, s.now)
 		if remaining > 0 {
 			s.event("Backoff", -1, "%s since the last success: no pod created for %s (backoff %s)", plural(int(s.bFailures), "failure", "failures"), remaining, total)
-			s.push(s.now.Add(remaining), 0, evWake, nil)
+			s.wakeAfter(remaining)
 			return
 		}
 	}
@@ -1030,13 +1106,12 @@ scan:
 			}
 		}
 		if len(now) == 0 {
+			// enqueueSyncJobWithDelay for the earliest; when some are created now, their
+			// creation events sync the Job again, which then waits for the rest.
 			if !wake.IsZero() {
-				s.push(wake, 0, evWake, nil)
+				s.wakeAfter(wake.Sub(s.now))
 			}
 			return
-		}
-		if !wake.IsZero() {
-			s.push(wake, 0, evWake, nil)
 		}
 		cands, facts = now, nowFacts
 	}

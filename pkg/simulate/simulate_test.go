@@ -44,7 +44,8 @@ func condAt(r *Result, ct batchv1.JobConditionType) (time.Duration, string, bool
 // The global backoff (newBackoffRecord, getRemainingTimeForFailuresCount): with parallelism 2
 // index 1 fails at 2s; no pod is created until 2s+10s; it fails again at 14s; the second
 // failure since the last success doubles the delay to 20s: the third pod starts at 34s and
-// fails at 36s, which exceeds backoffLimit 2 (failed 3 > 2).
+// fails at 36s, which the sync a batch period later (SyncJobBatchPeriod) finds to exceed
+// backoffLimit 2 (failed 3 > 2): Failed at 37s, index 0 killed at once (no pod terminates).
 func TestGlobalBackoffDelaysEveryIndex(t *testing.T) {
 	j := job(10, 2, map[string]string{
 		"scenario.indexed.kubectl.io/run-time": "never", "scenario.indexed.kubectl.io/run-time.1": "2s",
@@ -52,8 +53,8 @@ func TestGlobalBackoffDelaysEveryIndex(t *testing.T) {
 	j.Spec.BackoffLimit = i32(2)
 	r := run(t, j, nil)
 	at, reason, ok := condAt(r, batchv1.JobFailed)
-	if !ok || at != 36*time.Second || reason != batchv1.JobReasonBackoffLimitExceeded {
-		t.Fatalf("Failed at %s (%s, %v), want 36s BackoffLimitExceeded", at, reason, ok)
+	if !ok || at != 37*time.Second || reason != batchv1.JobReasonBackoffLimitExceeded {
+		t.Fatalf("Failed at %s (%s, %v), want 37s BackoffLimitExceeded", at, reason, ok)
 	}
 	// 3 failures of index 1 plus index 0 killed and counted (the Job is failing).
 	if r.Job.Status.Failed != 4 || r.Indexes[1].Pods != 3 || r.Indexes[0].Pods != 1 {
@@ -62,7 +63,8 @@ func TestGlobalBackoffDelaysEveryIndex(t *testing.T) {
 }
 
 // pastBackoffLimitOnFailure: restarts of running pods >= backoffLimit fail the Job; a container
-// exiting 1 every 2s reaches 2 restarts at 4s.
+// exiting 1 every 2s reaches 2 restarts at 4s, seen by the sync a batch period later
+// (FailureTarget at 5s), and Failed once the killed pods' ends are seen, at 6s.
 func TestOnFailureRestartsFailTheJob(t *testing.T) {
 	j := job(3, 3, map[string]string{"scenario.indexed.kubectl.io/run-time": "never",
 		"scenario.indexed.kubectl.io/run-time.1": "2s", "scenario.indexed.kubectl.io/exit-code.1": "1"})
@@ -70,8 +72,8 @@ func TestOnFailureRestartsFailTheJob(t *testing.T) {
 	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	r := run(t, j, nil)
 	at, reason, ok := condAt(r, batchv1.JobFailed)
-	if !ok || at != 4*time.Second || reason != batchv1.JobReasonBackoffLimitExceeded {
-		t.Fatalf("Failed at %s (%s, %v), want 4s BackoffLimitExceeded", at, reason, ok)
+	if !ok || at != 6*time.Second || reason != batchv1.JobReasonBackoffLimitExceeded {
+		t.Fatalf("Failed at %s (%s, %v), want 6s BackoffLimitExceeded", at, reason, ok)
 	}
 	if r.Job.Status.Failed != 3 || r.Indexes[1].Restarts != 2 {
 		t.Fatalf("failed %d restarts %d, want 3 killed pods counted and 2 restarts", r.Job.Status.Failed, r.Indexes[1].Restarts)
@@ -243,11 +245,12 @@ func TestCrashLoopWithoutLimit(t *testing.T) {
 	}
 }
 
-// A deadline close to the finish: pods ending 0.2s before activeDeadlineSeconds complete the
-// Job here, but half a second of controller and kubelet latency fails it (pastActiveDeadline):
-// both outcomes are reported.
+// A deadline close to the finish: pods ending 1.2s before activeDeadlineSeconds are seen a
+// batch period later, at 9.8s, and complete the Job; half a second more of controller and
+// kubelet latency brings that sync to the deadline, which fails it first (pastActiveDeadline
+// comes before the completion check): both outcomes are reported.
 func TestDeadlineRaceIsReported(t *testing.T) {
-	j := job(2, 2, map[string]string{ScenarioPrefix + "run-time": "9800ms"})
+	j := job(2, 2, map[string]string{ScenarioPrefix + "run-time": "8800ms"})
 	deadline := int64(10)
 	j.Spec.ActiveDeadlineSeconds = &deadline
 	rep, err := Predict(j, nil, Options{Start: t0})
