@@ -101,7 +101,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, wantPages []string)
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.Namespace, o.JobName, o.Output = client, "ns", "seed", "json"
+	o.Client, o.Namespace, o.JobName, o.PrintFlags.OutputFormat = client, "ns", "seed", "json"
 	switch {
 	case first < 0:
 		o.FirstPageSize, o.ChunkSize = 0, 0
