@@ -23,7 +23,7 @@ var example = templates.Examples(`
 // Options holds the flags of the version command.
 type Options struct {
 	PrintFlags output.PrintFlags
-	Client bool
+	Client     bool
 	genericiooptions.IOStreams
 }
 
