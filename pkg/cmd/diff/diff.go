@@ -228,6 +228,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 		}
 		o.Namespace, o.EnforceNamespace = ns, enforce
+		if err := clientutil.CheckNamespace(ns); err != nil {
+			return err
+		}
 	}
 	if o.offline() || o.Client != nil {
 		return o.readInputs()

@@ -123,6 +123,9 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.AllNamespaces {
 		o.Namespace = metav1.NamespaceAll
 	}

@@ -243,6 +243,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.Client != nil {
 		return nil
 	}
