@@ -134,7 +134,7 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...]: exit codes of the index's attempts (the last repeats); repeatable, a later one for the same index replaces an earlier (0-9=0 then 4=1 fails index 4 only)")
+	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...], INDEX "+indexes.FlagGrammar+" (2,5,11-14=1): exit codes of the index's attempts (the last repeats); repeatable, a later one for the same index replaces an earlier (0-9=0 then 4=1 fails index 4 only)")
 	fl.StringArrayVar(&o.Durations, "duration", nil, "INDEX=DURATION[,DURATION...]: run time of the index's attempts (Go duration or never); repeatable, a later one for the same index replaces an earlier")
 	fl.StringArrayVar(&o.Conditions, "condition", nil, "INDEX=TYPE[,TYPE...]: pod condition (such as DisruptionTarget) set as the attempt fails; empty TYPE for none; repeatable, a later one for the same index replaces an earlier")
 	fl.IntVar(&o.DefaultOutcome, "default-outcome", 0, "exit code of the indexes without --outcome (default: the annotations, else 0)")
