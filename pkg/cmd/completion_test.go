@@ -52,10 +52,10 @@ func TestCompletionOfFixedValues(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"version", "-o", ""}, []string{"json", "yaml"}},
+		{[]string{"version", "-o", ""}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
 		// Fixed values are not filtered by prefix here; the shell scripts filter them.
-		{[]string{"version", "--output", "y"}, []string{"json", "yaml"}},
-		{[]string{"lint", "-o", ""}, []string{"text", "json", "yaml"}},
+		{[]string{"version", "--output", "y"}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
+		{[]string{"lint", "-o", ""}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -37,8 +37,10 @@ var templateConditionalPrefixes = []struct{ prefix, field string }{
 // classifier holds what the rules look at.
 type classifier struct {
 	live, desired *batchv1.Job // normalized (defaulted) copies
-	state         LiveState
-	diffs         []Difference
+	// desiredAsGiven is the desired Job as read, for the printed commands that act on its file.
+	desiredAsGiven *batchv1.Job
+	state          LiveState
+	diffs          []Difference
 	// drastic maps the paths of changes that would end or delete the live Job at once to why.
 	drastic map[string]string
 }

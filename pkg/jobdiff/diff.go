@@ -50,6 +50,7 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 		ns = live.Namespace
 	}
 	c := &classifier{live: nl.job, desired: nd.job, state: StateOf(live), diffs: compareObjects(nl.obj, nd.obj)}
+	c.desiredAsGiven = desired
 	c.classify()
 
 	r := &Report{

@@ -209,7 +209,7 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		case opts.DesiredInList:
 			fmt.Fprintf(&b, ": re-run the command that printed %s with the name %s (the shard ConfigMap is shared)", src, newName)
 		case src != "" && src != "-":
-			rename, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": newName}})
+			rename, _ := json.Marshal(renamePatch(c.desiredAsGiven, newName))
 			cmds = append(cmds, "kubectl patch --local -f "+shellQuote(src)+" --type=merge -p "+shellQuote(string(rename))+
 				" -o yaml | kubectl create -f -"+nsFlag(ns))
 		default:
@@ -241,6 +241,61 @@ func SuggestNames(name string, k int) []string {
 		out = append(out, b+suffix)
 	}
 	return out
+}
+
+// serverSetLabels are the labels generateSelector (pkg/registry/batch/job/strategy.go) puts
+// on a Job's pod template, with the Job's UID and name; a Job's own labels copy them when it
+// was created without labels (SetDefaults_Job).
+var serverSetLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid", "batch.kubernetes.io/job-name", "job-name"}
+
+// renamePatch is the merge patch that turns the desired manifest into a new Job named
+// newName. A manifest exported with kubectl get -o yaml also holds what the server set: its
+// resourceVersion (create refuses it), the generated selector and the controller-uid labels of
+// the old Job (create refuses a selector without manualSelector), and the old name in the
+// job-name labels; each is removed (null in a merge patch) when present, so that the command
+// works on such a file too.
+func renamePatch(desired *batchv1.Job, newName string) map[string]any {
+	meta := map[string]any{"name": newName}
+	patch := map[string]any{"metadata": meta}
+	if desired == nil {
+		return patch
+	}
+	for k, present := range map[string]bool{
+		"uid": desired.UID != "", "resourceVersion": desired.ResourceVersion != "", "creationTimestamp": !desired.CreationTimestamp.IsZero(),
+		"generation": desired.Generation != 0, "managedFields": len(desired.ManagedFields) > 0,
+	} {
+		if present {
+			meta[k] = nil
+		}
+	}
+	strip := func(labels map[string]string) map[string]any {
+		out := map[string]any{}
+		for _, k := range serverSetLabels {
+			if _, ok := labels[k]; ok {
+				out[k] = nil
+			}
+		}
+		return out
+	}
+	if l := strip(desired.Labels); len(l) > 0 {
+		meta["labels"] = l
+	}
+	// With manualSelector the selector and the labels are the user's own.
+	manual := desired.Spec.ManualSelector != nil && *desired.Spec.ManualSelector
+	spec := map[string]any{}
+	if desired.Spec.Selector != nil && !manual {
+		spec["selector"] = nil
+	}
+	if l := strip(desired.Spec.Template.Labels); len(l) > 0 && !manual {
+		spec["template"] = map[string]any{"metadata": map[string]any{"labels": l}}
+	}
+	if len(spec) > 0 {
+		patch["spec"] = spec
+	}
+	if desired.Status.StartTime != nil || len(desired.Status.Conditions) > 0 || desired.Status.Active > 0 || desired.Status.Succeeded > 0 || desired.Status.Failed > 0 {
+		patch["status"] = nil
+	}
+	return patch
 }
 
 func mergeCommand(name, ns string, patch map[string]any) string {

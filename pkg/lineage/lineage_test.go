@@ -136,3 +136,27 @@ func TestSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestStillRunningRefusalCommandsWork: the refusal of a running Job prints commands that
+// work when followed: status with the Job's -n, and --allow-running only with the indexes
+// that failed for good, never "--indexes - --allow-running" (issue 26 item 9: both failed).
+// Fails before the fix.
+func TestStillRunningRefusalCommandsWork(t *testing.T) {
+	none := job("0", "", true, "")
+	none.Namespace = "team a"
+	_, err := Select(none, "failed", false)
+	if err == nil || !strings.Contains(err.Error(), "kubectl indexed status seed -n 'team a' --watch") ||
+		strings.Contains(err.Error(), "--allow-running") || strings.Contains(err.Error(), "--indexes -") {
+		t.Errorf("no failed index: %v", err)
+	}
+	some := job("0", "2,4", true, "")
+	some.Namespace = "ns"
+	_, err = Select(some, "missing", false)
+	if err == nil || !strings.Contains(err.Error(), "kubectl indexed retry seed -n ns --indexes 2,4 --allow-running") {
+		t.Errorf("failed indexes: %v", err)
+	}
+	// The command offered is accepted by Select itself.
+	if sel, err := Select(some, "2,4", true); err != nil || sel.Indexes.String() != "2,4" {
+		t.Errorf("following it: %v", err)
+	}
+}

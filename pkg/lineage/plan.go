@@ -66,8 +66,15 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 	spec = strings.TrimSpace(spec)
 	explicit := spec != SelectFailed && spec != SelectUnfinished && spec != SelectMissing
 	if !finished && (!explicit || !allowRunning) {
-		return nil, refuse("job %q is still running (it has no Complete or Failed condition): its unfinished indexes may still succeed, so nothing was created.\n  wait for it:   kubectl indexed status %s --watch\n  or retry only indexes that already failed for good: --indexes %s --allow-running",
-			job.Name, job.Name, orDash(failed.String()))
+		msg := fmt.Sprintf("job %q is still running (it has no Complete or Failed condition): its unfinished indexes may still succeed, so nothing was created.\n  wait for it:   %s",
+			job.Name, shellJoin("kubectl", "indexed", "status", job.Name, "-n", job.Namespace, "--watch"))
+		if !failed.IsEmpty() {
+			// Only indexes that failed for good can be retried while it runs; with none, the
+			// command would fail, so it is not offered.
+			msg += "\n  or retry only the indexes that already failed for good: " +
+				shellJoin("kubectl", "indexed", "retry", job.Name, "-n", job.Namespace, "--indexes", failed.String(), "--allow-running")
+		}
+		return nil, refuse("%s", msg)
 	}
 	sel := &Selection{}
 	switch spec {
@@ -115,4 +122,23 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// shellJoin renders words as a command line for a POSIX shell (a word of only safe characters
+// as it is, anything else single-quoted); an empty word (no namespace) is left out with the
+// flag before it.
+func shellJoin(words ...string) string {
+	var out []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if w == "-n" && i+1 < len(words) && words[i+1] == "" {
+			i++
+			continue
+		}
+		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") != "" {
+			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }

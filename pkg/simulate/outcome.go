@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // The scenario annotations of the local control plane (test/README.md, test/harness/stages.yaml):
@@ -288,7 +290,7 @@ func ValidateAnnotations(a map[string]string) error {
 	return nil
 }
 
-// ParseOutcome parses one --outcome value, INDEX=CODE[,CODE...] (INDEX may be a range N-M).
+// ParseOutcome parses one --outcome value, INDEX=CODE[,CODE...] (INDEX a list such as 2,5,11-14).
 func (o *Outcomes) ParseOutcome(v string) error {
 	idx, list, err := splitFlag(v, "--outcome", "INDEX=CODE[,CODE...]")
 	if err != nil {
@@ -379,21 +381,16 @@ func splitFlag(v, flag, form string) ([]int, []string, error) {
 	if !ok || val == "" {
 		return nil, nil, fmt.Errorf("%s %q: want %s", flag, v, form)
 	}
-	key = strings.TrimSpace(key)
-	lo, hi := key, key
-	if a, b, ok := strings.Cut(key, "-"); ok {
-		lo, hi = a, b
+	// INDEX is the plugin's one index grammar (2,5,11-14), as for logs --index and retry.
+	set, err := indexes.ParseFlag(flag+" INDEX", key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %q: %w", flag, v, err)
 	}
-	first, err1 := strconv.Atoi(lo)
-	last, err2 := strconv.Atoi(hi)
-	if err1 != nil || err2 != nil || first < 0 || last < first {
-		return nil, nil, fmt.Errorf("%s %q: INDEX must be a completion index or a range such as 3-5", flag, v)
+	if set.Len() > maxFlagIndexes {
+		return nil, nil, fmt.Errorf("%s %q: too many indexes (at most %d)", flag, v, maxFlagIndexes)
 	}
-	if last-first >= maxFlagIndexes {
-		return nil, nil, fmt.Errorf("%s %q: range too large (at most %d indexes)", flag, v, maxFlagIndexes)
-	}
-	idx := make([]int, 0, last-first+1)
-	for i := first; i <= last; i++ {
+	idx := make([]int, 0, set.Len())
+	for i := range set.All() {
 		idx = append(idx, i)
 	}
 	return idx, strings.Split(val, ","), nil

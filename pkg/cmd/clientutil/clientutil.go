@@ -11,9 +11,13 @@ package clientutil
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
 
 // NewClientset returns a clientset for cfg whose requests end when their context does.
@@ -83,3 +87,17 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // WrappedRoundTripper lets client-go's debugging (-v=9) see through the layer.
 func (c *contextBound) WrappedRoundTripper() http.RoundTripper { return c.next }
+
+// CheckNamespace refuses a namespace that cannot name one (-n .., -n a/b, -n UPPER): a usage
+// error (exit 2) before anything is sent, with the API server's own rule (a DNS-1123 label),
+// rather than a request to a path the server or a proxy reads differently. An empty namespace
+// (all namespaces) passes.
+func CheckNamespace(ns string) error {
+	if ns == "" {
+		return nil
+	}
+	if errs := apivalidation.ValidateNamespaceName(ns, false); len(errs) > 0 {
+		return exitcode.UsageError("-n %q: not a valid namespace name: %s", ns, strings.Join(errs, "; "))
+	}
+	return nil
+}

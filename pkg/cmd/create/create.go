@@ -157,6 +157,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
+	if err := clientutil.CheckNamespace(o.Namespace); err != nil {
+		return err
+	}
 	if o.Client == nil && o.DryRun != cmdutil.DryRunClient {
 		cfg, err := f.ToRESTConfig()
 		if err != nil {

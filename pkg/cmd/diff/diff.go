@@ -107,7 +107,7 @@ type Options struct {
 	// ServerDryRun is --server-dry-run (not --server: that is the API server's address, a
 	// connection flag of every verb).
 	ServerDryRun bool
-	Output       string
+	PrintFlags   output.PrintFlags
 	Scaffold     *jobflags.ScaffoldFlags
 
 	JobName   string
@@ -145,7 +145,8 @@ type Options struct {
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{Scaffold: jobflags.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams}
+	return &Options{Scaffold: jobflags.NewScaffoldFlags(), Clock: clock.RealClock{}, IOStreams: streams,
+		PrintFlags: output.PrintFlags{Wide: true, Name: true, ItemsKey: "differences", Subject: "a JobDiff report (custom-columns: a row per difference); wide is the text not wrapped at 80 columns"}}
 }
 
 // NewCmdDiff returns `kubectl indexed diff`.
@@ -179,9 +180,8 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	onceflag.StringVarP(fl, &o.LiveFile, "live-file", "", "", "Offline: read the live Job from this file (kubectl get job -o json|yaml), or - for stdin, instead of the cluster.")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the live Job was saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for deadlines and TTLs. Default: the newest time written in it.")
 	fl.BoolVar(&o.ServerDryRun, FlagServerDryRun, false, "Confirm the classification with server-side dry-run updates of the live Job (nothing is changed; needs permission to update the Job).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (text, not wrapped at 80 columns), json or yaml (a JobDiff report), name, or a template as with kubectl ("+output.Formats+"). Default: text.")
+	o.PrintFlags.AddFlags(cmd)
 	jobflags.AddScaffoldFlags(fl, o.Scaffold)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "live-file", jobflags.FlagManifest, jobflags.FlagFromJob} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
@@ -228,6 +228,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 		}
 		o.Namespace, o.EnforceNamespace = ns, enforce
+		if err := clientutil.CheckNamespace(ns); err != nil {
+			return err
+		}
 	}
 	if o.offline() || o.Client != nil {
 		return o.readInputs()
@@ -285,7 +288,7 @@ func (o *Options) readInputs() error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := output.Validate(o.Output, output.FormatText, output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
+	if err := o.PrintFlags.Complete(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	switch {
@@ -373,7 +376,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.print(report, now); err != nil {
 		return err
 	}
-	if !output.IsMachine(o.Output) {
+	if !o.PrintFlags.IsMachine() {
 		o.printSimulateHint(report, live, desired)
 	}
 	if report.Server != nil && report.Server.Disagreements > 0 {
@@ -390,16 +393,16 @@ func (o *Options) Run(ctx context.Context) error {
 // name (the live Job, as kubectl get -o name prints it), or a template over the JobDiff
 // report (custom-columns prints a row per difference).
 func (o *Options) print(r *jobdiff.Report, now time.Time) error {
-	switch {
-	case o.Output == output.FormatName:
-		_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
-		return err
-	case output.IsMachine(o.Output):
-		return output.Write(o.Out, o.Output, r, "differences")
-	case o.Output == output.FormatWide:
-		return jobdiff.WriteTextWidth(o.Out, r, now, 0)
-	}
-	return jobdiff.WriteText(o.Out, r, now)
+	return o.PrintFlags.Print(o.Out, r, func(format string) error {
+		switch format {
+		case output.FormatName:
+			_, err := fmt.Fprintf(o.Out, "job.batch/%s\n", r.Job.Name)
+			return err
+		case output.FormatWide:
+			return jobdiff.WriteTextWidth(o.Out, r, now, 0)
+		}
+		return jobdiff.WriteText(o.Out, r, now)
+	})
 }
 
 // desired returns the desired Job, from -f or from create's flags; with create's flags also

@@ -291,7 +291,7 @@ func TestErrors(t *testing.T) {
 		{"both -f and create flags", []string{"eval", "-f", desired, "--manifest", "m.yaml"}, exitcode.Usage, "not both"},
 		{"--server-dry-run offline", []string{"--live-file", desired, "-f", desired, "--server-dry-run"}, exitcode.Usage, "--server-dry-run needs"},
 		{"two stdins", []string{"--live-file", "-", "-f", "-"}, exitcode.Usage, "standard input"},
-		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unsupported output format"},
+		{"bad output", []string{"eval", "-f", desired, "-o", "table"}, exitcode.Usage, "unable to match a printer suitable for the output format \"table\""},
 		{"bad template", []string{"eval", "-f", desired, "-o", "jsonpath={.differences["}, exitcode.Usage, "-o jsonpath="},
 		{"two names", []string{"a", "b", "-f", desired}, exitcode.Usage, "at most one Job name"},
 		{"not found", []string{"missing", "-f", desired}, exitcode.Cluster, `job "missing" not found in namespace "ns"`},

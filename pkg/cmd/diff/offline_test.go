@@ -2,11 +2,13 @@ package diff
 
 import (
 	"encoding/json"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes/fake"
@@ -131,5 +133,67 @@ func TestLiveFileJudgedWhenSaved(t *testing.T) {
 		if r := run(t, fake.NewClientset(live.DeepCopy()), "", tc.args...); r.code != exitcode.Usage || !strings.Contains(r.stderr, tc.msg) {
 			t.Errorf("%v: code %d, stderr %q", tc.args, r.code, r.stderr)
 		}
+	}
+}
+
+// TestNewJobPipelineActsAsTheUserAndTakesAnExportedJob: the plan's `kubectl patch --local |
+// kubectl create -f -` carries the connection flags on both steps, once (issue 26 item 1: the
+// create ran as the default user), and works on a desired Job exported with kubectl get -o
+// yaml (item 12: its resourceVersion, generated selector and controller-uid labels made
+// kubectl create refuse it). Both fail before the fix. The printed pipeline is run through a
+// real kubectl patch --local when kubectl is on PATH.
+func TestNewJobPipelineActsAsTheUserAndTakesAnExportedJob(t *testing.T) {
+	live := stored(manifestJob())
+	exported := stored(manifestJob())
+	exported.Spec.Template.Spec.Containers[0].Image = "busybox:2"
+	exported.Status = batchv1.JobStatus{}
+	desired := writeYAML(t, "job.yaml", exported)
+	r := runWithConfigFlags(t, "--live-file", writeYAML(t, "live.yaml", live), "-f", desired, "-n", "ns",
+		"--context", "viewer", "--as", "jane", "--proxy-url", "http://127.0.0.1:1", "-o", "json")
+	var rep jobdiff.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("code %d: %v\n%s", r.code, err, r.stderr)
+	}
+	var pipe string
+	for _, s := range rep.Plan {
+		for _, c := range s.Commands {
+			if strings.Contains(c, " | ") {
+				pipe = c
+			}
+		}
+	}
+	if pipe == "" {
+		t.Fatalf("no pipeline in the plan:\n%s", r.stdout)
+	}
+	local, create, _ := strings.Cut(pipe, " | ")
+	for _, step := range []string{local, create} {
+		for _, w := range []string{"--context=viewer", "--as=jane", "--proxy-url=http://127.0.0.1:1"} {
+			if strings.Count(step, w) != 1 {
+				t.Errorf("%s not once in %q", w, step)
+			}
+		}
+	}
+	for _, w := range []string{`"resourceVersion":null`, `"selector":null`, `"controller-uid":null`, `"job-name":null`} {
+		if !strings.Contains(local, w) {
+			t.Errorf("%s missing from %s", w, local)
+		}
+	}
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		return
+	}
+	// kubectl patch --local reads no cluster; only the connection flags are left out here, as
+	// the kubeconfig of this test has no such context.
+	cmd := exec.Command("sh", "-c", strings.NewReplacer("--context=viewer ", "", "--as=jane ", "", "--proxy-url=http://127.0.0.1:1 ", "").Replace(local)+" -o json")
+	cmd.Dir = filepath.Dir(desired)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", local, err)
+	}
+	var j batchv1.Job
+	if err := json.Unmarshal(out, &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.ResourceVersion != "" || j.Spec.Selector != nil || j.Spec.Template.Labels["controller-uid"] != "" || j.Labels["job-name"] != "" || j.Name == live.Name {
+		t.Errorf("the new Job still holds what the server set: %+v %+v %v", j.ObjectMeta, j.Spec.Selector, j.Spec.Template.Labels)
 	}
 }

@@ -77,7 +77,7 @@ var (
 type Options struct {
 	Filenames   []string
 	Recursive   bool
-	Output      string
+	PrintFlags  output.PrintFlags
 	Strict      bool
 	KubeVersion string
 	Disable     []string
@@ -95,7 +95,7 @@ type Options struct {
 
 // NewOptions returns the lint options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
+	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)"}, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
 }
 
 // NewCmdLint returns the lint command.
@@ -123,7 +123,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file, directory or - (stdin) to check, as with kubectl apply; may be repeated. Arguments work the same.")
 	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: text (the default, for humans), json or yaml (a LintReport).")
+	o.PrintFlags.AddFlags(cmd)
 	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
 	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
@@ -132,7 +132,6 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -164,15 +163,8 @@ const TextWidth = 80
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if o.Output == "text" {
-		o.Output = "" // -o text names the default, as the help says
-	}
-	if output.IsTemplate(o.Output) {
-		if _, err := output.Printer(o.Output); err != nil {
-			return exitcode.Wrap(exitcode.Usage, err)
-		}
-	} else if err := output.ValidateFormat(o.Output, "", "text", output.FormatJSON, output.FormatYAML); err != nil { // "text" became "" above; named for the message
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
+	if err := o.PrintFlags.Complete(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
 	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {
@@ -235,18 +227,12 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
-	if output.IsStructured(o.Output) {
-		if err := output.PrintStructured(o.Out, o.Output, report); err != nil {
-			return err
-		}
-	} else if output.IsTemplate(o.Output) {
-		if err := output.PrintList(o.Out, o.Output, report, "findings"); err != nil {
-			return err
-		}
-	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}); err != nil {
+	if err := o.PrintFlags.Print(o.Out, report, func(string) error {
+		return lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()})
+	}); err != nil {
 		return err
 	}
-	if !output.IsStructured(o.Output) {
+	if !o.PrintFlags.IsStructured() {
 		printSimulateHints(o.ErrOut, report)
 	}
 	switch {
@@ -262,12 +248,10 @@ func (o *Options) Run() error {
 
 func (o *Options) listRules() error {
 	rules := lint.Rules()
-	if output.IsStructured(o.Output) {
-		return output.PrintStructured(o.Out, o.Output, map[string]any{"rules": rules})
-	}
-	if output.IsTemplate(o.Output) {
-		return output.PrintList(o.Out, o.Output, map[string]any{"rules": rules}, "rules")
-	}
+	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return o.printRules(rules) })
+}
+
+func (o *Options) printRules(rules []lint.Rule) error {
 	width := 0
 	for _, r := range rules {
 		width = max(width, len(r.ID))

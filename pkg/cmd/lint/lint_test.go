@@ -164,7 +164,7 @@ func TestInputs(t *testing.T) {
 		{name: "comments only", args: []string{comments}, code: exitcode.Usage, errOut: []string{"no objects found"}},
 		{name: "empty stdin", stdin: "", args: []string{"-"}, code: exitcode.Usage, errOut: []string{"no objects found in -"}},
 		{name: "stdin twice", stdin: goodJob, args: []string{"-", "-f", "-"}, code: exitcode.Usage, errOut: []string{"standard input given more than once"}},
-		{name: "bad output format", args: []string{"-o", "wide", good}, code: exitcode.Usage, errOut: []string{`unsupported output format "wide"`}},
+		{name: "bad output format", args: []string{"-o", "wide", good}, code: exitcode.Usage, errOut: []string{`unable to match a printer suitable for the output format "wide"`}},
 		{name: "bad kube version", args: []string{"--kube-version", "1.20", good}, code: exitcode.Usage, errOut: []string{"--kube-version", "1.21 to 1.37"}},
 		{name: "garbled kube version", args: []string{"--kube-version", "latest", good}, code: exitcode.Usage, errOut: []string{"invalid Kubernetes version"}},
 		{name: "unknown rule to disable", args: []string{"--disable", "nope", good}, code: exitcode.Usage, errOut: []string{`unknown rule "nope"`}},

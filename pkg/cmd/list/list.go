@@ -66,8 +66,7 @@ type Options struct {
 	AllNamespaces bool
 	Selector      string
 	WithPods      bool
-	Output        string
-	NoHeaders     bool
+	PrintFlags    output.PrintFlags
 
 	Namespace string
 
@@ -79,7 +78,8 @@ type Options struct {
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, Clock: clock.RealClock{}}
+	return &Options{IOStreams: streams, Clock: clock.RealClock{},
+		PrintFlags: output.PrintFlags{Wide: true, Name: true, HasNoHeaders: true, Subject: "an IndexedJobList (custom-columns: a row per Job)"}}
 }
 
 // NewCmdList returns the list command.
@@ -111,8 +111,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "List the Indexed Jobs of every namespace.")
 	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest-name=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name, or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...). Default: a table.")
-	fl.BoolVar(&o.NoHeaders, "no-headers", false, "Print the table, or custom-columns, without its header line.")
+	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -124,6 +123,9 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.AllNamespaces {
 		o.Namespace = metav1.NamespaceAll
 	}
@@ -140,12 +142,8 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if output.IsTemplate(o.Output) {
-		if _, err := output.Printer(o.Output); err != nil {
-			return exitcode.Wrap(exitcode.Usage, err)
-		}
-	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML, "name"); err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
+	if err := o.PrintFlags.Complete(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
 		return exitcode.UsageError("-l %q is not a label selector: %v", o.Selector, err)
@@ -169,18 +167,16 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	l := joblist.Build(jobs.Items, podsByUID, o.Clock)
-	switch o.Output {
-	case output.FormatJSON, output.FormatYAML:
-		return output.PrintStructured(o.Out, o.Output, l)
-	case "":
-	case output.FormatWide:
-	case "name":
+	return o.PrintFlags.Print(o.Out, l, func(format string) error { return o.text(format, l) })
+}
+
+// text prints the table (-o wide: more columns) or the names (-o name).
+func (o *Options) text(format string, l *joblist.List) error {
+	if format == output.FormatName {
 		for _, r := range l.Items {
 			_, _ = fmt.Fprintf(o.Out, "job.batch/%s\n", r.Name)
 		}
 		return nil
-	default:
-		return output.PrintListWith(o.Out, o.Output, l, "items", output.Options{NoHeaders: o.NoHeaders})
 	}
 	if len(l.Items) == 0 {
 		where := fmt.Sprintf("in namespace %q", o.Namespace)
@@ -229,7 +225,7 @@ func (o *Options) listPods(ctx context.Context, jobs []batchv1.Job) (map[string]
 
 // table prints the overview as kubectl prints a table.
 func (o *Options) table(w io.Writer, l *joblist.List) error {
-	wide := o.Output == output.FormatWide
+	wide := o.PrintFlags.IsWide()
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	var head []string
 	if o.AllNamespaces {
@@ -243,7 +239,7 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 	if wide {
 		head = append(head, "PARALLELISM", "PER-INDEX-LIMIT", "MISSING", "REASON")
 	}
-	if !o.NoHeaders {
+	if !o.PrintFlags.NoHeaders {
 		_, _ = fmt.Fprintln(tw, strings.Join(head, "\t"))
 	}
 	now := o.Clock.Now()

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podlogs"
 )
@@ -67,7 +69,8 @@ var (
 
 // Options holds the flags of the logs command.
 type Options struct {
-	Index       int
+	Index       string
+	indexes     indexes.Set
 	Attempt     int
 	AllAttempts bool
 	Failed      bool
@@ -89,7 +92,7 @@ type Options struct {
 
 // NewOptions returns the options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, Tail: -1, Index: -1, Clock: clock.RealClock{}}
+	return &Options{IOStreams: streams, Tail: -1, Clock: clock.RealClock{}}
 }
 
 // NewCmdLogs returns the logs command.
@@ -118,7 +121,7 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&o.Index, "index", o.Index, "The completion index whose logs to show.")
+	fl.StringVar(&o.Index, "index", o.Index, "The completion indexes whose logs to show: "+indexes.FlagGrammar+" (one after the other, in index order).")
 	fl.IntVar(&o.Attempt, "attempt", 0, "The attempt of --index to show, from 1 (default: the latest).")
 	fl.BoolVar(&o.AllAttempts, "all-attempts", false, "Show every attempt of --index, oldest first.")
 	fl.BoolVar(&o.Failed, "failed", false, "Show the last failed attempt of every failed index.")
@@ -144,6 +147,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.Client != nil {
 		return nil
 	}
@@ -157,13 +163,18 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
+	if o.indexSet {
+		set, err := indexes.ParseFlag("--index", o.Index)
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		o.indexes = set
+	}
 	switch {
 	case o.Failed && o.indexSet:
 		return exitcode.UsageError("give either --index N or --failed, not both")
 	case !o.Failed && !o.indexSet:
 		return exitcode.UsageError("give --index N (the completion index) or --failed\nSee 'kubectl indexed logs --help' for usage.")
-	case o.indexSet && o.Index < 0:
-		return exitcode.UsageError("--index must not be negative")
 	case o.Attempt < 0:
 		return exitcode.UsageError("--attempt counts from 1")
 	case o.Attempt > 0 && o.AllAttempts:
@@ -199,15 +210,28 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	targets, err := podlogs.Select(job, list.Items, report, podlogs.Selection{
-		Index: o.Index, Attempt: o.Attempt, AllAttempts: o.AllAttempts, Failed: o.Failed, Container: o.Container,
-	})
-	var selErr *podlogs.Error
-	if errors.As(err, &selErr) {
-		return exitcode.Wrap(exitcode.Usage, err)
+	// --index takes a list: the attempts of each index, in index order (--failed: one pass).
+	picked := []int{-1}
+	if o.indexSet {
+		if n := int(report.Completions); o.indexes.Max() >= n {
+			picked = []int{o.indexes.Max()} // Select names the range in its error
+		} else {
+			picked = slices.Collect(o.indexes.All())
+		}
 	}
-	if err != nil {
-		return err
+	var targets []podlogs.Target
+	for _, index := range picked {
+		t, err := podlogs.Select(job, list.Items, report, podlogs.Selection{
+			Index: index, Attempt: o.Attempt, AllAttempts: o.AllAttempts, Failed: o.Failed, Container: o.Container,
+		})
+		var selErr *podlogs.Error
+		if errors.As(err, &selErr) {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		if err != nil {
+			return err
+		}
+		targets = append(targets, t...)
 	}
 	return o.show(ctx, targets)
 }

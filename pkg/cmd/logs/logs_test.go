@@ -183,6 +183,9 @@ func TestBadSelections(t *testing.T) {
 		{[]string{"eval"}, exitcode.Usage, "give --index N"},
 		{[]string{"eval", "--index", "1", "--failed"}, exitcode.Usage, "not both"},
 		{[]string{"eval", "--index", "9"}, exitcode.Usage, "index 9 is out of range: job \"eval\" has completion indexes 0 to 3"},
+		{[]string{"eval", "--index", "1,9"}, exitcode.Usage, "index 9 is out of range: job \"eval\" has completion indexes 0 to 3"},
+		{[]string{"eval", "--index", "3-1"}, exitcode.Usage, `--index "3-1": "3-1" ends before it starts: give completion indexes, a list such as 2,5,11-14`},
+		{[]string{"eval", "--index", "-1"}, exitcode.Usage, `--index "-1": "-1" is not an index`},
 		{[]string{"eval", "--index", "1", "--attempt", "3"}, exitcode.Usage, "index 1 has run 2 attempts: there is no attempt 3"},
 		{[]string{"eval", "--index", "1", "--attempt", "1", "--all-attempts"}, exitcode.Usage, "not both"},
 		{[]string{"eval", "--failed", "--attempt", "1"}, exitcode.Usage, "go with --index"},
@@ -200,5 +203,15 @@ func TestLogFetchErrorIsAClusterError(t *testing.T) {
 	r := run(t, srv, "eval", "--index", "2")
 	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `cannot fetch the logs of pod "eval-2-1" (index 2 attempt 2, container "worker"): the API server could not reach the node's kubelet`) {
 		t.Fatalf("code %d\nstderr:\n%s", r.code, r.errOut)
+	}
+}
+
+// TestIndexList: --index takes the one index grammar (it took a single number): the latest
+// attempt of every index listed, each line prefixed with its index. Fails before the fix.
+func TestIndexList(t *testing.T) {
+	srv := &logServer{lines: []string{"hello\n", "hello\n"}}
+	r := run(t, srv, "eval", "--index", "2,1")
+	if r.code != 0 || !strings.Contains(r.out, "[index 1 ") || !strings.Contains(r.out, "[index 2 ") || strings.Index(r.out, "[index 1 ") > strings.Index(r.out, "[index 2 ") {
+		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -37,11 +36,8 @@ func IsTemplate(format string) bool {
 	return false
 }
 
-// Formats names the template formats, for help and errors.
-const Formats = "jsonpath=..., jsonpath-file=..., go-template=..., go-template-file=..., custom-columns=..., custom-columns-file=..."
-
-// Printer returns the printer of a template format, or an error saying what is wrong with it
-// (checked before anything is read or sent).
+// Printer returns the printer of a template format (create and retry print objects through
+// cli-runtime's PrintFlags, which lacks custom-columns), or an error saying what is wrong with it.
 func Printer(format string) (printers.ResourcePrinter, error) {
 	return printerFor(format, Options{})
 }
@@ -71,25 +67,11 @@ func printerFor(format string, opts Options) (printers.ResourcePrinter, error) {
 	return p, nil
 }
 
-// Print writes report through the printer of a template format. The report is passed as the
-// JSON object -o json prints, so field paths are the documented ones (e.g.
-// -o jsonpath='{.completeness.missing}').
-func Print(w io.Writer, format string, report any) error {
-	return PrintList(w, format, report, "items")
-}
-
-// PrintList is Print for a report whose list of rows is the field itemsKey (lint's
-// "findings"): custom-columns prints a row per element.
-func PrintList(w io.Writer, format string, report any, itemsKey string) error {
-	return PrintListWith(w, format, report, itemsKey, Options{})
-}
-
-// PrintListWith is PrintList with options (--no-headers).
-func PrintListWith(w io.Writer, format string, report any, itemsKey string, opts Options) error {
-	p, err := printerFor(format, opts)
-	if err != nil {
-		return err
-	}
+// printWith writes report through p, the printer of the template format. The report is passed
+// as the JSON object -o json prints, so field paths are the documented ones (e.g.
+// -o jsonpath='{.completeness.missing}'); custom-columns prints a row per element of the
+// report's itemsKey list.
+func printWith(w io.Writer, p printers.ResourcePrinter, format string, report any, itemsKey string) error {
 	b, err := json.Marshal(report)
 	if err != nil {
 		return err
@@ -98,8 +80,6 @@ func PrintListWith(w io.Writer, format string, report any, itemsKey string, opts
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("cannot print the report with -o %s: %w", format, err)
 	}
-	// custom-columns prints a row per element of a list report; the other templates see the
-	// report as -o json prints it.
 	if items, ok := m[itemsKey].([]any); ok && strings.HasPrefix(format, "custom-columns") {
 		ul := &unstructured.UnstructuredList{Object: map[string]any{}}
 		for k, v := range m {
@@ -125,34 +105,6 @@ const (
 	FormatYAML = "yaml"
 	FormatName = "name"
 )
-
-// ValidateFormat returns a usage error when format is not one of allowed (templates are not
-// included: see Validate).
-func ValidateFormat(format string, allowed ...string) error {
-	if slices.Contains(allowed, format) {
-		return nil
-	}
-	names := make([]string, 0, len(allowed))
-	for _, a := range allowed {
-		if a != "" {
-			names = append(names, a)
-		}
-	}
-	return fmt.Errorf("unsupported output format %q: allowed formats are %s", format, strings.Join(names, ", "))
-}
-
-// Validate accepts format when it is one of allowed or one of kubectl's template formats (a
-// template that does not parse is an error here, before anything is read or sent).
-func Validate(format string, allowed ...string) error {
-	if IsTemplate(format) {
-		_, err := Printer(format)
-		return err
-	}
-	if err := ValidateFormat(format, allowed...); err != nil {
-		return fmt.Errorf("%w, or %s", err, Formats)
-	}
-	return nil
-}
 
 // IsStructured reports whether format is json or yaml.
 func IsStructured(format string) bool { return format == FormatJSON || format == FormatYAML }
@@ -181,18 +133,6 @@ func PrintStructured(w io.Writer, format string, v any) error {
 	default:
 		return fmt.Errorf("unsupported structured output format %q", format)
 	}
-}
-
-// Write prints report in a machine format: json or yaml (PrintStructured) or a template
-// (PrintList, with itemsKey the report's list of rows, "" for none).
-func Write(w io.Writer, format string, report any, itemsKey string) error {
-	if IsStructured(format) {
-		return PrintStructured(w, format, report)
-	}
-	if itemsKey == "" {
-		itemsKey = "items"
-	}
-	return PrintList(w, format, report, itemsKey)
 }
 
 // NoHeadersTemplate is the usage of --no-headers for commands with a table.

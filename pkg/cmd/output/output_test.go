@@ -3,8 +3,11 @@ package output
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 type report struct {
@@ -61,43 +64,90 @@ func TestPrintStructuredLayout(t *testing.T) {
 	}
 }
 
-func TestWriteTemplates(t *testing.T) {
+func TestPrintTemplates(t *testing.T) {
 	for _, tc := range []struct {
-		format string
-		opts   Options
-		want   string
+		format    string
+		noHeaders bool
+		want      string
 	}{
-		{"jsonpath={.rows[*].name}", Options{}, "x y"},
-		{"go-template={{.note}}", Options{}, "a<b & c"},
-		{"custom-columns=NAME:.name,COUNT:.count", Options{}, "NAME   COUNT\nx      1\ny      2\n"},
-		{"custom-columns=NAME:.name,COUNT:.count", Options{NoHeaders: true}, "x     1\ny     2\n"},
+		{"jsonpath={.rows[*].name}", false, "x y"},
+		{"go-template={{.note}}", false, "a<b & c"},
+		{"custom-columns=NAME:.name,COUNT:.count", false, "NAME   COUNT\nx      1\ny      2\n"},
+		{"custom-columns=NAME:.name,COUNT:.count", true, "x     1\ny     2\n"},
+		{"json", false, "{\n  \"apiVersion\": \"indexed.kubectl.io/v1alpha1\",\n  \"kind\": \"Sample\",\n  \"note\": \"a<b & c\",\n  \"rows\": [\n    {\n      \"name\": \"x\",\n      \"count\": 1\n    },\n    {\n      \"name\": \"y\",\n      \"count\": 2\n    }\n  ]\n}\n"},
 	} {
-		var b bytes.Buffer
-		if err := PrintListWith(&b, tc.format, sample(), "rows", tc.opts); err != nil || b.String() != tc.want {
-			t.Errorf("%s %+v: %q, %v; want %q", tc.format, tc.opts, b.String(), err, tc.want)
+		f := &PrintFlags{OutputFormat: tc.format, ItemsKey: "rows", NoHeaders: tc.noHeaders}
+		if err := f.Complete(); err != nil {
+			t.Fatalf("%s: %v", tc.format, err)
 		}
-	}
-	var b bytes.Buffer
-	if err := Write(&b, FormatJSON, sample(), "rows"); err != nil || !strings.HasPrefix(b.String(), "{\n  \"apiVersion\"") {
-		t.Errorf("Write json: %q %v", b.String(), err)
+		var b bytes.Buffer
+		err := f.Print(&b, sample(), func(string) error { t.Errorf("%s: text called", tc.format); return nil })
+		if err != nil || b.String() != tc.want {
+			t.Errorf("%s %v: %q, %v; want %q", tc.format, tc.noHeaders, b.String(), err, tc.want)
+		}
 	}
 }
 
-func TestValidate(t *testing.T) {
-	if err := Validate("", FormatText, FormatJSON); err != nil {
-		t.Error(err)
+// TestPrintFlagsContract: one error text for an unknown -o, whatever the verb; wide, name and
+// a verb's own formats only where the verb declares them, and then printed by the verb.
+func TestPrintFlagsContract(t *testing.T) {
+	plain := &PrintFlags{}
+	verb := &PrintFlags{Wide: true, Name: true, Extra: []string{"sarif"}}
+	for _, f := range []*PrintFlags{plain, verb} {
+		f.OutputFormat = "xml"
+		err := f.Complete()
+		if err == nil || !strings.HasPrefix(err.Error(), `unable to match a printer suitable for the output format "xml", allowed formats are: json, yaml, `) ||
+			!strings.HasSuffix(err.Error(), "custom-columns=..., custom-columns-file=...") {
+			t.Errorf("%+v: %v", f, err)
+		}
 	}
-	if err := Validate("jsonpath={.rows}", FormatText); err != nil {
-		t.Error(err)
+	for _, format := range []string{"wide", "name", "sarif"} {
+		plain.OutputFormat = format
+		if err := plain.Complete(); err == nil {
+			t.Errorf("%s accepted by a verb without it", format)
+		}
+		verb.OutputFormat = format
+		if err := verb.Complete(); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+		got := ""
+		if err := verb.Print(io.Discard, sample(), func(f string) error { got = f; return nil }); err != nil || got != format {
+			t.Errorf("%s: the verb was called with %q, %v", format, got, err)
+		}
 	}
-	if err := Validate("wide", FormatText, FormatJSON); err == nil || !strings.Contains(err.Error(), `unsupported output format "wide": allowed formats are json, or jsonpath=...`) {
-		t.Errorf("wide: %v", err)
+	if !verb.IsMachine() {
+		t.Error("an Extra format is for programs: hints must stay off stdout")
 	}
-	if err := Validate("jsonpath={.rows", FormatText); err == nil || !strings.HasPrefix(err.Error(), "-o jsonpath={.rows: ") {
+	plain.OutputFormat = "text"
+	if err := plain.Complete(); err != nil || plain.Format() != FormatText {
+		t.Errorf("-o text: %q %v", plain.Format(), err)
+	}
+	plain.OutputFormat = "jsonpath={.rows"
+	if err := plain.Complete(); err == nil || !strings.HasPrefix(err.Error(), "-o jsonpath={.rows: ") {
 		t.Errorf("bad template: %v", err)
 	}
 	if !IsMachine("name") || !IsMachine("go-template={{.}}") || IsMachine("wide") || IsMachine("") {
 		t.Error("IsMachine")
+	}
+}
+
+// TestAddFlagsHelpAndCompletion: -o's help line and completion list the same formats.
+func TestAddFlagsHelpAndCompletion(t *testing.T) {
+	f := &PrintFlags{Wide: true, HasNoHeaders: true, Extra: []string{"junit"}}
+	cmd := &cobra.Command{Use: "x", Run: func(*cobra.Command, []string) {}}
+	f.AddFlags(cmd)
+	if cmd.Flags().Lookup("no-headers") == nil {
+		t.Error("no --no-headers")
+	}
+	usage := cmd.Flags().Lookup("output").Usage
+	want := "Output format. One of: (json, yaml, wide, junit, jsonpath, jsonpath-file, jsonpath-as-json, go-template, go-template-file, template, templatefile, custom-columns, custom-columns-file). Default: text."
+	if usage != want {
+		t.Errorf("usage %q\nwant  %q", usage, want)
+	}
+	comp, _ := cmd.GetFlagCompletionFunc("output")
+	got, _ := comp(cmd, nil, "")
+	if strings.Join(got, " ") != strings.Join(f.Formats(), " ") || !slices.Contains(got, "jsonpath=") || !slices.Contains(got, "junit") {
+		t.Errorf("completion %q", got)
 	}
 }
 

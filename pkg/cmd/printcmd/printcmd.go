@@ -15,11 +15,11 @@ import (
 // ConnectionFlags are the kubeconfig flags of cli-runtime's ConfigFlags that choose the cluster
 // or the identity, in the order they are printed. Credentials given on the command line
 // (--token, --password, --username) are never printed: a hint must not leak a secret into a
-// terminal's scrollback or a CI log. The namespace is printed by each command itself (-n), as
+// terminal's scrollback or a CI log (a command run with --token prints commands without it). The namespace is printed by each command itself (-n), as
 // it is resolved (from -n or from the kubeconfig).
 var ConnectionFlags = []string{
-	"kubeconfig", "context", "cluster", "user", "as", "as-group", "as-uid",
-	"server", "tls-server-name", "certificate-authority", "client-certificate", "client-key",
+	"kubeconfig", "context", "cluster", "user", "as", "as-group", "as-uid", "as-user-extra",
+	"server", "proxy-url", "tls-server-name", "certificate-authority", "client-certificate", "client-key",
 	"insecure-skip-tls-verify", "request-timeout",
 }
 
@@ -83,25 +83,76 @@ func (c Connection) Command(words ...string) string {
 	return strings.Join(out, " ")
 }
 
-// Extend adds the connection flags to a rendered kubectl command. For kubectl's own commands
-// (patch, wait, create -f ...) they go right after "kubectl", where kubectl takes global flags,
-// so that nothing in the rest of the line (a patch body, a -- ) can be mistaken for the place.
-// For a plugin command ("kubectl indexed logs JOB --failed") they go at the end, as kubectl
-// finds a plugin only when no flag comes before its name; a plugin line holding " -- " (a
-// worker's command follows) is returned unchanged: render those with Command. A line that does
-// not start with "kubectl " is returned unchanged.
+// Extend adds the connection flags to every kubectl step of a rendered command line (steps
+// are split at a "|" outside quotes), each flag once: a step that already carries a flag word
+// keeps it and does not get it twice. For kubectl's own commands (patch, wait, create -f ...)
+// they go right after "kubectl", where kubectl takes global flags, so that nothing in the rest
+// of the line (a patch body, a -- ) can be mistaken for the place. For a plugin command
+// ("kubectl indexed logs JOB --failed") they go at the end, as kubectl finds a plugin only when
+// no flag comes before its name; a plugin step holding " -- " (a worker's command follows) is
+// left unchanged: render those with Command. A step that does not start with "kubectl " is
+// left unchanged.
 func (c Connection) Extend(line string) string {
-	rest, ok := strings.CutPrefix(line, "kubectl ")
-	switch {
-	case !ok || len(c.words) == 0:
+	if len(c.words) == 0 {
 		return line
-	case strings.HasPrefix(rest, "indexed "):
-		if strings.Contains(rest, " -- ") {
-			return line
-		}
-		return line + " " + strings.Join(c.words, " ")
 	}
-	return "kubectl " + strings.Join(c.words, " ") + " " + rest
+	steps := splitPipe(line)
+	for i, step := range steps {
+		steps[i] = c.extendStep(step)
+	}
+	return strings.Join(steps, "|")
+}
+
+func (c Connection) extendStep(step string) string {
+	lead := step[:len(step)-len(strings.TrimLeft(step, " "))]
+	trail := step[len(strings.TrimRight(step, " ")):]
+	body := strings.TrimSpace(step)
+	rest, ok := strings.CutPrefix(body, "kubectl ")
+	if !ok {
+		return step
+	}
+	have := map[string]bool{}
+	for _, w := range strings.Fields(body) {
+		have[w] = true
+	}
+	var add []string
+	for _, w := range c.words {
+		if !have[w] {
+			add = append(add, w)
+		}
+	}
+	if len(add) == 0 {
+		return step
+	}
+	if strings.HasPrefix(rest, "indexed ") {
+		if strings.Contains(rest, " -- ") {
+			return step
+		}
+		return lead + body + " " + strings.Join(add, " ") + trail
+	}
+	return lead + "kubectl " + strings.Join(add, " ") + " " + rest + trail
+}
+
+// splitPipe splits line at every "|" outside single and double quotes (the quoting Quote and
+// the plan's commands use), keeping the spaces around it in the steps; "||" is not a pipe.
+func splitPipe(line string) []string {
+	var out []string
+	start := 0
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		switch ch := line[i]; {
+		case quote != 0:
+			if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '|' && (i+1 >= len(line) || line[i+1] != '|') && (i == 0 || line[i-1] != '|'):
+			out = append(out, line[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, line[start:])
 }
 
 // Quote quotes s for a POSIX shell when it needs it: a word of only safe characters is kept

@@ -93,3 +93,51 @@ func TestLocalFlagOfTheSameName(t *testing.T) {
 		t.Errorf("words %q, want --context=c1", w)
 	}
 }
+
+// TestExtendEveryStepOnce: in a pipe every kubectl step gets every connection flag, once (diff
+// printed them on the local patch step only, so `kubectl create -f -` ran as the default user;
+// and twice on its create command). Fails before Extend split the pipe.
+func TestExtendEveryStepOnce(t *testing.T) {
+	c := parsed(t, "--context", "viewer", "--kubeconfig", "/tmp/kc", "--as", "jane", "--as-user-extra", "scopes=a", "--proxy-url", "http://127.0.0.1:3128",
+		"--server", "https://h:6443", "--token", "s3cret")
+	line := `kubectl patch --local -f job.yaml --type=merge -p '{"metadata":{"name":"a|b"}}' -o yaml | kubectl create -f - -n ns`
+	got := c.Extend(line)
+	steps := splitPipe(got)
+	if len(steps) != 2 {
+		t.Fatalf("%d steps: %s", len(steps), got)
+	}
+	for _, step := range steps {
+		for _, w := range c.Words() {
+			if n := strings.Count(step, w); n != 1 {
+				t.Errorf("%q %d times in step %q", w, n, step)
+			}
+		}
+	}
+	for _, w := range []string{"--as-user-extra=scopes=a", "--proxy-url=http://127.0.0.1:3128", "--server=https://h:6443"} {
+		if !strings.Contains(steps[1], w) {
+			t.Errorf("%s missing from %q", w, steps[1])
+		}
+	}
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "--token") {
+		t.Errorf("a credential is printed: %s", got)
+	}
+	if !strings.Contains(got, `'{"metadata":{"name":"a|b"}}'`) {
+		t.Errorf("a | inside quotes split the step: %s", got)
+	}
+	// Extending twice, or a command that already carries the flags, adds nothing.
+	if again := c.Extend(got); again != got {
+		t.Errorf("not idempotent:\n%s\n%s", got, again)
+	}
+	plugin := c.Command("kubectl", "indexed", "create", "x", "-n", "ns", "--image=busybox")
+	if ext := c.Extend(plugin); ext != plugin {
+		t.Errorf("flags repeated:\n%s\n%s", plugin, ext)
+	}
+	// Each step still reads as the words it was (the shell sees the same pipe).
+	out, err := exec.Command("sh", "-c", "set -- "+strings.Replace(got, " | ", " '|' ", 1)+`; printf '%s\n' "$@"`).Output()
+	if err != nil || !strings.Contains(string(out), "\n|\nkubectl\n--kubeconfig=/tmp/kc\n--context=viewer\n") {
+		t.Errorf("%v:\n%s", err, out)
+	}
+	if got := c.Extend("kubectl get job x || true"); !strings.HasSuffix(got, " get job x || true") {
+		t.Errorf("|| is not a pipe: %s", got)
+	}
+}

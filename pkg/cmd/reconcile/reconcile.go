@@ -79,7 +79,7 @@ type Options struct {
 	Candidate    string
 	Repetitions  int
 	AllowPartial bool
-	Output       string
+	PrintFlags   output.PrintFlags
 
 	JobName   string
 	Namespace string
@@ -95,6 +95,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		IOStreams:   streams,
 		Repetitions: 1,
+		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Subject: "a ReconcileReport (custom-columns: a row per shard)"},
 		NewClient:   clientutil.NewClientset,
 	}
 }
@@ -129,8 +130,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
 	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, fmt.Sprintf("How many times each case runs (repetitions 0..N-1): results per case. At most %d, and cases × repetitions at most %d (each result is held in memory).", domain.MaxRepetitions, domain.MaxResults))
 	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per shard). Default: text.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs
@@ -160,6 +160,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.Client != nil {
 		return nil
 	}
@@ -176,7 +179,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
+	if err := o.PrintFlags.Complete(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
@@ -232,12 +235,8 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	rep := rec.Report()
-	if output.IsMachine(o.Output) {
-		err = output.Write(o.Out, o.Output, rep, "shards")
-	} else {
-		err = domain.PrintText(o.Out, rep)
-	}
-	if err != nil {
+	// -o wide is the text, which lists every shard.
+	if err := o.PrintFlags.Print(o.Out, rep, func(string) error { return domain.PrintText(o.Out, rep) }); err != nil {
 		return err
 	}
 	if rep.Complete || o.AllowPartial {

@@ -179,7 +179,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--manifest", manifest, "--receipts", filepath.Join(dir, "nope")}, "cannot read the receipts directory"},
 		{[]string{"--manifest", manifest, "--receipts", manifest}, "is not a directory"},
 		{[]string{"--manifest", filepath.Join(dir, "nope.yaml"), "--receipts", dir}, "nope.yaml"},
-		{[]string{"--manifest", manifest, "--receipts", dir, "-o", "wide"}, "unsupported output format"},
+		{[]string{"--manifest", manifest, "--receipts", dir, "-o", "table"}, "unable to match a printer suitable for the output format \"table\""},
 		{[]string{"--manifest", manifest, "--receipts", dir, "--repetitions", "0"}, "--repetitions"},
 		{[]string{"a", "b"}, "expected one Job name"},
 	} {

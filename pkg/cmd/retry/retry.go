@@ -189,6 +189,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
+	if err := clientutil.CheckNamespace(o.Namespace); err != nil {
+		return err
+	}
 	o.Conn = printcmd.FromCommand(cmd)
 	if o.Client == nil {
 		cfg, err := f.ToRESTConfig()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -51,7 +52,7 @@ type SplitOptions struct {
 	IDPrefix string
 	// shardsGiven says --shards was given (0 is then wrong, not missing).
 	shardsGiven bool
-	Output      string
+	PrintFlags  output.PrintFlags
 	genericiooptions.IOStreams
 }
 
@@ -82,7 +83,8 @@ var (
 )
 
 func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, Output: output.FormatYAML, IOStreams: streams}
+	o := &SplitOptions{IDPrefix: shards.DefaultIDPrefix, IOStreams: streams,
+		PrintFlags: output.PrintFlags{Default: output.FormatYAML, ItemsKey: "shards", Subject: "the manifest (custom-columns: a row per shard)"}}
 	cmd := &cobra.Command{
 		Use:                   "split --cases FILE|- --shards N --name NAME --revision REVISION [--label KEY=VALUE]... [-o yaml|json]",
 		DisableFlagsInUseLine: true,
@@ -105,9 +107,8 @@ func newCmdSplit(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringVar(&o.Revision, "revision", o.Revision, "Revision of the manifest (a label value, such as 1 or 2024-06-01).")
 	f.StringArrayVar(&o.Labels, "label", o.Labels, "Label KEY=VALUE recorded in the manifest and copied onto the Job and the ConfigMap (repeatable).")
 	f.StringVar(&o.IDPrefix, "id-prefix", o.IDPrefix, "Prefix of the shard IDs.")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: yaml or json (the manifest), or a template as with kubectl over it ("+output.Formats+"; custom-columns prints a row per shard).")
+	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.MarkFlagFilename("cases")
-	registerOutput(cmd, output.FormatYAML, output.FormatJSON)
 	return cmd
 }
 
@@ -139,8 +140,12 @@ func (o *SplitOptions) Validate() error {
 	if err := o.validateNames(); err != nil {
 		return err
 	}
-	if err := output.Validate(o.Output, output.FormatYAML, output.FormatJSON); err != nil {
+	if err := o.PrintFlags.Complete(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.PrintFlags.Format() == output.FormatText {
+		// -o text (or -o "") names no format of split: the manifest is its output.
+		return exitcode.UsageError("-o: split prints the manifest: give yaml, json or a template")
 	}
 	return nil
 }
@@ -171,18 +176,17 @@ func (o *SplitOptions) Run() error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
 	}
-	if output.IsTemplate(o.Output) {
-		if err := output.Write(o.Out, o.Output, m, "shards"); err != nil {
-			return err
-		}
-	} else {
-		out := m.YAML()
-		if o.Output == output.FormatJSON {
-			out = m.JSON()
-		}
-		if _, err := o.Out.Write(out); err != nil {
-			return err
-		}
+	// json and yaml are the manifest's own layout (the bytes its hash is documented over).
+	switch o.PrintFlags.Format() {
+	case output.FormatYAML:
+		_, err = o.Out.Write(m.YAML())
+	case output.FormatJSON:
+		_, err = o.Out.Write(m.JSON())
+	default:
+		err = o.PrintFlags.Print(o.Out, m, nil)
+	}
+	if err != nil {
+		return err
 	}
 	size := strconv.Itoa(stats.Smallest)
 	if stats.Largest != stats.Smallest {
@@ -205,13 +209,14 @@ func (o *SplitOptions) Run() error {
 
 // ValidateOptions of `kubectl indexed shards validate`.
 type ValidateOptions struct {
-	Files  []string
-	Output string
+	Files      []string
+	PrintFlags output.PrintFlags
 	genericiooptions.IOStreams
 }
 
 func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ValidateOptions{IOStreams: streams}
+	o := &ValidateOptions{IOStreams: streams, PrintFlags: output.PrintFlags{
+		Subject: "a ShardManifestSummary, or a ShardManifestSummaryList for several files (custom-columns: a row per manifest)"}}
 	cmd := &cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check shard manifests and print their summary",
@@ -231,14 +236,13 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 			if n := slices.Index(args, source.StdinName); n >= 0 && slices.Index(args[n+1:], source.StdinName) >= 0 {
 				return exitcode.UsageError("standard input (-) given more than once: it can be read only once")
 			}
-			if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
+			if err := o.PrintFlags.Complete(); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "Output format: json or yaml (a ShardManifestSummary, or a ShardManifestSummaryList for several files), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per manifest). Default: one line per manifest.")
-	registerOutput(cmd, output.FormatJSON, output.FormatYAML)
+	o.PrintFlags.AddFlags(cmd)
 	return cmd
 }
 
@@ -258,17 +262,23 @@ func (o *ValidateOptions) Run() error {
 		shards.StoreNote(m, &s)
 		sums = append(sums, s)
 	}
-	switch {
-	case len(sums) == 0:
-	case output.IsMachine(o.Output) && len(o.Files) == 1:
-		if err := output.Write(o.Out, o.Output, sums[0], ""); err != nil {
+	var report any = map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}
+	if len(o.Files) == 1 && len(sums) == 1 {
+		report = sums[0]
+	}
+	if len(sums) > 0 {
+		if err := o.PrintFlags.Print(o.Out, report, func(string) error { return o.printText(sums) }); err != nil {
 			return err
 		}
-	case output.IsMachine(o.Output):
-		if err := output.Write(o.Out, o.Output, map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}, "items"); err != nil {
-			return err
-		}
-	default:
+	}
+	if failed > 0 {
+		return exitcode.Silent(exitcode.Usage)
+	}
+	return nil
+}
+
+func (o *ValidateOptions) printText(sums []shards.Summary) error {
+	{
 		for _, s := range sums {
 			size := strconv.Itoa(s.Smallest)
 			if s.Largest != s.Smallest {
@@ -285,83 +295,133 @@ func (o *ValidateOptions) Run() error {
 				s.File, s.Name, s.Revision, s.Shards, size, s.Cases, s.Hash, s.ConfigMap, store)
 		}
 	}
-	if failed > 0 {
-		return exitcode.Silent(exitcode.Usage)
-	}
 	return nil
 }
 
 // ShowOptions of `kubectl indexed shards show`.
 type ShowOptions struct {
-	File      string
-	Index     int
-	ID        string
-	NoHeaders bool
+	File       string
+	Index      string
+	ID         string
+	PrintFlags output.PrintFlags
 	genericiooptions.IOStreams
 }
 
+// ShowKind is the kind of the report `kubectl indexed shards show -o json|yaml` prints.
+const ShowKind = "ShardTable"
+
+// showReport is what shards show prints with -o json|yaml or a template: a row per shard
+// (with its cases when --index or --shard picks it).
+type showReport struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Manifest   string    `json:"manifest"`
+	Items      []showRow `json:"items"`
+}
+
+type showRow struct {
+	Index     int      `json:"index"`
+	Shard     string   `json:"shard"`
+	Cases     int      `json:"cases"`
+	FirstCase string   `json:"firstCase"`
+	CaseIDs   []string `json:"caseIDs,omitempty"`
+}
+
 func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &ShowOptions{Index: -1, IOStreams: streams}
+	o := &ShowOptions{IOStreams: streams, PrintFlags: output.PrintFlags{HasNoHeaders: true,
+		Subject: "a ShardTable, a row per shard, with its caseIDs under --index or --shard (custom-columns: a row per shard)"}}
 	cmd := &cobra.Command{
-		Use:   "show FILE [--index I | --shard ID]",
-		Short: "Show which shard each completion index runs, or the cases of one",
+		Use:   "show FILE [--index 2,5,11-14 | --shard ID] [-o json|yaml|...]",
+		Short: "Show which shard each completion index runs, or the cases of some",
 		Long: templates.LongDesc(`
 			Without --index or --shard, print a table of completion index, shard ID and number
 			of cases. With --index I (or --shard ID), print the cases of that shard one per
 			line: exactly the file the worker of index I reads from $INDEXED_SHARD_FILE, so a
-			worker can be tried locally.
+			worker can be tried locally. --index takes a list such as 2,5,11-14, as every
+			flag of indexes does; the cases of the shards follow one another in index order.
 
-			Exit codes: 0 printed; 2 an invalid manifest, or no such index or shard.`),
+			Exit codes: 0 printed; 2 an invalid manifest, a bad -o or --index, or no such index
+			or shard.`),
 		Example: templates.Examples(`
 			kubectl indexed shards show manifest.yaml
 			# Run the example worker on index 2 locally
 			kubectl indexed shards show manifest.yaml --index 2 > /tmp/cases
-			INDEXED_SHARD_FILE=/tmp/cases sh examples/worker.sh`),
+			INDEXED_SHARD_FILE=/tmp/cases sh examples/worker.sh
+			# The shards of some indexes, as JSON
+			kubectl indexed shards show manifest.yaml --index 0,3-5 -o json`),
 		Args: exactlyOneFile,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
+			if err := o.PrintFlags.Complete(); err != nil {
+				return exitcode.Wrap(exitcode.Usage, err)
+			}
 			return o.Run()
 		},
 	}
-	cmd.Flags().IntVar(&o.Index, "index", o.Index, "Completion index whose cases to print.")
+	cmd.Flags().StringVar(&o.Index, "index", o.Index, "Completion indexes whose cases to print: "+indexes.FlagGrammar+".")
 	cmd.Flags().StringVar(&o.ID, "shard", o.ID, "Shard ID whose cases to print.")
-	cmd.Flags().BoolVar(&o.NoHeaders, "no-headers", false, "Print the table without its header line.")
+	o.PrintFlags.AddFlags(cmd)
 	cmd.MarkFlagsMutuallyExclusive("index", "shard")
 	return cmd
 }
 
-// Run prints the table or one shard's cases.
+// Run prints the table or the cases of the shards picked.
 func (o *ShowOptions) Run() error {
+	var picked indexes.Set
+	if o.Index != "" {
+		var err error
+		if picked, err = indexes.ParseFlag("--index", o.Index); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
+		}
+	}
 	m, err := shards.Read(o.File, o.In)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
+	rep := showReport{APIVersion: shards.APIVersion, Kind: ShowKind, Manifest: m.Metadata.Name}
 	switch {
 	case o.ID != "":
-		for _, s := range m.Shards {
+		for i, s := range m.Shards {
 			if s.ID == o.ID {
-				_, err := fmt.Fprint(o.Out, shards.CasesText(s.Cases))
-				return err
+				picked = indexes.Of(i)
 			}
 		}
-		return exitcode.UsageError("manifest %q has no shard %q", m.Metadata.Name, o.ID)
-	case o.Index >= 0:
-		if o.Index >= len(m.Shards) {
-			return exitcode.UsageError("manifest %q has %d shards (indexes 0 to %d): there is no index %d", m.Metadata.Name, len(m.Shards), len(m.Shards)-1, o.Index)
+		if picked.IsEmpty() {
+			return exitcode.UsageError("manifest %q has no shard %q", m.Metadata.Name, o.ID)
 		}
-		_, err := fmt.Fprint(o.Out, shards.CasesText(m.Shards[o.Index].Cases))
-		return err
-	case o.Index < -1:
-		return exitcode.UsageError("--index must be 0 or more, not %d", o.Index)
-	}
-	w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
-	if !o.NoHeaders {
-		_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
+	case o.Index != "":
+		if picked.Max() >= len(m.Shards) {
+			return exitcode.UsageError("manifest %q has %d shards (indexes 0 to %d): there is no index %d", m.Metadata.Name, len(m.Shards), len(m.Shards)-1, picked.Max())
+		}
 	}
 	for i, s := range m.Shards {
-		_, _ = fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", i, s.ID, len(s.Cases), s.Cases[0])
+		if !picked.IsEmpty() && !picked.Has(i) {
+			continue
+		}
+		row := showRow{Index: i, Shard: s.ID, Cases: len(s.Cases), FirstCase: s.Cases[0]}
+		if !picked.IsEmpty() {
+			row.CaseIDs = s.Cases
+		}
+		rep.Items = append(rep.Items, row)
 	}
-	return w.Flush()
+	return o.PrintFlags.Print(o.Out, rep, func(string) error {
+		if !picked.IsEmpty() {
+			for _, r := range rep.Items {
+				if _, err := fmt.Fprint(o.Out, shards.CasesText(r.CaseIDs)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+		if !o.PrintFlags.NoHeaders {
+			_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
+		}
+		for _, r := range rep.Items {
+			_, _ = fmt.Fprintf(w, "%d\t%s\t%d\t%s\n", r.Index, r.Shard, r.Cases, r.FirstCase)
+		}
+		return w.Flush()
+	})
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {
@@ -376,12 +436,6 @@ func exactlyOneFile(cmd *cobra.Command, args []string) error {
 		return exitcode.UsageError("%s needs exactly one manifest file, got %d", cmd.CommandPath(), len(args))
 	}
 	return nil
-}
-
-func registerOutput(cmd *cobra.Command, formats ...string) {
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return formats, cobra.ShellCompDirectiveNoFileComp
-	})
 }
 
 // validateNames checks --name, --revision and --id-prefix before the case list is read, with

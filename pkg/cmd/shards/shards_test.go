@@ -92,7 +92,7 @@ func TestSplitErrors(t *testing.T) {
 		{"a\n", []string{"split", "--cases", "-", "--shards", "0", "--name", "x", "--revision", "1"}, "--shards must be at least 1, not 0"},
 		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "x y"}, `--revision "x y": a valid label`},
 		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "--label", "novalue"}, `--label "novalue": give KEY=VALUE`},
-		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "-o", "xml"}, `unsupported output format "xml"`},
+		{"a\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1", "-o", "xml"}, `unable to match a printer suitable for the output format "xml"`},
 		{"a\n", []string{"split", "--cases", "/nonexistent/cases", "--shards", "1", "--name", "x", "--revision", "1"}, "no such file"},
 		{"a\n", []string{"split", "extra", "--cases", "-"}, "takes no arguments"},
 		{"a\n\x01b\n", []string{"split", "--cases", "-", "--shards", "1", "--name", "x", "--revision", "1"}, "line 2: invalid case ID"},
@@ -161,11 +161,27 @@ func TestShow(t *testing.T) {
 	if r := run(t, "", "show", p, "--shard", "s-a"); r.Stdout != "x1\nx2\n" {
 		t.Errorf("--shard: %q", r.Stdout)
 	}
+	// The index grammar of every flag of indexes, in any order.
+	if r := run(t, "", "show", p, "--index", "2,0"); r.Err != nil || r.Stdout != "x1\nx2\nz1\nz2\nz3\n" {
+		t.Errorf("--index 2,0: %v %q", r.Err, r.Stdout)
+	}
+	// -o as on every report verb: json, a template, --no-headers on the table.
+	if r := run(t, "", "show", p, "--index", "1-2", "-o", "jsonpath={.items[*].shard} {.items[1].caseIDs}"); r.Err != nil || r.Stdout != `s-b s-c ["z1","z2","z3"]` {
+		t.Errorf("-o jsonpath: %v %q", r.Err, r.Stdout)
+	}
+	if r := run(t, "", "show", p, "-o", "json"); r.Err != nil || !strings.Contains(r.Stdout, `"kind": "ShardTable"`) || strings.Contains(r.Stdout, "caseIDs") {
+		t.Errorf("-o json: %v %q", r.Err, r.Stdout)
+	}
+	if r := run(t, "", "show", p, "--no-headers"); r.Err != nil || strings.Contains(r.Stdout, "INDEX") {
+		t.Errorf("--no-headers: %v %q", r.Err, r.Stdout)
+	}
 	for args, want := range map[string]string{
 		"--index 3":             "has 3 shards (indexes 0 to 2): there is no index 3",
 		"--shard nope":          `has no shard "nope"`,
-		"--index -2":            "--index must be 0 or more",
+		"--index -2":            `--index "-2": "-2" is not an index`,
 		"--index 1 --shard s-a": "none of the others can be",
+		"--index 3-1":           `--index "3-1": "3-1" ends before it starts: give completion indexes, a list such as 2,5,11-14`,
+		"-o table":              `unable to match a printer suitable for the output format "table"`,
 	} {
 		r := run(t, "", append([]string{"show", p}, strings.Fields(args)...)...)
 		if r.Err == nil || !strings.Contains(r.Err.Error(), want) || r.Code != exitcode.Usage {

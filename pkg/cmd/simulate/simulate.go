@@ -93,9 +93,8 @@ type Options struct {
 	DefaultDuration  string
 	TerminationDelay string
 	Compare          []string
-	Output           string
+	PrintFlags       output.PrintFlags
 	Horizon          time.Duration
-	Wide             bool
 
 	path     string
 	outcomes *simulate.Outcomes
@@ -107,7 +106,8 @@ type Options struct {
 
 // NewOptions returns Options with the defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, Horizon: 24 * time.Hour, now: time.Now}
+	return &Options{IOStreams: streams, Horizon: 24 * time.Hour, now: time.Now,
+		PrintFlags: output.PrintFlags{Wide: true, ItemsKey: "events", Subject: "a SimulationReport, or a SimulationComparison with --compare (custom-columns: a row per event, or per report)"}}
 }
 
 // NewCmdSimulate returns the simulate command.
@@ -134,17 +134,16 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...]: exit codes of the index's attempts (the last repeats); repeatable, a later one for the same index replaces an earlier (0-9=0 then 4=1 fails index 4 only)")
+	fl.StringArrayVar(&o.Outcomes, "outcome", nil, "INDEX=CODE[,CODE...], INDEX "+indexes.FlagGrammar+" (2,5,11-14=1): exit codes of the index's attempts (the last repeats); repeatable, a later one for the same index replaces an earlier (0-9=0 then 4=1 fails index 4 only)")
 	fl.StringArrayVar(&o.Durations, "duration", nil, "INDEX=DURATION[,DURATION...]: run time of the index's attempts (Go duration or never); repeatable, a later one for the same index replaces an earlier")
 	fl.StringArrayVar(&o.Conditions, "condition", nil, "INDEX=TYPE[,TYPE...]: pod condition (such as DisruptionTarget) set as the attempt fails; empty TYPE for none; repeatable, a later one for the same index replaces an earlier")
 	fl.IntVar(&o.DefaultOutcome, "default-outcome", 0, "exit code of the indexes without --outcome (default: the annotations, else 0)")
 	fl.StringVar(&o.DefaultDuration, "default-duration", "", "run time of the indexes without --duration (default: the annotations, else 1s)")
 	fl.StringVar(&o.TerminationDelay, "termination-delay", "", "how long a deleted pod stays Terminating (default: the annotations, else 0s)")
 	fl.StringArrayVar(&o.Compare, "compare", nil, "another Job file to simulate on the same outcomes, side by side (repeatable; files given after FILE are compared too)")
-	fl.StringVarP(&o.Output, "output", "o", "", "output format: json, yaml, wide (text with every event and index), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per event, or per report with --compare)")
 	fl.DurationVar(&o.Horizon, "horizon", o.Horizon, "stop simulating after this much simulated time")
 	_ = cmd.MarkFlagFilename("compare", "yaml", "yml", "json")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml", "wide"}, cobra.ShellCompDirectiveNoFileComp))
+	o.PrintFlags.AddFlags(cmd) // -o wide: the text with every event and index
 	return cmd
 }
 
@@ -195,19 +194,13 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 		out.TerminationDelay = &d
 	}
 	o.outcomes = out
-	if o.Output == "wide" {
-		o.Wide, o.Output = true, ""
-	}
 	return nil
 }
 
 // Validate checks the output format.
 func (o *Options) Validate() error {
-	if o.Output != "" {
-		// wide became o.Wide in Complete; it is named here for the message.
-		if err := output.Validate(o.Output, output.FormatWide, output.FormatJSON, output.FormatYAML); err != nil {
-			return exitcode.Wrap(exitcode.Usage, err)
-		}
+	if err := o.PrintFlags.Complete(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.Horizon <= 0 {
 		return exitcode.UsageError("--horizon must be positive")
@@ -243,7 +236,7 @@ func (o *Options) Run() error {
 					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(setWidth))
 			}
 		}
-		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !output.IsMachine(o.Output)
+		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !o.PrintFlags.IsMachine()
 		rep, err := simulate.Predict(job, o.outcomes, simulate.Options{Start: start, Horizon: o.Horizon, MaxEvents: 500, KeepPods: keep, Context: ctx})
 		if err != nil && ctx.Err() != nil {
 			// exit 130 (SIGINT) or 143 (SIGTERM), nothing printed on stdout.
@@ -256,16 +249,11 @@ func (o *Options) Run() error {
 		rep.Source = path
 		reports = append(reports, *rep)
 	}
-	if output.IsMachine(o.Output) {
-		if len(reports) == 1 {
-			return output.Write(o.Out, o.Output, reports[0], "events")
-		}
-		return output.Write(o.Out, o.Output, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports}, "reports")
-	}
 	if len(reports) > 1 {
-		return printCompare(o.Out, reports, o.Wide)
+		return o.PrintFlags.PrintList(o.Out, simulate.Comparison{APIVersion: simulate.APIVersion, Kind: simulate.KindComparison, Reports: reports}, "reports",
+			func(string) error { return printCompare(o.Out, reports, o.PrintFlags.IsWide()) })
 	}
-	return printText(o.Out, &reports[0], start, o.Wide)
+	return o.PrintFlags.Print(o.Out, reports[0], func(string) error { return printText(o.Out, &reports[0], start, o.PrintFlags.IsWide()) })
 }
 
 func conditionWords(st *batchv1.JobStatus, start time.Time) []string {

@@ -140,6 +140,9 @@ func (o *Options) carryConnection(r *indexstatus.IndexedJobStatus) *indexstatus.
 			for j := range c.Next {
 				c.Next[j] = strings.ReplaceAll(c.Next[j], e.Command, ext)
 			}
+			// The entry's sentence quotes the command too: the text view prints the command
+			// from it, on a line of its own, only when both agree.
+			e.Text = strings.ReplaceAll(e.Text, e.Command, ext)
 			e.Command = ext
 		}
 		c.NextEntries[i] = e

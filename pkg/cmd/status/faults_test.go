@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,9 +24,11 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	clienttesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -302,5 +307,94 @@ func TestLineageOfflineShardConfigMapDecidedAsLive(t *testing.T) {
 	r = run(t, nil, "", "--lineage", "-f", write(objs...), "-o", "json")
 	if r.code != 0 || !strings.Contains(r.out, "Shard IDs are not shown") {
 		t.Errorf("unreadable shard IDs without a note: exit %d\n%s%s", r.code, r.out, r.errOut)
+// TestNextTextMatchesJSON: the text view's Next prints every command that -o json's
+// nextEntries[].command holds, the same words, on a line of its own (issue 26 item 1: the text
+// printed `kubectl indexed retry base -n NS` without the connection flags, wrapped mid-command,
+// since the flags were added to the command but not to the sentence quoting it). Fails before
+// carryConnection rewrote the sentence.
+func TestNextTextMatchesJSON(t *testing.T) {
+	run := func(format string) string {
+		j, pods := seed()
+		j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards"}
+		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+		o := NewOptions(streams)
+		o.Client = clientFor(j, pods)
+		o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
+		f := cmdtesting.NewTestFactory().WithNamespace("ns")
+		defer f.Cleanup()
+		cmd := NewCmdStatusWithOptions(f, o)
+		genericclioptions.NewConfigFlags(true).AddFlags(cmd.PersistentFlags())
+		args := []string{"seed", "--context", "prod east", "--kubeconfig", "/k/c", "--as", "jane"}
+		if format != "" {
+			args = append(args, "-o", format)
+		}
+		cmd.SetArgs(args)
+		cmd.SetOut(out)
+		cmd.SetErr(errOut)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		_ = cmd.ExecuteContext(context.Background())
+		return out.String()
+	}
+	var rep struct {
+		NextEntries []struct {
+			Command string `json:"command"`
+		} `json:"nextEntries"`
+	}
+	if err := json.Unmarshal([]byte(run("json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	text := run("")
+	n := 0
+	for _, e := range rep.NextEntries {
+		if e.Command == "" {
+			continue
+		}
+		n++
+		if !strings.Contains(e.Command, "--as=jane") {
+			t.Errorf("no --as in %s", e.Command)
+		}
+		found := false
+		for _, line := range strings.Split(text, "\n") {
+			if strings.TrimSpace(line) == e.Command {
+				found = true
+			}
+		}
+		if !found && !strings.Contains(text, strings.Replace(e.Command, " | ", " |\n        ", 1)) {
+			t.Errorf("the text view does not print %q on a line of its own:\n%s", e.Command, text)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no command in Next:\n%s", text)
+	}
+}
+
+// TestBadNamespaceIsUsage: `status j1 -n ..` is a usage error (exit 2) and sends nothing; it
+// used to reach the server as a request for another path and exit 4 (issue 26 item 15). The
+// same check (clientutil.CheckNamespace) runs in every verb that resolves a namespace.
+func TestBadNamespaceIsUsage(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	kc := filepath.Join(t.TempDir(), "kc")
+	if err := os.WriteFile(kc, []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "+srv.URL+"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\nusers:\n- name: u\n  user: {}\ncurrent-context: c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"..", "a/b", "UPPER", "-x"} {
+		cf := genericclioptions.NewConfigFlags(true)
+		streams, _, _, errOut := genericiooptions.NewTestIOStreams()
+		cmd := NewCmdStatus(cmdutil.NewFactory(cf), streams)
+		cf.AddFlags(cmd.PersistentFlags())
+		cmd.SetArgs([]string{"j1", "--kubeconfig", kc, "-n", ns})
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		err := cmd.ExecuteContext(context.Background())
+		if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "not a valid namespace name") {
+			t.Errorf("-n %s: exit %d %v %s", ns, exitcode.Code(err), err, errOut)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }

@@ -114,7 +114,7 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := printLineage(o.Out, o.Output, r); err != nil {
+	if err := o.printLineage(o.Out, r); err != nil {
 		return err
 	}
 	if !o.ExitCode {
@@ -129,11 +129,12 @@ func (o *Options) runLineage(ctx context.Context) error {
 	return exitcode.Silent(exitcode.Findings)
 }
 
-func printLineage(w io.Writer, format string, r *lineage.Report) error {
-	if output.IsStructured(format) || output.IsTemplate(format) {
-		// Templates see the LineageReport as -o json prints it; custom-columns a row per shard.
-		return output.Write(w, format, r, "shardStatuses")
-	}
+func (o *Options) printLineage(w io.Writer, r *lineage.Report) error {
+	// Templates see the LineageReport as -o json prints it; custom-columns a row per shard.
+	return o.PrintFlags.PrintList(w, r, "shardStatuses", func(format string) error { return printLineageText(w, format, r) })
+}
+
+func printLineageText(w io.Writer, format string, r *lineage.Report) error {
 	if format == output.FormatName {
 		// As kubectl get -o name: every Job of the lineage, the root first.
 		for _, j := range r.Jobs {

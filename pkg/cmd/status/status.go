@@ -128,7 +128,7 @@ type Options struct {
 	Filename   string
 	PodsFile   string
 	ShardsFile string
-	Output     string
+	PrintFlags output.PrintFlags
 	Watch      bool
 	ExitCode   bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
@@ -167,6 +167,8 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		FirstPageSize: DefaultFirstPageSize,
 		Clock:         clock.RealClock{},
 		NewClient:     clientutil.NewClientset,
+		PrintFlags: output.PrintFlags{Wide: true, Name: true, ItemsKey: "indexes",
+			Subject: "an IndexedJobStatus, or a LineageReport with --lineage (custom-columns: a row per index, or per shard); name is job.batch/NAME, with --lineage every Job of the lineage"},
 	}
 }
 
@@ -206,14 +208,13 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide, json, yaml, name (job.batch/NAME; with --lineage every Job of the lineage), or a template as with kubectl (jsonpath=..., go-template=..., custom-columns=...; custom-columns prints a row per index, with --lineage a row per shard). Default: text.")
+	o.PrintFlags.AddFlags(cmd)
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	}
@@ -250,6 +251,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
 	o.Namespace = ns
+	if err := clientutil.CheckNamespace(ns); err != nil {
+		return err
+	}
 	if o.Client != nil {
 		return nil
 	}
@@ -277,12 +281,8 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if output.IsTemplate(o.Output) {
-		if _, err := output.Printer(o.Output); err != nil {
-			return exitcode.Wrap(exitcode.Usage, err)
-		}
-	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
+	if err := o.PrintFlags.Complete(); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.offline() {
 		if o.JobName != "" {
@@ -361,21 +361,17 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	r = o.carryConnection(r)
-	if o.Output == output.FormatJSON {
+	if o.PrintFlags.Format() == output.FormatJSON {
 		return writeJSON(w, r)
 	}
-	if output.IsStructured(o.Output) {
-		return output.PrintStructured(w, o.Output, r)
-	}
-	if output.IsTemplate(o.Output) {
-		return output.PrintList(w, o.Output, r, "indexes")
-	}
-	if o.Output == output.FormatName {
-		// As kubectl get -o name: the Job the report is about.
-		_, err := fmt.Fprintf(w, "job.batch/%s\n", r.Job.Name)
-		return err
-	}
-	return indexstatus.PrintText(w, r, o.Output == output.FormatWide)
+	return o.PrintFlags.Print(w, r, func(format string) error {
+		if format == output.FormatName {
+			// As kubectl get -o name: the Job the report is about.
+			_, err := fmt.Fprintf(w, "job.batch/%s\n", r.Job.Name)
+			return err
+		}
+		return indexstatus.PrintText(w, r, format == output.FormatWide)
+	})
 }
 
 // ExitCodeFor is the --exit-code contract: 0 every index succeeded; 1 the Job finished or is
@@ -408,8 +404,8 @@ type shardState struct {
 }
 
 func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Options {
-	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.Output != ""}
-	if o.Output == "" {
+	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.PrintFlags.Format() != output.FormatText}
+	if o.PrintFlags.Format() == output.FormatText {
 		// The text view: only the rows it prints are kept.
 		opts.ListLimit = indexstatus.TextViewRows
 	}

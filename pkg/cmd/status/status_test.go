@@ -216,7 +216,7 @@ func TestErrors(t *testing.T) {
 		{"not found", clientFor(j, pods), []string{"nope"}, exitcode.Cluster, `job "nope" not found in namespace "ns"`},
 		{"no name", clientFor(j, pods), nil, exitcode.Usage, "give a Job name, or -f JOB_FILE"},
 		{"two names", clientFor(j, pods), []string{"a", "b"}, exitcode.Usage, "expected one Job name"},
-		{"bad output", clientFor(j, pods), []string{"seed", "-o", "table"}, exitcode.Usage, `unsupported output format "table"`},
+		{"bad output", clientFor(j, pods), []string{"seed", "-o", "table"}, exitcode.Usage, `unable to match a printer suitable for the output format "table"`},
 		{"pods file without -f", clientFor(j, pods), []string{"seed", "--pods-file", "x"}, exitcode.Usage, "--pods-file, --shards-file and --now need -f"},
 		{"watch offline", nil, []string{"-f", "x", "--watch"}, exitcode.Usage, "--watch needs a live Job"},
 		{"name and -f", nil, []string{"seed", "-f", "x"}, exitcode.Usage, "either a Job name or -f"},

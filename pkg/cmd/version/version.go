@@ -22,8 +22,8 @@ var example = templates.Examples(`
 
 // Options holds the flags of the version command.
 type Options struct {
-	Output string
-	Client bool
+	PrintFlags output.PrintFlags
+	Client     bool
 	genericiooptions.IOStreams
 }
 
@@ -43,16 +43,16 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 			return o.Run()
 		},
 	}
-	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml, or a template as with kubectl ("+output.Formats+"). Default: one line of text.")
+	o.PrintFlags.Subject = "every build detail"
+	o.PrintFlags.AddFlags(cmd)
 	// As kubectl version --client: the plugin has no server part, so the output is the same.
 	cmd.Flags().BoolVar(&o.Client, "client", false, "Print the client version only (kubectl version habit; kubectl indexed never contacts a cluster for its version).")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
+	if err := o.PrintFlags.Complete(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -61,9 +61,10 @@ func (o *Options) Validate() error {
 // Run prints the version.
 func (o *Options) Run() error {
 	info := buildinfo.Get()
-	if output.IsMachine(o.Output) {
-		return output.Write(o.Out, o.Output, info, "")
-	}
+	return o.PrintFlags.Print(o.Out, info, func(string) error { return o.printText(info) })
+}
+
+func (o *Options) printText(info buildinfo.Info) error {
 	commit := info.Commit
 	if len(commit) > 12 {
 		commit = commit[:12]
