@@ -303,7 +303,7 @@ func Check(job *batchv1.Job) error {
 		}
 		return fmt.Errorf("job %q is invalid, the API server would reject it: %s", job.Name, strings.Join(msgs, "; "))
 	}
-	if *job.Spec.Completions > 10_000_000 {
+	if job.Spec.Completions != nil && *job.Spec.Completions > 10_000_000 {
 		return fmt.Errorf("job %q: spec.completions %d is more than the simulator models (10,000,000)", job.Name, *job.Spec.Completions)
 	}
 	return ValidateAnnotations(job.Spec.Template.Annotations)
