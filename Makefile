@@ -30,8 +30,13 @@ FUZZ_BUDGETS        ?= hack/fuzz-budgets
 BINARIES := kubectl-indexed kubectl_complete-indexed
 
 # Feature areas add their own targets, and append to CHECK_EXTRA what `make check` must also
-# run, in mk/*.mk; the local control plane's targets are in test/cluster/cluster.mk.
+# run, in mk/*.mk (CHECK_RELEASE: release checks, run while e2e runs); the local control
+# plane's targets are in test/cluster/cluster.mk.
 CHECK_EXTRA :=
+CHECK_RELEASE :=
+# make check's lanes: 2 runs lane 1 (vet lint test fuzz CHECK_EXTRA) and lane 2 (cluster-bins,
+# then e2e and CHECK_RELEASE) at once; 1 runs them one after the other (hack/check.sh).
+CHECK_LANES ?= 2
 -include test/cluster/cluster.mk
 -include mk/*.mk
 
@@ -89,7 +94,8 @@ fuzz: ## A short run of every fuzz target (counts in hack/fuzz-budgets, or FUZZT
 	done
 
 .PHONY: check
-check: vet lint test fuzz e2e $(CHECK_EXTRA) ## Everything CI runs
+check: ## Everything CI runs, each stage timed (hack/check.sh)
+	@CHECK_EXTRA="$(CHECK_EXTRA)" CHECK_RELEASE="$(CHECK_RELEASE)" CHECK_LANES="$(CHECK_LANES)" MAKE="$(MAKE)" bash hack/check.sh
 
 .PHONY: clean
 clean:

@@ -73,4 +73,4 @@ krew-smoke: $(DIST_BUILT) $(KREW) cluster-bins ## Install the snapshot archive w
 	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o $(KREW_GENERATED)
 	bash hack/krew-smoke.sh $(KREW) $(KREW_GENERATED) dist "$$(bash $(CLUSTER_BUILD) --print-bin-dir)"
 
-CHECK_EXTRA += goreleaser-check dist krew-check validate-krew krew-smoke
+CHECK_RELEASE += goreleaser-check dist krew-check validate-krew krew-smoke

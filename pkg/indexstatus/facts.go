@@ -160,7 +160,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	}
 	if r.Phase == PhaseComplete && r.Reason == "" {
 		// Clusters before the success-policy work left the reason of Complete empty.
-		if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
+		if c := jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
 			r.Reason, r.Message = c.Reason, c.Message
 		}
 	}
@@ -414,32 +414,22 @@ func comparePods(p, q *podSummary) int {
 	return jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name)
 }
 
-func findCondition(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
-	for i := range job.Status.Conditions {
-		c := &job.Status.Conditions[i]
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return c
-		}
-	}
-	return nil
-}
-
 // decidePhase picks the phase and the condition that decided it.
 func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
-	if c := findCondition(job, batchv1.JobComplete); c != nil {
+	if c := jobpolicy.ConditionTrue(job, batchv1.JobComplete); c != nil {
 		return PhaseComplete, c
 	}
-	if c := findCondition(job, batchv1.JobFailed); c != nil {
+	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailed); c != nil {
 		return PhaseFailed, c
 	}
-	if c := findCondition(job, batchv1.JobFailureTarget); c != nil {
+	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailureTarget); c != nil {
 		return PhaseFailing, c
 	}
-	if c := findCondition(job, batchv1.JobSuccessCriteriaMet); c != nil {
+	if c := jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
 		return PhaseCompleting, c
 	}
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
-		c := findCondition(job, batchv1.JobSuspended)
+		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)
 		if c == nil {
 			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}
 		}

@@ -3,7 +3,6 @@ package indexstatus
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -934,7 +933,7 @@ func (b *reportBuilder) next() []Entry {
 		}
 	}
 	// With nothing running and pods the scheduler cannot place, no budget is being spent.
-	if spec := pol.Spec; (!b.perIndex || spec.BackoffLimit != math.MaxInt32) && (running > 0 || len(unsched) == 0) {
+	if spec := pol.Spec; (!b.perIndex || spec.BackoffLimit != jobpolicy.UnlimitedBackoffLimit) && (running > 0 || len(unsched) == 0) {
 		k := max(pol.FailuresLeft, 1)
 		out = append(out, Entry{Kind: EntryBackoffLimit, Count: count64(k), Text: fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
 			spec.BackoffLimit, k, plural(int(k), "failure", "failures"), running, plural(running, "index", "indexes"))})
@@ -1009,7 +1008,7 @@ func (b *reportBuilder) notes() []string {
 	if mb := job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
 		out = append(out, fmt.Sprintf("spec.managedBy is %q: the built-in Job controller ignores this Job; its status is written by that controller.", *mb))
 	}
-	if job.Spec.Suspend != nil && !*job.Spec.Suspend && findCondition(job, batchv1.JobSuspended) != nil && !b.finishing {
+	if job.Spec.Suspend != nil && !*job.Spec.Suspend && jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil && !b.finishing {
 		out = append(out, "spec.suspend is false but the Suspended condition is still True: the controller has not resumed the Job yet.")
 	}
 	if s := set(&b.notRecorded); !s.IsEmpty() {

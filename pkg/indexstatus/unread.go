@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -133,7 +134,7 @@ func hasIgnoreRule(job *batchv1.Job) bool {
 // Failed, SuccessCriteriaMet, Complete).
 func finishing(job *batchv1.Job) bool {
 	for _, t := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete} {
-		if findCondition(job, t) != nil {
+		if jobpolicy.ConditionTrue(job, t) != nil {
 			return true
 		}
 	}

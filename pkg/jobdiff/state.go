@@ -5,6 +5,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // StateOf reads the live Job's spec and status into a LiveState.
@@ -21,18 +23,18 @@ func StateOf(job *batchv1.Job) LiveState {
 	}
 	// strategy.go: shouldAllowMutablePodTemplate.
 	s.TemplateMutable = s.Suspend && job.Status.Active == 0 &&
-		(job.Status.StartTime == nil || conditionTrue(job, batchv1.JobSuspended))
+		(job.Status.StartTime == nil || jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil)
 
 	switch {
-	case conditionTrue(job, batchv1.JobComplete):
+	case jobpolicy.ConditionTrue(job, batchv1.JobComplete) != nil:
 		s.Phase, s.Reason = PhaseComplete, conditionReason(job, batchv1.JobComplete)
 		s.FinishTime = conditionTime(job, batchv1.JobComplete)
-	case conditionTrue(job, batchv1.JobFailed):
+	case jobpolicy.ConditionTrue(job, batchv1.JobFailed) != nil:
 		s.Phase, s.Reason = PhaseFailed, conditionReason(job, batchv1.JobFailed)
 		s.FinishTime = conditionTime(job, batchv1.JobFailed)
-	case conditionTrue(job, batchv1.JobFailureTarget):
+	case jobpolicy.ConditionTrue(job, batchv1.JobFailureTarget) != nil:
 		s.Phase, s.Reason = PhaseFailing, conditionReason(job, batchv1.JobFailureTarget)
-	case conditionTrue(job, batchv1.JobSuccessCriteriaMet):
+	case jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet) != nil:
 		s.Phase, s.Reason = PhaseSucceeding, conditionReason(job, batchv1.JobSuccessCriteriaMet)
 	case s.Suspend && s.TemplateMutable:
 		s.Phase = PhaseSuspended
@@ -64,20 +66,10 @@ func (s LiveState) runningSince(now time.Time) (time.Duration, bool) {
 	return now.Sub(*s.StartTime), true
 }
 
-func conditionTrue(job *batchv1.Job, t batchv1.JobConditionType) bool {
-	for _, c := range job.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
-}
-
+// conditionReason is the reason of job's condition of type t when it is True.
 func conditionReason(job *batchv1.Job, t batchv1.JobConditionType) string {
-	for _, c := range job.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return c.Reason
-		}
+	if c := jobpolicy.ConditionTrue(job, t); c != nil {
+		return c.Reason
 	}
 	return ""
 }

@@ -140,7 +140,7 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 			ws = append(ws, Warning{Code: WarnBackoffLimitFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job already counts %d failed pods, as many as the desired backoffLimit: the next pod failure fails the Job", status.Failed)})
 		}
-		if bl == math.MaxInt32 && c.live.Spec.BackoffLimitPerIndex == nil {
+		if bl == jobpolicy.UnlimitedBackoffLimit && c.live.Spec.BackoffLimitPerIndex == nil {
 			c.drastic[d.Path] = "lets failing pods retry without limit (the live Job has no backoffLimitPerIndex)"
 			ws = append(ws, Warning{Code: WarnUnlimitedRetries, Side: SideChange, Path: d.Path, Message: "2147483647 is the backoffLimit " +
 				"that comes with backoffLimitPerIndex; on the live Job, which has no per-index limit, it means failing pods are " +

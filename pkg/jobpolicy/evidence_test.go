@@ -67,7 +67,7 @@ func TestCaptureOnFailureRestarts(t *testing.T) {
 	if restarts != *job.Spec.BackoffLimit {
 		t.Fatalf("captured %d restarts, backoffLimit %d", restarts, *job.Spec.BackoffLimit)
 	}
-	if c := conditionTrue(job, batchv1.JobFailureTarget); c == nil || c.Reason != batchv1.JobReasonBackoffLimitExceeded {
+	if c := ConditionTrue(job, batchv1.JobFailureTarget); c == nil || c.Reason != batchv1.JobReasonBackoffLimitExceeded {
 		t.Fatalf("conditions %v", job.Status.Conditions)
 	}
 	// The model, on the Job before the controller acted (no condition, no pod counted yet):
@@ -135,7 +135,7 @@ func TestCaptureControllerDeletedPods(t *testing.T) {
 // success policy with index 0 in failedIndexes.
 func TestCaptureSuccessPolicyAfterFailedIndex(t *testing.T) {
 	job, pods := loadCapture(t, "success-policy-after-failed-index")
-	if c := conditionTrue(job, batchv1.JobComplete); c == nil || c.Reason != batchv1.JobReasonSuccessPolicy {
+	if c := ConditionTrue(job, batchv1.JobComplete); c == nil || c.Reason != batchv1.JobReasonSuccessPolicy {
 		t.Fatalf("conditions %v", job.Status.Conditions)
 	}
 	if job.Status.FailedIndexes == nil || *job.Status.FailedIndexes != "0" {

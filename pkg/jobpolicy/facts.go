@@ -202,17 +202,6 @@ func Counts(job *batchv1.Job, p *Pod) Counting {
 	return CountsNext
 }
 
-// conditionTrue is findConditionByType with status True.
-func conditionTrue(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
-	for i := range job.Status.Conditions {
-		c := &job.Status.Conditions[i]
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return c
-		}
-	}
-	return nil
-}
-
 // parseSet is parseIndexesFromString: lenient, indexes below completions.
 func parseSet(s string, completions int) indexes.Set {
 	set, err := indexes.Parse(s, completions)
@@ -405,17 +394,17 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
-	if c := conditionTrue(job, batchv1.JobComplete); c != nil {
+	if c := ConditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
-	if c := conditionTrue(job, batchv1.JobFailed); c != nil {
+	if c := ConditionTrue(job, batchv1.JobFailed); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
 	// syncJob: hasSuccessCriteriaMetCondition, then the FailureTarget already set.
-	if c := conditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
+	if c := ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
 		return Decision{Kind: Succeed, Reason: c.Reason, Existing: true}
 	}
-	if c := conditionTrue(job, batchv1.JobFailureTarget); c != nil {
+	if c := ConditionTrue(job, batchv1.JobFailureTarget); c != nil {
 		return Decision{Kind: Fail, Reason: c.Reason, Existing: true}
 	}
 	// getFailJobMessage: any failed pod (tracked or not) matching a FailJob rule.
@@ -497,7 +486,7 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 	case Fail:
 		return false
 	case Finished:
-		return conditionTrue(job, batchv1.JobComplete) != nil
+		return ConditionTrue(job, batchv1.JobComplete) != nil
 	}
 	if f.Failed.IsEmpty() {
 		return true

@@ -169,13 +169,16 @@ func OnlyReplaceFailedPods(job *batchv1.Job) bool {
 // IsPodFailed mirrors isPodFailed (job_controller.go): phase Failed, or, under
 // podReplacementPolicy TerminatingOrFailed, being deleted without having succeeded.
 func IsPodFailed(job *batchv1.Job, pod *corev1.Pod) bool {
-	if pod.Status.Phase == corev1.PodFailed {
+	return PodFailed(pod.Status.Phase, pod.DeletionTimestamp != nil, OnlyReplaceFailedPods(job))
+}
+
+// PodFailed is isPodFailed over a pod's phase and whether it is being deleted; onlyFailed is
+// OnlyReplaceFailedPods of its Job.
+func PodFailed(phase corev1.PodPhase, deleting, onlyFailed bool) bool {
+	if phase == corev1.PodFailed {
 		return true
 	}
-	if OnlyReplaceFailedPods(job) {
-		return false
-	}
-	return pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded
+	return !onlyFailed && deleting && phase != corev1.PodSucceeded
 }
 
 // MatchPodFailurePolicy mirrors matchPodFailurePolicy (pod_failure_policy.go): rules in order,

@@ -1,8 +1,6 @@
 package jobpolicy
 
 import (
-	"math"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -43,14 +41,7 @@ func SpecOf(job *batchv1.Job) Spec {
 	if s.Parallelism != nil {
 		out.Parallelism = *s.Parallelism
 	}
-	switch {
-	case s.BackoffLimit != nil:
-		out.BackoffLimit, out.BackoffLimitSet = *s.BackoffLimit, true
-	case s.BackoffLimitPerIndex != nil:
-		out.BackoffLimit = math.MaxInt32
-	default:
-		out.BackoffLimit = DefaultBackoffLimit
-	}
+	out.BackoffLimit, out.BackoffLimitSet = DefaultedBackoffLimit(&s), s.BackoffLimit != nil
 	return out
 }
 
@@ -89,7 +80,7 @@ func (s Spec) PerIndexFailuresAtMost() int64 {
 	if !s.PerIndex() {
 		return 0
 	}
-	return int64(s.Completions) * (int64(*s.BackoffLimitPerIndex) + 1)
+	return int64(s.Completions) * AttemptsPerIndex(*s.BackoffLimitPerIndex)
 }
 
 // GlobalLimitFiresFirst reports whether, next to backoffLimitPerIndex, a backoffLimit other
@@ -98,7 +89,7 @@ func (s Spec) PerIndexFailuresAtMost() int64 {
 // backoffLimit+1 counted failures happen, and they can happen when backoffLimit+1 is at most
 // completions × (backoffLimitPerIndex+1).
 func (s Spec) GlobalLimitFiresFirst() bool {
-	if !s.PerIndex() || s.BackoffLimit == math.MaxInt32 || s.BackoffLimit < 0 || *s.BackoffLimitPerIndex < 0 {
+	if !s.PerIndex() || s.BackoffLimit == UnlimitedBackoffLimit || s.BackoffLimit < 0 || *s.BackoffLimitPerIndex < 0 {
 		return false
 	}
 	return int64(s.BackoffLimit) < s.PerIndexFailuresAtMost()

@@ -1,14 +1,14 @@
 package jobspec
 
 import (
-	"math"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // PlaceholderUID stands for the UID the API server gives a new Job. Messages that name the UID
@@ -84,13 +84,7 @@ func setDefaultsJobSpec(spec *batchv1.JobSpec) {
 	if spec.Parallelism == nil {
 		spec.Parallelism = ptr.To[int32](1)
 	}
-	if spec.BackoffLimit == nil {
-		if spec.BackoffLimitPerIndex != nil {
-			spec.BackoffLimit = ptr.To[int32](math.MaxInt32)
-		} else {
-			spec.BackoffLimit = ptr.To[int32](6)
-		}
-	}
+	spec.BackoffLimit = ptr.To(jobpolicy.DefaultedBackoffLimit(spec))
 	if spec.CompletionMode == nil {
 		spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
 	}

@@ -17,11 +17,16 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
+// CompletionsSoftLimit is validation.go's completionsSoftLimit (100,000): above it, an Indexed
+// Job with backoffLimitPerIndex needs maxFailedIndexes; it is also the most parallelism and
+// maxFailedIndexes of any Indexed Job (maxParallelismForIndexedJob,
+// maxFailedIndexesForIndexedJob, both 100,000).
+const CompletionsSoftLimit = 100_000
+
 // Limits from pkg/apis/batch/validation/validation.go.
 const (
-	maxParallelismForIndexedJob             = 100000
-	maxFailedIndexesForIndexedJob           = 100_000
-	completionsSoftLimit                    = 100_000
+	maxParallelismForIndexedJob             = CompletionsSoftLimit
+	maxFailedIndexesForIndexedJob           = CompletionsSoftLimit
 	parallelismLimitForHighCompletions      = 10_000
 	maxFailedIndexesLimitForHighCompletions = 10_000
 	maxPodFailurePolicyRules                = 20
@@ -222,15 +227,15 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 			if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
 				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
 			}
-			if spec.Completions != nil && *spec.Completions > completionsSoftLimit && spec.BackoffLimitPerIndex != nil {
+			if spec.Completions != nil && *spec.Completions > CompletionsSoftLimit && spec.BackoffLimitPerIndex != nil {
 				if spec.MaxFailedIndexes == nil {
-					vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", completionsSoftLimit)))
+					vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", CompletionsSoftLimit)))
 				}
 				if spec.Parallelism != nil && *spec.Parallelism > parallelismLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, completionsSoftLimit)))
+					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, CompletionsSoftLimit)))
 				}
 				if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, completionsSoftLimit)))
+					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, CompletionsSoftLimit)))
 				}
 			}
 		}

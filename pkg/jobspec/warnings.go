@@ -49,7 +49,7 @@ func WarningsForJobSpec(path *field.Path, spec *batchv1.JobSpec) []ServerWarning
 	}
 	completions := ptr.Deref(spec.Completions, 0)
 	parallelism := ptr.Deref(spec.Parallelism, 0)
-	if completions > completionsSoftLimit && parallelism > parallelismLimitForHighCompletions {
+	if completions > CompletionsSoftLimit && parallelism > parallelismLimitForHighCompletions {
 		return []ServerWarning{{Rule: RuleLargeIndexedJob, Path: path.String(),
 			Message: fmt.Sprintf("%s: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail", path)}}
 	}

@@ -231,16 +231,16 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 		switch m := *spec.MaxFailedIndexes; {
 		case m == 0 && completions > 1:
 			c.add(RuleMaxFailedZero, SeverityWarning, p("maxFailedIndexes"), fmt.Sprintf(
-				"maxFailedIndexes is 0: the first of the %d indexes to fail (after %d attempts) fails the whole Job and kills every running index", completions, *spec.BackoffLimitPerIndex+1))
+				"maxFailedIndexes is 0: the first of the %d indexes to fail (after %d attempts) fails the whole Job and kills every running index", completions, jobpolicy.AttemptsPerIndex(*spec.BackoffLimitPerIndex)))
 		case m == completions:
 			c.add(RuleMaxFailedNoEffect, SeverityWarning, p("maxFailedIndexes"), fmt.Sprintf(
 				"maxFailedIndexes %d equals completions: more than %d of %d indexes can never fail, so the limit never stops the Job", m, m, completions))
 		}
 	}
-	if indexed && perIndex && spec.MaxFailedIndexes == nil && completions > 1 && completions <= 100000 {
+	if indexed && perIndex && spec.MaxFailedIndexes == nil && completions > 1 && completions <= jobspec.CompletionsSoftLimit {
 		c.add(RuleMaxFailedUnset, SeverityWarning, p("backoffLimitPerIndex"), fmt.Sprintf(
 			"maxFailedIndexes is not set: all %d indexes always run, each up to %d times, even when every one fails for the same reason; the Job is marked Failed only after the last index finished",
-			completions, int64(*spec.BackoffLimitPerIndex)+1))
+			completions, jobpolicy.AttemptsPerIndex(*spec.BackoffLimitPerIndex)))
 	}
 	if rs.TTLSecondsAfterFinished != nil && *rs.TTLSecondsAfterFinished >= 0 && *rs.TTLSecondsAfterFinished < TTLThresholdSeconds {
 		c.add(RuleTTLTooShort, SeverityWarning, p("ttlSecondsAfterFinished"), fmt.Sprintf(
@@ -268,7 +268,7 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 		}
 		c.add(RuleTerminatingOrFail, SeverityWarning, p("podReplacementPolicy"), fmt.Sprintf(
 			"podReplacementPolicy is TerminatingOrFailed (%s): a pod being deleted counts as a failure of its index at once and is replaced while it still terminates, so two pods of one index can run together and evictions use up the index's %d attempts",
-			how, *spec.BackoffLimitPerIndex+1))
+			how, jobpolicy.AttemptsPerIndex(*spec.BackoffLimitPerIndex)))
 	}
 	if spec.ManagedBy != nil && *spec.ManagedBy != "kubernetes.io/job-controller" {
 		c.add(RuleManagedExternally, SeverityWarning, p("managedBy"), fmt.Sprintf(

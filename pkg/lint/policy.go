@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -24,7 +23,7 @@ func PrepareDBMessage(s jobpolicy.Spec) string {
 	fmt.Fprintf(&b, "%s is shared by all %d indexes (no backoffLimitPerIndex): %d pod %s anywhere fail the whole Job and the controller deletes every running pod",
 		what, s.Completions, failures, pluralN(failures, "failure", "failures"))
 	switch together := running - failures; {
-	case s.BackoffLimit == math.MaxInt32:
+	case s.BackoffLimit == jobpolicy.UnlimitedBackoffLimit:
 	case running <= 1:
 		fmt.Fprintf(&b, "; with parallelism %d no other shard runs at that moment, but every index not yet finished never runs", running)
 	case together > 0:
@@ -51,7 +50,7 @@ func PrepareDBMessage(s jobpolicy.Spec) string {
 // to backoffLimitPerIndex that can fail the whole Job before the indexes use up their retries.
 func BackoffBesidePerIndexMessage(s jobpolicy.Spec) string {
 	return fmt.Sprintf("backoffLimit %d is enforced before the per-index limits: %d counted pod failures across all %d indexes fail the whole Job and kill every running index, although each index may fail %d times (backoffLimitPerIndex %d); remove backoffLimit or raise it to at least %d",
-		s.BackoffLimit, s.FailuresToFail(), s.Completions, *s.BackoffLimitPerIndex+1, *s.BackoffLimitPerIndex, s.PerIndexFailuresAtMost())
+		s.BackoffLimit, s.FailuresToFail(), s.Completions, jobpolicy.AttemptsPerIndex(*s.BackoffLimitPerIndex), *s.BackoffLimitPerIndex, s.PerIndexFailuresAtMost())
 }
 
 func pluralN(n int64, one, many string) string {

@@ -3,7 +3,6 @@ package scaffold
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -294,7 +294,7 @@ func checkBaseSpec(spec *batchv1.JobSpec, n int32, from string) error {
 	if spec.Completions != nil && *spec.Completions != n {
 		add("completions is %d but the manifest has %d shards: completions is always the number of shards (remove the field)", *spec.Completions, n)
 	}
-	if spec.BackoffLimit != nil && *spec.BackoffLimit != math.MaxInt32 {
+	if spec.BackoffLimit != nil && *spec.BackoffLimit != jobpolicy.UnlimitedBackoffLimit {
 		add("backoffLimit is %d: a global backoffLimit counts the failures of every index and, once exceeded, kills the healthy ones; kubectl indexed uses backoffLimitPerIndex instead (remove backoffLimit)", *spec.BackoffLimit)
 	}
 	if spec.SuccessPolicy != nil {

@@ -23,7 +23,8 @@ func TestCaseIDBidiControls(t *testing.T) {
 }
 
 // TestReadDirectoryAndBound: a directory given as the manifest says so, rather than "the file
-// is empty"; an endless input is cut off at MaxManifestBytes (issue 16, item 5).
+// is empty"; a device is refused as not a regular file, and endless standard input is cut off
+// at MaxManifestBytes (issue 16, item 5; issue 26, item 6).
 func TestReadDirectoryAndBound(t *testing.T) {
 	_, err := Read(t.TempDir(), nil)
 	if err == nil || !strings.Contains(err.Error(), "is a directory") {
@@ -31,9 +32,12 @@ func TestReadDirectoryAndBound(t *testing.T) {
 	}
 	if _, statErr := os.Stat("/dev/zero"); statErr == nil {
 		_, err = Read("/dev/zero", nil)
-		if err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		if err == nil || !strings.Contains(err.Error(), "a character device, not a regular file") {
 			t.Errorf("/dev/zero: %v", err)
 		}
+	}
+	if _, err = Read("-", endless{}); err == nil || !strings.Contains(err.Error(), "larger than 64 MiB") {
+		t.Errorf("endless standard input: %v", err)
 	}
 }
 

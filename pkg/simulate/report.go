@@ -2,12 +2,12 @@ package simulate
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -62,7 +62,7 @@ func (r *Report) Result() *Result { return r.result }
 func TimingIndependent(job *batchv1.Job) string {
 	s := job.Spec
 	switch {
-	case s.BackoffLimitPerIndex == nil, s.BackoffLimit != nil && *s.BackoffLimit != math.MaxInt32,
+	case s.BackoffLimitPerIndex == nil, s.BackoffLimit != nil && *s.BackoffLimit != jobpolicy.UnlimitedBackoffLimit,
 		s.MaxFailedIndexes != nil, s.SuccessPolicy != nil, s.ActiveDeadlineSeconds != nil,
 		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
 		return ""

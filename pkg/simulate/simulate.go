@@ -15,8 +15,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -26,6 +26,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
 // Timing chooses how events that race are ordered.
@@ -316,24 +317,17 @@ func Check(job *batchv1.Job) error {
 	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
 		return fmt.Errorf("job %q is not an Indexed Job (spec.completionMode: Indexed): simulate models Indexed Jobs only", job.Name)
 	}
-	// completions 0 is accepted by the API server; the first sync completes the Job.
-	if job.Spec.Completions == nil || *job.Spec.Completions < 0 {
-		return fmt.Errorf("job %q: an Indexed Job needs spec.completions (0 or more)", job.Name)
+	// What the API server rejects, in its own words (pkg/jobspec), before what the simulator
+	// itself cannot model.
+	if vs := jobspec.ValidateJob(job); len(vs) > 0 {
+		msgs := make([]string, len(vs))
+		for i, v := range vs {
+			msgs[i] = v.Message()
+		}
+		return fmt.Errorf("job %q is invalid, the API server would reject it: %s", job.Name, strings.Join(msgs, "; "))
 	}
-	if *job.Spec.Completions > 10_000_000 {
+	if job.Spec.Completions != nil && *job.Spec.Completions > 10_000_000 {
 		return fmt.Errorf("job %q: spec.completions %d is more than the simulator models (10,000,000)", job.Name, *job.Spec.Completions)
-	}
-	if job.Spec.Parallelism != nil && *job.Spec.Parallelism < 0 {
-		return fmt.Errorf("job %q: spec.parallelism must not be negative", job.Name)
-	}
-	if job.Spec.BackoffLimitPerIndex != nil && *job.Spec.BackoffLimitPerIndex < 0 {
-		return fmt.Errorf("job %q: spec.backoffLimitPerIndex must not be negative", job.Name)
-	}
-	if job.Spec.BackoffLimit != nil && *job.Spec.BackoffLimit < 0 {
-		return fmt.Errorf("job %q: spec.backoffLimit must not be negative", job.Name)
-	}
-	if rp := job.Spec.Template.Spec.RestartPolicy; rp != corev1.RestartPolicyNever && rp != corev1.RestartPolicyOnFailure {
-		return fmt.Errorf("job %q: spec.template.spec.restartPolicy must be Never or OnFailure (got %q)", job.Name, rp)
 	}
 	return ValidateAnnotations(job.Spec.Template.Annotations)
 }
@@ -345,13 +339,7 @@ func Defaulted(job *batchv1.Job) *batchv1.Job {
 	if j.Spec.Parallelism == nil {
 		j.Spec.Parallelism = ptr32(1)
 	}
-	if j.Spec.BackoffLimit == nil {
-		if j.Spec.BackoffLimitPerIndex != nil {
-			j.Spec.BackoffLimit = ptr32(math.MaxInt32)
-		} else {
-			j.Spec.BackoffLimit = ptr32(jobpolicy.DefaultBackoffLimit)
-		}
-	}
+	j.Spec.BackoffLimit = ptr32(jobpolicy.DefaultedBackoffLimit(&j.Spec))
 	if j.Spec.PodReplacementPolicy == nil {
 		p := batchv1.TerminatingOrFailed
 		if j.Spec.PodFailurePolicy != nil {
@@ -612,10 +600,7 @@ func (s *sim) observe(p *simPod) jobpolicy.Pod {
 
 // isFailed is isPodFailed: phase Failed, or being deleted under TerminatingOrFailed.
 func (p *simPod) isFailed(onlyFailed bool) bool {
-	if p.phase == corev1.PodFailed {
-		return true
-	}
-	return !onlyFailed && p.deleting && p.phase != corev1.PodSucceeded
+	return jobpolicy.PodFailed(p.phase, p.deleting, onlyFailed)
 }
 
 // sync is one syncJob.

@@ -19,7 +19,7 @@ func job(completions, parallelism int32, annotations map[string]string) *batchv1
 	return &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "j", Namespace: "ns"}, Spec: batchv1.JobSpec{
 		CompletionMode: &mode, Completions: i32(completions), Parallelism: i32(parallelism),
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
-			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker"}}}},
+			Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, Containers: []corev1.Container{{Name: "worker", Image: "busybox:1.36"}}}},
 	}}
 }
 

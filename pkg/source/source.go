@@ -149,36 +149,6 @@ func (o Options) maxBytes() int64 {
 	return DefaultMaxBytes
 }
 
-// ReadAllBounded reads r to its end, or fails with a *TooLargeError once it has read more than
-// limit bytes (limit <= 0: DefaultMaxBytes).
-func ReadAllBounded(r io.Reader, limit int64) ([]byte, error) {
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, &TooLargeError{Limit: limit}
-	}
-	return data, nil
-}
-
-// readFileBounded reads the file at path as ReadAllBounded does; a regular file larger than
-// limit is refused from its size, without reading it.
-func readFileBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > limit {
-		return nil, &TooLargeError{Limit: limit}
-	}
-	return ReadAllBounded(f, limit)
-}
-
 // ReadError is an input that could not be read at all (missing file, unreadable directory).
 type ReadError struct {
 	Path string
@@ -268,7 +238,7 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			return err
 		}
 		for _, f := range files {
-			data, err := readFileBounded(f, opts.maxBytes())
+			data, err := ReadFile(f, opts.maxBytes())
 			if err != nil {
 				return &ReadError{Path: f, Err: unwrapPathError(err)}
 			}

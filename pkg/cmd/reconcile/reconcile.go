@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 var (
@@ -308,16 +309,25 @@ func rel(dir, path string) string {
 }
 
 func readReceipt(path, src string) (*receipt.Receipt, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	data, err := source.ReadFile(path, receipt.MaxReceiptBytes)
+	var tl *source.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("larger than %d bytes: a receipt is at most %d", receipt.MaxReceiptBytes, receipt.MaxReceiptBytes)}}
 	}
-	if fi.Size() > receipt.MaxReceiptBytes {
-		return nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("%d bytes: a receipt is at most %d", fi.Size(), receipt.MaxReceiptBytes)}}
+	var nr *source.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, &receipt.Error{Source: src, Problems: []string{nr.Error()}}
 	}
-	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errors.Unwrap(err)
+		return nil, unwrapPath(err)
 	}
 	return receipt.Parse(src, data)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -525,5 +528,38 @@ func TestJobNameAsKubectlPrintsIt(t *testing.T) {
 		if acts := client.Actions(); len(acts) != 0 {
 			t.Errorf("%s: sent %v", name, acts)
 		}
+	}
+}
+
+// TestReceiptsThatAreNotFilesAreRejected: a *.receipt.json linked to /dev/zero grew reconcile
+// to 6.4 GB in 15 s, and a FIFO blocked it forever (issue 26, item 7); both are now rejected
+// at once as not regular files, and the rest of the directory is still read.
+func TestReceiptsThatAreNotFilesAreRejected(t *testing.T) {
+	if goruntime.GOOS == "windows" {
+		t.Skip("no FIFOs or /dev/zero")
+	}
+	results := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(results, "zero.receipt.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(results, "fifo.receipt.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan result, 1)
+	go func() {
+		done <- run(t, nil, "--manifest", filepath.Join(examples, "manifest.yaml"), "--receipts", results)
+	}()
+	select {
+	case r := <-done:
+		for _, want := range []string{"zero.receipt.json: malformed", "a character device, not a regular file", "fifo.receipt.json: malformed", "a FIFO (named pipe), not a regular file"} {
+			if !strings.Contains(r.out, want) {
+				t.Errorf("no %q in the report (exit %d):\n%s%s", want, r.code, r.out, r.errOut)
+			}
+		}
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1", r.code)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("reconcile still reading after 20s")
 	}
 }

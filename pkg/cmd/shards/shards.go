@@ -4,7 +4,6 @@ package shards
 import (
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,7 +158,7 @@ func (o *SplitOptions) Run() error {
 	in := o.In
 	name := o.Cases
 	if o.Cases != source.StdinName {
-		f, err := os.Open(o.Cases)
+		f, _, err := source.OpenFile(o.Cases)
 		if err != nil {
 			return exitcode.UsageError("case list: %w", err)
 		}

@@ -307,6 +307,9 @@ func TestLineageOfflineShardConfigMapDecidedAsLive(t *testing.T) {
 	r = run(t, nil, "", "--lineage", "-f", write(objs...), "-o", "json")
 	if r.code != 0 || !strings.Contains(r.out, "Shard IDs are not shown") {
 		t.Errorf("unreadable shard IDs without a note: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}
+
 // TestNextTextMatchesJSON: the text view's Next prints every command that -o json's
 // nextEntries[].command holds, the same words, on a line of its own (issue 26 item 1: the text
 // printed `kubectl indexed retry base -n NS` without the connection flags, wrapped mid-command,

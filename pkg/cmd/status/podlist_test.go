@@ -136,8 +136,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.Namespace, o.JobName, o.Output, o.AllPods = client, "ns", "seed", "json", allPods
-	o.Client, o.Namespace, o.JobName, o.PrintFlags.OutputFormat = client, "ns", "seed", "json"
+	o.Client, o.Namespace, o.JobName, o.PrintFlags.OutputFormat, o.AllPods = client, "ns", "seed", "json", allPods
 	switch {
 	case first < 0:
 		o.FirstPageSize, o.ChunkSize = 0, 0
