@@ -129,7 +129,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
 	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, fmt.Sprintf("How many times each case runs (repetitions 0..N-1): results per case. At most %d, and cases × repetitions at most %d (each result is held in memory).", domain.MaxRepetitions, domain.MaxResults))
 	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (a ReconcileReport), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per shard). Default: text.")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: wide (a row per shard), json or yaml (a ReconcileReport), or a template as with kubectl ("+output.Formats+"; custom-columns prints a row per shard). Default: text.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -176,7 +176,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 
 // Validate checks the flags.
 func (o *Options) Validate() error {
-	if err := output.Validate(o.Output, output.FormatText, output.FormatJSON, output.FormatYAML); err != nil {
+	if err := output.Validate(o.Output, output.FormatText, output.FormatWide, output.FormatJSON, output.FormatYAML); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
@@ -234,6 +234,8 @@ func (o *Options) Run(ctx context.Context) error {
 	rep := rec.Report()
 	if output.IsMachine(o.Output) {
 		err = output.Write(o.Out, o.Output, rep, "shards")
+	} else if o.Output == output.FormatWide {
+		err = domain.PrintWide(o.Out, rep)
 	} else {
 		err = domain.PrintText(o.Out, rep)
 	}
@@ -284,9 +286,9 @@ func ReadReceiptsDir(dir string, rec *domain.Reconciler) error {
 		}
 		n++
 		src := rel(dir, path)
-		r, err := readReceipt(path, src)
+		r, data, err := readReceipt(path, src)
 		if err != nil {
-			rec.Reject(src, "", err)
+			rec.RejectData(src, data, err)
 			return nil
 		}
 		rec.AddReceipt(src, r)
@@ -296,7 +298,7 @@ func ReadReceiptsDir(dir string, rec *domain.Reconciler) error {
 		return fmt.Errorf("cannot read the receipts directory %s: %w", dir, err)
 	}
 	if n == 0 {
-		rec.Note("No receipt files (*%s) under %s.", ReceiptSuffix, dir)
+		rec.NoReceiptFiles(dir, "*"+ReceiptSuffix)
 	}
 	return nil
 }
@@ -308,17 +310,18 @@ func rel(dir, path string) string {
 	return path
 }
 
-func readReceipt(path, src string) (*receipt.Receipt, error) {
+func readReceipt(path, src string) (*receipt.Receipt, []byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fi.Size() > receipt.MaxReceiptBytes {
-		return nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("%d bytes: a receipt is at most %d", fi.Size(), receipt.MaxReceiptBytes)}}
+		return nil, nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("%d bytes: a receipt is at most %d", fi.Size(), receipt.MaxReceiptBytes)}}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, errors.Unwrap(err)
+		return nil, nil, errors.Unwrap(err)
 	}
-	return receipt.Parse(src, data)
+	r, err := receipt.Parse(src, data)
+	return r, data, err
 }
