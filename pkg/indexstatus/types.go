@@ -121,6 +121,8 @@ type IndexedJobStatus struct {
 	// case counts (the text view's CASES column).
 	omitted      indexes.Set
 	omittedCases bool
+	// groups are the indexes that need attention by cause (group.go), for the text view.
+	groups []indexGroup
 }
 
 // JobRef names the Job.
