@@ -268,16 +268,7 @@ func (o *Options) listRules() error {
 	if output.IsTemplate(o.Output) {
 		return output.PrintList(o.Out, o.Output, map[string]any{"rules": rules}, "rules")
 	}
-	width := 0
-	for _, r := range rules {
-		width = max(width, len(r.ID))
-	}
-	for _, r := range rules {
-		if _, err := fmt.Fprintf(o.Out, "%-*s  %-7s  %s\n", width, r.ID, r.Severity, r.What); err != nil {
-			return err
-		}
-	}
-	return nil
+	return lint.PrintRules(o.Out, rules, TextWidth)
 }
 
 // printSimulateHints prints, for each file with a Job in the prepare-db mode, the commands that
