@@ -423,11 +423,32 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if cmd != "" {
 			// A pipeline too long for the width breaks after its pipe (the shell reads on).
 			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > Width {
-				p.printf("      %s |\n        %s\n", left, right)
+				p.command(left+" |", "      ")
+				p.command(right, "        ")
 			} else {
-				p.printf("      %s\n", cmd)
+				p.command(cmd, "      ")
 			}
 		}
+	}
+}
+
+// command prints a shell command at indent; one too long for the width breaks at spaces, each
+// line but the last ending in a backslash, so that it still runs when pasted.
+func (p *textPrinter) command(cmd, indent string) {
+	if p.wide || len(indent)+len(cmd) <= Width {
+		p.printf("%s%s\n", indent, cmd)
+		return
+	}
+	lines := wrap(cmd, Width-len(indent)-4)
+	for k, l := range lines {
+		in := indent
+		if k > 0 {
+			in += "  "
+		}
+		if k < len(lines)-1 && !strings.HasSuffix(l, "|") {
+			l += " \\"
+		}
+		p.printf("%s%s\n", in, l)
 	}
 }
 
