@@ -7,12 +7,16 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
-// IsLive reports whether job was read back from a server (kubectl get job -o yaml): it carries
-// a UID, a resourceVersion, managedFields or a status, none of which a manifest holds.
+// IsLive reports whether job was read back from a server as kubectl get job -o yaml prints it:
+// a UID or resourceVersion together with a status (or managedFields). A manifest that kept the
+// old UID but dropped the status is what a user creates again, and the server rejects its
+// selector: that one is checked as written (test/lint/corpus/125-err-exported.yaml).
 func IsLive(job *batchv1.Job) bool {
-	return job.UID != "" || job.ResourceVersion != "" || len(job.ManagedFields) > 0 ||
-		job.Status.StartTime != nil || len(job.Status.Conditions) > 0 || job.Status.Active > 0 ||
-		job.Status.Succeeded > 0 || job.Status.Failed > 0 || job.Status.CompletedIndexes != ""
+	st := &job.Status
+	status := st.StartTime != nil || len(st.Conditions) > 0 || st.Active > 0 || st.Succeeded > 0 ||
+		st.Failed > 0 || st.Terminating != nil || st.Ready != nil || st.CompletedIndexes != "" ||
+		st.FailedIndexes != nil || st.UncountedTerminatedPods != nil
+	return (job.UID != "" || job.ResourceVersion != "") && (status || len(job.ManagedFields) > 0)
 }
 
 // DesiredSpec returns the Job a live object came from: what the server set is taken out
