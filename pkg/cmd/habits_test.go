@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -40,10 +41,15 @@ func TestGlobalFlagsListedOnceByOptions(t *testing.T) {
 	walk(root)
 	for _, args := range pages {
 		help, _, code := execute(t, args...)
-		lines := strings.Split(strings.TrimRight(help, "\n"), "\n")
 		if code != 0 || strings.Contains(help, "--kubeconfig string") || strings.Contains(help, "Global Flags") ||
-			lines[len(lines)-1] != `Use "kubectl indexed options" for a list of global command-line options (applies to all commands).` {
+			!strings.HasSuffix(strings.Join(strings.Fields(help), " "), OptionsHint) {
 			t.Errorf("%s: exit %d, help:\n%s", strings.Join(args, " "), code, help)
+		}
+		// Every help page fits 80 columns (issue 22, item 3: the root's was 328).
+		for _, l := range strings.Split(help, "\n") {
+			if n := utf8.RuneCountInString(l); n > HelpWidth {
+				t.Errorf("%s: a line of %d columns: %q", strings.Join(args, " "), n, l)
+			}
 		}
 	}
 	if len(pages) < 15 {

@@ -99,33 +99,34 @@ const OptionsHint = `Use "kubectl indexed options" for a list of global command-
 // root's persistent flags, are listed by "kubectl indexed options" only, not under "Flags" of
 // the root or "Global Flags" of every verb; and every page ends with OptionsHint.
 const usageTemplate = `Usage:{{if .Runnable}}
-  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+{{wrapUse .UseLine}}{{end}}{{if .HasAvailableSubCommands}}
   {{.CommandPath}} [command]{{end}}{{if gt (len .Aliases) 0}}
 
 Aliases:
   {{.NameAndAliases}}{{end}}{{if .HasExample}}
 
 Examples:
-{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+{{.Example | wrapExample}}{{end}}{{if .HasAvailableSubCommands}}
 
 Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
-  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{$flags := .LocalNonPersistentFlags}}{{if $flags.HasAvailableFlags}}
+  {{rpad .Name .NamePadding }} {{wrapShort .Short (add .NamePadding 3)}}{{end}}{{end}}{{end}}{{$flags := .LocalNonPersistentFlags}}{{if $flags.HasAvailableFlags}}
 
 Flags:
-{{$flags.FlagUsages | trimTrailingWhitespaces}}{{end}}{{if .HasHelpSubCommands}}
+{{wrapFlags $flags | trimTrailingWhitespaces}}{{end}}{{if .HasHelpSubCommands}}
 
 Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
-  {{rpad .CommandPath .CommandPathPadding}} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
+  {{rpad .CommandPath .CommandPathPadding}} {{wrapShort .Short (add .CommandPathPadding 3)}}{{end}}{{end}}{{end}}{{if .HasAvailableSubCommands}}
 
-Use "{{.CommandPath}} [command] --help" for more information about a command.{{end}}
+{{wrapProse (printf "Use \"%s [command] --help\" for more information about a command." .CommandPath)}}{{end}}
 
-` + OptionsHint + `
+{{optionsHint}}
 `
 
 // useOptionsCommand lists the global flags once, in "kubectl indexed options", instead of on
 // every help page, as kubectl does ("kubectl options").
 func useOptionsCommand(root *cobra.Command) {
 	root.SetUsageTemplate(usageTemplate)
+	root.SetHelpTemplate(helpTemplate)
 }
 
 // newCmdOptions prints the global flags, as "kubectl options".
@@ -138,7 +139,7 @@ func newCmdOptions(streams genericiooptions.IOStreams) *cobra.Command {
 			kubectl indexed options`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(streams.Out, "The following options can be passed to any command:\n\n%s", cmd.Root().PersistentFlags().FlagUsages())
+			_, err := fmt.Fprintf(streams.Out, "The following options can be passed to any command:\n\n%s", cmd.Root().PersistentFlags().FlagUsagesWrapped(HelpWidth))
 			return err
 		},
 	}

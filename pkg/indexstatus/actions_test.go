@@ -90,11 +90,11 @@ func TestTextNamesFailedPods(t *testing.T) {
 	if len(names) != 2 {
 		t.Fatalf("index 4 pods = %v", names)
 	}
-	want := "\nPods of failed indexes (oldest attempt first):\n  2: "
+	want := "\nPods of the first index of each group (oldest attempt first):\n  2: "
 	if !strings.Contains(f.text, want) || !strings.Contains(f.text, "  4: "+names[0]+", "+names[1]+"\n") {
 		t.Errorf("text:\n%s", f.text)
 	}
-	if strings.Contains(f.wide, "Pods of failed indexes") {
+	if strings.Contains(f.wide, "Pods of the first index") {
 		t.Errorf("-o wide has a PODS column; no list")
 	}
 }

@@ -23,7 +23,11 @@ func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
 	p := &textPrinter{w: w, wide: wide}
 	p.header(r)
 	p.states(r)
-	p.indexes(r, wide)
+	if wide {
+		p.indexes(r, wide)
+	} else {
+		p.groups(r)
+	}
 	p.next(r)
 	p.list("Cannot be known", r.Unknown)
 	p.list("Notes", r.Notes)
@@ -284,6 +288,79 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	}
 }
 
+// maxGroupRows is how many groups of indexes the text view shows.
+const maxGroupRows = 10
+
+// groups prints the indexes that need attention by cause: a row per group with its count, the
+// exit, the rule and the indexes as ranges, the words of its first index under it (the others
+// alike), then the pods of the first index of each failed group. Every index is one range
+// away; -o wide lists each.
+func (p *textPrinter) groups(r *IndexedJobStatus) {
+	if len(r.groups) == 0 {
+		return
+	}
+	p.printf("\n")
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	if p.err == nil {
+		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\tINDEXES")
+	}
+	gs := r.groups
+	if len(gs) > maxGroupRows {
+		gs = gs[:maxGroupRows]
+	}
+	var details [][]string
+	for k := range gs {
+		g, st := &gs[k], &gs[k].Sample
+		exit := "-"
+		if st.LastExitCode != nil {
+			exit = strconv.Itoa(int(*st.LastExitCode))
+		}
+		rule := "-"
+		if st.Rule != nil {
+			rule = fmt.Sprintf("%d %s", st.Rule.Index, st.Rule.Action)
+		}
+		left := "-"
+		if st.RetriesLeft != nil {
+			left = strconv.Itoa(int(*st.RetriesLeft))
+		}
+		if p.err == nil {
+			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", st.State, g.Count, exit, rule, left,
+				g.Indexes.Truncated(Width-48))
+		}
+		words := fmt.Sprintf("%d: %s", st.Index, st.Detail)
+		if g.Count > 1 {
+			words = fmt.Sprintf("%d (and %d alike): %s", st.Index, g.Count-1, st.Detail)
+		}
+		details = append(details, wrap(words, Width-4))
+	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+	p.printf("%s\n", strings.TrimRight(lines[0], " "))
+	for k, l := range lines[1:] {
+		p.printf("%s\n", strings.TrimRight(l, " "))
+		if k < len(details) {
+			for _, d := range details[k] {
+				p.printf("    %s\n", d)
+			}
+		}
+	}
+	if len(r.groups) > len(gs) {
+		rest := 0
+		for _, g := range r.groups[len(gs):] {
+			rest += g.Count
+		}
+		p.printf("... and %d more groups (%d indexes); -o wide lists every index.\n", len(r.groups)-len(gs), rest)
+	}
+	var samples []IndexStatus
+	for k := range gs {
+		samples = append(samples, gs[k].Sample)
+	}
+	p.failedPods(samples)
+}
+
 // maxPodRows is how many failed indexes the text view names the pods of.
 const maxPodRows = 10
 
@@ -301,7 +378,7 @@ func (p *textPrinter) failedPods(rows []IndexStatus) {
 			continue
 		}
 		if n == 0 {
-			p.printf("\nPods of failed indexes (oldest attempt first):\n")
+			p.printf("\nPods of the first index of each group (oldest attempt first):\n")
 		}
 		n++
 		lines := wrap(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), Width-4)
@@ -346,12 +423,81 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if cmd != "" {
 			// A pipeline too long for the width breaks after its pipe (the shell reads on).
 			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > Width {
-				p.printf("      %s |\n        %s\n", left, right)
+				p.command(left+" |", "      ")
+				p.command(right, "        ")
 			} else {
-				p.printf("      %s\n", cmd)
+				p.command(cmd, "      ")
 			}
 		}
 	}
+}
+
+// command prints a shell command at indent; one too long for the width breaks at spaces, each
+// line but the last ending in a backslash, so that it still runs when pasted.
+func (p *textPrinter) command(cmd, indent string) {
+	if p.wide || len(indent)+len(cmd) <= Width {
+		p.printf("%s%s\n", indent, cmd)
+		return
+	}
+	lines := wrapWords(shellWords(cmd), Width-len(indent)-4)
+	for k, l := range lines {
+		in := indent
+		if k > 0 {
+			in += "  "
+		}
+		if k < len(lines)-1 && !strings.HasSuffix(l, "|") {
+			l += " \\"
+		}
+		p.printf("%s%s\n", in, l)
+	}
+}
+
+// shellWords splits a command at the spaces outside quotes, so that a line break (and its
+// backslash) never lands inside a quoted word, where the shell would keep it literally.
+func shellWords(cmd string) []string {
+	var words []string
+	var quote rune
+	start := 0
+	for i, r := range cmd {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ':
+			if i > start {
+				words = append(words, cmd[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(cmd) {
+		words = append(words, cmd[start:])
+	}
+	return words
+}
+
+// wrapWords fills lines of at most width with whole words (a word longer than width gets a
+// line of its own).
+func wrapWords(words []string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range words {
+		if line != "" && len(line)+1+len(w) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func (p *textPrinter) list(title string, items []string) {

@@ -109,7 +109,8 @@ func truncate(s string, n int) string {
 func (b *reportBuilder) walkIndexes() {
 	r := b.r
 	var omitted indexes.Builder
-	defer func() { r.omitted = omitted.Set() }()
+	var groups grouper
+	defer func() { r.omitted = omitted.Set(); r.groups = groups.done(b) }()
 	if b.opts.AllIndexes {
 		// One allocation: growing by append copies the list many times over (about five
 		// times its size at 100,000 indexes).
@@ -126,6 +127,9 @@ func (b *reportBuilder) walkIndexes() {
 		// An index's words are made only when it is listed: at 100,000 completions the
 		// text view lists a few, and words for all the others were most of the report's
 		// garbage.
+		if needsAttention(f.state, int(f.count)) {
+			groups.add(f)
+		}
 		switch {
 		case b.opts.AllIndexes:
 			r.Indexes = append(r.Indexes, b.indexStatus(f))

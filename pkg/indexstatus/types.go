@@ -124,6 +124,8 @@ type IndexedJobStatus struct {
 	// unread are the Succeeded indexes whose succeeded pod was not read
 	// (Accumulator.LeaveOutSucceeded): AddCaseCounts does not take an older attempt's receipt.
 	unread indexes.Set
+	// groups are the indexes that need attention by cause (group.go), for the text view.
+	groups []indexGroup
 }
 
 // JobRef names the Job.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -280,40 +281,178 @@ func andList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
+// textWidth is the width the default view fits (all, for -o wide, does not wrap).
+const textWidth = 80
+
+// maxGroups is how many groups of shards the default view shows.
+const maxGroups = 10
+
 // PrintText writes the report for a terminal: the Jobs, the verdict, and the shards that are
-// not simply succeeded in the root (every shard when all is true).
+// not simply succeeded in the root. By default those shards are grouped by cause (state, the
+// Jobs they went through and their states there, the exit code) in 80 columns, each group with
+// its count, its root indexes as ranges and the words of its first shard; with all, every
+// shard has a row, unwrapped.
 func PrintText(w io.Writer, r *Report, all bool) error {
+	p := &printer{w: w, wrap: !all}
+	p.para(fmt.Sprintf("Lineage of job %s (namespace %s): %d %s, %d %s", r.Root.Name, r.Root.Namespace,
+		len(r.Jobs), plural(len(r.Jobs), "Job", "Jobs"), r.Shards, plural(r.Shards, "shard", "shards")), "")
+	p.printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	_, _ = fmt.Fprintf(tw, "Lineage of job %s (namespace %s): %d Jobs, %d shards\n\n", r.Root.Name, r.Root.Namespace, len(r.Jobs), r.Shards)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, truncate(j.OriginalIndexes, 40))
+		orig := j.OriginalIndexes
+		if !all {
+			if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
+				orig = set.Truncated(20)
+			} else {
+				orig = truncate(orig, 20)
+			}
+		}
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
 	}
-	_, _ = fmt.Fprintf(tw, "\n%s.\n", r.Verdict)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	p.printf("\n")
+	p.para(r.Verdict+".", "")
 	var rows []ShardStatus
 	for _, s := range r.ShardStatuses {
 		if all || s.State != indexstatus.StateSucceeded || len(s.Runs) > 1 {
 			rows = append(rows, s)
 		}
 	}
-	if len(rows) > 0 {
+	if all && len(rows) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		_, _ = fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
 		for _, s := range rows {
-			runs := make([]string, len(s.Runs))
-			for k, run := range s.Runs {
-				runs[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
-			}
 			exit := "-"
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, strings.Join(runs, " "), exit, truncate(s.Detail, 80))
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit, s.Detail)
 		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	} else if len(rows) > 0 {
+		p.groups(rows)
 	}
 	for _, n := range r.Notes {
-		_, _ = fmt.Fprintf(tw, "\nNote: %s\n", n)
+		p.printf("\n")
+		p.para("Note: "+n, "  ")
 	}
-	return tw.Flush()
+	return p.err
+}
+
+// runsText is the Jobs a shard went through: "seed(2):Failed retry-1(0):Succeeded", or without
+// the index there ("seed:Failed retry-1:Succeeded") for grouping.
+func runsText(runs []Run, withIndex bool) string {
+	out := make([]string, len(runs))
+	for k, run := range runs {
+		if withIndex {
+			out[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
+		} else {
+			out[k] = fmt.Sprintf("%s:%s", run.Job, run.State)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+type shardGroup struct {
+	first ShardStatus
+	set   indexes.Builder
+	n     int
+}
+
+// groups prints the shards by cause: a row per group, then its first shard's words.
+func (p *printer) groups(rows []ShardStatus) {
+	type key struct {
+		state   indexstatus.State
+		runs    string
+		exit    int32
+		hasExit bool
+		invalid bool
+	}
+	var order []*shardGroup
+	byKey := map[key]*shardGroup{}
+	for _, s := range rows {
+		k := key{state: s.State, runs: runsText(s.Runs, false), invalid: s.InvalidInput}
+		if s.LastExitCode != nil {
+			k.exit, k.hasExit = *s.LastExitCode, true
+		}
+		g := byKey[k]
+		if g == nil {
+			g = &shardGroup{first: s}
+			byKey[k] = g
+			order = append(order, g)
+		}
+		g.n++
+		g.set.Add(s.Index)
+	}
+	p.printf("\n")
+	for k, g := range order {
+		if k == maxGroups {
+			p.printf("... and %d more groups; -o wide lists every shard.\n", len(order)-maxGroups)
+			break
+		}
+		s := &g.first
+		exit := ""
+		if s.LastExitCode != nil {
+			exit = fmt.Sprintf(", exit %d", *s.LastExitCode)
+		}
+		p.para(fmt.Sprintf("%s, %d %s%s, via %s: %s %s", s.State, g.n, plural(g.n, "shard", "shards"), exit,
+			runsText(s.Runs, false), plural(g.set.Set().Len(), "index", "indexes"), g.set.Set().Truncated(textWidth-10)), "    ")
+		name := strconv.Itoa(s.Index)
+		if s.ShardID != "" {
+			name += " (" + s.ShardID + ")"
+		}
+		if g.n > 1 {
+			name += fmt.Sprintf(" and %d alike", g.n-1)
+		}
+		p.para("    "+name+": "+s.Detail, "    ")
+	}
+}
+
+type printer struct {
+	w    io.Writer
+	wrap bool
+	err  error
+}
+
+func (p *printer) printf(format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, a...)
+	}
+}
+
+// para writes text wrapped to 80 columns (unwrapped for -o wide), continuation lines indented.
+func (p *printer) para(text, indent string) {
+	if !p.wrap {
+		p.printf("%s\n", strings.TrimLeft(text, " "))
+		return
+	}
+	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
+	words := strings.Fields(text)
+	line := lead
+	for _, w := range words {
+		switch {
+		case strings.TrimSpace(line) == "":
+			line = lead + w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > textWidth:
+			p.printf("%s\n", line)
+			line = indent + w
+		default:
+			line += " " + w
+		}
+	}
+	p.printf("%s\n", line)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func dash(s string) string {

@@ -109,12 +109,18 @@ func TestBuildReportSeedAndRetry(t *testing.T) {
 	if err := PrintText(&buf, rep, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{want + ".", r1.Name + "(0):Failed", "\n4 "} {
-		if !strings.Contains(buf.String(), w) {
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if len([]rune(l)) > 80 {
+			t.Errorf("a line of %d columns (issue 22: was 134): %q", len([]rune(l)), l)
+		}
+	}
+	folded := strings.Join(strings.Fields(buf.String()), " ")
+	for _, w := range []string{want + ".", r1.Name + ":Failed", " 4 (s-4): "} {
+		if !strings.Contains(folded, w) {
 			t.Errorf("text lacks %q:\n%s", w, buf.String())
 		}
 	}
-	if strings.Contains(buf.String(), "\n0 ") {
+	if strings.Contains(folded, " 0 (s-0): ") {
 		t.Errorf("text lists shard 0, which simply succeeded in the root:\n%s", buf.String())
 	}
 }

@@ -189,3 +189,24 @@ func colorOf(s Severity) string {
 func WrapText(text string, first, rest, width int) []string {
 	return wrapText(text, first, rest, width)
 }
+
+// PrintRules writes the rules as lint --list-rules prints them: a line with each rule's ID and
+// severity, and what it flags under it, wrapped at width (0: on the same line, unwrapped).
+func PrintRules(w io.Writer, rules []Rule, width int) error {
+	idWidth := 0
+	for _, r := range rules {
+		idWidth = max(idWidth, len(r.ID))
+	}
+	for _, r := range rules {
+		var err error
+		if width <= 0 {
+			_, err = fmt.Fprintf(w, "%-*s  %-7s  %s\n", idWidth, r.ID, r.Severity, r.What)
+		} else {
+			_, err = fmt.Fprintf(w, "%-*s  %s\n    %s\n", idWidth, r.ID, r.Severity, strings.Join(wrapText(r.What, 4, 4, width), "\n    "))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -3,9 +3,11 @@ package reconcile
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -13,44 +15,27 @@ import (
 // maxTextCases is how many missing or not-evaluated cases the text view names per shard.
 const maxTextCases = 10
 
-// PrintText writes the report as text: the coverage, a row per shard, the cases that are
-// missing or were not evaluated, the rejected receipts and the notes.
+// PrintText writes the default text view, problems first: the header and verdict, then the
+// shards that are not complete grouped by state and reason (each group with its count, its
+// indexes as ranges and its shard IDs), a count of the rest, the rejected receipts that name no
+// shard, and the notes. It fits 80 columns; -o wide (PrintWide) lists every shard.
 func PrintText(w io.Writer, rep *Report) error {
 	p := &printer{w: w}
-	c := &rep.Coverage
-	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
-	row := func(k, v string) {
-		if v != "" && p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, v)
-		}
-	}
-	row("Manifest", fmt.Sprintf("%s revision %s (%s)", rep.Manifest.Name, rep.Manifest.Revision, rep.Manifest.Hash))
-	if rep.Candidate != "" {
-		row("Candidate", rep.Candidate)
-	}
-	for _, j := range rep.Jobs {
-		if j.RetryAttempt == 0 {
-			row("Job", j.Name)
-		} else {
-			row("Retry", retryLine(j.Name, j.RetryAttempt, j.OriginalIndexes))
-		}
-	}
-	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model failures); %d not evaluated (infrastructure); %d missing",
-		c.Text, c.Passed, c.ModelFailures, c.Infrastructure, c.Missing))
-	var states []string
-	for _, s := range States {
-		if n := c.ShardStates[s]; n > 0 {
-			states = append(states, fmt.Sprintf("%d %s", n, s))
-		}
-	}
-	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, strings.Join(states, ", ")))
-	row("Verdict", rep.Verdict)
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.header(rep, false)
+	p.groups(rep)
+	p.unplaced(rep, maxTextRejected)
+	p.duplicates(rep)
+	p.notes(rep, false)
+	return p.err
+}
 
+// PrintWide writes every shard: the header, a row per shard, the cases that are missing or were
+// not evaluated, every rejected receipt and the notes (unwrapped).
+func PrintWide(w io.Writer, rep *Report) error {
+	p := &printer{w: w}
+	p.header(rep, true)
 	p.printf("\n")
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tEVALUATED\tMODEL\tINFRA\tMISSING\tSOURCE\tDETAIL")
 	}
@@ -66,7 +51,7 @@ func PrintText(w io.Writer, rep *Report) error {
 		p.err = tw.Flush()
 	}
 	for k := range rep.Shards {
-		p.cases(&rep.Shards[k])
+		p.cases(&rep.Shards[k], true)
 	}
 	if len(rep.Rejected) > 0 {
 		p.printf("\nRejected (not merged):\n")
@@ -78,20 +63,297 @@ func PrintText(w io.Writer, rep *Report) error {
 			p.printf("  - %s%s: %s: %s\n", rj.Source, shard, rj.Reason, rj.Message)
 		}
 	}
+	p.duplicates(rep)
+	p.notes(rep, true)
+	return p.err
+}
+
+func (p *printer) header(rep *Report, wide bool) {
+	c := &rep.Coverage
+	tw := tabwriter.NewWriter(p.w, 0, 4, 1, ' ', 0)
+	row := func(k, v string) {
+		if v == "" || p.err != nil {
+			return
+		}
+		lines := []string{v}
+		if !wide {
+			lines = wrap(v, textWidth-keyWidth)
+		}
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
+		for _, l := range lines[1:] {
+			if p.err == nil {
+				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
+			}
+		}
+	}
+	hash := rep.Manifest.Hash
+	if !wide {
+		hash = shortHash(hash)
+	}
+	row("Manifest", fmt.Sprintf("%s revision %s (%s)", rep.Manifest.Name, rep.Manifest.Revision, hash))
+	if rep.Candidate != "" {
+		row("Candidate", rep.Candidate)
+	}
+	for _, j := range rep.Jobs {
+		if j.RetryAttempt == 0 {
+			row("Job", j.Name)
+		} else {
+			row("Retry", retryLine(j.Name, j.RetryAttempt, j.OriginalIndexes))
+		}
+	}
+	row("Verdict", rep.Verdict)
+	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model %s); %d not evaluated (infrastructure); %d missing",
+		c.Text, c.Passed, c.ModelFailures, plural(c.ModelFailures, "failure", "failures"), c.Infrastructure, c.Missing))
+	var states []string
+	for _, s := range States {
+		if n := c.ShardStates[s]; n > 0 {
+			states = append(states, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, strings.Join(states, ", ")))
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+}
+
+// shortHash is a manifest hash as the default view shows it: its algorithm and the first 16
+// hex digits (64 bits, like a short commit ID), so the row fits 80 columns; -o wide and the
+// reports keep the whole hash.
+func shortHash(h string) string {
+	alg, hex, ok := strings.Cut(h, ":")
+	if !ok || len(hex) <= 16 {
+		return h
+	}
+	return alg + ":" + hex[:16]
+}
+
+// Bounds of the default view: shard IDs named per group, groups shown, rejected receipts
+// without a shard, and shards whose cases are named.
+const (
+	maxGroupIDs     = 20
+	maxGroups       = 8
+	maxTextRejected = 10
+	maxCaseShards   = 5
+)
+
+// group is the shards of one state that share a reason.
+type group struct {
+	state  State
+	reason string
+	ix     indexes.Builder
+	ids    []string
+	n      int
+	shards []*ShardReport
+}
+
+// groupReason is what the shards of a group share: the rejection's reason code, the first
+// infrastructure reason; a missing shard has none beyond its state.
+func groupReason(rep *Report, s *ShardReport, rejected map[string]string) string {
+	switch s.State {
+	case StateRejected:
+		return rejected[s.ShardID]
+	case StateNotEvaluated, StatePartial:
+		r := ""
+		if s.Missing > 0 {
+			r = "results missing"
+		}
+		if len(s.Reasons) > 0 {
+			if r != "" {
+				r += "; "
+			}
+			r += "infrastructure: " + s.Reasons[0].Reason
+		}
+		return r
+	case StateMissing:
+		return "no receipt and no summary"
+	}
+	return ""
+}
+
+func (p *printer) groups(rep *Report) {
+	rejected := map[string]string{}
+	for _, rj := range rep.Rejected {
+		if _, ok := rejected[rj.ShardID]; !ok && rj.ShardID != "" {
+			rejected[rj.ShardID] = rj.Reason + ": " + rj.Message
+		}
+	}
+	var gs []*group
+	byKey := map[[2]string]*group{}
+	complete, failed := 0, 0
+	for k := range rep.Shards {
+		s := &rep.Shards[k]
+		switch s.State {
+		case StateComplete:
+			complete++
+			continue
+		case StateFailed:
+			failed++
+			continue
+		}
+		reason := groupReason(rep, s, rejected)
+		key := [2]string{string(s.State), reason}
+		g := byKey[key]
+		if g == nil {
+			g = &group{state: s.State, reason: reason}
+			byKey[key] = g
+			gs = append(gs, g)
+		}
+		g.n++
+		g.ix.Add(s.Index)
+		if len(g.ids) < maxGroupIDs {
+			g.ids = append(g.ids, s.ShardID)
+		}
+		if len(g.shards) < maxCaseShards {
+			g.shards = append(g.shards, s)
+		}
+	}
+	// Problems first, by state (States order), then the larger group.
+	order := map[State]int{}
+	for k, s := range States {
+		order[s] = k
+	}
+	slices.SortStableFunc(gs, func(a, b *group) int {
+		if a.state != b.state {
+			return order[b.state] - order[a.state]
+		}
+		return b.n - a.n
+	})
+	p.printf("\n")
+	evaluated := fmt.Sprintf("%d complete", complete)
+	if failed > 0 {
+		evaluated += fmt.Sprintf(", %d evaluated with model failures", failed)
+	}
+	if len(gs) == 0 {
+		p.para(fmt.Sprintf("Every shard has all its results evaluated (%s).", evaluated), "")
+		return
+	}
+	n := 0
+	for _, g := range gs {
+		n += g.n
+	}
+	p.para(fmt.Sprintf("%d %s not complete (%s; -o wide lists every shard):", n, plural(n, "shard is", "shards are"), evaluated), "")
+	shown := 0
+	for _, g := range gs {
+		if shown == maxGroups {
+			p.printf("  ... and %d more groups; -o wide lists every shard.\n", len(gs)-maxGroups)
+			break
+		}
+		shown++
+		head := fmt.Sprintf("%s, %d %s", g.state, g.n, plural(g.n, "shard", "shards"))
+		if g.reason != "" {
+			head += ": " + g.reason
+		}
+		p.para("- "+head, "    ")
+		set := g.ix.Set()
+		p.para(plural(set.Len(), "index ", "indexes ")+set.Truncated(textWidth-6-len("indexes ")), "      ")
+		ids := strings.Join(g.ids, ", ")
+		if g.n > len(g.ids) {
+			ids += fmt.Sprintf(" and %d more", g.n-len(g.ids))
+		}
+		p.para(plural(g.n, "shard ", "shards ")+ids, "      ")
+	}
+	cased := 0
+	for _, g := range gs {
+		for _, s := range g.shards {
+			if cased == maxCaseShards {
+				break
+			}
+			if len(s.MissingCases) > 0 || len(s.NotEvaluatedCases) > 0 || len(s.Conflicts) > 0 {
+				cased++
+				p.cases(s, false)
+			}
+		}
+	}
+}
+
+// para writes text wrapped to 80 columns, continuation lines indented by indent (the first
+// line by two spaces less, or none when indent is "").
+func (p *printer) para(text, indent string) {
+	first := ""
+	if len(indent) >= 2 {
+		first = indent[2:]
+	}
+	lines := wrap(text, textWidth-len(indent))
+	p.printf("%s%s\n", first, lines[0])
+	for _, l := range lines[1:] {
+		p.printf("%s%s\n", indent, l)
+	}
+}
+
+// unplaced lists, up to limit, the rejected receipts not already shown as a rejected shard's
+// reason: those that name no shard of the manifest, and those of shards other receipts covered.
+func (p *printer) unplaced(rep *Report, limit int) {
+	known := map[string]bool{}
+	for k := range rep.Shards {
+		if rep.Shards[k].State == StateRejected {
+			known[rep.Shards[k].ShardID] = true
+		}
+	}
+	var rest []Rejection
+	for _, rj := range rep.Rejected {
+		if !known[rj.ShardID] {
+			rest = append(rest, rj)
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	p.printf("\nOther rejected receipts (not merged):\n")
+	for k, rj := range rest {
+		if k == limit {
+			p.printf("  ... and %d more; -o wide lists every rejected receipt.\n", len(rest)-limit)
+			break
+		}
+		shard := ""
+		if rj.ShardID != "" {
+			shard = " shard " + rj.ShardID
+		}
+		p.para(fmt.Sprintf("- %s%s: %s: %s", rj.Source, shard, rj.Reason, rj.Message), "    ")
+	}
+}
+
+func (p *printer) duplicates(rep *Report) {
 	dups := 0
 	for k := range rep.Shards {
 		dups += rep.Shards[k].Duplicates
 	}
 	if dups > 0 {
-		p.printf("\nDuplicates: %d results were reported by more than one attempt. %s\n", dups, rep.DuplicateRule)
+		p.printf("\n")
+		p.para(fmt.Sprintf("Duplicates: %d %s reported by more than one attempt. %s", dups, plural(dups, "result was", "results were"), rep.DuplicateRule), "")
 	}
-	if len(rep.Notes) > 0 {
-		p.printf("\nNotes:\n")
-		for _, n := range rep.Notes {
+}
+
+func (p *printer) notes(rep *Report, wide bool) {
+	if len(rep.Notes) == 0 {
+		return
+	}
+	p.printf("\nNotes:\n")
+	for _, n := range rep.Notes {
+		if wide {
 			p.printf("  - %s\n", n)
+			continue
 		}
+		p.para("- "+n, "    ")
 	}
-	return p.err
+}
+
+// wrap breaks text at spaces into lines of at most width bytes (a longer word stays whole).
+func wrap(text string, width int) []string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line := words[0]
+	for _, w := range words[1:] {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		line += " " + w
+	}
+	return append(lines, line)
 }
 
 // textWidth is the terminal width the text view's Retry rows are kept within, and keyWidth
@@ -147,13 +409,21 @@ func (p *printer) printf(format string, a ...any) {
 	}
 }
 
-func (p *printer) cases(s *ShardReport) {
+func (p *printer) cases(s *ShardReport, wide bool) {
+	line := func(text string) {
+		p.printf("\n")
+		if wide {
+			p.printf("%s\n", text)
+			return
+		}
+		p.para(text, "  ")
+	}
 	if len(s.MissingCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.MissingCases[:min(maxTextCases, len(s.MissingCases))] {
 			names = append(names, caseName(c))
 		}
-		p.printf("\nShard %s: %d missing: %s%s\n", s.ShardID, len(s.MissingCases), strings.Join(names, ", "), more(len(s.MissingCases)))
+		line(fmt.Sprintf("Shard %s: %d missing: %s%s", s.ShardID, len(s.MissingCases), strings.Join(names, ", "), more(len(s.MissingCases))))
 	}
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
@@ -164,11 +434,11 @@ func (p *printer) cases(s *ShardReport) {
 			}
 			names = append(names, n)
 		}
-		p.printf("\nShard %s: %d not evaluated: %s%s\n", s.ShardID, len(s.NotEvaluatedCases), strings.Join(names, ", "), more(len(s.NotEvaluatedCases)))
+		line(fmt.Sprintf("Shard %s: %d not evaluated: %s%s", s.ShardID, len(s.NotEvaluatedCases), strings.Join(names, ", "), more(len(s.NotEvaluatedCases))))
 	}
 	for _, c := range s.Conflicts {
-		p.printf("\nShard %s: %s conflict: kept %s from attempt %s over %s from attempt %s\n", s.ShardID,
-			caseName(CaseRef{Case: c.Case, Repetition: c.Repetition}), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt)
+		line(fmt.Sprintf("Shard %s: %s conflict: kept %s from attempt %s over %s from attempt %s", s.ShardID,
+			caseName(CaseRef{Case: c.Case, Repetition: c.Repetition}), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
 	}
 }
 

@@ -1,6 +1,8 @@
 package reconcile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -100,6 +102,7 @@ type shardState struct {
 	conflicts  []Conflict
 	nConflicts int
 	rejected   int
+	rejection  string // the first rejection's reason and message
 }
 
 // Reconciler folds receipts and summaries into per-shard state one at a time.
@@ -115,6 +118,9 @@ type Reconciler struct {
 	notes      []string
 	jobs       []JobRef
 	digests    []string // per shard, computed on first use
+	rereads    int      // receipts of an attempt already read (a second copy of a file)
+	reread     string   // the first such pair
+	noFiles    string   // set when the receipts directory held no receipt file
 }
 
 // New starts a reconciliation against opts.Manifest.
@@ -178,9 +184,54 @@ func (r *Reconciler) Reject(source, shardID string, err error) {
 	r.reject(Rejection{Source: source, ShardID: shardID, Reason: reason, Message: msg})
 }
 
+// NoReceiptFiles records that dir held no file matching pattern: the verdict says so, since
+// every shard is then missing for that reason and not because its worker wrote nothing.
+func (r *Reconciler) NoReceiptFiles(dir, pattern string) {
+	r.noFiles = fmt.Sprintf("found 0 receipt files in %s (looked for %s)", dir, pattern)
+}
+
+// RejectData records a receipt file that could not be read, on the shard it names when its
+// text still says which (a receipt with an unknown field or a bad value names its shardID):
+// that shard is then rejected, not missing.
+func (r *Reconciler) RejectData(source string, data []byte, err error) {
+	r.Reject(source, shardIDIn(data), err)
+}
+
+// shardIDIn returns the top-level "shardID" string of a JSON object, read token by token so
+// that a file with unknown fields, bad values or a truncated end still names its shard; ""
+// when it names none before its text ends or goes wrong.
+func shardIDIn(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key == "shardID" {
+			v, err := dec.Token()
+			if s, ok := v.(string); ok && err == nil {
+				return s
+			}
+			return ""
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
 func (r *Reconciler) reject(rj Rejection) {
 	if i, ok := r.shardOf[rj.ShardID]; ok {
-		r.shards[i].rejected++
+		st := &r.shards[i]
+		if st.rejected == 0 {
+			st.rejection = rj.Reason + ": " + rj.Message
+		}
+		st.rejected++
 	}
 	r.rejected = append(r.rejected, rj)
 }
@@ -287,8 +338,22 @@ func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
 	if rc.FinishedAt != nil {
 		a.finished, a.hasTime = rc.FinishedAt.UTC(), true
 	}
-	st.attempts = append(st.attempts, a)
-	ai := int32(len(st.attempts) - 1)
+	ai := int32(-1)
+	for k := range st.attempts {
+		// The same attempt's receipt read again (a second copy of the file) is one attempt.
+		if st.attempts[k].kind == "receipt" && st.attempts[k].id == a.id && a.id != "" {
+			ai = int32(k)
+			if r.rereads == 0 {
+				r.reread = fmt.Sprintf("%s and %s (attempt %q of shard %q)", st.attempts[k].source, source, a.id, rc.ShardID)
+			}
+			r.rereads++
+			break
+		}
+	}
+	if ai < 0 {
+		st.attempts = append(st.attempts, a)
+		ai = int32(len(st.attempts) - 1)
+	}
 	for _, res := range rc.Completed {
 		r.fold(st, i, pos[res.Case]*r.reps+res.Repetition, outPassed, "", ai)
 	}
@@ -304,6 +369,9 @@ func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
 // fold applies the duplicate rule to result k of shard i.
 func (r *Reconciler) fold(st *shardState, i, k int, o uint8, reason string, ai int32) {
 	cur := st.outcome[k]
+	if cur != outNone && st.from[k] == ai {
+		return // the same attempt's result, read again
+	}
 	if cur != outNone {
 		st.duplicates++
 		old, nw := &st.attempts[st.from[k]], &st.attempts[ai]

@@ -33,12 +33,27 @@ func manifestFor(t testing.TB) *shards.Manifest {
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// hashes caches the hashes of large manifests, which tests do not change: a test of 10,000
+// shards makes 10,000 receipts. Small ones are hashed each time (some tests edit them).
+var hashes = map[*shards.Manifest]string{}
+
+func hashOf(m *shards.Manifest) string {
+	if len(m.Shards) < 1000 {
+		return m.Hash()
+	}
+	if h, ok := hashes[m]; ok {
+		return h
+	}
+	hashes[m] = m.Hash()
+	return hashes[m]
+}
+
 // rcpt is a receipt for shard i of m by attempt id finishing at t0+min minutes; entries are
 // "case" (passed), "case:model" or "case:infra".
 func rcpt(m *shards.Manifest, i int, id string, minutes int, entries ...string) *receipt.Receipt {
 	fin := t0.Add(time.Duration(minutes) * time.Minute)
 	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
-		Manifest: receipt.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: m.Hash()},
+		Manifest: receipt.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: hashOf(m)},
 		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: receipt.JobRef{Name: "demo"}, AttemptID: id,
 		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
 		Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin,
@@ -367,9 +382,20 @@ func TestPrintText(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"3/6 (50.0%)", "1/3 evaluated", "s1     rejected", "Shard s2: 1 missing: f", "1.json shard s1: manifest-mismatch"} {
+	for _, want := range []string{"3/6 (50.0%)", "1/3 evaluated", "- rejected, 1 shard: manifest-mismatch", "    shard s1\n",
+		"- partial, 1 shard: results missing\n", "    shard s2\n", "Shard s2: 1 missing: f"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := PrintWide(&b, r.Report()); err != nil {
+		t.Fatal(err)
+	}
+	out = b.String()
+	for _, want := range []string{"s1     rejected", "Shard s2: 1 missing: f", "1.json shard s1: manifest-mismatch"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wide lacks %q:\n%s", want, out)
 		}
 	}
 }

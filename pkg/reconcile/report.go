@@ -56,6 +56,10 @@ func (r *Reconciler) Report() *Report {
 		rep.Shards = append(rep.Shards, sr)
 	}
 	rep.Notes = append(rep.Notes, r.notes...)
+	if r.rereads > 0 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("%d %s of an attempt already read (the same attempt ID for the same shard, e.g. a copy of a file) read as that one attempt, not as duplicates: %s.",
+			r.rereads, plural(r.rereads, "receipt was", "receipts were"), r.reread))
+	}
 	cov.Evaluated = cov.Passed + cov.ModelFailures
 	cov.Missing = cov.Results - cov.Evaluated - cov.Infrastructure
 	if cov.Results > 0 {
@@ -64,6 +68,9 @@ func (r *Reconciler) Report() *Report {
 	cov.Text = fmt.Sprintf("%d/%d (%s)", cov.Evaluated, cov.Results, percent(cov.Evaluated, cov.Results))
 	rep.Complete = cov.Evaluated == cov.Results && cov.Results > 0
 	rep.Verdict = verdict(rep)
+	if r.noFiles != "" {
+		rep.Verdict += "; " + r.noFiles
+	}
 	return rep
 }
 
@@ -122,7 +129,10 @@ func (r *Reconciler) shardReport(i int) ShardReport {
 		sr.Missing = sr.Results
 		if st.rejected > 0 {
 			sr.State = StateRejected
-			sr.Detail = fmt.Sprintf("every receipt for the shard was rejected (%d); its %d results count as missing", st.rejected, sr.Results)
+			sr.Detail = fmt.Sprintf("rejected: %s; its %d results count as missing", st.rejection, sr.Results)
+			if st.rejected > 1 {
+				sr.Detail = fmt.Sprintf("all %d receipts rejected, the first: %s; its %d results count as missing", st.rejected, st.rejection, sr.Results)
+			}
 		} else {
 			sr.State = StateMissing
 			sr.Detail = fmt.Sprintf("no receipt and no summary: its %d results count as missing", sr.Results)

@@ -116,3 +116,27 @@ func TestFixturesFailureTargetWhileTerminating(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexFailedNamesFailIndexRule: in the seed fixture index 2 exits 42, which podFailurePolicy
+// rule 0 (FailIndex) matches on the real control plane; the timeline says that rule failed
+// it, not "backoffLimitPerIndex 1 used up" (issue 22: the pod had already been counted in the
+// same sync, so it was not looked at). Index 4 (exit 1 on every attempt) used up its retries.
+func TestIndexFailedNamesFailIndexRule(t *testing.T) {
+	manifest, _, _ := loadFixture(t, "seed")
+	res, err := Simulate(manifest, nil, Options{Start: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	for _, e := range res.Events {
+		if e.Type == "IndexFailed" {
+			got[e.Index] = e.Message
+		}
+	}
+	if got[2] != "index 2 failed: podFailurePolicy rule 0 (FailIndex)" {
+		t.Errorf("index 2: %q", got[2])
+	}
+	if got[4] != "index 4 failed: backoffLimitPerIndex 1 used up" {
+		t.Errorf("index 4: %q", got[4])
+	}
+}

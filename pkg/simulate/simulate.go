@@ -843,8 +843,10 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 }
 
 func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
+	// The pod may have been counted (its finalizer removed) earlier in this sync: it is still
+	// in live until the next one.
 	for _, p := range s.live {
-		if p.index == i && p.tracked && p.failed && p.match.Action == batchv1.PodFailurePolicyActionFailIndex {
+		if p.index == i && p.failed && p.match.Action == batchv1.PodFailurePolicyActionFailIndex {
 			return fmt.Sprintf("podFailurePolicy rule %d (FailIndex)", p.match.Rule)
 		}
 	}

@@ -248,20 +248,7 @@ func (o *Options) Run() error {
 
 func (o *Options) listRules() error {
 	rules := lint.Rules()
-	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return o.printRules(rules) })
-}
-
-func (o *Options) printRules(rules []lint.Rule) error {
-	width := 0
-	for _, r := range rules {
-		width = max(width, len(r.ID))
-	}
-	for _, r := range rules {
-		if _, err := fmt.Fprintf(o.Out, "%-*s  %-7s  %s\n", width, r.ID, r.Severity, r.What); err != nil {
-			return err
-		}
-	}
-	return nil
+	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 }
 
 // printSimulateHints prints, for each file with a Job in the prepare-db mode, the commands that

@@ -236,8 +236,12 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 	}
 	rep := rec.Report()
-	// -o wide is the text, which lists every shard.
-	if err := o.PrintFlags.Print(o.Out, rep, func(string) error { return domain.PrintText(o.Out, rep) }); err != nil {
+	if err := o.PrintFlags.Print(o.Out, rep, func(format string) error {
+		if format == output.FormatWide {
+			return domain.PrintWide(o.Out, rep)
+		}
+		return domain.PrintText(o.Out, rep)
+	}); err != nil {
 		return err
 	}
 	if rep.Complete || o.AllowPartial {
@@ -284,9 +288,9 @@ func ReadReceiptsDir(dir string, rec *domain.Reconciler) error {
 		}
 		n++
 		src := rel(dir, path)
-		r, err := readReceipt(path, src)
+		r, data, err := readReceipt(path, src)
 		if err != nil {
-			rec.Reject(src, "", err)
+			rec.RejectData(src, data, err)
 			return nil
 		}
 		rec.AddReceipt(src, r)
@@ -296,7 +300,7 @@ func ReadReceiptsDir(dir string, rec *domain.Reconciler) error {
 		return fmt.Errorf("cannot read the receipts directory %s: %w", dir, err)
 	}
 	if n == 0 {
-		rec.Note("No receipt files (*%s) under %s.", ReceiptSuffix, dir)
+		rec.NoReceiptFiles(dir, "*"+ReceiptSuffix)
 	}
 	return nil
 }
@@ -308,20 +312,21 @@ func rel(dir, path string) string {
 	return path
 }
 
-func readReceipt(path, src string) (*receipt.Receipt, error) {
+func readReceipt(path, src string) (*receipt.Receipt, []byte, error) {
 	data, err := source.ReadFile(path, receipt.MaxReceiptBytes)
 	var tl *source.TooLargeError
 	if errors.As(err, &tl) {
-		return nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("larger than %d bytes: a receipt is at most %d", receipt.MaxReceiptBytes, receipt.MaxReceiptBytes)}}
+		return nil, nil, &receipt.Error{Source: src, Problems: []string{fmt.Sprintf("larger than %d bytes: a receipt is at most %d", receipt.MaxReceiptBytes, receipt.MaxReceiptBytes)}}
 	}
 	var nr *source.NotRegularError
 	if errors.As(err, &nr) {
-		return nil, &receipt.Error{Source: src, Problems: []string{nr.Error()}}
+		return nil, nil, &receipt.Error{Source: src, Problems: []string{nr.Error()}}
 	}
 	if err != nil {
-		return nil, unwrapPath(err)
+		return nil, nil, unwrapPath(err)
 	}
-	return receipt.Parse(src, data)
+	r, err := receipt.Parse(src, data)
+	return r, data, err
 }
 
 func unwrapPath(err error) error {

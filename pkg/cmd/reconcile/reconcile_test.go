@@ -165,8 +165,14 @@ func TestOfflineWithTheExampleWorkersReceipts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = run(t, nil, "--manifest", manifest, "--receipts", results)
-	if r.code != 1 || !strings.Contains(r.out, "shard-2/demo-2-abcde.receipt.json: truncated") || !strings.Contains(r.out, "2      shard-2  missing") {
+	// The truncated file still names its shard: that shard is rejected, with the reason, not
+	// missing (issue 22, item 2).
+	if r.code != 1 || !strings.Contains(r.out, "- rejected, 1 shard: truncated: the JSON ends before") || !strings.Contains(r.out, "    shard shard-2\n") {
 		t.Fatalf("exit %d\n%s", r.code, r.out)
+	}
+	if r := run(t, nil, "--manifest", manifest, "--receipts", results, "-o", "wide"); r.code != 1 ||
+		!strings.Contains(r.out, "2      shard-2  rejected") || !strings.Contains(r.out, "shard-2/demo-2-abcde.receipt.json shard shard-2: truncated") {
+		t.Fatalf("-o wide: exit %d\n%s", r.code, r.out)
 	}
 }
 
@@ -325,7 +331,7 @@ func testLiveFollowsRetries(t *testing.T, place string) {
 		t.Errorf("from the retry: exit %d\n%s", r.code, r.out)
 	}
 	// Full receipts on disk win over summaries and name cases.
-	if r := run(t, client, "demo", "--receipts", results); r.code != 1 || !strings.Contains(r.out, "10/10      0      0      0        receipts  10/10 results evaluated") {
+	if r := run(t, client, "demo", "--receipts", results); r.code != 1 || !strings.Contains(r.out, "1 shard is not complete (3 complete;") {
 		t.Errorf("with receipts: exit %d\n%s", r.code, r.out)
 	}
 }

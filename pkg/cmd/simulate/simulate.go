@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
@@ -358,10 +359,49 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	text := b.String()
+	if !wide {
+		text = wrapLines(text, textWidth)
+	}
+	if _, err := io.WriteString(w, text); err != nil {
 		return err
 	}
 	return printStatusView(w, r, start, wide)
+}
+
+// textWidth is the width of the default text view (-o wide does not wrap).
+const textWidth = 80
+
+// wrapLines wraps each line longer than width at spaces: a timeline line ("  t=1s      ...")
+// continues under its message, any other under its first word plus two.
+func wrapLines(text string, width int) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if utf8.RuneCountInString(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		body := strings.TrimLeft(line, " ")
+		lead := line[:len(line)-len(body)]
+		indent := lead + "  "
+		if strings.HasPrefix(body, "t=") && len(body) > 10 {
+			indent = lead + strings.Repeat(" ", 10)
+		}
+		cur := ""
+		for _, word := range strings.Split(body, " ") {
+			switch {
+			case cur == "":
+				cur = lead + word
+			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(word) > width && strings.TrimSpace(cur) != "":
+				out = append(out, cur)
+				cur = indent + word
+			default:
+				cur += " " + word
+			}
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // statusViewLimit: up to this many indexes the text view ends with status's own report.

@@ -186,7 +186,11 @@ func TestTextCutsIndexLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pods := line(out, "pods per index at the end:")
+	// The default view wraps at 80 columns: read the line with its continuations.
+	folded := strings.Join(strings.Fields(out), " ")
+	_, pods, _ := strings.Cut(folded, "pods per index at the end:")
+	pods, _, _ = strings.Cut(pods, "created)")
+	pods += "created)"
 	if len(pods) > 250 || !strings.Contains(pods, "(and 9") || !strings.Contains(pods, "(10100 created)") {
 		t.Errorf("text: the pods line is not cut (%d bytes): %s", len(pods), pods)
 	}
@@ -252,6 +256,26 @@ func TestLaterOutcomeReplaces(t *testing.T) {
 		out, err := runCmd(t, path, args[0], args[1], args[2], args[3], "-o", "jsonpath={.status.failedIndexes}")
 		if err != nil || out != want {
 			t.Errorf("%v: failedIndexes %q (%v), want %q", args, out, err, want)
+		}
+	}
+}
+
+// TestTextFits80Columns: the default text view of every captured fixture's Job fits 80
+// columns (issue 22, item 3: 97-301 before); -o wide does not wrap.
+func TestTextFits80Columns(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "..", "test", "fixtures", "*", "job.json"))
+	if err != nil || len(files) < 10 {
+		t.Fatalf("fixtures: %v %d", err, len(files))
+	}
+	for _, f := range files {
+		out, err := runCmd(t, f, "--outcome", "1=1")
+		if err != nil {
+			continue // a Job simulate refuses (not Indexed) is not a text view
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := len([]rune(l)); n > 80 {
+				t.Errorf("%s: a line of %d columns: %q", f, n, l)
+			}
 		}
 	}
 }

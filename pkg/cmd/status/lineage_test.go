@@ -52,7 +52,7 @@ func TestLineageLiveAndOffline(t *testing.T) {
 		if rep.Verdict != want || len(rep.Jobs) != 2 || rep.ShardStatuses[4].From != "seed-r1" {
 			t.Errorf("%s: %q jobs %+v", name, rep.Verdict, rep.Jobs)
 		}
-		if r := run(t, c, "", name, "--lineage", "--exit-code"); r.code != exitcode.Findings || !strings.Contains(r.out, want+".") {
+		if r := run(t, c, "", name, "--lineage", "--exit-code"); r.code != exitcode.Findings || !strings.Contains(strings.Join(strings.Fields(r.out), " "), want+".") {
 			t.Errorf("%s text: exit %d\n%s", name, r.code, r.out)
 		}
 	}

@@ -411,7 +411,7 @@ func TestWatch(t *testing.T) {
 		t.Errorf("%d reports drawn, want the first and the final one:\n%s", n, r.out)
 	}
 	last := r.out[strings.LastIndex(r.out, "Job:"):]
-	if !strings.Contains(last, "Phase:        Failed") || !strings.Contains(last, "2      Failed") {
+	if !strings.Contains(last, "Phase:        Failed") || !strings.Contains(last, "Failed  1      42    0 FailIndex  0             2\n") {
 		t.Errorf("final report:\n%s", last)
 	}
 	if lists := countActions(client, "list", "pods"); lists != 1 {

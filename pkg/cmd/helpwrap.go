@@ -1,0 +1,156 @@
+package cmd
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// HelpWidth is the width every help page fits (docs/kubectl-habits.md: 80 columns).
+const HelpWidth = 80
+
+// helpTemplate is cobra's help template with the long description wrapped.
+const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces | wrapProse}}
+
+{{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
+
+func init() {
+	cobra.AddTemplateFunc("wrapProse", func(s string) string { return wrapBlock(s, HelpWidth, false) })
+	cobra.AddTemplateFunc("wrapExample", func(s string) string { return wrapBlock(s, HelpWidth, true) })
+	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string { return wrapFlagUsages(fs.FlagUsagesWrapped(0), HelpWidth) })
+	cobra.AddTemplateFunc("wrapUse", func(s string) string { return wrapBlock("  "+s, HelpWidth, false) })
+	cobra.AddTemplateFunc("add", func(a, b int) int { return a + b })
+	cobra.AddTemplateFunc("optionsHint", func() string { return wrapBlock(OptionsHint, HelpWidth, false) })
+	cobra.AddTemplateFunc("wrapShort", func(s string, col int) string {
+		lines := wrapWords(s, HelpWidth-col)
+		return strings.Join(lines, "\n"+strings.Repeat(" ", col))
+	})
+}
+
+// wrapBlock wraps each line of text longer than width at spaces, keeping its indentation. In
+// examples, a comment continues as a comment and a command continues after a backslash.
+func wrapBlock(text string, width int, examples bool) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if utf8.RuneCountInString(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		body := strings.TrimLeft(line, " ")
+		next := indent
+		switch {
+		case examples && strings.HasPrefix(body, "#"):
+			next = indent + "# "
+			body = strings.TrimSpace(strings.TrimPrefix(body, "#"))
+			indent += "# "
+		case examples:
+			// A command: break before a trailing comment first, then at spaces with " \".
+			if cmd, comment, ok := strings.Cut(body, " # "); ok {
+				out = append(out, wrapCommand(indent, strings.TrimRight(cmd, " "), width)...)
+				out = append(out, wrapBlock(indent+"# "+comment, width, true))
+				continue
+			}
+			out = append(out, wrapCommand(indent, body, width)...)
+			continue
+		case strings.HasPrefix(body, "- ") || strings.HasPrefix(body, "* "):
+			next = indent + "  "
+		}
+		lines := wrapWords(body, width-len(indent))
+		out = append(out, indent+lines[0])
+		for _, l := range wrapWords(strings.Join(lines[1:], " "), width-len(next)) {
+			if l != "" {
+				out = append(out, next+l)
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// wrapCommand breaks a shell command at spaces, each line but the last ending in " \".
+func wrapCommand(indent, body string, width int) []string {
+	lines := wrapWords(body, width-len(indent)-2)
+	out := make([]string, 0, len(lines))
+	for k, l := range lines {
+		prefix := indent
+		if k > 0 {
+			prefix = indent + "  "
+		}
+		if k < len(lines)-1 {
+			l += " \\"
+		}
+		out = append(out, prefix+l)
+	}
+	return out
+}
+
+// wrapWords breaks text at spaces into lines of at most width runes (a longer word stays whole).
+func wrapWords(text string, width int) []string {
+	words := strings.Fields(text)
+	if len(words) == 0 {
+		return []string{""}
+	}
+	var lines []string
+	line := words[0]
+	for _, w := range words[1:] {
+		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
+			lines = append(lines, line)
+			line = w
+			continue
+		}
+		line += " " + w
+	}
+	return append(lines, line)
+}
+
+// wrapFlagUsages wraps pflag's unwrapped usage lines ("  -o, --output string   text"): the
+// text is wrapped under its column; when a word of it does not fit there (a long annotation
+// name), the text goes under the flag, indented by 8, wrapped to width.
+func wrapFlagUsages(usages string, width int) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(usages, "\n"), "\n") {
+		if utf8.RuneCountInString(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		col := usageColumn(line)
+		if col < 0 {
+			out = append(out, wrapBlock(line, width, false))
+			continue
+		}
+		head, text := line[:col], line[col:]
+		lines := wrapWords(text, width-col)
+		fits := true
+		for _, l := range lines {
+			fits = fits && col+utf8.RuneCountInString(l) <= width
+		}
+		if fits {
+			out = append(out, head+lines[0])
+			for _, l := range lines[1:] {
+				out = append(out, strings.Repeat(" ", col)+l)
+			}
+			continue
+		}
+		out = append(out, strings.TrimRight(head, " "))
+		for _, l := range wrapWords(text, width-8) {
+			out = append(out, "        "+l)
+		}
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// usageColumn is where a flag line's text starts: after the first run of 3 or more spaces
+// past the flag's name, or -1.
+func usageColumn(line string) int {
+	start := len(line) - len(strings.TrimLeft(line, " "))
+	if k := strings.Index(line[start:], "   "); k >= 0 {
+		k += start
+		for k < len(line) && line[k] == ' ' {
+			k++
+		}
+		return k
+	}
+	return -1
+}

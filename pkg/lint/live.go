@@ -1,0 +1,108 @@
+package lint
+
+import (
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+)
+
+// IsLive reports whether job was read back from a server as kubectl get job -o yaml prints it:
+// a UID or resourceVersion together with a status (or managedFields). A manifest that kept the
+// old UID but dropped the status is what a user creates again, and the server rejects its
+// selector: that one is checked as written (test/lint/corpus/125-err-exported.yaml).
+func IsLive(job *batchv1.Job) bool {
+	st := &job.Status
+	status := st.StartTime != nil || len(st.Conditions) > 0 || st.Active > 0 || st.Succeeded > 0 ||
+		st.Failed > 0 || st.Terminating != nil || st.Ready != nil || st.CompletedIndexes != "" ||
+		st.FailedIndexes != nil || st.UncountedTerminatedPods != nil
+	return (job.UID != "" || job.ResourceVersion != "") && (status || len(job.ManagedFields) > 0)
+}
+
+// DesiredSpec returns the Job a live object came from: what the server set is taken out
+// (strategy.go: generateSelector and PrepareForCreate, ObjectMeta's system fields), so that it
+// is linted as the manifest that created it would be. The selector and the generated labels go
+// only when they carry this Job's own UID and name, as the server generated them; a selector the
+// user chose (manualSelector, or other keys) stays and is checked. job itself is not changed.
+func DesiredSpec(job *batchv1.Job) *batchv1.Job {
+	if !IsLive(job) {
+		return job
+	}
+	j := job.DeepCopy()
+	uid, name := string(job.UID), job.Name
+	generated := map[string]string{
+		batchv1.ControllerUidLabel:       uid,
+		jobspec.LegacyControllerUIDLabel: uid,
+		batchv1.JobNameLabel:             name,
+		jobspec.LegacyJobNameLabel:       name,
+	}
+	if serverSelector(j.Spec.Selector, uid) && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
+		j.Spec.Selector, j.Spec.ManualSelector = nil, nil
+		dropGenerated(j.Spec.Template.Labels, generated)
+		dropGenerated(j.Labels, generated)
+		if len(j.Spec.Template.Labels) == 0 {
+			j.Spec.Template.Labels = nil
+		}
+		if len(j.Labels) == 0 {
+			j.Labels = nil
+		}
+	}
+	dropDefaults(j)
+	j.UID, j.ResourceVersion, j.Generation, j.SelfLink = "", "", 0, ""
+	j.ManagedFields, j.CreationTimestamp = nil, metav1.Time{}
+	j.DeletionTimestamp, j.DeletionGracePeriodSeconds = nil, nil
+	j.Status = batchv1.JobStatus{}
+	return j
+}
+
+// dropDefaults unsets each spec field that the server would have given its value had it been
+// left out (SetDefaults_Job), so that rules about a field "set explicitly" read the manifest's
+// intent: a live object carries every default.
+func dropDefaults(j *batchv1.Job) {
+	s := &j.Spec
+	unset := func(clear func(*batchv1.JobSpec), same func(live, def *batchv1.JobSpec) bool) {
+		probe := j.DeepCopy()
+		clear(&probe.Spec)
+		if def := jobspec.Default(probe); same(s, &def.Spec) {
+			clear(s)
+		}
+	}
+	eq32 := func(a, b *int32) bool { return a != nil && b != nil && *a == *b }
+	unset(func(s *batchv1.JobSpec) { s.BackoffLimit = nil },
+		func(l, d *batchv1.JobSpec) bool { return eq32(l.BackoffLimit, d.BackoffLimit) })
+	unset(func(s *batchv1.JobSpec) { s.PodReplacementPolicy = nil },
+		func(l, d *batchv1.JobSpec) bool {
+			return l.PodReplacementPolicy != nil && d.PodReplacementPolicy != nil && *l.PodReplacementPolicy == *d.PodReplacementPolicy
+		})
+	unset(func(s *batchv1.JobSpec) { s.Parallelism = nil },
+		func(l, d *batchv1.JobSpec) bool { return eq32(l.Parallelism, d.Parallelism) })
+	if s.Suspend != nil && !*s.Suspend {
+		s.Suspend = nil
+	}
+	if s.ManualSelector != nil && !*s.ManualSelector {
+		s.ManualSelector = nil
+	}
+}
+
+// serverSelector reports whether sel is the one generateSelector makes for the Job with this UID:
+// matchLabels holding only the controller-uid label (either spelling) with that UID.
+func serverSelector(sel *metav1.LabelSelector, uid string) bool {
+	if sel == nil || uid == "" || len(sel.MatchExpressions) > 0 || len(sel.MatchLabels) == 0 {
+		return false
+	}
+	for k, v := range sel.MatchLabels {
+		if (k != batchv1.ControllerUidLabel && k != jobspec.LegacyControllerUIDLabel) || v != uid {
+			return false
+		}
+	}
+	return true
+}
+
+// dropGenerated removes from labels each generated label whose value is the generated one.
+func dropGenerated(labels, generated map[string]string) {
+	for k, v := range generated {
+		if got, ok := labels[k]; ok && got == v {
+			delete(labels, k)
+		}
+	}
+}
