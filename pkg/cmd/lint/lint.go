@@ -69,6 +69,11 @@ var (
 		# Target an older cluster, and do not report image digests
 		kubectl indexed lint --kube-version 1.29 --disable image-without-digest job.yaml
 
+		# In CI: SARIF for code scanning, JUnit XML for test reports, or pull-request annotations
+		kubectl indexed lint -R deploy/ -o sarif > lint.sarif
+		kubectl indexed lint -R deploy/ -o junit > lint-junit.xml
+		kubectl indexed lint -R deploy/ -o github
+
 		# List every rule with its severity
 		kubectl indexed lint --list-rules`)
 )
@@ -102,7 +107,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml] [--strict]",
+		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml|sarif|junit|github] [--strict]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Check Job manifests for what the API server rejects and what hurts at run time",
 		Long:                  long,
@@ -123,7 +128,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl := cmd.Flags()
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file, directory or - (stdin) to check, as with kubectl apply; may be repeated. Arguments work the same.")
 	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
-	fl.StringVarP(&o.Output, "output", "o", "", "Output format: text (the default, for humans), json or yaml (a LintReport).")
+	fl.StringVarP(&o.Output, "output", "o", "", "Output format: text (the default, for humans), json or yaml (a LintReport), or for CI sarif (SARIF 2.1.0), junit (JUnit XML) or github (workflow commands).")
 	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
 	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
@@ -132,7 +137,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml", formatSARIF, formatJUnit, formatGitHub}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -171,7 +176,7 @@ func (o *Options) Validate() error {
 		if _, err := output.Printer(o.Output); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
-	} else if err := output.ValidateFormat(o.Output, "", "text", output.FormatJSON, output.FormatYAML); err != nil { // "text" became "" above; named for the message
+	} else if err := output.ValidateFormat(o.Output, append([]string{"", "text", output.FormatJSON, output.FormatYAML}, ciFormats...)...); err != nil { // "text" became "" above; named for the message
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
@@ -235,7 +240,12 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
-	if output.IsStructured(o.Output) {
+	if isCIFormat(o.Output) {
+		// lint's own formats for CI, ahead of the common printer (docs/lint.md#in-ci).
+		if err := o.printCI(report); err != nil {
+			return err
+		}
+	} else if output.IsStructured(o.Output) {
 		if err := output.PrintStructured(o.Out, o.Output, report); err != nil {
 			return err
 		}
@@ -246,7 +256,7 @@ func (o *Options) Run() error {
 	} else if err := lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}); err != nil {
 		return err
 	}
-	if !output.IsStructured(o.Output) {
+	if !output.IsStructured(o.Output) && o.Output != formatSARIF && o.Output != formatJUnit {
 		printSimulateHints(o.ErrOut, report)
 	}
 	switch {
@@ -310,4 +320,40 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 // NO_COLOR (https://no-color.org) says otherwise.
 func (o *Options) color() bool {
 	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
+}
+
+// lint's formats for CI, next to the common ones (json, yaml, templates).
+const (
+	formatSARIF  = "sarif"
+	formatJUnit  = "junit"
+	formatGitHub = "github"
+)
+
+var ciFormats = []string{formatSARIF, formatJUnit, formatGitHub}
+
+func isCIFormat(format string) bool {
+	for _, f := range ciFormats {
+		if format == f {
+			return true
+		}
+	}
+	return false
+}
+
+// printCI prints the report in one of the CI formats.
+func (o *Options) printCI(report *lint.Report) error {
+	switch o.Output {
+	case formatSARIF:
+		// Artifact URIs are relative to %SRCROOT%, the working directory: CI runs lint from the
+		// repository's root, which code scanning resolves %SRCROOT% to.
+		root, err := os.Getwd()
+		if err != nil {
+			root = ""
+		}
+		return lint.WriteSARIF(o.Out, report, lint.SARIFOptions{ToolVersion: version.Get().Version, Root: root})
+	case formatJUnit:
+		return lint.WriteJUnit(o.Out, report)
+	default:
+		return lint.WriteGitHub(o.Out, report)
+	}
 }
