@@ -57,7 +57,8 @@ var (
 		indexes that need attention; -o wide details every index; -o json|yaml print the
 		IndexedJobStatus report (fields documented in docs/status.md). --watch redraws on every
 		change of the Job or its pods (watches, no re-listing) until the Job is Complete or
-		Failed.
+		Failed. --wait blocks until then without redrawing, prints the final report once and
+		exits as with --exit-code: the step of a pipeline (Argo, Tekton, Polyaxon, CI).
 
 		Exit codes: 0 success; with --exit-code, 0 only when every index succeeded, 1 when the
 		Job finished or is failing without that (a Job completed through its success policy
@@ -74,6 +75,10 @@ var (
 
 		# Follow a Job until it finishes; in CI, fail unless every index succeeded
 		kubectl indexed status evaluation --watch --exit-code
+
+		# A pipeline step: wait for the Job to finish, print the report once, exit 0 only when
+		# every index succeeded (1 failed or finished with indexes missing)
+		kubectl indexed status evaluation --wait
 
 		# The report as JSON, for scripts
 		kubectl indexed status evaluation -o json | jq '.indexes[] | select(.state == "Failed")'
@@ -126,6 +131,8 @@ type Options struct {
 	Output     string
 	Watch      bool
 	ExitCode   bool
+	// Wait is --wait: --watch without the frames and with --exit-code (watch.go).
+	Wait bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
 	// Now is --now: the time an offline report is made at (default: the newest time in the
@@ -172,7 +179,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--exit-code] [--lineage]",
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--exit-code] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -203,6 +210,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
+	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed, print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name", "jsonpath=", "go-template=", "custom-columns="}, cobra.ShellCompDirectiveNoFileComp))
@@ -275,6 +283,15 @@ func (o *Options) Validate() error {
 		}
 	} else if err := output.ValidateFormat(o.Output, "", output.FormatWide, output.FormatJSON, output.FormatYAML, output.FormatName); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("%w, or %s", err, output.Formats))
+	}
+	if o.Wait {
+		if o.offline() {
+			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
+		}
+		if o.Lineage {
+			return exitcode.UsageError("--lineage cannot be used with --wait")
+		}
+		o.Watch, o.ExitCode = true, true
 	}
 	if o.offline() {
 		if o.JobName != "" {
