@@ -55,7 +55,7 @@ func TestCompletionOfFixedValues(t *testing.T) {
 		{[]string{"version", "-o", ""}, []string{"json", "yaml"}},
 		// Fixed values are not filtered by prefix here; the shell scripts filter them.
 		{[]string{"version", "--output", "y"}, []string{"json", "yaml"}},
-		{[]string{"lint", "-o", ""}, []string{"text", "json", "yaml"}},
+		{[]string{"lint", "-o", ""}, []string{"text", "json", "yaml", "sarif", "junit", "github"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
