@@ -37,9 +37,9 @@ lint-sarif: $(SARIF_MULTITOOL_STAMP) ## Validate lint -o sarif over the lint cor
 	SARIF_MULTITOOL="$$tool" go test -count=1 -v -run '^TestSARIFMultitool$$' ./pkg/cmd/lint
 
 lint-junit: ## Parse lint -o junit over the lint corpus with junitparser
-	@$(JUNITPARSER_PYTHON) -c 'import junitparser' 2>/dev/null || $(APT_INSTALL) python3-junitparser
+	@$(JUNITPARSER_PYTHON) -c 'import junitparser' 2>/dev/null || { $(APT_INSTALL) python3-junitparser; }
 	JUNITPARSER_PYTHON=$(JUNITPARSER_PYTHON) go test -count=1 -v -run '^TestJUnitParser$$' ./pkg/cmd/lint
 
 lint-pre-commit: ## Run the pre-commit hook of this repository on examples/prepare-db.yaml
-	@command -v pre-commit >/dev/null || $(APT_INSTALL) pre-commit
+	@command -v pre-commit >/dev/null || { $(APT_INSTALL) pre-commit; }
 	bash test/integrations/pre-commit.sh
