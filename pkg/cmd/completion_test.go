@@ -55,7 +55,7 @@ func TestCompletionOfFixedValues(t *testing.T) {
 		{[]string{"version", "-o", ""}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
 		// Fixed values are not filtered by prefix here; the shell scripts filter them.
 		{[]string{"version", "--output", "y"}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
-		{[]string{"lint", "-o", ""}, []string{"json", "yaml", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
+		{[]string{"lint", "-o", ""}, []string{"json", "yaml", "sarif", "junit", "github", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +31,21 @@ type Report struct {
 	Summary Summary `json:"summary"`
 	// Findings, in file, document and line order. Never null.
 	Findings []Finding `json:"findings"`
+	// Objects lists every document read, in file and document order, findings or not: the
+	// JUnit report has a test case for each. Not part of the JSON/YAML contract.
+	Objects []Object `json:"-"`
+}
+
+// Object is one document lint read.
+type Object struct {
+	// File and Document are as in Finding; Line is the document's first line.
+	File     string
+	Document int
+	Line     int
+	// Item is the 0-based position in a List, -1 outside one.
+	Item int
+	// Name is "Kind/name" as in Finding.Object, "" when the document has no kind.
+	Name string
 }
 
 // Summary counts what a Report covers.
@@ -88,6 +105,11 @@ func (l *Linter) Add(d *source.Document) {
 	r.Summary.Checked += s.Checked
 	r.Summary.Skipped += s.Skipped
 	r.Summary.Unreadable += s.Unreadable
+	name := d.Kind() + "/" + d.Name()
+	if d.Kind() == "" {
+		name = ""
+	}
+	r.Objects = append(r.Objects, Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name})
 }
 
 // Report returns the report of every document added so far, findings sorted and counted.
@@ -96,6 +118,9 @@ func (l *Linter) Report() *Report {
 	defer l.mu.Unlock()
 	r := l.report
 	Sort(r.Findings)
+	slices.SortStableFunc(r.Objects, func(a, b Object) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Document, b.Document), cmp.Compare(a.Item, b.Item))
+	})
 	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
 	for _, f := range r.Findings {
 		switch f.Severity {

@@ -69,6 +69,11 @@ var (
 		# Target an older cluster, and do not report image digests
 		kubectl indexed lint --kube-version 1.29 --disable image-without-digest job.yaml
 
+		# In CI: SARIF for code scanning, JUnit XML for test reports, or pull-request annotations
+		kubectl indexed lint -R deploy/ -o sarif > lint.sarif
+		kubectl indexed lint -R deploy/ -o junit > lint-junit.xml
+		kubectl indexed lint -R deploy/ -o github
+
 		# List every rule with its severity
 		kubectl indexed lint --list-rules`)
 )
@@ -95,14 +100,14 @@ type Options struct {
 
 // NewOptions returns the lint options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)"}, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
+	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)", Extra: ciFormats}, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
 }
 
 // NewCmdLint returns the lint command.
 func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewOptions(streams)
 	cmd := &cobra.Command{
-		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml] [--strict]",
+		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml|sarif|junit|github] [--strict]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Check Job manifests for what the API server rejects and what hurts at run time",
 		Long:                  long,
@@ -227,12 +232,16 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
-	if err := o.PrintFlags.Print(o.Out, report, func(string) error {
+	if err := o.PrintFlags.Print(o.Out, report, func(format string) error {
+		if isCIFormat(format) {
+			// lint's own formats for CI (docs/lint.md#in-ci).
+			return o.printCI(report)
+		}
 		return lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()})
 	}); err != nil {
 		return err
 	}
-	if !o.PrintFlags.IsStructured() {
+	if f := o.PrintFlags.Format(); !o.PrintFlags.IsStructured() && f != formatSARIF && f != formatJUnit {
 		printSimulateHints(o.ErrOut, report)
 	}
 	switch {
@@ -281,4 +290,40 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 // NO_COLOR (https://no-color.org) says otherwise.
 func (o *Options) color() bool {
 	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
+}
+
+// lint's formats for CI, next to the common ones (json, yaml, templates).
+const (
+	formatSARIF  = "sarif"
+	formatJUnit  = "junit"
+	formatGitHub = "github"
+)
+
+var ciFormats = []string{formatSARIF, formatJUnit, formatGitHub}
+
+func isCIFormat(format string) bool {
+	for _, f := range ciFormats {
+		if format == f {
+			return true
+		}
+	}
+	return false
+}
+
+// printCI prints the report in one of the CI formats.
+func (o *Options) printCI(report *lint.Report) error {
+	switch o.PrintFlags.Format() {
+	case formatSARIF:
+		// Artifact URIs are relative to %SRCROOT%, the working directory: CI runs lint from the
+		// repository's root, which code scanning resolves %SRCROOT% to.
+		root, err := os.Getwd()
+		if err != nil {
+			root = ""
+		}
+		return lint.WriteSARIF(o.Out, report, lint.SARIFOptions{ToolVersion: version.Get().Version, Root: root})
+	case formatJUnit:
+		return lint.WriteJUnit(o.Out, report)
+	default:
+		return lint.WriteGitHub(o.Out, report)
+	}
 }

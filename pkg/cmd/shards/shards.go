@@ -37,7 +37,7 @@ func NewCmdShards(streams genericiooptions.IOStreams) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { _ = cmd.Help() },
 	}
-	cmd.AddCommand(newCmdSplit(streams), newCmdValidate(streams), newCmdShow(streams))
+	cmd.AddCommand(newCmdSplit(streams), newCmdValidate(streams), newCmdShow(streams), newCmdExport(streams))
 	return cmd
 }
 

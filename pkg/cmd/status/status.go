@@ -62,7 +62,8 @@ var (
 		indexes that need attention; -o wide details every index; -o json|yaml print the
 		IndexedJobStatus report (fields documented in docs/status.md). --watch redraws on every
 		change of the Job or its pods (watches, no re-listing) until the Job is Complete or
-		Failed.
+		Failed. --wait blocks until then without redrawing, prints the final report once and
+		exits as with --exit-code: the step of a pipeline (Argo, Tekton, Polyaxon, CI).
 
 		Exit codes: 0 success; with --exit-code, 0 only when every index succeeded, 1 when the
 		Job finished or is failing without that (a Job completed through its success policy
@@ -79,6 +80,10 @@ var (
 
 		# Follow a Job until it finishes; in CI, fail unless every index succeeded
 		kubectl indexed status evaluation --watch --exit-code
+
+		# A pipeline step: wait for the Job to finish, print the report once, exit 0 only when
+		# every index succeeded (1 failed or finished with indexes missing)
+		kubectl indexed status evaluation --wait
 
 		# The report as JSON, for scripts
 		kubectl indexed status evaluation -o json | jq '.indexes[] | select(.state == "Failed")'
@@ -131,6 +136,8 @@ type Options struct {
 	PrintFlags output.PrintFlags
 	Watch      bool
 	ExitCode   bool
+	// Wait is --wait: --watch without the frames and with --exit-code (watch.go).
+	Wait bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
 	// AllPods reads every pod live, the succeeded ones too (readPods).
@@ -181,7 +188,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--exit-code] [--lineage]",
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--exit-code] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -213,6 +220,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
+	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed, print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
@@ -283,6 +291,15 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.Wait {
+		if o.offline() {
+			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
+		}
+		if o.Lineage {
+			return exitcode.UsageError("--lineage cannot be used with --wait")
+		}
+		o.Watch, o.ExitCode = true, true
 	}
 	if o.offline() {
 		if o.JobName != "" {

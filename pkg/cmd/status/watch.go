@@ -58,7 +58,8 @@ func (o *Options) watch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w := &watcher{o: o, st: st, jobRV: st.job.ResourceVersion, podRV: st.podsRV, tty: isTerminal(o.Out)}
+	// --wait draws no frame on a terminal either: the report is printed once, at the end.
+	w := &watcher{o: o, st: st, jobRV: st.job.ResourceVersion, podRV: st.podsRV, tty: isTerminal(o.Out) && !o.Wait}
 	r, err := w.draw(true)
 	if err != nil || r.Phase.Terminal() {
 		if err != nil {
@@ -84,7 +85,7 @@ func (o *Options) watch(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return o.exitError(r)
+			return w.end(r)
 		case ev, ok := <-w.jobW.ResultChan():
 			err = w.onJob(ctx, ev, ok)
 		case ev, ok := <-w.podW.ResultChan():
@@ -97,7 +98,7 @@ func (o *Options) watch(ctx context.Context) error {
 			err = w.drain(ctx)
 		}
 		if errors.Is(err, errStopped) {
-			return o.exitError(r)
+			return w.end(r)
 		}
 		if err != nil {
 			return err
@@ -185,9 +186,24 @@ func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
 	return w.show(w.st.report(w.o), force)
 }
 
-// show writes the report r when it changed (always when force).
+// end is the exit of a watch that stops before the Job finished (the context is done, the Job
+// was deleted or recreated): --wait prints the last report it held back.
+func (w *watcher) end(r *indexstatus.IndexedJobStatus) error {
+	if w.o.Wait && !r.Phase.Terminal() {
+		if err := w.o.print(w.o.Out, r); err != nil {
+			return err
+		}
+	}
+	return w.o.exitError(r)
+}
+
+// show writes the report r when it changed (always when force); with --wait only the report
+// of a finished Job.
 func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatus.IndexedJobStatus, error) {
 	w.shownRunsAgain = runsAgain(r)
+	if w.o.Wait && !r.Phase.Terminal() {
+		return r, nil
+	}
 	var buf bytes.Buffer
 	if err := w.o.print(&buf, r); err != nil {
 		return nil, err
@@ -200,7 +216,7 @@ func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatu
 	switch {
 	case w.tty:
 		out.WriteString(clearScreen)
-	case !force:
+	case !force && !w.o.Wait:
 		out.WriteString("\n")
 	}
 	out.Write(buf.Bytes())
