@@ -212,14 +212,14 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	}
 	switch {
 	case o.MaxFailedIndexes != nil:
-		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(n)
+		spec.MaxFailedIndexes = RetryBudget(*o.MaxFailedIndexes, n)
 		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n32 {
 			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d indexes of the retry", o.MaxFailedIndexes, n)
 		}
 	case prepareDB:
-		spec.MaxFailedIndexes = DefaultMaxFailedIndexes.Resolve(n)
+		spec.MaxFailedIndexes = RetryBudget(DefaultMaxFailedIndexes, n)
 	case spec.MaxFailedIndexes != nil:
-		spec.MaxFailedIndexes = ptr(int32(int64(*spec.MaxFailedIndexes) * int64(n) / int64(pn)))
+		spec.MaxFailedIndexes = ptr(ScaleBudget(*spec.MaxFailedIndexes, pn, n))
 	}
 	if prepareDB {
 		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
@@ -351,4 +351,26 @@ func intOrNone(p *int32) string {
 		return "none"
 	}
 	return fmt.Sprint(*p)
+}
+
+// ScaleBudget is a retry's maxFailedIndexes from its parent's: the same share of its n
+// indexes as parentMax is of the parent's pn, rounded up. Rounding down would give a small
+// retry 0 (2 of 100 scaled to 3 indexes is 0.06), so its first failure would end it and stop
+// the other shards; rounded up, a non-zero budget stays at least 1, and 0 (stop at the
+// first failure, as the parent asked) stays 0. Never more than n.
+func ScaleBudget(parentMax int32, pn, n int) int32 {
+	if parentMax <= 0 || pn <= 0 || n <= 0 {
+		return 0
+	}
+	v := (int64(parentMax)*int64(n) + int64(pn) - 1) / int64(pn)
+	return int32(min(v, int64(n)))
+}
+
+// RetryBudget resolves a budget over a retry's n indexes as Resolve does, except that a
+// percentage is rounded up (ScaleBudget's rule): 10% of 3 indexes is 1, not 0.
+func RetryBudget(b Budget, n int) *int32 {
+	if b.Percent && !b.Unlimited {
+		return ptr(ScaleBudget(b.Value, 100, n))
+	}
+	return b.Resolve(n)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -140,7 +141,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
 	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
 	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
-	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded down).")
+	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded up; a percentage is rounded up too).")
 	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
@@ -215,6 +216,12 @@ func (o *Options) explicit() bool {
 func (o *Options) Validate() error {
 	if strings.TrimSpace(o.Indexes) == "" {
 		return exitcode.UsageError("--indexes must not be empty: give failed, unfinished, missing or a list such as 2,4,10-19")
+	}
+	if o.explicit() {
+		// The syntax is checked here, before any request; the range needs the Job's completions.
+		if _, err := indexes.Parse(strings.TrimSpace(o.Indexes), indexes.Unbounded); err != nil {
+			return exitcode.UsageError("--indexes %q: give failed, unfinished, missing, or completion indexes such as 2,4,10-19: %w", o.Indexes, err)
+		}
 	}
 	if o.AllowRunning && !o.explicit() {
 		return exitcode.UsageError("--allow-running needs an explicit --indexes list (such as 2,4): only indexes you name, that already failed for good, are retried while the Job runs")

@@ -463,3 +463,24 @@ func TestRetrySaveNeverOverwrites(t *testing.T) {
 		t.Error("the saved file changed")
 	}
 }
+
+// TestRetryBadIndexesBeforeTheNetwork: a malformed --indexes is a usage error (exit 2) before
+// any request; before, the Job was read first, so with no API server it exited 4 ("cannot
+// reach the API server").
+func TestRetryBadIndexesBeforeTheNetwork(t *testing.T) {
+	for _, bad := range []string{"banana", "4,2", "-1", "2-", "1,,2"} {
+		t.Run(bad, func(t *testing.T) {
+			c := fake.NewClientset()
+			c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused")
+			})
+			r := run(t, c, "seed", "--indexes", bad)
+			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--indexes") {
+				t.Fatalf("exit %d, want 2; error %v", r.code, r.err)
+			}
+			if n := len(c.Actions()); n != 0 {
+				t.Errorf("%d requests before the usage error: %v", n, c.Actions())
+			}
+		})
+	}
+}
