@@ -200,11 +200,11 @@ func TestScaleBudget(t *testing.T) {
 		parentMax   int32
 		pn, n, want int
 	}{
-		{2, 100, 3, 1},   // floor gave 0
-		{3, 6, 2, 1},     // the seed: 3 of 6, retry of 2
-		{50, 100, 3, 2},  // 1.5 rounds up
-		{0, 100, 50, 0},  // stop at the first failure stays so
-		{10, 10, 4, 4},   // every index may fail: never more than n
+		{2, 100, 3, 1},  // floor gave 0
+		{3, 6, 2, 1},    // the seed: 3 of 6, retry of 2
+		{50, 100, 3, 2}, // 1.5 rounds up
+		{0, 100, 50, 0}, // stop at the first failure stays so
+		{10, 10, 4, 4},  // every index may fail: never more than n
 		{1, 100000, 1, 1},
 	} {
 		if got := ScaleBudget(tc.parentMax, tc.pn, tc.n); int(got) != tc.want {

@@ -36,8 +36,8 @@ import (
 
 var (
 	retryLong = templates.LongDesc(`
-		Create a new Indexed Job that runs again only some shards of a Job made by
-		kubectl indexed create (or of an earlier retry): by default the indexes that failed.
+		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
+		earlier retry): by default the indexes that failed.
 
 		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
 		ConfigMap, named from its content's hash, holds just those shards under the paths of
@@ -50,10 +50,17 @@ var (
 		some 18,000 scattered indexes) is kept in an immutable ConfigMap of its own, named
 		ROOT-index-map-HASH, which the annotation original-indexes-from names (--index-map). The Job retried and its ConfigMap are never modified.
 
+		A Job not made by create (its worker reads its shard from JOB_COMPLETION_INDEX) is
+		retried as one Job per chosen index, <root>-r<attempt>-<index>, each with
+		JOB_COMPLETION_INDEX and any downward-API read of the completion index pinned to the
+		original index (at most 1,000 indexes at a time; the same command run again completes
+		a retry cut short).
+
 		Refused: a Job still running (unless --indexes lists only indexes that already failed
-		for good and --allow-running is given), nothing to retry, a Job not made by create (no
-		shard ConfigMap), a shard ConfigMap that is gone. The new Job is linted first, and an
-		existing Job or different ConfigMap is never replaced.
+		for good and --allow-running is given), nothing to retry, a shard ConfigMap that is
+		gone, another retry of the lineage that still runs some of the same shards (unless
+		--force). The new Job is linted first, and an existing Job or different ConfigMap is
+		never replaced.
 
 		Exit codes: 0 created (or printed); 2 bad flags, a refusal above, or a Job lint says the
 		API server would reject; 4 the API server could not be reached or refused (the Job or
@@ -86,6 +93,7 @@ type Options struct {
 	Indexes      string
 	Name         string
 	AllowRunning bool
+	Force        bool
 	IndexMap     string
 
 	Parallelism             int32
@@ -139,6 +147,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or a list such as 2,4,10-19.")
 	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
+	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
 	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
 	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
 	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded up; a percentage is rounded up too).")
@@ -321,11 +330,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.resolve(ctx, parent, pl); err != nil {
 		return err
 	}
-	cmName, ok := shards.ConfigMapNameFromJob(parent)
-	if !ok {
-		return exitcode.UsageError("job %q was not made by kubectl indexed create (it has no annotation %s): its workers take their shard from JOB_COMPLETION_INDEX, and a retry's index 0 cannot be made to run shard 4 without changing the worker. Re-create the run with kubectl indexed create --from-job, or make a Job for those indexes by hand; nothing was created",
-			parent.Name, shards.AnnotationShardsConfigMap)
-	}
+	cmName, made := shards.ConfigMapNameFromJob(parent)
 	sel, err := lineage.Select(parent, o.Indexes, o.AllowRunning)
 	if err != nil {
 		// A refusal (nothing to retry, still running) or a bad --indexes: exit 2 either way.
@@ -333,6 +338,26 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	for _, w := range sel.Warnings {
 		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	}
+	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
+	if pl == nil {
+		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
+	} else {
+		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
+	}
+	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	set := scaffold.RetrySet(string(parent.UID), sel.Indexes)
+	jobsPerRetry := 1
+	if !made {
+		jobsPerRetry = sel.Indexes.Len()
+	}
+	if err := o.plan(ctx, l, set, jobsPerRetry); err != nil {
+		return err
+	}
+	if !made {
+		return o.runPlain(ctx, parent, sel, l, set)
 	}
 	// The store: the head the annotation names, and any parts the shard volume projects.
 	names := []string{cmName}
@@ -354,20 +379,6 @@ func (o *Options) Run(ctx context.Context) error {
 		cms = append(cms, cm)
 	}
 
-	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
-	if pl == nil {
-		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
-	} else {
-		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
-	}
-	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	if next, err := o.nextAttempt(ctx, l); err != nil {
-		return err
-	} else if next > l.Attempt {
-		l.Attempt = next
-	}
 	name := o.Name
 	if name == "" {
 		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
@@ -381,6 +392,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
+	objs.Job.Annotations[lineage.AnnotationRetrySet] = set
 	for _, n := range objs.Notes {
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
@@ -418,15 +430,28 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 	return nil
 }
 
-// nextAttempt is one more than the highest attempt of the lineage's Jobs (one LIST on the
-// root-job label), so that two retries of the same Job get different numbers and names.
-func (o *Options) nextAttempt(ctx context.Context, l *lineage.Lineage) (int, error) {
+// plan sets l.Attempt from the lineage's Jobs (one LIST on the root-job label): the attempt of
+// the Jobs of this same retry (annotation retry-set) while fewer than the perRetry Jobs it
+// makes exist (an earlier run of the same command, cut short or racing this one), so that
+// they are the same objects and a second run completes it; else one more than the highest,
+// so that two retries get different numbers and names. A new retry is refused
+// (unless --force) while another Job of the lineage has not finished and runs one of the
+// same root indexes: one retry at a time per shard. Two retries racing get the same number,
+// hence the same name, and the API server's AlreadyExists lets only one in.
+func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perRetry int) error {
 	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
 	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
-		return 0, o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
+		return o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
 	}
-	best := 0
+	best, same := 0, 0
+	sameJobs := map[int]int{} // attempt -> Jobs of this retry set
+	type running struct {
+		name    string
+		attempt int
+		both    indexes.Set
+	}
+	var busy []running
 	for i := range list.Items {
 		j := &list.Items[i]
 		jl, ok, err := lineage.Read(j)
@@ -434,8 +459,68 @@ func (o *Options) nextAttempt(ctx context.Context, l *lineage.Lineage) (int, err
 			continue
 		}
 		best = max(best, jl.Attempt)
+		if j.Annotations[lineage.AnnotationRetrySet] == set && jl.ParentJobUID == l.ParentJobUID {
+			sameJobs[jl.Attempt]++
+			same = max(same, jl.Attempt)
+		}
+		if lineage.Finished(j) || !jl.Resolved() {
+			continue
+		}
+		if both := jl.Original.Intersect(l.Original); !both.IsEmpty() {
+			busy = append(busy, running{j.Name, jl.Attempt, both})
+		}
 	}
-	return best + 1, nil
+	if same > 0 && sameJobs[same] < perRetry {
+		// The same retry, not all made yet: complete it.
+		l.Attempt = same
+		return nil
+	}
+	var msgs []string
+	for _, b := range busy {
+		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root indexes %s", b.name, b.attempt, b.both.Truncated(100)))
+	}
+	if len(msgs) > 5 {
+		msgs = append(msgs[:5], fmt.Sprintf("and %d more Jobs", len(msgs)-5))
+	}
+	busyMsg := strings.Join(msgs, "; ")
+	if len(busy) > 0 && !o.Force {
+		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
+			busyMsg, o.Conn.Command("kubectl", "indexed", "status", l.RootJob, "--lineage", "-n", o.Namespace))
+	}
+	l.Attempt = max(l.Attempt, best+1)
+	return nil
+}
+
+// runPlain retries a Job that create did not make: its workers take their shard from the
+// completion index, so each chosen index runs as a Job of its own with the index pinned.
+func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
+	prefix := o.Name
+	if prefix == "" {
+		prefix = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+	}
+	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
+	if err := o.overrides(&ro); err != nil {
+		return err
+	}
+	jobs, notes, err := scaffold.BuildPlainRetry(ro)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, n := range notes {
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s), which reads its shard from its completion index: one Job per index, %s-<root index>, each with %s pinned to its root index; attempt %d of job %q\n",
+		sel.Indexes.Len(), plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), prefix, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
+	return o.SubmitJobs(ctx, jobs, func(existing *batchv1.Job) bool {
+		return existing.Annotations[lineage.AnnotationRetrySet] == set && existing.Annotations[shards.AnnotationRootJobUID] == l.RootJobUID
+	})
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (o *Options) hint(err error) error {

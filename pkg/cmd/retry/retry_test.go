@@ -187,7 +187,13 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 	if !strings.Contains(r.stdout, "job.batch/seed-r1 created") {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	// A second retry of seed (with r1 existing) takes attempt 2.
+	// seed-r1 ran shards 2 and 4; its index 0 (shard 2) failed again.
+	r1.UID = "uid-r1"
+	finish(r1, "1", "0", batchv1.JobFailed)
+	if _, err := c.BatchV1().Jobs("ml").Update(context.Background(), r1, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A second retry of seed (with r1 existing and finished: one retry at a time per shard) takes attempt 2.
 	r = run(t, c, "seed", "--dry-run=client", "-o", "name")
 	if r.code != 0 || !strings.Contains(r.stdout, "job.batch/seed-r2") {
 		t.Errorf("second retry of seed: exit %d %q %v", r.code, r.stdout, r.err)
@@ -204,12 +210,6 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 		t.Errorf("jsonpath: exit %d %q %v", r.code, r.stdout, r.err)
 	}
 
-	// seed-r1 ran shards 2 and 4; its index 0 (shard 2) failed again.
-	r1.UID = "uid-r1"
-	finish(r1, "1", "0", batchv1.JobFailed)
-	if _, err := c.BatchV1().Jobs("ml").Update(context.Background(), r1, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	r = run(t, c, "seed-r1", "--dry-run=client", "-o", "yaml")
 	if r.code != 0 {
 		t.Fatalf("retry of a retry: exit %d %v", r.code, r.err)
@@ -255,10 +255,6 @@ func TestRetryRefusals(t *testing.T) {
 		{"configmap gone", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j}
 		}, nil, 4, "it is gone"},
-		{"not made by create", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
-			delete(j.Annotations, shards.AnnotationShardsConfigMap)
-			return []runtime.Object{j, cm}
-		}, nil, 2, "not made by kubectl indexed create"},
 		{"no such job", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object { return nil }, nil, 4, `job "seed" not found`},
 		{"index out of range", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j, cm}
