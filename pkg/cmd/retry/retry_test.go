@@ -480,3 +480,33 @@ func TestRetryBadIndexesBeforeTheNetwork(t *testing.T) {
 		})
 	}
 }
+
+// TestRetryRefusesAChangedShardConfigMap: the shard ConfigMap deleted and made again with other
+// cases (same name, same labels) is refused, as reconcile refuses it, instead of copied into
+// the retry. Before, retry copied the changed cases.
+func TestRetryRefusesAChangedShardConfigMap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(cm *corev1.ConfigMap)
+	}{
+		{"cases", func(cm *corev1.ConfigMap) { cm.Data[scaffold.ShardCasesKey(2)] = "case-9999\n" }},
+		{"manifest", func(cm *corev1.ConfigMap) {
+			cm.Data[shards.KeyManifest] = strings.Replace(cm.Data[shards.KeyManifest], "case-0005", "case-9999", 1)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job, cm, _ := seed(t)
+			tc.change(cm)
+			c := fake.NewClientset(job, cm)
+			r := run(t, c, "seed")
+			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "were changed since the Job was made") {
+				t.Fatalf("exit %d %v", r.code, r.err)
+			}
+			for _, a := range c.Actions() {
+				if a.GetVerb() == "create" {
+					t.Errorf("created %s", a.GetResource().Resource)
+				}
+			}
+		})
+	}
+}
