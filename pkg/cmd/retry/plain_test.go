@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -256,5 +257,54 @@ func TestRetryOneAtATime(t *testing.T) {
 			names = append(names, j.Name)
 		}
 		t.Errorf("four concurrent retries made %v", names)
+	}
+}
+
+// TestRetryOffline: from the saved seed Job and its pods (test/fixtures/seed, captured from a
+// real control plane), with no cluster: the Jobs printed run exactly {2, 4}, each once; with
+// --indexes 4, exactly {4}.
+func TestRetryOffline(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "test", "fixtures", "seed")
+	for _, tc := range []struct {
+		indexes string
+		want    string
+	}{{"failed", "2,4"}, {"4", "4"}} {
+		c := fake.NewClientset()
+		c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			t.Errorf("offline retry sent %s %s", a.GetVerb(), a.GetResource().Resource)
+			return true, nil, errors.New("no cluster")
+		})
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Client = c
+		r := io.Run(NewCmdRetryWithOptions(nil, o), "-f", filepath.Join(dir, "job.json"), "--pods-file", filepath.Join(dir, "pods.json"),
+			"--indexes", tc.indexes, "--dry-run=client", "-o", "json")
+		if r.Code != 0 {
+			t.Fatalf("exit %d %v\n%s", r.Code, r.Err, r.Stderr)
+		}
+		var got []string
+		for _, j := range decodeJobs(t, r.Stdout) {
+			got = append(got, seen(t, j))
+			if j.Namespace != "seed" {
+				t.Errorf("namespace %q", j.Namespace)
+			}
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("--indexes %s: workers see %v, want %s", tc.indexes, got, tc.want)
+		}
+	}
+	// Without --dry-run=client, and with a Job name as well: usage errors.
+	for _, args := range [][]string{
+		{"-f", filepath.Join(dir, "job.json")},
+		{"seed", "-f", filepath.Join(dir, "job.json"), "--dry-run=client"},
+		{"seed", "--pods-file", filepath.Join(dir, "pods.json")},
+		{"-f", filepath.Join(dir, "nope.json"), "--dry-run=client"},
+	} {
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Client = fake.NewClientset()
+		if r := io.Run(NewCmdRetryWithOptions(nil, o), args...); r.Code != 2 {
+			t.Errorf("%v: exit %d %v", args, r.Code, r.Err)
+		}
 	}
 }

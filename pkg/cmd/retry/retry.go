@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -94,7 +95,14 @@ type Options struct {
 	Name         string
 	AllowRunning bool
 	Force        bool
-	IndexMap     string
+
+	// Offline (-f): the saved Job, its pods and ConfigMaps; nothing is read from a cluster.
+	Filename       string
+	PodsFile       string
+	ShardsFile     string
+	namespaceGiven bool
+	off            *offline
+	IndexMap       string
 
 	Parallelism             int32
 	BackoffLimitPerIndex    int32
@@ -155,6 +163,9 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
+	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and shard ConfigMaps if wanted, or - for stdin. Needs --dry-run=client: the retry's objects are printed, no cluster is contacted.")
+	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
+	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json), for a Job made by create.")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
@@ -174,10 +185,15 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 // Complete resolves the Job name, the namespace, the dry-run strategy and the client (always:
 // even a client dry run reads the Job and its ConfigMap).
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	switch len(args) {
-	case 0:
+	switch {
+	case o.Filename != "" && len(args) > 0:
+		return exitcode.UsageError("give a Job name or -f FILE, not both (%s)", strings.Join(args, " "))
+	case o.Filename != "":
+	case o.PodsFile != "" || o.ShardsFile != "":
+		return exitcode.UsageError("--pods-file and --shards-file go with -f FILE (offline)")
+	case len(args) == 0:
 		return exitcode.UsageError("a Job name is required: %s JOB", cmd.CommandPath())
-	case 1:
+	case len(args) == 1:
 		name, err := jobref.Name(args[0])
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -193,6 +209,19 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
 	if err := o.CompletePrinter(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.Filename != "" {
+		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
+		if o.DryRun != cmdutil.DryRunClient {
+			return exitcode.UsageError("-f prints the retry's objects from saved ones and sends nothing: give --dry-run=client (then kubectl create -f, or --save FILE)")
+		}
+		if fl := cmd.Flag("namespace"); fl != nil && fl.Changed {
+			o.Namespace, o.namespaceGiven = fl.Value.String(), true
+		} else if o.Namespace != "" {
+			o.namespaceGiven = true
+		}
+		o.Conn = printcmd.FromCommand(cmd)
+		return nil
 	}
 	if o.Namespace == "" {
 		if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
@@ -318,11 +347,20 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ns := o.Namespace
-	parent, err := o.Client.BatchV1().Jobs(ns).Get(ctx, o.ParentName, metav1.GetOptions{})
-	if err != nil {
-		return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, ns))
+	var parent *batchv1.Job
+	if o.Filename != "" {
+		off, err := o.readOffline()
+		if err != nil {
+			return err
+		}
+		o.off, parent = off, off.job
+	} else {
+		var err error
+		if parent, err = o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.ParentName, metav1.GetOptions{}); err != nil {
+			return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, o.Namespace))
+		}
 	}
+	ns := o.Namespace
 	pl, _, err := lineage.Read(parent)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -368,8 +406,11 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	cms := make([]*corev1.ConfigMap, 0, len(names))
 	for _, name := range names {
-		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		cm, err := o.configMap(ctx, name)
 		if apierrors.IsNotFound(err) {
+			if o.off != nil {
+				return exitcode.UsageError("job %q reads its shards from ConfigMap %q, which the files given do not hold: save it too (kubectl get configmap %s -n %s -o json) and give it in -f or --shards-file", parent.Name, name, name, ns)
+			}
 			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl create -f FILE: it makes the ConfigMaps again, whose names come from the manifest's hash, so they are the same objects, and refuses the Job, which exists)",
 				parent.Name, name, ns))
 		}
@@ -416,7 +457,10 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 		return nil
 	}
 	name, ns := pl.OriginalFrom.ConfigMap, o.Namespace
-	cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	cm, err := o.configMap(ctx, name)
+	if apierrors.IsNotFound(err) && o.off != nil {
+		return exitcode.UsageError("job %q keeps its index map in ConfigMap %q, which the files given do not hold: add it to -f (kubectl get configmap %s -n %s -o json)", parent.Name, name, name, ns)
+	}
 	if apierrors.IsNotFound(err) {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q keeps its index map (which root index each of its indexes runs) in ConfigMap %q (annotation %s), but it is gone from namespace %q: its indexes cannot be mapped back to the original shards, so nothing was created. Retry the root Job %q, or an earlier retry, instead",
 			parent.Name, name, shards.AnnotationOriginalIndexesFrom, ns, pl.RootJob))
@@ -439,6 +483,11 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 // same root indexes: one retry at a time per shard. Two retries racing get the same number,
 // hence the same name, and the API server's AlreadyExists lets only one in.
 func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perRetry int) error {
+	if o.off != nil {
+		// Offline: the lineage's other Jobs are not known; the attempt is the parent's + 1.
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: offline, the other Jobs of the lineage are not read: the attempt number (%d) follows the parent's alone, and no other retry of the same shards can be checked for\n", l.Attempt)
+		return nil
+	}
 	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
 	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
@@ -521,6 +570,18 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// configMap reads a ConfigMap from the cluster, or offline from the files given (a NotFound
+// error when they do not hold it).
+func (o *Options) configMap(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+	if o.off != nil {
+		if cm, ok := o.off.cms[name]; ok {
+			return cm, nil
+		}
+		return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), name)
+	}
+	return o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (o *Options) hint(err error) error {
