@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -305,6 +306,71 @@ func TestRetryOffline(t *testing.T) {
 		o.Client = fake.NewClientset()
 		if r := io.Run(NewCmdRetryWithOptions(nil, o), args...); r.Code != 2 {
 			t.Errorf("%v: exit %d %v", args, r.Code, r.Err)
+		}
+	}
+}
+
+// TestRetryFromReconcile: the shards a reconcile report calls missing, partial, rejected or
+// not evaluated are re-run, those whose pods succeeded included; a report of another manifest
+// or Job is refused, and an unreadable one is a usage error before any request.
+func TestRetryFromReconcile(t *testing.T) {
+	job, cm, m := seed(t)
+	dir := t.TempDir()
+	write := func(name string, rep reconcile.Report) string {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rep := reconcile.Report{APIVersion: reconcile.APIVersion, Kind: reconcile.Kind,
+		Manifest: reconcile.ManifestRef{Name: "seed-eval", Revision: string(m.Revision), Hash: m.Hash()},
+		Jobs:     []reconcile.JobRef{{Name: "seed", UID: "uid-seed"}}}
+	for i, st := range []reconcile.State{reconcile.StateComplete, reconcile.StatePartial, reconcile.StateFailed,
+		reconcile.StateRejected, reconcile.StateNotEvaluated, reconcile.StateComplete} {
+		rep.Shards = append(rep.Shards, reconcile.ShardReport{Index: i, ShardID: m.Shards[i].ID, State: st})
+	}
+	good := write("good.json", rep)
+	c := fake.NewClientset(job, cm)
+	r := run(t, c, "seed", "--from-reconcile", good, "--dry-run=client", "-o", "yaml")
+	if r.code != 0 {
+		t.Fatalf("exit %d %v\n%s", r.code, r.err, r.stderr)
+	}
+	_, rjob := decodeList(t, r.stdout)
+	if got := rjob.Annotations[shards.AnnotationOriginalIndexes]; got != "1,3,4" {
+		t.Errorf("re-runs root indexes %q, want 1,3,4 (partial, rejected, not evaluated)", got)
+	}
+	if !strings.Contains(r.stderr, "already succeeded; they run again as asked") {
+		t.Errorf("no word on re-running shards whose pods succeeded: %s", r.stderr)
+	}
+
+	other := rep
+	other.Manifest.Hash = "sha256:0000"
+	otherJob := rep
+	otherJob.Jobs = []reconcile.JobRef{{Name: "seed", UID: "uid-other"}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"seed", "--from-reconcile", write("other.json", other)}, "manifest hash"},
+		{[]string{"seed", "--from-reconcile", write("otherjob.json", otherJob)}, "UID uid-other"},
+		{[]string{"seed", "--from-reconcile", good, "--indexes", "2"}, "not both"},
+		{[]string{"seed", "--from-reconcile", filepath.Join(dir, "nope.json")}, "--from-reconcile"},
+		{[]string{"seed", "--from-reconcile", write("status.json", reconcile.Report{Kind: "IndexedJobStatus"})}, "ReconcileReport"},
+	} {
+		c := fake.NewClientset(job, cm)
+		r := run(t, c, tc.args...)
+		if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), tc.want) {
+			t.Errorf("%v: exit %d %v, want %q", tc.args[2:], r.code, r.err, tc.want)
+		}
+		for _, a := range c.Actions() {
+			if a.GetVerb() == "create" {
+				t.Errorf("%v: created %s", tc.args[2:], a.GetResource().Resource)
+			}
 		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -95,6 +96,11 @@ type Options struct {
 	Name         string
 	AllowRunning bool
 	Force        bool
+
+	// FromReconcile is a reconcile -o json report whose missing, partial, rejected and not
+	// evaluated shards are re-run; report is it, read by Validate.
+	FromReconcile string
+	report        *reconcile.Report
 
 	// Offline (-f): the saved Job, its pods and ConfigMaps; nothing is read from a cluster.
 	Filename       string
@@ -163,6 +169,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
+	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards that this report (kubectl indexed reconcile ROOT -o json, a file or - for stdin) calls missing, partial, rejected or not evaluated, even those whose pods succeeded. JOB must be the report's root; a report of another manifest revision or hash is refused.")
 	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and shard ConfigMaps if wanted, or - for stdin. Needs --dry-run=client: the retry's objects are printed, no cluster is contacted.")
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json), for a Job made by create.")
@@ -243,6 +250,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 }
 
 func (o *Options) explicit() bool {
+	if o.FromReconcile != "" {
+		return true // the report's list, known once the Job is read
+	}
 	switch strings.TrimSpace(o.Indexes) {
 	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
 		return false
@@ -255,7 +265,18 @@ func (o *Options) Validate() error {
 	if strings.TrimSpace(o.Indexes) == "" {
 		return exitcode.UsageError("--indexes must not be empty: give failed, unfinished, missing or a list such as 2,4,10-19")
 	}
-	if o.explicit() {
+	if o.FromReconcile != "" {
+		if o.changed("indexes") {
+			return exitcode.UsageError("--from-reconcile chooses the indexes: give it or --indexes, not both")
+		}
+		if o.FromReconcile == "-" && (o.Filename == "-" || o.PodsFile == "-" || o.ShardsFile == "-") {
+			return exitcode.UsageError("only one file can be read from standard input")
+		}
+		if err := o.readReport(); err != nil {
+			return err
+		}
+	}
+	if o.explicit() && o.FromReconcile == "" {
 		// The syntax is checked here, before any request; the range needs the Job's completions.
 		if _, err := indexes.Parse(strings.TrimSpace(o.Indexes), indexes.Unbounded); err != nil {
 			return exitcode.UsageError("--indexes %q: give failed, unfinished, missing, or completion indexes such as 2,4,10-19: %w", o.Indexes, err)
@@ -367,6 +388,11 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	if err := o.resolve(ctx, parent, pl); err != nil {
 		return err
+	}
+	if o.report != nil {
+		if o.Indexes, err = o.reportIndexes(parent, pl); err != nil {
+			return err
+		}
 	}
 	cmName, made := shards.ConfigMapNameFromJob(parent)
 	sel, err := lineage.Select(parent, o.Indexes, o.AllowRunning)
