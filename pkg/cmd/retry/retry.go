@@ -81,6 +81,13 @@ var (
 		# Keep the index map in a ConfigMap even when it would fit an annotation
 		kubectl indexed retry eval --indexes missing --index-map configmap
 
+		# Re-run the shards a reconcile report found without a usable receipt
+		kubectl indexed reconcile eval --results ./results -o json > report.json
+		kubectl indexed retry eval --from-reconcile report.json
+
+		# Offline: the retry of a saved Job, for review
+		kubectl indexed retry -f job.json --pods-file pods.json --dry-run=client -o yaml
+
 		# See the objects without sending anything; then follow the whole lineage
 		kubectl indexed retry eval --dry-run=client -o yaml
 		kubectl indexed status eval --lineage`)
@@ -140,7 +147,7 @@ func NewCmdRetry(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 // NewCmdRetryWithOptions returns the command bound to o (tests inject a client through o).
 func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "retry JOB [--indexes failed|unfinished|missing|LIST] [--name NAME] [flags]",
+		Use:                   "retry (JOB | -f FILE) [--indexes failed|unfinished|missing|LIST | --from-reconcile REPORT] [--name NAME] [flags]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Create a Job that re-runs only the failed or unfinished shards of a Job, with their original work",
 		Long:                  retryLong,
