@@ -32,8 +32,8 @@ const (
 	// annotation batch.kubernetes.io/job-completion-index with the retry's own index, 0).
 	AnnotationPinnedIndex = shards.Prefix + "completion-index"
 	// MaxPlainRetryJobs is the most Jobs one retry of a plain Job makes (one per index):
-	// above it, retry refuses before anything is created. 1,000 Jobs take about 1,000 create
-	// requests, and the Job controller syncs each; see docs/retry.md for the figures.
+	// above it, retry refuses before anything is created. n indexes cost n Job creates and n
+	// Jobs for the Job controller to sync (not yet measured on the API server).
 	MaxPlainRetryJobs = 1000
 )
 
