@@ -211,3 +211,9 @@ func Compose(parent *Lineage, parentCompletions int, chosen indexes.Set) (indexe
 	}
 	return b.Set(), nil
 }
+
+// AnnotationRetrySet, on every Job of a retry, identifies the retry: the first 10 hex digits
+// of the SHA-256 of the parent Job's UID and the parent indexes chosen. A second run of the
+// same retry finds its Jobs by it (their attempt number, and which exist already), and the
+// one-retry-at-a-time check does not count them as another retry.
+const AnnotationRetrySet = shards.Prefix + "retry-set"

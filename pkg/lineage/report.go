@@ -180,8 +180,10 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 			}
 			s.State, s.From, s.Attempt = ix.State, e.Job.Name, js.Attempt
 			s.LastExitCode, s.Detail = ix.LastExitCode, ix.Detail
+			// A Job create did not make names no invalid-input code: its own FailIndex rule on
+			// the exit code says the input cannot succeed.
 			s.InvalidInput = ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
-				ix.LastExitCode != nil && code != nil && *ix.LastExitCode == *code
+				ix.LastExitCode != nil && (code == nil || *ix.LastExitCode == *code)
 		}
 	}
 	slices.Sort(order)
@@ -251,11 +253,14 @@ func verdict(r *Report, failed []*ShardStatus) string {
 		}
 		name := s.ShardID
 		if name == "" {
-			name = "index " + strconv.Itoa(s.Index)
+			name = strconv.Itoa(s.Index) // the shard of a Job create did not make is its index
 		}
 		why := "failed"
 		if s.InvalidInput {
 			why = "failed as invalid input"
+			if s.LastExitCode != nil {
+				why += fmt.Sprintf(" (exit %d)", *s.LastExitCode)
+			}
 		} else if s.LastExitCode != nil {
 			why = fmt.Sprintf("failed (exit code %d)", *s.LastExitCode)
 		}

@@ -91,7 +91,7 @@ func TestBuildReportSeedAndRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "5 of 6 shards succeeded; shard s-2 failed as invalid input in " + root.Name + " and " + r1.Name
+	want := "5 of 6 shards succeeded; shard s-2 failed as invalid input (exit 42) in " + root.Name + " and " + r1.Name
 	if rep.Verdict != want || rep.Shards != 6 || rep.Summary.Succeeded != 5 || rep.Summary.Failed != 1 || rep.Complete || rep.Missing != "2" {
 		t.Fatalf("report: %q %+v", rep.Verdict, rep.Summary)
 	}
@@ -141,5 +141,37 @@ func TestBuildReportWithoutRootAndStrangers(t *testing.T) {
 	rep, _ = BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, other, nil, nil)}, nil)
 	if len(rep.Jobs) != 1 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "not this one") {
 		t.Errorf("stranger: jobs %+v notes %v", rep.Jobs, rep.Notes)
+	}
+}
+
+// TestBuildReportPlainJob: the seed fixture as kubectl applied it (no create annotations, no
+// shard IDs) and a retry of shard 2 as retry makes it for such a Job (one Job of one index,
+// original-indexes 2): the shard is its index, and its FailIndex rule on exit 42 is invalid
+// input. Before, the verdict said "index 2 failed (exit code 42)".
+func TestBuildReportPlainJob(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	delete(root.Annotations, shards.Prefix+"invalid-input-exit-code")
+	r1, r1Pods := retryOf(root, rootPods)
+	r1.Name = root.Name + "-r1-2"
+	l := &Lineage{RootJob: root.Name, RootJobUID: string(root.UID), ParentJob: root.Name, ParentJobUID: string(root.UID), Attempt: 1, Original: indexes.Of(2)}
+	for k, v := range l.Annotations() {
+		r1.Annotations[k] = v
+	}
+	one := int32(1)
+	r1.Spec.Completions = &one
+	r1.Status.CompletedIndexes = ""
+	r1.Status.Succeeded, r1.Status.Failed = 0, 1
+	for i := range r1Pods {
+		r1Pods[i].Labels[batchv1.JobNameLabel] = r1.Name
+		r1Pods[i].OwnerReferences[0].Name = r1.Name
+	}
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, r1, r1Pods, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "4 of 6 shards succeeded; shard 2 failed as invalid input (exit 42) in " + root.Name + " and " + r1.Name +
+		"; shard 4 failed (exit code 1) in " + root.Name
+	if rep.Verdict != want {
+		t.Fatalf("verdict %q\nwant    %q", rep.Verdict, want)
 	}
 }

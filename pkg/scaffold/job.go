@@ -28,6 +28,9 @@ type Objects struct {
 	// ConfigMap holding it (not mounted by the pods); nil otherwise. Sent after the store.
 	IndexMap *corev1.ConfigMap
 	Job      *batchv1.Job
+	// Notes say what create replaced in a --from-job Job (completions, backoffLimit), for
+	// standard error.
+	Notes []string
 }
 
 // ConfigMaps returns the head, the parts and the index map, in the order they are sent.
@@ -67,11 +70,11 @@ func Build(o Options) (*Objects, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := buildJob(o, configMapNames(cms), st.ManifestMounted)
+	job, notes, err := buildJob(o, configMapNames(cms), st.ManifestMounted)
 	if err != nil {
 		return nil, err
 	}
-	return &Objects{ConfigMap: cms[0], Parts: cms[1:], Job: job}, nil
+	return &Objects{ConfigMap: cms[0], Parts: cms[1:], Job: job, Notes: notes}, nil
 }
 
 func configMapNames(cms []*corev1.ConfigMap) []string {
@@ -82,7 +85,7 @@ func configMapNames(cms []*corev1.ConfigMap) []string {
 	return names
 }
 
-func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, error) {
+func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.Job, notes []string, err error) {
 	cmName := cmNames[0]
 	m := o.Manifest
 	n := int32(len(m.Shards))
@@ -90,7 +93,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 	if o.BaseSource != "" {
 		from = "--from-job " + o.BaseSource
 	}
-	job := &batchv1.Job{}
+	job = &batchv1.Job{}
 	code := DefaultInvalidInputExitCode
 	containerName := o.ContainerName
 	if o.Base != nil {
@@ -99,7 +102,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 		if v, ok := o.Base.Annotations[AnnotationInvalidInputExitCode]; ok {
 			c, err := strconv.ParseInt(v, 10, 32)
 			if err != nil {
-				return nil, fmt.Errorf("%s: annotation %s is %q, not an exit code", from, AnnotationInvalidInputExitCode, v)
+				return nil, nil, fmt.Errorf("%s: annotation %s is %q, not an exit code", from, AnnotationInvalidInputExitCode, v)
 			}
 			code = int32(c)
 		}
@@ -108,8 +111,9 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 		}
 		job = cleanBase(o.Base)
 		if err := checkBaseSpec(&job.Spec, n, from); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		notes = adoptNotes(&job.Spec, n, from, o.BackoffLimitPerIndex != nil)
 	}
 	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
 	job.Name = o.JobName
@@ -122,7 +126,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 	}
 	for k, v := range manifestLabels(m) {
 		if old, ok := labels[k]; ok && old != v && !strings.HasPrefix(k, shards.Prefix) {
-			return nil, fmt.Errorf("%s sets label %q to %q but the shard manifest sets it to %q: remove one of them", from, k, old, v)
+			return nil, nil, fmt.Errorf("%s sets label %q to %q but the shard manifest sets it to %q: remove one of them", from, k, old, v)
 		}
 		labels[k] = v
 	}
@@ -160,12 +164,12 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 	case o.MaxFailedIndexes != nil:
 		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(int(n))
 		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n {
-			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d shards of manifest %q", o.MaxFailedIndexes, n, m.Metadata.Name)
+			return nil, nil, fmt.Errorf("--max-failed-indexes %s is more than the %d shards of manifest %q", o.MaxFailedIndexes, n, m.Metadata.Name)
 		}
 	case spec.MaxFailedIndexes == nil:
 		spec.MaxFailedIndexes = DefaultMaxFailedIndexes.Resolve(int(n))
 	case *spec.MaxFailedIndexes > n:
-		return nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
+		return nil, nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
 	}
 	if o.ActiveDeadlineSeconds != nil {
 		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
@@ -177,7 +181,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 		code = *o.InvalidInputExitCode
 	}
 	if code < 1 || code > 255 {
-		return nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
+		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
 	}
 	replace := batchv1.Failed
 	spec.PodReplacementPolicy = &replace
@@ -190,7 +194,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 	}
 	wi, err := workerIndex(tmpl.Spec.Containers, containerName, from)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if wi < 0 {
 		name := containerName
@@ -205,7 +209,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 		w.Image = o.Image
 	}
 	if w.Image == "" {
-		return nil, fmt.Errorf("no image for the worker container %q: give --image", w.Name)
+		return nil, nil, fmt.Errorf("no image for the worker container %q: give --image", w.Name)
 	}
 	if len(o.Command) > 0 {
 		w.Command = append([]string(nil), o.Command...)
@@ -213,12 +217,12 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 	}
 	env, err := workerEnv(m, code, manifestMounted, w.Env, o.Env, from)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.Env = env
 	setResources(&w.Resources, o.Requests, o.Limits)
 	if err := mountShards(&tmpl.Spec, wi, cmNames, from); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ann[AnnotationInvalidInputExitCode] = strconv.Itoa(int(code))
 	ann[AnnotationWorkerContainer] = w.Name
@@ -254,10 +258,31 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (*batchv1.Job, 
 		}
 	}
 	if len(rules) > 20 {
-		return nil, fmt.Errorf("%s has %d podFailurePolicy rules; with the %d kubectl indexed adds that is more than the 20 the API allows", from, len(rules)-ours, ours)
+		return nil, nil, fmt.Errorf("%s has %d podFailurePolicy rules; with the %d kubectl indexed adds that is more than the 20 the API allows", from, len(rules)-ours, ours)
 	}
 	spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: rules}
-	return job, nil
+	return job, notes, nil
+}
+
+// adoptNotes says what create replaces in a --from-job Job so that it runs shards: completions
+// (always the number of shards) and a global backoffLimit (one shard's failures would kill
+// the others; backoffLimitPerIndex replaces it). Build replaces both; the notes go to stderr.
+func adoptNotes(spec *batchv1.JobSpec, n int32, from string, perIndexFlag bool) []string {
+	var notes []string
+	if spec.Completions != nil && *spec.Completions != n {
+		notes = append(notes, fmt.Sprintf("%s sets completions %d; the manifest has %d shards, so the Job gets completions %d", from, *spec.Completions, n, n))
+	}
+	if spec.BackoffLimit != nil && *spec.BackoffLimit != jobpolicy.UnlimitedBackoffLimit {
+		per := "backoffLimitPerIndex " + strconv.Itoa(int(DefaultBackoffLimitPerIndex)) + " (create's default)"
+		switch {
+		case perIndexFlag:
+			per = "the --backoff-limit-per-index given"
+		case spec.BackoffLimitPerIndex != nil:
+			per = "its backoffLimitPerIndex " + strconv.Itoa(int(*spec.BackoffLimitPerIndex))
+		}
+		notes = append(notes, fmt.Sprintf("%s sets a global backoffLimit %d (one shard's failures would kill the others); the Job has no backoffLimit and uses %s instead", from, *spec.BackoffLimit, per))
+	}
+	return notes
 }
 
 // cleanBase copies base without what the API server and the controllers wrote on it: identity,
@@ -290,12 +315,6 @@ func checkBaseSpec(spec *batchv1.JobSpec, n int32, from string) error {
 	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	if spec.CompletionMode != nil && *spec.CompletionMode != batchv1.IndexedCompletion {
 		add("completionMode is %q: shards need completionMode Indexed (remove the field)", *spec.CompletionMode)
-	}
-	if spec.Completions != nil && *spec.Completions != n {
-		add("completions is %d but the manifest has %d shards: completions is always the number of shards (remove the field)", *spec.Completions, n)
-	}
-	if spec.BackoffLimit != nil && *spec.BackoffLimit != jobpolicy.UnlimitedBackoffLimit {
-		add("backoffLimit is %d: a global backoffLimit counts the failures of every index and, once exceeded, kills the healthy ones; kubectl indexed uses backoffLimitPerIndex instead (remove backoffLimit)", *spec.BackoffLimit)
 	}
 	if spec.SuccessPolicy != nil {
 		add("successPolicy is set: it lets the Job succeed before every shard has run, so results would be incomplete (remove it)")

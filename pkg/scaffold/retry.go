@@ -212,14 +212,14 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	}
 	switch {
 	case o.MaxFailedIndexes != nil:
-		spec.MaxFailedIndexes = o.MaxFailedIndexes.Resolve(n)
+		spec.MaxFailedIndexes = RetryBudget(*o.MaxFailedIndexes, n)
 		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > n32 {
 			return nil, fmt.Errorf("--max-failed-indexes %s is more than the %d indexes of the retry", o.MaxFailedIndexes, n)
 		}
 	case prepareDB:
-		spec.MaxFailedIndexes = DefaultMaxFailedIndexes.Resolve(n)
+		spec.MaxFailedIndexes = RetryBudget(DefaultMaxFailedIndexes, n)
 	case spec.MaxFailedIndexes != nil:
-		spec.MaxFailedIndexes = ptr(int32(int64(*spec.MaxFailedIndexes) * int64(n) / int64(pn)))
+		spec.MaxFailedIndexes = ptr(ScaleBudget(*spec.MaxFailedIndexes, pn, n))
 	}
 	if prepareDB {
 		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
@@ -291,18 +291,39 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 	n := o.Indexes.Len()
 	files := make([]shards.IndexFiles, 0, n)
 	chosen := make([]string, 0, n)
+	var manifest []byte
+	var m *shards.Manifest
+	if raw, ok := head.Data[shards.KeyManifest]; ok {
+		manifest = []byte(raw)
+		// Trust the store only as far as the Job's manifest hash vouches for it (as reconcile
+		// does): a ConfigMap deleted and made again with other cases keeps its name and labels.
+		if m, err = shards.Parse(fmt.Sprintf("configmap %s key %s", head.Name, shards.KeyManifest), manifest); err != nil {
+			return nil, err
+		}
+		if want := o.Parent.Annotations[shards.AnnotationManifestHash]; want != "" && m.Hash() != want {
+			return nil, tampered(o, head.Name, fmt.Sprintf("its manifest.json has hash %s but job %q ran manifest %s", m.Hash(), o.Parent.Name, want))
+		}
+	}
+	roots := slices.Collect(o.Lineage.Original.All())
+	k := 0
 	for j := range o.Indexes.All() {
 		c, ok1 := lookup(ShardCasesKey(j))
 		id, ok2 := lookup(ShardIDKey(j))
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("the shard ConfigMaps of job %q (%s) have no files for index %d: they were not written by kubectl indexed create", o.Parent.Name, strings.Join(configMapNames(o.ParentConfigMaps), ", "), j)
 		}
+		if m != nil {
+			r := roots[k]
+			if r >= len(m.Shards) {
+				return nil, tampered(o, head.Name, fmt.Sprintf("index %d runs root index %d but the manifest has %d shards", j, r, len(m.Shards)))
+			}
+			if s := m.Shards[r]; c != shards.CasesText(s.Cases) || id != s.ID+"\n" || ids[j] != s.ID {
+				return nil, tampered(o, head.Name, fmt.Sprintf("the files of index %d are not those of shard %q (root index %d) of the manifest", j, s.ID, r))
+			}
+		}
+		k++
 		files = append(files, shards.IndexFiles{Cases: c, ID: id})
 		chosen = append(chosen, ids[j])
-	}
-	var manifest []byte
-	if m, ok := head.Data[shards.KeyManifest]; ok {
-		manifest = []byte(m)
 	}
 	st, err := shards.BuildStore(files, chosen, manifest)
 	if err != nil {
@@ -351,4 +372,32 @@ func intOrNone(p *int32) string {
 		return "none"
 	}
 	return fmt.Sprint(*p)
+}
+
+// ScaleBudget is a retry's maxFailedIndexes from its parent's: the same share of its n
+// indexes as parentMax is of the parent's pn, rounded up. Rounding down would give a small
+// retry 0 (2 of 100 scaled to 3 indexes is 0.06), so its first failure would end it and stop
+// the other shards; rounded up, a non-zero budget stays at least 1, and 0 (stop at the
+// first failure, as the parent asked) stays 0. Never more than n.
+func ScaleBudget(parentMax int32, pn, n int) int32 {
+	if parentMax <= 0 || pn <= 0 || n <= 0 {
+		return 0
+	}
+	v := (int64(parentMax)*int64(n) + int64(pn) - 1) / int64(pn)
+	return int32(min(v, int64(n)))
+}
+
+// RetryBudget resolves a budget over a retry's n indexes as Resolve does, except that a
+// percentage is rounded up (ScaleBudget's rule): 10% of 3 indexes is 1, not 0.
+func RetryBudget(b Budget, n int) *int32 {
+	if b.Percent && !b.Unlimited {
+		return ptr(ScaleBudget(b.Value, 100, n))
+	}
+	return b.Resolve(n)
+}
+
+// tampered is the error for a shard store that its Job's manifest does not vouch for.
+func tampered(o RetryOptions, cm, why string) error {
+	return fmt.Errorf("the shard ConfigMaps of job %q (%s) were changed since the Job was made: %s; nothing was created. Re-create the ConfigMaps from the manifest the Job ran (its hash is in annotation %s) with kubectl indexed create --dry-run=client --save FILE and kubectl create -f FILE, after deleting the changed ones",
+		o.Parent.Name, cm, why, shards.AnnotationManifestHash)
 }

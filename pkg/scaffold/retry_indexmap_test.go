@@ -191,3 +191,39 @@ func TestRetryOfRetryDropsParentMapKey(t *testing.T) {
 		t.Errorf("r2 runs %s", got.Original)
 	}
 }
+
+// TestScaleBudget: a retry's maxFailedIndexes keeps the parent's share rounded up, so a small
+// retry of a Job with a budget keeps at least 1 (floor rounding gave 0: its first failure
+// stopped every other shard), and a parent's 0 stays 0.
+func TestScaleBudget(t *testing.T) {
+	for _, tc := range []struct {
+		parentMax   int32
+		pn, n, want int
+	}{
+		{2, 100, 3, 1},  // floor gave 0
+		{3, 6, 2, 1},    // the seed: 3 of 6, retry of 2
+		{50, 100, 3, 2}, // 1.5 rounds up
+		{0, 100, 50, 0}, // stop at the first failure stays so
+		{10, 10, 4, 4},  // every index may fail: never more than n
+		{1, 100000, 1, 1},
+	} {
+		if got := ScaleBudget(tc.parentMax, tc.pn, tc.n); int(got) != tc.want {
+			t.Errorf("ScaleBudget(%d, %d, %d) = %d, want %d", tc.parentMax, tc.pn, tc.n, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		b    Budget
+		n    int
+		want string
+	}{
+		{Budget{Percent: true, Value: 10}, 3, "1"},
+		{Budget{Percent: true, Value: 50}, 1, "1"},
+		{Budget{Percent: true, Value: 0}, 5, "0"},
+		{Budget{Value: 2}, 5, "2"},
+		{Budget{Unlimited: true}, 5, "none"},
+	} {
+		if got := intOrNone(RetryBudget(tc.b, tc.n)); got != tc.want {
+			t.Errorf("RetryBudget(%s, %d) = %s, want %s", tc.b, tc.n, got, tc.want)
+		}
+	}
+}

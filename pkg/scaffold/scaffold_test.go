@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -195,16 +196,14 @@ func TestBuildErrors(t *testing.T) {
 		{"reserved env", Options{Manifest: m, JobName: "j", Image: "i", Env: []corev1.EnvVar{{Name: "INDEXED_SHARD_FILE", Value: "x"}}}, "--env INDEXED_SHARD_FILE: kubectl indexed sets INDEXED_SHARD_FILE itself"},
 		{"too big", Options{Manifest: big, JobName: "j", Image: "i"}, `shard manifest "big" cannot be stored: the files of index 0 (shard "s0") take 1080026 bytes, more than one ConfigMap holds (921600 bytes)`},
 		{"non-indexed", Options{Manifest: m, JobName: "j", BaseSource: "b.yaml", Base: job(func(j *batchv1.Job) { j.Spec.CompletionMode = &nonIndexed })}, `--from-job b.yaml cannot be used: completionMode is "NonIndexed"`},
-		{"completions", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.Completions = ptrTo[int32](10) })}, "completions is 10 but the manifest has 6 shards"},
-		{"backoffLimit", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.BackoffLimit = ptrTo[int32](6) })}, "backoffLimit is 6: a global backoffLimit counts the failures of every index"},
 		{"successPolicy", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{} })}, "successPolicy is set"},
 		{"replacement", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.PodReplacementPolicy = &tof })}, `podReplacementPolicy is "TerminatingOrFailed"`},
 		{"manual selector", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.ManualSelector = ptrTo(true) })}, "manualSelector is true"},
 		{"restart policy", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) { j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure })}, `restartPolicy is "OnFailure"`},
 		{"several problems", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) {
-			j.Spec.BackoffLimit = ptrTo[int32](1)
-			j.Spec.Completions = ptrTo[int32](1)
-		})}, "cannot be used:\n  completions is 1"},
+			j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{}
+			j.Spec.ManualSelector = ptrTo(true)
+		})}, "cannot be used:\n  successPolicy is set"},
 		{"two containers", Options{Manifest: m, JobName: "j", Base: job(func(j *batchv1.Job) {
 			j.Spec.Template.Spec.Containers = []corev1.Container{{Name: "a", Image: "i"}, {Name: "b", Image: "i"}}
 		})}, `has 2 containers and none is named "worker": say which one is the worker with --container (one of "a", "b")`},
@@ -425,5 +424,36 @@ func TestBuildSplitStore(t *testing.T) {
 	}
 	if _, ok := data[shards.KeyManifest]; ok {
 		t.Error("manifest.json stored although it does not fit")
+	}
+}
+
+// TestBuildAdoptsAJob: a --from-job Job whose completions or global backoffLimit disagree with
+// the manifest or the safe defaults is adopted (both replaced, and a note says so) instead of
+// refused, as the seed fixture's Job applied with kubectl apply (completions 10 for a 6-shard
+// manifest here, backoffLimit 6). Before, create refused it.
+func TestBuildAdoptsAJob(t *testing.T) {
+	m := manifest(t, "six.yaml")
+	base := &batchv1.Job{Spec: batchv1.JobSpec{Completions: ptrTo[int32](10), BackoffLimit: ptrTo[int32](6),
+		Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{Name: "worker", Image: "w:1"}}}}}}
+	objs, err := Build(Options{Manifest: m, JobName: "j", Base: base, BaseSource: "job.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := objs.Job.Spec
+	if int(*s.Completions) != len(m.Shards) || s.BackoffLimit != nil || *s.BackoffLimitPerIndex != DefaultBackoffLimitPerIndex {
+		t.Errorf("spec: completions %d backoffLimit %v backoffLimitPerIndex %d", *s.Completions, s.BackoffLimit, *s.BackoffLimitPerIndex)
+	}
+	got := strings.Join(objs.Notes, "\n")
+	for _, want := range []string{"--from-job job.yaml sets completions 10; the manifest has " + strconv.Itoa(len(m.Shards)) + " shards",
+		"sets a global backoffLimit 6", "backoffLimitPerIndex 1 (create's default)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("notes %q lack %q", got, want)
+		}
+	}
+	// A Job that already agrees gets no note.
+	base.Spec.Completions, base.Spec.BackoffLimit = nil, nil
+	if objs, err := Build(Options{Manifest: m, JobName: "j", Base: base}); err != nil || len(objs.Notes) != 0 {
+		t.Errorf("notes %v %v", objs, err)
 	}
 }

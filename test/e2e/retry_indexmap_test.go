@@ -78,7 +78,7 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 	}
 	t.Logf("status seed-r1:\n%s", r.Stdout)
 	lr := lineageJSON(t, "seed", "-n", ns)
-	want := "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input in seed and seed-r1"
+	want := "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input (exit 42) in seed and seed-r1"
 	if lr.Verdict != want || lr.ShardStatuses[4].From != "seed-r1" || lr.ShardStatuses[2].Runs[1].Job != "seed-r1" {
 		t.Errorf("lineage: %q, want %q", lr.Verdict, want)
 	}

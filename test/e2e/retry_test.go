@@ -293,7 +293,7 @@ func TestRetrySeedScenario(t *testing.T) {
 	if lr.Shards != 6 || lr.Summary.Succeeded != 5 || lr.Summary.Failed != 1 || lr.Complete || len(lr.ShardStatuses) != 6 {
 		t.Fatalf("lineage: %+v", lr)
 	}
-	want := "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input in seed and seed-r1"
+	want := "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input (exit 42) in seed and seed-r1"
 	if lr.Verdict != want {
 		t.Errorf("verdict %q, want %q", lr.Verdict, want)
 	}
@@ -343,7 +343,7 @@ func TestRetrySeedScenario(t *testing.T) {
 		t.Errorf("seed-r2 index 0 reads shard %q, want %s", id, m.Shards[2].ID)
 	}
 	lr = lineageJSON(t, "seed", "-n", ns)
-	want = "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input in seed, seed-r1 and seed-r2"
+	want = "5 of 6 shards succeeded; shard " + m.Shards[2].ID + " failed as invalid input (exit 42) in seed, seed-r1 and seed-r2"
 	if lr.Verdict != want || len(lr.Jobs) != 3 || lr.Jobs[2].Name != "seed-r2" || lr.Jobs[2].Attempt != 2 {
 		t.Errorf("lineage after seed-r2: %q (want %q), jobs %+v", lr.Verdict, want, lr.Jobs)
 	}

@@ -14,7 +14,9 @@ import (
 // Scenario annotations. Put them on a Job's pod template (spec.template.metadata.annotations);
 // every pod inherits them and kwok's stages (stages.yaml) read them. See test/README.md.
 //
-// Keys take an optional suffix: ".<index>" applies to one completion index, ".<index>.<attempt>"
+// Keys take an optional suffix: ".<index>" applies to one completion index (the one the worker
+// sees: a literal JOB_COMPLETION_INDEX in the first container that sets it, as a retry of a
+// Job that create did not make pins it, else the pod's completion index), ".<index>.<attempt>"
 // to one attempt of it. The attempt is 0 for the first pod of an index and is
 // failure-count + ignored-failure-count from the pod's batch.kubernetes.io annotations, so
 // attempt keys only work for Jobs with backoffLimitPerIndex (the only Jobs whose pods carry the

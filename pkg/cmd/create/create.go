@@ -5,6 +5,7 @@ package create
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -209,6 +210,9 @@ func (o *Options) Run(ctx context.Context) error {
 	objs, err := scaffold.Build(o.build)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, n := range objs.Notes {
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
 	return o.Submit(ctx, objs)
 }

@@ -27,16 +27,19 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 var (
 	retryLong = templates.LongDesc(`
-		Create a new Indexed Job that runs again only some shards of a Job made by
-		kubectl indexed create (or of an earlier retry): by default the indexes that failed.
+		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
+		earlier retry): by default the indexes that failed.
 
 		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
 		ConfigMap, named from its content's hash, holds just those shards under the paths of
@@ -49,10 +52,17 @@ var (
 		some 18,000 scattered indexes) is kept in an immutable ConfigMap of its own, named
 		ROOT-index-map-HASH, which the annotation original-indexes-from names (--index-map). The Job retried and its ConfigMap are never modified.
 
+		A Job not made by create (its worker reads its shard from JOB_COMPLETION_INDEX) is
+		retried as one Job per chosen index, <root>-r<attempt>-<index>, each with
+		JOB_COMPLETION_INDEX and any downward-API read of the completion index pinned to the
+		original index (at most 1,000 indexes at a time; the same command run again completes
+		a retry cut short).
+
 		Refused: a Job still running (unless --indexes lists only indexes that already failed
-		for good and --allow-running is given), nothing to retry, a Job not made by create (no
-		shard ConfigMap), a shard ConfigMap that is gone. The new Job is linted first, and an
-		existing Job or different ConfigMap is never replaced.
+		for good and --allow-running is given), nothing to retry, a shard ConfigMap that is
+		gone, another retry of the lineage that still runs some of the same shards (unless
+		--force). The new Job is linted first, and an existing Job or different ConfigMap is
+		never replaced.
 
 		Exit codes: 0 created (or printed); 2 bad flags, a refusal above, or a Job lint says the
 		API server would reject; 4 the API server could not be reached or refused (the Job or
@@ -71,6 +81,13 @@ var (
 		# Keep the index map in a ConfigMap even when it would fit an annotation
 		kubectl indexed retry eval --indexes missing --index-map configmap
 
+		# Re-run the shards a reconcile report found without a usable receipt
+		kubectl indexed reconcile eval --results ./results -o json > report.json
+		kubectl indexed retry eval --from-reconcile report.json
+
+		# Offline: the retry of a saved Job, for review
+		kubectl indexed retry -f job.json --pods-file pods.json --dry-run=client -o yaml
+
 		# See the objects without sending anything; then follow the whole lineage
 		kubectl indexed retry eval --dry-run=client -o yaml
 		kubectl indexed status eval --lineage`)
@@ -85,7 +102,20 @@ type Options struct {
 	Indexes      string
 	Name         string
 	AllowRunning bool
-	IndexMap     string
+	Force        bool
+
+	// FromReconcile is a reconcile -o json report whose missing, partial, rejected and not
+	// evaluated shards are re-run; report is it, read by Validate.
+	FromReconcile string
+	report        *reconcile.Report
+
+	// Offline (-f): the saved Job, its pods and ConfigMaps; nothing is read from a cluster.
+	Filename       string
+	PodsFile       string
+	ShardsFile     string
+	namespaceGiven bool
+	off            *offline
+	IndexMap       string
 
 	Parallelism             int32
 	BackoffLimitPerIndex    int32
@@ -117,7 +147,7 @@ func NewCmdRetry(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.C
 // NewCmdRetryWithOptions returns the command bound to o (tests inject a client through o).
 func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "retry JOB [--indexes failed|unfinished|missing|LIST] [--name NAME] [flags]",
+		Use:                   "retry (JOB | -f FILE) [--indexes failed|unfinished|missing|LIST | --from-reconcile REPORT] [--name NAME] [flags]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Create a Job that re-runs only the failed or unfinished shards of a Job, with their original work",
 		Long:                  retryLong,
@@ -138,13 +168,18 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or a list such as 2,4,10-19.")
 	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
+	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
 	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
 	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
-	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded down).")
+	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded up; a percentage is rounded up too).")
 	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
 	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
+	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards that this report (kubectl indexed reconcile ROOT -o json, a file or - for stdin) calls missing, partial, rejected or not evaluated, even those whose pods succeeded. JOB must be the report's root; a report of another manifest revision or hash is refused.")
+	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and shard ConfigMaps if wanted, or - for stdin. Needs --dry-run=client: the retry's objects are printed, no cluster is contacted.")
+	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
+	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json), for a Job made by create.")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
@@ -164,10 +199,15 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 // Complete resolves the Job name, the namespace, the dry-run strategy and the client (always:
 // even a client dry run reads the Job and its ConfigMap).
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	switch len(args) {
-	case 0:
+	switch {
+	case o.Filename != "" && len(args) > 0:
+		return exitcode.UsageError("give a Job name or -f FILE, not both (%s)", strings.Join(args, " "))
+	case o.Filename != "":
+	case o.PodsFile != "" || o.ShardsFile != "":
+		return exitcode.UsageError("--pods-file and --shards-file go with -f FILE (offline)")
+	case len(args) == 0:
 		return exitcode.UsageError("a Job name is required: %s JOB", cmd.CommandPath())
-	case 1:
+	case len(args) == 1:
 		name, err := jobref.Name(args[0])
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
@@ -183,6 +223,19 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
 	if err := o.CompletePrinter(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	if o.Filename != "" {
+		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
+		if o.DryRun != cmdutil.DryRunClient {
+			return exitcode.UsageError("-f prints the retry's objects from saved ones and sends nothing: give --dry-run=client (then kubectl create -f, or --save FILE)")
+		}
+		if fl := cmd.Flag("namespace"); fl != nil && fl.Changed {
+			o.Namespace, o.namespaceGiven = fl.Value.String(), true
+		} else if o.Namespace != "" {
+			o.namespaceGiven = true
+		}
+		o.Conn = printcmd.FromCommand(cmd)
+		return nil
 	}
 	if o.Namespace == "" {
 		if o.Namespace, _, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
@@ -207,6 +260,9 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 }
 
 func (o *Options) explicit() bool {
+	if o.FromReconcile != "" {
+		return true // the report's list, known once the Job is read
+	}
 	switch strings.TrimSpace(o.Indexes) {
 	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
 		return false
@@ -218,6 +274,23 @@ func (o *Options) explicit() bool {
 func (o *Options) Validate() error {
 	if strings.TrimSpace(o.Indexes) == "" {
 		return exitcode.UsageError("--indexes must not be empty: give failed, unfinished, missing or a list such as 2,4,10-19")
+	}
+	if o.FromReconcile != "" {
+		if o.changed("indexes") {
+			return exitcode.UsageError("--from-reconcile chooses the indexes: give it or --indexes, not both")
+		}
+		if o.FromReconcile == "-" && (o.Filename == "-" || o.PodsFile == "-" || o.ShardsFile == "-") {
+			return exitcode.UsageError("only one file can be read from standard input")
+		}
+		if err := o.readReport(); err != nil {
+			return err
+		}
+	}
+	if o.explicit() && o.FromReconcile == "" {
+		// The syntax is checked here, before any request; the range needs the Job's completions.
+		if _, err := indexes.Parse(strings.TrimSpace(o.Indexes), indexes.Unbounded); err != nil {
+			return exitcode.UsageError("--indexes %q: give failed, unfinished, missing, or completion indexes such as 2,4,10-19: %w", o.Indexes, err)
+		}
 	}
 	if o.AllowRunning && !o.explicit() {
 		return exitcode.UsageError("--allow-running needs an explicit --indexes list (such as 2,4): only indexes you name, that already failed for good, are retried while the Job runs")
@@ -305,11 +378,20 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ns := o.Namespace
-	parent, err := o.Client.BatchV1().Jobs(ns).Get(ctx, o.ParentName, metav1.GetOptions{})
-	if err != nil {
-		return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, ns))
+	var parent *batchv1.Job
+	if o.Filename != "" {
+		off, err := o.readOffline()
+		if err != nil {
+			return err
+		}
+		o.off, parent = off, off.job
+	} else {
+		var err error
+		if parent, err = o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.ParentName, metav1.GetOptions{}); err != nil {
+			return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, o.Namespace))
+		}
 	}
+	ns := o.Namespace
 	pl, _, err := lineage.Read(parent)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -317,11 +399,12 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := o.resolve(ctx, parent, pl); err != nil {
 		return err
 	}
-	cmName, ok := shards.ConfigMapNameFromJob(parent)
-	if !ok {
-		return exitcode.UsageError("job %q was not made by kubectl indexed create (it has no annotation %s): its workers take their shard from JOB_COMPLETION_INDEX, and a retry's index 0 cannot be made to run shard 4 without changing the worker. Re-create the run with kubectl indexed create --from-job, or make a Job for those indexes by hand; nothing was created",
-			parent.Name, shards.AnnotationShardsConfigMap)
+	if o.report != nil {
+		if o.Indexes, err = o.reportIndexes(parent, pl); err != nil {
+			return err
+		}
 	}
+	cmName, made := shards.ConfigMapNameFromJob(parent)
 	sel, err := lineage.Select(parent, o.Indexes, o.AllowRunning)
 	if err != nil {
 		// A refusal (nothing to retry, still running) or a bad --indexes: exit 2 either way.
@@ -329,6 +412,26 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	for _, w := range sel.Warnings {
 		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	}
+	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
+	if pl == nil {
+		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
+	} else {
+		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
+	}
+	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	set := scaffold.RetrySet(string(parent.UID), sel.Indexes)
+	jobsPerRetry := 1
+	if !made {
+		jobsPerRetry = sel.Indexes.Len()
+	}
+	if err := o.plan(ctx, l, set, jobsPerRetry); err != nil {
+		return err
+	}
+	if !made {
+		return o.runPlain(ctx, parent, sel, l, set)
 	}
 	// The store: the head the annotation names, and any parts the shard volume projects.
 	names := []string{cmName}
@@ -339,8 +442,11 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	cms := make([]*corev1.ConfigMap, 0, len(names))
 	for _, name := range names {
-		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		cm, err := o.configMap(ctx, name)
 		if apierrors.IsNotFound(err) {
+			if o.off != nil {
+				return exitcode.UsageError("job %q reads its shards from ConfigMap %q, which the files given do not hold: save it too (kubectl get configmap %s -n %s -o json) and give it in -f or --shards-file", parent.Name, name, name, ns)
+			}
 			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl create -f FILE: it makes the ConfigMaps again, whose names come from the manifest's hash, so they are the same objects, and refuses the Job, which exists)",
 				parent.Name, name, ns))
 		}
@@ -350,20 +456,6 @@ func (o *Options) Run(ctx context.Context) error {
 		cms = append(cms, cm)
 	}
 
-	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
-	if pl == nil {
-		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
-	} else {
-		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
-	}
-	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	if next, err := o.nextAttempt(ctx, l); err != nil {
-		return err
-	} else if next > l.Attempt {
-		l.Attempt = next
-	}
 	name := o.Name
 	if name == "" {
 		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
@@ -377,6 +469,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
+	objs.Job.Annotations[lineage.AnnotationRetrySet] = set
 	for _, n := range objs.Notes {
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
@@ -400,7 +493,10 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 		return nil
 	}
 	name, ns := pl.OriginalFrom.ConfigMap, o.Namespace
-	cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	cm, err := o.configMap(ctx, name)
+	if apierrors.IsNotFound(err) && o.off != nil {
+		return exitcode.UsageError("job %q keeps its index map in ConfigMap %q, which the files given do not hold: add it to -f (kubectl get configmap %s -n %s -o json)", parent.Name, name, name, ns)
+	}
 	if apierrors.IsNotFound(err) {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q keeps its index map (which root index each of its indexes runs) in ConfigMap %q (annotation %s), but it is gone from namespace %q: its indexes cannot be mapped back to the original shards, so nothing was created. Retry the root Job %q, or an earlier retry, instead",
 			parent.Name, name, shards.AnnotationOriginalIndexesFrom, ns, pl.RootJob))
@@ -414,15 +510,33 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 	return nil
 }
 
-// nextAttempt is one more than the highest attempt of the lineage's Jobs (one LIST on the
-// root-job label), so that two retries of the same Job get different numbers and names.
-func (o *Options) nextAttempt(ctx context.Context, l *lineage.Lineage) (int, error) {
+// plan sets l.Attempt from the lineage's Jobs (one LIST on the root-job label): the attempt of
+// the Jobs of this same retry (annotation retry-set) while fewer than the perRetry Jobs it
+// makes exist (an earlier run of the same command, cut short or racing this one), so that
+// they are the same objects and a second run completes it; else one more than the highest,
+// so that two retries get different numbers and names. A new retry is refused
+// (unless --force) while another Job of the lineage has not finished and runs one of the
+// same root indexes: one retry at a time per shard. Two retries racing get the same number,
+// hence the same name, and the API server's AlreadyExists lets only one in.
+func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perRetry int) error {
+	if o.off != nil {
+		// Offline: the lineage's other Jobs are not known; the attempt is the parent's + 1.
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: offline, the other Jobs of the lineage are not read: the attempt number (%d) follows the parent's alone, and no other retry of the same shards can be checked for\n", l.Attempt)
+		return nil
+	}
 	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
 	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
-		return 0, o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
+		return o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
 	}
-	best := 0
+	best, same := 0, 0
+	sameJobs := map[int]int{} // attempt -> Jobs of this retry set
+	type running struct {
+		name    string
+		attempt int
+		both    indexes.Set
+	}
+	var busy []running
 	for i := range list.Items {
 		j := &list.Items[i]
 		jl, ok, err := lineage.Read(j)
@@ -430,8 +544,80 @@ func (o *Options) nextAttempt(ctx context.Context, l *lineage.Lineage) (int, err
 			continue
 		}
 		best = max(best, jl.Attempt)
+		if j.Annotations[lineage.AnnotationRetrySet] == set && jl.ParentJobUID == l.ParentJobUID {
+			sameJobs[jl.Attempt]++
+			same = max(same, jl.Attempt)
+		}
+		if lineage.Finished(j) || !jl.Resolved() {
+			continue
+		}
+		if both := jl.Original.Intersect(l.Original); !both.IsEmpty() {
+			busy = append(busy, running{j.Name, jl.Attempt, both})
+		}
 	}
-	return best + 1, nil
+	if same > 0 && sameJobs[same] < perRetry {
+		// The same retry, not all made yet: complete it.
+		l.Attempt = same
+		return nil
+	}
+	var msgs []string
+	for _, b := range busy {
+		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root indexes %s", b.name, b.attempt, b.both.Truncated(100)))
+	}
+	if len(msgs) > 5 {
+		msgs = append(msgs[:5], fmt.Sprintf("and %d more Jobs", len(msgs)-5))
+	}
+	busyMsg := strings.Join(msgs, "; ")
+	if len(busy) > 0 && !o.Force {
+		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
+			busyMsg, o.Conn.Command("kubectl", "indexed", "status", l.RootJob, "--lineage", "-n", o.Namespace))
+	}
+	l.Attempt = max(l.Attempt, best+1)
+	return nil
+}
+
+// runPlain retries a Job that create did not make: its workers take their shard from the
+// completion index, so each chosen index runs as a Job of its own with the index pinned.
+func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
+	prefix := o.Name
+	if prefix == "" {
+		prefix = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+	}
+	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
+	if err := o.overrides(&ro); err != nil {
+		return err
+	}
+	jobs, notes, err := scaffold.BuildPlainRetry(ro)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, n := range notes {
+		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s), which reads its shard from its completion index: one Job per index, %s-<root index>, each with %s pinned to its root index; attempt %d of job %q\n",
+		sel.Indexes.Len(), plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), prefix, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
+	return o.SubmitJobs(ctx, jobs, func(existing *batchv1.Job) bool {
+		return existing.Annotations[lineage.AnnotationRetrySet] == set && existing.Annotations[shards.AnnotationRootJobUID] == l.RootJobUID
+	})
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// configMap reads a ConfigMap from the cluster, or offline from the files given (a NotFound
+// error when they do not hold it).
+func (o *Options) configMap(ctx context.Context, name string) (*corev1.ConfigMap, error) {
+	if o.off != nil {
+		if cm, ok := o.off.cms[name]; ok {
+			return cm, nil
+		}
+		return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), name)
+	}
+	return o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (o *Options) hint(err error) error {

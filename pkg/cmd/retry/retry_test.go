@@ -187,7 +187,13 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 	if !strings.Contains(r.stdout, "job.batch/seed-r1 created") {
 		t.Errorf("stdout %q", r.stdout)
 	}
-	// A second retry of seed (with r1 existing) takes attempt 2.
+	// seed-r1 ran shards 2 and 4; its index 0 (shard 2) failed again.
+	r1.UID = "uid-r1"
+	finish(r1, "1", "0", batchv1.JobFailed)
+	if _, err := c.BatchV1().Jobs("ml").Update(context.Background(), r1, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A second retry of seed (with r1 existing and finished: one retry at a time per shard) takes attempt 2.
 	r = run(t, c, "seed", "--dry-run=client", "-o", "name")
 	if r.code != 0 || !strings.Contains(r.stdout, "job.batch/seed-r2") {
 		t.Errorf("second retry of seed: exit %d %q %v", r.code, r.stdout, r.err)
@@ -204,12 +210,6 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 		t.Errorf("jsonpath: exit %d %q %v", r.code, r.stdout, r.err)
 	}
 
-	// seed-r1 ran shards 2 and 4; its index 0 (shard 2) failed again.
-	r1.UID = "uid-r1"
-	finish(r1, "1", "0", batchv1.JobFailed)
-	if _, err := c.BatchV1().Jobs("ml").Update(context.Background(), r1, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	r = run(t, c, "seed-r1", "--dry-run=client", "-o", "yaml")
 	if r.code != 0 {
 		t.Fatalf("retry of a retry: exit %d %v", r.code, r.err)
@@ -255,10 +255,6 @@ func TestRetryRefusals(t *testing.T) {
 		{"configmap gone", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j}
 		}, nil, 4, "it is gone"},
-		{"not made by create", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
-			delete(j.Annotations, shards.AnnotationShardsConfigMap)
-			return []runtime.Object{j, cm}
-		}, nil, 2, "not made by kubectl indexed create"},
 		{"no such job", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object { return nil }, nil, 4, `job "seed" not found`},
 		{"index out of range", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j, cm}
@@ -461,5 +457,56 @@ func TestRetrySaveNeverOverwrites(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(path); !bytes.Equal(again, saved) {
 		t.Error("the saved file changed")
+	}
+}
+
+// TestRetryBadIndexesBeforeTheNetwork: a malformed --indexes is a usage error (exit 2) before
+// any request; before, the Job was read first, so with no API server it exited 4 ("cannot
+// reach the API server").
+func TestRetryBadIndexesBeforeTheNetwork(t *testing.T) {
+	for _, bad := range []string{"banana", "4,2", "-1", "2-", "1,,2"} {
+		t.Run(bad, func(t *testing.T) {
+			c := fake.NewClientset()
+			c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused")
+			})
+			r := run(t, c, "seed", "--indexes", bad)
+			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--indexes") {
+				t.Fatalf("exit %d, want 2; error %v", r.code, r.err)
+			}
+			if n := len(c.Actions()); n != 0 {
+				t.Errorf("%d requests before the usage error: %v", n, c.Actions())
+			}
+		})
+	}
+}
+
+// TestRetryRefusesAChangedShardConfigMap: the shard ConfigMap deleted and made again with other
+// cases (same name, same labels) is refused, as reconcile refuses it, instead of copied into
+// the retry. Before, retry copied the changed cases.
+func TestRetryRefusesAChangedShardConfigMap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(cm *corev1.ConfigMap)
+	}{
+		{"cases", func(cm *corev1.ConfigMap) { cm.Data[scaffold.ShardCasesKey(2)] = "case-9999\n" }},
+		{"manifest", func(cm *corev1.ConfigMap) {
+			cm.Data[shards.KeyManifest] = strings.Replace(cm.Data[shards.KeyManifest], "case-0005", "case-9999", 1)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job, cm, _ := seed(t)
+			tc.change(cm)
+			c := fake.NewClientset(job, cm)
+			r := run(t, c, "seed")
+			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "were changed since the Job was made") {
+				t.Fatalf("exit %d %v", r.code, r.err)
+			}
+			for _, a := range c.Actions() {
+				if a.GetVerb() == "create" {
+					t.Errorf("created %s", a.GetResource().Resource)
+				}
+			}
+		})
 	}
 }

@@ -61,7 +61,7 @@ func writeList(t *testing.T, objs ...runtime.Object) string {
 func TestStatusIndexMapInConfigMap(t *testing.T) {
 	objs, mapCM := seedLineageMapInConfigMap(t)
 	root, r1 := objs[0], objs[1]
-	const want = "5 of 6 shards succeeded; shard index 2 failed as invalid input in seed and seed-r1"
+	const want = "5 of 6 shards succeeded; shard 2 failed as invalid input (exit 42) in seed and seed-r1"
 
 	// Live, with the ConfigMap: the retry's indexes map to the root's.
 	c := clientFor(root.(*batchv1.Job), nil, append(objs[1:], mapCM)...)

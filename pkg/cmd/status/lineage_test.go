@@ -41,7 +41,7 @@ func TestLineageLiveAndOffline(t *testing.T) {
 	for _, p := range pods {
 		objs = append(objs, p)
 	}
-	const want = "5 of 6 shards succeeded; shard index 2 failed as invalid input in seed and seed-r1"
+	const want = "5 of 6 shards succeeded; shard 2 failed as invalid input (exit 42) in seed and seed-r1"
 	for _, name := range []string{"seed", "seed-r1"} {
 		c := clientFor(root, nil, objs[1:]...)
 		r := run(t, c, "", name, "--lineage", "-o", "json")

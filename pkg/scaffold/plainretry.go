@@ -1,0 +1,217 @@
+package scaffold
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+)
+
+// A plain Job (one kubectl indexed create did not make) takes its shard from its completion
+// index: the variable JOB_COMPLETION_INDEX, which the Job controller adds to every container and
+// init container only when the container does not define it (addCompletionIndexEnvVariable,
+// pkg/controller/job/indexed_job_utils.go, v1.37.2), or a downward-API fieldRef to the
+// completion-index label or annotation, which the controller sets on each pod. A retry of
+// plain Job index r is therefore one Job of one index whose pod template pins all of those to
+// r: the worker sees r with its image, command and args unchanged.
+
+const (
+	// AnnotationPinnedIndex, on the pod template of a plain retry, holds the original completion
+	// index; its downward-API volume items that read the completion index read this instead
+	// (a volume item cannot hold a literal, and the controller overwrites the label and
+	// annotation batch.kubernetes.io/job-completion-index with the retry's own index, 0).
+	AnnotationPinnedIndex = shards.Prefix + "completion-index"
+	// MaxPlainRetryJobs is the most Jobs one retry of a plain Job makes (one per index):
+	// above it, retry refuses before anything is created. n indexes cost n Job creates and n
+	// Jobs for the Job controller to sync (not yet measured on the API server).
+	MaxPlainRetryJobs = 1000
+)
+
+// completionIndexPaths are the fieldRef paths that read a pod's completion index.
+var completionIndexPaths = map[string]bool{
+	"metadata.labels['" + batchv1.JobCompletionIndexAnnotation + "']":      true,
+	"metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']": true,
+}
+
+// PlainRetryJobName names the Job of root index r in a plain retry whose Jobs share prefix.
+func PlainRetryJobName(prefix string, r int) string { return prefix + "-" + strconv.Itoa(r) }
+
+// RetrySet identifies one retry: the parent Job (its UID) and the parent indexes chosen. Every
+// Job of a plain retry carries it (annotation lineage.AnnotationRetrySet), so a second run of
+// the same command recognises the Jobs the first one made and creates only the rest.
+func RetrySet(parentUID string, chosen indexes.Set) string {
+	h := sha256.Sum256([]byte(parentUID + "\n" + chosen.String()))
+	return hex.EncodeToString(h[:])[:HashLength]
+}
+
+// BuildPlainRetry returns the Jobs of a retry of a plain Job, one per chosen index, in the
+// order of o.Indexes: Job k is the parent's (cleaned as for a retry) with one completion,
+// lineage annotations mapping its index 0 to the k-th root index of o.Lineage.Original, the
+// retry-set annotation, and the completion index pinned to that root index (PinCompletionIndex).
+// Its name is PlainRetryJobName(o.JobName, root index). ParentConfigMaps and IndexMap are
+// not used.
+//
+// Policy: parallelism 1; backoffLimit and backoffLimitPerIndex the parent's (one index, so a
+// global limit is a per-index one) unless --backoff-limit-per-index is given; no
+// maxFailedIndexes and no successPolicy (one index); the deadlines as for any retry.
+func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
+	p := o.Parent
+	switch {
+	case p == nil:
+		return nil, nil, errors.New("no parent Job")
+	case o.Lineage == nil:
+		return nil, nil, errors.New("no lineage")
+	case o.JobName == "":
+		return nil, nil, errors.New("no Job name")
+	case o.Indexes.IsEmpty():
+		return nil, nil, errors.New("no indexes to retry")
+	case p.Spec.Completions == nil:
+		return nil, nil, fmt.Errorf("job %q has no completions", p.Name)
+	}
+	n := o.Indexes.Len()
+	if n != o.Lineage.Original.Len() {
+		return nil, nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
+	}
+	if n > MaxPlainRetryJobs {
+		return nil, nil, fmt.Errorf("job %q was not made by kubectl indexed create, so a retry runs each index as a Job of its own, and %d indexes would be %d Jobs, over the limit of %d; nothing was created. Retry at most %d at a time with --indexes (for example --indexes %s), or re-create the run with kubectl indexed create --from-job, whose retries are one Job at any size",
+			p.Name, n, n, MaxPlainRetryJobs, MaxPlainRetryJobs, firstN(o.Indexes, MaxPlainRetryJobs))
+	}
+	if p.Spec.ManualSelector != nil && *p.Spec.ManualSelector {
+		return nil, nil, fmt.Errorf("job %q sets manualSelector: the Jobs of its retry would select each other's pods; nothing was created", p.Name)
+	}
+	var notes []string
+	if p.Spec.SuccessPolicy != nil {
+		notes = append(notes, fmt.Sprintf("job %q has a successPolicy; each Job of the retry runs one index, so it has none", p.Name))
+	}
+	set := RetrySet(string(p.UID), o.Indexes)
+	jobs := make([]*batchv1.Job, 0, n)
+	for r := range o.Lineage.Original.All() {
+		l := *o.Lineage
+		l.Original, l.OriginalFrom = indexes.Of(r), nil
+		job := cleanBase(p)
+		job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+		job.Name, job.Namespace = PlainRetryJobName(o.JobName, r), o.Namespace
+		ann := map[string]string{}
+		maps.Copy(ann, job.Annotations)
+		delete(ann, shards.AnnotationOriginalIndexes)
+		delete(ann, shards.AnnotationOriginalIndexesFrom)
+		maps.Copy(ann, l.Annotations())
+		ann[lineage.AnnotationRetrySet] = set
+		job.Annotations = ann
+		if job.Labels == nil {
+			job.Labels = map[string]string{}
+		}
+		maps.Copy(job.Labels, l.Labels())
+
+		spec := &job.Spec
+		spec.Completions, spec.Parallelism = ptr(int32(1)), ptr(int32(1))
+		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = nil, nil, nil
+		if o.BackoffLimitPerIndex != nil {
+			spec.BackoffLimitPerIndex, spec.BackoffLimit = ptr(*o.BackoffLimitPerIndex), nil
+		}
+		if o.MaxFailedIndexes != nil && spec.BackoffLimitPerIndex != nil {
+			spec.MaxFailedIndexes = RetryBudget(*o.MaxFailedIndexes, 1)
+		}
+		if o.ActiveDeadlineSeconds != nil {
+			spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+		}
+		if o.TTLSecondsAfterFinished != nil {
+			spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+		}
+		tmpl := &spec.Template
+		if len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
+			a := map[string]string{}
+			maps.Copy(a, tmpl.Annotations)
+			for _, k := range o.RemovePodAnnotations {
+				delete(a, k)
+			}
+			maps.Copy(a, o.PodAnnotations)
+			tmpl.Annotations = nilIfEmpty(a)
+		}
+		PinCompletionIndex(tmpl, r)
+		jobs = append(jobs, job)
+	}
+	return jobs, notes, nil
+}
+
+// PinCompletionIndex makes every place a worker of tmpl can read its completion index from
+// say r: JOB_COMPLETION_INDEX in every container and init container (added, or its value
+// replaced: a retry of a retry carries the literal its parent pinned), any other env var whose fieldRef reads the
+// completion-index label or annotation, and downward-API volume items (plain or projected)
+// that read them, which then read AnnotationPinnedIndex, set to r on the template.
+func PinCompletionIndex(tmpl *corev1.PodTemplateSpec, r int) {
+	v := strconv.Itoa(r)
+	pinEnv := func(c *corev1.Container) {
+		has := false
+		for i := range c.Env {
+			e := &c.Env[i]
+			switch {
+			case e.Name == EnvCompletionIndex:
+				e.Value, e.ValueFrom, has = v, nil, true
+			case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && completionIndexPaths[e.ValueFrom.FieldRef.FieldPath]:
+				e.Value, e.ValueFrom = v, nil
+			}
+		}
+		if !has {
+			c.Env = append(c.Env, corev1.EnvVar{Name: EnvCompletionIndex, Value: v})
+		}
+	}
+	for i := range tmpl.Spec.InitContainers {
+		pinEnv(&tmpl.Spec.InitContainers[i])
+	}
+	for i := range tmpl.Spec.Containers {
+		pinEnv(&tmpl.Spec.Containers[i])
+	}
+	pinned := false
+	pinItems := func(items []corev1.DownwardAPIVolumeFile) {
+		for i := range items {
+			if f := items[i].FieldRef; f != nil && completionIndexPaths[f.FieldPath] {
+				f.FieldPath = "metadata.annotations['" + AnnotationPinnedIndex + "']"
+				pinned = true
+			}
+		}
+	}
+	for i := range tmpl.Spec.Volumes {
+		vs := &tmpl.Spec.Volumes[i].VolumeSource
+		if vs.DownwardAPI != nil {
+			pinItems(vs.DownwardAPI.Items)
+		}
+		if vs.Projected != nil {
+			for j := range vs.Projected.Sources {
+				if d := vs.Projected.Sources[j].DownwardAPI; d != nil {
+					pinItems(d.Items)
+				}
+			}
+		}
+	}
+	if pinned {
+		if tmpl.Annotations == nil {
+			tmpl.Annotations = map[string]string{}
+		}
+		tmpl.Annotations[AnnotationPinnedIndex] = v
+	}
+}
+
+// firstN is the interval text of the first n indexes of s.
+func firstN(s indexes.Set, n int) string {
+	var b indexes.Builder
+	k := 0
+	for i := range s.All() {
+		if k == n {
+			break
+		}
+		b.Add(i)
+		k++
+	}
+	return b.Set().String()
+}
