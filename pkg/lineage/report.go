@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -43,7 +44,15 @@ type Report struct {
 	// Summary counts shards by final state; Shards is their number.
 	Shards  int                 `json:"shards"`
 	Summary indexstatus.Summary `json:"summary"`
-	// Complete is true only when every shard succeeded in some Job of the lineage.
+	// NoEvidence counts the shards of the manifest that no Job of the lineage still shows
+	// (state Missing: the root was deleted, by hand or by its TTL, and no retry ran them).
+	NoEvidence int `json:"noEvidence"`
+	// ManifestFrom says where the number of shards comes from: the root Job's completions,
+	// or, when the root is gone, the manifest copy in a retry's shard ConfigMap; "" when it
+	// could not be read (the report is then never complete).
+	ManifestFrom string `json:"manifestFrom,omitempty"`
+	// Complete is true only when every shard of the manifest succeeded in some Job of the
+	// lineage.
 	Complete bool `json:"complete"`
 	// Missing are the root indexes without a success.
 	Missing string `json:"missing"`
@@ -95,9 +104,50 @@ type Run struct {
 	State indexstatus.State `json:"state"`
 }
 
+// StateMissing is the state of a shard of the manifest that no Job of the lineage shows: the
+// root that ran it is gone (deleted by hand or by its TTL) and no retry ran it. Its result is
+// unknown, so the lineage is not complete.
+const StateMissing indexstatus.State = "Missing"
+
+// Manifest is the shard list of the manifest a lineage runs, for when the root Job is gone:
+// the canonical manifest that create copies into every shard ConfigMap, a retry's included.
+type Manifest struct {
+	// IDs are the shard IDs in root completion index order.
+	IDs []string
+	// From says where it was read ("configmap NAME").
+	From string
+}
+
+// ManifestFromConfigMap reads the manifest copy (key manifest.json) of a shard ConfigMap,
+// checking it against wantHash (the manifest-hash annotation of the Job that mounts it; ""
+// to skip the check). ok is false, with no error, when the ConfigMap holds no copy (a
+// manifest too large to be mounted).
+func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, ok bool, err error) {
+	raw, ok := cm.Data[shards.KeyManifest]
+	if !ok {
+		return nil, false, nil
+	}
+	parsed, err := shards.Parse(fmt.Sprintf("configmap %s key %s", cm.Name, shards.KeyManifest), []byte(raw))
+	if err != nil {
+		return nil, true, err
+	}
+	if wantHash != "" && parsed.Hash() != wantHash {
+		return nil, true, fmt.Errorf("configmap %q holds manifest %s but the Job records %s: it was replaced or changed", cm.Name, parsed.Hash(), wantHash)
+	}
+	return &Manifest{IDs: parsed.IDs(), From: "configmap " + cm.Name}, true, nil
+}
+
 // BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
 // ignored) into one report per original shard.
 func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
+	return BuildReportOf(namespace, rootName, members, nil, notes)
+}
+
+// BuildReportOf is BuildReport that counts every shard of the manifest: the root's
+// completions, or when the root is gone, manifest's (nil: not known). A shard that no Job
+// shows is Missing; without the root and without a manifest the shard count is unknown and
+// the report is never complete.
+func BuildReportOf(namespace, rootName string, members []Member, manifest *Manifest, notes []string) (*Report, error) {
 	type entry struct {
 		Member
 		l *Lineage
@@ -183,6 +233,28 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 				ix.LastExitCode != nil && code != nil && *ix.LastExitCode == *code
 		}
 	}
+	total := -1 // shards in the manifest; -1: unknown
+	switch {
+	case root != nil && root.Report != nil:
+		total, r.ManifestFrom = int(root.Report.Completions), "job "+root.Job.Name
+	case manifest != nil:
+		total, r.ManifestFrom = len(manifest.IDs), manifest.From
+	}
+	if total >= 0 {
+		for i := range total {
+			if shardAt[i] != nil {
+				continue
+			}
+			s := &ShardStatus{Index: i, State: StateMissing, Detail: "no Job of the lineage shows it: the root that ran it is gone and no retry ran it"}
+			if manifest != nil && root == nil {
+				s.ShardID = manifest.IDs[i]
+			}
+			shardAt[i] = s
+			order = append(order, i)
+		}
+	} else if root == nil {
+		notes = append(notes, "The manifest could not be read (no retry's shard ConfigMap holds a copy): how many shards it has is unknown, so the run is not called complete.")
+	}
 	slices.Sort(order)
 	var missing indexes.Builder
 	var failed []*ShardStatus
@@ -196,10 +268,13 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 		if s.State == indexstatus.StateFailed {
 			failed = append(failed, s)
 		}
+		if s.State == StateMissing {
+			r.NoEvidence++
+		}
 	}
 	r.Shards = len(order)
 	r.Missing = missing.Set().String()
-	r.Complete = r.Shards > 0 && r.Summary.Succeeded == r.Shards
+	r.Complete = total >= 0 && r.Shards > 0 && r.Summary.Succeeded == r.Shards
 	r.Verdict = verdict(r, failed)
 	r.Notes = notes
 	return r, nil
@@ -248,10 +323,7 @@ func verdict(r *Report, failed []*ShardStatus) string {
 			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
 			break
 		}
-		name := s.ShardID
-		if name == "" {
-			name = "index " + strconv.Itoa(s.Index)
-		}
+		name := shardName(*s)
 		why := "failed"
 		if s.InvalidInput {
 			why = "failed as invalid input"
@@ -264,10 +336,40 @@ func verdict(r *Report, failed []*ShardStatus) string {
 		}
 		fmt.Fprintf(&b, "; shard %s %s in %s", name, why, andList(jobs))
 	}
-	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed; n > 0 {
+	if r.NoEvidence > 0 {
+		var names []string
+		for _, s := range r.ShardStatuses {
+			if s.State != StateMissing {
+				continue
+			}
+			if len(names) == verdictShards {
+				names = append(names, "...")
+				break
+			}
+			names = append(names, shardName(s))
+		}
+		fmt.Fprintf(&b, "; %d %s without a result (%s): the root Job that ran %s is gone", r.NoEvidence, plural(r.NoEvidence, "shard"), strings.Join(names, ", "), plural2(r.NoEvidence, "it", "them"))
+	}
+	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed - r.NoEvidence; n > 0 {
 		fmt.Fprintf(&b, "; %d not finished", n)
 	}
 	return b.String()
+}
+
+func shardName(s ShardStatus) string {
+	if s.ShardID == "" {
+		return "index " + strconv.Itoa(s.Index)
+	}
+	return s.ShardID
+}
+
+func plural(n int, word string) string { return plural2(n, word, word+"s") }
+
+func plural2(n int, one, more string) string {
+	if n == 1 {
+		return one
+	}
+	return more
 }
 
 func andList(s []string) string {
