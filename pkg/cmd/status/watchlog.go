@@ -1,12 +1,12 @@
 package status
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 
-	"context"
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 )
