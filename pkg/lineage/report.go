@@ -102,6 +102,10 @@ type Run struct {
 	Job   string            `json:"job"`
 	Index int               `json:"index"`
 	State indexstatus.State `json:"state"`
+	// LastExitCode and InvalidInput are the run's own, so that the verdict says per Job what
+	// happened (a shard can fail with exit 1 in the root and as invalid input in a retry).
+	LastExitCode *int32 `json:"lastExitCode,omitempty"`
+	InvalidInput bool   `json:"invalidInput,omitempty"`
 }
 
 // StateMissing is the state of a shard of the manifest that no Job of the lineage shows: the
@@ -223,14 +227,15 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 			if s.ShardID == "" {
 				s.ShardID = ix.ShardID
 			}
-			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State})
+			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
+				ix.LastExitCode != nil && code != nil && *ix.LastExitCode == *code
+			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State, LastExitCode: ix.LastExitCode, InvalidInput: invalid})
 			if s.State == indexstatus.StateSucceeded {
 				continue // the first success stands
 			}
 			s.State, s.From, s.Attempt = ix.State, e.Job.Name, js.Attempt
 			s.LastExitCode, s.Detail = ix.LastExitCode, ix.Detail
-			s.InvalidInput = ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
-				ix.LastExitCode != nil && code != nil && *ix.LastExitCode == *code
+			s.InvalidInput = invalid
 		}
 	}
 	total := -1 // shards in the manifest; -1: unknown
@@ -323,18 +328,7 @@ func verdict(r *Report, failed []*ShardStatus) string {
 			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
 			break
 		}
-		name := shardName(*s)
-		why := "failed"
-		if s.InvalidInput {
-			why = "failed as invalid input"
-		} else if s.LastExitCode != nil {
-			why = fmt.Sprintf("failed (exit code %d)", *s.LastExitCode)
-		}
-		jobs := make([]string, len(s.Runs))
-		for k, run := range s.Runs {
-			jobs[k] = run.Job
-		}
-		fmt.Fprintf(&b, "; shard %s %s in %s", name, why, andList(jobs))
+		fmt.Fprintf(&b, "; shard %s %s", shardName(*s), runsText(s.Runs))
 	}
 	if r.NoEvidence > 0 {
 		var names []string
@@ -354,6 +348,42 @@ func verdict(r *Report, failed []*ShardStatus) string {
 		fmt.Fprintf(&b, "; %d not finished", n)
 	}
 	return b.String()
+}
+
+// runsText says per Job what happened to a shard, in attempt order, the Jobs with the same
+// outcome together: "failed as invalid input in seed and seed-r1", or "failed (exit code 1)
+// in j2, then failed as invalid input in j2-r1".
+func runsText(runs []Run) string {
+	var parts []string
+	var jobs []string
+	last := ""
+	flush := func() {
+		if len(jobs) > 0 {
+			parts = append(parts, last+" in "+andList(jobs))
+		}
+	}
+	for _, run := range runs {
+		why := runOutcome(run)
+		if why != last {
+			flush()
+			last, jobs = why, nil
+		}
+		jobs = append(jobs, run.Job)
+	}
+	flush()
+	return strings.Join(parts, ", then ")
+}
+
+func runOutcome(run Run) string {
+	switch {
+	case run.State != indexstatus.StateFailed:
+		return strings.ToLower(string(run.State))
+	case run.InvalidInput:
+		return "failed as invalid input"
+	case run.LastExitCode != nil:
+		return fmt.Sprintf("failed (exit code %d)", *run.LastExitCode)
+	}
+	return "failed"
 }
 
 func shardName(s ShardStatus) string {

@@ -96,7 +96,7 @@ func TestBuildReportSeedAndRetry(t *testing.T) {
 		t.Fatalf("report: %q %+v", rep.Verdict, rep.Summary)
 	}
 	s2, s4 := rep.ShardStatuses[2], rep.ShardStatuses[4]
-	if s2.From != r1.Name || !s2.InvalidInput || len(s2.Runs) != 2 || s2.Runs[1] != (Run{Job: r1.Name, Index: 0, State: indexstatus.StateFailed}) {
+	if s2.From != r1.Name || !s2.InvalidInput || len(s2.Runs) != 2 || s2.Runs[1].Job != r1.Name || s2.Runs[1].Index != 0 || s2.Runs[1].State != indexstatus.StateFailed || !s2.Runs[1].InvalidInput {
 		t.Errorf("shard 2: %+v", s2)
 	}
 	if s4.State != indexstatus.StateSucceeded || s4.From != r1.Name || s4.Attempt != 1 || s4.ShardID != "s-4" {
@@ -189,5 +189,36 @@ func TestManifestFromConfigMap(t *testing.T) {
 	}
 	if _, ok, err := ManifestFromConfigMap(&corev1.ConfigMap{}, ""); ok || err != nil {
 		t.Errorf("no copy: %v %v", ok, err)
+	}
+}
+
+// The shard failed with exit 1 in the root and as invalid input in the retry: the verdict says
+// per Job what happened (issue 26, item 13: it said "failed as invalid input in j2, j2-r1").
+func TestVerdictSaysPerJobWhatHappened(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	// In the root, index 2 failed with exit 1 (not the invalid-input code), twice.
+	for i := range rootPods {
+		p := &rootPods[i]
+		if p.Annotations[batchv1.JobCompletionIndexAnnotation] != "2" {
+			continue
+		}
+		for k := range p.Status.ContainerStatuses {
+			if term := p.Status.ContainerStatuses[k].State.Terminated; term != nil {
+				term.ExitCode = 1
+			}
+		}
+	}
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, r1Pods, []string{"s-2", "s-4"})}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "5 of 6 shards succeeded; shard s-2 failed (exit code 1) in " + root.Name + ", then failed as invalid input in " + r1.Name
+	if rep.Verdict != want {
+		t.Errorf("verdict\n%q\nwant\n%q", rep.Verdict, want)
+	}
+	if runs := rep.ShardStatuses[2].Runs; len(runs) != 2 || runs[0].InvalidInput || !runs[1].InvalidInput || runs[0].LastExitCode == nil || *runs[0].LastExitCode != 1 {
+		t.Errorf("runs: %+v", runs)
 	}
 }
