@@ -370,6 +370,9 @@ func TestFaults(t *testing.T) {
 			t.Errorf("--save file written by a failed create: %v", err)
 		}
 		expect(t, indexed(t, "create", "sv2", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--save", "-"), 2, "--save -: standard output")
+		// Issue 26, item 2: a --save that cannot be created is refused before anything is
+		// sent (the objects were created, then exit 2).
+		expect(t, indexed(t, "create", "sv4", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--save", filepath.Join(t.TempDir(), "no-such-dir", "sv4.yaml")), 2, "nothing was sent")
 		assertUnchanged(t, ns, before)
 		save2 := filepath.Join(t.TempDir(), "sv3.yaml")
 		r := indexed(t, "create", "sv3", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--dry-run=client", "--save", save2)
