@@ -35,7 +35,7 @@ func main() {
 	var sig os.Signal
 	select {
 	case code := <-done:
-		os.Exit(code)
+		exit(code)
 	case sig = <-sigs:
 	}
 	cancel(&exitcode.Interrupt{Signal: sig})
@@ -43,12 +43,18 @@ func main() {
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	select {
 	case code := <-done:
-		os.Exit(code)
+		exit(code)
 	case <-time.After(interruptGrace):
 	}
 	// Requests and simulations end with the context; what did not end is most likely a read
 	// of input or a credential plugin, but main cannot tell, so the message does not say.
 	in := &exitcode.Interrupt{Signal: sig}
 	_, _ = fmt.Fprintf(os.Stderr, "error: %v: the command did not stop within %s: stopped\n", in, interruptGrace)
-	os.Exit(in.ExitCode())
+	exit(in.ExitCode())
+}
+
+// exit stops any exec credential plugin the command gave up waiting for, then exits.
+func exit(code int) {
+	stopCredentialPlugins()
+	os.Exit(code)
 }

@@ -464,7 +464,12 @@ func (b *reportBuilder) explain() string {
 		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
 			return "The Job has not started yet: no pod exists."
 		}
-		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", r.Summary.Succeeded, m)
+		// The count the Completeness line gives (status.completedIndexes); succeeded pods the
+		// controller has not recorded yet are said apart, so the two lines agree.
+		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
+		if n := set(&b.notRecorded).Len(); n > 0 {
+			s += fmt.Sprintf(" (%d more whose %s succeeded, not yet recorded by the controller)", n, plural(n, "pod", "pods"))
+		}
 		for _, st := range []State{StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating} {
 			if n := r.Summary.Count(st); n > 0 {
 				s += fmt.Sprintf(", %d %s", n, strings.ToLower(string(st)))

@@ -460,7 +460,10 @@ func TestSucceededNotYetRecorded(t *testing.T) {
 	}
 	r := build(t, j, pods, at(2*time.Second))
 	wantStates(t, r, map[int]State{0: StateSucceeded, 1: StatePending, 2: StatePending})
-	wantContains(t, "explanation", r.Explanation, "1 of 4 indexes succeeded")
+	// Issue 26, item 16: the explanation said "1 of 4 indexes succeeded" beside "Completeness:
+	// 0 of 4": both count the controller's record, the succeeded pod is said apart.
+	wantContains(t, "explanation", r.Explanation, "0 of 4 indexes succeeded (1 more whose pod succeeded, not yet recorded by the controller)")
+	wantContains(t, "completeness", r.Completeness.Verdict, "0 of 4 indexes succeeded")
 	wantContains(t, "next", strings.Join(r.Next, "\n"), "2 indexes are not started yet")
 	wantContains(t, "notes", strings.Join(r.Notes, "\n"), "Index 0 has a succeeded pod that the controller has not recorded")
 	if r.Completeness.Succeeded != 0 || r.Completeness.Complete {

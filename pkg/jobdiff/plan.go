@@ -17,6 +17,9 @@ type planSets struct {
 	tmplLater   []Difference // the pod template, after suspending the Job
 	newJob      []Difference // only a new Job can have them
 	moot        []Difference // the ending live Job takes them, to no effect: a new Job can use them
+	// withheld: the live Job would take them now, but it is being replaced: resuming it
+	// (spec.suspend true to false) would run its indexes alongside the new Job's.
+	withheld []Difference
 }
 
 func (c *classifier) sets() planSets {
@@ -50,6 +53,15 @@ func (c *classifier) sets() planSets {
 		s.newJob = append(s.newJob, s.tmplLater...)
 		s.newJob = append(s.newJob, s.drastic...)
 		s.tandemLater, s.tmplLater, s.drastic = nil, nil, nil
+		kept := s.now[:0]
+		for _, d := range s.now {
+			if d.Field == "spec.suspend" && c.state.Suspend {
+				s.withheld = append(s.withheld, d)
+				continue
+			}
+			kept = append(kept, d)
+		}
+		s.now = kept
 	}
 	return s
 }
@@ -99,7 +111,7 @@ func (c *classifier) plan(live *batchv1.Job, ref JobRef, opts Options) ([]Step, 
 		steps = append(steps, st)
 	}
 
-	if len(s.newJob) > 0 || len(s.moot) > 0 {
+	if len(s.newJob) > 0 || len(s.moot) > 0 || len(s.withheld) > 0 {
 		steps = append(steps, c.newJobStep(name, ns, ref, s, opts))
 	}
 	return steps, nil
@@ -175,6 +187,8 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		b.WriteString("It has finished: ")
 	case c.state.Ending():
 		b.WriteString("Once it has finished, ")
+	case c.state.Suspend:
+		fmt.Fprintf(&b, "%s is suspended: leave it so (resuming it would run its indexes again, alongside the new Job's); ", name)
 	default:
 		fmt.Fprintf(&b, "Let %s finish, or suspend it", name)
 		if c.state.Active > 0 {
@@ -217,7 +231,7 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		}
 	}
 	b.WriteString(". kubectl indexed never deletes a Job.")
-	return Step{Kind: StepNewJob, Description: b.String(), Commands: cmds, Paths: paths(append(s.newJob, s.moot...))}
+	return Step{Kind: StepNewJob, Description: b.String(), Commands: cmds, Paths: paths(append(append(s.newJob, s.moot...), s.withheld...))}
 }
 
 // SuggestNames returns k names for a new Job that replaces the Job name: name-2, name-3, ...

@@ -478,3 +478,39 @@ func TestNoTandemStepWhenANewJobIsNeeded(t *testing.T) {
 		t.Errorf("the new Job does not carry completions: %+v", last)
 	}
 }
+
+// TestReplacedJobIsNotResumed: a suspended Job that must be replaced (backoffLimitPerIndex is
+// immutable) is left suspended: no step resumes it, since the new Job runs every shard too
+// (issue 26, HIGH 4: step 1 patched suspend:false, step 2 created the new Job, and following
+// both ran every shard twice, once with the old image).
+func TestReplacedJobIsNotResumed(t *testing.T) {
+	desired := desiredJob(func(j *batchv1.Job) {
+		j.Spec.BackoffLimitPerIndex = ptrTo[int32](3)
+		worker(j).Image = "busybox:1.37"
+	})
+	for _, st := range []liveState{stSuspended, stSuspendedStarted} {
+		r, err := Diff(liveJob(st, nil), desired, Options{Now: testNow, DesiredSource: "eval.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range r.Plan {
+			for _, c := range step.Commands {
+				if strings.Contains(c, `"suspend":false`) {
+					t.Errorf("%s: step %s resumes the Job it replaces: %s", st, step.Kind, c)
+				}
+			}
+		}
+		last := r.Plan[len(r.Plan)-1]
+		if last.Kind != StepNewJob || !strings.Contains(last.Description, "eval is suspended: leave it so") || !slices.Contains(last.Paths, "spec.suspend") {
+			t.Errorf("%s: last step %s %q %v", st, last.Kind, last.Description, last.Paths)
+		}
+	}
+	// Without a new Job, resuming is the plan.
+	r, err := Diff(liveJob(stSuspendedStarted, nil), desiredJob(nil), Options{Now: testNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Plan) == 0 || !strings.Contains(strings.Join(r.Plan[0].Commands, "\n"), `"suspend":false`) {
+		t.Errorf("no resume for a Job that is kept: %+v", r.Plan)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -44,7 +45,15 @@ type Report struct {
 	// Summary counts shards by final state; Shards is their number.
 	Shards  int                 `json:"shards"`
 	Summary indexstatus.Summary `json:"summary"`
-	// Complete is true only when every shard succeeded in some Job of the lineage.
+	// NoEvidence counts the shards of the manifest that no Job of the lineage still shows
+	// (state Missing: the root was deleted, by hand or by its TTL, and no retry ran them).
+	NoEvidence int `json:"noEvidence"`
+	// ManifestFrom says where the number of shards comes from: the root Job's completions,
+	// or, when the root is gone, the manifest copy in a retry's shard ConfigMap; "" when it
+	// could not be read (the report is then never complete).
+	ManifestFrom string `json:"manifestFrom,omitempty"`
+	// Complete is true only when every shard of the manifest succeeded in some Job of the
+	// lineage.
 	Complete bool `json:"complete"`
 	// Missing are the root indexes without a success.
 	Missing string `json:"missing"`
@@ -94,11 +103,56 @@ type Run struct {
 	Job   string            `json:"job"`
 	Index int               `json:"index"`
 	State indexstatus.State `json:"state"`
+	// LastExitCode and InvalidInput are the run's own, so that the verdict says per Job what
+	// happened (a shard can fail with exit 1 in the root and as invalid input in a retry).
+	LastExitCode *int32 `json:"lastExitCode,omitempty"`
+	InvalidInput bool   `json:"invalidInput,omitempty"`
+}
+
+// StateMissing is the state of a shard of the manifest that no Job of the lineage shows: the
+// root that ran it is gone (deleted by hand or by its TTL) and no retry ran it. Its result is
+// unknown, so the lineage is not complete.
+const StateMissing indexstatus.State = "Missing"
+
+// Manifest is the shard list of the manifest a lineage runs, for when the root Job is gone:
+// the canonical manifest that create copies into every shard ConfigMap, a retry's included.
+type Manifest struct {
+	// IDs are the shard IDs in root completion index order.
+	IDs []string
+	// From says where it was read ("configmap NAME").
+	From string
+}
+
+// ManifestFromConfigMap reads the manifest copy (key manifest.json) of a shard ConfigMap,
+// checking it against wantHash (the manifest-hash annotation of the Job that mounts it; ""
+// to skip the check). ok is false, with no error, when the ConfigMap holds no copy (a
+// manifest too large to be mounted).
+func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, ok bool, err error) {
+	raw, ok := cm.Data[shards.KeyManifest]
+	if !ok {
+		return nil, false, nil
+	}
+	parsed, err := shards.Parse(fmt.Sprintf("configmap %s key %s", cm.Name, shards.KeyManifest), []byte(raw))
+	if err != nil {
+		return nil, true, err
+	}
+	if wantHash != "" && parsed.Hash() != wantHash {
+		return nil, true, fmt.Errorf("configmap %q holds manifest %s but the Job records %s: it was replaced or changed", cm.Name, parsed.Hash(), wantHash)
+	}
+	return &Manifest{IDs: parsed.IDs(), From: "configmap " + cm.Name}, true, nil
 }
 
 // BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
 // ignored) into one report per original shard.
 func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
+	return BuildReportOf(namespace, rootName, members, nil, notes)
+}
+
+// BuildReportOf is BuildReport that counts every shard of the manifest: the root's
+// completions, or when the root is gone, manifest's (nil: not known). A shard that no Job
+// shows is Missing; without the root and without a manifest the shard count is unknown and
+// the report is never complete.
+func BuildReportOf(namespace, rootName string, members []Member, manifest *Manifest, notes []string) (*Report, error) {
 	type entry struct {
 		Member
 		l *Lineage
@@ -174,17 +228,40 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 			if s.ShardID == "" {
 				s.ShardID = ix.ShardID
 			}
-			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State})
+			// A Job create did not make names no invalid-input code: its own FailIndex rule on
+			// the exit code says the input cannot succeed.
+			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
+				ix.LastExitCode != nil && (code == nil || *ix.LastExitCode == *code)
+			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State, LastExitCode: ix.LastExitCode, InvalidInput: invalid})
 			if s.State == indexstatus.StateSucceeded {
 				continue // the first success stands
 			}
 			s.State, s.From, s.Attempt = ix.State, e.Job.Name, js.Attempt
 			s.LastExitCode, s.Detail = ix.LastExitCode, ix.Detail
-			// A Job create did not make names no invalid-input code: its own FailIndex rule on
-			// the exit code says the input cannot succeed.
-			s.InvalidInput = ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
-				ix.LastExitCode != nil && (code == nil || *ix.LastExitCode == *code)
+			s.InvalidInput = invalid
 		}
+	}
+	total := -1 // shards in the manifest; -1: unknown
+	switch {
+	case root != nil && root.Report != nil:
+		total, r.ManifestFrom = int(root.Report.Completions), "job "+root.Job.Name
+	case manifest != nil:
+		total, r.ManifestFrom = len(manifest.IDs), manifest.From
+	}
+	if total >= 0 {
+		for i := range total {
+			if shardAt[i] != nil {
+				continue
+			}
+			s := &ShardStatus{Index: i, State: StateMissing, Detail: "no Job of the lineage shows it: the root that ran it is gone and no retry ran it"}
+			if manifest != nil && root == nil {
+				s.ShardID = manifest.IDs[i]
+			}
+			shardAt[i] = s
+			order = append(order, i)
+		}
+	} else if root == nil {
+		notes = append(notes, "The manifest could not be read (no retry's shard ConfigMap holds a copy): how many shards it has is unknown, so the run is not called complete.")
 	}
 	slices.Sort(order)
 	var missing indexes.Builder
@@ -199,10 +276,13 @@ func BuildReport(namespace, rootName string, members []Member, notes []string) (
 		if s.State == indexstatus.StateFailed {
 			failed = append(failed, s)
 		}
+		if s.State == StateMissing {
+			r.NoEvidence++
+		}
 	}
 	r.Shards = len(order)
 	r.Missing = missing.Set().String()
-	r.Complete = r.Shards > 0 && r.Summary.Succeeded == r.Shards
+	r.Complete = total >= 0 && r.Shards > 0 && r.Summary.Succeeded == r.Shards
 	r.Verdict = verdict(r, failed)
 	r.Notes = notes
 	return r, nil
@@ -251,29 +331,71 @@ func verdict(r *Report, failed []*ShardStatus) string {
 			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
 			break
 		}
-		name := s.ShardID
-		if name == "" {
-			name = strconv.Itoa(s.Index) // the shard of a Job create did not make is its index
-		}
-		why := "failed"
-		if s.InvalidInput {
-			why = "failed as invalid input"
-			if s.LastExitCode != nil {
-				why += fmt.Sprintf(" (exit %d)", *s.LastExitCode)
-			}
-		} else if s.LastExitCode != nil {
-			why = fmt.Sprintf("failed (exit code %d)", *s.LastExitCode)
-		}
-		jobs := make([]string, len(s.Runs))
-		for k, run := range s.Runs {
-			jobs[k] = run.Job
-		}
-		fmt.Fprintf(&b, "; shard %s %s in %s", name, why, andList(jobs))
+		fmt.Fprintf(&b, "; shard %s %s", shardName(*s), runsStory(s.Runs))
 	}
-	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed; n > 0 {
+	if r.NoEvidence > 0 {
+		var names []string
+		for _, s := range r.ShardStatuses {
+			if s.State != StateMissing {
+				continue
+			}
+			if len(names) == verdictShards {
+				names = append(names, "...")
+				break
+			}
+			names = append(names, shardName(s))
+		}
+		fmt.Fprintf(&b, "; %d %s without a result (%s): the root Job that ran %s is gone", r.NoEvidence, plural(r.NoEvidence, "shard", "shards"), strings.Join(names, ", "), plural(r.NoEvidence, "it", "them"))
+	}
+	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed - r.NoEvidence; n > 0 {
 		fmt.Fprintf(&b, "; %d not finished", n)
 	}
 	return b.String()
+}
+
+// runsText says per Job what happened to a shard, in attempt order, the Jobs with the same
+// outcome together: "failed as invalid input in seed and seed-r1", or "failed (exit code 1)
+// in j2, then failed as invalid input in j2-r1".
+func runsStory(runs []Run) string {
+	var parts []string
+	var jobs []string
+	last := ""
+	flush := func() {
+		if len(jobs) > 0 {
+			parts = append(parts, last+" in "+andList(jobs))
+		}
+	}
+	for _, run := range runs {
+		why := runOutcome(run)
+		if why != last {
+			flush()
+			last, jobs = why, nil
+		}
+		jobs = append(jobs, run.Job)
+	}
+	flush()
+	return strings.Join(parts, ", then ")
+}
+
+func runOutcome(run Run) string {
+	switch {
+	case run.State != indexstatus.StateFailed:
+		return strings.ToLower(string(run.State))
+	case run.InvalidInput && run.LastExitCode != nil:
+		return fmt.Sprintf("failed as invalid input (exit %d)", *run.LastExitCode)
+	case run.InvalidInput:
+		return "failed as invalid input"
+	case run.LastExitCode != nil:
+		return fmt.Sprintf("failed (exit code %d)", *run.LastExitCode)
+	}
+	return "failed"
+}
+
+func shardName(s ShardStatus) string {
+	if s.ShardID == "" {
+		return strconv.Itoa(s.Index) // the shard of a Job create did not make is its index
+	}
+	return s.ShardID
 }
 
 func andList(s []string) string {

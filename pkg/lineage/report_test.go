@@ -96,7 +96,7 @@ func TestBuildReportSeedAndRetry(t *testing.T) {
 		t.Fatalf("report: %q %+v", rep.Verdict, rep.Summary)
 	}
 	s2, s4 := rep.ShardStatuses[2], rep.ShardStatuses[4]
-	if s2.From != r1.Name || !s2.InvalidInput || len(s2.Runs) != 2 || s2.Runs[1] != (Run{Job: r1.Name, Index: 0, State: indexstatus.StateFailed}) {
+	if s2.From != r1.Name || !s2.InvalidInput || len(s2.Runs) != 2 || s2.Runs[1].Job != r1.Name || s2.Runs[1].Index != 0 || s2.Runs[1].State != indexstatus.StateFailed || !s2.Runs[1].InvalidInput {
 		t.Errorf("shard 2: %+v", s2)
 	}
 	if s4.State != indexstatus.StateSucceeded || s4.From != r1.Name || s4.Attempt != 1 || s4.ShardID != "s-4" {
@@ -135,7 +135,7 @@ func TestBuildReportWithoutRootAndStrangers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Shards != 2 || len(rep.Notes) != 1 || !strings.Contains(rep.Notes[0], "is gone") {
+	if rep.Shards != 2 || len(rep.Notes) != 2 || !strings.Contains(rep.Notes[0], "is gone") || rep.Complete {
 		t.Errorf("without root: %d shards, notes %v", rep.Shards, rep.Notes)
 	}
 	rep, _ = BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, other, nil, nil)}, nil)
@@ -173,5 +173,90 @@ func TestBuildReportPlainJob(t *testing.T) {
 		"; shard 4 failed (exit code 1) in " + root.Name
 	if rep.Verdict != want {
 		t.Fatalf("verdict %q\nwant    %q", rep.Verdict, want)
+	}
+}
+
+// The root is gone (deleted by hand or by its TTL) and its only retry succeeded every shard it
+// ran: the verdict counts the manifest's 6 shards, not the retry's 2 (issue 26, item 4: it
+// said "complete" before).
+func TestBuildReportCountsTheManifestWithoutRoot(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, _ := retryOf(root, rootPods)
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", nil
+	r1.Status.Succeeded, r1.Status.Failed = 2, 0
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep, err := BuildReportOf("ns", root.Name, []Member{member(t, r1, nil, []string{"s-2", "s-4"})}, &Manifest{IDs: ids, From: "configmap seed-retry-x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "2 of 6 shards succeeded; 4 shards without a result (s-0, s-1, s-3, s-5): the root Job that ran them is gone"
+	if rep.Complete || rep.Shards != 6 || rep.NoEvidence != 4 || rep.Missing != "0,1,3,5" || rep.Verdict != want || rep.ManifestFrom != "configmap seed-retry-x" {
+		t.Fatalf("complete=%v shards=%d noEvidence=%d missing=%q\n%q", rep.Complete, rep.Shards, rep.NoEvidence, rep.Missing, rep.Verdict)
+	}
+	if s := rep.ShardStatuses[3]; s.State != StateMissing || s.ShardID != "s-3" || len(s.Runs) != 0 {
+		t.Errorf("shard 3: %+v", s)
+	}
+	// Without a manifest the count is unknown: never complete.
+	rep, err = BuildReport("ns", root.Name, []Member{member(t, r1, nil, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Complete || !strings.Contains(strings.Join(rep.Notes, "\n"), "how many shards it has is unknown") {
+		t.Errorf("without root and manifest: complete=%v notes %v", rep.Complete, rep.Notes)
+	}
+	// With the root, its completions are the count (and the manifest is not needed).
+	rep, _ = BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids)}, nil)
+	if rep.Shards != 6 || rep.NoEvidence != 0 || rep.ManifestFrom != "job "+root.Name {
+		t.Errorf("with root: %d shards, %d without evidence, from %q", rep.Shards, rep.NoEvidence, rep.ManifestFrom)
+	}
+}
+
+func TestManifestFromConfigMap(t *testing.T) {
+	m, err := shards.Parse("m", []byte("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: m}\nrevision: 1\nshards:\n- {id: a, cases: [c1]}\n- {id: b, cases: [c2]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{Data: map[string]string{shards.KeyManifest: string(m.Canonical())}}
+	cm.Name = "m-retry-1"
+	got, ok, err := ManifestFromConfigMap(cm, m.Hash())
+	if err != nil || !ok || strings.Join(got.IDs, ",") != "a,b" {
+		t.Fatalf("%+v %v %v", got, ok, err)
+	}
+	if _, _, err := ManifestFromConfigMap(cm, "other"); err == nil || !strings.Contains(err.Error(), "replaced or changed") {
+		t.Errorf("a changed copy is trusted: %v", err)
+	}
+	if _, ok, err := ManifestFromConfigMap(&corev1.ConfigMap{}, ""); ok || err != nil {
+		t.Errorf("no copy: %v %v", ok, err)
+	}
+}
+
+// The shard failed with exit 1 in the root and as invalid input in the retry: the verdict says
+// per Job what happened (issue 26, item 13: it said "failed as invalid input in j2, j2-r1").
+func TestVerdictSaysPerJobWhatHappened(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	// In the root, index 2 failed with exit 1 (not the invalid-input code), twice.
+	for i := range rootPods {
+		p := &rootPods[i]
+		if p.Annotations[batchv1.JobCompletionIndexAnnotation] != "2" {
+			continue
+		}
+		for k := range p.Status.ContainerStatuses {
+			if term := p.Status.ContainerStatuses[k].State.Terminated; term != nil {
+				term.ExitCode = 1
+			}
+		}
+	}
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, r1Pods, []string{"s-2", "s-4"})}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "5 of 6 shards succeeded; shard s-2 failed (exit code 1) in " + root.Name + ", then failed as invalid input (exit 42) in " + r1.Name
+	if rep.Verdict != want {
+		t.Errorf("verdict\n%q\nwant\n%q", rep.Verdict, want)
+	}
+	if runs := rep.ShardStatuses[2].Runs; len(runs) != 2 || runs[0].InvalidInput || !runs[1].InvalidInput || runs[0].LastExitCode == nil || *runs[0].LastExitCode != 1 {
+		t.Errorf("runs: %+v", runs)
 	}
 }

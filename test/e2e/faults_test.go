@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -369,6 +370,9 @@ func TestFaults(t *testing.T) {
 			t.Errorf("--save file written by a failed create: %v", err)
 		}
 		expect(t, indexed(t, "create", "sv2", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--save", "-"), 2, "--save -: standard output")
+		// Issue 26, item 2: a --save that cannot be created is refused before anything is
+		// sent (the objects were created, then exit 2).
+		expect(t, indexed(t, "create", "sv4", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--save", filepath.Join(t.TempDir(), "no-such-dir", "sv4.yaml")), 2, "nothing was sent")
 		assertUnchanged(t, ns, before)
 		save2 := filepath.Join(t.TempDir(), "sv3.yaml")
 		r := indexed(t, "create", "sv3", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--dry-run=client", "--save", save2)
@@ -584,7 +588,7 @@ func TestFaults(t *testing.T) {
 		r = Run(t, Cmd{Args: []string{"indexed", "status", "ex", "-n", ns, "--request-timeout", "3s"}, Kubeconfig: hanging, Timeout: 90 * time.Second})
 		took := time.Since(began)
 		t.Logf("status with a hanging exec plugin and --request-timeout 3s: exit %d after %s", r.ExitCode, took.Round(100*time.Millisecond))
-		if r.ExitCode != 4 || took > 30*time.Second || !strings.Contains(r.Stderr, "exec credential plugin may still be running") {
+		if r.ExitCode != 4 || took > 30*time.Second || !strings.Contains(r.Stderr, "exec credential plugin ran") || !strings.Contains(r.Stderr, "nothing was sent") {
 			t.Errorf("hanging plugin: exit %d after %s\n%s", r.ExitCode, took, r)
 		}
 		faultCases.Add(1)
@@ -592,9 +596,26 @@ func TestFaults(t *testing.T) {
 		r = Run(t, Cmd{Args: []string{"indexed", "create", "ex", "-n", ns, "--manifest", m, "--image", "busybox:1.36", "--request-timeout", "3s"}, Kubeconfig: hanging, Timeout: 90 * time.Second})
 		took = time.Since(began)
 		t.Logf("create with a hanging exec plugin and --request-timeout 3s: exit %d after %s", r.ExitCode, took.Round(100*time.Millisecond))
-		expect(t, r, 4, "timed out while trying to get job", "exec credential plugin may still be running")
+		expect(t, r, 4, "timed out while the kubeconfig's exec credential plugin ran", "nothing was sent to the API server")
 		if took > 30*time.Second {
 			t.Errorf("create with a hanging plugin took %s", took)
+		}
+		// Issue 26, item 10: Ctrl-C while the plugin hangs exits 130 (it was 4, "may or may
+		// not have reached the API server") and leaves no plugin process behind.
+		marker := fmt.Sprintf("%d", 600+time.Now().UnixNano()%300)
+		hangingMarked := exe("exec 2>/dev/null; sleep " + marker)
+		cmd, errOut := pluginProcess(t, nil, "status", "ex", "-n", ns, "--kubeconfig", hangingMarked)
+		time.Sleep(1500 * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		if code := waitExit(t, cmd, 10*time.Second); code != 130 || !strings.Contains(errOut.String(), "nothing was sent") {
+			t.Errorf("SIGINT while the plugin hangs: exit %d, want 130\n%s", code, errOut)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if left := processesRunning("sleep " + marker); len(left) > 0 {
+			t.Errorf("the credential plugin outlived the command: %v", left)
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL) // ours: started by this test
+			}
 		}
 		assertUnchanged(t, ns, before)
 	})
@@ -814,4 +835,29 @@ func planCommands(t *testing.T, out string) []string {
 		cmds = append(cmds, s.Commands...)
 	}
 	return cmds
+}
+
+// processesRunning lists the processes whose command line is exactly cmdline (words joined by
+// spaces), read from /proc; zombies are not running.
+func processesRunning(cmdline string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || strings.TrimRight(strings.ReplaceAll(string(b), "\x00", " "), " ") != cmdline {
+			continue
+		}
+		if st, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			s := string(st)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] == "Z" {
+				continue
+			}
+		}
+		out = append(out, pid)
+	}
+	return out
 }

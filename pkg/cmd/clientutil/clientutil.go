@@ -9,9 +9,11 @@
 package clientutil
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/client-go/kubernetes"
@@ -22,6 +24,10 @@ import (
 
 // NewClientset returns a clientset for cfg whose requests end when their context does.
 func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
+	if cfg.ExecProvider != nil {
+		cfg = rest.CopyConfig(cfg)
+		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &markSent{next: rt} })
+	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
@@ -63,6 +69,10 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ctx.Done() == nil {
 		return c.next.RoundTrip(req)
 	}
+	var sent atomic.Bool
+	if c.exec {
+		req = req.WithContext(context.WithValue(ctx, sentKey{}, &sent))
+	}
 	done := make(chan roundTripResult, 1)
 	go func() {
 		resp, err := c.next.RoundTrip(req)
@@ -78,8 +88,12 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 				_ = r.resp.Body.Close()
 			}
 		}()
+		if c.exec && !sent.Load() {
+			// Still waiting for the plugin: nothing was sent. main stops the plugin on exit.
+			return nil, pluginStopped(ctx)
+		}
 		if c.exec {
-			return nil, fmt.Errorf("no answer in time; the kubeconfig's exec credential plugin may still be running: %w", ctx.Err())
+			return nil, fmt.Errorf("no answer in time: %w", ctx.Err())
 		}
 		return nil, ctx.Err()
 	}

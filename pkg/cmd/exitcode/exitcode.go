@@ -138,7 +138,14 @@ func APIError(err error, verb, resource, name, namespace string) error {
 	if namespace != "" {
 		where = fmt.Sprintf(" in namespace %q", namespace)
 	}
+	var ps *PluginStopped
 	switch {
+	case errors.As(err, &ps):
+		var in *Interrupt
+		if errors.As(ps.Cause, &in) {
+			return Wrap(in.ExitCode(), fmt.Errorf("%v while the kubeconfig's exec credential plugin ran, before trying to %s %s%s: nothing was sent to the API server; the plugin is stopped", in, verb, obj, where))
+		}
+		return Wrap(Cluster, fmt.Errorf("timed out while the kubeconfig's exec credential plugin ran, before trying to %s %s%s (raise --request-timeout if the plugin is slow): nothing was sent to the API server; the plugin is stopped", verb, obj, where))
 	case errors.Is(err, context.Canceled):
 		return Wrap(Cluster, fmt.Errorf("interrupted while trying to %s %s%s: the request may or may not have reached the API server", verb, obj, where))
 	case errors.Is(err, context.DeadlineExceeded):
@@ -226,6 +233,20 @@ func singular(resource string) string {
 	}
 	return resource
 }
+
+// PluginStopped is the error of a request given up (Cause: an Interrupt, or a deadline) while
+// the kubeconfig's exec credential plugin still ran, so nothing was sent. main stops the
+// plugin before it exits.
+type PluginStopped struct {
+	Cause error
+	Err   error
+}
+
+func (e *PluginStopped) Error() string {
+	return fmt.Sprintf("the exec credential plugin did not answer: %v", e.Cause)
+}
+
+func (e *PluginStopped) Unwrap() error { return e.Err }
 
 // Interrupt is the cause main cancels a command's context with on SIGINT or SIGTERM
 // (context.WithCancelCause), so that a command that stops on the context can say which signal

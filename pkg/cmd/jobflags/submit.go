@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -102,28 +104,48 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 			}
 		}
 	}
+	// --save is opened (never over an existing file) before anything is sent: a name that
+	// cannot be written is a usage error while nothing exists yet.
+	f, err := o.openSave()
+	if err != nil {
+		return err
+	}
 	if o.DryRun == cmdutil.DryRunClient {
 		all := allObjects(objs)
 		ops := make([]string, len(all))
 		for i := range ops {
 			ops[i] = "created"
 		}
-		if err := o.print(all, ops); err != nil {
-			return err
-		}
-		return o.saveIfAsked(objs)
+		err = o.print(all, ops)
+	} else {
+		err = o.send(ctx, objs)
 	}
-	if err := o.send(ctx, objs); err != nil {
+	if f == nil {
 		return err
 	}
-	return o.saveIfAsked(objs)
+	if err != nil {
+		// Nothing was written to it: a failed command leaves no file that looks like what
+		// was created.
+		_ = f.Close()
+		_ = os.Remove(o.SaveFile)
+		return err
+	}
+	return o.save(f, objs)
 }
 
-func (o *Submitter) saveIfAsked(objs *scaffold.Objects) error {
+// openSave creates --save, refusing an existing file; nil without --save.
+func (o *Submitter) openSave() (*os.File, error) {
 	if o.SaveFile == "" {
-		return nil
+		return nil, nil
 	}
-	return o.save(objs)
+	f, err := os.OpenFile(o.SaveFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return nil, exitcode.UsageError("--save %s: the file exists; it is never overwritten: remove it or choose another name; nothing was sent", o.SaveFile)
+		}
+		return nil, exitcode.UsageError("--save: %w; nothing was sent", err)
+	}
+	return f, nil
 }
 
 // allObjects are the ConfigMaps (head, parts, a retry's index map) and the Job, in the order
@@ -175,25 +197,24 @@ func list(objs ...runtime.Object) *corev1.List {
 	return l
 }
 
-// save writes the List to --save as YAML, never over an existing file.
-func (o *Submitter) save(objs *scaffold.Objects) error {
+// save writes the List to f (--save, opened by openSave) as YAML. It runs once the objects
+// were printed or created: a failure here is not a usage error (exit 1), and the message says
+// that the objects exist, so that nobody runs the command again for them.
+func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 	b, err := yaml.Marshal(list(allObjects(objs)...))
-	if err != nil {
-		return err
+	if err == nil {
+		_, err = f.Write(b)
 	}
-	f, err := os.OpenFile(o.SaveFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return exitcode.UsageError("--save %s: the file exists; it is never overwritten: remove it or choose another name", o.SaveFile)
+		done := "the objects above were created"
+		if o.DryRun == cmdutil.DryRunClient {
+			done = "the objects above were printed (dry run), nothing was sent"
 		}
-		return exitcode.UsageError("--save: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		_ = f.Close()
-		return exitcode.UsageError("--save %s: %w", o.SaveFile, err)
-	}
-	if err := f.Close(); err != nil {
-		return exitcode.UsageError("--save %s: %w", o.SaveFile, err)
+		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("--save %s could not be written (%w), but %s: do not run %s again for them; %s prints them",
+			o.SaveFile, err, done, o.Verb, o.cmdline("kubectl", "get", "job", objs.Job.Name, "-n", o.Namespace, "-o", "yaml")))
 	}
 	what := "the ConfigMap"
 	if n := len(objs.ConfigMaps()); n > 1 {
@@ -298,6 +319,9 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	var ops, created []string
 	for _, want := range objs.ConfigMaps() {
 		cm, op, err := o.ensureConfigMap(ctx, want, create)
+		if lost := (*lostWrite)(nil); errors.As(err, &lost) {
+			return o.confirmConfigMap(ctx, lost.err, want, created, jobName)
+		}
 		if err != nil {
 			return o.leftBehind(err, created, jobName, objs)
 		}
@@ -308,6 +332,10 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	}
 
 	job, err := o.Client.BatchV1().Jobs(ns).Create(ctx, objs.Job, create)
+	if err != nil && ambiguous(err) && o.DryRun != cmdutil.DryRunServer {
+		// The POST may have been carried out: look before saying what exists.
+		return o.confirmJob(ctx, err, objs, sent, ops)
+	}
 	if err != nil {
 		var why error
 		if apierrors.IsAlreadyExists(err) {
@@ -366,6 +394,9 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 		}
 		return o.reuse(existing, want)
 	}
+	if err != nil && ambiguous(err) && create.DryRun == nil {
+		return nil, "", &lostWrite{err: err}
+	}
 	if err != nil {
 		return nil, "", o.permissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
 	}
@@ -413,4 +444,158 @@ func (o *Submitter) permissionHint(err error) error {
 		return exitcode.Wrap(e.Code, fmt.Errorf("%w\n%s", e.Err, o.Permissions))
 	}
 	return err
+}
+
+// lostWrite is a create whose outcome is unknown (see ambiguous); err is the client's error.
+type lostWrite struct{ err error }
+
+func (e *lostWrite) Error() string { return e.err.Error() }
+
+// confirmTimeout bounds the GET that settles an ambiguous write; after SIGINT or SIGTERM it
+// must end well within main's 2 s grace.
+const (
+	confirmTimeout          = 10 * time.Second
+	confirmTimeoutInterrupt = 1500 * time.Millisecond
+)
+
+// ambiguous says whether a failed write may have been carried out all the same: the server
+// did not answer (timeout, connection lost after the request was sent, the request cancelled
+// by an interrupt) or said it is still working on it (504, a server timeout, a 500). A refusal
+// (forbidden, invalid, already exists, not found) is not ambiguous: nothing was written.
+func ambiguous(err error) bool {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsInternalError(err) ||
+			apierrors.IsUnexpectedServerError(err)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false // no connection: nothing was sent
+	}
+	return !strings.Contains(err.Error(), "getting credentials: ") // a credential plugin failed before sending
+}
+
+// confirmContext is a context for the GET that settles an ambiguous write: not cancelled with
+// ctx (which an interrupt or --request-timeout may have ended), and bounded.
+func confirmContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := confirmTimeout
+	var in *exitcode.Interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		d = confirmTimeoutInterrupt
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+// interrupted returns the signal's exit code when ctx was cancelled by SIGINT or SIGTERM.
+func interrupted(ctx context.Context) (int, bool) {
+	var in *exitcode.Interrupt
+	if errors.As(context.Cause(ctx), &in) {
+		return in.ExitCode(), true
+	}
+	return 0, false
+}
+
+// sentJob reports whether got is the Job this command sent: every label and annotation of
+// want (its shard ConfigMap, manifest hash and lineage among them) is on it. The Job did not
+// exist when the command began (send GETs it first).
+func sentJob(got, want *batchv1.Job) bool {
+	for k, v := range want.Annotations {
+		if got.Annotations[k] != v {
+			return false
+		}
+	}
+	for k, v := range want.Labels {
+		if got.Labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// confirmJob settles a Job create that failed ambiguously (postErr): it GETs the Job and says
+// what exists. Created: the objects are printed as created, with a note that the answer was
+// lost (exit 0, or 130/143 when interrupted). Not there: the Job was not created; the
+// ConfigMaps stay (a later run reuses them; nothing offers to delete them). Unknown: the
+// command says how to look, and never to delete the ConfigMaps, which the Job may be using.
+func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffold.Objects, sent []runtime.Object, ops []string) error {
+	ns, name := o.Namespace, objs.Job.Name
+	why := exitcode.APIError(postErr, "create", "jobs", name, ns)
+	gctx, cancel := confirmContext(ctx)
+	defer cancel()
+	got, err := o.Client.BatchV1().Jobs(ns).Get(gctx, name, metav1.GetOptions{})
+	cms := configMapNames(sent)
+	switch {
+	case err == nil && sentJob(got, objs.Job):
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: the API server's answer to creating job %q was lost (%v), but a GET shows the Job exists, created at %s (uid %s): it was created\n",
+			name, postErr, got.CreationTimestamp.UTC().Format(time.RFC3339), got.UID)
+		if err := o.print(append(sent, got), append(ops, "created")); err != nil {
+			return err
+		}
+		if code, ok := interrupted(ctx); ok {
+			return exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.cmdline("kubectl", "indexed", "status", name, "-n", ns)))
+		}
+		return nil
+	case err == nil:
+		// Another Job of that name, made by someone else since we looked.
+		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%v", why, o.jobExists(name, len(cms) > 0)))
+	case apierrors.IsNotFound(err):
+		kept := ""
+		if len(cms) > 0 {
+			kept = fmt.Sprintf(" The shard ConfigMap(s) %s stay: they are immutable and named from their content, so the next %s of the same shards reuses them.", strings.Join(cms, ", "), o.Verb)
+		}
+		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\njob %q was not created: a GET at %s found no Job of that name in namespace %q.%s Run %s again",
+			why, name, time.Now().UTC().Format("15:04:05Z"), ns, kept, o.Verb))
+	}
+	look := o.cmdline("kubectl", "get", "job", name, "-n", ns)
+	keep := ""
+	if len(cms) > 0 {
+		keep = fmt.Sprintf(" Do not delete %s: the Job, if it was created, uses %s.", strings.Join(cms, ", "), pluralIt(len(cms)))
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nwhether job %q was created is unknown (the GET that would tell failed too: %v). Look with %s before running %s again.%s",
+		why, name, err, look, o.Verb, keep))
+}
+
+// confirmConfigMap settles a ConfigMap create that failed ambiguously: it says whether the
+// ConfigMap exists (it may have been created) and that the Job was not sent.
+func (o *Submitter) confirmConfigMap(ctx context.Context, postErr error, want *corev1.ConfigMap, created []string, jobName string) error {
+	ns := o.Namespace
+	why := exitcode.APIError(postErr, "create", "configmaps", want.Name, ns)
+	gctx, cancel := confirmContext(ctx)
+	defer cancel()
+	got, err := o.Client.CoreV1().ConfigMaps(ns).Get(gctx, want.Name, metav1.GetOptions{})
+	var state string
+	switch {
+	case err == nil && scaffold.Difference(got, want) == "":
+		created = append(created, want.Name)
+		state = fmt.Sprintf("a GET shows configmap %q exists (it was created)", want.Name)
+	case err == nil:
+		state = fmt.Sprintf("configmap %q exists with other content (%s)", want.Name, scaffold.Difference(got, want))
+	case apierrors.IsNotFound(err):
+		state = fmt.Sprintf("a GET found no configmap %q: it was not created", want.Name)
+	default:
+		state = fmt.Sprintf("whether configmap %q was created is unknown (the GET failed too: %v)", want.Name, err)
+	}
+	kept := ""
+	if len(created) > 0 {
+		kept = fmt.Sprintf(" The ConfigMap(s) %s stay: immutable and named from their content, they are reused by the next %s of the same shards.", strings.Join(created, ", "), o.Verb)
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%s; job %q was not sent, so it was not created.%s Run %s again",
+		why, state, jobName, kept, o.Verb))
+}
+
+func configMapNames(objs []runtime.Object) []string {
+	var out []string
+	for _, obj := range objs {
+		if cm, ok := obj.(*corev1.ConfigMap); ok {
+			out = append(out, cm.Name)
+		}
+	}
+	return out
+}
+
+func pluralIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -82,6 +83,8 @@ type Options struct {
 	JobName   string
 	Namespace string
 	indexSet  bool
+	// attemptSet: --attempt was given (--attempt 0 is a usage error, not "the latest").
+	attemptSet bool
 
 	// Client talks to the cluster; set by Complete, or by tests.
 	Client kubernetes.Interface
@@ -111,6 +114,7 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.indexSet = cmd.Flags().Changed("index")
+			o.attemptSet = cmd.Flags().Changed("attempt")
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -175,8 +179,8 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("give either --index N or --failed, not both")
 	case !o.Failed && !o.indexSet:
 		return exitcode.UsageError("give --index N (the completion index) or --failed\nSee 'kubectl indexed logs --help' for usage.")
-	case o.Attempt < 0:
-		return exitcode.UsageError("--attempt counts from 1")
+	case o.Attempt < 0, o.attemptSet && o.Attempt == 0:
+		return exitcode.UsageError("--attempt %d: attempts count from 1 (leave --attempt out for the latest)", o.Attempt)
 	case o.Attempt > 0 && o.AllAttempts:
 		return exitcode.UsageError("give either --attempt or --all-attempts, not both")
 	case (o.Attempt > 0 || o.AllAttempts) && o.Failed:
@@ -294,6 +298,9 @@ func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out
 		opts.SinceSeconds = &s
 	}
 	rc, err := o.Client.CoreV1().Pods(o.Namespace).GetLogs(t.Pod, opts).Stream(ctx)
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("permission denied: you may not get the logs of pod %q (%s) in namespace %q; ask for \"get\" on \"pods/log\" (the server said: %w)", t.Pod, t.Label(), o.Namespace, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot fetch the logs of pod %q (%s, container %q): %w", t.Pod, t.Label(), t.Container, hint(err))
 	}

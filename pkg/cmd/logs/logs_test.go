@@ -10,8 +10,10 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -189,6 +191,8 @@ func TestBadSelections(t *testing.T) {
 		{[]string{"eval", "--index", "1", "--attempt", "3"}, exitcode.Usage, "index 1 has run 2 attempts: there is no attempt 3"},
 		{[]string{"eval", "--index", "1", "--attempt", "1", "--all-attempts"}, exitcode.Usage, "not both"},
 		{[]string{"eval", "--failed", "--attempt", "1"}, exitcode.Usage, "go with --index"},
+		// Issue 26, item 15: --attempt 0 was taken as "the latest".
+		{[]string{"eval", "--index", "1", "--attempt", "0"}, exitcode.Usage, "--attempt 0: attempts count from 1"},
 		{[]string{"nope", "--index", "1"}, exitcode.Cluster, `job "nope" not found in namespace "ns"`},
 	} {
 		r := run(t, &logServer{}, tc.args...)
@@ -213,5 +217,15 @@ func TestIndexList(t *testing.T) {
 	r := run(t, srv, "eval", "--index", "2,1")
 	if r.code != 0 || !strings.Contains(r.out, "[index 1 ") || !strings.Contains(r.out, "[index 2 ") || strings.Index(r.out, "[index 1 ") > strings.Index(r.out, "[index 2 ") {
 		t.Fatalf("code %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+}
+
+// TestLogsForbiddenAsksForPodsLog: a denied pods/log is worded as every other permission error
+// (issue 26, item 15: it was the server's bare message).
+func TestLogsForbiddenAsksForPodsLog(t *testing.T) {
+	srv := &logServer{err: apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "eval-2-1", errors.New(`User "viewer" cannot get resource "pods/log"`))}
+	r := run(t, srv, "eval", "--index", "2")
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `permission denied: you may not get the logs of pod "eval-2-1" (index 2 attempt 2) in namespace "ns"; ask for "get" on "pods/log"`) {
+		t.Fatalf("code %d\nstderr:\n%s", r.code, r.errOut)
 	}
 }

@@ -209,11 +209,45 @@ func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
 		members = append(members, m)
 		notes = append(notes, n...)
 	}
-	r, err := lineage.BuildReport(o.Namespace, rootName, members, notes)
+	manifest, n := lineageManifest(rootName, members, func(name string) (*corev1.ConfigMap, error) {
+		return o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+	})
+	r, err := lineage.BuildReportOf(o.Namespace, rootName, members, manifest, append(notes, n...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	return r, nil
+}
+
+// lineageManifest reads, when the root Job rootName is not among members (deleted by hand or
+// by its TTL), the manifest copy in a retry's shard ConfigMap, so that the report counts every
+// shard of the manifest, not only those the retries ran. nil with the root present.
+func lineageManifest(rootName string, members []lineage.Member, get func(string) (*corev1.ConfigMap, error)) (*lineage.Manifest, []string) {
+	var notes []string
+	for _, m := range members {
+		if m.Lineage == nil && m.Job.Name == rootName {
+			return nil, nil
+		}
+	}
+	for _, m := range members {
+		name, ok := shards.ConfigMapNameFromJob(m.Job)
+		if m.Lineage == nil || !ok {
+			continue
+		}
+		cm, err := get(name)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("The manifest copy in ConfigMap %q of Job %q cannot be read: %v.", name, m.Job.Name, err))
+			continue
+		}
+		man, ok, err := lineage.ManifestFromConfigMap(cm, m.Job.Annotations[shards.AnnotationManifestHash])
+		switch {
+		case err != nil:
+			notes = append(notes, fmt.Sprintf("The manifest copy of Job %q is not used: %v.", m.Job.Name, err))
+		case ok:
+			return man, notes
+		}
+	}
+	return nil, notes
 }
 
 // offlineLineage reads the Jobs (and any pods and ConfigMaps) of -f, the pods of --pods-file and
@@ -312,7 +346,13 @@ func (o *Options) offlineLineage() (*lineage.Report, error) {
 		members = append(members, m)
 	}
 	ns := jobs[0].Namespace
-	r, err := lineage.BuildReport(ns, rootName, members, notes)
+	manifest, n := lineageManifest(rootName, members, func(name string) (*corev1.ConfigMap, error) {
+		if cm := cms[name]; cm != nil {
+			return cm, nil
+		}
+		return nil, fmt.Errorf("%s does not hold it", strings.Join(paths, " and "))
+	})
+	r, err := lineage.BuildReportOf(ns, rootName, members, manifest, append(notes, n...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

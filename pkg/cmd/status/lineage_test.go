@@ -93,3 +93,51 @@ func TestLineageLiveAndOffline(t *testing.T) {
 		t.Errorf("status seed-r1:\n%s", r.out)
 	}
 }
+
+// The root is gone (its TTL, or deleted by hand) and its retry succeeded the two shards it ran:
+// status --lineage --exit-code counts the manifest's six shards, read from the copy in the
+// retry's shard ConfigMap, and exits 1 (issue 26, item 4: it said complete, exit 0).
+func TestLineageWithoutRootCountsTheManifest(t *testing.T) {
+	_, r1, _ := seedLineage()
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", ptr.To("")
+	r1.Status.Succeeded, r1.Status.Failed = 2, 0
+	r1.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue},
+	}
+	man, err := shards.Parse("m", []byte("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: m}\nrevision: 1\nshards:\n"+
+		"- {id: s-0, cases: [a]}\n- {id: s-1, cases: [b]}\n- {id: s-2, cases: [c]}\n- {id: s-3, cases: [d]}\n- {id: s-4, cases: [e]}\n- {id: s-5, cases: [f]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m-retry-1", Namespace: "ns"},
+		Data: map[string]string{shards.KeyManifest: string(man.Canonical()), shards.KeyShardIDs: `["s-2","s-4"]`}}
+	r1.Annotations[shards.AnnotationShardsConfigMap] = cm.Name
+	r1.Annotations[shards.AnnotationManifestHash] = man.Hash()
+	c := clientFor(r1, nil, cm)
+	r := run(t, c, "", "seed-r1", "--lineage", "--exit-code")
+	want := "2 of 6 shards succeeded; 4 shards without a result (s-0, s-1, s-3, s-5): the root Job that ran them is gone"
+	if r.code != exitcode.Findings || !strings.Contains(strings.Join(strings.Fields(r.out), " "), want) {
+		t.Errorf("exit %d, want 1 and %q\n%s%s", r.code, want, r.out, r.errOut)
+	}
+	// Offline, with the same objects.
+	dir := t.TempDir()
+	l := corev1.List{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "List"}}
+	cm.APIVersion, cm.Kind = "v1", "ConfigMap"
+	for _, o := range []runtime.Object{r1, cm} {
+		l.Items = append(l.Items, runtime.RawExtension{Object: o})
+	}
+	b, _ := json.Marshal(l)
+	path := filepath.Join(dir, "all.json")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, nil, "", "--lineage", "-f", path, "--exit-code"); r.code != exitcode.Findings || !strings.Contains(strings.Join(strings.Fields(r.out), " "), want) {
+		t.Errorf("offline: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	// The copy changed (its hash is not the Job's): not trusted, and the run is not complete.
+	cm.Data[shards.KeyManifest] = strings.Replace(cm.Data[shards.KeyManifest], "s-5", "s-9", 1)
+	if r := run(t, clientFor(r1, nil, cm), "", "seed-r1", "--lineage", "--exit-code"); r.code != exitcode.Findings || !strings.Contains(r.out, "is not used") {
+		t.Errorf("changed copy: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}

@@ -250,7 +250,7 @@ func (w *watcher) startJobWatch(ctx context.Context) error {
 		opts.FieldSelector = sel
 		return o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, opts)
 	}}
-	jw, err := newRetryWatcher(ctx, w.jobRV, lw, "job "+o.JobName)
+	jw, err := newRetryWatcher(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), w.jobRV, lw, "job "+o.JobName)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func (w *watcher) startPodWatch(ctx context.Context) error {
 		opts.LabelSelector = sel
 		return o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, opts)
 	}}
-	pw, err := newRetryWatcher(ctx, w.podRV, lw, "the pods of job "+o.JobName)
+	pw, err := newRetryWatcher(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.podRV, lw, "the pods of job "+o.JobName)
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/klog/v2"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -455,5 +458,39 @@ func TestWatchShowsARealLossAfterTheGrace(t *testing.T) {
 	jw.Modify(failedJob(j, "30"))
 	if r := wait(t, ended); r.code != exitcode.Findings {
 		t.Fatalf("exit %d, want 1:\n%s\n%s", r.code, r.out, r.errOut)
+	}
+}
+
+// A failed WATCH that the RetryWatcher retries is one warning in the command's words on
+// standard error, never client-go's raw klog line ("E1202 ... retrywatcher.go:176] Watch
+// failed"), which the watch printed before (issue 26, item 14).
+func TestWatchFailureIsNotARawKlogLine(t *testing.T) {
+	var klogOut lockedBuffer
+	klog.LogToStderr(false)
+	klog.SetOutput(&klogOut)
+	t.Cleanup(func() { klog.SetOutput(io.Discard); klog.LogToStderr(true) })
+
+	j, pods := watched()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	var failed atomic.Bool
+	client.PrependWatchReactor("jobs", func(clienttesting.Action) (bool, watch.Interface, error) {
+		if failed.CompareAndSwap(false, true) {
+			return true, nil, errors.New("dial tcp 127.0.0.1:6443: connect: connection refused")
+		}
+		return false, nil, nil
+	})
+	done := startWatch(t, client)
+	ws.await(t, "jobs", 1).Modify(failedJob(j, "12"))
+	r := wait(t, done)
+	klog.Flush()
+	if r.code != exitcode.Findings {
+		t.Fatalf("exit %d, want 1 (the Job failed on the retried watch):\n%s\n%s", r.code, r.out, r.errOut)
+	}
+	if s := klogOut.String(); strings.Contains(s, "Watch failed") || strings.Contains(s, "retrywatcher.go") {
+		t.Errorf("client-go's log line is printed:\n%s", s)
+	}
+	if !strings.Contains(r.errOut, `warning: the watch of job run failed (dial tcp 127.0.0.1:6443: connect: connection refused); retrying`) {
+		t.Errorf("stderr lacks the warning:\n%s", r.errOut)
 	}
 }
