@@ -20,7 +20,7 @@ import (
 // A plain Job (one kubectl indexed create did not make) takes its shard from its completion
 // index: the variable JOB_COMPLETION_INDEX, which the Job controller adds to every container and
 // init container only when the container does not define it (addCompletionIndexEnvVariable,
-// pkg/controller/job/indexed_job_utils.go, v1.37.2), or a downward-API fieldRef to the
+// pkg/controller/job/indexed_job_utils.go, the mirrored release (pkg/version)), or a downward-API fieldRef to the
 // completion-index label or annotation, which the controller sets on each pod. A retry of
 // plain Job index r is therefore one Job of one index whose pod template pins all of those to
 // r: the worker sees r with its image, command and args unchanged.
