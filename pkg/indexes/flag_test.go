@@ -11,7 +11,7 @@ func TestParseFlag(t *testing.T) {
 		"14,2-3,3":  "2,3,14",
 		"0":         "0",
 		"4-4":       "4",
-		" 1 , 2 ":   "1,2",
+		"1, 2":      "1,2",
 	} {
 		got, err := ParseFlag("--index", in)
 		if err != nil || got.String() != want {

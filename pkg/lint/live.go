@@ -48,7 +48,7 @@ func DesiredSpec(job *batchv1.Job) *batchv1.Job {
 		}
 	}
 	dropDefaults(j)
-	j.UID, j.ResourceVersion, j.Generation, j.SelfLink = "", "", 0, ""
+	j.UID, j.ResourceVersion, j.Generation = "", "", 0
 	j.ManagedFields, j.CreationTimestamp = nil, metav1.Time{}
 	j.DeletionTimestamp, j.DeletionGracePeriodSeconds = nil, nil
 	j.Status = batchv1.JobStatus{}

@@ -3,8 +3,6 @@ package retry
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // maxReportBytes bounds the reconcile report read (a 100,000-shard report takes some tens of MB).
@@ -27,24 +26,17 @@ var rerunStates = []reconcile.State{reconcile.StateMissing, reconcile.StateParti
 // readReport reads --from-reconcile (a file, or - for stdin), before any request: a report
 // that cannot be read is a usage error.
 func (o *Options) readReport() error {
-	var r io.Reader = o.In
-	if o.FromReconcile != "-" {
-		f, err := os.Open(o.FromReconcile)
-		if err != nil {
-			return exitcode.UsageError("--from-reconcile: %w", err)
-		}
-		defer func() { _ = f.Close() }()
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			return exitcode.UsageError("--from-reconcile %s: not a regular file (give the output of kubectl indexed reconcile -o json saved to a file, or - for stdin)", o.FromReconcile)
-		}
-		r = f
+	// The shared bounded reader: a regular file or stdin, never a FIFO or a device (which would
+	// block or never end), at most maxReportBytes.
+	var b []byte
+	var err error
+	if o.FromReconcile == "-" {
+		b, err = source.ReadAllBounded(o.In, maxReportBytes)
+	} else {
+		b, err = source.ReadFile(o.FromReconcile, maxReportBytes)
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxReportBytes+1))
 	if err != nil {
-		return exitcode.UsageError("--from-reconcile %s: %w", o.FromReconcile, err)
-	}
-	if len(b) > maxReportBytes {
-		return exitcode.UsageError("--from-reconcile %s: larger than %d MiB", o.FromReconcile, maxReportBytes>>20)
+		return exitcode.UsageError("--from-reconcile %s: %w (give the output of kubectl indexed reconcile -o json saved to a file, or - for stdin)", o.FromReconcile, err)
 	}
 	rep := &reconcile.Report{}
 	if err := json.Unmarshal(b, rep); err != nil {
