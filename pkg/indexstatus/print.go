@@ -328,10 +328,19 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", st.State, g.Count, exit, rule, left,
 				g.Indexes.Truncated(Width-48))
 		}
-		words := fmt.Sprintf("%d: %s", st.Index, st.Detail)
-		if g.Count > 1 {
-			words = fmt.Sprintf("%d (and %d alike): %s", st.Index, g.Count-1, st.Detail)
+		// The first index of the group names its shard, as the per-index table did.
+		label := strconv.Itoa(int(st.Index))
+		var also []string
+		if st.ShardID != "" {
+			also = append(also, st.ShardID)
 		}
+		if g.Count > 1 {
+			also = append(also, fmt.Sprintf("and %d alike", g.Count-1))
+		}
+		if len(also) > 0 {
+			label += " (" + strings.Join(also, ", ") + ")"
+		}
+		words := label + ": " + st.Detail
 		details = append(details, wrap(words, Width-4))
 	}
 	if p.err == nil {

@@ -75,14 +75,16 @@ func TestCompletionOfJobNames(t *testing.T) {
 		{"status prefix", []string{"status", "-n", ns, "alpha-"}, []string{"alpha-download", "alpha-eval"}},
 		{"status no match", []string{"status", "-n", ns, "gamma"}, nil},
 		{"diff JOB", []string{"diff", "-n", ns, ""}, all},
-		{"lint -o", []string{"lint", "-o", ""}, []string{"text", "json", "yaml"}},
+		// -o completes the one output contract's formats (a template name ends in "=", so no
+		// space follows: directive 6, no file names and no space).
+		{"lint -o", []string{"lint", "-o", ""}, []string{"json", "yaml", "sarif", "junit", "github", "jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=", "custom-columns=", "custom-columns-file="}},
 		{"-n namespaces", []string{"status", "-n", ns[:len(ns)-2]}, []string{ns}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			direct := runPlugin(t, append([]string{"__complete"}, tc.args...)...)
 			got, directive := candidates(direct)
-			if directive != ":4" {
-				t.Errorf("kubectl-indexed __complete %q: directive %q, want :4 (no file names)\n%s", tc.args, directive, direct)
+			if want := map[bool]string{true: ":6", false: ":4"}[tc.name == "lint -o"]; directive != want {
+				t.Errorf("kubectl-indexed __complete %q: directive %q, want %s (no file names)\n%s", tc.args, directive, want, direct)
 			}
 			if tc.name == "-n namespaces" {
 				// Other tests' namespaces may share the prefix.

@@ -31,7 +31,7 @@ func TestList(t *testing.T) {
 	for _, w := range []string{
 		"\n      kubectl indexed logs seed -n " + ns + " --failed\n",
 		"Re-run the failed shards (2,4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
-		"Pods of failed indexes (oldest attempt first):\n  2: seed-2-",
+		"Pods of the first index of each group (oldest attempt first):\n  2: seed-2-",
 	} {
 		if !strings.Contains(st.Stdout, w) {
 			t.Errorf("status lacks %q:\n%s", w, st)
