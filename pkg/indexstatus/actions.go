@@ -56,19 +56,26 @@ func (b *reportBuilder) finishedActions() []Entry {
 		// Complete through a success policy: the indexes without a result were not needed.
 		return out
 	}
-	if _, ok := shards.ConfigMapNameFromJob(b.job); ok {
+	_, created := shards.ConfigMapNameFromJob(b.job)
+	if !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector {
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(),
+			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry cannot re-run them: the Job sets manualSelector, so its retries would select each other's pods.",
+				plural(missing.Len(), "Index", "Indexes"), missing.Truncated(setWidth), plural(missing.Len(), "has", "have"))})
+	} else {
+		// Any Indexed Job: a Job made by create is retried as one Job over its shard
+		// ConfigMap, any other one as a Job per index that sees its original index.
 		cmd := fmt.Sprintf("kubectl indexed retry %s%s", b.job.Name, b.nsFlag())
 		what := "the failed shards"
 		if !unfinished.IsEmpty() {
 			cmd += " --indexes missing"
 			what = "every shard without a success"
 		}
+		as := "a new Job"
+		if !created {
+			as = "Jobs of their own, each seeing its original index"
+		}
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(), Command: cmd,
-			Text: fmt.Sprintf("Re-run %s (%s) as a new Job: %s", what, missing.Truncated(setWidth), cmd)})
-	} else {
-		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(),
-			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry re-runs only the shards of a Job made by kubectl indexed create, which this one is not.",
-				plural(missing.Len(), "Index", "Indexes"), missing.Truncated(setWidth), plural(missing.Len(), "has", "have"))})
+			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, missing.Truncated(setWidth), as, cmd)})
 	}
 	if b.pol.Spec.SharedBudget() {
 		cmd := fmt.Sprintf("kubectl get job %s%s -o yaml | kubectl indexed lint -f -", b.job.Name, b.nsFlag())

@@ -22,17 +22,29 @@ func entryOf(r *IndexedJobStatus, kind EntryKind) *Entry {
 }
 
 // A finished Job with failed indexes names the commands that act on them, from the captured
-// fixtures: the logs of the failed indexes, the retry (for a Job made by create, as the
-// shards-configmap annotation says), lint for the prepare-db mode.
+// fixtures: the logs of the failed indexes, the retry (of any Indexed Job; worded for a Job
+// made by create, as the shards-configmap annotation says), lint for the prepare-db mode.
 func TestFinishedJobNextCommands(t *testing.T) {
 	seed := loadFixture(t, "seed")
 	logs := entryOf(seed.r, EntryShowLogs)
 	if logs == nil || logs.Command != "kubectl indexed logs seed -n seed --failed" || logs.Indexes != "2,4" {
 		t.Fatalf("seed ShowLogs = %+v", logs)
 	}
-	// seed was created with kubectl create, not kubectl indexed create: no retry command.
-	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "" || !strings.Contains(e.Text, "which this one is not") {
+	// seed was created with kubectl create, not kubectl indexed create: retry runs any
+	// Indexed Job (a Job per index, each seeing its original index).
+	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" || !strings.Contains(e.Text, "Jobs of their own") {
 		t.Errorf("seed RetryShards = %+v", e)
+	}
+	// With manualSelector its retries would select each other's pods: retry refuses it, so
+	// no command is offered.
+	ms := loadJob(t, "seed")
+	ms.Spec.ManualSelector = new(true)
+	r, err := Build(ms, loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "" || !strings.Contains(e.Text, "manualSelector") {
+		t.Errorf("manualSelector RetryShards = %+v", e)
 	}
 	if entryOf(seed.r, EntryLintPolicy) != nil {
 		t.Errorf("seed has backoffLimitPerIndex: no prepare-db lint entry")
@@ -40,11 +52,11 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	// The same Job as if made by kubectl indexed create: the retry command.
 	job := loadJob(t, "seed")
 	job.Annotations = map[string]string{"indexed.kubectl.io/shards-configmap": "seed-shards"}
-	r, err := Build(job, loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt)})
+	r, err = Build(job, loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" || !strings.Contains(e.Text, "as a new Job") {
 		t.Errorf("RetryShards = %+v", e)
 	}
 
