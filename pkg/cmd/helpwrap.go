@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // HelpWidth is the width every help page fits (docs/kubectl-habits.md: 80 columns).
@@ -24,7 +26,7 @@ func init() {
 	cobra.AddTemplateFunc("add", func(a, b int) int { return a + b })
 	cobra.AddTemplateFunc("optionsHint", func() string { return wrapBlock(OptionsHint, HelpWidth, false) })
 	cobra.AddTemplateFunc("wrapShort", func(s string, col int) string {
-		lines := wrapWords(s, HelpWidth-col)
+		lines := textwrap.Words(s, HelpWidth-col)
 		return strings.Join(lines, "\n"+strings.Repeat(" ", col))
 	})
 }
@@ -58,9 +60,9 @@ func wrapBlock(text string, width int, examples bool) string {
 		case strings.HasPrefix(body, "- ") || strings.HasPrefix(body, "* "):
 			next = indent + "  "
 		}
-		lines := wrapWords(body, width-len(indent))
+		lines := textwrap.Words(body, width-len(indent))
 		out = append(out, indent+lines[0])
-		for _, l := range wrapWords(strings.Join(lines[1:], " "), width-len(next)) {
+		for _, l := range textwrap.Words(strings.Join(lines[1:], " "), width-len(next)) {
 			if l != "" {
 				out = append(out, next+l)
 			}
@@ -71,7 +73,7 @@ func wrapBlock(text string, width int, examples bool) string {
 
 // wrapCommand breaks a shell command at spaces, each line but the last ending in " \".
 func wrapCommand(indent, body string, width int) []string {
-	lines := wrapWords(body, width-len(indent)-2)
+	lines := textwrap.Words(body, width-len(indent)-2)
 	out := make([]string, 0, len(lines))
 	for k, l := range lines {
 		prefix := indent
@@ -84,25 +86,6 @@ func wrapCommand(indent, body string, width int) []string {
 		out = append(out, prefix+l)
 	}
 	return out
-}
-
-// wrapWords breaks text at spaces into lines of at most width runes (a longer word stays whole).
-func wrapWords(text string, width int) []string {
-	words := strings.Fields(text)
-	if len(words) == 0 {
-		return []string{""}
-	}
-	var lines []string
-	line := words[0]
-	for _, w := range words[1:] {
-		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		line += " " + w
-	}
-	return append(lines, line)
 }
 
 // wrapFlagUsages wraps pflag's unwrapped usage lines ("  -o, --output string   text"): the
@@ -121,7 +104,7 @@ func wrapFlagUsages(usages string, width int) string {
 			continue
 		}
 		head, text := line[:col], line[col:]
-		lines := wrapWords(text, width-col)
+		lines := textwrap.Words(text, width-col)
 		fits := true
 		for _, l := range lines {
 			fits = fits && col+utf8.RuneCountInString(l) <= width
@@ -134,7 +117,7 @@ func wrapFlagUsages(usages string, width int) string {
 			continue
 		}
 		out = append(out, strings.TrimRight(head, " "))
-		for _, l := range wrapWords(text, width-8) {
+		for _, l := range textwrap.Words(text, width-8) {
 			out = append(out, "        "+l)
 		}
 	}

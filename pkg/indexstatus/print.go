@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // maxTextRows is how many indexes the text view details before pointing at -o wide.
@@ -46,25 +46,6 @@ const Width = 80
 // headerKeyWidth is the width of the header's key column ("Completeness: ").
 const headerKeyWidth = len("Completeness: ")
 
-// wrap breaks text at spaces into lines of at most width runes (a longer word stays whole).
-func wrap(text string, width int) []string {
-	words := strings.Fields(text)
-	if len(words) == 0 {
-		return []string{""}
-	}
-	var lines []string
-	line := words[0]
-	for _, w := range words[1:] {
-		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		line += " " + w
-	}
-	return append(lines, line)
-}
-
 func (p *textPrinter) printf(format string, a ...any) {
 	if p.err != nil {
 		return
@@ -83,7 +64,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 			return
 		}
 		// Wrapped to the terminal width under the value column.
-		lines := wrap(v, Width-headerKeyWidth)
+		lines := textwrap.Words(v, Width-headerKeyWidth)
 		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
 		for _, l := range lines[1:] {
 			if p.err == nil {
@@ -251,7 +232,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 			if p.err == nil {
 				_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
 			}
-			details = append(details, wrap(st.Detail, Width-4))
+			details = append(details, textwrap.Words(st.Detail, Width-4))
 			continue
 		}
 		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
@@ -341,7 +322,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 			label += " (" + strings.Join(also, ", ") + ")"
 		}
 		words := label + ": " + st.Detail
-		details = append(details, wrap(words, Width-4))
+		details = append(details, textwrap.Words(words, Width-4))
 	}
 	if p.err == nil {
 		p.err = tw.Flush()
@@ -390,7 +371,7 @@ func (p *textPrinter) failedPods(rows []IndexStatus) {
 			p.printf("\nPods of the first index of each group (oldest attempt first):\n")
 		}
 		n++
-		lines := wrap(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), Width-4)
+		lines := textwrap.Words(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), Width-4)
 		p.printf("  %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
@@ -424,7 +405,7 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if e.Command != "" && strings.HasSuffix(text, ": "+e.Command) {
 			text, cmd = strings.TrimSuffix(text, " "+e.Command), e.Command
 		}
-		lines := wrap(text, Width-4)
+		lines := textwrap.Words(text, Width-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
@@ -448,7 +429,7 @@ func (p *textPrinter) command(cmd, indent string) {
 		p.printf("%s%s\n", indent, cmd)
 		return
 	}
-	lines := wrapWords(shellWords(cmd), Width-len(indent)-4)
+	lines := textwrap.Fill(shellWords(cmd), Width-len(indent)-4)
 	for k, l := range lines {
 		in := indent
 		if k > 0 {
@@ -488,27 +469,6 @@ func shellWords(cmd string) []string {
 	return words
 }
 
-// wrapWords fills lines of at most width with whole words (a word longer than width gets a
-// line of its own).
-func wrapWords(words []string, width int) []string {
-	var lines []string
-	line := ""
-	for _, w := range words {
-		if line != "" && len(line)+1+len(w) > width {
-			lines = append(lines, line)
-			line = ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 func (p *textPrinter) list(title string, items []string) {
 	if len(items) == 0 {
 		return
@@ -519,7 +479,7 @@ func (p *textPrinter) list(title string, items []string) {
 			p.printf("  - %s\n", it)
 			continue
 		}
-		lines := wrap(it, Width-4)
+		lines := textwrap.Words(it, Width-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // maxTextCases is how many missing or not-evaluated cases the text view names per shard.
@@ -77,7 +77,7 @@ func (p *printer) header(rep *Report, wide bool) {
 		}
 		lines := []string{v}
 		if !wide {
-			lines = wrap(v, textWidth-keyWidth)
+			lines = textwrap.Words(v, textWidth-keyWidth)
 		}
 		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
 		for _, l := range lines[1:] {
@@ -273,7 +273,7 @@ func (p *printer) para(text, indent string) {
 	if len(indent) >= 2 {
 		first = indent[2:]
 	}
-	lines := wrap(text, textWidth-len(indent))
+	lines := textwrap.Words(text, textWidth-len(indent))
 	p.printf("%s%s\n", first, lines[0])
 	for _, l := range lines[1:] {
 		p.printf("%s%s\n", indent, l)
@@ -335,25 +335,6 @@ func (p *printer) notes(rep *Report, wide bool) {
 		}
 		p.para("- "+n, "    ")
 	}
-}
-
-// wrap breaks text at spaces into lines of at most width bytes (a longer word stays whole).
-func wrap(text string, width int) []string {
-	words := strings.Fields(text)
-	if len(words) == 0 {
-		return []string{""}
-	}
-	var lines []string
-	line := words[0]
-	for _, w := range words[1:] {
-		if utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width {
-			lines = append(lines, line)
-			line = w
-			continue
-		}
-		line += " " + w
-	}
-	return append(lines, line)
 }
 
 // textWidth is the terminal width the text view's Retry rows are kept within, and keyWidth
