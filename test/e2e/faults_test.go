@@ -275,6 +275,31 @@ func pluginProcess(t *testing.T, stdin *os.File, args ...string) (*exec.Cmd, *st
 	return cmd, &errOut
 }
 
+// waitUntil polls cond every 50 ms for at most d and reports whether it held. The fault cases
+// that interrupt a command wait for it to be where the test means to interrupt it, not a fixed
+// time: on a loaded machine (make check's two lanes) a SIGINT sent 700 ms after the start
+// landed before the command had set up its handler and killed it (exit -1, not 130).
+func waitUntil(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// readingPipe reports whether a thread of process pid is blocked reading a pipe (Linux: the
+// kernel function it waits in, /proc/PID/task/TID/wchan, is anon_pipe_read or pipe_read).
+func readingPipe(pid int) bool {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/wchan", pid))
+	for _, p := range tasks {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "pipe_read") {
+			return true
+		}
+	}
+	return false
+}
+
 // waitExit waits at most d for cmd and returns its exit code (-1: killed by the test).
 func waitExit(t *testing.T, cmd *exec.Cmd, d time.Duration) int {
 	t.Helper()
@@ -526,7 +551,9 @@ func TestFaults(t *testing.T) {
 		}
 		defer func() { _ = pw.Close(); _ = pr.Close() }()
 		cmd, errOut := pluginProcess(t, pr, "lint", "-")
-		time.Sleep(700 * time.Millisecond)
+		if !waitUntil(20*time.Second, func() bool { return readingPipe(cmd.Process.Pid) }) {
+			t.Errorf("lint - never read its standard input")
+		}
 		_ = cmd.Process.Signal(syscall.SIGINT)
 		if code := waitExit(t, cmd, 10*time.Second); code != 130 || !strings.Contains(errOut.String(), "interrupted") {
 			t.Errorf("lint - after SIGINT: exit %d: %s", code, errOut)
@@ -605,7 +632,9 @@ func TestFaults(t *testing.T) {
 		marker := fmt.Sprintf("%d", 600+time.Now().UnixNano()%300)
 		hangingMarked := exe("exec 2>/dev/null; sleep " + marker)
 		cmd, errOut := pluginProcess(t, nil, "status", "ex", "-n", ns, "--kubeconfig", hangingMarked)
-		time.Sleep(1500 * time.Millisecond)
+		if !waitUntil(20*time.Second, func() bool { return len(processesRunning("sleep "+marker)) > 0 }) {
+			t.Errorf("the credential plugin never started")
+		}
 		_ = cmd.Process.Signal(syscall.SIGINT)
 		if code := waitExit(t, cmd, 10*time.Second); code != 130 || !strings.Contains(errOut.String(), "nothing was sent") {
 			t.Errorf("SIGINT while the plugin hangs: exit %d, want 130\n%s", code, errOut)
