@@ -129,15 +129,7 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 			spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
 		}
 		tmpl := &spec.Template
-		if len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
-			a := map[string]string{}
-			maps.Copy(a, tmpl.Annotations)
-			for _, k := range o.RemovePodAnnotations {
-				delete(a, k)
-			}
-			maps.Copy(a, o.PodAnnotations)
-			tmpl.Annotations = nilIfEmpty(a)
-		}
+		applyPodAnnotations(tmpl, o)
 		PinCompletionIndex(tmpl, r)
 		jobs = append(jobs, job)
 	}

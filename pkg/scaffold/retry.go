@@ -257,15 +257,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 			})
 		}
 	}
-	if len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
-		a := map[string]string{}
-		maps.Copy(a, tmpl.Annotations)
-		for _, k := range o.RemovePodAnnotations {
-			delete(a, k)
-		}
-		maps.Copy(a, o.PodAnnotations)
-		tmpl.Annotations = nilIfEmpty(a)
-	}
+	applyPodAnnotations(tmpl, o)
 	res.Job = job
 	return res, nil
 }
@@ -385,6 +377,21 @@ func ScaleBudget(parentMax int32, pn, n int) int32 {
 	}
 	v := (int64(parentMax)*int64(n) + int64(pn) - 1) / int64(pn)
 	return int32(min(v, int64(n)))
+}
+
+// applyPodAnnotations sets --pod-annotation and removes --remove-pod-annotation on a retry's
+// pod template (both kinds of retry).
+func applyPodAnnotations(tmpl *corev1.PodTemplateSpec, o RetryOptions) {
+	if len(o.PodAnnotations) == 0 && len(o.RemovePodAnnotations) == 0 {
+		return
+	}
+	a := map[string]string{}
+	maps.Copy(a, tmpl.Annotations)
+	for _, k := range o.RemovePodAnnotations {
+		delete(a, k)
+	}
+	maps.Copy(a, o.PodAnnotations)
+	tmpl.Annotations = nilIfEmpty(a)
 }
 
 // RetryBudget resolves a budget over a retry's n indexes as Resolve does, except that a
