@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}
 LANES=${CHECK_LANES:-2}
 times=$(mktemp)
-trap 'rm -f "$times"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$times" "$logs"' EXIT
 
 # stage NAME TARGET...: make TARGET..., timed; the time goes to stderr and to the table.
 stage() {
@@ -26,8 +27,8 @@ stage() {
 	shift
 	start=$(date +%s)
 	echo "=== stage $name: make $*" >&2
-	$MAKE --no-print-directory "$@"
-	rc=$?
+	$MAKE --no-print-directory "$@" 2>&1 | tee "$logs/$name.log"
+	rc=${PIPESTATUS[0]}
 	local took=$(( $(date +%s) - start ))
 	printf '%-18s %5ds  %s\n' "$name" "$took" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (rc $rc)")" >>"$times"
 	echo "=== stage $name: ${took}s, rc $rc" >&2
@@ -85,5 +86,11 @@ fi
 echo
 echo "make check: stages (wall time; lanes ran at once: $([ "$LANES" -ge 2 ] && echo yes || echo no))"
 sort -k2 -n -r "$times" | sed 's/^/  /'
+# What failed, in a few lines at the end where a CI summary shows it: Go's FAIL lines and the
+# scripts' own FAIL messages of each failed stage (its whole output is above).
+for name in $(awk '$3 == "FAILED" { print $1 }' "$times"); do
+	echo "make check: $name failed:"
+	grep -E -e '--- FAIL|^FAIL|FAIL:|panic:|Error [0-9]+$' "$logs/$name.log" | grep -v '^ok ' | tail -n 12 | sed 's/^/  /'
+done
 echo "make check: $(( $(date +%s) - start ))s in all, $([ "$rc" = 0 ] && echo ok || echo FAILED)"
 exit "$rc"

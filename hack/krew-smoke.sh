@@ -78,6 +78,8 @@ for verb in version completion; do
 done
 step kubectl __complete indexed version -o ""
 got=$(kubectl __complete indexed version -o "" 2>/dev/null)
-[[ $got == $'json\nyaml\n:4' ]] || fail "kubectl indexed version -o <TAB> offered \"$got\""
+# The output contract's formats (pkg/output): json and yaml first, then the templates.
+[[ $got == $'json\nyaml\n'* ]] && grep -qx 'jsonpath=' <<<"$got" ||
+  fail "kubectl indexed version -o <TAB> offered \"$got\""
 
 echo "krew-smoke: ok: installed $(basename "$archive") with krew, ran kubectl indexed $want_version, completed kubectl indexed <TAB>"
