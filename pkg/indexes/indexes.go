@@ -189,6 +189,22 @@ func (s Set) Complement(n int) Set { return Range(0, n-1).Difference(s) }
 // Below returns the indexes of s that are less than n.
 func (s Set) Below(n int) Set { return s.Intersect(Range(0, n-1)) }
 
+// First returns the n smallest indexes of s (all of s when it has n or fewer).
+func (s Set) First(n int) Set {
+	var out []Interval
+	for _, iv := range s.ivs {
+		if n <= 0 {
+			break
+		}
+		if iv.Len() > n {
+			iv.Last = iv.First + n - 1
+		}
+		out = append(out, iv)
+		n -= iv.Len()
+	}
+	return Set{ivs: out}
+}
+
 // String writes the set as the Job controller writes completedIndexes: comma-separated,
 // increasing, a run of 1 as "a", a run of 2 as "a,b", a run of 3 or more as "a-b".
 func (s Set) String() string {

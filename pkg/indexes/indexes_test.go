@@ -562,3 +562,15 @@ func BenchmarkControllerParse(b *testing.B) {
 		})
 	}
 }
+
+func TestFirst(t *testing.T) {
+	s := Of(0, 2, 3, 4, 5, 9)
+	for n, want := range map[int]string{-1: "", 0: "", 1: "0", 2: "0,2", 4: "0,2-4", 6: "0,2-5,9", 100: "0,2-5,9"} {
+		if got := s.First(n).String(); got != want {
+			t.Errorf("First(%d) = %q, want %q", n, got, want)
+		}
+		if got := s.First(n); got.Len() != min(max(n, 0), s.Len()) {
+			t.Errorf("First(%d) has %d indexes", n, got.Len())
+		}
+	}
+}

@@ -71,10 +71,17 @@ func (b *reportBuilder) finishedActions() []Entry {
 			what = "every shard without a success"
 		}
 		as := "a new Job"
+		batch := missing
 		if !created {
 			as = "Jobs of their own, each seeing its original index"
+			if missing.Len() > shards.MaxPlainRetryJobs {
+				// A retry of a plain Job refuses more indexes than this: offer the first batch.
+				batch = missing.First(shards.MaxPlainRetryJobs)
+				cmd = fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), batch)
+				as = fmt.Sprintf("Jobs of their own, each seeing its original index, at most %d at a time (or re-create the run with kubectl indexed create --from-job, whose retries are one Job); the first %d", shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs)
+			}
 		}
-		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(), Command: cmd,
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: batch.String(), Command: cmd,
 			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, missing.Truncated(setWidth), as, cmd)})
 	}
 	if b.pol.Spec.SharedBudget() {

@@ -145,3 +145,31 @@ func TestTextFitsEightyColumns(t *testing.T) {
 		}
 	}
 }
+
+// A plain Job with more failed indexes than one retry of it runs: status offers the retry of
+// the first batch, which retry accepts, not the whole set, which it refuses.
+func TestPlainRetryBatch(t *testing.T) {
+	seed := loadFixture(t, "seed")
+	job := loadJob(t, "seed")
+	job.Spec.Completions = new(int32(2500))
+	job.Spec.Parallelism = new(int32(10))
+	job.Status.FailedIndexes = new("2,4,10-1999")
+	job.Status.CompletedIndexes = "0,1,3,5-9,2000-2499"
+	job.Status.Succeeded, job.Status.Failed = 508, 1992
+	r, err := Build(job, nil, Options{Clock: fixedClock(seed.r.ObservedAt)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entryOf(r, EntryRetryShards)
+	if e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4,10-1007" || e.Indexes != "2,4,10-1007" || !strings.Contains(e.Text, "at most 1000 at a time") {
+		t.Fatalf("RetryShards = %+v", e)
+	}
+	// Made by create: one Job at any size, the whole set.
+	job.Annotations = map[string]string{"indexed.kubectl.io/shards-configmap": "seed-shards"}
+	if r, err = Build(job, nil, Options{Clock: fixedClock(seed.r.ObservedAt)}); err != nil {
+		t.Fatal(err)
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4,10-1999" {
+		t.Errorf("create'd RetryShards = %+v", e)
+	}
+}

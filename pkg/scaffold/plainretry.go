@@ -32,9 +32,8 @@ const (
 	// annotation batch.kubernetes.io/job-completion-index with the retry's own index, 0).
 	AnnotationPinnedIndex = shards.Prefix + "completion-index"
 	// MaxPlainRetryJobs is the most Jobs one retry of a plain Job makes (one per index):
-	// above it, retry refuses before anything is created. n indexes cost n Job creates and n
-	// Jobs for the Job controller to sync (not yet measured on the API server).
-	MaxPlainRetryJobs = 1000
+	// above it, retry refuses before anything is created (shards.MaxPlainRetryJobs).
+	MaxPlainRetryJobs = shards.MaxPlainRetryJobs
 )
 
 // completionIndexPaths are the fieldRef paths that read a pod's completion index.
@@ -84,7 +83,7 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 	}
 	if n > MaxPlainRetryJobs {
 		return nil, nil, fmt.Errorf("job %q was not made by kubectl indexed create, so a retry runs each index as a Job of its own, and %d indexes would be %d Jobs, over the limit of %d; nothing was created. Retry at most %d at a time with --indexes (for example --indexes %s), or re-create the run with kubectl indexed create --from-job, whose retries are one Job at any size",
-			p.Name, n, n, MaxPlainRetryJobs, MaxPlainRetryJobs, firstN(o.Indexes, MaxPlainRetryJobs))
+			p.Name, n, n, MaxPlainRetryJobs, MaxPlainRetryJobs, o.Indexes.First(MaxPlainRetryJobs))
 	}
 	if p.Spec.ManualSelector != nil && *p.Spec.ManualSelector {
 		return nil, nil, fmt.Errorf("job %q sets manualSelector: the Jobs of its retry would select each other's pods; nothing was created", p.Name)
@@ -192,18 +191,4 @@ func PinCompletionIndex(tmpl *corev1.PodTemplateSpec, r int) {
 		}
 		tmpl.Annotations[AnnotationPinnedIndex] = v
 	}
-}
-
-// firstN is the interval text of the first n indexes of s.
-func firstN(s indexes.Set, n int) string {
-	var b indexes.Builder
-	k := 0
-	for i := range s.All() {
-		if k == n {
-			break
-		}
-		b.Add(i)
-		k++
-	}
-	return b.Set().String()
 }

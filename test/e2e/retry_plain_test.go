@@ -4,12 +4,15 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 )
 
 // seedDefinition is the seed scenario's Job manifest (test/fixtures/seed/scenario.yaml).
@@ -28,7 +31,8 @@ func seedDefinition(t *testing.T) string {
 // 42 and index 4 exiting 1. retry --indexes failed makes one Job per failed index whose pod,
 // read from the API server, gives the worker JOB_COMPLETION_INDEX 2 or 4; the scenario keys on
 // that index, so dropping exit-code.4 lets shard 4 succeed. status --lineage folds the run and
-// the original Job is unchanged.
+// the original Job is unchanged; list and reconcile read the lineage as they
+// read a create'd one.
 func TestRetryPlainSeed(t *testing.T) {
 	t.Parallel()
 	ns := NewNamespace(t)
@@ -78,6 +82,44 @@ func TestRetryPlainSeed(t *testing.T) {
 	want := "5 of 6 shards succeeded; shard 2 failed as invalid input (exit 42) in seed and seed-r1-2"
 	if lr.Verdict != want {
 		t.Errorf("verdict %q, want %q", lr.Verdict, want)
+	}
+
+	// list shows the plain retries as it shows create'd ones: each under its root, attempt 1.
+	r = KubectlIndexed(t, "list", "-n", ns, "-o", "json")
+	var l joblist.List
+	if r.ExitCode != 0 || json.Unmarshal([]byte(r.Stdout), &l) != nil || len(l.Items) != 3 {
+		t.Fatalf("list -o json:\n%s", r)
+	}
+	for _, row := range l.Items {
+		if row.Name != "seed" && (row.Root != "seed" || row.Parent != "seed" || row.RetryAttempt != 1 || row.Depth != 1) {
+			t.Errorf("list: %s lineage: %+v", row.Name, row)
+		}
+	}
+
+	// reconcile, from a retry, reads the whole lineage as it does for create'd Jobs: the plain
+	// root's shards come from --manifest (its shard is its index), each retry maps back to its
+	// original index, and the seed worker's pods, which write no receipt summary, are named.
+	cases := make([]string, 12)
+	for i := range cases {
+		cases[i] = fmt.Sprintf("case-%02d", i)
+	}
+	man := KubectlIndexed(t, "shards", "split", "--cases", dfWriteTemp(t, "cases.txt", strings.Join(cases, "\n")), "--shards", "6", "--name", "seed", "--revision", "1")
+	if man.ExitCode != 0 {
+		t.Fatalf("shards split:\n%s", man)
+	}
+	rep, rr := reconcileJSON(t, "seed-r1-4", "-n", ns, "--manifest", dfWriteTemp(t, "manifest.yaml", man.Stdout))
+	if rr.ExitCode != 1 {
+		t.Errorf("reconcile exit %d, want 1 (no receipts: coverage incomplete)\n%s", rr.ExitCode, rr)
+	}
+	var jobs []string
+	for _, j := range rep.Jobs {
+		jobs = append(jobs, fmt.Sprintf("%s/%d/%s", j.Name, j.RetryAttempt, j.OriginalIndexes))
+	}
+	if want := []string{"seed/0/", "seed-r1-2/1/2", "seed-r1-4/1/4"}; !reflect.DeepEqual(jobs, want) {
+		t.Errorf("reconcile lineage %v, want %v\n%s", jobs, want, rr)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "seed-r1-4") || !strings.Contains(notes, "no receipt summary") {
+		t.Errorf("reconcile notes do not name the retry's pods without receipts:\n%s", notes)
 	}
 
 	after := GetJob(t, ns, "seed")
