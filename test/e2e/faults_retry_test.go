@@ -83,6 +83,7 @@ func TestFaultsConcurrentRetries(t *testing.T) {
 	if made == 0 {
 		t.Errorf("no retry was made:\n%v", results)
 	}
+	t.Logf("4 concurrent retries: %d made or completed the retry (exit 0), %d refused (exit 2)", made, len(results)-made)
 	if got := jobNames(t, ns); !slices.Equal(got, []string{"cr", "cr-r1-1", "cr-r1-3"}) {
 		t.Fatalf("Jobs after 4 concurrent retries: %v, want cr, cr-r1-1, cr-r1-3", got)
 	}
