@@ -82,7 +82,7 @@ func objectName(kind string, meta metav1.ObjectMeta) string {
 // and what hurts at run time. Findings carry no file information; they are sorted.
 func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	// A live object (kubectl get job -o yaml) is checked as the manifest it came from.
-	job = DesiredSpec(job)
+	job = jobspec.DesiredSpec(job)
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
 	def := jobspec.Default(job)
 	violations := jobspec.ValidateDefaulted(def)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,8 +63,8 @@ func TestLiveKeepsUserSelector(t *testing.T) {
 	if err := yaml.Unmarshal(raw, &job); err != nil {
 		t.Fatal(err)
 	}
-	if !IsLive(&job) || HasErrors(CheckJob(&job, Options{})) {
-		t.Fatalf("captured Job: live %v, findings %v", IsLive(&job), CheckJob(&job, Options{}))
+	if !jobspec.IsLive(&job) || HasErrors(CheckJob(&job, Options{})) {
+		t.Fatalf("captured Job: live %v, findings %v", jobspec.IsLive(&job), CheckJob(&job, Options{}))
 	}
 	// The server's defaults are not read as choices the user made.
 	for _, f := range CheckJob(&job, Options{}) {
@@ -75,12 +76,12 @@ func TestLiveKeepsUserSelector(t *testing.T) {
 	if !HasErrors(CheckJob(&job, Options{})) {
 		t.Error("a selector that matches no template label gave no error")
 	}
-	if d := DesiredSpec(&job); d.Spec.Selector == nil {
+	if d := jobspec.DesiredSpec(&job); d.Spec.Selector == nil {
 		t.Error("a user's selector was dropped")
 	}
 	// The manifest itself (no uid) is not changed.
 	job.UID, job.ResourceVersion, job.Status = "", "", batchv1.JobStatus{}
-	if d := DesiredSpec(&job); d != &job {
+	if d := jobspec.DesiredSpec(&job); d != &job {
 		t.Error("a manifest was rewritten")
 	}
 }

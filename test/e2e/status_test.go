@@ -3,8 +3,11 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -107,7 +110,28 @@ func TestStatusLiveEqualsOffline(t *testing.T) {
 			if name == "seed" {
 				checkSeedStatus(t, sc, ns)
 			}
+			followNext(t, sc.JobName, ns)
 		})
+	}
+}
+
+// followNext runs every command that status's Next section prints for the Job, as printed,
+// through sh (issue 22, item 6: advice that works when followed): none may be refused as a
+// usage error (exit 2) or fail against the cluster (exit 4, or kubectl's 1 with an error).
+func followNext(t *testing.T, job, ns string) {
+	t.Helper()
+	st := statusJSON(t, job, "-n", ns)
+	for _, e := range st.NextEntries {
+		if e.Command == "" {
+			continue
+		}
+		r := shell(t, e.Command)
+		ok := r.ExitCode == 0 || r.ExitCode == 1 && !strings.Contains(r.Stderr, "error:") && !strings.Contains(r.Stderr, "Error from server")
+		if !ok {
+			t.Errorf("%s: the printed %s command fails when followed:\n%s", job, e.Kind, r)
+		} else {
+			t.Logf("%s: followed %s: %s (exit %d)", job, e.Kind, e.Command, r.ExitCode)
+		}
 	}
 }
 
@@ -334,6 +358,26 @@ func MustKubectlStdin(t *testing.T, stdin string, args ...string) Result {
 	r := Run(t, Cmd{Args: args, Stdin: stdin})
 	if r.ExitCode != 0 {
 		t.Fatalf("command failed:\n%s", r)
+	}
+	return r
+}
+
+// shell runs a command line through sh as the admin ($KUBECONFIG), for at most 2 minutes.
+func shell(t *testing.T, line string) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	r := Result{Args: []string{"sh", "-c", line}, Stdout: out.String(), Stderr: errOut.String()}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee) && ctx.Err() == nil:
+		r.ExitCode = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v\n%s", line, err, r)
 	}
 	return r
 }

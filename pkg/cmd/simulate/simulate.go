@@ -23,7 +23,9 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -226,6 +228,13 @@ func (o *Options) Run() error {
 		job, _, err := simulate.ReadJob(path, o.In)
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
+		}
+		if jobspec.IsLive(job) {
+			// kubectl get job -o yaml: simulated as the manifest that made it, from the start
+			// (what the server set taken out, as lint does); its status is not a starting point.
+			job = jobspec.DesiredSpec(job)
+			note := fmt.Sprintf("note: %s is a Job read back from a cluster: its spec is simulated from the start, as created (its status is not used; for where it stands, kubectl indexed status)", path)
+			_, _ = fmt.Fprintln(o.ErrOut, strings.Join(textwrap.Words(note, textWidth-2), "\n  "))
 		}
 		if c := job.Spec.Completions; c != nil && *c > MaxCompletions {
 			return exitcode.UsageError("%s: spec.completions %d is more than simulate takes (%d): it plays every pod of the Job up to three times, about a second per 100,000 indexes; simulate a smaller Job with the same limits, rules and ratio of parallelism to completions",

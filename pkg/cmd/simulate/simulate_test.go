@@ -339,3 +339,17 @@ func TestTimelineGroupsOneInstantOneCause(t *testing.T) {
 		t.Errorf("-o json: %d PodFailed events, want 26 (13 indexes, 2 attempts each)", podFailed)
 	}
 }
+
+// A Job read back from a cluster (kubectl get job -o json, here a captured fixture) is
+// simulated as the manifest that made it, as lint reads it: the server's selector and
+// controller-uid labels made it "invalid" before (issue 22, item 6).
+func TestSimulateLiveJob(t *testing.T) {
+	f := filepath.Join("..", "..", "..", "test", "fixtures", "seed", "job.json")
+	out, err := runCmd(t, f, "--outcome", "2=42", "--outcome", "4=1")
+	if err != nil {
+		t.Fatalf("simulate of a live Job: %v", err)
+	}
+	if !strings.Contains(out, "failedIndexes: 2,4") {
+		t.Errorf("seed simulated:\n%s", out)
+	}
+}

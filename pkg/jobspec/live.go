@@ -1,10 +1,8 @@
-package lint
+package jobspec
 
 import (
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
 
 // IsLive reports whether job was read back from a server as kubectl get job -o yaml prints it:
@@ -31,10 +29,10 @@ func DesiredSpec(job *batchv1.Job) *batchv1.Job {
 	j := job.DeepCopy()
 	uid, name := string(job.UID), job.Name
 	generated := map[string]string{
-		batchv1.ControllerUidLabel:       uid,
-		jobspec.LegacyControllerUIDLabel: uid,
-		batchv1.JobNameLabel:             name,
-		jobspec.LegacyJobNameLabel:       name,
+		batchv1.ControllerUidLabel: uid,
+		LegacyControllerUIDLabel:   uid,
+		batchv1.JobNameLabel:       name,
+		LegacyJobNameLabel:         name,
 	}
 	if serverSelector(j.Spec.Selector, uid) && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
 		j.Spec.Selector, j.Spec.ManualSelector = nil, nil
@@ -63,7 +61,7 @@ func dropDefaults(j *batchv1.Job) {
 	unset := func(clear func(*batchv1.JobSpec), same func(live, def *batchv1.JobSpec) bool) {
 		probe := j.DeepCopy()
 		clear(&probe.Spec)
-		if def := jobspec.Default(probe); same(s, &def.Spec) {
+		if def := Default(probe); same(s, &def.Spec) {
 			clear(s)
 		}
 	}
@@ -91,7 +89,7 @@ func serverSelector(sel *metav1.LabelSelector, uid string) bool {
 		return false
 	}
 	for k, v := range sel.MatchLabels {
-		if (k != batchv1.ControllerUidLabel && k != jobspec.LegacyControllerUIDLabel) || v != uid {
+		if (k != batchv1.ControllerUidLabel && k != LegacyControllerUIDLabel) || v != uid {
 			return false
 		}
 	}
