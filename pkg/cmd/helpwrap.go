@@ -71,21 +71,14 @@ func wrapBlock(text string, width int, examples bool) string {
 	return strings.Join(out, "\n")
 }
 
-// wrapCommand breaks a shell command at spaces, each line but the last ending in " \".
+// wrapCommand breaks a shell command at spaces outside quotes, each line but the last ending
+// in " \" (textwrap.Command).
 func wrapCommand(indent, body string, width int) []string {
-	lines := textwrap.Words(body, width-len(indent)-2)
-	out := make([]string, 0, len(lines))
-	for k, l := range lines {
-		prefix := indent
-		if k > 0 {
-			prefix = indent + "  "
-		}
-		if k < len(lines)-1 {
-			l += " \\"
-		}
-		out = append(out, prefix+l)
+	lines := textwrap.Command(body, width-len(indent))
+	for k := range lines {
+		lines[k] = indent + lines[k]
 	}
-	return out
+	return lines
 }
 
 // wrapFlagUsages wraps pflag's unwrapped usage lines ("  -o, --output string   text"): the

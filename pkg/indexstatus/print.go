@@ -422,51 +422,17 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 	}
 }
 
-// command prints a shell command at indent; one too long for the width breaks at spaces, each
-// line but the last ending in a backslash, so that it still runs when pasted.
+// command prints a shell command at indent; one too long for the width breaks at spaces
+// outside quotes, each line but the last ending in a backslash, so that it still runs when
+// pasted (textwrap.Command).
 func (p *textPrinter) command(cmd, indent string) {
-	if p.wide || len(indent)+len(cmd) <= Width {
+	if p.wide {
 		p.printf("%s%s\n", indent, cmd)
 		return
 	}
-	lines := textwrap.Fill(shellWords(cmd), Width-len(indent)-4)
-	for k, l := range lines {
-		in := indent
-		if k > 0 {
-			in += "  "
-		}
-		if k < len(lines)-1 && !strings.HasSuffix(l, "|") {
-			l += " \\"
-		}
-		p.printf("%s%s\n", in, l)
+	for _, l := range textwrap.Command(cmd, Width-len(indent)) {
+		p.printf("%s%s\n", indent, l)
 	}
-}
-
-// shellWords splits a command at the spaces outside quotes, so that a line break (and its
-// backslash) never lands inside a quoted word, where the shell would keep it literally.
-func shellWords(cmd string) []string {
-	var words []string
-	var quote rune
-	start := 0
-	for i, r := range cmd {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == ' ':
-			if i > start {
-				words = append(words, cmd[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(cmd) {
-		words = append(words, cmd[start:])
-	}
-	return words
 }
 
 func (p *textPrinter) list(title string, items []string) {

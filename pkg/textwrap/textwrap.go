@@ -31,3 +31,49 @@ func Fill(words []string, width int) []string {
 	}
 	return append(lines, line)
 }
+
+// Command breaks a shell command into lines of at most width runes where its words allow:
+// only at spaces outside quotes (a break inside a quoted word would be kept literally), each
+// line but the last ending in " \" (or in a pipe, where the shell reads on), the lines after
+// the first indented by two spaces. Pasted, the lines run as the one command.
+func Command(cmd string, width int) []string {
+	if utf8.RuneCountInString(cmd) <= width {
+		return []string{cmd}
+	}
+	lines := Fill(ShellWords(cmd), width-4)
+	for k := range lines {
+		if k > 0 {
+			lines[k] = "  " + lines[k]
+		}
+		if k < len(lines)-1 && !strings.HasSuffix(lines[k], "|") {
+			lines[k] += " \\"
+		}
+	}
+	return lines
+}
+
+// ShellWords splits a command at the spaces outside single or double quotes.
+func ShellWords(cmd string) []string {
+	var words []string
+	var quote rune
+	start := 0
+	for i, r := range cmd {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == ' ':
+			if i > start {
+				words = append(words, cmd[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(cmd) {
+		words = append(words, cmd[start:])
+	}
+	return words
+}

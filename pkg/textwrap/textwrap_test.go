@@ -2,7 +2,9 @@ package textwrap
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWords(t *testing.T) {
@@ -28,5 +30,32 @@ func TestFillKeepsWordsWhole(t *testing.T) {
 	want := []string{"kubectl", "'--context=prod east'", "--as=jane"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Fill = %q, want %q", got, want)
+	}
+}
+
+// A long command breaks between shell words, never inside quotes, and the lines run as one
+// command in sh (each but the last ends in a backslash).
+func TestCommand(t *testing.T) {
+	cmd := `kubectl indexed retry seed -n ml '--context=prod east' --kubeconfig=/home/a/.kube/config --indexes 2,4,10-1007 -p '{"a": "b c"}'`
+	lines := Command(cmd, 40)
+	for k, l := range lines {
+		if utf8.RuneCountInString(l) > 40 && !strings.Contains(l, "'") {
+			t.Errorf("line %d of %d runes: %q", k, utf8.RuneCountInString(l), l)
+		}
+		if k < len(lines)-1 && !strings.HasSuffix(l, " \\") {
+			t.Errorf("line %d lacks the continuation: %q", k, l)
+		}
+	}
+	joined := strings.Join(strings.Fields(strings.ReplaceAll(strings.Join(lines, "\n"), "\\\n", " ")), " ")
+	if joined != strings.Join(strings.Fields(cmd), " ") {
+		t.Errorf("the lines do not join back into the command:\n%s\n%s", joined, cmd)
+	}
+	for _, l := range lines {
+		if strings.Count(l, "'")%2 != 0 {
+			t.Errorf("a break inside quotes: %q", l)
+		}
+	}
+	if got := Command("kubectl get jobs", 40); len(got) != 1 || got[0] != "kubectl get jobs" {
+		t.Errorf("a short command: %q", got)
 	}
 }
