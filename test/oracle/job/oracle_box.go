@@ -228,6 +228,33 @@ func (b *Box) Play() (*Outcome, error) {
 	return b.outcome(), nil
 }
 
+// PlayUntil runs the Job forward as Play does, up to at since its creation, and stops with the
+// clock at at: what the pods did by then is in the store, and a sync the queue holds for later
+// (the 1 s batching, a backoff) has not run. It is a mid-run snapshot for question (b).
+func (b *Box) PlayUntil(at time.Duration) error {
+	until := b.start.Add(at)
+	for !b.jobFinished() {
+		if b.q.queued {
+			if err := b.sync(); err != nil {
+				return err
+			}
+			continue
+		}
+		next, ok := b.nextTime()
+		if !ok || next.After(until) {
+			break
+		}
+		b.advance(next)
+	}
+	if b.clock.Now().Before(until) {
+		b.clock.SetTime(until)
+	}
+	return nil
+}
+
+// Finished says whether the Job has its Complete or Failed condition.
+func (b *Box) Finished() bool { return b.jobFinished() }
+
 // nextTime is the earliest of the queue's waiting item and the pod timers.
 func (b *Box) nextTime() (time.Time, bool) {
 	var next time.Time
