@@ -210,3 +210,25 @@ func TestRunsAgainAfterResumeKeepsCountedFailure(t *testing.T) {
 	}
 	wantContains(t, "detail", d, "failure count back at 0")
 }
+
+// Offline without the pods (status -f job.json): whether pods still run is not known, so no
+// statement about what the next sync finishes; with them, the same Job completes at its next
+// sync (see TestNextAllSucceededPodsAboveCompletionsComplete).
+func TestNextSyncFinishesNeedsThePods(t *testing.T) {
+	j := newJob("nopods", 2, 2).status("0,1", nil, 2, 0, 0).get()
+	r, err := Build(j, nil, Options{Clock: at(10 * time.Second), AllIndexes: true, PodsNotGiven: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range r.NextEntries {
+		if e.Kind == EntryNextSyncFinishes {
+			t.Errorf("a report without the pods says what the next sync finishes: %+v", e)
+		}
+	}
+	if strings.Contains(r.Explanation, "next sync") {
+		t.Errorf("explanation: %s", r.Explanation)
+	}
+	if r := build(t, j, nil, at(10*time.Second)); len(r.NextEntries) == 0 || r.NextEntries[0].Kind != EntryNextSyncFinishes {
+		t.Errorf("with the pods (none): %+v", r.NextEntries)
+	}
+}

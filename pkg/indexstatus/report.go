@@ -496,7 +496,7 @@ func (b *reportBuilder) explain() string {
 			}
 		}
 		s += "."
-		if d := b.pol.Decision; !d.Existing && b.job.DeletionTimestamp == nil {
+		if d, ok := b.pendingDecision(); ok {
 			switch d.Kind {
 			case jobpolicy.Fail:
 				s += fmt.Sprintf(" No condition says so yet, but the next sync fails it (%s).", d.Reason)
@@ -1052,8 +1052,8 @@ func (b *reportBuilder) waitEntry(waiting []int) Entry {
 // or, with every index succeeded, manageJob deletes the active pods (wantActive 0, 1781-1806)
 // and the Job completes in the same sync (1154).
 func (b *reportBuilder) nextSyncFinishes() (Entry, bool) {
-	d := b.pol.Decision
-	if d.Existing || (d.Kind != jobpolicy.Fail && d.Kind != jobpolicy.Succeed) {
+	d, ok := b.pendingDecision()
+	if !ok {
 		return Entry{}, false
 	}
 	n := b.activePods
@@ -1074,6 +1074,20 @@ func (b *reportBuilder) nextSyncFinishes() (Entry, bool) {
 			d.Reason, b.failureCause(d.Reason), pods)
 	}
 	return e, true
+}
+
+// pendingDecision is the finishing condition the built-in controller's next sync sets on a
+// Running Job that has none yet; not for a Job being deleted, one another controller manages,
+// or a report made without the pods (whether pods still run is not known).
+func (b *reportBuilder) pendingDecision() (jobpolicy.Decision, bool) {
+	d := b.pol.Decision
+	if d.Existing || (d.Kind != jobpolicy.Fail && d.Kind != jobpolicy.Succeed) || b.phase != PhaseRunning || b.opts.PodsNotGiven || b.job.DeletionTimestamp != nil {
+		return d, false
+	}
+	if mb := b.job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
+		return d, false
+	}
+	return d, true
 }
 
 // failureCause says in a few words why the next sync fails the Job.
