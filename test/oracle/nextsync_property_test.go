@@ -25,6 +25,9 @@ var snapshots = flag.Int("oracle.snapshots", 1000, "random mid-run snapshots for
 type Snapshot struct {
 	Case
 	At string `json:"at"`
+	// LowerParallelism, when set, is the parallelism a user lowered the Job to at At (the
+	// controller has not synced since).
+	LowerParallelism int32 `json:"lowerParallelismTo,omitempty"`
 }
 
 // nextSyncClaims are status's statements about the next sync, from the report's data.
@@ -33,6 +36,7 @@ type nextSyncClaims struct {
 	deleting    bool               // BeingDeleted
 	running     bool               // phase Running: no finishing condition expected otherwise
 	notNow      []int              // retrying indexes status says are not created now (backoff left, or waiting for a slot)
+	waits       int                // of which waiting for a slot
 	dueNow      []int              // retrying indexes status says are due now (a slot and no backoff left)
 	firstDue    time.Duration      // the earliest backoff left of a Retry entry (0: none)
 	perIndex    bool
@@ -72,6 +76,7 @@ func claimsOf(r *indexstatus.IndexedJobStatus, j *batchv1.Job) nextSyncClaims {
 		switch {
 		case waits[st.Index]:
 			c.notNow = append(c.notNow, st.Index)
+			c.waits++
 		case !c.perIndex:
 			// Without backoffLimitPerIndex the delay is the controller's in-memory record,
 			// which status estimates from the pods (BackoffEstimated): no exact claim.
@@ -164,7 +169,7 @@ func (c nextSyncClaims) check(before *batchv1.Job, got synced) []string {
 
 // snapshotAt plays c to at and checks status's claims against one syncJob there; it reports
 // false when the Job finished before at.
-func snapshotAt(t *testing.T, c *Case, at time.Duration, seen *claimCounts) (diffs []string, played bool) {
+func snapshotAt(t *testing.T, c *Case, at time.Duration, lower int32, seen *claimCounts) (diffs []string, played bool) {
 	t.Helper()
 	b, err := job.New(simulate.Defaulted(c.job()), c.plan(), t0, job.Options{Horizon: horizon})
 	if err != nil {
@@ -176,6 +181,13 @@ func snapshotAt(t *testing.T, c *Case, at time.Duration, seen *claimCounts) (dif
 	}
 	if b.Finished() {
 		return nil, false
+	}
+	if lower > 0 {
+		j := b.Job()
+		j.Spec.Parallelism = &lower
+		if err := b.SetJob(j); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before := b.Job()
 	var pods []corev1.Pod
@@ -219,7 +231,7 @@ func TestStatusNextSyncRegressions(t *testing.T) {
 				t.Fatal(err)
 			}
 			var seen claimCounts
-			diffs, ok := snapshotAt(t, &s.Case, at, &seen)
+			diffs, ok := snapshotAt(t, &s.Case, at, s.LowerParallelism, &seen)
 			if !ok {
 				t.Fatalf("the Job finished before %s", at)
 			}
@@ -250,7 +262,13 @@ func TestStatusNextSyncAgreesWithController(t *testing.T) {
 			end = 10 * time.Minute
 		}
 		at := time.Duration(r.Int64N(int64(end/(100*time.Millisecond))+1)) * 100 * time.Millisecond
-		diffs, ok := snapshotAt(t, c, at, &seen)
+		// A third of the snapshots lower the parallelism first, as a user scaling a running
+		// Job down does: retries then wait behind lower indexes for the slots left.
+		var lower int32
+		if par := *c.Spec.Parallelism; par > 1 && r.IntN(3) == 0 {
+			lower = 1 + r.Int32N(par-1)
+		}
+		diffs, ok := snapshotAt(t, c, at, lower, &seen)
 		if !ok {
 			continue
 		}
@@ -260,7 +278,7 @@ func TestStatusNextSyncAgreesWithController(t *testing.T) {
 		}
 		bad++
 		if bad <= 5 {
-			js, _ := json.Marshal(Snapshot{Case: *c, At: at.String()})
+			js, _ := json.Marshal(Snapshot{Case: *c, At: at.String(), LowerParallelism: lower})
 			t.Errorf("%s at %s: status disagrees with the controller's next sync:\n  %s\nsnapshot (keep it in testdata/nextsync-regressions.json): %s",
 				c.Name, at, strings.Join(diffs, "\n  "), js)
 		}
@@ -270,7 +288,7 @@ func TestStatusNextSyncAgreesWithController(t *testing.T) {
 
 // claimCounts says how many snapshots made each kind of claim (that the test checks something).
 type claimCounts struct {
-	Finishes, Running, NotNow, DueNow, Requeue int
+	Finishes, Running, NotNow, DueNow, Requeue, WaitsForSlot int
 }
 
 func (n *claimCounts) add(c nextSyncClaims) {
@@ -285,6 +303,9 @@ func (n *claimCounts) add(c nextSyncClaims) {
 	}
 	if len(c.dueNow) > 0 {
 		n.DueNow++
+	}
+	if c.waits > 0 {
+		n.WaitsForSlot++
 	}
 	if c.perIndex && c.firstDue > 0 && !c.hasDeadline {
 		n.Requeue++
