@@ -41,6 +41,9 @@ type Options struct {
 	// PodsNotGiven says the report was made without the Job's pods (offline, no --pods-file):
 	// where pods are missing the words say they were not given, not that they are gone.
 	PodsNotGiven bool
+	// Retries are the Jobs that re-ran some of this Job's indexes (kubectl indexed retry), as
+	// lineage.RetriesOf reads them: the retry advice leaves out what they settled or still run.
+	Retries []RetryJob
 }
 
 func (o *Options) now() time.Time {

@@ -20,6 +20,9 @@ const (
 	// EntryLintPolicy: the Job shares one backoffLimit between its indexes (the prepare-db
 	// mode); Command lints it.
 	EntryLintPolicy EntryKind = "LintPolicy"
+	// EntryRetried: Indexes were re-run by the Jobs of Retries (kubectl indexed retry);
+	// Command shows what stands per shard across the lineage.
+	EntryRetried EntryKind = "Retried"
 	// EntryUnschedulable: the pods of Indexes are Pending because the scheduler cannot place
 	// them; Reason is the PodScheduled condition's reason, Text carries its message.
 	EntryUnschedulable EntryKind = "Unschedulable"
@@ -57,32 +60,47 @@ func (b *reportBuilder) finishedActions() []Entry {
 		return out
 	}
 	_, created := shards.ConfigMapNameFromJob(b.job)
-	if !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector {
-		out = append(out, Entry{Kind: EntryRetryShards, Indexes: missing.String(),
+	// What the Job's retries settled or still run is not offered again.
+	remaining := missing
+	if e, settled, running := b.retried(missing); e != nil {
+		out = append(out, *e)
+		remaining = missing.Difference(settled).Difference(running)
+		if remaining.IsEmpty() {
+			return out
+		}
+		unfinished = unfinished.Intersect(remaining)
+	}
+	switch {
+	case !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector:
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining.String(),
 			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry cannot re-run them: the Job sets manualSelector, so its retries would select each other's pods.",
-				plural(missing.Len(), "Index", "Indexes"), missing.Truncated(setWidth), plural(missing.Len(), "has", "have"))})
-	} else {
+				plural(remaining.Len(), "Index", "Indexes"), remaining.Truncated(setWidth), plural(remaining.Len(), "has", "have"))})
+	default:
 		// Any Indexed Job: a Job made by create is retried as one Job over its shard
 		// ConfigMap, any other one as a Job per index that sees its original index.
 		cmd := fmt.Sprintf("kubectl indexed retry %s%s", b.job.Name, b.nsFlag())
 		what := "the failed shards"
-		if !unfinished.IsEmpty() {
+		switch {
+		case !remaining.Equal(missing):
+			what = "the shards no retry settled or runs"
+			cmd += " --indexes " + remaining.String()
+		case !unfinished.IsEmpty():
 			cmd += " --indexes missing"
 			what = "every shard without a success"
 		}
 		as := "a new Job"
-		batch := missing
+		batch := remaining
 		if !created {
 			as = "Jobs of their own, each seeing its original index"
-			if missing.Len() > shards.MaxPlainRetryJobs {
+			if remaining.Len() > shards.MaxPlainRetryJobs {
 				// A retry of a plain Job refuses more indexes than this: offer the first batch.
-				batch = missing.First(shards.MaxPlainRetryJobs)
+				batch = remaining.First(shards.MaxPlainRetryJobs)
 				cmd = fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), batch)
 				as = fmt.Sprintf("Jobs of their own, each seeing its original index, at most %d at a time (or re-create the run with kubectl indexed create --from-job, whose retries are one Job); the first %d", shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs)
 			}
 		}
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: batch.String(), Command: cmd,
-			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, missing.Truncated(setWidth), as, cmd)})
+			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, remaining.Truncated(setWidth), as, cmd)})
 	}
 	if b.pol.Spec.SharedBudget() {
 		cmd := fmt.Sprintf("kubectl get job %s%s -o yaml | kubectl indexed lint -f -", b.job.Name, b.nsFlag())
@@ -152,4 +170,50 @@ func (b *reportBuilder) podsGone(gone string) string {
 		return notGiven
 	}
 	return gone
+}
+
+// retried is the entry naming the Job's retries that re-ran some of missing, with the indexes
+// of missing they succeeded and the ones they still run; nil when no retry touched missing.
+func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running indexes.Set) {
+	var touched indexes.Set
+	var parts []string
+	for _, r := range b.opts.Retries {
+		mine := r.Indexes.Intersect(missing)
+		if mine.IsEmpty() {
+			continue
+		}
+		touched = touched.Union(mine)
+		ok := r.Succeeded.Intersect(mine)
+		settled = settled.Union(ok)
+		var what []string
+		if !ok.IsEmpty() {
+			what = append(what, ok.Truncated(setWidth/2)+" succeeded")
+		}
+		if bad := r.Failed.Intersect(mine); !bad.IsEmpty() {
+			what = append(what, bad.Truncated(setWidth/2)+" failed")
+		}
+		if !r.Finished {
+			run := mine.Difference(r.Succeeded).Difference(r.Failed)
+			running = running.Union(run)
+			if !run.IsEmpty() {
+				what = append(what, run.Truncated(setWidth/2)+" running")
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s (attempt %d: %s)", r.Name, r.Attempt, strings.Join(what, ", ")))
+	}
+	if touched.IsEmpty() {
+		return nil, settled, running
+	}
+	running = running.Difference(settled)
+	root := b.job.Name
+	if name := b.job.Annotations[shards.AnnotationRootJob]; name != "" {
+		root = name
+	}
+	cmd := fmt.Sprintf("kubectl indexed status %s%s --lineage", root, b.nsFlag())
+	if len(parts) > 5 {
+		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
+	}
+	return &Entry{Kind: EntryRetried, Indexes: touched.String(), Command: cmd,
+		Text: fmt.Sprintf("%s %s %s re-run by %s; what stands per shard: %s",
+			plural(touched.Len(), "Index", "Indexes"), touched.Truncated(setWidth), plural(touched.Len(), "was", "were"), strings.Join(parts, "; "), cmd)}, settled, running
 }

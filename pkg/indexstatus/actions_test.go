@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -171,5 +172,50 @@ func TestPlainRetryBatch(t *testing.T) {
 	}
 	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4,10-1999" {
 		t.Errorf("create'd RetryShards = %+v", e)
+	}
+}
+
+// A failed Job whose retries re-ran some of its failed indexes (issue 26, item 5: four retries
+// of the same shards piled up while status still advised re-running them): the advice names
+// the retries, does not offer again what they succeeded or still run, and offers the rest.
+func TestRetriedIndexesAreNotOfferedAgain(t *testing.T) {
+	seed := loadFixture(t, "seed")
+	build := func(retries ...RetryJob) *IndexedJobStatus {
+		t.Helper()
+		r, err := Build(loadJob(t, "seed"), loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt), Retries: retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// seed-r1-4 succeeded index 4, seed-r1-2 failed index 2 again: 2 is offered again.
+	r := build(RetryJob{Name: "seed-r1-2", Attempt: 1, Indexes: indexes.Of(2), Failed: indexes.Of(2), Finished: true},
+		RetryJob{Name: "seed-r1-4", Attempt: 1, Indexes: indexes.Of(4), Succeeded: indexes.Of(4), Finished: true})
+	e := entryOf(r, EntryRetried)
+	if e == nil || e.Indexes != "2,4" || e.Command != "kubectl indexed status seed -n seed --lineage" ||
+		!strings.Contains(e.Text, "seed-r1-2 (attempt 1: 2 failed)") || !strings.Contains(e.Text, "seed-r1-4 (attempt 1: 4 succeeded)") {
+		t.Errorf("Retried = %+v", e)
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2" || e.Indexes != "2" {
+		t.Errorf("RetryShards = %+v", e)
+	}
+	if len(r.Retries) != 2 {
+		t.Errorf("report retries %+v", r.Retries)
+	}
+	// A retry still running both: nothing to re-run now.
+	r = build(RetryJob{Name: "seed-r1", Attempt: 1, Indexes: indexes.Of(2, 4)})
+	if e := entryOf(r, EntryRetried); e == nil || !strings.Contains(e.Text, "seed-r1 (attempt 1: 2,4 running)") {
+		t.Errorf("Retried = %+v", e)
+	}
+	if e := entryOf(r, EntryRetryShards); e != nil {
+		t.Errorf("a retry is offered while one runs the same indexes: %+v", e)
+	}
+	// Retries of other indexes only: the advice is unchanged.
+	r = build(RetryJob{Name: "seed-r1", Attempt: 1, Indexes: indexes.Of(0), Succeeded: indexes.Of(0), Finished: true})
+	if entryOf(r, EntryRetried) != nil {
+		t.Errorf("a retry of index 0 named for failed indexes 2,4")
+	}
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" {
+		t.Errorf("RetryShards = %+v", e)
 	}
 }

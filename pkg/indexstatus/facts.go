@@ -188,6 +188,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	if len(b.opts.ShardIDs) > 0 {
 		r.Shards = &ShardInfo{ConfigMap: b.opts.ShardsConfigMap, Count: len(b.opts.ShardIDs)}
 	}
+	r.Retries = b.opts.Retries
 	return r
 }
 

@@ -115,6 +115,8 @@ type IndexedJobStatus struct {
 
 	Pods   PodCounts  `json:"pods"`
 	Shards *ShardInfo `json:"shards,omitempty"`
+	// Retries are the Jobs that re-ran some of its indexes (live, from the lineage's label).
+	Retries []RetryJob `json:"retries,omitempty"`
 
 	// omitted are the indexes that need attention that Options.ListLimit left out of Indexes
 	// (counted in the text view's "and N more"); omittedCases says whether one of them has
@@ -382,4 +384,16 @@ type Entry struct {
 	// Command is a kubectl command that acts on it.
 	Command string `json:"command,omitempty"`
 	Text    string `json:"text"`
+}
+
+// RetryJob is a Job that re-runs some indexes of the Job a report is about (kubectl indexed
+// retry): Indexes are those indexes (the report's Job's own completion indexes), Succeeded and
+// Failed the ones of them it settled; a finished retry failed what it did not succeed.
+type RetryJob struct {
+	Name      string      `json:"name"`
+	Attempt   int         `json:"attempt"`
+	Indexes   indexes.Set `json:"indexes"`
+	Succeeded indexes.Set `json:"succeeded"`
+	Failed    indexes.Set `json:"failed"`
+	Finished  bool        `json:"finished"`
 }

@@ -58,6 +58,9 @@ type Row struct {
 	Parent       string `json:"parent,omitempty"`
 	RetryAttempt int    `json:"retryAttempt,omitempty"`
 	Depth        int    `json:"depth"`
+	// RetrySet identifies the retry the Job belongs to (lineage.AnnotationRetrySet): a retry of
+	// a Job that create did not make is a Job per index, all with the same set.
+	RetrySet string `json:"retrySet,omitempty"`
 	// Attempts sums the attempts of every index and Pods counts the Job's pods present (with
 	// pods only).
 	Attempts *int `json:"attempts,omitempty"`
@@ -102,6 +105,7 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 			r.Error = err.Error()
 		} else {
 			r.Root, r.Parent, r.RetryAttempt = l.RootJob, l.ParentJob, l.Attempt
+			r.RetrySet = j.Annotations[lineage.AnnotationRetrySet]
 		}
 	}
 	var pods []corev1.Pod

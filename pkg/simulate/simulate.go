@@ -78,6 +78,10 @@ type Event struct {
 	// Index is the completion index the event is about, -1 for the whole Job.
 	Index   int    `json:"index"`
 	Message string `json:"message"`
+	// Cause is, for an event about one index, its message with the index (and pod name) left
+	// out, "{indexes}" where the index goes: events of one instant, type and cause are one line
+	// of the grouped timeline (GroupEvents). Not in JSON, which lists every event.
+	Cause string `json:"-"`
 }
 
 // MarshalJSON writes At as a Go duration ("31s").
@@ -375,6 +379,19 @@ func (s *sim) event(typ string, index int, format string, a ...any) {
 	s.res.Events = append(s.res.Events, Event{At: s.since(s.now), Type: typ, Index: index, Message: fmt.Sprintf(format, a...)})
 }
 
+// indexEvent records an event about index whose message is cause with "{indexes}" replaced
+// by "index N" and "{pod}" by ": pod NAME" (pod's name); the events of one instant, type and
+// cause group into one timeline line (GroupEvents).
+func (s *sim) indexEvent(typ string, index int, pod, cause string, a ...any) {
+	c := fmt.Sprintf(cause, a...)
+	msg := strings.Replace(strings.Replace(c, "{indexes}", "index "+strconv.Itoa(index), 1), "{pod}", ": pod "+pod, 1)
+	before := len(s.res.Events)
+	s.event(typ, index, "%s", msg)
+	if len(s.res.Events) > before {
+		s.res.Events[before].Cause = c
+	}
+}
+
 func (s *sim) finishedJob() bool {
 	for _, c := range s.job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
@@ -479,11 +496,11 @@ func (s *sim) apply(e *event) {
 				// backoffLimitPerIndex): the pod crash-loops until it is deleted, which changes
 				// nothing but its restartCount, so it is left running.
 				p.run = Attempt{Never: true}
-				s.event("ContainerRestarted", p.index, "index %d: container exited %d and restarts in place forever (no limit counts the restarts)", p.index, r.ExitCode)
+				s.indexEvent("ContainerRestarted", p.index, "", "{indexes}: container exited %d and restarts in place forever (no limit counts the restarts)", r.ExitCode)
 				return
 			}
 			p.run = next
-			s.event("ContainerRestarted", p.index, "index %d: container exited %d, restarted in place (restartCount %d)", p.index, r.ExitCode, p.restarts)
+			s.indexEvent("ContainerRestarted", p.index, "", "{indexes}: container exited %d, restarted in place (restartCount %d)", r.ExitCode, p.restarts)
 			if !p.run.Never {
 				s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)
 			}
@@ -502,11 +519,11 @@ func (s *sim) apply(e *event) {
 			if r.Condition != "" {
 				what = "condition " + r.Condition
 			}
-			s.event("PodFailed", p.index, "index %d: pod %s failed (%s)%s", p.index, p.name, what, s.matchWords(p))
+			s.indexEvent("PodFailed", p.index, p.name, "{indexes}{pod} failed (%s)%s", what, s.matchWords(p))
 		} else {
 			p.phase = corev1.PodSucceeded
 			if s.spec.Completions <= 50 {
-				s.event("PodSucceeded", p.index, "index %d: pod %s succeeded", p.index, p.name)
+				s.indexEvent("PodSucceeded", p.index, p.name, "{indexes}{pod} succeeded")
 			}
 		}
 	case evTerminated:
@@ -834,7 +851,7 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 			}
 			// The indexes that were not failed before (all of them when the set is new).
 			for i := range f.Failed.Difference(was).All() {
-				s.event("IndexFailed", i, "index %d failed: %s", i, s.indexFailWords(f, i))
+				s.indexEvent("IndexFailed", i, "", "{indexes} failed: %s", s.indexFailWords(f, i))
 			}
 			s.changed = true
 		}
@@ -1121,7 +1138,7 @@ func (s *sim) create(i int, ix jobpolicy.Index) {
 		// addIndexFailureCountAnnotation: getNewIndexFailureCounts of the replaced pod.
 		p.failureCount, p.ignoredCount = ix.FailureCount, ix.IgnoredCount
 		if ix.FailureCount > 0 || ix.IgnoredCount > 0 {
-			s.event("Retry", i, "index %d: attempt %d (%d counted, %d ignored failures so far)", i, p.failureCount+p.ignoredCount, p.failureCount, p.ignoredCount)
+			s.indexEvent("Retry", i, "", "{indexes}: attempt %d (%d counted, %d ignored failures so far)", p.failureCount+p.ignoredCount, p.failureCount, p.ignoredCount)
 		}
 	}
 	if s.created[i] > 1 || s.runs[i] > 0 {

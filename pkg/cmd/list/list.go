@@ -243,7 +243,17 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 		_, _ = fmt.Fprintln(tw, strings.Join(head, "\t"))
 	}
 	now := o.Clock.Now()
-	for _, r := range l.Items {
+	// The default view folds the Jobs of one retry of a plain Job (a Job per index) into one
+	// row; -o wide lists each.
+	rows := make([]joblist.Group, 0, len(l.Items))
+	if wide {
+		for _, r := range l.Items {
+			rows = append(rows, joblist.Group{Row: r, Jobs: 1})
+		}
+	} else {
+		rows = joblist.GroupRetries(l.Items)
+	}
+	for _, r := range rows {
 		var cells []string
 		if o.AllNamespaces {
 			cells = append(cells, r.Namespace)

@@ -2,6 +2,7 @@ package list
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,48 @@ func TestTemplateOutputs(t *testing.T) {
 	}
 	if r := run(t, "-o", "go-template={{.nope"); r.code != exitcode.Usage {
 		t.Errorf("bad template: %+v", r)
+	}
+}
+
+// A retry of a Job that create did not make is a Job per index: the default table folds one
+// retry's Jobs into one row, so 1,000 of them stay one line (issue 22); -o wide and -o json
+// list every Job.
+func TestPlainRetryJobsFoldIntoOneRow(t *testing.T) {
+	root := job("ml", "big", 2000, 0)
+	root.Status.CompletedIndexes, root.Status.FailedIndexes = "1000-1999", ptr.To("0-999")
+	root.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes"}}
+	objs := []runtime.Object{root}
+	for i := range 1000 {
+		r := job("ml", fmt.Sprintf("big-r1-%d", i), 1, 10*time.Minute)
+		l := lineage.Lineage{RootJob: "big", RootJobUID: "uid-big", ParentJob: "big", ParentJobUID: "uid-big", Attempt: 1, Original: indexes.Of(i)}
+		r.Annotations, r.Labels = l.Annotations(), l.Labels()
+		r.Annotations[lineage.AnnotationRetrySet] = "abc"
+		if i < 990 {
+			r.Status.CompletedIndexes, r.Status.Succeeded = "0", 1
+			r.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached"}}
+		} else {
+			r.Status.Active = 1
+		}
+		objs = append(objs, r)
+	}
+	client := fake.NewClientset(objs...)
+	list := func(args ...string) string {
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Client = client
+		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+		r := io.Run(NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o), args...)
+		if r.Code != 0 {
+			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+		return r.Stdout
+	}
+	out := list()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[2], "└─ big-r1-* (1000 Jobs)") || !strings.Contains(lines[2], "Running") || !strings.Contains(lines[2], "990/0/10/1000") {
+		t.Errorf("default view:\n%s", out)
+	}
+	if n := strings.Count(list("-o", "wide"), "\n"); n != 1002 {
+		t.Errorf("-o wide: %d lines, want 1002 (a header, the root and 1000 retries)", n)
 	}
 }

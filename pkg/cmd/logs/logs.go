@@ -34,8 +34,13 @@ import (
 var (
 	long = templates.LongDesc(`
 		Print the logs of a completion index of an Indexed Job: its latest attempt, one attempt
-		(--attempt), every attempt (--all-attempts), or the last failed attempt of every failed
-		index (--failed).
+		(--attempt), every attempt (--all-attempts), or the last failed attempt of the failed
+		indexes (--failed).
+
+		--failed groups the failed indexes by cause (state, exit code, reason, container,
+		podFailurePolicy rule) and shows one sample log per group, its first index whose pod
+		is still there, after a line on standard error naming the group's indexes; --all
+		shows the last failed attempt of every failed index.
 
 		Attempts are numbered from 1 per index. With backoffLimitPerIndex the Job controller
 		counts on every pod the failures of its index before it, so attempt numbers are exact
@@ -61,8 +66,11 @@ var (
 		# Every attempt of index 4, each line prefixed with its attempt
 		kubectl indexed logs evaluation --index 4 --all-attempts
 
-		# Why did indexes fail: the last failed attempt of each
+		# Why did indexes fail: one sample log per cause
 		kubectl indexed logs evaluation --failed
+
+		# The last failed attempt of every failed index
+		kubectl indexed logs evaluation --failed --all
 
 		# Follow the running attempt of index 7
 		kubectl indexed logs evaluation --index 7 -f`)
@@ -75,6 +83,7 @@ type Options struct {
 	Attempt     int
 	AllAttempts bool
 	Failed      bool
+	All         bool
 	Container   string
 	Tail        int64
 	Since       metav1.Duration
@@ -128,7 +137,8 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Index, "index", o.Index, "The completion indexes whose logs to show: "+indexes.FlagGrammar+" (one after the other, in index order).")
 	fl.IntVar(&o.Attempt, "attempt", 0, "The attempt of --index to show, from 1 (default: the latest).")
 	fl.BoolVar(&o.AllAttempts, "all-attempts", false, "Show every attempt of --index, oldest first.")
-	fl.BoolVar(&o.Failed, "failed", false, "Show the last failed attempt of every failed index.")
+	fl.BoolVar(&o.Failed, "failed", false, "Show the last failed attempt of the failed indexes: one sample per cause (--all: every index).")
+	fl.BoolVar(&o.All, "all", false, "With --failed, show every failed index, not one sample per cause.")
 	fl.StringVarP(&o.Container, "container", "c", "", "The container (default: kubectl's default-container annotation, else the one that failed, else the first).")
 	fl.Int64Var(&o.Tail, "tail", o.Tail, "Lines of recent log to show per attempt; -1 shows all.")
 	fl.DurationVar(&o.Since.Duration, "since", 0, "Only logs newer than this duration (e.g. 5s, 2m, 3h).")
@@ -183,6 +193,8 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("--attempt %d: attempts count from 1 (leave --attempt out for the latest)", o.Attempt)
 	case o.Attempt > 0 && o.AllAttempts:
 		return exitcode.UsageError("give either --attempt or --all-attempts, not both")
+	case o.All && !o.Failed:
+		return exitcode.UsageError("--all goes with --failed (every failed index, not one sample per cause)")
 	case (o.Attempt > 0 || o.AllAttempts) && o.Failed:
 		return exitcode.UsageError("--attempt and --all-attempts go with --index, not --failed")
 	case o.Tail < -1:
@@ -237,7 +249,25 @@ func (o *Options) Run(ctx context.Context) error {
 		}
 		targets = append(targets, t...)
 	}
+	if o.Failed && !o.All {
+		targets = o.samples(targets, report)
+	}
 	return o.show(ctx, targets)
+}
+
+// samples keeps one target per cause of failure (podlogs.GroupFailed), saying on standard
+// error which indexes each stands for.
+func (o *Options) samples(targets []podlogs.Target, report *indexstatus.IndexedJobStatus) []podlogs.Target {
+	groups := podlogs.GroupFailed(targets, report)
+	out := make([]podlogs.Target, 0, len(groups))
+	for _, g := range groups {
+		if n := g.Indexes.Len(); n > 1 {
+			_, _ = fmt.Fprintf(o.ErrOut, "%d indexes (%s) %s: the log of %s stands for them (--all: every index)\n",
+				n, g.Indexes.Truncated(60), g.Cause, g.Sample.Label())
+		}
+		out = append(out, g.Sample)
+	}
+	return out
 }
 
 // show prints the notes about gone attempts and the logs of the others, prefixed when there is

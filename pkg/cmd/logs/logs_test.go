@@ -91,6 +91,11 @@ type result struct {
 func run(t *testing.T, srv *logServer, args ...string) result {
 	t.Helper()
 	j, pods := fixture()
+	return runOn(t, srv, j, pods, args...)
+}
+
+func runOn(t *testing.T, srv *logServer, j *batchv1.Job, pods []*corev1.Pod, args ...string) result {
+	t.Helper()
 	objs := []runtime.Object{j}
 	for _, p := range pods {
 		objs = append(objs, p)
@@ -173,6 +178,31 @@ func TestFailedShowsTheLastFailedAttemptOfEachFailedIndex(t *testing.T) {
 	want := "[index 1 attempt 2] boom 3\n[index 3 attempt 2] boom 6\n"
 	if r.code != 0 || r.out != want || r.errOut != "" {
 		t.Fatalf("code %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.out, want, r.errOut)
+	}
+}
+
+// Issue 22: --failed shows one sample log per cause, saying which indexes it stands for;
+// --all shows every failed index.
+func TestFailedGroupsByCause(t *testing.T) {
+	j, pods := fixture()
+	// Index 3's attempts exit 3, as index 1's last does: one cause.
+	pods[4] = pod(j, 3, 0, ptr.To[int32](3))
+	pods[5] = pod(j, 3, 1, ptr.To[int32](3))
+	srv := &logServer{lines: []string{"boom 3\n"}}
+	r := runOn(t, srv, j, pods, "eval", "--failed")
+	if r.code != 0 || r.out != "boom 3\n" || len(srv.opts) != 1 {
+		t.Fatalf("code %d, %d log requests\nstdout:\n%s\nstderr:\n%s", r.code, len(srv.opts), r.out, r.errOut)
+	}
+	if want := "2 indexes (1,3) failed: exit code 3 in container worker: the log of index 1 attempt 2 stands for them (--all: every index)\n"; r.errOut != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", r.errOut, want)
+	}
+	srv = &logServer{lines: []string{"boom 1\n", "boom 3\n"}}
+	r = runOn(t, srv, j, pods, "eval", "--failed", "--all")
+	if want := "[index 1 attempt 2] boom 1\n[index 3 attempt 2] boom 3\n"; r.code != 0 || r.out != want || r.errOut != "" {
+		t.Errorf("--all: code %d\nstdout:\n%s\nwant:\n%s\nstderr:\n%s", r.code, r.out, want, r.errOut)
+	}
+	if r := run(t, &logServer{}, "eval", "--index", "1", "--all"); r.code != exitcode.Usage || !strings.Contains(r.errOut, "--all goes with --failed") {
+		t.Errorf("--all without --failed: code %d\n%s", r.code, r.errOut)
 	}
 }
 

@@ -332,18 +332,30 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 		fmt.Fprintf(&b, "  TIMING-DEPENDENT: if %s: %s; %s\n", a.Meaning, a.Outcome, strings.Join(a.Differs, "; "))
 	}
 	b.WriteString("\nTimeline:\n")
+	// The default view groups the events of one instant and cause (each index's own event
+	// with -o wide) and shows the first 40 lines.
+	var lines []simulate.TimelineLine
+	if wide {
+		for _, e := range r.Events {
+			lines = append(lines, simulate.TimelineLine{At: e.At, Message: e.Message, Events: 1})
+		}
+	} else {
+		lines = simulate.GroupEvents(r.Events)
+	}
 	limit := 40
 	if wide {
-		limit = len(r.Events)
+		limit = len(lines)
 	}
-	for i, e := range r.Events {
+	shown := 0
+	for i, l := range lines {
 		if i == limit {
-			fmt.Fprintf(&b, "  ... %d more events (-o wide)\n", len(r.Events)-limit+r.MoreEvents)
+			fmt.Fprintf(&b, "  ... %d more events (-o wide)\n", len(r.Events)-shown+r.MoreEvents)
 			break
 		}
-		fmt.Fprintf(&b, "  t=%-7s %s\n", e.At, e.Message)
+		fmt.Fprintf(&b, "  t=%-7s %s\n", l.At, l.Message)
+		shown += l.Events
 	}
-	if r.MoreEvents > 0 && limit >= len(r.Events) {
+	if r.MoreEvents > 0 && limit >= len(lines) {
 		fmt.Fprintf(&b, "  ... %d more events\n", r.MoreEvents)
 	}
 	b.WriteString("\nIndexes:\n")

@@ -279,3 +279,63 @@ func TestTextFits80Columns(t *testing.T) {
 		}
 	}
 }
+
+// The timeline's default view groups the events of one instant and one cause (issue 22: 1,000
+// indexes gave a line per pod event); -o wide and -o json keep one event per index.
+func TestTimelineGroupsOneInstantOneCause(t *testing.T) {
+	job := strings.Replace(strings.Replace(strings.Replace(jobYAML, "completions: 4", "completions: 1000", 1),
+		"parallelism: 4", "parallelism: 100", 1), "backoffLimit: 1", "backoffLimitPerIndex: 1", 1)
+	path := testutil.WriteFile(t, "big.yaml", job)
+	args := []string{path, "--outcome", "2,5,30-40=1", "--default-duration", "10s"}
+	timeline := func(out string) []string {
+		_, tl, _ := strings.Cut(out, "Timeline:\n")
+		tl, _, _ = strings.Cut(tl, "\n\n")
+		return strings.Split(tl, "\n")
+	}
+	out, err := runCmd(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(timeline(out), "\n")
+	// Indexes 2, 5 and 30-40 each fail twice, 10 s apart: 13 pod events at t=10s are one line.
+	for _, want := range []string{
+		"t=10s     indexes 2,5,30-40 (13): pods failed (exit code 1)",
+		"t=31s     indexes 2,5,30-40 (13) failed: backoffLimitPerIndex 1 used up",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("grouped timeline lacks %q:\n%s", want, text)
+		}
+	}
+	if n := len(timeline(out)); n > 30 {
+		t.Errorf("grouped timeline has %d lines:\n%s", n, text)
+	}
+	wide, err := runCmd(t, append(args, "-o", "wide")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wtext := strings.Join(timeline(wide), "\n")
+	for _, want := range []string{"index 30: pod ", "index 40 failed: backoffLimitPerIndex 1 used up"} {
+		if !strings.Contains(wtext, want) {
+			t.Errorf("-o wide timeline lacks %q", want)
+		}
+	}
+	js, err := runCmd(t, append(args, "-o", "json")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Events []struct{ Type, Message string }
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	podFailed := 0
+	for _, e := range rep.Events {
+		if e.Type == "PodFailed" {
+			podFailed++
+		}
+	}
+	if podFailed != 26 {
+		t.Errorf("-o json: %d PodFailed events, want 26 (13 indexes, 2 attempts each)", podFailed)
+	}
+}

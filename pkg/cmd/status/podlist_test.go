@@ -86,6 +86,10 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 		case "/apis/batch/v1/namespaces/ns/jobs/seed":
 			w.Header().Set("Content-Type", "application/json")
 			_ = json.NewEncoder(w).Encode(j)
+		case "/apis/batch/v1/namespaces/ns/jobs":
+			// The failed Job's retries (none).
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(&batchv1.JobList{})
 		case "/api/v1/namespaces/ns/pods":
 			if !strings.Contains(r.Header.Get("Accept"), podstream.ContentType) {
 				t.Errorf("pods requested with Accept %q", r.Header.Get("Accept"))
@@ -151,6 +155,8 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 	for _, p := range wantPages {
 		want = append(want, "GET /api/v1/namespaces/ns/pods?"+p)
 	}
+	// The seed Job failed: one LIST of the Jobs that retried it, on the lineage's label.
+	want = append(want, "GET /apis/batch/v1/namespaces/ns/jobs?labelSelector=indexed.kubectl.io%2Froot-job%3Dseed")
 	if strings.Join(requests, "\n") != strings.Join(want, "\n") {
 		t.Errorf("requests:\n%s\nwant:\n%s", strings.Join(requests, "\n"), strings.Join(want, "\n"))
 	}

@@ -539,10 +539,14 @@ type liveState struct {
 	lin *lineage.Lineage
 	// podsRV is the resourceVersion of the pod list, for a watch to start from.
 	podsRV string
+	// retries re-ran some of a failed Job's indexes (loadRetries).
+	retries []indexstatus.RetryJob
 }
 
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
-	r := s.acc.Report(o.reportOptions(s.notes, s.shards))
+	opts := o.reportOptions(s.notes, s.shards)
+	opts.Retries = s.retries
+	r := s.acc.Report(opts)
 	setOriginalIndexes(r, s.lin)
 	s.acc.AddCaseCounts(r)
 	return r
@@ -567,7 +571,9 @@ func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 	lin, lnotes := jobLineage(job, o.liveIndexMap(ctx))
 	notes = append(notes, lnotes...)
 	notes = append(notes, lineageNote(job, lin, o.conn)...)
-	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv}, nil
+	retries, rnotes := o.loadRetries(ctx, job)
+	notes = append(notes, rnotes...)
+	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv, retries: retries}, nil
 }
 
 // podSelector selects the Job's pods (indexstatus.PodSelector, shared with logs).

@@ -1,0 +1,101 @@
+package lineage
+
+import (
+	"cmp"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+)
+
+// RetriesOf says which of the indexes of job the other Jobs of its lineage re-ran: each Job
+// of jobs (the Jobs labelled with the lineage's root, as retry labels them; their index maps
+// resolved, see ReadResolved) that has the same root UID, a later attempt than job's and
+// root indexes in common with job's, with those indexes as job's own completion indexes and
+// which of them it succeeded or failed (from its status, mapped back through both index maps).
+// Jobs whose lineage does not read, or is not resolved, are left out. The result is in attempt
+// order, then name.
+func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Lineage) []indexstatus.RetryJob {
+	own, _, err := Read(job)
+	if err != nil || !own.Resolved() {
+		return nil
+	}
+	rootUID, attempt := string(job.UID), 0
+	if own != nil {
+		rootUID, attempt = own.RootJobUID, own.Attempt
+	}
+	// toOwn maps a root index to job's completion index.
+	var toOwn func(root int) (int, bool)
+	if own == nil {
+		toOwn = func(root int) (int, bool) { return root, true }
+	} else {
+		pos := make(map[int]int, own.Original.Len())
+		k := 0
+		for r := range own.Original.All() {
+			pos[r] = k
+			k++
+		}
+		toOwn = func(root int) (int, bool) { k, ok := pos[root]; return k, ok }
+	}
+	var out []indexstatus.RetryJob
+	for _, r := range jobs {
+		if r.UID == job.UID {
+			continue
+		}
+		l := resolved[r.Name]
+		if l == nil {
+			var ok bool
+			if l, ok, err = Read(r); !ok || err != nil {
+				continue
+			}
+		}
+		if l.RootJobUID != rootUID || l.Attempt <= attempt || !l.Resolved() {
+			continue
+		}
+		rj := indexstatus.RetryJob{Name: r.Name, Attempt: l.Attempt, Finished: Finished(r)}
+		var all, ok, bad indexes.Builder
+		succeeded := indexesOf(r.Status.CompletedIndexes, r)
+		var failed indexes.Set
+		if r.Status.FailedIndexes != nil {
+			failed = indexesOf(*r.Status.FailedIndexes, r)
+		}
+		k := 0
+		for root := range l.Original.All() {
+			if i, mine := toOwn(root); mine {
+				all.Add(i)
+				switch {
+				case succeeded.Has(k):
+					ok.Add(i)
+				case failed.Has(k):
+					bad.Add(i)
+				}
+			}
+			k++
+		}
+		rj.Indexes, rj.Succeeded, rj.Failed = all.Set(), ok.Set(), bad.Set()
+		if rj.Finished {
+			// A finished Job runs nothing more: what it did not succeed, it failed.
+			rj.Failed = rj.Indexes.Difference(rj.Succeeded)
+		}
+		if !rj.Indexes.IsEmpty() {
+			out = append(out, rj)
+		}
+	}
+	slices.SortFunc(out, func(a, b indexstatus.RetryJob) int {
+		return cmp.Or(cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// indexesOf reads an index list of job's status leniently (the controller writes it; a
+// malformed one is what status reports elsewhere).
+func indexesOf(s string, job *batchv1.Job) indexes.Set {
+	n := 0
+	if job.Spec.Completions != nil {
+		n = int(*job.Spec.Completions)
+	}
+	set, _ := indexes.ParseLenient(s, n)
+	return set
+}
