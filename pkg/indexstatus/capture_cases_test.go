@@ -44,7 +44,7 @@ func TestCapturedCases(t *testing.T) {
 		if st.State == StateSucceeded || len(st.Pods) != 2 {
 			t.Errorf("index 4: %s pods %v", st.State, st.Pods)
 		}
-		wantContains(t, "next", strings.Join(f.r.Next, "\n"), "Index 4 has finished pods that lost their tracking finalizer")
+		wantContains(t, "next", strings.Join(f.r.Next, "\n"), "Index 4 has finished pods without their tracking finalizer", "the index runs again")
 		if f.r.Summary.Succeeded != 0 {
 			t.Errorf("%d succeeded", f.r.Summary.Succeeded)
 		}

@@ -21,8 +21,10 @@ import (
 type indexFacts struct {
 	index int
 	pol   *jobpolicy.Index // into the report's jobpolicy.Facts: a copy per completion would double it
-	state State
-	pods  []*podSummary
+	// waitsSlot: retrying, but left out of the next pod creation (slots)
+	waitsSlot bool
+	state     State
+	pods      []*podSummary
 	// current is the latest active pod, term a terminating one, lastFailed the latest failed
 	// pod that is not terminating, succeeded a succeeded pod, lastFinished the latest terminal pod.
 	current, term, lastFailed, succeeded, lastFinished *podSummary
@@ -81,11 +83,18 @@ type reportBuilder struct {
 	terminatingIx indexes.Builder
 	notRecorded   indexes.Builder // succeeded pod, index not in completedIndexes yet
 	forgotten     indexes.Builder // finished pods the controller no longer counts: the index runs again
-	duplicates    indexes.Builder // more than one active pod
-	retrying      []int           // indexes whose next attempt waits or is due
-	lastAttempt   []int           // running indexes on their last attempt under backoffLimitPerIndex
-	notStarted    int             // Pending indexes without a pod
-	unreadIx      indexes.Builder // Succeeded indexes whose succeeded pod was not read
+	// forgottenFailed: one of them is a failed pod (its index succeeded with none)
+	forgottenFailed bool
+	duplicates      indexes.Builder // more than one active pod
+	retrying        []int           // indexes whose next attempt waits or is due
+	lastAttempt     []int           // running indexes on their last attempt under backoffLimitPerIndex
+	notStarted      int             // Pending indexes without a pod
+	unreadIx        indexes.Builder // Succeeded indexes whose succeeded pod was not read
+	// The next manageJob's pod creation (slots): free is how many pods it may create,
+	// considered the pending indexes it looks at for them, lowest first; a retrying index
+	// outside waits for a slot, whatever its backoff.
+	free       int
+	considered map[int]bool
 
 	// Job-wide pod facts.
 	ownFailedPods   int // failed pods that were not deleted (failed on their own)
@@ -151,6 +160,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		b.facts[i] = b.indexFacts(i)
 	}
 	b.gather()
+	b.slots()
 	r.unread = b.unreadIx.Set()
 
 	// Words.
@@ -373,6 +383,7 @@ func (b *reportBuilder) gather() {
 		}
 		if len(f.pol.Forgotten) > 0 {
 			b.forgotten.Add(i)
+			b.forgottenFailed = b.forgottenFailed || f.succeeded == nil
 		}
 		if f.unread {
 			b.r.Pods.NotRead++
@@ -408,6 +419,46 @@ func (b *reportBuilder) gather() {
 			b.lastAttempt = append(b.lastAttempt, i)
 		}
 	}
+}
+
+// slots mirrors how the next manageJob picks the indexes it creates pods for: wantActive is
+// min(parallelism, completions − succeeded) (job_controller.go:1774-1791), the free slots
+// wantActive − active (minus the terminating pods under podReplacementPolicy Failed,
+// 1815-1822), and firstPendingIndexes (indexed_job_utils.go:245-273) takes that many pending
+// indexes, lowest first; only those wait for their backoff (getPodCreationInfoForIndependent
+// Indexes, 1970-1990, or the global one, 1823-1835). The active pods it deletes first (above
+// completions, extra pods of an index) are left out: the sync after their deletion creates.
+func (b *reportBuilder) slots() {
+	b.considered = map[int]bool{}
+	if b.phase != PhaseRunning {
+		return
+	}
+	want := max(min(int(deref32(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
+	active := b.activePods - b.beyondActive - b.pol.Duplicates
+	terminating := 0
+	if jobpolicy.OnlyReplaceFailedPods(b.job) {
+		terminating = b.terminatingPods
+	}
+	b.free = max(want-terminating-active, 0)
+	n := 0
+	for k := range b.facts {
+		if n == b.free {
+			break
+		}
+		if st := b.facts[k].pol.State; st == jobpolicy.IndexPending || st == jobpolicy.IndexBackoff {
+			b.considered[k] = true
+			n++
+		}
+	}
+	for _, i := range b.retrying {
+		b.facts[i].waitsSlot = !b.considered[i]
+	}
+}
+
+// waitsForSlot says whether a retrying index is left out of the next pod creation: it waits
+// for a free slot (lower pending indexes come first), not only for its backoff.
+func (b *reportBuilder) waitsForSlot(i int) bool {
+	return b.facts[i].waitsSlot
 }
 
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.

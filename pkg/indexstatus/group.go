@@ -19,10 +19,11 @@ type causeKey struct {
 	action    string
 	podReason string
 	waiting   string
+	waitsSlot bool
 }
 
 func causeOf(f *indexFacts) causeKey {
-	k := causeKey{state: f.state}
+	k := causeKey{state: f.state, waitsSlot: f.waitsSlot}
 	if lf := f.lastFinished; lf != nil {
 		if lf.hasExit {
 			k.hasExit, k.exit, k.cause, k.container = true, lf.exitCode, lf.exitCause, lf.container

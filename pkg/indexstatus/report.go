@@ -278,7 +278,10 @@ func (b *reportBuilder) forgottenWords(f *indexFacts) string {
 	if f.succeeded != nil {
 		return fmt.Sprintf("pod %s succeeded, but the index is not in status.completedIndexes and the pod lost its tracking finalizer (an elastic scale-down drops the index; scaling up again does not bring it back): the controller does not count it, and the index runs again", names)
 	}
-	return fmt.Sprintf("pod %s failed and lost its tracking finalizer without a replacement: the controller no longer counts it, so the index runs again with its failure count back at 0", names)
+	// getPodsWithDelayedDeletionPerIndex hands counts on only from pods with the finalizer
+	// (getValidPodsWithFilter, job_controller.go:2033); a failure counted before stays in
+	// status.failed.
+	return fmt.Sprintf("pod %s failed, and neither it (its tracking finalizer is gone) nor an active pod carries the index's failure count on (a replacement deleted by a suspension, or a finalizer removed by hand): the index runs again with its failure count back at 0", names)
 }
 
 func (b *reportBuilder) finishedVerb() string {
@@ -381,6 +384,15 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 		estimate = "about "
 	}
 	next := b.nextAttemptWords(st)
+	if b.job.DeletionTimestamp != nil && !b.finishing {
+		return "; no replacement: the Job is being deleted"
+	}
+	if b.waitsForSlot(f.index) {
+		if f.remaining > 0 {
+			return fmt.Sprintf("; the replacement waits for a free pod slot (lower pending indexes come first), and for its backoff for %s%s more%s", estimate, fmtDuration(f.remaining), next)
+		}
+		return "; the replacement waits for a free pod slot (lower pending indexes come first)" + next
+	}
 	if f.remaining > 0 {
 		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, fmtDuration(f.remaining), fmtDuration(f.backoff), next)
 	}
@@ -410,7 +422,15 @@ func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string 
 		return fmt.Sprintf("pod %s is being deleted because the Job was suspended; not counted as a failure", p.Name)
 	}
 	if jobpolicy.OnlyReplaceFailedPods(b.job) {
-		return fmt.Sprintf("pod %s is being deleted; with podReplacementPolicy Failed its replacement is created once it is gone", p.Name)
+		// firstPendingIndexes leaves out the index only while the pod is not terminal
+		// (FilterTerminatingPods, indexed_job_utils.go:252-255); then the backoff counts from its
+		// finish, and under backoffLimitPerIndex canRemoveFinalizer keeps its finalizer until the
+		// replacement exists (job_controller.go:1461-1476).
+		d := fmt.Sprintf("pod %s is being deleted; under podReplacementPolicy Failed its replacement is created once the pod has terminated (phase Failed) and the index's backoff has passed", p.Name)
+		if b.perIndex {
+			d += "; the controller keeps the pod's tracking finalizer until the replacement exists, which carries the index's failure count on (removing the finalizer by hand resets that count)"
+		}
+		return d
 	}
 	if !p.Tracked {
 		// deleteJobPods removes the tracking finalizer before deleting, and such a pod is never
@@ -475,7 +495,16 @@ func (b *reportBuilder) explain() string {
 				s += fmt.Sprintf(", %d %s", n, strings.ToLower(string(st)))
 			}
 		}
-		return s + "."
+		s += "."
+		if d, ok := b.pendingDecision(); ok {
+			switch d.Kind {
+			case jobpolicy.Fail:
+				s += fmt.Sprintf(" No condition says so yet, but the next sync fails it (%s).", d.Reason)
+			case jobpolicy.Succeed:
+				s += fmt.Sprintf(" No condition says so yet, but the next sync completes it (%s).", d.Reason)
+			}
+		}
+		return s
 	case PhaseSuspended:
 		return fmt.Sprintf("The Job is suspended (spec.suspend is true): the controller runs no pods, deletes running ones without counting them as failed, and stops the activeDeadlineSeconds clock. %d of %d indexes succeeded so far.", succeeded, m)
 	}
@@ -839,6 +868,11 @@ func (b *reportBuilder) next() []Entry {
 		// pod creation, counting or finishing.
 		return append(out, Entry{Kind: EntryExternalController, Text: fmt.Sprintf("spec.managedBy is %q: the built-in Job controller does not act on this Job (it creates, retries, counts and finishes nothing); what runs next is up to that controller.", *mb)})
 	}
+	if job.DeletionTimestamp != nil && (b.phase == PhaseRunning || b.phase == PhaseSuspended) {
+		// syncJob runs manageJob only when job.DeletionTimestamp == nil (job_controller.go:1139),
+		// and canRemoveFinalizer lets every pod's finalizer go (1462).
+		return append(out, Entry{Kind: EntryBeingDeleted, Text: "The Job is being deleted (metadata.deletionTimestamp is set): the controller creates and retries no pod any more, and removes the tracking finalizers of its pods (counting the ones that finished); with foreground deletion the Job goes once its pods are gone."})
+	}
 	switch b.phase {
 	case PhaseFailed, PhaseComplete:
 		e := Entry{Kind: EntryFinished, Text: "Nothing more will run: the Job is finished."}
@@ -883,12 +917,24 @@ func (b *reportBuilder) next() []Entry {
 		return out
 	}
 	// Running.
+	if e, ok := b.nextSyncFinishes(); ok {
+		return append(out, e)
+	}
 	unsched := b.unschedulable()
 	out = append(out, unsched...)
-	for k, i := range b.retrying {
+	var waiting []int
+	retrying := b.retrying[:0:0]
+	for _, i := range b.retrying {
+		if b.waitsForSlot(i) {
+			waiting = append(waiting, i)
+		} else {
+			retrying = append(retrying, i)
+		}
+	}
+	for k, i := range retrying {
 		if k == listLimit {
-			out = append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(b.retrying[k:]...).String(),
-				Text: fmt.Sprintf("%d more retrying indexes are retried after their backoff.", len(b.retrying)-k)})
+			out = append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(retrying[k:]...).String(),
+				Text: fmt.Sprintf("%d more retrying indexes are retried after their backoff.", len(retrying)-k)})
 			break
 		}
 		f := &b.facts[i]
@@ -910,6 +956,9 @@ func (b *reportBuilder) next() []Entry {
 		}
 		out = append(out, e)
 	}
+	if len(waiting) > 0 {
+		out = append(out, b.waitEntry(waiting))
+	}
 	for k, i := range b.lastAttempt {
 		if k == listLimit {
 			out = append(out, Entry{Kind: EntryLastAttempt, Indexes: indexes.Of(b.lastAttempt[k:]...).String(),
@@ -920,8 +969,14 @@ func (b *reportBuilder) next() []Entry {
 			Text: fmt.Sprintf("Index %d is on its last attempt: one more failure fails the index (backoffLimitPerIndex %d).", i, b.limit)})
 	}
 	if s := set(&b.forgotten); !s.IsEmpty() {
-		out = append(out, Entry{Kind: EntryRunsAgain, Indexes: s.String(), Text: fmt.Sprintf("%s %s finished pods that lost their tracking finalizer before the controller recorded them: %s not counted, and the %s again.",
-			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "it is", "they are"), plural(s.Len(), "index runs", "indexes run"))})
+		text := fmt.Sprintf("%s %s finished pods without their tracking finalizer and no result in status.completedIndexes or status.failedIndexes: the controller does not take them into account for the %s, and the %s again",
+			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "index", "indexes"), plural(s.Len(), "index runs", "indexes run"))
+		if b.forgottenFailed {
+			// getValidPodsWithFilter (job_controller.go:2033) reads only pods with the
+			// finalizer: no failure count is handed on, but status.failed keeps what it counted.
+			text += "; a failed one hands no failure count on (the index runs with its failure count back at 0), but stays in status.failed if the controller counted it"
+		}
+		out = append(out, Entry{Kind: EntryRunsAgain, Indexes: s.String(), Text: text + "."})
 	}
 	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
 	for _, e := range unsched {
@@ -971,6 +1026,98 @@ func (b *reportBuilder) next() []Entry {
 			pending, plural(pending, "index is", "indexes are"), b.r.Parallelism)})
 	}
 	return out
+}
+
+// waitEntry says that retrying indexes wait for a free pod slot before their backoff matters.
+func (b *reportBuilder) waitEntry(waiting []int) Entry {
+	ix := indexes.Of(waiting...)
+	var ahead []int
+	for i := range b.considered {
+		ahead = append(ahead, i)
+	}
+	slices.Sort(ahead)
+	why := fmt.Sprintf("no pod slot is free now (parallelism %d)", b.r.Parallelism)
+	if b.free > 0 {
+		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s %s)",
+			b.r.Parallelism, b.free, plural(b.free, "slot", "slots"), plural(len(ahead), "index", "indexes"), indexes.Of(ahead...).Truncated(setWidth))
+	}
+	return Entry{Kind: EntryRetryWaits, Indexes: ix.String(), Text: fmt.Sprintf("%s %s %s for a free pod slot: %s. %s retried once a slot is free for %s and %s backoff has passed, not at a time known now.",
+		plural(ix.Len(), "Index", "Indexes"), ix.Truncated(setWidth), plural(ix.Len(), "waits", "wait"), why,
+		plural(ix.Len(), "It is", "They are"), plural(ix.Len(), "it", "them"), plural(ix.Len(), "its", "their"))}
+}
+
+// nextSyncFinishes is, for a Running Job without a finishing condition yet, what its next
+// sync decides (jobpolicy's decision, syncJob's order): it sets FailureTarget or
+// SuccessCriteriaMet and deletes the active pods (deleteActivePods, job_controller.go:1125),
+// or, with every index succeeded, manageJob deletes the active pods (wantActive 0, 1781-1806)
+// and the Job completes in the same sync (1154).
+func (b *reportBuilder) nextSyncFinishes() (Entry, bool) {
+	d, ok := b.pendingDecision()
+	if !ok {
+		return Entry{}, false
+	}
+	n := b.activePods
+	pods := fmt.Sprintf("%d running %s", n, plural(n, "pod", "pods"))
+	e := Entry{Kind: EntryNextSyncFinishes, Reason: d.Reason}
+	switch d.Reason {
+	case batchv1.JobReasonCompletionsReached:
+		e.Text = "Every index succeeded: the next sync completes the Job (CompletionsReached)"
+		if n > 0 {
+			e.Text += fmt.Sprintf(", after it deletes the %d %s still running (at or above completions after a scale-down, or extra pods of an index) without counting %s as failed",
+				n, plural(n, "pod", "pods"), plural(n, "it", "them"))
+		}
+		e.Text += "."
+	case batchv1.JobReasonSuccessPolicy:
+		e.Text = fmt.Sprintf("The success policy is met: the next sync marks the Job succeeded (SuccessCriteriaMet, SuccessPolicy), deletes the %s without counting them as failed, and adds Complete once they are gone.", pods)
+	default:
+		e.Text = fmt.Sprintf("The next sync fails the Job (%s: %s): the controller adds the FailureTarget condition, deletes the %s and creates and retries nothing; Failed follows once the pods are gone.",
+			d.Reason, b.failureCause(d.Reason), pods)
+	}
+	return e, true
+}
+
+// pendingDecision is the finishing condition the built-in controller's next sync sets on a
+// Running Job that has none yet; not for a Job being deleted, one another controller manages,
+// or a report made without the pods (whether pods still run is not known).
+func (b *reportBuilder) pendingDecision() (jobpolicy.Decision, bool) {
+	d := b.pol.Decision
+	if d.Existing || (d.Kind != jobpolicy.Fail && d.Kind != jobpolicy.Succeed) || b.phase != PhaseRunning || b.opts.PodsNotGiven || b.job.DeletionTimestamp != nil {
+		return d, false
+	}
+	if mb := b.job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
+		return d, false
+	}
+	return d, true
+}
+
+// failureCause says in a few words why the next sync fails the Job.
+func (b *reportBuilder) failureCause(reason string) string {
+	pol := b.pol
+	switch reason {
+	case batchv1.JobReasonPodFailurePolicy:
+		first := b.acc.fold.failJob()
+		for _, p := range b.acc.pods {
+			if p.Failed && p.Match.Action == batchv1.PodFailurePolicyActionFailJob && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
+				first = p
+			}
+		}
+		if first != nil {
+			return fmt.Sprintf("pod %s (index %d) failed with %s, a FailJob rule", first.Name, first.Index, first.r().matchedBy)
+		}
+		return "a failed pod matches a FailJob rule of the podFailurePolicy"
+	case batchv1.JobReasonBackoffLimitExceeded:
+		if pol.Spec.RestartsCount() && pol.RestartsLeft <= 0 {
+			return fmt.Sprintf("%d container restarts reach backoffLimit %d", pol.Restarts, pol.Spec.BackoffLimit)
+		}
+		return fmt.Sprintf("%d counted failures exceed backoffLimit %d", pol.CountedFailures, pol.Spec.BackoffLimit)
+	case batchv1.JobReasonDeadlineExceeded:
+		return fmt.Sprintf("activeDeadlineSeconds %d has passed", deref64(b.job.Spec.ActiveDeadlineSeconds))
+	case batchv1.JobReasonMaxFailedIndexesExceeded:
+		return fmt.Sprintf("%d indexes failed, more than maxFailedIndexes %d", pol.Failed.Len(), deref32(b.job.Spec.MaxFailedIndexes, 0))
+	case batchv1.JobReasonFailedIndexes:
+		return fmt.Sprintf("every index has a result and %d failed", pol.Failed.Len())
+	}
+	return reason
 }
 
 // unknown says what cannot be known from what is left.

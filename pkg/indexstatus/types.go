@@ -354,11 +354,26 @@ const (
 	EntryExternalController EntryKind = "ExternalController"
 )
 
+// Next entries about what the controller's next sync does (issue 25: checked against its own
+// syncJob in test/oracle).
+const (
+	// EntryRetryWaits: Indexes wait in backoff or behind lower pending indexes for a pod slot
+	// (firstPendingIndexes takes the lowest pending indexes, as many as parallelism leaves
+	// free): no DueAt, their retry comes once a slot is free and their backoff has passed.
+	EntryRetryWaits EntryKind = "RetryWaitsForSlot"
+	// EntryBeingDeleted: metadata.deletionTimestamp is set: manageJob does not run (no pod is
+	// created or retried) and the controller removes its pods' tracking finalizers.
+	EntryBeingDeleted EntryKind = "BeingDeleted"
+	// EntryNextSyncFinishes: no finishing condition yet, but the next sync sets one; Reason is
+	// the condition's reason (PodFailurePolicy, BackoffLimitExceeded, CompletionsReached, ...).
+	EntryNextSyncFinishes EntryKind = "NextSyncFinishes"
+)
+
 // Entry is one statement of the report as data: what it is about, the indexes concerned, when
 // it happens and the command that acts on it; Text is the same statement in words.
 type Entry struct {
 	Kind EntryKind `json:"kind"`
-	// Reason is the Job condition's reason (EntryReason).
+	// Reason is the Job condition's reason (EntryReason; EntryNextSyncFinishes: the one the next sync sets).
 	Reason string `json:"reason,omitempty"`
 	// Indexes concerned, in the controller's interval format.
 	Indexes string `json:"indexes,omitempty"`

@@ -392,6 +392,10 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 	return f
 }
 
+// MaxPodCreateDeletePerSync is how many pods one manageJob creates or deletes at most
+// (job_controller.go: MaxPodCreateDeletePerSync).
+const MaxPodCreateDeletePerSync = 500
+
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 	if c := ConditionTrue(job, batchv1.JobComplete); c != nil {
@@ -441,12 +445,20 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 		}
 	}
 	// syncJob: complete = succeeded >= completions && active == 0 (completions 0, which the API
-	// server accepts, completes the Job at its first sync).
+	// server accepts, completes the Job at its first sync). active is what manageJob leaves:
+	// with every index succeeded its wantActive is 0 and it deletes every active pod (pods above
+	// completions after a scale-down, extra pods of an index), at most
+	// MaxPodCreateDeletePerSync of them (job_controller.go:1781-1806); it does not run for a
+	// Job being deleted (1139).
 	if job.Spec.Completions != nil && f.Succeeded.Len() >= completions {
+		active := 0
 		for k := range pods {
 			if pods[k].Active() {
-				return Decision{Kind: Continue}
+				active++
 			}
+		}
+		if active > 0 && (job.DeletionTimestamp != nil || active > MaxPodCreateDeletePerSync) {
+			return Decision{Kind: Continue}
 		}
 		return Decision{Kind: Succeed, Reason: batchv1.JobReasonCompletionsReached}
 	}

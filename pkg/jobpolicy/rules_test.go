@@ -194,10 +194,16 @@ func TestDecisionOrder(t *testing.T) {
 	if f := eval(job); f.Decision.Kind != Continue || !f.DeadlineAt.Equal(t0.Add(time.Second)) {
 		t.Errorf("deadline: %+v %s", f.Decision, f.DeadlineAt)
 	}
-	// CompletionsReached needs no active pod.
+	// CompletionsReached needs no active pod after manageJob: with every index succeeded its
+	// wantActive is 0 and it deletes the active pods in the same sync (job_controller.go:
+	// 1781-1806, then 1154; test/oracle TestNextSyncCompletesAfterScaleDown); it does not run
+	// for a Job being deleted (1139).
 	job = indexedJob(2, 2).status("0-1", nil, 0)
 	wantDecision(t, eval(job), Succeed, batchv1.JobReasonCompletionsReached)
+	wantDecision(t, eval(job, pod("x", 1).phase(corev1.PodRunning).tracked()), Succeed, batchv1.JobReasonCompletionsReached)
+	job.DeletionTimestamp = ptr.To(metav1.NewTime(t0))
 	wantDecision(t, eval(job, pod("x", 1).phase(corev1.PodRunning).tracked()), Continue, "")
+	job.DeletionTimestamp = nil
 	// A malformed completedIndexes is read as the controller reads it.
 	job = indexedJob(3, 3).status("0,x,2", nil, 0)
 	if f := eval(job); f.Succeeded.String() != "0,2" {

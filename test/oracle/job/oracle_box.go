@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -227,6 +228,33 @@ func (b *Box) Play() (*Outcome, error) {
 	return b.outcome(), nil
 }
 
+// PlayUntil runs the Job forward as Play does, up to at since its creation, and stops with the
+// clock at at: what the pods did by then is in the store, and a sync the queue holds for later
+// (the 1 s batching, a backoff) has not run. It is a mid-run snapshot for question (b).
+func (b *Box) PlayUntil(at time.Duration) error {
+	until := b.start.Add(at)
+	for !b.jobFinished() {
+		if b.q.queued {
+			if err := b.sync(); err != nil {
+				return err
+			}
+			continue
+		}
+		next, ok := b.nextTime()
+		if !ok || next.After(until) {
+			break
+		}
+		b.advance(next)
+	}
+	if b.clock.Now().Before(until) {
+		b.clock.SetTime(until)
+	}
+	return nil
+}
+
+// Finished says whether the Job has its Complete or Failed condition.
+func (b *Box) Finished() bool { return b.jobFinished() }
+
 // nextTime is the earliest of the queue's waiting item and the pod timers.
 func (b *Box) nextTime() (time.Time, bool) {
 	var next time.Time
@@ -279,20 +307,19 @@ func (b *Box) sync() error {
 	return nil
 }
 
-// SyncNow runs one syncJob at the current time regardless of the queue, and says when the
-// queue asks for the next one (Requeue < 0: not at all).
+// SyncNow runs one syncJob at the current time regardless of the queue, and says when syncJob
+// itself asked for the next one (queue.AddAfter: the backoff, the deadline; requeue < 0: it
+// did not ask). The syncs the event handlers ask for, as the sync's own writes come back
+// through the informers (a status update, a finalizer removed: 1 s batching), are left out.
 func (b *Box) SyncNow() (requeue time.Duration, err error) {
-	b.q.waiting, b.q.queued = nil, false
+	b.q.waiting, b.q.queued, b.q.own = nil, false, nil
 	if err := b.sync(); err != nil {
 		return 0, err
 	}
-	if b.q.queued {
-		return 0, nil
-	}
-	if b.q.waiting == nil {
+	if len(b.q.own) == 0 {
 		return -1, nil
 	}
-	return b.q.waiting.Sub(b.clock.Now()), nil
+	return slices.Min(b.q.own), nil
 }
 
 func (b *Box) outcome() *Outcome {
@@ -326,6 +353,8 @@ func (b *Box) updateStatus(_ context.Context, job *batch.Job) (*batch.Job, error
 	if err := b.jobIdx.Update(cur); err != nil {
 		return nil, err
 	}
+	b.q.handler++
+	defer func() { b.q.handler-- }()
 	b.jm.updateJob(b.logger, old, cur)
 	return cur.DeepCopy(), nil
 }
@@ -389,6 +418,8 @@ func (b *Box) update(old, cur *v1.Pod) {
 	cur.ResourceVersion = b.nextRV()
 	b.podIdx.m[cur.Name] = cur
 	_ = b.podIndexer().Update(cur)
+	b.q.handler++
+	defer func() { b.q.handler-- }()
 	b.jm.updatePod(b.logger, old, cur)
 	b.maybeRemove(cur)
 }
@@ -402,6 +433,8 @@ func (b *Box) maybeRemove(p *v1.Pod) {
 	}
 	delete(b.podIdx.m, p.Name)
 	_ = b.podIndexer().Delete(p)
+	b.q.handler++
+	defer func() { b.q.handler-- }()
 	b.jm.deletePod(b.logger, p, true)
 }
 
@@ -477,6 +510,8 @@ func (c *boxPodControl) CreatePodsWithGenerateName(_ context.Context, namespace 
 	if a := b.plan(index, attempt); !a.Never {
 		b.addTimer(now.Add(a.Duration), pod.Name, false)
 	}
+	b.q.handler++
+	defer func() { b.q.handler-- }()
 	b.jm.addPod(b.logger, pod)
 	return nil
 }
@@ -537,6 +572,10 @@ type fakeQueue struct {
 	processing bool
 	waiting    *time.Time
 	failures   int
+	// handler > 0 while an event handler runs; own are the delays syncJob itself asked for
+	// (AddAfter while processing, outside a handler), for SyncNow.
+	handler int
+	own     []time.Duration
 }
 
 var _ workqueue.TypedRateLimitingInterface[string] = &fakeQueue{}
@@ -548,7 +587,12 @@ func (q *fakeQueue) tick() {
 	}
 }
 
-func (q *fakeQueue) Add(string) { q.queued = true }
+func (q *fakeQueue) Add(string) {
+	q.queued = true
+	if q.processing && q.handler == 0 {
+		q.own = append(q.own, 0)
+	}
+}
 func (q *fakeQueue) Len() int {
 	if q.queued {
 		return 1
@@ -566,6 +610,9 @@ func (q *fakeQueue) AddAfter(item string, d time.Duration) {
 	if d <= 0 {
 		q.Add(item)
 		return
+	}
+	if q.processing && q.handler == 0 {
+		q.own = append(q.own, d)
 	}
 	at := q.clock.Now().Add(d)
 	if q.waiting == nil || at.Before(*q.waiting) {
