@@ -73,6 +73,29 @@ func IDsFromConfigMap(cm *corev1.ConfigMap) ([]string, error) {
 	return ids, nil
 }
 
+// ManifestFromConfigMap reads the manifest copy (KeyManifest) of a shard ConfigMap and checks
+// it against wantHash, the manifest-hash annotation of the Job that mounts it ("" skips the
+// check). A ConfigMap deleted and made again with other content keeps its name and labels:
+// only the Job's hash vouches for it. ok is false, with no error, when the ConfigMap holds no
+// copy (a manifest too large to be mounted).
+func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, ok bool, err error) {
+	if cm == nil {
+		return nil, false, fmt.Errorf("no configmap")
+	}
+	raw, ok := cm.Data[KeyManifest]
+	if !ok {
+		return nil, false, nil
+	}
+	m, err = Parse(fmt.Sprintf("configmap %s key %s", cm.Name, KeyManifest), []byte(raw))
+	if err != nil {
+		return nil, true, err
+	}
+	if wantHash != "" && m.Hash() != wantHash {
+		return nil, true, fmt.Errorf("configmap %q holds manifest %s but the Job records %s: it was replaced or changed", cm.Name, m.Hash(), wantHash)
+	}
+	return m, true, nil
+}
+
 // ParseShardIDs parses the content of KeyShardIDs: a JSON array of distinct, valid shard IDs.
 func ParseShardIDs(data []byte) ([]string, error) {
 	var ids []string
