@@ -48,22 +48,24 @@ func TrustedShards(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, s
 
 // ShardsChanged says why the shard ConfigMap cm, listing ids, is not the one job was made with,
 // or "" when nothing shows that. Job's manifest-hash annotation vouches for the manifest copy in
-// cm (shards.ManifestFromConfigMap, as reconcile and retry check it), and the copy for the IDs:
+// cm (shards.ManifestCopyIDs, the check reconcile and retry make), and the copy for the IDs:
 // a root Job's are the manifest's, in order; a retry's are some of them. A store with no copy
 // (a manifest too large to be mounted) is checked by its own manifest-hash annotation only.
 func ShardsChanged(job *batchv1.Job, cm *corev1.ConfigMap, ids []string) string {
 	want := job.Annotations[shards.AnnotationManifestHash]
-	m, ok, err := shards.ManifestFromConfigMap(cm, want)
+	if want == "" {
+		return "" // nothing vouches for a copy (a Job annotated by hand)
+	}
+	mids, ok, err := shards.ManifestCopyIDs(cm, want)
 	switch {
 	case err != nil:
 		return err.Error()
 	case !ok:
-		if got := cm.Annotations[shards.AnnotationManifestHash]; want != "" && got != "" && got != want {
+		if got := cm.Annotations[shards.AnnotationManifestHash]; got != "" && got != want {
 			return fmt.Sprintf("configmap %q is annotated with manifest %s but the Job records %s: it was replaced or changed", cm.Name, got, want)
 		}
 		return ""
 	}
-	mids := m.IDs()
 	if !lineage.IsRetry(job) {
 		if !slices.Equal(ids, mids) {
 			return fmt.Sprintf("configmap %q lists %d shard IDs that are not those of its manifest copy (%d shards): it was replaced or changed", cm.Name, len(ids), len(mids))
