@@ -128,16 +128,9 @@ type Manifest struct {
 // to skip the check). ok is false, with no error, when the ConfigMap holds no copy (a
 // manifest too large to be mounted).
 func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, ok bool, err error) {
-	raw, ok := cm.Data[shards.KeyManifest]
-	if !ok {
-		return nil, false, nil
-	}
-	parsed, err := shards.Parse(fmt.Sprintf("configmap %s key %s", cm.Name, shards.KeyManifest), []byte(raw))
-	if err != nil {
-		return nil, true, err
-	}
-	if wantHash != "" && parsed.Hash() != wantHash {
-		return nil, true, fmt.Errorf("configmap %q holds manifest %s but the Job records %s: it was replaced or changed", cm.Name, parsed.Hash(), wantHash)
+	parsed, ok, err := shards.ManifestFromConfigMap(cm, wantHash)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
 	return &Manifest{IDs: parsed.IDs(), From: "configmap " + cm.Name}, true, nil
 }

@@ -1,6 +1,8 @@
 package shards
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -71,6 +73,62 @@ func IDsFromConfigMap(cm *corev1.ConfigMap) ([]string, error) {
 		return nil, fmt.Errorf("configmap %q key %q: %w", cm.Name, KeyShardIDs, err)
 	}
 	return ids, nil
+}
+
+// ManifestFromConfigMap reads the manifest copy (KeyManifest) of a shard ConfigMap and checks
+// it against wantHash, the manifest-hash annotation of the Job that mounts it ("" skips the
+// check). A ConfigMap deleted and made again with other content keeps its name and labels:
+// only the Job's hash vouches for it. ok is false, with no error, when the ConfigMap holds no
+// copy (a manifest too large to be mounted).
+func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, ok bool, err error) {
+	if cm == nil {
+		return nil, false, fmt.Errorf("no configmap")
+	}
+	raw, ok := cm.Data[KeyManifest]
+	if !ok {
+		return nil, false, nil
+	}
+	m, err = Parse(fmt.Sprintf("configmap %s key %s", cm.Name, KeyManifest), []byte(raw))
+	if err != nil {
+		return nil, true, err
+	}
+	if wantHash != "" && m.Hash() != wantHash {
+		return nil, true, fmt.Errorf("configmap %q holds manifest %s but the Job records %s: it was replaced or changed", cm.Name, m.Hash(), wantHash)
+	}
+	return m, true, nil
+}
+
+// ManifestCopyIDs is ManifestFromConfigMap for a caller that needs only the shard IDs of the
+// copy (status, on every report). When the copy's bytes are the canonical form whose hash is
+// wantHash, as create and retry write them, only the IDs are decoded: parsing and validating a
+// copy again takes about a second a megabyte. Any other copy is read by ManifestFromConfigMap.
+func ManifestCopyIDs(cm *corev1.ConfigMap, wantHash string) (ids []string, ok bool, err error) {
+	if cm == nil {
+		return nil, false, fmt.Errorf("no configmap")
+	}
+	raw, ok := cm.Data[KeyManifest]
+	if !ok {
+		return nil, false, nil
+	}
+	if sum := sha256.Sum256([]byte(raw)); wantHash != "" && "sha256:"+hex.EncodeToString(sum[:]) == wantHash {
+		var c struct {
+			Shards []struct {
+				ID string `json:"id"`
+			} `json:"shards"`
+		}
+		if err := json.Unmarshal([]byte(raw), &c); err == nil {
+			ids = make([]string, len(c.Shards))
+			for i, s := range c.Shards {
+				ids[i] = s.ID
+			}
+			return ids, true, nil
+		}
+	}
+	m, ok, err := ManifestFromConfigMap(cm, wantHash)
+	if m == nil {
+		return nil, ok, err
+	}
+	return m.IDs(), true, nil
 }
 
 // ParseShardIDs parses the content of KeyShardIDs: a JSON array of distinct, valid shard IDs.

@@ -71,3 +71,32 @@ func TestIDsFromConfigMap(t *testing.T) {
 		})
 	}
 }
+
+// TestManifestCopyIDs: the canonical copy create writes gives its IDs when its hash is the
+// Job's; the same manifest written otherwise is parsed and accepted; another manifest is
+// refused as replaced or changed; no copy is not an error.
+func TestManifestCopyIDs(t *testing.T) {
+	m, err := Parse("m", []byte("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: m}\nrevision: 1\nshards:\n- {id: a, cases: [c1]}\n- {id: b, cases: [c2]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := func(data string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm"}, Data: map[string]string{KeyManifest: data}}
+	}
+	for name, data := range map[string]string{
+		"canonical": string(m.Canonical()),
+		"as YAML":   "apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: m}\nrevision: '1'\nshards:\n- {id: a, cases: [c1]}\n- {id: b, cases: [c2]}\n",
+	} {
+		ids, ok, err := ManifestCopyIDs(cm(data), m.Hash())
+		if err != nil || !ok || strings.Join(ids, ",") != "a,b" {
+			t.Errorf("%s: %v %v %v", name, ids, ok, err)
+		}
+	}
+	changed := strings.Replace(string(m.Canonical()), `"c2"`, `"c9"`, 1)
+	if _, ok, err := ManifestCopyIDs(cm(changed), m.Hash()); !ok || err == nil || !strings.Contains(err.Error(), "it was replaced or changed") {
+		t.Errorf("changed: %v %v", ok, err)
+	}
+	if ids, ok, err := ManifestCopyIDs(&corev1.ConfigMap{}, m.Hash()); ids != nil || ok || err != nil {
+		t.Errorf("no copy: %v %v %v", ids, ok, err)
+	}
+}

@@ -245,6 +245,37 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	if !strings.Contains(text.Stdout, "1 missing: "+dropped) {
 		t.Errorf("text does not name %s:\n%s", dropped, text)
 	}
+
+	// The root deleted (as by its TTL): reconcile of the retry reads the manifest from the
+	// copy in the retry's shard ConfigMap and still counts its 6 shards; the 5 that only the
+	// root ran are missing (issue 26, item 4: it failed, job "seed" not found).
+	MustKubectl(t, "delete", "job", "seed", "-n", ns, "--wait=true")
+	rep, r = reconcileJSON(t, retry.Name, "-n", ns)
+	if r.ExitCode != 1 || rep.Complete || rep.Coverage.Shards != 6 || rep.Coverage.ShardsEvaluated != 1 || rep.Coverage.Results != 12 {
+		t.Fatalf("root gone: want exit 1 and 1/6 shards: exit %d, coverage %+v\n%s", r.ExitCode, rep.Coverage, r)
+	}
+	for i, s := range rep.Shards {
+		want := reconcile.StateMissing
+		if i == 4 {
+			want = reconcile.StateComplete
+		}
+		if s.State != want || s.ShardID != m.Shards[i].ID {
+			t.Errorf("root gone: shard %d %s %s, want %s %s", i, s.ShardID, s.State, m.Shards[i].ID, want)
+		}
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), `The root Job "seed" is gone`) {
+		t.Errorf("root gone: notes %q", rep.Notes)
+	}
+	// With the receipts on disk, the root's shards are read from them.
+	rep, r = reconcileJSON(t, retry.Name, "-n", ns, "--receipts", results)
+	if r.ExitCode != 1 || rep.Coverage.Shards != 6 || rep.Shards[5].State != reconcile.StatePartial || rep.Shards[2].State != reconcile.StateNotEvaluated {
+		t.Errorf("root gone, with receipts: exit %d, coverage %+v", r.ExitCode, rep.Coverage)
+	}
+	for _, i := range []int{0, 1, 3, 4} {
+		if s := rep.Shards[i]; s.State != reconcile.StateComplete {
+			t.Errorf("root gone, with receipts: shard %d %+v", i, s)
+		}
+	}
 }
 
 // waitForMessages waits until n finished pods of the Job carry a termination message.

@@ -148,7 +148,9 @@ func TestRaceLoserAndDeletingConfigMap(t *testing.T) {
 		`job "eval" already exists in namespace "ml"`,
 		"it was created by someone else while this create ran, so this Job was not created",
 		`configmap "` + cm + `" was created in namespace "ml" but job "eval" was not`,
-		"kubectl get jobs -n ml -l indexed.kubectl.io/manifest-hash=",
+		// Only Jobs create made (no root-job label) mount a create's ConfigMap: issue 26,
+		// item 11.
+		"kubectl get jobs -n ml -l 'indexed.kubectl.io/manifest-hash=" + man.ShortHash(scaffold.HashLength) + ",!indexed.kubectl.io/root-job'",
 		"kubectl delete configmap " + cm + " -n ml '--kubeconfig=/tmp/k c' '--context=prod east'",
 		"kubectl indexed status eval -n ml '--kubeconfig=/tmp/k c' '--context=prod east'",
 	} {

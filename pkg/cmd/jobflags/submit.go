@@ -359,8 +359,8 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 	}
 	check := ""
 	if hash := objs.ConfigMap.Labels[shards.LabelManifestHash]; hash != "" {
-		check = fmt.Sprintf(" Another Job of the same manifest may use it by now; before deleting, check that this lists none: %s.",
-			o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelManifestHash+"="+hash))
+		check = fmt.Sprintf(" Another Job of the same manifest may use %s by now; before deleting, check that this lists none: %s.",
+			pluralIt(len(created)), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
 	}
 	del := o.cmdline(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
 	if len(created) == 1 {
@@ -369,6 +369,18 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmaps %s were created in namespace %q but job %q was not: they are left behind. They are immutable and named from their content's hash, so a later %s of the same shards reuses them.%s To remove them: %s",
 		why, strings.Join(created, ", "), ns, jobName, o.Verb, check, del))
+}
+
+// mayMountSelector selects the Jobs that may mount the ConfigMaps made for job, of the manifest
+// whose hash label is hash, and no others, so that an empty list means that none does: the
+// store create makes is mounted only by Jobs create made (no root-job label), the store and
+// index map of a retry only by retries (a root-job label), of any root of the manifest (a
+// retry's store is named from its content). The root Job a retry was made from is not listed.
+func mayMountSelector(hash string, job *batchv1.Job) string {
+	if _, retry := job.Labels[shards.LabelRootJob]; retry {
+		return shards.LabelManifestHash + "=" + hash + "," + shards.LabelRootJob
+	}
+	return shards.LabelManifestHash + "=" + hash + ",!" + shards.LabelRootJob
 }
 
 // cmdline renders a command for the user to run, with the connection flags given.
@@ -536,8 +548,15 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 		}
 		return nil
 	case err == nil:
-		// Another Job of that name, made by someone else since we looked.
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%v", why, o.jobExists(name, len(cms) > 0)))
+		// Another Job of that name, made by someone else since we looked: the ConfigMaps
+		// this command created are left behind, all of them named (leftBehind).
+		var created []string
+		for i, obj := range sent {
+			if cm, ok := obj.(*corev1.ConfigMap); ok && ops[i] == "created" {
+				created = append(created, cm.Name)
+			}
+		}
+		return o.leftBehind(exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%v", why, o.jobExists(name, len(created) > 0))), created, name, objs)
 	case apierrors.IsNotFound(err):
 		kept := ""
 		if len(cms) > 0 {

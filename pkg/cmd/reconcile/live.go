@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -38,17 +39,37 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
 	var notes []string
-	root := job
-	if rootName := job.Annotations[shards.AnnotationRootJob]; rootName != "" && rootName != job.Name {
+	root, rootName, rootUID := job, job.Name, string(job.UID)
+	if name := job.Annotations[shards.AnnotationRootJob]; name != "" && name != job.Name {
+		rootName, rootUID = name, job.Annotations[shards.AnnotationRootJobUID]
 		root, err = jobs.Get(ctx, rootName, metav1.GetOptions{})
-		if err != nil {
+		switch {
+		case apierrors.IsNotFound(err):
+			// Deleted by hand or by its TTL: the retry's shard ConfigMap holds the manifest.
+			root = nil
+		case err != nil:
 			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
+		case rootUID != "" && string(root.UID) != rootUID:
+			notes = append(notes, fmt.Sprintf("Job %q names root %q with UID %q, but the Job of that name now has UID %q (the root deleted and a Job of its name made again): that Job is not its root.", job.Name, rootName, rootUID, root.UID))
+			root = nil
 		}
 		notes = append(notes, fmt.Sprintf("Job %q is retry %s of %q: the whole lineage from %q is reconciled.", job.Name, job.Annotations[shards.AnnotationRetryAttempt], rootName, rootName))
 	}
-	m, err := o.liveManifest(ctx, root)
+	manifestJob := root
+	if root == nil {
+		manifestJob = job
+	}
+	m, err := o.liveManifest(ctx, manifestJob, root == nil)
 	if err != nil {
 		return nil, err
+	}
+	if root == nil {
+		cm, _ := shards.ConfigMapNameFromJob(job)
+		from := fmt.Sprintf("the copy in shard ConfigMap %q of %q", cm, job.Name)
+		if o.ManifestFile != "" {
+			from = "--manifest " + o.ManifestFile
+		}
+		notes = append(notes, fmt.Sprintf("The root Job %q is gone (deleted by hand or by its TTL): the manifest, %d shards, is read from %s; a shard only the root ran has no result left and is missing.", rootName, len(m.Shards), from))
 	}
 	rec, err := o.newReconciler(m)
 	if err != nil {
@@ -57,20 +78,23 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	for _, n := range notes {
 		rec.Note("%s", n)
 	}
-	retries, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: root.Name}.String()})
+	retries, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: rootName}.String()})
 	if err != nil {
 		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
-	lineage := []*batchv1.Job{root}
+	var lineage []*batchv1.Job
 	for i := range retries.Items {
 		rj := &retries.Items[i]
-		if uid := rj.Annotations[shards.AnnotationRootJobUID]; uid != string(root.UID) {
-			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, root.Name, uid, root.UID)
+		if uid := rj.Annotations[shards.AnnotationRootJobUID]; uid != rootUID {
+			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, uid, rootUID)
 			continue
 		}
 		lineage = append(lineage, rj)
 	}
-	slices.SortStableFunc(lineage[1:], byAttempt)
+	slices.SortStableFunc(lineage, byAttempt)
+	if root != nil {
+		lineage = append([]*batchv1.Job{root}, lineage...)
+	}
 	completions := len(m.Shards)
 	noSummary, running := &podList{}, &podList{}
 	for _, j := range lineage {
@@ -143,8 +167,9 @@ func attemptOf(j *batchv1.Job) int {
 }
 
 // liveManifest reads the manifest from the Job's shard ConfigMap (and checks --manifest, when
-// given, against the Job's manifest hash).
-func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job) (*shards.Manifest, error) {
+// given, against the Job's manifest hash). rootGone says that job is a retry read in place of
+// its root, which is gone.
+func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job, rootGone bool) (*shards.Manifest, error) {
 	wantHash := job.Annotations[shards.AnnotationManifestHash]
 	if o.ManifestFile != "" {
 		m, err := shards.Read(o.ManifestFile, o.In)
@@ -164,16 +189,15 @@ func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job) (*shards.M
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "configmaps", name, o.Namespace)
 	}
-	raw, ok := cm.Data[shards.KeyManifest]
-	if !ok {
+	m, ok, err := shards.ManifestFromConfigMap(cm, wantHash)
+	switch {
+	case err != nil:
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q: %w; give --manifest FILE, the manifest it ran", job.Name, err))
+	case !ok && rootGone:
+		return nil, exitcode.UsageError("the root Job %q of %q is gone, and configmap %q holds no copy of the manifest (key %q; a manifest too large to be mounted is not copied): give --manifest FILE, the manifest the root ran",
+			job.Annotations[shards.AnnotationRootJob], job.Name, name, shards.KeyManifest)
+	case !ok:
 		return nil, exitcode.UsageError("configmap %q has no key %q: it was not written by kubectl indexed create; give --manifest FILE", name, shards.KeyManifest)
-	}
-	m, err := shards.Parse(fmt.Sprintf("configmap %s key %s", name, shards.KeyManifest), []byte(raw))
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
-	if wantHash != "" && m.Hash() != wantHash {
-		return nil, exitcode.UsageError("configmap %q holds manifest %s but Job %q records %s", name, m.Hash(), job.Name, wantHash)
 	}
 	return m, nil
 }

@@ -46,8 +46,9 @@ var (
 		printed with the report. Coverage is results evaluated / results in the manifest, and
 		per class; a missing shard is never a zero and never leaves the denominator.
 
-		Live, reconcile reads the Job (JOB may also be one of its retries), its shard
-		ConfigMap, its retries (one LIST of Jobs labelled indexed.kubectl.io/root-job=ROOT),
+		Live, reconcile reads the Job (JOB may also be one of its retries; when the root is
+		gone, the manifest is the copy in the retry's shard ConfigMap, and every shard of it
+		that no remaining Job ran is missing), its shard ConfigMap, its retries (one LIST of Jobs labelled indexed.kubectl.io/root-job=ROOT),
 		and the termination messages of their pods, where workers leave a receipt summary;
 		--receipts DIR adds full receipt files. Offline, --manifest FILE --receipts DIR needs no
 		cluster. In DIR every file named *.receipt.json, at any depth, is read (for example

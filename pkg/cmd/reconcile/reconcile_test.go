@@ -569,3 +569,87 @@ func TestReceiptsThatAreNotFilesAreRejected(t *testing.T) {
 		t.Fatal("reconcile still reading after 20s")
 	}
 }
+
+// TestLiveRootGoneCountsTheManifest: the root Job is gone (deleted by hand or by its TTL) and
+// its retry, as retry makes it, ran root index 3 and succeeded. reconcile JOB-r1 reads the
+// manifest from the copy in the retry's shard ConfigMap, counts its 4 shards, reports the 3
+// that only the root ran as missing and exits 1, with a note that the root is gone (issue 26,
+// item 4: it failed with exit 4, job "demo" not found). A copy that is not the manifest the
+// retry ran (its hash differs) is refused, exit 2.
+func TestLiveRootGoneCountsTheManifest(t *testing.T) {
+	m, objs := exampleRun(t)
+	root := objs.Job.DeepCopy()
+	root.UID = "root-uid"
+	l := &lineage.Lineage{RootJob: root.Name, RootJobUID: string(root.UID), ParentJob: root.Name, ParentJobUID: string(root.UID), Attempt: 1, Original: indexes.Of(3)}
+	ro, err := scaffold.BuildRetry(scaffold.RetryOptions{Parent: root, ParentConfigMaps: objs.ConfigMaps(), Indexes: indexes.Of(3), Lineage: l, JobName: "demo-r1", Namespace: "ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	retry := ro.Job
+	retry.UID = "retry-uid"
+	results := t.TempDir()
+	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, &ro.Objects, 0, results, "demo-r1-0-a"))
+	// The root's shard ConfigMap may stay behind or not: the retry's own copy is read.
+	client := fake.NewClientset(ro.ConfigMap.DeepCopy(), retry, pod)
+
+	r := run(t, client, "demo-r1", "-o", "json")
+	var rep domain.Report
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", r.code, err, r.out, r.errOut)
+	}
+	if r.code != exitcode.Findings || rep.Complete || rep.Coverage.Shards != 4 || rep.Coverage.ShardsEvaluated != 1 || rep.Coverage.Results != 40 || rep.Coverage.Evaluated != 10 {
+		t.Fatalf("exit %d, complete %v, coverage %+v", r.code, rep.Complete, rep.Coverage)
+	}
+	for i, s := range rep.Shards {
+		want := domain.StateMissing
+		if i == 3 {
+			want = domain.StateComplete
+		}
+		if s.State != want || s.ShardID != m.Shards[i].ID {
+			t.Errorf("shard %d: %s %s, want %s %s", i, s.ShardID, s.State, m.Shards[i].ID, want)
+		}
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if !strings.Contains(notes, `The root Job "demo" is gone (deleted by hand or by its TTL): the manifest, 4 shards, is read from the copy in shard ConfigMap "`+ro.ConfigMap.Name+`" of "demo-r1"`) {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Name != "demo-r1" || rep.Jobs[0].OriginalIndexes != "3" {
+		t.Errorf("jobs %+v", rep.Jobs)
+	}
+	// The text view says so too, and --allow-partial still states it.
+	if r := run(t, client, "demo-r1", "--allow-partial"); r.code != 0 || !strings.Contains(strings.Join(strings.Fields(r.out), " "), `The root Job "demo" is gone`) {
+		t.Errorf("text: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+
+	// With the root there, it is read as before: its manifest, its pods.
+	if r := run(t, fake.NewClientset(objs.ConfigMap.DeepCopy(), root, ro.ConfigMap.DeepCopy(), retry, pod), "demo-r1"); r.code != exitcode.Findings || strings.Contains(r.out, "is gone") || !strings.Contains(r.out, "is retry 1 of") {
+		t.Errorf("root present: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+
+	// A Job of the root's name made again (another UID) is not the root: as gone.
+	other := root.DeepCopy()
+	other.UID = "other-uid"
+	if r := run(t, fake.NewClientset(objs.ConfigMap.DeepCopy(), other, ro.ConfigMap.DeepCopy(), retry, pod), "demo-r1"); r.code != exitcode.Findings ||
+		!strings.Contains(strings.Join(strings.Fields(r.out), " "), `now has UID "other-uid"`) || !strings.Contains(r.out, "is gone") {
+		t.Errorf("root made again: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+
+	// The copy was replaced: another manifest than the one the retry ran.
+	changed := ro.ConfigMap.DeepCopy()
+	changed.Data[shards.KeyManifest] = strings.Replace(changed.Data[shards.KeyManifest], m.Shards[0].ID, "shard-x", 1)
+	r = run(t, fake.NewClientset(changed, retry, pod), "demo-r1")
+	if r.code != exitcode.Usage || !strings.Contains(r.errOut, "it was replaced or changed") || !strings.Contains(r.errOut, "give --manifest FILE") {
+		t.Errorf("changed copy: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	// No copy at all: say what to give.
+	bare := ro.ConfigMap.DeepCopy()
+	delete(bare.Data, shards.KeyManifest)
+	r = run(t, fake.NewClientset(bare, retry, pod), "demo-r1")
+	if r.code != exitcode.Usage || !strings.Contains(r.errOut, `the root Job "demo" of "demo-r1" is gone`) {
+		t.Errorf("no copy: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	// --manifest in its place: checked against the retry's hash, then used.
+	if r := run(t, fake.NewClientset(bare, retry, pod), "demo-r1", "--manifest", filepath.Join(examples, "manifest.yaml")); r.code != exitcode.Findings || !strings.Contains(strings.Join(strings.Fields(r.out), " "), "is read from --manifest") {
+		t.Errorf("--manifest: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}

@@ -317,12 +317,13 @@ func (o *Options) offlineLineage() (*lineage.Report, error) {
 	for _, j := range jobs {
 		// Decided as live and as the offline status of one Job: a shard ConfigMap the pods do
 		// not mount, or unreadable, is a note, not silently no IDs.
-		ids, name, n := scaffold.TrustedShards(j, func(name string) (*corev1.ConfigMap, string) {
+		ids, name, n, changed := scaffold.TrustedShards(j, func(name string) (*corev1.ConfigMap, string) {
 			if cm := shardConfigMapWithJob(cms, j, name); cm != nil {
 				return cm, ""
 			}
 			return nil, ""
 		})
+		o.warnShardsChanged(j, changed)
 		for _, note := range n {
 			if note != "" {
 				notes = append(notes, fmt.Sprintf("Job %q: %s", j.Name, note))

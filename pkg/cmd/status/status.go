@@ -465,15 +465,21 @@ func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
 		if name, ok := shards.ConfigMapNameFromJob(job); ok && name != cm.Name {
 			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 		}
+		if changed := scaffold.ShardsChanged(job, cm, ids); changed != "" {
+			o.warnShardsChanged(job, changed)
+			notes = append(notes, fmt.Sprintf("Shard IDs are not shown: %s.", changed))
+			sh = shardState{}
+		}
 	} else {
 		// Saved with the Job (create --save, create --dry-run=client -o yaml, kubectl get
 		// job,configmap): used as --shards-file would use it, decided as live.
-		ids, name, n := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
+		ids, name, n, changed := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
 			if cm := shardConfigMapWithJob(in.configMaps, job, name); cm != nil {
 				return cm, ""
 			}
 			return nil, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name)
 		})
+		o.warnShardsChanged(job, changed)
 		notes = append(notes, n...)
 		sh = shardState{ids: ids, configMap: name}
 	}
@@ -649,7 +655,7 @@ func (o *Options) listPodsWhere(ctx context.Context, job *batchv1.Job, fieldSele
 // loadShards reads the shard IDs from the ConfigMap the Job names, if any
 // (scaffold.TrustedShards). A missing or unreadable ConfigMap is a note, not a failure.
 func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, shardState) {
-	ids, name, notes := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
+	ids, name, notes, changed := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
 		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
@@ -661,5 +667,15 @@ func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, s
 		}
 		return cm, ""
 	})
+	o.warnShardsChanged(job, changed)
 	return notes, shardState{ids: ids, configMap: name}
+}
+
+// warnShardsChanged says on stderr that job's shard ConfigMap is not the one it was made with
+// (changed, from scaffold.TrustedShards; "" says nothing): the report's notes say it too, but
+// a reader of -o json or of the exit code alone would not see it there.
+func (o *Options) warnShardsChanged(job *batchv1.Job, changed string) {
+	if changed != "" {
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: job %q: its shard IDs are not shown: %s\n", job.Name, changed)
+	}
 }
