@@ -140,9 +140,11 @@ func APIError(err error, verb, resource, name, namespace string) error {
 	}
 	var ps *PluginStopped
 	switch {
-	case errors.As(err, &ps):
+	case errors.As(err, &ps), errors.Is(err, context.DeadlineExceeded) && strings.Contains(err.Error(), pluginStoppedText):
+		// The second form: net/http's client turns the transport's error into text when its
+		// own Timeout (--request-timeout) fired first, which loses the PluginStopped.
 		var in *Interrupt
-		if errors.As(ps.Cause, &in) {
+		if ps != nil && errors.As(ps.Cause, &in) {
 			return Wrap(in.ExitCode(), fmt.Errorf("%v while the kubeconfig's exec credential plugin ran, before trying to %s %s%s: nothing was sent to the API server; the plugin is stopped", in, verb, obj, where))
 		}
 		return Wrap(Cluster, fmt.Errorf("timed out while the kubeconfig's exec credential plugin ran, before trying to %s %s%s (raise --request-timeout if the plugin is slow): nothing was sent to the API server; the plugin is stopped", verb, obj, where))
@@ -234,6 +236,9 @@ func singular(resource string) string {
 	return resource
 }
 
+// pluginStoppedText starts PluginStopped's message.
+const pluginStoppedText = "the exec credential plugin did not answer"
+
 // PluginStopped is the error of a request given up (Cause: an Interrupt, or a deadline) while
 // the kubeconfig's exec credential plugin still ran, so nothing was sent. main stops the
 // plugin before it exits.
@@ -243,7 +248,7 @@ type PluginStopped struct {
 }
 
 func (e *PluginStopped) Error() string {
-	return fmt.Sprintf("the exec credential plugin did not answer: %v", e.Cause)
+	return fmt.Sprintf("%s: %v", pluginStoppedText, e.Cause)
 }
 
 func (e *PluginStopped) Unwrap() error { return e.Err }

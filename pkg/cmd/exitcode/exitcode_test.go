@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -197,3 +199,29 @@ func TestFlagError(t *testing.T) {
 		t.Errorf("FlagError = %d %q", Code(err), Message(err))
 	}
 }
+
+// A request given up while the exec credential plugin ran, when net/http's client Timeout (what
+// --request-timeout sets) fired first: the client turns the transport's PluginStopped into text,
+// and the message must still say that nothing was sent (the e2e fault suite met this race).
+func TestPluginStoppedThroughClientTimeout(t *testing.T) {
+	stuck := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		<-req.Context().Done()
+		return nil, &PluginStopped{Cause: context.Cause(req.Context()), Err: req.Context().Err()}
+	})
+	c := &http.Client{Transport: stuck, Timeout: 20 * time.Millisecond}
+	_, err := c.Get("https://127.0.0.1:1/apis/batch/v1/namespaces/ns1/jobs/j")
+	var ps *PluginStopped
+	if err == nil || errors.As(err, &ps) {
+		t.Fatalf("want the client's text form of the error, got %v (PluginStopped kept: %v)", err, ps != nil)
+	}
+	msg := Message(APIError(err, "get", "jobs", "j", "ns1"))
+	for _, w := range []string{"timed out while the kubeconfig's exec credential plugin ran", "nothing was sent to the API server"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("message %q lacks %q", msg, w)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
