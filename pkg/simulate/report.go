@@ -46,12 +46,18 @@ type Report struct {
 	// TimingIndependent says why no ordering of events can change the outcome, when the
 	// timing variants were not simulated.
 	TimingIndependent string `json:"timingIndependent,omitempty"`
+	// RestartTiming, when containers restarted in place (restartPolicy OnFailure), says that
+	// their restart times are not modelled: the kubelet's crash-loop back-off is not known here.
+	RestartTiming string `json:"restartTiming,omitempty"`
 
 	result *Result
 }
 
 // Result is the main simulation behind the report.
 func (r *Report) Result() *Result { return r.result }
+
+// RestartTiming is what a simulation with containers restarted in place cannot know.
+const RestartTiming = "containers restart here at once; a kubelet restarts them after its crash-loop back-off, which grows with each restart and depends on the node's kubelet version and configuration: times after a restart are lower bounds, and a deadline (activeDeadlineSeconds) can pass on a real node where it does not here"
 
 // TimingIndependent returns why the final status of job cannot depend on the order of its
 // pods' events, or "": every index retries on its own (backoffLimitPerIndex, restartPolicy
@@ -127,6 +133,12 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes), result: res}
 	if rep.Events == nil {
 		rep.Events = []Event{}
+	}
+	for _, g := range rep.Indexes {
+		if g.Restarts > 0 {
+			rep.RestartTiming = RestartTiming
+			break
+		}
 	}
 	meaning := map[Timing]string{
 		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),

@@ -261,3 +261,24 @@ func TestDeadlineRaceIsReported(t *testing.T) {
 		t.Fatalf("outcome %s, alternatives %+v", rep.Outcome, rep.TimingDependent)
 	}
 }
+
+// Issue 25: under restartPolicy OnFailure restarts are instant here, while a kubelet waits its
+// crash-loop back-off; the report says its times are lower bounds. A Job whose containers
+// never restart says nothing of it.
+func TestRestartTimingIsFlagged(t *testing.T) {
+	j := job(3, 3, map[string]string{"scenario.indexed.kubectl.io/run-time": "never",
+		"scenario.indexed.kubectl.io/run-time.1": "2s", "scenario.indexed.kubectl.io/exit-code.1": "1"})
+	j.Spec.BackoffLimit = i32(2)
+	j.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+	rep, err := Predict(j, nil, Options{Start: time.Unix(0, 0), Horizon: time.Hour, MaxEvents: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.RestartTiming != RestartTiming {
+		t.Errorf("OnFailure with restarts: restartTiming %q", rep.RestartTiming)
+	}
+	never := job(3, 3, nil)
+	if rep, err = Predict(never, nil, Options{Start: time.Unix(0, 0), Horizon: time.Hour, MaxEvents: 100}); err != nil || rep.RestartTiming != "" {
+		t.Errorf("no restarts: restartTiming %q (%v)", rep.RestartTiming, err)
+	}
+}

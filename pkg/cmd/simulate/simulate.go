@@ -337,6 +337,9 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	case len(r.TimingDependent) == 0:
 		b.WriteString("  timing: the same outcome when failing pods end earlier or later than succeeding ones\n")
 	}
+	if r.RestartTiming != "" {
+		fmt.Fprintf(&b, "  restart timing: %s\n", r.RestartTiming)
+	}
 	for _, a := range r.TimingDependent {
 		fmt.Fprintf(&b, "  TIMING-DEPENDENT: if %s: %s; %s\n", a.Meaning, a.Outcome, strings.Join(a.Differs, "; "))
 	}
