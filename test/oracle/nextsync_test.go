@@ -378,3 +378,47 @@ func indexOfStatus(r *indexstatus.IndexedJobStatus, i int) indexstatus.IndexStat
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// Item 3: a Job managed by another controller (spec.managedBy, as MultiKueue sets it): one
+// syncJob of the built-in controller does nothing with it, although an index's backoff has
+// passed; status predicts no retry and says who acts.
+func TestNextSyncExternalManagedByActsNot(t *testing.T) {
+	s := newSnapshot(t, batchv1.JobSpec{Completions: p32(2), Parallelism: p32(2), BackoffLimitPerIndex: p32(2),
+		ManagedBy: ptrTo("kueue.x-k8s.io/multikueue")}, func(j *batchv1.Job) { j.Status.Active = 1 })
+	s.pod(0, 0, 0, exited(1, 10*time.Second))
+	s.pod(1, 0, 0, running)
+	s.at(25 * time.Second) // index 0's backoff (10 s) has passed
+	r := s.status()
+	got := s.sync()
+	if len(got.Created) != 0 || len(got.Deleted) != 0 || len(got.Released) != 0 {
+		t.Fatalf("the built-in controller acted on an external Job: %+v", got)
+	}
+	if e := entries(r, indexstatus.EntryRetry); len(e) > 0 {
+		t.Errorf("status promises retries: %+v", e)
+	}
+	if len(entries(r, indexstatus.EntryExternalController)) != 1 {
+		t.Errorf("no %s entry: %+v", indexstatus.EntryExternalController, r.NextEntries)
+	}
+}
+
+// Kueue: a suspended Job labelled with a Kueue queue: the controller creates nothing while it
+// is suspended, and status says it waits for admission, never to un-suspend it.
+func TestNextSyncKueueSuspendedWaits(t *testing.T) {
+	s := newSnapshot(t, batchv1.JobSpec{Completions: p32(2), Parallelism: p32(2), BackoffLimitPerIndex: p32(1)},
+		func(j *batchv1.Job) {
+			// Suspended after the box made the Job (simulate.Defaulted plays a Job from its start).
+			j.Spec.Suspend = ptrTo(true)
+			j.Labels = map[string]string{"kueue.x-k8s.io/queue-name": "team-a"}
+			j.Status.StartTime = nil
+			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue, Reason: "JobSuspended"}}
+		})
+	s.at(5 * time.Second)
+	r := s.status()
+	got := s.sync()
+	if len(got.Created) != 0 {
+		t.Fatalf("the controller created pods of a suspended Job: %+v", got)
+	}
+	if len(entries(r, indexstatus.EntryAwaitingAdmission)) != 1 || len(entries(r, indexstatus.EntryResume)) != 0 {
+		t.Errorf("status: %+v", r.NextEntries)
+	}
+}
