@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -333,6 +334,19 @@ func TestRetryOverridesAndPodAnnotations(t *testing.T) {
 	}
 }
 
+// --indexes takes the shared grammar (indexes.ParseFlag): any order, overlaps allowed, spaces
+// around the commas. Before, "4,2" was refused (not increasing).
+func TestRetryIndexesSharedGrammar(t *testing.T) {
+	for _, list := range []string{"2,4", "4,2", "4,2,2", "2, 4", "4,2-2,4"} {
+		job, cm, _ := seed(t)
+		c := fake.NewClientset(job, cm)
+		r := run(t, c, "seed", "--indexes", list, "--dry-run=client", "-o", "name")
+		if r.code != 0 || !strings.Contains(r.stderr, `retrying 2 indexes of job "seed" (2,4)`) {
+			t.Errorf("--indexes %q: exit %d %v\n%s", list, r.code, r.err, r.stderr)
+		}
+	}
+}
+
 func TestRetryWarnsOnSucceededIndexes(t *testing.T) {
 	job, cm, _ := seed(t)
 	c := fake.NewClientset(job, cm)
@@ -463,16 +477,19 @@ func TestRetrySaveNeverOverwrites(t *testing.T) {
 // TestRetryBadIndexesBeforeTheNetwork: a malformed --indexes is a usage error (exit 2) before
 // any request; before, the Job was read first, so with no API server it exited 4 ("cannot
 // reach the API server").
+// The error text is that of every flag that takes indexes (indexes.ParseFlag), with retry's
+// keywords after it; before, retry had its own grammar and text.
 func TestRetryBadIndexesBeforeTheNetwork(t *testing.T) {
-	for _, bad := range []string{"banana", "4,2", "-1", "2-", "1,,2"} {
+	for _, bad := range []string{"banana", "faild", "-1", "2-", "1,,2", "4-2", "1-2-3"} {
 		t.Run(bad, func(t *testing.T) {
 			c := fake.NewClientset()
 			c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused")
 			})
 			r := run(t, c, "seed", "--indexes", bad)
-			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--indexes") {
-				t.Fatalf("exit %d, want 2; error %v", r.code, r.err)
+			_, perr := indexes.ParseFlag("--indexes", bad)
+			if r.code != 2 || r.err == nil || perr == nil || r.err.Error() != perr.Error()+", or one of failed, unfinished, missing" {
+				t.Fatalf("exit %d, want 2; error %v, want %v, or one of failed, unfinished, missing", r.code, r.err, perr)
 			}
 			if n := len(c.Actions()); n != 0 {
 				t.Errorf("%d requests before the usage error: %v", n, c.Actions())
