@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Warning codes: part of the JSON contract.
@@ -153,8 +154,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
-				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
-					"fails with MaxFailedIndexesExceeded and its running pods are killed", n, *status.FailedIndexes, *spec.MaxFailedIndexes)})
+				"%s already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
+					"fails with MaxFailedIndexesExceeded and its running pods are killed", textwrap.Count(n, "index has", "indexes have"), *status.FailedIndexes, *spec.MaxFailedIndexes)})
 		}
 	}
 

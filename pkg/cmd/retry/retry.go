@@ -35,6 +35,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 var (
@@ -585,10 +586,10 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 	}
 	var msgs []string
 	for _, b := range busy {
-		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root indexes %s", b.name, b.attempt, b.both.Truncated(100)))
+		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root %s", b.name, b.attempt, b.both.Named(100)))
 	}
 	if len(msgs) > 5 {
-		msgs = append(msgs[:5], fmt.Sprintf("and %d more Jobs", len(msgs)-5))
+		msgs = append(msgs[:5], "and "+textwrap.Count(len(msgs)-5, "more Job", "more Jobs"))
 	}
 	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {

@@ -252,7 +252,7 @@ func TestRetryRefusals(t *testing.T) {
 			finish(j, "0,1", "2", "")
 			j.Status.Conditions = nil
 			return []runtime.Object{j, cm}
-		}, []string{"--indexes", "2,4", "--allow-running"}, 2, "indexes 4 have not failed for good"},
+		}, []string{"--indexes", "2,4", "--allow-running"}, 2, "index 4 has not failed for good"},
 		{"configmap gone", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j}
 		}, nil, 4, "it is gone"},
@@ -351,7 +351,7 @@ func TestRetryWarnsOnSucceededIndexes(t *testing.T) {
 	job, cm, _ := seed(t)
 	c := fake.NewClientset(job, cm)
 	r := run(t, c, "seed", "--indexes", "0,2", "--dry-run=client", "-o", "name")
-	if r.code != 0 || !strings.Contains(r.stderr, "indexes 0 of job \"seed\" already succeeded") {
+	if r.code != 0 || !strings.Contains(r.stderr, "index 0 of job \"seed\" already succeeded; it runs again") {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -233,8 +234,13 @@ func (o *Options) Run() error {
 		}
 		if job.Spec.Completions != nil {
 			if out := o.outcomes.OutOfRange(int(*job.Spec.Completions)); len(out) > 0 {
-				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %d completions (indexes 0-%d): the flags for indexes %s do not apply to it\n",
-					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(setWidth))
+				c := int(*job.Spec.Completions)
+				valid := "no index"
+				if c > 0 {
+					valid = indexes.FromIntervals(indexes.Interval{First: 0, Last: c - 1}).Named(0)
+				}
+				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %s (%s): the flags for %s do not apply to it\n",
+					path, textwrap.Count(c, "completion", "completions"), valid, indexes.Of(out...).Named(setWidth))
 			}
 		}
 		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !o.PrintFlags.IsMachine()
