@@ -175,7 +175,7 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
 	var dup *source.DuplicateKeyError
 	if errors.As(d.Err, &dup) && d.Object != nil {
-		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup.Error()))
+		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
 			if m := lineRE.FindStringSubmatch(dup.Error()); m != nil {
