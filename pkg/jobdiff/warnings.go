@@ -33,6 +33,44 @@ const (
 	WarnNameDiffers              = "NameDiffers"
 )
 
+// warningTitles are the warnings' headings in the text report: what each code means, in words
+// (the code, for scripts, and the side are in -o json|yaml; each message says which Job it is
+// about).
+var warningTitles = map[string]string{
+	WarnPrepareDBMode:            "Prepare-db mode",
+	WarnBackoffLimitWithPerIndex: "backoffLimit fires before the per-index limits",
+	WarnNoEffectFinished:         "The change has no effect",
+	WarnNoEffectEnding:           "The change has no effect",
+	WarnDeadlineExceededNow:      "Patching fails the Job at once",
+	WarnTTLNotStarted:            "The TTL may never start",
+	WarnTTLDeletesNow:            "Patching deletes the Job",
+	WarnBackoffLimitFailsNow:     "backoffLimit already reached",
+	WarnMaxFailedIndexesFailsNow: "Patching fails the Job at once",
+	WarnUnlimitedRetries:         "Unlimited retries",
+	WarnCompletionsScaleDown:     "Scaling down deletes pods",
+	WarnSuspendKillsPods:         "Suspending deletes pods",
+	WarnTemplateOnlyNewPods:      "Only new pods get the new template",
+	WarnExternalController:       "Another controller manages the Job",
+	WarnNameDiffers:              "The names differ",
+}
+
+// WarningTitle is the heading of a warning in the text report (the code itself for a code
+// without one).
+func WarningTitle(code string) string {
+	if t, ok := warningTitles[code]; ok {
+		return t
+	}
+	return code
+}
+
+// their is "its ONE" for n == 1, else "their MANY".
+func their(n int, one, many string) string {
+	if n == 1 {
+		return "its " + one
+	}
+	return "their " + many
+}
+
 func (c *classifier) warnings(now time.Time) []Warning {
 	var ws []Warning
 	ws = append(ws, policyWarnings(SideLive, c.live)...)
@@ -168,7 +206,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 
 	if d := find("spec.suspend"); d != nil && !st.Ending() && !st.Suspend && spec.Suspend != nil && *spec.Suspend && status.Active > 0 {
 		ws = append(ws, Warning{Code: WarnSuspendKillsPods, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
-			"suspending deletes the %d active pods; their indexes start again from scratch when the Job is resumed (they are not counted as failures)", status.Active)})
+			"suspending deletes the %s; %s again from scratch when the Job is resumed (not counted as failures)",
+			textwrap.Count(int(status.Active), "active pod", "active pods"), their(int(status.Active), "index starts", "indexes start"))})
 	}
 
 	var tmpl []Difference
