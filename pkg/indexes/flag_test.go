@@ -34,3 +34,18 @@ func TestParseFlag(t *testing.T) {
 		}
 	}
 }
+
+func TestNamed(t *testing.T) {
+	for _, tc := range []struct {
+		set  Set
+		want string
+	}{
+		{FromIntervals(Interval{First: 4, Last: 4}), "index 4"},
+		{FromIntervals(Interval{First: 2, Last: 2}, Interval{First: 4, Last: 9}), "indexes 2,4-9"},
+		{FromIntervals(Interval{First: 4, Last: 5}), "indexes 4,5"},
+	} {
+		if got := tc.set.Named(0); got != tc.want {
+			t.Errorf("Named(%v) = %q, want %q", tc.set, got, tc.want)
+		}
+	}
+}

@@ -342,7 +342,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 		for _, g := range r.groups[len(gs):] {
 			rest += g.Count
 		}
-		p.printf("... and %d more groups (%d indexes); -o wide lists every index.\n", len(r.groups)-len(gs), rest)
+		p.printf("... and %s more (%s); -o wide lists every index.\n", textwrap.Count(len(r.groups)-len(gs), "group", "groups"), textwrap.Count(rest, "index", "indexes"))
 	}
 	var samples []IndexStatus
 	for k := range gs {

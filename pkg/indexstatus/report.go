@@ -1022,8 +1022,22 @@ func (b *reportBuilder) next() []Entry {
 		out = append(out, e)
 	}
 	if pending := b.notStarted - b.forgotten.Set().Len(); pending > 0 {
-		out = append(out, Entry{Kind: EntryNotStartedYet, Count: count64(int64(pending)), Text: fmt.Sprintf("%d %s not started yet; the controller starts them, lowest first, as running ones finish (parallelism %d).",
-			pending, plural(pending, "index is", "indexes are"), b.r.Parallelism)})
+		// Parallelism's slots are held by the indexes with an active pod (running or pending)
+		// and by those waiting out a backoff, which the controller starts first (lowest first).
+		active := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted
+		held := fmt.Sprintf("%d active", active)
+		if r := b.r.Summary.Retrying; r > 0 {
+			held += fmt.Sprintf(", %d retrying", r)
+		}
+		them := plural(pending, "it", "them")
+		text := fmt.Sprintf("%d %s not started yet; the controller starts %s, lowest first, as active pods finish (parallelism %d: %s).",
+			pending, plural(pending, "index is", "indexes are"), them, b.r.Parallelism, held)
+		if active+b.r.Summary.Retrying < int(b.r.Parallelism) {
+			// A slot is free: nothing waits for an active pod to finish.
+			text = fmt.Sprintf("%d %s not started yet although parallelism %d leaves room (%s); the controller starts %s, lowest first, at a next sync, unless a quota or an admission webhook holds %s back.",
+				pending, plural(pending, "index is", "indexes are"), b.r.Parallelism, held, them, them)
+		}
+		out = append(out, Entry{Kind: EntryNotStartedYet, Count: count64(int64(pending)), Text: text})
 	}
 	return out
 }

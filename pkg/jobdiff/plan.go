@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // planSets splits the differences by what it takes to bring them over.
@@ -136,7 +138,7 @@ func (c *classifier) tandemStep(name, ns string, ds []Difference) Step {
 		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"parallelism": *par}}))
 		desc += fmt.Sprintf(", then parallelism to %d", *par)
 		if !c.state.Suspend {
-			desc += fmt.Sprintf(". Between the two patches the controller may start up to %d pods at once", comp)
+			desc += fmt.Sprintf(". Between the two patches the controller may start up to %s at once", textwrap.Count(int(comp), "pod", "pods"))
 		}
 	}
 	return Step{Kind: StepTandem, Description: desc + ".", Commands: cmds, Paths: paths(ds)}

@@ -54,7 +54,7 @@ func WriteTextWidth(w io.Writer, r *Report, now time.Time, width int) error {
 	if len(r.Warnings) > 0 {
 		ew.printf("\nWarnings:\n")
 		for _, wa := range r.Warnings {
-			ew.para(2, 4, fmt.Sprintf("! %s (%s): %s", wa.Code, wa.Side, wa.Message))
+			ew.para(2, 4, fmt.Sprintf("! %s: %s", WarningTitle(wa.Code), wa.Message))
 		}
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Warning codes: part of the JSON contract.
@@ -31,6 +32,44 @@ const (
 	WarnExternalController       = "ExternalController"
 	WarnNameDiffers              = "NameDiffers"
 )
+
+// warningTitles are the warnings' headings in the text report: what each code means, in words
+// (the code, for scripts, and the side are in -o json|yaml; each message says which Job it is
+// about).
+var warningTitles = map[string]string{
+	WarnPrepareDBMode:            "Prepare-db mode",
+	WarnBackoffLimitWithPerIndex: "backoffLimit fires before the per-index limits",
+	WarnNoEffectFinished:         "The change has no effect",
+	WarnNoEffectEnding:           "The change has no effect",
+	WarnDeadlineExceededNow:      "Patching fails the Job at once",
+	WarnTTLNotStarted:            "The TTL may never start",
+	WarnTTLDeletesNow:            "Patching deletes the Job",
+	WarnBackoffLimitFailsNow:     "backoffLimit already reached",
+	WarnMaxFailedIndexesFailsNow: "Patching fails the Job at once",
+	WarnUnlimitedRetries:         "Unlimited retries",
+	WarnCompletionsScaleDown:     "Scaling down deletes pods",
+	WarnSuspendKillsPods:         "Suspending deletes pods",
+	WarnTemplateOnlyNewPods:      "Only new pods get the new template",
+	WarnExternalController:       "Another controller manages the Job",
+	WarnNameDiffers:              "The names differ",
+}
+
+// WarningTitle is the heading of a warning in the text report (the code itself for a code
+// without one).
+func WarningTitle(code string) string {
+	if t, ok := warningTitles[code]; ok {
+		return t
+	}
+	return code
+}
+
+// their is "its ONE" for n == 1, else "their MANY".
+func their(n int, one, many string) string {
+	if n == 1 {
+		return "its " + one
+	}
+	return "their " + many
+}
 
 func (c *classifier) warnings(now time.Time) []Warning {
 	var ws []Warning
@@ -153,8 +192,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
-				"%d indexes have already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
-					"fails with MaxFailedIndexesExceeded and its running pods are killed", n, *status.FailedIndexes, *spec.MaxFailedIndexes)})
+				"%s already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
+					"fails with MaxFailedIndexesExceeded and its running pods are killed", textwrap.Count(n, "index has", "indexes have"), *status.FailedIndexes, *spec.MaxFailedIndexes)})
 		}
 	}
 
@@ -167,7 +206,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 
 	if d := find("spec.suspend"); d != nil && !st.Ending() && !st.Suspend && spec.Suspend != nil && *spec.Suspend && status.Active > 0 {
 		ws = append(ws, Warning{Code: WarnSuspendKillsPods, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
-			"suspending deletes the %d active pods; their indexes start again from scratch when the Job is resumed (they are not counted as failures)", status.Active)})
+			"suspending deletes the %s; %s again from scratch when the Job is resumed (not counted as failures)",
+			textwrap.Count(int(status.Active), "active pod", "active pods"), their(int(status.Active), "index starts", "indexes start"))})
 	}
 
 	var tmpl []Difference

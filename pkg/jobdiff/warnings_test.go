@@ -3,6 +3,7 @@ package jobdiff
 import (
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +175,26 @@ func TestCountIndexes(t *testing.T) {
 	// Indexes at or above completions are dropped, as the controller drops them.
 	if got := countIndexes("0,4-9", ptrTo[int32](6)); got != 3 {
 		t.Errorf("countIndexes(0,4-9) with 6 completions = %d, want 3", got)
+	}
+}
+
+// The text report heads each warning with what it means in words, not its code and side
+// ("! TemplateOnlyNewPods (change)" before); -o json keeps the code and the side.
+func TestWarningTitlesAreWords(t *testing.T) {
+	codes := []string{WarnPrepareDBMode, WarnBackoffLimitWithPerIndex, WarnNoEffectFinished, WarnNoEffectEnding, WarnDeadlineExceededNow,
+		WarnTTLNotStarted, WarnTTLDeletesNow, WarnBackoffLimitFailsNow, WarnMaxFailedIndexesFailsNow, WarnUnlimitedRetries,
+		WarnCompletionsScaleDown, WarnSuspendKillsPods, WarnTemplateOnlyNewPods, WarnExternalController, WarnNameDiffers}
+	for _, code := range codes {
+		if title := WarningTitle(code); title == code || !strings.Contains(title, " ") {
+			t.Errorf("%s: title %q is not words", code, title)
+		}
+	}
+	r := &Report{Job: JobRef{Name: "eval"}, Warnings: []Warning{{Code: WarnTemplateOnlyNewPods, Side: SideChange, Path: "spec.template", Message: "pods are made from the template when they are created"}}}
+	var b strings.Builder
+	if err := WriteText(&b, r, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "! Only new pods get the new template: pods are made") || strings.Contains(out, WarnTemplateOnlyNewPods) || strings.Contains(out, "(change)") {
+		t.Errorf("text report:\n%s", out)
 	}
 }

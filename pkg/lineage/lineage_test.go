@@ -118,7 +118,7 @@ func TestSelect(t *testing.T) {
 		{job("0-5", "", true, batchv1.JobComplete), "failed", false, "", "nothing to retry"},
 		{job("0", "2", true, ""), "failed", false, "", "still running"},
 		{job("0", "2", true, ""), "2", true, "2", ""},
-		{job("0", "2", true, ""), "2,3", true, "", "indexes 3 have not failed"},
+		{job("0", "2", true, ""), "2,3", true, "", "index 3 has not failed"},
 		{job("0", "", false, batchv1.JobFailed), "failed", false, "", "no backoffLimitPerIndex"},
 		{job("0", "", false, batchv1.JobFailed), "missing", false, "1-5", ""},
 		{job("0-3", "", true, batchv1.JobComplete), "failed", false, "", "indexes 4,5 are unfinished (killed or never ran): --indexes unfinished"},

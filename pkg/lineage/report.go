@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // APIVersion and Kind identify the lineage report in JSON and YAML.
@@ -318,7 +319,7 @@ const verdictShards = 5
 
 func verdict(r *Report, failed []*ShardStatus) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %d shards succeeded", r.Summary.Succeeded, r.Shards)
+	fmt.Fprintf(&b, "%d of %s succeeded", r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
 	for i, s := range failed {
 		if i == verdictShards {
 			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
@@ -512,7 +513,7 @@ func (p *printer) groups(rows []ShardStatus) {
 	p.printf("\n")
 	for k, g := range order {
 		if k == maxGroups {
-			p.printf("... and %d more groups; -o wide lists every shard.\n", len(order)-maxGroups)
+			p.printf("... and %s more; -o wide lists every shard.\n", textwrap.Count(len(order)-maxGroups, "group", "groups"))
 			break
 		}
 		s := &g.first

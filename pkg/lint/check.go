@@ -241,8 +241,8 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 	}
 	if indexed && perIndex && spec.MaxFailedIndexes == nil && completions > 1 && completions <= jobspec.CompletionsSoftLimit {
 		c.add(RuleMaxFailedUnset, SeverityWarning, p("backoffLimitPerIndex"), fmt.Sprintf(
-			"maxFailedIndexes is not set: all %d indexes always run, each up to %d times, even when every one fails for the same reason; the Job is marked Failed only after the last index finished",
-			completions, jobpolicy.AttemptsPerIndex(*spec.BackoffLimitPerIndex)))
+			"maxFailedIndexes is not set: all %d indexes always run, each up to %d times, even when every one fails for the same reason; the Job is marked Failed only after the last index finished (%d%% of completions, rounded down, is %d)",
+			completions, jobpolicy.AttemptsPerIndex(*spec.BackoffLimitPerIndex), jobpolicy.MaxFailedIndexesPercent, jobpolicy.SuggestedMaxFailedIndexes(int(completions))))
 	}
 	if rs.TTLSecondsAfterFinished != nil && *rs.TTLSecondsAfterFinished >= 0 && *rs.TTLSecondsAfterFinished < TTLThresholdSeconds {
 		c.add(RuleTTLTooShort, SeverityWarning, p("ttlSecondsAfterFinished"), fmt.Sprintf(

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 var (
@@ -16,8 +18,16 @@ var (
 )
 
 // duplicateWords says what the YAML parser reports about a key given twice in one mapping,
-// without calling the document invalid YAML (kubectl accepts it, keeping the last value).
-func duplicateWords(parserError string) string {
+// without calling the document invalid YAML (kubectl accepts it, keeping the last value): both
+// lines, when the document's node tree confirms the first.
+func duplicateWords(dup *source.DuplicateKeyError) string {
+	if dup.First > 0 && dup.First == dup.Again {
+		return fmt.Sprintf("field %q is given twice in one mapping, both on line %d: kubectl keeps the last value", dup.Key, dup.Again)
+	}
+	if dup.First > 0 {
+		return fmt.Sprintf("field %q is given twice in one mapping, at lines %d and %d: kubectl keeps the last value (line %d)", dup.Key, dup.First, dup.Again, dup.Again)
+	}
+	parserError := dup.Error()
 	if m := dupKeyRE.FindStringSubmatch(parserError); m != nil {
 		return fmt.Sprintf("field %q is given twice in one mapping (again at line %s): kubectl keeps the last value", m[2], m[1])
 	}

@@ -31,9 +31,25 @@ type Report struct {
 	Summary Summary `json:"summary"`
 	// Findings, in file, document and line order. Never null.
 	Findings []Finding `json:"findings"`
+	// Hints are advice that goes with some findings: commands to run next. They are not
+	// findings (no severity, no effect on the exit code); lint --show-hints=false leaves them
+	// out. Omitted when there is none.
+	Hints []Hint `json:"hints,omitempty"`
 	// Objects lists every document read, in file and document order, findings or not: the
 	// JUnit report has a test case for each. Not part of the JSON/YAML contract.
 	Objects []Object `json:"-"`
+}
+
+// Hint is advice for one file: what running its commands shows.
+type Hint struct {
+	// Rule is the ID of the finding the hint goes with.
+	Rule string `json:"rule"`
+	// File is the file of that finding.
+	File string `json:"file"`
+	// Message says what the commands show.
+	Message string `json:"message"`
+	// Commands are shell commands, to be run in order.
+	Commands []string `json:"commands"`
 }
 
 // Object is one document lint read.
@@ -159,7 +175,7 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
 	var dup *source.DuplicateKeyError
 	if errors.As(d.Err, &dup) && d.Object != nil {
-		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup.Error()))
+		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
 			if m := lineRE.FindStringSubmatch(dup.Error()); m != nil {

@@ -125,7 +125,7 @@ var rules = []Rule{
 	{RuleMaxFailedZero, SeverityWarning, "maxFailedIndexes: 0.",
 		"The first index that fails (after its per-index retries) fails the whole Job and kills every running index: the same blast radius as the prepare-db mode, only later.", "Set maxFailedIndexes to the number of shards you can afford to lose and re-run."},
 	{RuleMaxFailedUnset, SeverityWarning, "backoffLimitPerIndex without maxFailedIndexes.",
-		"Every index always runs to its end, each with all its retries, even when all fail for the same reason (a bad image, a broken input): the Job is marked Failed only after the last index finished, having burnt the whole budget.", "Set maxFailedIndexes (for example 5-10% of completions) so that a systematic failure stops the Job early."},
+		"Every index always runs to its end, each with all its retries, even when all fail for the same reason (a bad image, a broken input): the Job is marked Failed only after the last index finished, having burnt the whole budget.", "Set maxFailedIndexes, for example to half of completions, rounded down (what kubectl indexed create sets), so that a systematic failure stops the Job early."},
 	{RuleMaxFailedNoEffect, SeverityWarning, "maxFailedIndexes equal to completions.",
 		"The Job fails on maxFailedIndexes only when more indexes fail than there are: the limit can never be reached, as if it were unset.", "Set it below completions, to the number of shards you can afford to lose."},
 	{RuleTTLTooShort, SeverityWarning, "ttlSecondsAfterFinished below 3600 (one hour).",

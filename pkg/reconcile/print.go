@@ -235,7 +235,7 @@ func (p *printer) groups(rep *Report) {
 	shown := 0
 	for _, g := range gs {
 		if shown == maxGroups {
-			p.printf("  ... and %d more groups; -o wide lists every shard.\n", len(gs)-maxGroups)
+			p.printf("  ... and %s more; -o wide lists every shard.\n", textwrap.Count(len(gs)-maxGroups, "group", "groups"))
 			break
 		}
 		shown++

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Options says what the receipts are checked against.
@@ -279,7 +280,7 @@ func (r *Reconciler) checkHeader(source, attemptID string, mref receipt.Manifest
 		return rej(RejectUnknownShard, "for shard %q, which manifest %q revision %s does not have", shardID, m.Metadata.Name, m.Revision)
 	}
 	if want := r.digest(i); assigned.Digest != want || assigned.Count != len(m.Shards[i].Cases) {
-		return rej(RejectAssignment, "assigned %d cases with digest %s, but shard %q has %d cases with digest %s in the manifest", assigned.Count, assigned.Digest, shardID, len(m.Shards[i].Cases), want)
+		return rej(RejectAssignment, "assigned %s with digest %s, but shard %q has %s with digest %s in the manifest", textwrap.Count(assigned.Count, "case", "cases"), assigned.Digest, shardID, textwrap.Count(len(m.Shards[i].Cases), "case", "cases"), want)
 	}
 	return i, true
 }
@@ -425,7 +426,7 @@ func (r *Reconciler) AddSummary(source string, s *receipt.Summary, wantShard str
 			n = strconv.Itoa(c + f.Model + f.Infrastructure)
 		}
 		r.reject(Rejection{Source: source, ShardID: s.ShardID, AttemptID: s.AttemptID, Reason: RejectUnassignedCase,
-			Message: fmt.Sprintf("reports %s results but shard %q has %d (%d cases × %d repetitions)", n, s.ShardID, total, len(r.m.Shards[i].Cases), r.reps)})
+			Message: fmt.Sprintf("reports %s results but shard %q has %d (%s × %s)", n, s.ShardID, total, textwrap.Count(len(r.m.Shards[i].Cases), "case", "cases"), textwrap.Count(r.reps, "repetition", "repetitions"))})
 		return
 	}
 	r.candidates[r.effective(s.Candidate)]++

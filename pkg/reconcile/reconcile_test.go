@@ -503,11 +503,32 @@ func TestSummaryCountsCannotWrapAround(t *testing.T) {
 		r.AddSummary("pod/w", summary(m, 0, "w", 1, c[0], c[1], c[2]), "s0")
 		rep := r.Report()
 		rj := rejection(t, rep, RejectUnassignedCase)
-		if !strings.Contains(rj.Message, "shard \"s0\" has 2 (2 cases × 1 repetitions)") {
+		if !strings.Contains(rj.Message, "shard \"s0\" has 2 (2 cases × 1 repetition)") {
 			t.Errorf("%v: %s", c, rj.Message)
 		}
 		if s := rep.Shards[0]; s.State != StateRejected || s.Passed != 0 || s.Missing != 2 {
 			t.Errorf("%v: shard %+v", c, s)
 		}
+	}
+}
+
+// A count of one meets a noun of one: a shard of one case says "its 1 result counts as
+// missing", a receipt that was assigned one case "assigned 1 case".
+func TestWordsForOne(t *testing.T) {
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "demo"}, Revision: "1",
+		Shards: []shards.Shard{{ID: "s0", Cases: []string{"a"}}, {ID: "s1", Cases: []string{"c", "d"}}}}
+	if err := m.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := newR(t, m)
+	x := rcpt(m, 1, "p1", 1, "c")
+	x.Assigned = receipt.Assigned{Count: 1, Digest: receipt.CasesDigest([]string{"c"})}
+	r.AddReceipt("x.json", x)
+	rep := r.Report()
+	if d := rep.Shards[0].Detail; d != "no receipt and no summary: its 1 result counts as missing" {
+		t.Errorf("shard 0: %q", d)
+	}
+	if msg := rejection(t, rep, RejectAssignment).Message; !strings.Contains(msg, "assigned 1 case with digest") || !strings.Contains(msg, "has 2 cases with digest") {
+		t.Errorf("rejection %q", msg)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Report makes the report from everything added so far.
@@ -129,13 +131,13 @@ func (r *Reconciler) shardReport(i int) ShardReport {
 		sr.Missing = sr.Results
 		if st.rejected > 0 {
 			sr.State = StateRejected
-			sr.Detail = fmt.Sprintf("rejected: %s; its %d results count as missing", st.rejection, sr.Results)
+			sr.Detail = fmt.Sprintf("rejected: %s; its %s as missing", st.rejection, textwrap.Count(sr.Results, "result counts", "results count"))
 			if st.rejected > 1 {
-				sr.Detail = fmt.Sprintf("all %d receipts rejected, the first: %s; its %d results count as missing", st.rejected, st.rejection, sr.Results)
+				sr.Detail = fmt.Sprintf("all %d receipts rejected, the first: %s; its %s as missing", st.rejected, st.rejection, textwrap.Count(sr.Results, "result counts", "results count"))
 			}
 		} else {
 			sr.State = StateMissing
-			sr.Detail = fmt.Sprintf("no receipt and no summary: its %d results count as missing", sr.Results)
+			sr.Detail = fmt.Sprintf("no receipt and no summary: its %s as missing", textwrap.Count(sr.Results, "result counts", "results count"))
 		}
 		return sr
 	}

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -29,11 +30,9 @@ const (
 	DefaultInvalidInputExitCode int32 = 42
 )
 
-// DefaultMaxFailedIndexes is half the shards, rounded down: the Job is failed (and its running
-// indexes stopped) only once more than half of its shards have failed, when the cause is
-// almost surely shared (a bad image, command or dataset) and the run cannot be used anyway.
-// Fewer failures never stop the healthy shards.
-var DefaultMaxFailedIndexes = Budget{Percent: true, Value: 50}
+// DefaultMaxFailedIndexes is jobpolicy.MaxFailedIndexesPercent (half) of the shards, rounded
+// down: the rule lint advises too (why half: see there).
+var DefaultMaxFailedIndexes = Budget{Percent: true, Value: jobpolicy.MaxFailedIndexesPercent}
 
 // Options are the inputs of Build: everything `kubectl indexed create` takes from its flags and
 // files. Pointer fields are nil when the flag was not given: the value then comes from Base
@@ -125,7 +124,7 @@ func (b Budget) Resolve(total int) *int32 {
 	case b.Unlimited:
 		return nil
 	case b.Percent:
-		v := int32(int64(total) * int64(b.Value) / 100)
+		v := jobpolicy.PercentOf(total, b.Value)
 		return &v
 	}
 	v := b.Value

@@ -33,7 +33,7 @@ func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
 	if !ok || file == "-" {
 		return Hint{}, false
 	}
-	maxFailed := max(1, jobpolicy.SpecOf(job).Completions/10)
+	maxFailed := jobpolicy.SuggestedMaxFailedIndexes(int(jobpolicy.SpecOf(job).Completions))
 	// The fixed Job goes to /tmp, not next to the input: in a tree that lint -R or kubectl
 	// apply -f reads, a second manifest of the same Job would be picked up.
 	fixed := "/tmp/" + strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".yaml"), ".yml"), ".json") + "-per-index.yaml"

@@ -922,11 +922,14 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		set := indexes.Of(killed...)
 		// A failing Job counts every pod it kills as failed; a succeeding one counts none
 		// (trackJobStatusAndRemoveFinalizers: only when the finished condition is a failure).
-		words := "they count as failed"
-		if !failing {
-			words = "they are not counted as failed"
+		words, wordsNot := "they count as failed", "they are not counted as failed"
+		if len(killed) == 1 {
+			words, wordsNot = "it counts as failed", "it is not counted as failed"
 		}
-		s.event("PodsKilled", -1, "%s deleted (indexes %s): %s", plural(len(killed), "running pod", "running pods"), set.String(), words)
+		if !failing {
+			words = wordsNot
+		}
+		s.event("PodsKilled", -1, "%s deleted (%s): %s", plural(len(killed), "running pod", "running pods"), set.Named(0), words)
 	}
 	for i, p := range s.live {
 		if !p.tracked {
@@ -1126,7 +1129,7 @@ scan:
 		s.create(i, facts[k])
 	}
 	set := indexes.Of(cands...)
-	s.event("PodsCreated", -1, "%s created (indexes %s)", plural(len(cands), "pod", "pods"), set.String())
+	s.event("PodsCreated", -1, "%s created (%s)", plural(len(cands), "pod", "pods"), set.Named(0))
 	s.changed = true
 }
 

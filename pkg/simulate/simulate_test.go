@@ -282,3 +282,28 @@ func TestRestartTimingIsFlagged(t *testing.T) {
 		t.Errorf("no restarts: restartTiming %q (%v)", rep.RestartTiming, err)
 	}
 }
+
+// A count of one meets a noun of one: "1 pod created (index 0)", not "(indexes 0)"; more
+// than one keeps the plural.
+func TestEventWordsCountIndexes(t *testing.T) {
+	j := job(10, 2, map[string]string{
+		"scenario.indexed.kubectl.io/run-time": "never", "scenario.indexed.kubectl.io/run-time.1": "2s",
+		"scenario.indexed.kubectl.io/exit-code.1": "1"})
+	j.Spec.BackoffLimit = i32(2)
+	r := run(t, j, nil)
+	var msgs []string
+	for _, e := range r.Events {
+		if e.Type == "PodsCreated" || e.Type == "PodsKilled" {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	got := strings.Join(msgs, "\n")
+	for _, want := range []string{"2 pods created (indexes 0,1)", "1 pod created (index 1)", "1 running pod deleted (index 0): it counts as failed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "(indexes 0)") || strings.Contains(got, "(indexes 1)") {
+		t.Errorf("a plural for one index:\n%s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -137,4 +138,52 @@ func splitPath(path string) []string {
 	}
 	flush()
 	return segs
+}
+
+// dupKeyRE is the YAML parser's message for a key given twice in one mapping.
+var dupKeyRE = regexp.MustCompile(`line (\d+): key "((?:[^"\\]|\\.)*)" already set in map`)
+
+// duplicateKey finds, in text, the key the parser's message msg names as given twice, and the
+// line of its first occurrence in the same mapping (lines of text, 1-based).
+func duplicateKey(text []byte, msg string) (key string, first, again int, ok bool) {
+	m := dupKeyRE.FindStringSubmatch(msg)
+	if m == nil {
+		return "", 0, 0, false
+	}
+	again, _ = strconv.Atoi(m[1])
+	key, err := strconv.Unquote(`"` + m[2] + `"`)
+	if err != nil {
+		key = m[2]
+	}
+	var root yamlv3.Node
+	if yamlv3.Unmarshal(text, &root) != nil {
+		return "", 0, 0, false
+	}
+	var walk func(n *yamlv3.Node) int
+	walk = func(n *yamlv3.Node) int {
+		if n.Kind == yamlv3.MappingNode {
+			firstLine := 0
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if k.Kind != yamlv3.ScalarNode || k.Value != key {
+					continue
+				}
+				if firstLine == 0 {
+					firstLine = k.Line
+				} else if k.Line == again {
+					return firstLine
+				}
+			}
+		}
+		for _, c := range n.Content {
+			if l := walk(c); l > 0 {
+				return l
+			}
+		}
+		return 0
+	}
+	if first = walk(&root); first == 0 {
+		return "", 0, 0, false
+	}
+	return key, first, again, true
 }

@@ -93,6 +93,11 @@ func stringAt(m map[string]any, key string) string {
 // where the last of the duplicated keys wins.
 type DuplicateKeyError struct {
 	Err error
+	// Key is the key given twice; First is the line of its first occurrence and Again that of
+	// the one the parser stopped at, both in the file (0 when the parser's message names no
+	// line that the document's node tree confirms).
+	Key          string
+	First, Again int
 }
 
 func (e *DuplicateKeyError) Error() string { return e.Err.Error() }
@@ -462,7 +467,11 @@ func parseChunkObject(name string, doc int, c chunk, fastPath bool) ([]Document,
 		if lenient, lerr := yaml.YAMLToJSON(c.text); lerr == nil {
 			// Only the strict parser failed: duplicate keys. kubectl reads such a document
 			// (the last value wins); keep that object next to the error.
-			base.Err = &DuplicateKeyError{Err: base.Err}
+			dup := &DuplicateKeyError{Err: base.Err}
+			if key, first, again, ok := duplicateKey(c.text, msg); ok {
+				dup.Key, dup.First, dup.Again = key, first+c.line-1, again+c.line-1
+			}
+			base.Err = dup
 			var obj map[string]any
 			if json.Unmarshal(lenient, &obj) == nil && obj != nil {
 				if _, isList := obj["items"].([]any); !isList {

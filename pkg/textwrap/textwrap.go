@@ -3,6 +3,7 @@
 package textwrap
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -76,4 +77,12 @@ func ShellWords(cmd string) []string {
 		words = append(words, cmd[start:])
 	}
 	return words
+}
+
+// Count is n followed by the noun one or many, as n asks: "1 case", "0 cases", "2 cases".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -59,3 +59,11 @@ func TestCommand(t *testing.T) {
 		t.Errorf("a short command: %q", got)
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 cases", 1: "1 case", 2: "2 cases", 10000: "10000 cases"} {
+		if got := Count(n, "case", "cases"); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -643,7 +643,7 @@ func TestDiffCLISeedFix(t *testing.T) {
 
 	// The text report ends with the plan.
 	r = KubectlIndexed(t, "diff", "prepare-db", "-n", ns, "-f", fixFile)
-	if r.ExitCode != 1 || !strings.Contains(r.Stdout, "Plan:") || !strings.Contains(r.Stdout, "PrepareDBMode (live)") {
+	if r.ExitCode != 1 || !strings.Contains(r.Stdout, "Plan:") || !strings.Contains(r.Stdout, "! Prepare-db mode: the live Job:") {
 		t.Errorf("text:\n%s", r)
 	}
 	if i, j := strings.Index(r.Stdout, "Differences"), strings.Index(r.Stdout, "Plan:"); i < 0 || j < i {

@@ -118,7 +118,7 @@ func TestRetryFromReconcile(t *testing.T) {
 			t.Errorf("retry ConfigMap holds a second shard: key %s", k)
 		}
 	}
-	if !strings.Contains(r.Stderr, "1 shard to re-run: 1 ("+m.Shards[1].ID+", partial)") || !strings.Contains(r.Stderr, `indexes 1 of job "fr" already succeeded; they run again`) {
+	if !strings.Contains(r.Stderr, "1 shard to re-run: 1 ("+m.Shards[1].ID+", partial)") || !strings.Contains(r.Stderr, `index 1 of job "fr" already succeeded; it runs again`) {
 		t.Errorf("retry does not say which shard it re-runs and that its pod succeeded:\n%s", r)
 	}
 }

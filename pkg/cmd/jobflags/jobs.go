@@ -111,8 +111,15 @@ func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job
 	if len(missing) > 5 {
 		more = fmt.Sprintf(" and %d more", len(missing)-5)
 	}
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%d Jobs of this %s exist (%s ...) but %s%s were not created: run the same command again once the cause is fixed; it keeps the Jobs it made and creates the rest",
-		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more))
+	exist, were := "Jobs of this %s exist", "were"
+	if len(done) == 1 {
+		exist = "Job of this %s exists"
+	}
+	if len(missing) == 1 {
+		were = "was"
+	}
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%d "+exist+" (%s ...) but %s%s %s not created: run the same command again once the cause is fixed; it keeps the Jobs it made and creates the rest",
+		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were))
 }
 
 // saveJobs writes the Jobs to --save as a v1 List (YAML), never over an existing file.
@@ -136,7 +143,7 @@ func (o *Submitter) saveJobs(objs []runtime.Object) error {
 	if err := f.Close(); err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d Jobs to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		len(objs), o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
+	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
+		len(objs), plural(len(objs), "Job"), o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }

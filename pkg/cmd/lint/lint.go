@@ -92,6 +92,9 @@ type Options struct {
 	// IsTerminal says whether the output is a terminal (colour); tests replace it.
 	IsTerminal func(io.Writer) bool
 	ListRules  bool
+	// ShowHints adds hints (commands to run next) to the report; --show-hints=false leaves
+	// them out, under every -o.
+	ShowHints bool
 
 	paths []string
 	opts  lint.Options
@@ -100,7 +103,7 @@ type Options struct {
 
 // NewOptions returns the lint options with their defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)", Extra: ciFormats}, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
+	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)", Extra: ciFormats}, ShowHints: true, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
 }
 
 // NewCmdLint returns the lint command.
@@ -135,6 +138,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
 	fl.BoolVar(&o.NoColor, "no-color", false, output.NoColorUsage)
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
+	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix: on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
@@ -232,6 +236,9 @@ func (o *Options) Run() error {
 	for _, d := range skipped {
 		_, _ = fmt.Fprintf(o.ErrOut, "note: subdirectory %s not read (use -R to lint it)\n", d)
 	}
+	if o.ShowHints {
+		report.Hints = simulateHints(report)
+	}
 	if err := o.PrintFlags.Print(o.Out, report, func(format string) error {
 		if isCIFormat(format) {
 			// lint's own formats for CI (docs/lint.md#in-ci).
@@ -241,8 +248,10 @@ func (o *Options) Run() error {
 	}); err != nil {
 		return err
 	}
-	if f := o.PrintFlags.Format(); !o.PrintFlags.IsStructured() && f != formatSARIF && f != formatJUnit {
-		printSimulateHints(o.ErrOut, report)
+	if !o.PrintFlags.IsStructured() {
+		// -o json|yaml carry the hints as a field; every other format (text, the templates,
+		// the CI formats) leaves standard output to the report and says them on standard error.
+		printHints(o.ErrOut, report.Hints)
 	}
 	switch {
 	case report.Summary.Unreadable > 0:
@@ -260,9 +269,10 @@ func (o *Options) listRules() error {
 	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 }
 
-// printSimulateHints prints, for each file with a Job in the prepare-db mode, the commands that
+// simulateHints returns, for each file with a Job in the prepare-db mode, the commands that
 // simulate it next to the per-index fix on the same failures.
-func printSimulateHints(w io.Writer, report *lint.Report) {
+func simulateHints(report *lint.Report) []lint.Hint {
+	var hints []lint.Hint
 	seen := map[string]bool{}
 	for _, f := range report.Findings {
 		if f.Rule != lint.RulePrepareDB || f.File == "" || seen[f.File] {
@@ -279,9 +289,21 @@ func printSimulateHints(w io.Writer, report *lint.Report) {
 			continue
 		}
 		if h, ok := simulate.PrepareDBHint(f.File, job, cron); ok {
-			words := fmt.Sprintf("hint: see what the prepare-db mode of %s does, next to the per-index fix, on the same failures:", f.File)
-			// The prose wraps at the report's width; the commands stay whole, to be copied.
-			_, _ = fmt.Fprintf(w, "%s\n  %s\n  %s\n", strings.Join(lint.WrapText(words, 0, 6, TextWidth), "\n      "), h.Fix, h.Simulate)
+			hints = append(hints, lint.Hint{Rule: lint.RulePrepareDB, File: f.File,
+				Message:  fmt.Sprintf("see what the prepare-db mode of %s does, next to the per-index fix, on the same failures", f.File),
+				Commands: []string{h.Fix, h.Simulate}})
+		}
+	}
+	return hints
+}
+
+// printHints prints each hint: its message wrapped at the report's width, its commands whole
+// (to be copied), each on a line of its own.
+func printHints(w io.Writer, hints []lint.Hint) {
+	for _, h := range hints {
+		_, _ = fmt.Fprintf(w, "%s\n", strings.Join(lint.WrapText("hint: "+h.Message+":", 0, 6, TextWidth), "\n      "))
+		for _, c := range h.Commands {
+			_, _ = fmt.Fprintf(w, "  %s\n", c)
 		}
 	}
 }

@@ -358,7 +358,13 @@ func TestNewUserInputs(t *testing.T) {
 		{"tab indentation", "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: a\nspec:\n  completions: 3\n\tparallelism: 2\n", nil, exitcode.Usage,
 			[]string{":7: error unreadable-document"}, nil},
 		{"duplicate field", job("  completions: 4\n  backoffLimitPerIndex: 1\n"), []string{"--brief"}, exitcode.OK,
-			[]string{`:7: warning duplicate-field Job/a: field "completions" is given twice in one mapping (again at line 7): kubectl keeps the last value` + "\n"}, []string{"invalid YAML", "why:"}},
+			[]string{`:7: warning duplicate-field Job/a: field "completions" is given twice in one mapping, at lines 6 and 7: kubectl keeps the last value (line 7)` + "\n"}, []string{"invalid YAML", "why:"}},
+		// Both lines are named, also in a flow mapping on one line and in a later document
+		// (the lines are the file's); before, only the second was.
+		{"duplicate field in flow style", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: b}\nspec: {completions: 3, completions: 4}\n---\n" + job("") + "  completions: 4\n",
+			nil, exitcode.Findings,
+			[]string{`:4: warning duplicate-field Job/b: field "completions" is given twice in one mapping, both on line 4: kubectl keeps the last value` + "\n",
+				`:16: warning duplicate-field Job/a: field "completions" is given twice in one mapping, at lines 11 and 16: kubectl keeps the last value (line 16)` + "\n"}, nil},
 		{"field the target version lacks", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.27", "--brief"}, exitcode.Findings,
 			[]string{"error kube-version-feature Job/a: spec.backoffLimitPerIndex: backoffLimitPerIndex does not exist in Kubernetes 1.27 (it arrived in 1.28): the API server of that version rejects"}, nil},
 		{"newer kube version", job("  backoffLimitPerIndex: 1\n  maxFailedIndexes: 1\n"), []string{"--kube-version", "1.38"}, exitcode.OK,

@@ -3,6 +3,10 @@ package lint
 import (
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 )
 
 // A Job in the prepare-db mode gets, on standard error, the commands that simulate it next to
@@ -37,7 +41,36 @@ spec:
 	if r := run(t, "", fixed); strings.Contains(r.Stderr, "simulate") {
 		t.Errorf("hint for a per-index Job:\n%s", r.Stderr)
 	}
-	if r := run(t, "", file, "-o", "json"); strings.Contains(r.Stderr, "simulate") {
-		t.Errorf("hint with -o json:\n%s", r.Stderr)
+	// -o json and yaml carry the hint as a field of the report, and say nothing on stderr.
+	for _, format := range []string{"json", "yaml"} {
+		r := run(t, "", file, "-o", format)
+		if strings.Contains(r.Stderr, "simulate") {
+			t.Errorf("hint on stderr with -o %s:\n%s", format, r.Stderr)
+		}
+		var report lint.Report
+		if err := yaml.Unmarshal([]byte(r.Stdout), &report); err != nil {
+			t.Fatal(err)
+		}
+		if len(report.Hints) != 1 || report.Hints[0].Rule != lint.RulePrepareDB || report.Hints[0].File != file ||
+			len(report.Hints[0].Commands) != 2 || !strings.Contains(r.Stderr+report.Hints[0].Commands[1], "kubectl indexed simulate "+file+" --compare") {
+			t.Errorf("-o %s: hints %+v", format, report.Hints)
+		}
+	}
+	// Every other format says it on stderr, the CI formats too (their report is on stdout).
+	for _, format := range []string{"text", "sarif", "junit", "github", "jsonpath={.summary.warnings}"} {
+		if r := run(t, "", file, "-o", format); !strings.Contains(r.Stderr, "hint: see what the prepare-db mode") {
+			t.Errorf("-o %s: no hint on stderr:\n%s", format, r.Stderr)
+		}
+	}
+	// --show-hints=false leaves them out under every -o.
+	for _, format := range []string{"text", "json", "yaml", "sarif", "junit", "github", "jsonpath={.hints}"} {
+		r := run(t, "", file, "-o", format, "--show-hints=false")
+		if r.Code != 0 || strings.Contains(r.Stderr, "hint") || strings.Contains(r.Stdout, "hints") || strings.Contains(r.Stdout, "kubectl indexed simulate") {
+			t.Errorf("-o %s --show-hints=false: %d\n%s\n%s", format, r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	// A report without a hint has no hints field.
+	if r := run(t, "", fixed, "-o", "json"); strings.Contains(r.Stdout, "hints") {
+		t.Errorf("hints field without a hint:\n%s", r.Stdout)
 	}
 }

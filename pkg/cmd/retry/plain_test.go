@@ -374,3 +374,15 @@ func TestRetryFromReconcile(t *testing.T) {
 		}
 	}
 }
+
+// A plain retry of one index saves "the 1 Job", not "the 1 Jobs"; of two, "the 2 Jobs".
+func TestRetryPlainSaveWords(t *testing.T) {
+	for indexes, want := range map[string]string{"4": "saved the 1 Job to ", "2,4": "saved the 2 Jobs to "} {
+		c := fake.NewClientset(plainSeed(t))
+		path := filepath.Join(t.TempDir(), "jobs.yaml")
+		r := run(t, c, "seed", "--indexes", indexes, "--dry-run=client", "--save", path)
+		if r.code != 0 || !strings.Contains(r.stderr, want+path) {
+			t.Errorf("--indexes %s: exit %d %v\n%s", indexes, r.code, r.err, r.stderr)
+		}
+	}
+}

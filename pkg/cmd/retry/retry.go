@@ -35,6 +35,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 var (
@@ -166,7 +167,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or a list such as 2,4,10-19.")
+	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or completion indexes, "+indexes.FlagGrammar+".")
 	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
 	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
@@ -275,6 +276,9 @@ const (
 	CreateBurst = 100
 )
 
+// indexKeywords are the words --indexes takes besides a list of indexes.
+var indexKeywords = strings.Join([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, ", ")
+
 func (o *Options) explicit() bool {
 	if o.FromReconcile != "" {
 		return true // the report's list, known once the Job is read
@@ -289,7 +293,7 @@ func (o *Options) explicit() bool {
 // Validate checks the flags that need no cluster.
 func (o *Options) Validate() error {
 	if strings.TrimSpace(o.Indexes) == "" {
-		return exitcode.UsageError("--indexes must not be empty: give failed, unfinished, missing or a list such as 2,4,10-19")
+		return exitcode.UsageError("--indexes must not be empty: give completion indexes, %s, or one of %s", indexes.FlagGrammar, indexKeywords)
 	}
 	if o.FromReconcile != "" {
 		if o.changed("indexes") {
@@ -303,10 +307,14 @@ func (o *Options) Validate() error {
 		}
 	}
 	if o.explicit() && o.FromReconcile == "" {
-		// The syntax is checked here, before any request; the range needs the Job's completions.
-		if _, err := indexes.Parse(strings.TrimSpace(o.Indexes), indexes.Unbounded); err != nil {
-			return exitcode.UsageError("--indexes %q: give failed, unfinished, missing, or completion indexes such as 2,4,10-19: %w", o.Indexes, err)
+		// The syntax is checked here, before any request, with the grammar and the error text
+		// of every flag that takes indexes (any order, overlaps allowed); the range needs the
+		// Job's completions. lineage.Select reads the list in its canonical form.
+		set, err := indexes.ParseFlag("--indexes", o.Indexes)
+		if err != nil {
+			return exitcode.UsageError("%v, or one of %s", err, indexKeywords)
 		}
+		o.Indexes = set.String()
 	}
 	if o.AllowRunning && !o.explicit() {
 		return exitcode.UsageError("--allow-running needs an explicit --indexes list (such as 2,4): only indexes you name, that already failed for good, are retried while the Job runs")
@@ -578,10 +586,10 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 	}
 	var msgs []string
 	for _, b := range busy {
-		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root indexes %s", b.name, b.attempt, b.both.Truncated(100)))
+		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root %s", b.name, b.attempt, b.both.Named(100)))
 	}
 	if len(msgs) > 5 {
-		msgs = append(msgs[:5], fmt.Sprintf("and %d more Jobs", len(msgs)-5))
+		msgs = append(msgs[:5], "and "+textwrap.Count(len(msgs)-5, "more Job", "more Jobs"))
 	}
 	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {

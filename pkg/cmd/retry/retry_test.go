@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -251,7 +252,7 @@ func TestRetryRefusals(t *testing.T) {
 			finish(j, "0,1", "2", "")
 			j.Status.Conditions = nil
 			return []runtime.Object{j, cm}
-		}, []string{"--indexes", "2,4", "--allow-running"}, 2, "indexes 4 have not failed for good"},
+		}, []string{"--indexes", "2,4", "--allow-running"}, 2, "index 4 has not failed for good"},
 		{"configmap gone", func(j *batchv1.Job, cm *corev1.ConfigMap) []runtime.Object {
 			return []runtime.Object{j}
 		}, nil, 4, "it is gone"},
@@ -333,11 +334,24 @@ func TestRetryOverridesAndPodAnnotations(t *testing.T) {
 	}
 }
 
+// --indexes takes the shared grammar (indexes.ParseFlag): any order, overlaps allowed, spaces
+// around the commas. Before, "4,2" was refused (not increasing).
+func TestRetryIndexesSharedGrammar(t *testing.T) {
+	for _, list := range []string{"2,4", "4,2", "4,2,2", "2, 4", "4,2-2,4"} {
+		job, cm, _ := seed(t)
+		c := fake.NewClientset(job, cm)
+		r := run(t, c, "seed", "--indexes", list, "--dry-run=client", "-o", "name")
+		if r.code != 0 || !strings.Contains(r.stderr, `retrying 2 indexes of job "seed" (2,4)`) {
+			t.Errorf("--indexes %q: exit %d %v\n%s", list, r.code, r.err, r.stderr)
+		}
+	}
+}
+
 func TestRetryWarnsOnSucceededIndexes(t *testing.T) {
 	job, cm, _ := seed(t)
 	c := fake.NewClientset(job, cm)
 	r := run(t, c, "seed", "--indexes", "0,2", "--dry-run=client", "-o", "name")
-	if r.code != 0 || !strings.Contains(r.stderr, "indexes 0 of job \"seed\" already succeeded") {
+	if r.code != 0 || !strings.Contains(r.stderr, "index 0 of job \"seed\" already succeeded; it runs again") {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
 }
@@ -463,16 +477,19 @@ func TestRetrySaveNeverOverwrites(t *testing.T) {
 // TestRetryBadIndexesBeforeTheNetwork: a malformed --indexes is a usage error (exit 2) before
 // any request; before, the Job was read first, so with no API server it exited 4 ("cannot
 // reach the API server").
+// The error text is that of every flag that takes indexes (indexes.ParseFlag), with retry's
+// keywords after it; before, retry had its own grammar and text.
 func TestRetryBadIndexesBeforeTheNetwork(t *testing.T) {
-	for _, bad := range []string{"banana", "4,2", "-1", "2-", "1,,2"} {
+	for _, bad := range []string{"banana", "faild", "-1", "2-", "1,,2", "4-2", "1-2-3"} {
 		t.Run(bad, func(t *testing.T) {
 			c := fake.NewClientset()
 			c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
 				return true, nil, fmt.Errorf("dial tcp 127.0.0.1:1: connect: connection refused")
 			})
 			r := run(t, c, "seed", "--indexes", bad)
-			if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--indexes") {
-				t.Fatalf("exit %d, want 2; error %v", r.code, r.err)
+			_, perr := indexes.ParseFlag("--indexes", bad)
+			if r.code != 2 || r.err == nil || perr == nil || r.err.Error() != perr.Error()+", or one of failed, unfinished, missing" {
+				t.Fatalf("exit %d, want 2; error %v, want %v, or one of failed, unfinished, missing", r.code, r.err, perr)
 			}
 			if n := len(c.Actions()); n != 0 {
 				t.Errorf("%d requests before the usage error: %v", n, c.Actions())

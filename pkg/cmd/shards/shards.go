@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 var shardsLong = templates.LongDesc(`
@@ -276,22 +277,43 @@ func (o *ValidateOptions) Run() error {
 	return nil
 }
 
+// textWidth is the width of validate's text view (-o json|yaml hold every value on one line).
+const textWidth = 80
+
+// printText prints a few lines per manifest, each wrapped at textWidth (a word longer than a
+// line, such as the content hash or a long path, stays whole so that it can be copied):
+//
+//	examples/manifest.yaml: valid
+//	  manifest "demo" revision "1": 4 shards of 10 cases (40 cases)
+//	  sha256:6c22afd18ee2c6a4184323f70aadcb1f3ac8225eb7b820bffc434e5c1841b46c
+//	  ConfigMap demo-shards-6c22afd18e
 func (o *ValidateOptions) printText(sums []shards.Summary) error {
-	{
-		for _, s := range sums {
-			size := strconv.Itoa(s.Smallest)
-			if s.Largest != s.Smallest {
-				size = fmt.Sprintf("%d-%d", s.Smallest, s.Largest)
+	for _, s := range sums {
+		size := textwrap.Count(s.Smallest, "case", "cases")
+		if s.Largest != s.Smallest {
+			size = fmt.Sprintf("%d-%d cases", s.Smallest, s.Largest)
+		}
+		configMap := "ConfigMap " + s.ConfigMap
+		if s.Store != nil && s.Store.ConfigMaps > 1 {
+			configMap += fmt.Sprintf(", stored in %s, %d bytes", s.Store, s.Store.Bytes)
+		}
+		lines := []string{
+			s.File + ": valid",
+			fmt.Sprintf("  manifest %q revision %q: %s of %s (%s)", s.Name, s.Revision,
+				textwrap.Count(s.Shards, "shard", "shards"), size, textwrap.Count(s.Cases, "case", "cases")),
+			"  " + s.Hash,
+			"  " + configMap,
+		}
+		if s.StoreError != "" {
+			lines = append(lines, "  create would refuse it: "+s.StoreError)
+		}
+		for _, l := range lines {
+			indent := strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " ")))
+			// Continuation lines sit two columns right of their line's start.
+			wrapped := textwrap.Words(l, textWidth-len(indent)-2)
+			if _, err := fmt.Fprintf(o.Out, "%s%s\n", indent, strings.Join(wrapped, "\n"+indent+"  ")); err != nil {
+				return err
 			}
-			store := ""
-			switch {
-			case s.StoreError != "":
-				store = "; create would refuse it: " + s.StoreError
-			case s.Store != nil && s.Store.ConfigMaps > 1:
-				store = fmt.Sprintf(", stored in %s, %d bytes", s.Store, s.Store.Bytes)
-			}
-			_, _ = fmt.Fprintf(o.Out, "%s: valid: manifest %q revision %q, %d shards of %s cases (%d cases), %s, ConfigMap %s%s\n",
-				s.File, s.Name, s.Revision, s.Shards, size, s.Cases, s.Hash, s.ConfigMap, store)
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -122,13 +123,79 @@ shards:
 - {id: s-c, cases: [z1, z2, z3]}
 `
 
+// shardManifest is a manifest of n shards of size cases each, with case IDs of about 30 bytes.
+func shardManifest(n, size int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: a-rather-long-evaluation-name}\nrevision: \"2026-12-02\"\nshards:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "- id: s-%06d\n  cases:\n", i)
+		for c := range size {
+			fmt.Fprintf(&b, "  - eval/suite/case-%06d-%09d\n", i, c)
+		}
+	}
+	return b.String()
+}
+
+// The text view of validate fits 80 columns (it printed one line of 199 columns for the
+// example manifest, more with a store note), wrapping rather than cutting: every word of the
+// old line is still there.
+func TestValidateFits80Columns(t *testing.T) {
+	example, err := filepath.Abs("../../../examples/manifest.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, file := range map[string]string{
+		"example": example,
+		// More than one ConfigMap: the "stored in" note.
+		"stored in parts": writeManifest(t, shardManifest(40, 1000)),
+		// One shard too big for a ConfigMap: the "create would refuse it" note.
+		"refused": writeManifest(t, shardManifest(1, 40000)),
+		"one":     writeManifest(t, shardManifest(1, 1)),
+	} {
+		r := run(t, "", "validate", file)
+		if r.Err != nil {
+			t.Fatalf("%s: %v", name, r.Err)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n") {
+			if n := utf8.RuneCountInString(l); n > 80 && !strings.HasPrefix(strings.TrimSpace(l), "sha256:") || n > 80+len(file) {
+				t.Errorf("%s: %d columns: %q", name, n, l)
+			}
+		}
+		j := run(t, "", "validate", file, "-o", "json")
+		var s shards.Summary
+		if err := json.Unmarshal([]byte(j.Stdout), &s); err != nil {
+			t.Fatal(err)
+		}
+		flat := strings.Join(strings.Fields(r.Stdout), " ")
+		for _, w := range []string{s.Hash, "ConfigMap " + s.ConfigMap, s.StoreError} {
+			if w := strings.Fields(w); len(w) > 0 && !strings.Contains(flat, strings.Join(w, " ")) {
+				t.Errorf("%s: %q not in the text view:\n%s", name, w, r.Stdout)
+			}
+		}
+		switch name {
+		case "stored in parts":
+			if s.Store == nil || s.Store.ConfigMaps < 2 || !strings.Contains(r.Stdout, "stored in") {
+				t.Errorf("%s: %+v\n%s", name, s.Store, r.Stdout)
+			}
+		case "refused":
+			if s.StoreError == "" || !strings.Contains(r.Stdout, "create would refuse it:") {
+				t.Errorf("%s: %q\n%s", name, s.StoreError, r.Stdout)
+			}
+		case "one":
+			if !strings.Contains(flat, "1 shard of 1 case (1 case)") {
+				t.Errorf("%s: not singular:\n%s", name, r.Stdout)
+			}
+		}
+	}
+}
+
 func TestValidate(t *testing.T) {
 	good := writeManifest(t, three)
 	bad := writeManifest(t, strings.Replace(three, "y1", "x1", 1))
 	r := run(t, "", "validate", good)
 	m, _ := shards.Parse("m", []byte(three))
-	if r.Err != nil || !strings.Contains(r.Stdout, `valid: manifest "demo" revision "3", 3 shards of 1-3 cases (6 cases), `+m.Hash()+", ConfigMap demo-shards-"+m.ShortHash(10)) {
-		t.Errorf("%v %q", r.Err, r.Stdout)
+	if want := good + ": valid\n  manifest \"demo\" revision \"3\": 3 shards of 1-3 cases (6 cases)\n  " + m.Hash() + "\n  ConfigMap demo-shards-" + m.ShortHash(10) + "\n"; r.Err != nil || r.Stdout != want {
+		t.Errorf("%v %q, want %q", r.Err, r.Stdout, want)
 	}
 	r = run(t, "", "validate", good, "-o", "json")
 	var s shards.Summary
@@ -136,7 +203,7 @@ func TestValidate(t *testing.T) {
 		t.Errorf("%v %+v", err, s)
 	}
 	r = run(t, "", "validate", good, bad)
-	if r.Code != exitcode.Usage || !strings.Contains(r.Stderr, `case "x1" is in two shards: shards[1] (id "s-b") and shards[0] (id "s-a")`) || !strings.Contains(r.Stdout, "valid:") {
+	if r.Code != exitcode.Usage || !strings.Contains(r.Stderr, `case "x1" is in two shards: shards[1] (id "s-b") and shards[0] (id "s-a")`) || !strings.Contains(r.Stdout, ": valid\n") {
 		t.Errorf("%d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 	r = run(t, three, "validate", "-")

@@ -242,8 +242,13 @@ func (o *Options) Run() error {
 		}
 		if job.Spec.Completions != nil {
 			if out := o.outcomes.OutOfRange(int(*job.Spec.Completions)); len(out) > 0 {
-				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %d completions (indexes 0-%d): the flags for indexes %s do not apply to it\n",
-					path, *job.Spec.Completions, *job.Spec.Completions-1, indexes.Of(out...).Truncated(setWidth))
+				c := int(*job.Spec.Completions)
+				valid := "no index"
+				if c > 0 {
+					valid = indexes.FromIntervals(indexes.Interval{First: 0, Last: c - 1}).Named(0)
+				}
+				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %s (%s): the flags for %s do not apply to it\n",
+					path, textwrap.Count(c, "completion", "completions"), valid, indexes.Of(out...).Named(setWidth))
 			}
 		}
 		keep := job.Spec.Completions != nil && *job.Spec.Completions <= statusViewLimit && !o.PrintFlags.IsMachine()
@@ -290,11 +295,24 @@ func outcomeLine(r *simulate.Report) string {
 	return fmt.Sprintf("%s%s after %s", r.Outcome, reason, r.Duration)
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return `""`
+// Words for an index-set field of the status in the text views. Both sets say "none" when
+// empty; failedIndexes is absent (nil) when the Job has no backoffLimitPerIndex, as the Job
+// controller then does not track failed indexes, and that is "not tracked", not "none".
+const (
+	noIndexes        = "none"
+	indexesUntracked = "not tracked"
+)
+
+// indexCell is an index-set field of the status as the text views show it: the set (cut at
+// width, 0 for all of it), noIndexes when empty, indexesUntracked when absent.
+func indexCell(s *string, width int) string {
+	switch {
+	case s == nil:
+		return indexesUntracked
+	case *s == "":
+		return noIndexes
 	}
-	return s
+	return cutSet(*s, width)
 }
 
 // setWidth is how many bytes of an interval string the text view shows (status's width).
@@ -322,11 +340,7 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	if wide {
 		width = 0
 	}
-	failedIx := "-"
-	if st.FailedIndexes != nil {
-		failedIx = orNone(cutSet(*st.FailedIndexes, width))
-	}
-	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", orNone(cutSet(st.CompletedIndexes, width)), failedIx, st.Succeeded, st.Failed)
+	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", indexCell(&st.CompletedIndexes, width), indexCell(st.FailedIndexes, width), st.Succeeded, st.Failed)
 	for _, c := range conditionWords(st, start) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
@@ -492,13 +506,8 @@ func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
 		return r.Outcome + reason
 	})
 	row("after", func(r *simulate.Report) string { return r.Duration })
-	row("completedIndexes", func(r *simulate.Report) string { return orNone(cutSet(r.Status.CompletedIndexes, width)) })
-	row("failedIndexes", func(r *simulate.Report) string {
-		if r.Status.FailedIndexes == nil {
-			return "-"
-		}
-		return orNone(cutSet(*r.Status.FailedIndexes, width))
-	})
+	row("completedIndexes", func(r *simulate.Report) string { return indexCell(&r.Status.CompletedIndexes, width) })
+	row("failedIndexes", func(r *simulate.Report) string { return indexCell(r.Status.FailedIndexes, width) })
 	row("succeeded", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Succeeded)) })
 	row("failed", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Failed)) })
 	row("indexes never finished", func(r *simulate.Report) string {

@@ -128,6 +128,35 @@ func TestCompareAndJSON(t *testing.T) {
 	}
 }
 
+// failedIndexes absent (no backoffLimitPerIndex: not tracked) and failedIndexes empty (tracked,
+// none failed) say so in words, in the same table and in the one-Job view; before, one was "-"
+// and the other `""`, side by side.
+func TestIndexSetWords(t *testing.T) {
+	a := testutil.WriteFile(t, "a.yaml", jobYAML)
+	b := testutil.WriteFile(t, "b.yaml", strings.Replace(jobYAML, "  backoffLimit: 1\n", "  backoffLimitPerIndex: 1\n", 1))
+	out, err := runCmd(t, a, "--compare", b, "--default-duration", "5s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var row []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "failedIndexes" {
+			row = f
+		}
+	}
+	if strings.Join(row, " ") != "failedIndexes not tracked none" {
+		t.Errorf("failedIndexes row %q:\n%s", row, out)
+	}
+	for file, want := range map[string]string{a: "failedIndexes: not tracked", b: "failedIndexes: none"} {
+		if out, err := runCmd(t, file, "--default-duration", "5s"); err != nil || !strings.Contains(out, want) {
+			t.Errorf("%s: no %q (%v):\n%s", file, want, err, out)
+		}
+	}
+	if out, err := runCmd(t, b, "--outcome", "0-3=1"); err != nil || !strings.Contains(out, "completedIndexes: none") {
+		t.Errorf("no completed index (%v):\n%s", err, out)
+	}
+}
+
 // TestOutputTemplates: kubectl's template formats over the SimulationReport (custom-columns a
 // row per event) and, with --compare, over the comparison (a row per report).
 func TestOutputTemplates(t *testing.T) {
