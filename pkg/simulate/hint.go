@@ -44,7 +44,7 @@ func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
 		patch = `{"spec":` + patch + `}`
 	}
 	return Hint{
-		Fix:      fmt.Sprintf("kubectl patch --local -f %s --type merge -p '%s' -o yaml > %s", ShellQuote(file), patch, ShellQuote(fixed)),
+		Fix:      fmt.Sprintf("kubectl patch --local -f %s --type merge -o yaml -p '%s' > %s", ShellQuote(file), patch, ShellQuote(fixed)),
 		Simulate: fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", ShellQuote(file), ShellQuote(fixed), flags),
 	}, true
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -297,13 +298,16 @@ func simulateHints(report *lint.Report) []lint.Hint {
 	return hints
 }
 
-// printHints prints each hint: its message wrapped at the report's width, its commands whole
-// (to be copied), each on a line of its own.
+// printHints prints each hint: its message wrapped at the report's width, each command broken
+// between shell words with backslash continuations (textwrap.Command), so that it runs as
+// printed when pasted; a word longer than the width (a JSON patch) keeps a line of its own.
 func printHints(w io.Writer, hints []lint.Hint) {
 	for _, h := range hints {
 		_, _ = fmt.Fprintf(w, "%s\n", strings.Join(lint.WrapText("hint: "+h.Message+":", 0, 6, TextWidth), "\n      "))
 		for _, c := range h.Commands {
-			_, _ = fmt.Fprintf(w, "  %s\n", c)
+			for _, l := range textwrap.Command(c, TextWidth-2) {
+				_, _ = fmt.Fprintf(w, "  %s\n", l)
+			}
 		}
 	}
 }

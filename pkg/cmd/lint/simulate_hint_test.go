@@ -31,10 +31,19 @@ spec:
 `
 	file := write(t, dir, "prepare-db.yaml", job)
 	r := run(t, "", file)
+	// The commands are broken between shell words with backslash continuations: joined as the
+	// shell joins them, they are the commands; every line fits 80 columns but the one holding
+	// the JSON patch alone, a word that cannot be broken.
+	joined := strings.Join(strings.Fields(strings.ReplaceAll(r.Stderr, " \\\n", " ")), " ")
 	for _, want := range []string{"kubectl patch --local -f " + file, `"backoffLimitPerIndex":1`,
 		"kubectl indexed simulate " + file + " --compare /tmp/prepare-db-per-index.yaml", "--outcome 0=1,0"} {
-		if !strings.Contains(r.Stderr, want) {
+		if !strings.Contains(joined, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.Stderr)
+		}
+	}
+	for _, l := range strings.Split(r.Stderr, "\n") {
+		if word := strings.TrimSuffix(strings.TrimSpace(l), " \\"); len(l) > 80 && strings.Contains(word, " ") {
+			t.Errorf("a line of %d columns that could be broken: %q", len(l), l)
 		}
 	}
 	fixed := write(t, dir, "fixed.yaml", strings.Replace(job, "backoffLimit: 2", "backoffLimitPerIndex: 1", 1))
