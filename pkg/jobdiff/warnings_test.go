@@ -198,3 +198,36 @@ func TestWarningTitlesAreWords(t *testing.T) {
 		t.Errorf("text report:\n%s", out)
 	}
 }
+
+// A count of one meets a noun of one in the warnings: "1 index has already failed", "the 1
+// active pod; its index starts" (before: "1 indexes have", "the 1 active pods; their indexes").
+func TestWarningWordsForOne(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		desired func(*batchv1.Job)
+		edit    func(*batchv1.Job)
+		want    string
+	}{
+		{"one failed index", func(j *batchv1.Job) { j.Spec.MaxFailedIndexes = ptrTo[int32](0) },
+			func(j *batchv1.Job) { j.Status.FailedIndexes = ptrTo("3") }, "1 index has already failed (3)"},
+		{"one active pod", func(j *batchv1.Job) { j.Spec.Suspend = ptrTo(true) },
+			func(j *batchv1.Job) { j.Status.Active = 1 }, "suspending deletes the 1 active pod; its index starts again"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			live := liveJob(stRunning, nil)
+			tc.edit(live)
+			desired := desiredJob(tc.desired)
+			r, err := Diff(live, desired, Options{Now: testNow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var msgs []string
+			for _, w := range r.Warnings {
+				msgs = append(msgs, w.Message)
+			}
+			if all := strings.Join(msgs, "\n"); !strings.Contains(all, tc.want) {
+				t.Errorf("no %q in:\n%s", tc.want, all)
+			}
+		})
+	}
+}

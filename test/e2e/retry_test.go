@@ -386,7 +386,7 @@ func TestRetryRefusesAndNamesPermissions(t *testing.T) {
 		t.Errorf("retry of a running Job:\n%s", r)
 	}
 	r = KubectlIndexed(t, "retry", "hold", "-n", ns, "--indexes", "1,2", "--allow-running")
-	if r.ExitCode != 2 || !strings.Contains(r.Stderr, "indexes 2 have not failed for good") {
+	if r.ExitCode != 2 || !strings.Contains(r.Stderr, "index 2 has not failed for good") {
 		t.Errorf("--allow-running with a running index:\n%s", r)
 	}
 	r = KubectlIndexed(t, "retry", "hold", "-n", ns, "--indexes", "1", "--allow-running", "--dry-run=server", "-o", "name")
