@@ -223,17 +223,23 @@ func TestSimulateLintHintRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := KubectlIndexed(t, "lint", file)
-	var cmds []string
-	for _, line := range strings.Split(r.Stderr, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "kubectl ") {
-			cmds = append(cmds, l)
+	// The hint's commands, pasted as printed: each breaks between shell words with backslash
+	// continuations; the shell joins them.
+	lines := strings.Split(strings.TrimRight(r.Stderr, "\n"), "\n")
+	first, starts := -1, 0
+	for i, line := range lines {
+		if strings.HasPrefix(strings.TrimSpace(line), "kubectl ") {
+			starts++
+			if first < 0 {
+				first = i
+			}
 		}
 	}
-	if len(cmds) != 2 {
-		t.Fatalf("lint printed %d commands, want 2:\n%s", len(cmds), r)
+	if first < 0 || starts != 2 {
+		t.Fatalf("lint printed %d commands, want 2:\n%s", starts, r)
 	}
 	// kubectl on PATH is the v1.37.2 client, kubectl-indexed the plugin under test.
-	sh := exec.Command("bash", "-c", "set -e; "+cmds[0]+"; "+cmds[1])
+	sh := exec.Command("bash", "-c", "set -e\n"+strings.Join(lines[first:], "\n"))
 	sh.Dir = dir
 	out, err := sh.CombinedOutput()
 	if err != nil {
