@@ -5,7 +5,7 @@
 #   hack/krew-smoke.sh KREW MANIFEST DIST KUBECTL_DIR
 #
 #   KREW         a krew binary (built from sigs.k8s.io/krew; installed here as kubectl-krew)
-#   MANIFEST     the krew manifest rendered from DIST (its sha256 values are DIST's archives')
+#   MANIFEST     goreleaser's krew manifest of DIST (its sha256 values are DIST's archives')
 #   DIST         goreleaser's dist directory
 #   KUBECTL_DIR  a directory holding kubectl (>= 1.26, for plugin completion)
 #

@@ -3,11 +3,12 @@
 #
 #   make goreleaser-check  goreleaser check (.goreleaser.yaml)
 #   make dist              goreleaser snapshot build of every platform into dist/
-#   make krew-manifest     dist, then regenerate plugins/indexed.yaml (commit it) from the single
-#                          template krew/indexed.yaml.tmpl with the archives' real sha256 values
-#   make krew-check        render the manifest into dist/plugins/, review rules, agreement
-#                          with goreleaser's own krew manifest and with the committed one
-#   make validate-krew     krew's validate-krew-manifest on plugins/indexed.yaml, and on the same
+#   make krew-manifest     dist, then copy goreleaser's krew manifest (its krews section, from
+#                          krew/*.txt and the archives' real sha256 values) to plugins/indexed.yaml
+#                          (commit it)
+#   make krew-check        krew-index's review rules on goreleaser's manifest (hack/krew-check.sh),
+#                          and the committed one is up to date
+#   make validate-krew     krew's validate-krew-manifest on plugins/indexed.yaml, and on goreleaser's
 #                          manifest pointed at dist/ served on loopback, installing every platform
 #   make krew-smoke        install the snapshot archive with krew in a throwaway KREW_ROOT and run
 #                          `kubectl indexed version` and completion through kubectl
@@ -23,8 +24,7 @@ KREW_VERSION           := v0.4.3
 KREW_TOOLS             := $(TOOLS_BIN)/krew-$(KREW_VERSION)
 KREW                   := $(KREW_TOOLS)/kubectl-krew
 VALIDATE_KREW          := $(KREW_TOOLS)/validate-krew-manifest
-KREWMANIFEST           := go run ./hack/krewmanifest
-KREW_GENERATED         := dist/plugins/indexed.yaml
+KREW_GENERATED         := dist/krew/indexed.yaml
 # What the checks below read from a build: made by `make dist` when missing. `make dist`
 # always rebuilds; run it first when the tree changed since the last build.
 DIST_BUILT             := dist/artifacts.json
@@ -56,21 +56,17 @@ dist: $(GORELEASER) ## Snapshot build of every platform into dist/
 	ls -l dist/*.tar.gz dist/*.zip | awk '{ printf "dist: %6.1f MiB  %s\n", $$5/1048576, $$9 }'
 
 krew-manifest: dist ## Regenerate plugins/indexed.yaml from a snapshot build
-	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o plugins/indexed.yaml
+	cp $(KREW_GENERATED) plugins/indexed.yaml
 
-krew-check: $(DIST_BUILT) ## The rendered manifest follows krew-index's rules and agrees with goreleaser's and the committed one
-	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o $(KREW_GENERATED)
-	$(KREWMANIFEST) compare-goreleaser -goreleaser dist/krew/indexed.yaml $(KREW_GENERATED)
-	$(KREWMANIFEST) check plugins/indexed.yaml
-	$(KREWMANIFEST) compare-committed -committed plugins/indexed.yaml $(KREW_GENERATED)
+krew-check: $(DIST_BUILT) ## goreleaser's krew manifest follows krew-index's rules; the committed one is up to date
+	bash hack/krew-check.sh $(KREW_GENERATED) plugins/indexed.yaml
 
 validate-krew: $(DIST_BUILT) $(KREW) $(VALIDATE_KREW) cluster-bins ## krew's validate-krew-manifest, structural and installing every platform
 	$(VALIDATE_KREW) -skip-install -manifest plugins/indexed.yaml
 	PATH="$(KREW_TOOLS):$$(bash $(CLUSTER_BUILD) --print-bin-dir):$$PATH" \
-	  $(KREWMANIFEST) serve -dist dist -template krew/indexed.yaml.tmpl -- $(VALIDATE_KREW) -manifest {manifest}
+	  bash hack/krew-serve.sh dist $(VALIDATE_KREW)
 
 krew-smoke: $(DIST_BUILT) $(KREW) cluster-bins ## Install the snapshot archive with krew and run it through kubectl
-	$(KREWMANIFEST) render -dist dist -template krew/indexed.yaml.tmpl -o $(KREW_GENERATED)
 	bash hack/krew-smoke.sh $(KREW) $(KREW_GENERATED) dist "$$(bash $(CLUSTER_BUILD) --print-bin-dir)"
 
 CHECK_RELEASE += goreleaser-check dist krew-check validate-krew krew-smoke
