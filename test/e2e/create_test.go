@@ -279,22 +279,10 @@ func TestCreatePermissions(t *testing.T) {
 	// create Jobs: the ConfigMap is made, the Job is refused, and the error says so.
 	ns := NewNamespace(t)
 	ctx := context.Background()
-	if _, err := env.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "half"},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create"}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "half"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "viewer"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "half"},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	GrantViewer(t, ns, "half", []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create"}},
+	})
 	r = viewer(ns)
 	for _, want := range []string{
 		`permission denied: you may not create job "perm" in namespace "` + ns + `"; ask for "create" on "jobs"`,

@@ -134,23 +134,10 @@ func TestFaultsPrintedCommandsActAsUser(t *testing.T) {
 		t.Fatalf("kubectl apply:\n%s", r)
 	}
 	WaitForFinished(t, ns, "cr", 3*time.Minute)
-	ctx := context.Background()
-	if _, err := env.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "read"},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
-			{APIGroups: []string{""}, Resources: []string{"pods", "pods/log", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "read"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "viewer"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read"},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	GrantViewer(t, ns, "read", []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"pods", "pods/log", "configmaps"}, Verbs: []string{"get", "list", "watch"}},
+	})
 	vcfg, err := clientcmd.LoadFromFile(env.ViewerKubeconfig)
 	if err != nil {
 		t.Fatal(err)

@@ -415,23 +415,10 @@ func TestFaults(t *testing.T) {
 		t.Parallel()
 		RequireViewer(t)
 		ns := NewNamespace(t)
-		ctx := context.Background()
-		if _, err := env.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
-			ObjectMeta: metav1.ObjectMeta{Name: "half"},
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list"}},
-				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "delete"}},
-			},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := env.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "half"},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "viewer"}},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "half"},
-		}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		GrantViewer(t, ns, "half", []rbacv1.PolicyRule{
+			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "create", "delete"}},
+		})
 		vcfg, err := clientcmd.LoadFromFile(env.ViewerKubeconfig)
 		if err != nil {
 			t.Fatal(err)

@@ -397,22 +397,10 @@ func TestRetryRefusesAndNamesPermissions(t *testing.T) {
 	if env.ViewerKubeconfig == "" {
 		return
 	}
-	if _, err := env.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{
-		ObjectMeta: metav1.ObjectMeta{Name: "read"},
-		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
-		},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := env.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: "read"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "viewer"}},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: "read"},
-	}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	GrantViewer(t, ns, "read", []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+	})
 	r = Run(t, Cmd{Args: []string{"indexed", "retry", "hold", "-n", ns, "--indexes", "1", "--allow-running"}, Kubeconfig: env.ViewerKubeconfig})
 	if r.ExitCode != 4 || !strings.Contains(r.Stderr, `permission denied: you may not create configmap "hold-retry-`) ||
 		!strings.Contains(r.Stderr, `ask for "create" on "configmaps"`) || !strings.Contains(r.Stderr, "kubectl indexed retry needs") {
