@@ -6,6 +6,9 @@
 #   make bench-status-codec  the interval codec's benchmarks on 100,000-index strings
 #   make bench-status-offline  `status -f --pods-file` on generated files of 5,000 and 100,000 pods:
 #                            wall time, user CPU, peak RSS (test/bench/status-offline.sh)
+#   make bench-status-decoder  status --pods-file with the hand-written JSON decoder against the same
+#                            command built with encoding/json's streaming decoder (-tags
+#                            stdlibpods), side by side with farm-bench (test/bench/status-decoder.sh)
 #   make bench-status-podlist  the pod LIST through pkg/podstream against client-go's tools/pager,
 #                            same run, 5,000 and 50,000 pods: ns/op, B/op, allocs/op, peak heap
 #   make bench-status-read   the live read (issue 24): status, status --all-pods and kubectl get --raw
@@ -19,7 +22,7 @@
 # BENCH_RUN_TIME and BENCH_QUIET_WAIT size the run (see test/bench/status.sh). It takes about
 # 20 minutes: the Job runs about 9, then the quiet table waits for etcd's next compaction.
 
-.PHONY: bench-status bench-status-read bench-status-codec bench-status-offline bench-status-podlist golden-status
+.PHONY: bench-status-decoder bench-status bench-status-read bench-status-codec bench-status-offline bench-status-podlist golden-status
 
 bench-status: cluster-bins ## Benchmark kubectl indexed status against kubectl on a local control plane
 	bash test/bench/status.sh
@@ -32,6 +35,9 @@ bench-status-codec: ## Benchmarks of the interval codec and of the report on lar
 
 bench-status-offline: ## Benchmark the offline status report on generated files of 5,000 and 100,000 pods
 	bash test/bench/status-offline.sh
+
+bench-status-decoder: ## Benchmark the hand-written pod JSON decoder against encoding/json streaming, on the whole command
+	bash test/bench/status-decoder.sh
 
 bench-status-podlist: ## Benchmark the streaming pod LIST against client-go's pager in the same run
 	go test -run '^$$' -bench BenchmarkPodList -benchmem -benchtime 3x ./pkg/cmd/status/
