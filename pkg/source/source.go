@@ -112,7 +112,7 @@ type Options struct {
 	// SkippedDir, when set, is called with each subdirectory that was not read because
 	// Recursive is false.
 	SkippedDir func(dir string)
-	// NoFastPath reads every document with sigs.k8s.io/yaml and yaml.v3 only, without the
+	// NoFastPath (and a build with the tag yamllibs, librariesOnly) reads every document with sigs.k8s.io/yaml and yaml.v3 only, without the
 	// hand-written block-YAML converter (fastjson.go, fastlines.go). The results are the same
 	// (the fuzz targets check it); the converter is only faster. For measuring that.
 	NoFastPath bool
@@ -200,7 +200,7 @@ func ForEach(paths []string, opts Options, workers int, fn func(*Document)) erro
 				if i >= len(chunks) {
 					return
 				}
-				for _, d := range parseChunk(name, i+1, chunks[i], !opts.NoFastPath) {
+				for _, d := range parseChunk(name, i+1, chunks[i], !opts.NoFastPath && !librariesOnly) {
 					fn(&d)
 				}
 			}
