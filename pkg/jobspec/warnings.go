@@ -23,14 +23,9 @@ type ServerWarning struct {
 	Message string
 }
 
-// WarningsOnCreate mirrors pkg/registry/batch/job/strategy.go: WarningsOnCreate and
-// pkg/api/job/warnings.go: WarningsForJobSpec for a Job (pod-template warnings are not
-// mirrored).
-func WarningsOnCreate(job *batchv1.Job) []ServerWarning {
-	return WarningsOnCreateDefaulted(Default(job))
-}
-
-// WarningsOnCreateDefaulted is WarningsOnCreate for a Job that Default already returned.
+// WarningsOnCreateDefaulted mirrors pkg/registry/batch/job/strategy.go: WarningsOnCreate and
+// pkg/api/job/warnings.go: WarningsForJobSpec for a Job that Default already returned
+// (pod-template warnings are not mirrored).
 func WarningsOnCreateDefaulted(j *batchv1.Job) []ServerWarning {
 	var ws []ServerWarning
 	if msgs := utilvalidation.IsDNS1123Label(j.Name); len(msgs) != 0 {

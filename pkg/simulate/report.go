@@ -8,7 +8,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 )
@@ -163,9 +162,6 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	}
 	return rep, nil
 }
-
-// Since formats a time of the simulation as an offset from its start.
-func Since(start, t time.Time) string { return t.Sub(start).String() }
 
 // IndexGroup is a set of indexes that ended the same way.
 type IndexGroup struct {
