@@ -8,7 +8,7 @@
 #                        `kubectl create --dry-run=client -o name -f` on the same file
 #   make bench-lint-reader  lint with pkg/source's fast YAML path against the same command built
 #                        with the YAML libraries only (-tags yamllibs), side by side with farm-bench
-#                        (test/bench/lint-reader.sh)
+#                        (test/bench/reader-vs-library.sh lint)
 #   make lint-bigfile    the 50 MB input test of lint without the race detector (make test runs
 #                        with -race, where it takes minutes and skips itself); part of make check
 #
@@ -24,7 +24,7 @@ BENCH_DOCS       ?= 10000
 CHECK_EXTRA += lint-bigfile
 
 bench-lint-reader: ## Benchmark lint's fast YAML path against the YAML libraries only, on the whole command
-	bash test/bench/lint-reader.sh
+	bash test/bench/reader-vs-library.sh lint
 
 lint-bigfile: ## lint's 50 MB input test, without -race
 	go test -count=1 -run '^TestFiftyMegabytes$$' ./pkg/cmd/lint
