@@ -3,7 +3,7 @@
 # (issue 24, item 3: at least 2x on the user-visible command against the best kept library)?
 # The same offline status command, built twice from this checkout: as shipped, and with
 # -tags stdlibpods, which streams the pod list with encoding/json's Decoder (Token, then Decode
-# of each item into a corev1.Pod: pkg/cmd/status/stream_stdlib.go). Both print the same report
+# of each item into a corev1.Pod: pkg/cmd/gather/stream_stdlib.go). Both print the same report
 # (checked first), then farm-bench times them side by side, pair by pair, on files generated
 # from a captured fixture (test/bench/statusgen):
 #
