@@ -24,6 +24,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
@@ -135,10 +136,10 @@ type Options struct {
 
 	// Resolved once by Complete from the inputs, and only read by Run: the desired Job, the
 	// create command that makes it under a new name (with create's flags) and, offline, the
-	// live Job.
+	// live Job's file.
 	desiredJob *batchv1.Job
 	createCmd  string
-	liveJob    *batchv1.Job
+	liveFile   *gather.File
 
 	genericiooptions.IOStreams
 }
@@ -278,7 +279,7 @@ func (o *Options) readInputs() error {
 		if err != nil {
 			return err
 		}
-		o.liveJob = live
+		o.liveFile = &gather.File{Files: o.LiveFile, JobList: []*batchv1.Job{live}}
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
@@ -502,12 +503,17 @@ func (o *Options) readLiveFile() (*batchv1.Job, error) {
 	return job, nil
 }
 
+// source is where the live Job is read: --live-file, else the cluster.
+func (o *Options) source() gather.Source {
+	if o.liveFile != nil {
+		return o.liveFile
+	}
+	return &gather.Live{Client: o.Client, Namespace: o.Namespace}
+}
+
 // live returns the live Job: the one of --live-file, else the cluster's.
 func (o *Options) live(ctx context.Context) (*batchv1.Job, error) {
-	if o.offline() {
-		return o.liveJob, nil
-	}
-	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	job, err := o.source().Job(ctx, o.JobName)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
