@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -46,6 +47,48 @@ type File struct {
 }
 
 var _ Source = (*File)(nil)
+
+// Read adds to f the Jobs, Pods and ConfigMaps that path (- for Stdin) holds, alone, in Lists or
+// in a stream of documents; any other kind, or one not in kinds when given, is an error. Its
+// errors are usage errors (exit 2) that say what path should hold: what, as "the Job (kubectl
+// get job NAME -o json)". n is how many objects path held.
+func (f *File) Read(path, what string, kinds ...string) (n int, err error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: f.Stdin})
+	if err != nil {
+		return 0, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %w", what, err))
+	}
+	if kinds == nil {
+		kinds = []string{"Job", "Pod", "ConfigMap"}
+	}
+	if f.ConfigMaps == nil {
+		f.ConfigMaps = map[string]*corev1.ConfigMap{}
+	}
+	for i := range docs {
+		d := &docs[i]
+		err := d.Err
+		switch {
+		case err != nil:
+		case !slices.Contains(kinds, d.Kind()):
+			return 0, exitcode.UsageError("%s: expected %s, found kind %q", d.Location(), what, d.Kind())
+		case d.Kind() == "Job":
+			job := &batchv1.Job{}
+			_, err = d.DecodeStrict(job)
+			f.JobList = append(f.JobList, job)
+		case d.Kind() == "Pod":
+			var p corev1.Pod
+			_, err = d.DecodeStrict(&p)
+			f.PodList = append(f.PodList, p)
+		default:
+			cm := &corev1.ConfigMap{}
+			_, err = d.DecodeStrict(cm)
+			f.ConfigMaps[cm.Name] = cm
+		}
+		if err != nil {
+			return 0, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), err))
+		}
+	}
+	return len(docs), nil
+}
 
 // Missing is the error of an object the files do not hold; apierrors.IsNotFound says true.
 type Missing struct {

@@ -1,14 +1,11 @@
 package retry
 
 import (
-	"fmt"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // readOffline reads the files given: the Job retried, its pods, and ConfigMaps (its shard store,
@@ -16,53 +13,19 @@ import (
 // stream of documents with its pods and ConfigMaps. Every problem is a usage error (exit 2):
 // nothing else is read, and no cluster is contacted.
 func (o *Options) readOffline() (*gather.File, error) {
-	in := &gather.File{Files: o.Filename, ConfigMaps: map[string]*corev1.ConfigMap{}}
+	in := &gather.File{Files: o.Filename, Stdin: o.In}
 	read := func(file, what string, kinds ...string) error {
-		docs, err := source.Read([]string{file}, source.Options{Stdin: o.In})
-		if err != nil {
-			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %w", what, err))
-		}
-		if len(docs) == 0 {
+		n, err := in.Read(file, what, kinds...)
+		if err == nil && n == 0 {
 			return exitcode.UsageError("%s: no objects found (save %s with kubectl get ... -o json)", file, what)
 		}
-		for i := range docs {
-			d := &docs[i]
-			if d.Err != nil {
-				return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), d.Err))
-			}
-			ok := false
-			for _, k := range kinds {
-				ok = ok || d.Kind() == k
-			}
-			if !ok {
-				return exitcode.UsageError("%s: expected %s, found kind %q", d.Location(), what, d.Kind())
-			}
-			var err error
-			switch d.Kind() {
-			case "Job":
-				if len(in.JobList) > 0 {
-					return exitcode.UsageError("%s: holds more than one Job (%q and %q); give the one to retry", file, in.JobList[0].Name, d.Name())
-				}
-				job := &batchv1.Job{}
-				_, err = d.DecodeStrict(job)
-				in.JobList = append(in.JobList, job)
-			case "Pod":
-				var p corev1.Pod
-				_, err = d.DecodeStrict(&p)
-				in.PodList = append(in.PodList, p)
-			case "ConfigMap":
-				cm := &corev1.ConfigMap{}
-				_, err = d.DecodeStrict(cm)
-				in.ConfigMaps[cm.Name] = cm
-			}
-			if err != nil {
-				return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), err))
-			}
-		}
-		return nil
+		return err
 	}
-	if err := read(o.Filename, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted", "Job", "Pod", "ConfigMap"); err != nil {
+	if err := read(o.Filename, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted"); err != nil {
 		return nil, err
+	}
+	if len(in.JobList) > 1 {
+		return nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give the one to retry", o.Filename, in.JobList[0].Name, in.JobList[1].Name)
 	}
 	if len(in.JobList) == 0 {
 		return nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)

@@ -270,37 +270,10 @@ func (o *Options) offlineLineage() (*gather.File, string, []string, error) {
 	if o.ShardsFile != "" {
 		paths = append(paths, o.ShardsFile)
 	}
-	src := &gather.File{Files: strings.Join(paths, " and "), ConfigMaps: map[string]*corev1.ConfigMap{}}
+	src := &gather.File{Files: strings.Join(paths, " and "), Stdin: o.In}
 	for _, p := range paths {
-		docs, err := source.Read([]string{p}, source.Options{Stdin: o.In})
-		if err != nil {
-			return nil, "", nil, exitcode.Wrap(exitcode.Usage, err)
-		}
-		for i := range docs {
-			d := &docs[i]
-			if d.Err != nil {
-				return nil, "", nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), d.Err))
-			}
-			var err error
-			switch d.Kind() {
-			case "Job":
-				j := &batchv1.Job{}
-				_, err = d.DecodeStrict(j)
-				src.JobList = append(src.JobList, j)
-			case "Pod":
-				var pod corev1.Pod
-				_, err = d.DecodeStrict(&pod)
-				src.PodList = append(src.PodList, pod)
-			case "ConfigMap":
-				cm := &corev1.ConfigMap{}
-				_, err = d.DecodeStrict(cm)
-				src.ConfigMaps[cm.Name] = cm
-			default:
-				err = fmt.Errorf("%s %q: expected Jobs, Pods or ConfigMaps", d.Kind(), d.Name())
-			}
-			if err != nil {
-				return nil, "", nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), err))
-			}
+		if _, err := src.Read(p, "the Jobs of a run, with their pods and ConfigMaps if wanted (kubectl get jobs,pods,configmaps -o json)"); err != nil {
+			return nil, "", nil, err
 		}
 	}
 	if o.PodsFile != "" {

@@ -13,7 +13,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // readOffline reads -f: one Job, alone (kubectl get job -o json|yaml) or with its pods and
@@ -21,47 +20,16 @@ import (
 // batch.kubernetes.io/job-name=NAME -o json); --pods-file is left to the source's Pods, which
 // streams it. podsGiven says whether pods came from either.
 func (o *Options) readOffline() (src *gather.File, podsGiven bool, err error) {
-	docs, err := source.Read([]string{o.Filename}, source.Options{Stdin: o.In})
-	if err != nil {
-		return nil, false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %w", err))
+	src = &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
+	if _, err := src.Read(o.Filename, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
+		return nil, false, err
 	}
-	src = &gather.File{Files: o.Filename, ConfigMaps: map[string]*corev1.ConfigMap{}, PodsFile: o.PodsFile, Stdin: o.In}
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), d.Err))
-		}
-		switch d.Kind() {
-		case "Job":
-			if len(src.JobList) > 0 {
-				return nil, false, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, d.Name())
-			}
-			job := &batchv1.Job{}
-			if _, err := d.DecodeStrict(job); err != nil {
-				return nil, false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the Job: %s: %w", d.Location(), err))
-			}
-			src.JobList = append(src.JobList, job)
-		case "Pod":
-			var p corev1.Pod
-			if _, err := d.DecodeStrict(&p); err != nil {
-				return nil, false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", d.Location(), err))
-			}
-			src.PodList = append(src.PodList, p)
-		case "ConfigMap":
-			// A retry's index map (or its shard ConfigMap, saved alongside).
-			cm := &corev1.ConfigMap{}
-			if _, err := d.DecodeStrict(cm); err != nil {
-				return nil, false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the ConfigMap: %s: %w", d.Location(), err))
-			}
-			src.ConfigMaps[cm.Name] = cm
-		default:
-			return nil, false, exitcode.UsageError("%s: expected a Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map, found kind %q", d.Location(), d.Kind())
-		}
-	}
-	if len(src.JobList) == 0 {
+	switch {
+	case len(src.JobList) == 0:
 		return nil, false, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
-	}
-	if o.PodsFile != "" && len(src.PodList) > 0 {
+	case len(src.JobList) > 1:
+		return nil, false, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
+	case o.PodsFile != "" && len(src.PodList) > 0:
 		return nil, false, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 	}
 	src.Namespace = src.JobList[0].Namespace
