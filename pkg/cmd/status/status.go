@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -484,20 +486,20 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 	}
 	st.notes = notes
 	o.gatherNotes(ctx, src, st)
-	opts := o.reportOptions(st.notes, st.shards)
-	opts.Clock, opts.PodsNotGiven, opts.Retries = clk, !podsGiven, st.retries
-	r := acc.Report(opts)
-	setOriginalIndexes(r, st.lin)
-	acc.AddCaseCounts(r)
-	return r, nil
+	return st.report(o, func(opts *indexstatus.Options) { opts.Clock, opts.PodsNotGiven = clk, !podsGiven }), nil
 }
 
 // shardsFile reads the shard IDs of --shards-file for job, adding to notes what does not match.
 func (o *Options) shardsFile(job *batchv1.Job, notes []string) (shardState, []string, error) {
-	cm, err := readConfigMap(o.ShardsFile, o.In)
-	if err != nil {
-		return shardState{}, nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the shard ConfigMap: %w", err))
+	f := &gather.File{Stdin: o.In}
+	n, err := f.Read(o.ShardsFile, "the shard ConfigMap (kubectl get configmap -o json)", "ConfigMap")
+	if err == nil && n != 1 {
+		err = exitcode.UsageError("%s: holds %d ConfigMaps; give the Job's shard ConfigMap only", o.ShardsFile, n)
 	}
+	if err != nil {
+		return shardState{}, nil, err
+	}
+	cm := slices.Collect(maps.Values(f.ConfigMaps))[0]
 	ids, err := shards.IDsFromConfigMap(cm)
 	if err != nil {
 		return shardState{}, nil, exitcode.Wrap(exitcode.Usage, err)
@@ -510,35 +512,6 @@ func (o *Options) shardsFile(job *batchv1.Job, notes []string) (shardState, []st
 		return shardState{}, append(notes, fmt.Sprintf("Shard IDs are not shown: %s.", changed)), nil
 	}
 	return shardState{ids: ids, configMap: cm.Name}, notes, nil
-}
-
-// readConfigMap reads exactly one ConfigMap from path.
-func readConfigMap(path string, stdin io.Reader) (*corev1.ConfigMap, error) {
-	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
-	if err != nil {
-		return nil, err
-	}
-	var cm *corev1.ConfigMap
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
-		}
-		if d.Kind() != "ConfigMap" {
-			return nil, fmt.Errorf("%s: expected a ConfigMap (kubectl get configmap -o json), found kind %q", d.Location(), d.Kind())
-		}
-		if cm != nil {
-			return nil, fmt.Errorf("%s: holds more than one ConfigMap; give the Job's shard ConfigMap only", path)
-		}
-		cm = &corev1.ConfigMap{}
-		if _, err := d.DecodeStrict(cm); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Location(), err)
-		}
-	}
-	if cm == nil {
-		return nil, fmt.Errorf("%s: no ConfigMap found", path)
-	}
-	return cm, nil
 }
 
 // --- live ---
@@ -557,9 +530,13 @@ type liveState struct {
 	retries []indexstatus.RetryJob
 }
 
-func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
+// report is the report of s, with the options o gives as changed by set (offline's clock).
+func (s *liveState) report(o *Options, set ...func(*indexstatus.Options)) *indexstatus.IndexedJobStatus {
 	opts := o.reportOptions(s.notes, s.shards)
 	opts.Retries = s.retries
+	for _, f := range set {
+		f(&opts)
+	}
 	r := s.acc.Report(opts)
 	setOriginalIndexes(r, s.lin)
 	s.acc.AddCaseCounts(r)
