@@ -573,13 +573,14 @@ func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
 // the Job's lineage and its retries.
 func (o *Options) gatherNotes(ctx context.Context, src gather.Source, st *liveState) {
 	job := st.job
-	notes := append(st.notes, o.failedCreateNotes(ctx, src, job)...)
-	notes = append(notes, sharedConfigMapNote(ctx, src, job, st.shards.configMap)...)
+	st.notes = append(st.notes, o.failedCreateNotes(ctx, src, job)...)
+	st.notes = append(st.notes, sharedConfigMapNote(ctx, src, job, st.shards.configMap)...)
 	lin, lnotes := jobLineage(job, o.indexMap(ctx, src, job))
-	notes = append(notes, lnotes...)
-	notes = append(notes, lineageNote(job, lin, o.conn)...)
+	st.notes = append(st.notes, lnotes...)
+	st.notes = append(st.notes, lineageNote(job, lin, o.conn)...)
 	retries, rnotes := o.loadRetries(ctx, src, job)
-	st.notes, st.lin, st.retries = append(notes, rnotes...), lin, retries
+	st.notes = append(st.notes, rnotes...)
+	st.lin, st.retries = lin, retries
 }
 
 // newAccumulator is an accumulator of job's pods, folding the settled ones with fold.
