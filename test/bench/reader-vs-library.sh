@@ -7,7 +7,7 @@
 #   test/bench/reader-vs-library.sh status   (make bench-status-decoder)
 #       status --pods-file with podstream.EachJSON, against -tags stdlibpods: encoding/json's
 #       streaming Decoder (Token, then Decode of each item into a corev1.Pod:
-#       pkg/cmd/status/stream_stdlib.go), on pod lists from test/bench/statusgen.
+#       pkg/cmd/gather/stream_stdlib.go), on pod lists from test/bench/statusgen.
 #       BENCH_PODS sizes them (default "5000 100000").
 #   test/bench/reader-vs-library.sh lint     (make bench-lint-reader)
 #       lint with pkg/source's fast YAML path (fastjson.go, fastlines.go), against -tags

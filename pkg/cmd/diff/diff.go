@@ -24,6 +24,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
@@ -135,10 +136,10 @@ type Options struct {
 
 	// Resolved once by Complete from the inputs, and only read by Run: the desired Job, the
 	// create command that makes it under a new name (with create's flags) and, offline, the
-	// live Job.
+	// live Job's file.
 	desiredJob *batchv1.Job
 	createCmd  string
-	liveJob    *batchv1.Job
+	liveFile   *gather.File
 
 	genericiooptions.IOStreams
 }
@@ -274,11 +275,9 @@ func (o *Options) readInputs() error {
 	}
 	o.desiredJob, o.createCmd = desired, createCmd
 	if o.offline() {
-		live, err := o.readLiveFile()
-		if err != nil {
+		if err := o.readLiveFile(); err != nil {
 			return err
 		}
-		o.liveJob = live
 		if o.Namespace == "" {
 			o.Namespace = metav1.NamespaceDefault
 		}
@@ -487,27 +486,40 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 	return job, nil
 }
 
-// readLiveFile reads the live Job of --live-file, whose namespace is then the one compared in.
-func (o *Options) readLiveFile() (*batchv1.Job, error) {
-	job, err := readLiveJob(o.LiveFile, o.In)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
+// readLiveFile reads the live Job of --live-file: a Job alone (kubectl get job -o yaml), or the
+// v1 List that create --save writes, whose ConfigMaps are left aside. Exactly one Job, whose
+// namespace is then the one compared in.
+func (o *Options) readLiveFile() error {
+	f := &gather.File{Files: o.LiveFile, Stdin: o.In}
+	if _, err := f.Read(o.LiveFile, "a Job (kubectl get job -o yaml, or the List create --save writes)", "Job", "ConfigMap"); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--live-file: %w", err))
 	}
-	if o.nameGiven && o.JobName != job.Name {
-		return nil, exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, job.Name, o.JobName)
+	switch {
+	case len(f.JobList) == 0:
+		return exitcode.UsageError("--live-file: %s: no Job found", o.LiveFile)
+	case len(f.JobList) > 1:
+		return exitcode.UsageError("--live-file: %s: holds more than one Job (%q and %q); give the live Job only", o.LiveFile, f.JobList[0].Name, f.JobList[1].Name)
+	case o.nameGiven && o.JobName != f.JobList[0].Name:
+		return exitcode.UsageError("--live-file %s holds Job %q, not %q", o.LiveFile, f.JobList[0].Name, o.JobName)
 	}
-	if job.Namespace != "" {
-		o.Namespace = job.Namespace
+	if ns := f.JobList[0].Namespace; ns != "" {
+		o.Namespace = ns
 	}
-	return job, nil
+	o.liveFile = f
+	return nil
+}
+
+// source is where the live Job is read: --live-file, else the cluster.
+func (o *Options) source() gather.Source {
+	if o.liveFile != nil {
+		return o.liveFile
+	}
+	return &gather.Live{Client: o.Client, Namespace: o.Namespace}
 }
 
 // live returns the live Job: the one of --live-file, else the cluster's.
 func (o *Options) live(ctx context.Context) (*batchv1.Job, error) {
-	if o.offline() {
-		return o.liveJob, nil
-	}
-	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	job, err := o.source().Job(ctx, o.JobName)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}

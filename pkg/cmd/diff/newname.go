@@ -4,7 +4,6 @@ import (
 	"context"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
 )
@@ -21,8 +20,9 @@ func (o *Options) freeName(ctx context.Context, base string) string {
 	if o.offline() || o.Client == nil {
 		return names[0]
 	}
+	src := o.source()
 	for _, n := range names {
-		_, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, n, metav1.GetOptions{})
+		_, err := src.Job(ctx, n)
 		switch {
 		case apierrors.IsNotFound(err):
 			return n

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
@@ -30,11 +31,16 @@ const podPageSize = 500
 // maxNamedPods bounds how many pods without a summary a note names.
 const maxNamedPods = 10
 
+// source is the cluster, where live reads.
+func (o *Options) source() *gather.Live {
+	return &gather.Live{Client: o.Client, Namespace: o.Namespace}
+}
+
 // live reads the Job (or its root, when JOB is a retry), the manifest from its shard
 // ConfigMap, its retries and their pods' termination messages.
 func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
-	jobs := o.Client.BatchV1().Jobs(o.Namespace)
-	job, err := jobs.Get(ctx, o.JobName, metav1.GetOptions{})
+	src := o.source()
+	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
@@ -42,7 +48,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	root, rootName, rootUID := job, job.Name, string(job.UID)
 	if name := job.Annotations[shards.AnnotationRootJob]; name != "" && name != job.Name {
 		rootName, rootUID = name, job.Annotations[shards.AnnotationRootJobUID]
-		root, err = jobs.Get(ctx, rootName, metav1.GetOptions{})
+		root, err = src.Job(ctx, rootName)
 		switch {
 		case apierrors.IsNotFound(err):
 			// Deleted by hand or by its TTL: the retry's shard ConfigMap holds the manifest.
@@ -78,13 +84,13 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	for _, n := range notes {
 		rec.Note("%s", n)
 	}
-	retries, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: rootName}.String()})
+	retries, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: rootName}.String())
 	if err != nil {
 		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
 	var lineage []*batchv1.Job
-	for i := range retries.Items {
-		rj := &retries.Items[i]
+	for i := range retries {
+		rj := &retries[i]
 		if uid := rj.Annotations[shards.AnnotationRootJobUID]; uid != rootUID {
 			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, uid, rootUID)
 			continue
@@ -132,7 +138,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 // the root, which has completions indexes.
 func (o *Options) originalIndexes(ctx context.Context, j *batchv1.Job, completions int) (indexes.Set, error) {
 	l, _, err := lineage.ReadResolved(j, func(name string) (*corev1.ConfigMap, error) {
-		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		cm, err := o.source().ConfigMap(ctx, name)
 		if err != nil {
 			return nil, exitcode.APIError(err, "get", "configmaps", name, o.Namespace)
 		}
@@ -185,7 +191,7 @@ func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job, rootGone b
 	if !ok {
 		return nil, exitcode.UsageError("job %q in namespace %q names no shard ConfigMap (annotation %s): it was not made by kubectl indexed create; give --manifest FILE", job.Name, o.Namespace, shards.AnnotationShardsConfigMap)
 	}
-	cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+	cm, err := o.source().ConfigMap(ctx, name)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "configmaps", name, o.Namespace)
 	}

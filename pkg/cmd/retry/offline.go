@@ -1,79 +1,37 @@
 package retry
 
 import (
-	"fmt"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 )
 
-// offline holds what -f, --pods-file and --shards-file gave: the Job retried, its pods, and
-// ConfigMaps by name (its shard store, a parent's index map). The file grammar is status -f's:
-// one Job, alone or in a List or a stream of documents with its pods and ConfigMaps.
-type offline struct {
-	job  *batchv1.Job
-	pods []corev1.Pod
-	cms  map[string]*corev1.ConfigMap
-}
-
-// readOffline reads the files given. Every problem is a usage error (exit 2): nothing else is
-// read, and no cluster is contacted.
-func (o *Options) readOffline() (*offline, error) {
-	in := &offline{cms: map[string]*corev1.ConfigMap{}}
+// readOffline reads the files given: the Job retried, its pods, and ConfigMaps (its shard store,
+// a parent's index map). The file grammar is status -f's: one Job, alone or in a List or a
+// stream of documents with its pods and ConfigMaps. Every problem is a usage error (exit 2):
+// nothing else is read, and no cluster is contacted.
+func (o *Options) readOffline() (*gather.File, error) {
+	in := &gather.File{Files: o.Filename, Stdin: o.In}
 	read := func(file, what string, kinds ...string) error {
-		docs, err := source.Read([]string{file}, source.Options{Stdin: o.In})
-		if err != nil {
-			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %w", what, err))
-		}
-		if len(docs) == 0 {
+		n, err := in.Read(file, what, kinds...)
+		if err == nil && n == 0 {
 			return exitcode.UsageError("%s: no objects found (save %s with kubectl get ... -o json)", file, what)
 		}
-		for i := range docs {
-			d := &docs[i]
-			if d.Err != nil {
-				return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), d.Err))
-			}
-			ok := false
-			for _, k := range kinds {
-				ok = ok || d.Kind() == k
-			}
-			if !ok {
-				return exitcode.UsageError("%s: expected %s, found kind %q", d.Location(), what, d.Kind())
-			}
-			var err error
-			switch d.Kind() {
-			case "Job":
-				if in.job != nil {
-					return exitcode.UsageError("%s: holds more than one Job (%q and %q); give the one to retry", file, in.job.Name, d.Name())
-				}
-				in.job = &batchv1.Job{}
-				_, err = d.DecodeStrict(in.job)
-			case "Pod":
-				var p corev1.Pod
-				_, err = d.DecodeStrict(&p)
-				in.pods = append(in.pods, p)
-			case "ConfigMap":
-				cm := &corev1.ConfigMap{}
-				_, err = d.DecodeStrict(cm)
-				in.cms[cm.Name] = cm
-			}
-			if err != nil {
-				return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), err))
-			}
-		}
-		return nil
+		return err
 	}
-	if err := read(o.Filename, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted", "Job", "Pod", "ConfigMap"); err != nil {
+	if err := read(o.Filename, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted"); err != nil {
 		return nil, err
 	}
-	if in.job == nil {
+	if len(in.JobList) > 1 {
+		return nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give the one to retry", o.Filename, in.JobList[0].Name, in.JobList[1].Name)
+	}
+	if len(in.JobList) == 0 {
 		return nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
 	}
 	if o.PodsFile != "" {
-		if len(in.pods) > 0 {
+		if len(in.PodList) > 0 {
 			return nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 		}
 		if err := read(o.PodsFile, "the pods (kubectl get pods -o json)", "Pod"); err != nil {
@@ -85,15 +43,15 @@ func (o *Options) readOffline() (*offline, error) {
 			return nil, err
 		}
 	}
-	uid := in.job.UID
-	for i := range in.pods {
-		p := &in.pods[i]
-		if ref := metav1ControllerUID(p); ref != "" && uid != "" && ref != string(uid) {
-			return nil, exitcode.UsageError("pod %q belongs to another Job (controller UID %s, not job %q's %s): give the pods of the Job retried", p.Name, ref, in.job.Name, uid)
+	job := in.JobList[0]
+	for i := range in.PodList {
+		p := &in.PodList[i]
+		if ref := metav1ControllerUID(p); ref != "" && job.UID != "" && ref != string(job.UID) {
+			return nil, exitcode.UsageError("pod %q belongs to another Job (controller UID %s, not job %q's %s): give the pods of the Job retried", p.Name, ref, job.Name, job.UID)
 		}
 	}
-	if in.job.Namespace != "" && !o.namespaceGiven {
-		o.Namespace = in.job.Namespace
+	if job.Namespace != "" && !o.namespaceGiven {
+		o.Namespace = job.Namespace
 	}
 	return in, nil
 }

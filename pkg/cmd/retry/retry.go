@@ -15,7 +15,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
@@ -116,8 +116,9 @@ type Options struct {
 	PodsFile       string
 	ShardsFile     string
 	namespaceGiven bool
-	off            *offline
-	IndexMap       string
+	// src is where the Job, its ConfigMaps and its lineage are read: the cluster, or the files.
+	src      gather.Source
+	IndexMap string
 
 	Parallelism             int32
 	BackoffLimitPerIndex    int32
@@ -404,14 +405,15 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	var parent *batchv1.Job
 	if o.Filename != "" {
-		off, err := o.readOffline()
+		f, err := o.readOffline()
 		if err != nil {
 			return err
 		}
-		o.off, parent = off, off.job
+		o.src, parent = f, f.JobList[0]
 	} else {
 		var err error
-		if parent, err = o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.ParentName, metav1.GetOptions{}); err != nil {
+		o.src = &gather.Live{Client: o.Client, Namespace: o.Namespace}
+		if parent, err = o.src.Job(ctx, o.ParentName); err != nil {
 			return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, o.Namespace))
 		}
 	}
@@ -466,9 +468,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	cms := make([]*corev1.ConfigMap, 0, len(names))
 	for _, name := range names {
-		cm, err := o.configMap(ctx, name)
+		cm, err := o.src.ConfigMap(ctx, name)
 		if apierrors.IsNotFound(err) {
-			if o.off != nil {
+			if _, ok := gather.IsMissing(err); ok {
 				return exitcode.UsageError("job %q reads its shards from ConfigMap %q, which the files given do not hold: save it too (kubectl get configmap %s -n %s -o json) and give it in -f or --shards-file", parent.Name, name, name, ns)
 			}
 			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q reads its shards from ConfigMap %q but it is gone from namespace %q: the shards' cases cannot be recovered from the Job, so nothing was created. Re-create it from the same manifest (kubectl indexed create with --dry-run=client --save FILE, then kubectl create -f FILE: it makes the ConfigMaps again, whose names come from the manifest's hash, so they are the same objects, and refuses the Job, which exists)",
@@ -517,8 +519,8 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 		return nil
 	}
 	name, ns := pl.OriginalFrom.ConfigMap, o.Namespace
-	cm, err := o.configMap(ctx, name)
-	if apierrors.IsNotFound(err) && o.off != nil {
+	cm, err := o.src.ConfigMap(ctx, name)
+	if _, ok := gather.IsMissing(err); ok {
 		return exitcode.UsageError("job %q keeps its index map in ConfigMap %q, which the files given do not hold: add it to -f (kubectl get configmap %s -n %s -o json)", parent.Name, name, name, ns)
 	}
 	if apierrors.IsNotFound(err) {
@@ -543,13 +545,13 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 // same root indexes: one retry at a time per shard. Two retries racing get the same number,
 // hence the same name, and the API server's AlreadyExists lets only one in.
 func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perRetry int) error {
-	if o.off != nil {
+	if o.Filename != "" {
 		// Offline: the lineage's other Jobs are not known; the attempt is the parent's + 1.
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: offline, the other Jobs of the lineage are not read: the attempt number (%d) follows the parent's alone, and no other retry of the same shards can be checked for\n", l.Attempt)
 		return nil
 	}
 	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
-	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	list, err := o.src.Jobs(ctx, sel)
 	if err != nil {
 		return o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
 	}
@@ -561,8 +563,8 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 		both    indexes.Set
 	}
 	var busy []running
-	for i := range list.Items {
-		j := &list.Items[i]
+	for i := range list {
+		j := &list[i]
 		jl, ok, err := lineage.Read(j)
 		if !ok || err != nil || jl.RootJobUID != l.RootJobUID {
 			continue
@@ -630,18 +632,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// configMap reads a ConfigMap from the cluster, or offline from the files given (a NotFound
-// error when they do not hold it).
-func (o *Options) configMap(ctx context.Context, name string) (*corev1.ConfigMap, error) {
-	if o.off != nil {
-		if cm, ok := o.off.cms[name]; ok {
-			return cm, nil
-		}
-		return nil, apierrors.NewNotFound(corev1.Resource("configmaps"), name)
-	}
-	return o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (o *Options) hint(err error) error {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -29,7 +30,7 @@ const maxFailedCreateNotes = 3
 // webhook are reported there only: the Job's status just shows fewer active pods. Nothing is
 // said when the Job has the pods it should, is suspended or finished, or when events cannot be
 // listed (a user without "list events" gets the report without this note).
-func (o *Options) failedCreateNotes(ctx context.Context, job *batchv1.Job) []string {
+func (o *Options) failedCreateNotes(ctx context.Context, src gather.Source, job *batchv1.Job) []string {
 	if job.Spec.Suspend != nil && *job.Spec.Suspend {
 		return nil
 	}
@@ -51,11 +52,14 @@ func (o *Options) failedCreateNotes(ctx context.Context, job *batchv1.Job) []str
 		return nil
 	}
 	sel := fields.Set{"involvedObject.uid": string(job.UID), "reason": "FailedCreate"}.String()
-	list, err := o.Client.CoreV1().Events(job.Namespace).List(ctx, metav1.ListOptions{FieldSelector: sel})
-	if err != nil || len(list.Items) == 0 {
+	events, err := src.Events(ctx, sel)
+	if _, ok := gather.IsMissing(err); ok {
+		return nil // saved objects hold no events
+	}
+	if err != nil || len(events) == 0 {
 		return noPodsNote(job, want, o.Clock.Now(), err != nil, o.conn)
 	}
-	return failedCreateText(job, want, list.Items)
+	return failedCreateText(job, want, events)
 }
 
 // noPodsFor is how long a running Job may have no pod at all before status says so without a
@@ -158,20 +162,18 @@ const maxSharingJobs = 10
 // hash), so that nobody deletes it thinking it is this Job's alone. Jobs are found by the
 // manifest-hash label and kept when their shards-configmap annotation names the same ConfigMap.
 // Nothing is said when there are none or they cannot be listed.
-func (o *Options) sharedConfigMapNote(ctx context.Context, job *batchv1.Job, cm string) []string {
+func sharedConfigMapNote(ctx context.Context, src gather.Source, job *batchv1.Job, cm string) []string {
 	hash := job.Labels[shards.LabelManifestHash]
 	if hash == "" || cm == "" {
 		return nil
 	}
-	list, err := o.Client.BatchV1().Jobs(job.Namespace).List(ctx, metav1.ListOptions{
-		LabelSelector: labels.Set{shards.LabelManifestHash: hash}.String(),
-	})
+	jobs, err := src.Jobs(ctx, labels.Set{shards.LabelManifestHash: hash}.String())
 	if err != nil {
 		return nil
 	}
 	var others []string
-	for i := range list.Items {
-		j := &list.Items[i]
+	for i := range jobs {
+		j := &jobs[i]
 		if j.UID == job.UID {
 			continue
 		}

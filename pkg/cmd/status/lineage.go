@@ -9,15 +9,14 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -38,10 +37,14 @@ func jobLineage(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, erro
 	return l, nil
 }
 
-// liveIndexMap GETs an index map's ConfigMap, saying in the error what is missing.
-func (o *Options) liveIndexMap(ctx context.Context) func(string) (*corev1.ConfigMap, error) {
+// indexMap reads the ConfigMap of an index map of job's lineage (lineage.ReadResolved), saying
+// in the error what is missing.
+func (o *Options) indexMap(ctx context.Context, src gather.Source, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
 	return func(name string) (*corev1.ConfigMap, error) {
-		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		cm, err := src.ConfigMap(ctx, name)
+		if m, ok := gather.IsMissing(err); ok {
+			return nil, fmt.Errorf("%s does not hold it: save it with the Job (kubectl get job %s configmap %s -o json)", m.Files, job.Name, name)
+		}
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, fmt.Errorf("it does not exist in namespace %q: the original index of each index is not shown", o.Namespace)
@@ -49,16 +52,6 @@ func (o *Options) liveIndexMap(ctx context.Context) func(string) (*corev1.Config
 			return nil, fmt.Errorf("not allowed to get it (ask for \"get\" on \"configmaps\")")
 		}
 		return cm, err
-	}
-}
-
-// offlineIndexMap finds an index map's ConfigMap among those read from file.
-func offlineIndexMap(cms map[string]*corev1.ConfigMap, file string, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
-	return func(name string) (*corev1.ConfigMap, error) {
-		if cm := cms[name]; cm != nil {
-			return cm, nil
-		}
-		return nil, fmt.Errorf("%s does not hold it: save it with the Job (kubectl get job %s configmap %s -o json)", file, job.Name, name)
 	}
 }
 
@@ -104,13 +97,23 @@ func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
 // runLineage prints the shard-level report of the root Job of o.JobName (or of -f's Jobs) and
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {
-	var r *lineage.Report
+	var src gather.Source
+	var ns, rootName string
+	var jobs []*batchv1.Job
+	var notes []string
 	var err error
 	if o.offline() {
-		r, err = o.offlineLineage()
+		var f *gather.File
+		f, rootName, notes, err = o.offlineLineage()
+		src, ns, jobs = f, f.Namespace, f.JobList
 	} else {
-		r, err = o.liveLineage(ctx)
+		src, ns = o.live(), o.Namespace
+		rootName, jobs, err = o.liveLineage(ctx, src)
 	}
+	if err != nil {
+		return err
+	}
+	r, err := o.lineageReport(ctx, src, ns, rootName, jobs, notes)
 	if err != nil {
 		return err
 	}
@@ -153,66 +156,73 @@ func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatu
 	return opts
 }
 
-// liveLineage GETs the Job named, its root, LISTs the root's retries by label, and reads each
-// Job's pods and shard ConfigMap as plain status does.
-func (o *Options) liveLineage(ctx context.Context) (*lineage.Report, error) {
-	jobs := o.Client.BatchV1().Jobs(o.Namespace)
-	job, err := jobs.Get(ctx, o.JobName, metav1.GetOptions{})
+// liveLineage GETs the Job named and its root, and LISTs the root's retries by label.
+func (o *Options) liveLineage(ctx context.Context, src gather.Source) (string, []*batchv1.Job, error) {
+	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
-		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+		return "", nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
 	rootName := job.Name
-	var notes []string
 	all := []*batchv1.Job{}
 	if l, ok, err := lineage.Read(job); err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
+		return "", nil, exitcode.Wrap(exitcode.Usage, err)
 	} else if ok {
 		rootName = l.RootJob
-		root, err := jobs.Get(ctx, rootName, metav1.GetOptions{})
+		root, err := src.Job(ctx, rootName)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
+			return "", nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
 		default:
 			all = append(all, root)
 		}
 	} else {
 		all = append(all, job)
 	}
-	list, err := jobs.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: rootName}.String()})
+	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: rootName}.String())
 	if err != nil {
-		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+		return "", nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
-	for i := range list.Items {
-		all = append(all, &list.Items[i])
+	for i := range list {
+		all = append(all, &list[i])
 	}
+	return rootName, all, nil
+}
+
+// lineageReport reads, live or offline, each Job's pods, index map and shard ConfigMap as
+// plain status does, and makes the report of the lineage of rootName.
+func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns, rootName string, all []*batchv1.Job, notes []string) (*lineage.Report, error) {
 	members := make([]lineage.Member, 0, len(all))
 	for _, j := range all {
 		if err := indexstatus.CheckIndexed(j); err != nil {
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		acc, _, err := o.readPods(ctx, j, true) // one read per Job, folded
+		acc, _, err := o.readPods(ctx, src, j, true) // one read per Job, folded
 		if err != nil {
 			return nil, err
 		}
 		m := lineage.Member{Job: j}
-		if l, ok, err := lineage.ReadResolved(j, o.liveIndexMap(ctx)); ok {
+		if l, ok, err := lineage.ReadResolved(j, o.indexMap(ctx, src, j)); ok {
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 				continue
 			}
 			m.Lineage = l
 		}
-		n, sh := o.loadShards(ctx, j)
+		n, sh := o.loadShards(ctx, src, j)
 		m.Report = acc.Report(o.lineageReportOptions(n, sh))
 		members = append(members, m)
 		notes = append(notes, n...)
 	}
 	manifest, n := lineageManifest(rootName, members, func(name string) (*corev1.ConfigMap, error) {
-		return o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		cm, err := src.ConfigMap(ctx, name)
+		if m, ok := gather.IsMissing(err); ok {
+			return nil, fmt.Errorf("%s does not hold it", m.Files)
+		}
+		return cm, err
 	})
-	r, err := lineage.BuildReportOf(o.Namespace, rootName, members, manifest, append(notes, n...))
+	r, err := lineage.BuildReportOf(ns, rootName, members, manifest, append(notes, n...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
@@ -255,109 +265,37 @@ func lineageManifest(rootName string, members []lineage.Member, get func(string)
 //
 //	kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=eval -o json > lineage.json
 //	kubectl get job eval -o json >> ... (the root carries no root-job label)
-func (o *Options) offlineLineage() (*lineage.Report, error) {
-	var jobs []*batchv1.Job
-	var pods []corev1.Pod
-	cms := map[string]*corev1.ConfigMap{}
+func (o *Options) offlineLineage() (*gather.File, string, []string, error) {
 	paths := []string{o.Filename}
 	if o.ShardsFile != "" {
 		paths = append(paths, o.ShardsFile)
 	}
+	src := &gather.File{Files: strings.Join(paths, " and "), Stdin: o.In}
 	for _, p := range paths {
-		docs, err := source.Read([]string{p}, source.Options{Stdin: o.In})
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, err)
-		}
-		for i := range docs {
-			d := &docs[i]
-			if d.Err != nil {
-				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), d.Err))
-			}
-			var err error
-			switch d.Kind() {
-			case "Job":
-				j := &batchv1.Job{}
-				_, err = d.DecodeStrict(j)
-				jobs = append(jobs, j)
-			case "Pod":
-				var pod corev1.Pod
-				_, err = d.DecodeStrict(&pod)
-				pods = append(pods, pod)
-			case "ConfigMap":
-				cm := &corev1.ConfigMap{}
-				_, err = d.DecodeStrict(cm)
-				cms[cm.Name] = cm
-			default:
-				err = fmt.Errorf("%s %q: expected Jobs, Pods or ConfigMaps", d.Kind(), d.Name())
-			}
-			if err != nil {
-				return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("%s: %w", d.Location(), err))
-			}
+		if _, err := src.Read(p, "the Jobs of a run, with their pods and ConfigMaps if wanted (kubectl get jobs,pods,configmaps -o json)"); err != nil {
+			return nil, "", nil, err
 		}
 	}
 	if o.PodsFile != "" {
 		p, err := source.ReadPods(o.PodsFile, o.In)
 		if err != nil {
-			return nil, podsReadError(err, "kubectl get pods -n NAMESPACE -o json")
+			return nil, "", nil, gather.PodsReadError(err, "kubectl get pods -n NAMESPACE -o json")
 		}
-		pods = append(pods, p...)
+		src.PodList = append(src.PodList, p...)
 	}
-	if len(jobs) == 0 {
-		return nil, exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
+	if len(src.JobList) == 0 {
+		return nil, "", nil, exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
 	}
-	rootName, err := offlineRoot(jobs)
+	rootName, err := offlineRoot(src.JobList)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
+		return nil, "", nil, exitcode.Wrap(exitcode.Usage, err)
 	}
+	src.Namespace = src.JobList[0].Namespace
 	var notes []string
-	if len(pods) == 0 {
+	if len(src.PodList) == 0 {
 		notes = append(notes, "No pods given: the report rests on the Jobs' status alone (no exit codes, so no invalid-input verdict).")
 	}
-	members := make([]lineage.Member, 0, len(jobs))
-	for _, j := range jobs {
-		// Decided as live and as the offline status of one Job: a shard ConfigMap the pods do
-		// not mount, or unreadable, is a note, not silently no IDs.
-		ids, name, n, changed := scaffold.TrustedShards(j, func(name string) (*corev1.ConfigMap, string) {
-			if cm := shardConfigMapWithJob(cms, j, name); cm != nil {
-				return cm, ""
-			}
-			return nil, ""
-		})
-		o.warnShardsChanged(j, changed)
-		for _, note := range n {
-			if note != "" {
-				notes = append(notes, fmt.Sprintf("Job %q: %s", j.Name, note))
-			}
-		}
-		sh := shardState{ids: ids, configMap: name}
-		m := lineage.Member{Job: j}
-		if l, ok, err := lineage.ReadResolved(j, offlineIndexMap(cms, strings.Join(paths, " and "), j)); ok {
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
-				continue
-			}
-			m.Lineage = l
-		}
-		rep, err := indexstatus.Build(j, pods, o.lineageReportOptions(nil, sh))
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
-			continue
-		}
-		m.Report = rep
-		members = append(members, m)
-	}
-	ns := jobs[0].Namespace
-	manifest, n := lineageManifest(rootName, members, func(name string) (*corev1.ConfigMap, error) {
-		if cm := cms[name]; cm != nil {
-			return cm, nil
-		}
-		return nil, fmt.Errorf("%s does not hold it", strings.Join(paths, " and "))
-	})
-	r, err := lineage.BuildReportOf(ns, rootName, members, manifest, append(notes, n...))
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
-	}
-	return r, nil
+	return src, rootName, notes, nil
 }
 
 // offlineRoot is the root named by the retries in jobs, else the only Job without lineage.

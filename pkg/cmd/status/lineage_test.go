@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -139,5 +140,53 @@ func TestLineageWithoutRootCountsTheManifest(t *testing.T) {
 	cm.Data[shards.KeyManifest] = strings.Replace(cm.Data[shards.KeyManifest], "s-5", "s-9", 1)
 	if r := run(t, clientFor(r1, nil, cm), "", "seed-r1", "--lineage", "--exit-code"); r.code != exitcode.Findings || !strings.Contains(r.out, "is not used") {
 		t.Errorf("changed copy: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}
+
+// TestLineageOfflineNotesAsLive: status --lineage reads the same objects through one path live
+// and offline (pkg/cmd/gather), so it says the same about them. Before, offline --lineage had a
+// shard-trust path of its own: it worded its notes differently from live, and said nothing
+// when a Job's shard ConfigMap was not among the files (no shard IDs, without a word).
+func TestLineageOfflineNotesAsLive(t *testing.T) {
+	root, r1, pods := seedLineage()
+	// The root's pods mount another ConfigMap than its annotation names (the annotation edited
+	// after create); the retry's shard ConfigMap holds IDs that do not read.
+	root.Annotations[shards.AnnotationShardsConfigMap] = "seed-shards"
+	root.Spec.Template.Spec.Volumes = []corev1.Volume{{Name: scaffold.VolumeName, VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "other-shards"}}}}}
+	r1.Annotations[shards.AnnotationShardsConfigMap] = "seed-r1-shards"
+	bad := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "seed-r1-shards", Namespace: "ns"}, Data: map[string]string{shards.KeyShardIDs: "not a list"}}
+	objs := []runtime.Object{root, r1, bad}
+	for _, p := range pods {
+		objs = append(objs, p)
+	}
+	notes := func(name string, r result) []string {
+		t.Helper()
+		var rep lineage.Report
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil {
+			t.Fatalf("%s: exit %d\n%s%s", name, r.code, r.out, r.errOut)
+		}
+		return rep.Notes
+	}
+	live := notes("live", run(t, clientFor(root, nil, objs[1:]...), "", "seed", "--lineage", "-o", "json"))
+	offline := notes("offline", run(t, nil, "", "--lineage", "-f", writeList(t, objs...), "-o", "json"))
+	joined := strings.Join(live, "\n")
+	if !strings.Contains(joined, `but its pods mount ConfigMap "other-shards"`) || !strings.Contains(joined, "Shard IDs are not shown: ") {
+		t.Errorf("live notes lack the shard notes:\n%s", joined)
+	}
+	if strings.Join(offline, "\n") != joined {
+		t.Errorf("offline notes differ from live:\n%s\n--- live:\n%s", strings.Join(offline, "\n"), joined)
+	}
+
+	// The retry's ConfigMap not saved: live says it does not exist, offline to give it, neither
+	// is silent.
+	live = notes("live, no ConfigMap", run(t, clientFor(root, nil, objs[1:2]...), "", "seed", "--lineage", "-o", "json"))
+	offline = notes("offline, no ConfigMap", run(t, nil, "", "--lineage", "-f", writeList(t, objs[:2]...), "-o", "json"))
+	if want := `The Job names shard ConfigMap "seed-r1-shards" but it does not exist`; !strings.Contains(strings.Join(live, "\n"), want) {
+		t.Errorf("live: no %q in\n%s", want, strings.Join(live, "\n"))
+	}
+	if want := `The Job's shards are in ConfigMap "seed-r1-shards"; give it with --shards-file`; !strings.Contains(strings.Join(offline, "\n"), want) {
+		t.Errorf("offline: no %q in\n%s", want, strings.Join(offline, "\n"))
 	}
 }

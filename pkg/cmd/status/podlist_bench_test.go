@@ -33,7 +33,7 @@ import (
 // like the API server, in the same run, two ways, each pod going into the report's
 // Accumulator:
 //
-//   - stream: this command's path (listPods: pkg/podstream decodes each pod as it arrives,
+//   - stream: this command's path (gather.Live.Pods: pkg/podstream decodes each pod as it arrives,
 //     without managedFields and most of the spec);
 //   - pager: client-go's typed protobuf LIST through tools/pager (EachListItem, which decodes
 //     whole pages and buffers up to 10 of them ahead).
@@ -58,14 +58,14 @@ func BenchmarkPodList(b *testing.B) {
 				b.Run(fmt.Sprintf("pods=%d/page=%d/%s", n, page, name), func(b *testing.B) {
 					o := benchOptions(b, srv.URL, page)
 					measure(b, n, fold, func(acc *indexstatus.Accumulator) error {
-						_, err := o.listPods(context.Background(), j, acc)
+						_, err := o.live().Pods(context.Background(), j, "", acc.Add)
 						return err
 					})
 				})
 			}
 			b.Run(fmt.Sprintf("pods=%d/page=%d/pager", n, page), func(b *testing.B) {
 				client := benchClient(b, srv.URL)
-				sel, _ := podSelector(j)
+				sel, _ := indexstatus.PodSelector(j)
 				measure(b, n, false, func(acc *indexstatus.Accumulator) error {
 					p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (k8sruntime.Object, error) {
 						return client.CoreV1().Pods("ns").List(context.Background(), opts)

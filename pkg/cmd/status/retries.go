@@ -6,9 +6,9 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -19,7 +19,7 @@ import (
 // on the lineage's root label, and a GET per retry whose index map is in a ConfigMap. Only a
 // failed Job is asked about (the advice to retry is given for no other); a LIST that is not
 // allowed, or fails, is a note and the advice stands as if there were no retries.
-func (o *Options) loadRetries(ctx context.Context, job *batchv1.Job) ([]indexstatus.RetryJob, []string) {
+func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batchv1.Job) ([]indexstatus.RetryJob, []string) {
 	failed := false
 	for _, c := range job.Status.Conditions {
 		failed = failed || c.Type == batchv1.JobFailed && c.Status == "True"
@@ -31,20 +31,20 @@ func (o *Options) loadRetries(ctx context.Context, job *batchv1.Job) ([]indexsta
 	if name := job.Annotations[shards.AnnotationRootJob]; name != "" {
 		root = name
 	}
-	list, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.Set{shards.LabelRootJob: root}.String()})
+	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: root}.String())
 	switch {
 	case apierrors.IsForbidden(err):
 		return nil, []string{fmt.Sprintf("Its retries are not known: not allowed to list jobs in namespace %q (ask for \"list\" on \"jobs\"); the advice below does not know whether they re-ran its shards.", o.Namespace)}
 	case err != nil:
 		return nil, []string{fmt.Sprintf("Its retries are not known (listing Jobs failed: %v); the advice below does not know whether they re-ran its shards.", err)}
 	}
-	jobs := make([]*batchv1.Job, 0, len(list.Items))
+	jobs := make([]*batchv1.Job, 0, len(list))
 	resolved := map[string]*lineage.Lineage{}
 	var notes []string
-	for i := range list.Items {
-		j := &list.Items[i]
+	for i := range list {
+		j := &list[i]
 		jobs = append(jobs, j)
-		l, ok, err := lineage.ReadResolved(j, o.liveIndexMap(ctx))
+		l, ok, err := lineage.ReadResolved(j, o.indexMap(ctx, src, j))
 		switch {
 		case ok && err != nil:
 			notes = append(notes, fmt.Sprintf("Retry %q is left out: its index map cannot be read (%v).", j.Name, err))

@@ -8,13 +8,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
@@ -108,7 +110,7 @@ const DefaultChunkSize = 500
 // holds a snapshot at or before it; the mirrored release (pkg/version) drops every snapshot older than etcd's last compaction
 // (every 5 minutes), so once a cluster's pods have been quiet for 5 to 10 minutes every page
 // after the first is read from etcd, each pod decoded again, at about twice the cost of the
-// cache (docs/benchmarks.md, status). Status decodes each pod as it arrives (listPage), so the page
+// cache (docs/benchmarks.md, status). Status decodes each pod as it arrives (gather.Live.Pods), so the page
 // size costs it no memory. The LIST stays paginated beyond 10,000 pods, in pages of
 // DefaultChunkSize, since the API server may then have to read etcd and hold a page of decoded
 // pods.
@@ -247,7 +249,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		if o.PodsFile == source.StdinName && o.In != nil {
 			// Standard input is buffered once here, so that Run can peek at it (is it JSON
 			// to stream?) and hand the same reader to the general reader otherwise.
-			o.In = bufio.NewReaderSize(o.In, stdinBuffer)
+			o.In = bufio.NewReaderSize(o.In, gather.StdinBuffer)
 		}
 		return nil
 	}
@@ -351,7 +353,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.runLineage(ctx)
 	}
 	if o.offline() {
-		r, err := o.offlineReport()
+		r, err := o.offlineReport(ctx)
 		if err != nil {
 			return err
 		}
@@ -434,108 +436,87 @@ func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Op
 
 // --- offline ---
 
-func (o *Options) offlineReport() (*indexstatus.IndexedJobStatus, error) {
-	in, err := o.readOffline()
+// offlineReport makes the report of -f's Job from the files given, through the path of a live
+// report (gatherNotes): only the clock, the pods' check and --shards-file are offline's own.
+func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobStatus, error) {
+	src, podsGiven, err := o.readOffline()
 	if err != nil {
 		return nil, err
 	}
-	job, podsGiven := in.job, in.podsGiven
+	job := src.JobList[0]
+	acc, err := newAccumulator(job, true)
+	if err != nil {
+		return nil, err
+	}
+	captured := indexstatus.CaptureTime(job, nil)
+	var f foreign
+	if _, err := src.Pods(ctx, job, "", func(p *corev1.Pod) {
+		f.check(job, p)
+		if t := indexstatus.PodTime(p); t.After(captured) {
+			captured = t
+		}
+		acc.Add(p)
+	}); err != nil {
+		return nil, err
+	}
+	if err := f.err(job); err != nil {
+		return nil, err
+	}
 	var notes []string
 	if !podsGiven {
 		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
 	}
-	clk, clockNote, err := o.offlineClock(in.captured)
+	clk, clockNote, err := o.offlineClock(captured)
 	if err != nil {
 		return nil, err
 	}
 	if clockNote != "" {
 		notes = append(notes, clockNote)
 	}
-	var sh shardState
+	st := &liveState{acc: acc, job: job}
 	if o.ShardsFile != "" {
-		cm, err := readConfigMap(o.ShardsFile, o.In)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the shard ConfigMap: %w", err))
-		}
-		ids, err := shards.IDsFromConfigMap(cm)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, err)
-		}
-		sh = shardState{ids: ids, configMap: cm.Name}
-		if name, ok := shards.ConfigMapNameFromJob(job); ok && name != cm.Name {
-			notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
-		}
-		if changed := scaffold.ShardsChanged(job, cm, ids); changed != "" {
-			o.warnShardsChanged(job, changed)
-			notes = append(notes, fmt.Sprintf("Shard IDs are not shown: %s.", changed))
-			sh = shardState{}
+		if st.shards, notes, err = o.shardsFile(job, notes); err != nil {
+			return nil, err
 		}
 	} else {
 		// Saved with the Job (create --save, create --dry-run=client -o yaml, kubectl get
 		// job,configmap): used as --shards-file would use it, decided as live.
-		ids, name, n, changed := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
-			if cm := shardConfigMapWithJob(in.configMaps, job, name); cm != nil {
-				return cm, ""
-			}
-			return nil, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name)
-		})
-		o.warnShardsChanged(job, changed)
-		notes = append(notes, n...)
-		sh = shardState{ids: ids, configMap: name}
+		n, sh := o.loadShards(ctx, src, job)
+		notes, st.shards = append(notes, n...), sh
 	}
-	lin, lnotes := jobLineage(job, offlineIndexMap(in.configMaps, o.Filename, job))
-	notes = append(notes, lnotes...)
-	notes = append(notes, lineageNote(job, lin, o.conn)...)
-	opts := o.reportOptions(notes, sh)
-	opts.Clock, opts.PodsNotGiven = clk, !podsGiven
-	r := in.acc.Report(opts)
-	setOriginalIndexes(r, lin)
-	in.acc.AddCaseCounts(r)
-	return r, nil
+	st.notes = notes
+	o.gatherNotes(ctx, src, st)
+	return st.report(o, func(opts *indexstatus.Options) { opts.Clock, opts.PodsNotGiven = clk, !podsGiven }), nil
 }
 
-// shardConfigMapWithJob is the ConfigMap named name that -f holds next to the Job, in the
-// Job's namespace (either may leave it unset, as a manifest does), or nil.
-func shardConfigMapWithJob(cms map[string]*corev1.ConfigMap, job *batchv1.Job, name string) *corev1.ConfigMap {
-	cm := cms[name]
-	if cm == nil || cm.Namespace != "" && job.Namespace != "" && cm.Namespace != job.Namespace {
-		return nil
+// shardsFile reads the shard IDs of --shards-file for job, adding to notes what does not match.
+func (o *Options) shardsFile(job *batchv1.Job, notes []string) (shardState, []string, error) {
+	f := &gather.File{Stdin: o.In}
+	n, err := f.Read(o.ShardsFile, "the shard ConfigMap (kubectl get configmap -o json)", "ConfigMap")
+	if err == nil && n != 1 {
+		err = exitcode.UsageError("%s: holds %d ConfigMaps; give the Job's shard ConfigMap only", o.ShardsFile, n)
 	}
-	return cm
-}
-
-// readConfigMap reads exactly one ConfigMap from path.
-func readConfigMap(path string, stdin io.Reader) (*corev1.ConfigMap, error) {
-	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
 	if err != nil {
-		return nil, err
+		return shardState{}, nil, err
 	}
-	var cm *corev1.ConfigMap
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
-		}
-		if d.Kind() != "ConfigMap" {
-			return nil, fmt.Errorf("%s: expected a ConfigMap (kubectl get configmap -o json), found kind %q", d.Location(), d.Kind())
-		}
-		if cm != nil {
-			return nil, fmt.Errorf("%s: holds more than one ConfigMap; give the Job's shard ConfigMap only", path)
-		}
-		cm = &corev1.ConfigMap{}
-		if _, err := d.DecodeStrict(cm); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Location(), err)
-		}
+	cm := slices.Collect(maps.Values(f.ConfigMaps))[0]
+	ids, err := shards.IDsFromConfigMap(cm)
+	if err != nil {
+		return shardState{}, nil, exitcode.Wrap(exitcode.Usage, err)
 	}
-	if cm == nil {
-		return nil, fmt.Errorf("%s: no ConfigMap found", path)
+	if name, ok := shards.ConfigMapNameFromJob(job); ok && name != cm.Name {
+		notes = append(notes, fmt.Sprintf("The Job names shard ConfigMap %q but --shards-file holds %q.", name, cm.Name))
 	}
-	return cm, nil
+	if changed := scaffold.ShardsChanged(job, cm, ids); changed != "" {
+		o.warnShardsChanged(job, changed)
+		return shardState{}, append(notes, fmt.Sprintf("Shard IDs are not shown: %s.", changed)), nil
+	}
+	return shardState{ids: ids, configMap: cm.Name}, notes, nil
 }
 
 // --- live ---
 
-// liveState is what one live read gathered.
+// liveState is what one read gathered (live, or offline for the report of -f).
 type liveState struct {
 	acc    *indexstatus.Accumulator
 	job    *batchv1.Job
@@ -549,13 +530,22 @@ type liveState struct {
 	retries []indexstatus.RetryJob
 }
 
-func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
+// report is the report of s, with the options o gives as changed by set (offline's clock).
+func (s *liveState) report(o *Options, set ...func(*indexstatus.Options)) *indexstatus.IndexedJobStatus {
 	opts := o.reportOptions(s.notes, s.shards)
 	opts.Retries = s.retries
+	for _, f := range set {
+		f(&opts)
+	}
 	r := s.acc.Report(opts)
 	setOriginalIndexes(r, s.lin)
 	s.acc.AddCaseCounts(r)
 	return r
+}
+
+// live is the cluster, read with o's client and page sizes.
+func (o *Options) live() *gather.Live {
+	return &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
@@ -563,100 +553,83 @@ func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 // settled and untracked terminating pods are kept compact (Accumulator.FoldSettled): only for a
 // report of this one LIST, not for a watch, which replaces and removes pods.
 func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
-	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	src := o.live()
+	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	acc, rv, err := o.readPods(ctx, job, fold)
+	acc, rv, err := o.readPods(ctx, src, job, fold)
 	if err != nil {
 		return nil, err
 	}
-	notes, sh := o.loadShards(ctx, job)
-	notes = append(notes, o.failedCreateNotes(ctx, job)...)
-	notes = append(notes, o.sharedConfigMapNote(ctx, job, sh.configMap)...)
-	lin, lnotes := jobLineage(job, o.liveIndexMap(ctx))
-	notes = append(notes, lnotes...)
-	notes = append(notes, lineageNote(job, lin, o.conn)...)
-	retries, rnotes := o.loadRetries(ctx, job)
-	notes = append(notes, rnotes...)
-	return &liveState{acc: acc, job: job, notes: notes, shards: sh, lin: lin, podsRV: rv, retries: retries}, nil
+	st := &liveState{acc: acc, job: job, podsRV: rv}
+	st.notes, st.shards = o.loadShards(ctx, src, job)
+	o.gatherNotes(ctx, src, st)
+	return st, nil
 }
 
-// podSelector selects the Job's pods (indexstatus.PodSelector, shared with logs).
-func podSelector(job *batchv1.Job) (string, error) { return indexstatus.PodSelector(job) }
+// gatherNotes adds to st, live or offline, what the report says besides the pods and the shard
+// IDs: why pods are missing (FailedCreate events), the other Jobs sharing the shard ConfigMap,
+// the Job's lineage and its retries.
+func (o *Options) gatherNotes(ctx context.Context, src gather.Source, st *liveState) {
+	job := st.job
+	st.notes = append(st.notes, o.failedCreateNotes(ctx, src, job)...)
+	st.notes = append(st.notes, sharedConfigMapNote(ctx, src, job, st.shards.configMap)...)
+	lin, lnotes := jobLineage(job, o.indexMap(ctx, src, job))
+	st.notes = append(st.notes, lnotes...)
+	st.notes = append(st.notes, lineageNote(job, lin, o.conn)...)
+	retries, rnotes := o.loadRetries(ctx, src, job)
+	st.notes = append(st.notes, rnotes...)
+	st.lin, st.retries = lin, retries
+}
+
+// newAccumulator is an accumulator of job's pods, folding the settled ones with fold.
+func newAccumulator(job *batchv1.Job, fold bool) (*indexstatus.Accumulator, error) {
+	acc, err := indexstatus.NewAccumulator(job)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	if fold {
+		acc.FoldSettled()
+	}
+	return acc, nil
+}
 
 // readPods reads the Job's pods into a new accumulator (folding the settled ones with fold):
-// unless --all-pods, only those that did not succeed (indexstatus.NotSucceededSelector), and
-// then every pod into a fresh accumulator when indexstatus.SucceededPodsNeeded says the Job's
-// status does not account for the succeeded ones (see pkg/indexstatus/unread.go: the report is
-// then the one from every pod except the succeeded pods' own fields). The resourceVersion is
-// the last list's.
-func (o *Options) readPods(ctx context.Context, job *batchv1.Job, fold bool) (*indexstatus.Accumulator, string, error) {
-	newAcc := func() (*indexstatus.Accumulator, error) {
-		acc, err := indexstatus.NewAccumulator(job)
-		if err != nil {
-			return nil, exitcode.Wrap(exitcode.Usage, err)
-		}
-		if fold {
-			acc.FoldSettled()
-		}
-		return acc, nil
-	}
-	if !o.AllPods {
+// unless --all-pods or offline, only those that did not succeed
+// (indexstatus.NotSucceededSelector), and then every pod into a fresh accumulator when
+// indexstatus.SucceededPodsNeeded says the Job's status does not account for the succeeded
+// ones (see pkg/indexstatus/unread.go: the report is then the one from every pod except the
+// succeeded pods' own fields). The resourceVersion is the last list's.
+func (o *Options) readPods(ctx context.Context, src gather.Source, job *batchv1.Job, fold bool) (*indexstatus.Accumulator, string, error) {
+	if !o.AllPods && !o.offline() {
 		// Not folded: the pods that did not succeed are few on a Job that is doing well.
-		acc, err := indexstatus.NewAccumulator(job)
+		acc, err := newAccumulator(job, false)
 		if err != nil {
-			return nil, "", exitcode.Wrap(exitcode.Usage, err)
+			return nil, "", err
 		}
 		acc.LeaveOutSucceeded()
-		rv, err := o.listPodsWhere(ctx, job, indexstatus.NotSucceededSelector, acc)
+		rv, err := src.Pods(ctx, job, indexstatus.NotSucceededSelector, acc.Add)
 		if err != nil || acc.SucceededPodsNeeded() == "" {
 			return acc, rv, err
 		}
 	}
-	acc, err := newAcc()
+	acc, err := newAccumulator(job, fold)
 	if err != nil {
 		return nil, "", err
 	}
-	rv, err := o.listPods(ctx, job, acc)
+	rv, err := src.Pods(ctx, job, "", acc.Add)
 	return acc, rv, err
-}
-
-// listPods pages through the Job's pods: a first page of FirstPageSize, then pages of
-// ChunkSize (see DefaultFirstPageSize). Each pod is summarized and dropped as it arrives, so
-// memory grows with what acc keeps (with FoldSettled, a folded pod's name and 28 bytes; else a
-// summary a pod), not with the decoded pods or the page size. The returned
-// resourceVersion is the list's: the revision every page was read at, from which a watch misses
-// no change.
-func (o *Options) listPods(ctx context.Context, job *batchv1.Job, acc *indexstatus.Accumulator) (string, error) {
-	return o.listPodsWhere(ctx, job, "", acc)
-}
-
-// listPodsWhere is listPods with a field selector ("" for none).
-func (o *Options) listPodsWhere(ctx context.Context, job *batchv1.Job, fieldSelector string, acc *indexstatus.Accumulator) (string, error) {
-	sel, err := podSelector(job)
-	if err != nil {
-		return "", exitcode.Wrap(exitcode.Usage, err)
-	}
-	// No resourceVersion: a consistent read, served from the watch cache once it has caught up.
-	opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: fieldSelector, Limit: o.FirstPageSize}
-	for {
-		meta, err := o.listPage(ctx, opts, acc.Add)
-		if err != nil {
-			return "", exitcode.APIError(err, "list", "pods", "", o.Namespace)
-		}
-		if meta.Continue == "" {
-			return meta.ResourceVersion, nil
-		}
-		opts.Continue, opts.Limit = meta.Continue, o.ChunkSize
-	}
 }
 
 // loadShards reads the shard IDs from the ConfigMap the Job names, if any
 // (scaffold.TrustedShards). A missing or unreadable ConfigMap is a note, not a failure.
-func (o *Options) loadShards(ctx context.Context, job *batchv1.Job) ([]string, shardState) {
+func (o *Options) loadShards(ctx context.Context, src gather.Source, job *batchv1.Job) ([]string, shardState) {
 	ids, name, notes, changed := scaffold.TrustedShards(job, func(name string) (*corev1.ConfigMap, string) {
-		cm, err := o.Client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, name, metav1.GetOptions{})
+		cm, err := src.ConfigMap(ctx, name)
+		if _, ok := gather.IsMissing(err); ok {
+			return nil, fmt.Sprintf("The Job's shards are in ConfigMap %q; give it with --shards-file to see shard IDs.", name)
+		}
 		switch {
 		case apierrors.IsNotFound(err):
 			return nil, fmt.Sprintf("The Job names shard ConfigMap %q but it does not exist: shard IDs are not shown.", name)

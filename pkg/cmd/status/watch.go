@@ -260,7 +260,7 @@ func (w *watcher) startJobWatch(ctx context.Context) error {
 
 func (w *watcher) startPodWatch(ctx context.Context) error {
 	o := w.o
-	sel, err := podSelector(w.st.job)
+	sel, err := indexstatus.PodSelector(w.st.job)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
@@ -322,7 +322,7 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		if isExpired(ev.Object) {
 			// Too old to resume: read the Job again (one GET) and watch from there.
 			w.jobW.Stop()
-			job, err := w.o.Client.BatchV1().Jobs(w.o.Namespace).Get(ctx, w.o.JobName, metav1.GetOptions{})
+			job, err := w.o.live().Job(ctx, w.o.JobName)
 			if err != nil {
 				return exitcode.APIError(err, "get", "jobs", w.o.JobName, w.o.Namespace)
 			}
@@ -366,11 +366,11 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 		if isExpired(ev.Object) {
 			// Too old to resume: list the pods again and watch from that list.
 			w.podW.Stop()
-			acc, err := indexstatus.NewAccumulator(w.st.job)
+			acc, err := newAccumulator(w.st.job, false)
 			if err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
+				return err
 			}
-			rv, err := w.o.listPods(ctx, w.st.job, acc)
+			rv, err := w.o.live().Pods(ctx, w.st.job, "", acc.Add)
 			if err != nil {
 				return err
 			}

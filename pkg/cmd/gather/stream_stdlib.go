@@ -1,6 +1,6 @@
 //go:build stdlibpods
 
-package status
+package gather
 
 import (
 	"encoding/json"

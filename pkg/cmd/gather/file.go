@@ -1,0 +1,253 @@
+package gather
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// StdinBuffer is the buffer a command puts in front of standard input, so that File.Pods can
+// peek at it (is it JSON to stream?), and the one of a file.
+const StdinBuffer = 256 << 10
+
+// File answers from objects read from files (-f, --pods-file, --shards-file): nothing contacts a
+// cluster. An object they do not hold is a *Missing error.
+type File struct {
+	// Files names the files read, as errors name them ("job.json and shards.json").
+	Files string
+	// Namespace, when set, is the namespace of the objects looked for: a ConfigMap saved from
+	// another namespace is not found (one saved without a namespace, as a manifest, is).
+	Namespace string
+	JobList   []*batchv1.Job
+	// PodList are the pods the files hold: every one is given to Pods' add, the Job's or not
+	// (the Accumulator leaves out and counts those of another Job, as a report of the pods
+	// given says).
+	PodList    []corev1.Pod
+	ConfigMaps map[string]*corev1.ConfigMap
+	// PodsFile, when set, is where Pods reads the pods instead (- for Stdin): a JSON file is
+	// streamed, each pod decoded and handed on as it is read, never all held.
+	PodsFile string
+	Stdin    io.Reader
+}
+
+var _ Source = (*File)(nil)
+
+// Read adds to f the Jobs, Pods and ConfigMaps that path (- for Stdin) holds, alone, in Lists or
+// in a stream of documents; any other kind, or one not in kinds when given, is an error. Its
+// errors are usage errors (exit 2) that say what path should hold: what, as "the Job (kubectl
+// get job NAME -o json)". n is how many objects path held.
+func (f *File) Read(path, what string, kinds ...string) (n int, err error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: f.Stdin})
+	if err != nil {
+		return 0, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %w", what, err))
+	}
+	if kinds == nil {
+		kinds = []string{"Job", "Pod", "ConfigMap"}
+	}
+	if f.ConfigMaps == nil {
+		f.ConfigMaps = map[string]*corev1.ConfigMap{}
+	}
+	for i := range docs {
+		d := &docs[i]
+		err := d.Err
+		switch {
+		case err != nil:
+		case !slices.Contains(kinds, d.Kind()):
+			return 0, exitcode.UsageError("%s: expected %s, found kind %q", d.Location(), what, d.Kind())
+		case d.Kind() == "Job":
+			job := &batchv1.Job{}
+			_, err = d.DecodeStrict(job)
+			f.JobList = append(f.JobList, job)
+		case d.Kind() == "Pod":
+			var p corev1.Pod
+			_, err = d.DecodeStrict(&p)
+			f.PodList = append(f.PodList, p)
+		default:
+			cm := &corev1.ConfigMap{}
+			_, err = d.DecodeStrict(cm)
+			f.ConfigMaps[cm.Name] = cm
+		}
+		if err != nil {
+			return 0, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %s: %w", what, d.Location(), err))
+		}
+	}
+	return len(docs), nil
+}
+
+// Missing is the error of an object the files do not hold; apierrors.IsNotFound says true.
+type Missing struct {
+	Files, Resource, Name string
+}
+
+func (m *Missing) Error() string {
+	return fmt.Sprintf("%s does not hold %s %q", m.Files, m.Resource, m.Name)
+}
+
+// Status makes a Missing an apierrors.APIStatus of reason NotFound.
+func (m *Missing) Status() metav1.Status {
+	return metav1.Status{Status: metav1.StatusFailure, Code: http.StatusNotFound, Reason: metav1.StatusReasonNotFound, Message: m.Error(),
+		Details: &metav1.StatusDetails{Name: m.Name, Kind: m.Resource}}
+}
+
+// IsMissing says whether err is a *Missing, and returns it.
+func IsMissing(err error) (*Missing, bool) {
+	var m *Missing
+	return m, errors.As(err, &m)
+}
+
+func (f *File) missing(resource, name string) error {
+	return &Missing{Files: f.Files, Resource: resource, Name: name}
+}
+
+// Job is the Job named name, or with name "" the first Job read.
+func (f *File) Job(_ context.Context, name string) (*batchv1.Job, error) {
+	for _, j := range f.JobList {
+		if name == "" || j.Name == name {
+			return j, nil
+		}
+	}
+	return nil, f.missing("jobs", name)
+}
+
+func (f *File) Jobs(_ context.Context, labelSelector string) ([]batchv1.Job, error) {
+	sel, err := labels.Parse(labelSelector)
+	if err != nil {
+		return nil, err
+	}
+	var out []batchv1.Job
+	for _, j := range f.JobList {
+		if sel.Matches(labels.Set(j.Labels)) {
+			out = append(out, *j)
+		}
+	}
+	return out, nil
+}
+
+func (f *File) ConfigMap(_ context.Context, name string) (*corev1.ConfigMap, error) {
+	cm := f.ConfigMaps[name]
+	if cm == nil || cm.Namespace != "" && f.Namespace != "" && cm.Namespace != f.Namespace {
+		return nil, f.missing("configmaps", name)
+	}
+	return cm, nil
+}
+
+// Events: files hold none.
+func (f *File) Events(context.Context, string) ([]corev1.Event, error) {
+	return nil, f.missing("events", "")
+}
+
+// Pods hands every pod of PodList, or of PodsFile, whose phase and name match fieldSelector to
+// add. Its errors are usage errors (exit 2).
+func (f *File) Pods(_ context.Context, job *batchv1.Job, fieldSelector string, add func(*corev1.Pod)) (string, error) {
+	sel, err := fields.ParseSelector(fieldSelector)
+	if err != nil {
+		return "", exitcode.Wrap(exitcode.Usage, err)
+	}
+	if !sel.Empty() {
+		all := add
+		add = func(p *corev1.Pod) {
+			if sel.Matches(fields.Set{"metadata.name": p.Name, "metadata.namespace": p.Namespace, "status.phase": string(p.Status.Phase)}) {
+				all(p)
+			}
+		}
+	}
+	if f.PodsFile == "" {
+		return "", each(f.PodList, add)
+	}
+	// A JSON pod list is streamed: each pod handed on as it is decoded, never all held.
+	if ok, err := f.streamPods(add); ok || err != nil {
+		return "", err
+	}
+	pods, err := source.ReadPods(f.PodsFile, f.Stdin)
+	if err != nil {
+		return "", PodsReadError(err, fmt.Sprintf("kubectl get pods -n %s -l %s=%s -o json", cmp.Or(job.Namespace, "NAMESPACE"), batchv1.JobNameLabel, cmp.Or(job.Name, "NAME")))
+	}
+	return "", each(pods, add)
+}
+
+// PodsReadError is the error of a pods file that could not be read. One that holds no object
+// at all (an empty file, as a failed kubectl get pods > pods.json leaves, or only null) is not
+// "no pods": the report would then say the pods are gone. It says what was expected instead.
+// command is the kubectl command that saves the pods expected.
+func PodsReadError(err error, command string) error {
+	if errors.Is(err, source.ErrNoObject) {
+		return exitcode.UsageError("cannot read the pods: %v: expected the pods as %s writes them (a List, with no items when no pod exists)", err, command)
+	}
+	return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
+}
+
+// streamPods reads PodsFile as the fast road when it is JSON: a PodList or List (what kubectl
+// get pods -o json writes), a Pod (kubectl get pod NAME -o json), or a stream of them. A list's
+// items are decoded one pod at a time and handed to add as they are read, as the live read does
+// with protobuf pages, so memory does not grow with the pods and the file is never held whole.
+// ok is false, having read nothing that matters, when the file is not JSON (YAML): the caller
+// then reads it the general way.
+func (f *File) streamPods(add func(*corev1.Pod)) (ok bool, err error) {
+	var r io.Reader
+	if f.PodsFile == source.StdinName {
+		// The command buffered standard input; peeking leaves what was read in that buffer
+		// for the general reader. Unbuffered, take the general reader rather than lose the
+		// bytes a peek would read.
+		br, buffered := f.Stdin.(*bufio.Reader)
+		if !buffered || !startsJSONObject(br) {
+			return false, nil
+		}
+		r = br
+	} else {
+		file, err := os.Open(f.PodsFile)
+		if err != nil {
+			return false, nil // the general reader says why
+		}
+		defer func() { _ = file.Close() }()
+		br := bufio.NewReaderSize(file, StdinBuffer)
+		if !startsJSONObject(br) {
+			return false, nil
+		}
+		r = br
+	}
+	if err := decodePodList(r, add); err != nil {
+		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+	}
+	return true, nil
+}
+
+// startsJSONObject reports whether the input's first non-space byte is '{'.
+func startsJSONObject(br *bufio.Reader) bool {
+	for n := 1; n <= 4096; n++ {
+		b, err := br.Peek(n)
+		if err != nil || len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// decodePodList walks JSON pods (lists, Pods, or a stream of them) and calls add for every
+// pod, decoded by podstream.EachJSON into the part of a pod the report reads and dropped once
+// add returns. A build with the tag stdlibpods decodes with encoding/json's streaming decoder
+// instead (stream_stdlib.go), the yardstick of make bench-status-decoder.
+var decodePodList = podstream.EachJSON
