@@ -12,7 +12,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -240,29 +239,21 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// readPods pages through job's pods and adds the summary each finished pod left.
+// readPods pages through job's pods (gather.Live.Pods: protobuf, one pod decoded at a time)
+// and adds the summary each finished pod left.
 func (o *Options) readPods(ctx context.Context, job *batchv1.Job, m *shards.Manifest, toRoot func(int) (int, bool),
 	rec *domain.Reconciler, noSummary, running *podList) error {
 	container := job.Annotations[scaffold.AnnotationWorkerContainer]
-	opts := metav1.ListOptions{LabelSelector: labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), Limit: podPageSize}
-	for {
-		list, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, opts)
-		if err != nil {
-			return exitcode.APIError(err, "list", "pods", "", o.Namespace)
+	src := o.source()
+	src.FirstPageSize, src.ChunkSize = podPageSize, podPageSize
+	_, err := src.Pods(ctx, job, "", func(pod *corev1.Pod) {
+		if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			running.add(pod.Name)
+			return
 		}
-		for i := range list.Items {
-			pod := &list.Items[i]
-			if pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
-				running.add(pod.Name)
-				continue
-			}
-			o.addPod(pod, job, m, container, toRoot, rec, noSummary)
-		}
-		if list.Continue == "" {
-			return nil
-		}
-		opts.Continue = list.Continue
-	}
+		o.addPod(pod, job, m, container, toRoot, rec, noSummary)
+	})
+	return err
 }
 
 func (o *Options) addPod(pod *corev1.Pod, job *batchv1.Job, m *shards.Manifest, container string, toRoot func(int) (int, bool),
