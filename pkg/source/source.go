@@ -177,32 +177,51 @@ func Read(paths []string, opts Options) ([]Document, error) {
 	return docs, nil
 }
 
-// ForEach reads paths as Read does and calls fn for every document, without keeping them: a
-// stream of any length is read in the memory of one file and the documents being handled.
-// fn is called from up to workers goroutines at once (at least 1), so it must be safe for
-// concurrent use; the order of the calls is unspecified, and each Document says where it
-// came from (File, Doc, Item). Documents of a file are handled before the next file is read.
-// An input that cannot be read stops the walk with a *ReadError.
-func ForEach(paths []string, opts Options, workers int, fn func(*Document)) error {
+// ForEachInOrder reads paths as Read does without keeping the documents: a stream of any
+// length is read in the memory of one file and the documents being handled. check is called
+// for every document, from up to workers goroutines at once (at least 1), so it must be safe
+// for concurrent use, in no particular order; keep is called with each result, one at a time,
+// in the order of files, documents and List items. A result waits only for those of the
+// documents before it, so a stream's results reach keep as it is read, not at its end, and
+// are not kept after. Documents of a file are handled before the next file is read. An input
+// that cannot be read stops the walk with a *ReadError.
+func ForEachInOrder[R any](paths []string, opts Options, workers int, check func(*Document) R, keep func(R)) error {
 	workers = max(workers, 1)
 	return readInputs(paths, opts, func(name string, data []byte) {
 		chunks, binary := splitInput(name, data)
 		if binary != nil {
-			fn(binary)
+			keep(check(binary))
 			return
 		}
 		// Workers take the next chunk with an atomic counter: no hand-off per document, which
-		// costs a wake-up each on a busy machine.
-		var next atomic.Int64
+		// costs a wake-up each on a busy machine. The worker that completes the first chunk
+		// not yet kept keeps it and every completed one after it.
+		var (
+			next    atomic.Int64
+			mu      sync.Mutex
+			results = make([][]R, len(chunks))
+			done    = make([]bool, len(chunks))
+			kept    int
+		)
 		work := func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(chunks) {
 					return
 				}
+				var rs []R
 				for _, d := range parseChunk(name, i+1, chunks[i], !opts.NoFastPath && !librariesOnly) {
-					fn(&d)
+					rs = append(rs, check(&d))
 				}
+				mu.Lock()
+				results[i], done[i] = rs, true
+				for ; kept < len(chunks) && done[kept]; kept++ {
+					for _, r := range results[kept] {
+						keep(r)
+					}
+					results[kept] = nil
+				}
+				mu.Unlock()
 			}
 		}
 		var wg sync.WaitGroup
