@@ -43,13 +43,18 @@ func benchStream(tb testing.TB, n int) string {
 	return path
 }
 
-// lintFile lints path as `kubectl indexed lint` does (source.ForEach with GOMAXPROCS workers).
+// lintFile lints path as `kubectl indexed lint -o json` does (source.ForEachInOrder with
+// GOMAXPROCS workers).
 func lintFile(tb testing.TB, path string, noFastPath bool) *Report {
 	l := NewLinter(Options{})
-	if err := source.ForEach([]string{path}, source.Options{NoFastPath: noFastPath}, runtime.GOMAXPROCS(0), l.Add); err != nil {
+	if err := source.ForEachInOrder([]string{path}, source.Options{NoFastPath: noFastPath}, runtime.GOMAXPROCS(0), l.Check, l.Keep); err != nil {
 		tb.Fatal(err)
 	}
-	return l.Report()
+	r, err := l.Report()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }
 
 // The fast path is an optimisation only: the same stream gives the same report without it,

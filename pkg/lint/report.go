@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"bufio"
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,6 +40,11 @@ type Report struct {
 	// Objects lists every document read, in file and document order, findings or not: the
 	// JUnit report has a test case for each. Not part of the JSON/YAML contract.
 	Objects []Object `json:"-"`
+	// JobsPerFile counts the Jobs and CronJobs of each file, by kind (List items included),
+	// and PrepareDBFiles are the files with a prepare-db-mode finding, sorted: for the hints.
+	// Not part of the JSON/YAML contract.
+	JobsPerFile    map[string]int `json:"-"`
+	PrepareDBFiles []string       `json:"-"`
 }
 
 // Hint is advice for one file: what running its commands shows.
@@ -93,62 +100,148 @@ func Lint(docs []source.Document, opts Options) *Report {
 	for i := range docs {
 		l.Add(&docs[i])
 	}
-	return l.Report()
+	r, _ := l.Report() // nothing is written without StreamText
+	return r
 }
 
-// Linter builds a Report from documents handed to it one at a time, from any number of
-// goroutines at once (see source.ForEach); it keeps the findings, not the documents.
+// Linter builds a Report from documents: Check lints one, from any number of goroutines at
+// once, and Keep adds what Check found to the report, one document at a time, in input order
+// (see source.ForEachInOrder). It keeps the findings, not the documents; with StreamText it
+// prints the findings instead of keeping them.
 type Linter struct {
 	opts   Options
 	mu     sync.Mutex
 	report *Report
+	// stream, when set, takes the findings of each document as Keep gets them.
+	stream    *bufio.Writer
+	streamOpt TextOptions
+	streamErr error
+	// pending holds the findings of the YAML document being kept (pendingFile, pendingDoc).
+	pending     []Finding
+	pendingFile string
+	pendingDoc  int
+	prepareDB   map[string]bool
 }
 
 // NewLinter returns a Linter for opts.
 func NewLinter(opts Options) *Linter {
-	return &Linter{opts: opts, report: NewReport(opts)}
+	return &Linter{opts: opts, report: NewReport(opts), prepareDB: map[string]bool{}}
 }
 
-// Add lints one document.
-func (l *Linter) Add(d *source.Document) {
-	var s Summary
-	fs := lintDocument(d, l.opts, &s)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r := l.report
-	r.Findings = append(r.Findings, fs...)
-	r.Summary.Documents += s.Documents
-	r.Summary.Checked += s.Checked
-	r.Summary.Skipped += s.Skipped
-	r.Summary.Unreadable += s.Unreadable
+// StreamText makes Keep print each document's findings to w as PrintText prints them instead
+// of keeping them in the report, which then holds the counts, the hint files and no findings
+// or objects (PrintSummary ends the text). Documents must then reach Keep in file and document
+// order, and the files in the order of their names, as Report sorts them: one input.
+func (l *Linter) StreamText(w io.Writer, opts TextOptions) {
+	l.stream, l.streamOpt = bufio.NewWriterSize(w, 64<<10), opts
+}
+
+// Checked is what Check found in one document, for Keep.
+type Checked struct {
+	findings []Finding
+	summary  Summary
+	object   Object
+}
+
+// Check lints one document.
+func (l *Linter) Check(d *source.Document) Checked {
+	c := Checked{}
+	c.findings = lintDocument(d, l.opts, &c.summary)
 	name := d.Kind() + "/" + d.Name()
 	if d.Kind() == "" {
 		name = ""
 	}
-	r.Objects = append(r.Objects, Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name})
+	c.object = Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name}
+	return c
 }
 
-// Report returns the report of every document added so far, findings sorted and counted.
-func (l *Linter) Report() *Report {
+// Keep adds a checked document to the report.
+func (l *Linter) Keep(c Checked) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.report
+	r.Summary.Documents += c.summary.Documents
+	r.Summary.Checked += c.summary.Checked
+	r.Summary.Skipped += c.summary.Skipped
+	r.Summary.Unreadable += c.summary.Unreadable
+	if strings.HasPrefix(c.object.Name, "Job/") || strings.HasPrefix(c.object.Name, "CronJob/") {
+		if r.JobsPerFile == nil {
+			r.JobsPerFile = map[string]int{}
+		}
+		r.JobsPerFile[c.object.File]++
+	}
+	for _, f := range c.findings {
+		if f.Rule == RulePrepareDB && f.File != "" && !l.prepareDB[f.File] {
+			l.prepareDB[f.File] = true
+			r.PrepareDBFiles = append(r.PrepareDBFiles, f.File)
+		}
+	}
+	if l.stream == nil {
+		r.Findings = append(r.Findings, c.findings...)
+		r.Objects = append(r.Objects, c.object)
+		return
+	}
+	// The items of a List are documents of one YAML document (or JSON value): their findings
+	// are sorted together, as Report sorts them, and printed when the next one starts.
+	if c.object.File != l.pendingFile || c.object.Document != l.pendingDoc {
+		l.printPending()
+		l.pendingFile, l.pendingDoc = c.object.File, c.object.Document
+	}
+	l.pending = append(l.pending, c.findings...)
+}
+
+// printPending prints the findings of the last document kept, sorted, and counts them.
+func (l *Linter) printPending() {
+	Sort(l.pending)
+	for i := range l.pending {
+		l.report.Summary.count(l.pending[i].Severity)
+		if l.streamErr == nil {
+			_, l.streamErr = l.stream.WriteString(FormatFinding(&l.pending[i], l.streamOpt))
+		}
+	}
+	l.pending = l.pending[:0]
+}
+
+// Add lints one document and keeps it: Keep(Check(d)).
+func (l *Linter) Add(d *source.Document) {
+	l.Keep(l.Check(d))
+}
+
+// Report returns the report of every document added so far, findings sorted and counted.
+// With StreamText, it flushes the findings printed and returns the first error writing them.
+func (l *Linter) Report() (*Report, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.report
+	slices.Sort(r.PrepareDBFiles)
+	if l.stream != nil {
+		l.printPending()
+		if l.streamErr == nil {
+			l.streamErr = l.stream.Flush()
+		}
+		return r, l.streamErr
+	}
 	Sort(r.Findings)
 	slices.SortStableFunc(r.Objects, func(a, b Object) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Document, b.Document), cmp.Compare(a.Item, b.Item))
 	})
 	r.Summary.Errors, r.Summary.Warnings, r.Summary.Infos = 0, 0, 0
 	for _, f := range r.Findings {
-		switch f.Severity {
-		case SeverityError:
-			r.Summary.Errors++
-		case SeverityWarning:
-			r.Summary.Warnings++
-		case SeverityInfo:
-			r.Summary.Infos++
-		}
+		r.Summary.count(f.Severity)
 	}
-	return r
+	return r, nil
+}
+
+// count counts one finding of severity sev.
+func (s *Summary) count(sev Severity) {
+	switch sev {
+	case SeverityError:
+		s.Errors++
+	case SeverityWarning:
+		s.Warnings++
+	case SeverityInfo:
+		s.Infos++
+	}
 }
 
 var (

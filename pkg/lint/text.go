@@ -138,6 +138,11 @@ func PrintText(w io.Writer, r *Report, opts TextOptions) error {
 	if err := PrintFindings(w, r.Findings, opts); err != nil {
 		return err
 	}
+	return PrintSummary(w, r, opts)
+}
+
+// PrintSummary writes the summary line that ends PrintText.
+func PrintSummary(w io.Writer, r *Report, opts TextOptions) error {
 	line := r.SummaryLine()
 	if opts.Width > 0 && !opts.Brief {
 		// Wrapped as the findings are; --brief keeps it one line, for grep.

@@ -75,7 +75,7 @@ func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
 				objects++
 			}
 		}
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}

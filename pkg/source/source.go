@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
@@ -170,57 +169,110 @@ func Read(paths []string, opts Options) ([]Document, error) {
 	var docs []Document
 	err := readInputs(paths, opts, func(name string, data []byte) {
 		docs = append(docs, Parse(name, data)...)
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
 	return docs, nil
 }
 
-// ForEach reads paths as Read does and calls fn for every document, without keeping them: a
-// stream of any length is read in the memory of one file and the documents being handled.
-// fn is called from up to workers goroutines at once (at least 1), so it must be safe for
-// concurrent use; the order of the calls is unspecified, and each Document says where it
-// came from (File, Doc, Item). Documents of a file are handled before the next file is read.
-// An input that cannot be read stops the walk with a *ReadError.
-func ForEach(paths []string, opts Options, workers int, fn func(*Document)) error {
-	workers = max(workers, 1)
+// ForEachInOrder reads paths as Read does without keeping the documents: check is called for
+// every document, from up to workers goroutines at once (at least 1), so it must be safe for
+// concurrent use, in no particular order; keep is called with each result, one at a time, in
+// the order of files, documents and List items. A result waits only for those of the
+// documents before it, so a stream's results reach keep as it is read, not at its end, and
+// are not kept after. A regular file of YAML is read a document at a time (after a first pass
+// that checks it is text within the size bound), so a stream of any length is read in the
+// memory of the documents being handled; standard input and JSON are read whole first.
+// Documents of a file are handled before the next file is read. An input that cannot be read
+// stops the walk with a *ReadError.
+func ForEachInOrder[R any](paths []string, opts Options, workers int, check func(*Document) R, keep func(R)) error {
+	each := func(name string, next func() (chunk, bool)) {
+		eachInOrder(name, next, opts, workers, check, keep)
+	}
 	return readInputs(paths, opts, func(name string, data []byte) {
 		chunks, binary := splitInput(name, data)
 		if binary != nil {
-			fn(binary)
+			keep(check(binary))
 			return
 		}
-		// Workers take the next chunk with an atomic counter: no hand-off per document, which
-		// costs a wake-up each on a busy machine.
-		var next atomic.Int64
-		work := func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(chunks) {
-					return
-				}
-				for _, d := range parseChunk(name, i+1, chunks[i], !opts.NoFastPath && !librariesOnly) {
-					fn(&d)
-				}
+		i := 0
+		each(name, func() (chunk, bool) {
+			if i == len(chunks) {
+				return chunk{}, false
 			}
+			c := chunks[i]
+			chunks[i] = chunk{} // what is handed out is not kept here
+			i++
+			return c, true
+		})
+	}, func(path string) (bool, error) { return streamYAMLFile(path, opts.maxBytes(), each) })
+}
+
+// eachInOrder parses the chunks next returns (the documents of file name, in order), checks
+// their documents on up to workers goroutines and keeps the results in order.
+func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, workers int, check func(*Document) R, keep func(R)) {
+	// Workers take the next chunk in turn: no hand-off per document, which costs a wake-up
+	// each on a busy machine. The worker that completes the first chunk not yet kept keeps it
+	// and every completed one after it.
+	var (
+		mu      sync.Mutex // guards next, taken
+		taken   int
+		keepMu  sync.Mutex // guards results, kept
+		results = map[int][]R{}
+		kept    int
+	)
+	take := func() (int, chunk, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := next()
+		taken++
+		return taken - 1, c, ok
+	}
+	work := func() {
+		for {
+			i, c, ok := take()
+			if !ok {
+				return
+			}
+			var rs []R
+			for _, d := range parseChunk(name, i+1, c, !opts.NoFastPath && !librariesOnly) {
+				rs = append(rs, check(&d))
+			}
+			keepMu.Lock()
+			results[i] = rs
+			for {
+				rs, done := results[kept]
+				if !done {
+					break
+				}
+				for _, r := range rs {
+					keep(r)
+				}
+				delete(results, kept)
+				kept++
+			}
+			keepMu.Unlock()
 		}
-		var wg sync.WaitGroup
-		for w := 1; w < min(workers, len(chunks)); w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				work()
-			}()
-		}
-		work()
-		wg.Wait()
-	})
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < max(workers, 1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
 }
 
 // readInputs reads every input named by paths ("-" is opts.Stdin; directories are expanded)
 // and hands each file's content to parse.
-func readInputs(paths []string, opts Options, parse func(name string, data []byte)) error {
+//
+// streamFile, when not nil, is offered each file first: it reads it itself and says so, or
+// returns false to have it read whole and handed to parse.
+func readInputs(paths []string, opts Options, parse func(name string, data []byte), streamFile func(path string) (bool, error)) error {
 	stdinSeen := false
 	for _, p := range paths {
 		if p == StdinName {
@@ -243,6 +295,15 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			return err
 		}
 		for _, f := range files {
+			if streamFile != nil {
+				done, err := streamFile(f)
+				if err != nil {
+					return &ReadError{Path: f, Err: unwrapPathError(err)}
+				}
+				if done {
+					continue
+				}
+			}
 			data, err := ReadFile(f, opts.maxBytes())
 			if err != nil {
 				return &ReadError{Path: f, Err: unwrapPathError(err)}

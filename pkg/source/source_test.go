@@ -2,10 +2,13 @@ package source
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const multi = `# leading comment
@@ -208,5 +211,51 @@ func TestReadPodsNoObject(t *testing.T) {
 		if pods, err := ReadPods(p, nil); err != nil || len(pods) != 0 {
 			t.Errorf("%s empty List: pods %v, err %v, want none and no error", name, pods, err)
 		}
+	}
+}
+
+// ForEachInOrder checks documents on several workers, in any order, and keeps their results
+// in the order of files, documents and List items.
+func TestForEachInOrderKeepsInputOrder(t *testing.T) {
+	dir := t.TempDir()
+	var stream strings.Builder
+	for i := range 60 {
+		if i == 30 {
+			stream.WriteString("---\napiVersion: v1\nkind: List\nitems:\n- {kind: Job, metadata: {name: item-0}}\n- {kind: Job, metadata: {name: item-1}}\n")
+		}
+		fmt.Fprintf(&stream, "---\nkind: Job\nmetadata:\n  name: job-%d\n", i)
+		if i%7 == 0 {
+			stream.WriteString("---\n# a blank document\n")
+		}
+	}
+	a := filepath.Join(dir, "a.yaml")
+	b := filepath.Join(dir, "b.yaml")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte(stream.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	check := func(d *Document) string {
+		if d.Doc%3 == 0 {
+			time.Sleep(time.Millisecond) // later documents are done first
+		}
+		return fmt.Sprintf("%s %d %d %s", filepath.Base(d.File), d.Doc, d.Item, d.Name())
+	}
+	if err := ForEachInOrder([]string{b, a}, Options{}, 4, check, func(s string) { got = append(got, s) }); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range []string{b, a} {
+		docs, err := Read([]string{f}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range docs {
+			want = append(want, fmt.Sprintf("%s %d %d %s", filepath.Base(f), docs[i].Doc, docs[i].Item, docs[i].Name()))
+		}
+	}
+	if len(want) != 2*62 || !slices.Equal(got, want) {
+		t.Errorf("kept in this order:\n%s\nwant (%d):\n%s", strings.Join(got, "\n"), len(want), strings.Join(want, "\n"))
 	}
 }

@@ -220,13 +220,20 @@ func (o *Options) Run() error {
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	var skipped []string
 	linter := lint.NewLinter(o.opts)
-	err := source.ForEach(o.paths, source.Options{Recursive: o.Recursive, Stdin: o.In, SkippedDir: func(dir string) { skipped = append(skipped, dir) }},
-		runtime.GOMAXPROCS(0), linter.Add)
+	textOpts := lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}
+	stream := o.streams()
+	if stream {
+		// The text of one input is printed as it is checked: a stream of any length is
+		// linted in the memory of the file and the documents being handled.
+		linter.StreamText(o.Out, textOpts)
+	}
+	err := source.ForEachInOrder(o.paths, source.Options{Recursive: o.Recursive, Stdin: o.In, SkippedDir: func(dir string) { skipped = append(skipped, dir) }},
+		runtime.GOMAXPROCS(0), linter.Check, linter.Keep)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %w", err))
 	}
 	sort.Strings(skipped)
-	report := linter.Report()
+	report, printErr := linter.Report()
 	if report.Summary.Documents == 0 {
 		msg := fmt.Sprintf("no objects found in %s", strings.Join(o.paths, ", "))
 		if len(skipped) > 0 {
@@ -240,14 +247,21 @@ func (o *Options) Run() error {
 	if o.ShowHints {
 		report.Hints = simulateHints(report)
 	}
-	if err := o.PrintFlags.Print(o.Out, report, func(format string) error {
-		if isCIFormat(format) {
-			// lint's own formats for CI (docs/lint.md#in-ci).
-			return o.printCI(report)
+	if stream {
+		if printErr == nil {
+			printErr = lint.PrintSummary(o.Out, report, textOpts)
 		}
-		return lint.PrintText(o.Out, report, lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()})
-	}); err != nil {
-		return err
+	} else {
+		printErr = o.PrintFlags.Print(o.Out, report, func(format string) error {
+			if isCIFormat(format) {
+				// lint's own formats for CI (docs/lint.md#in-ci).
+				return o.printCI(report)
+			}
+			return lint.PrintText(o.Out, report, textOpts)
+		})
+	}
+	if printErr != nil {
+		return printErr
 	}
 	if !o.PrintFlags.IsStructured() {
 		// -o json|yaml carry the hints as a field; every other format (text, the templates,
@@ -274,28 +288,44 @@ func (o *Options) listRules() error {
 // simulate it next to the per-index fix on the same failures.
 func simulateHints(report *lint.Report) []lint.Hint {
 	var hints []lint.Hint
-	seen := map[string]bool{}
-	for _, f := range report.Findings {
-		if f.Rule != lint.RulePrepareDB || f.File == "" || seen[f.File] {
+	for _, file := range report.PrepareDBFiles {
+		// simulate reads one Job per file: a file of several Jobs gets no hint, which lint's
+		// own count says without reading the file again (the whole stream, parsed and decoded
+		// a second time, was most of lint's time and memory on a stream of 10,000 Jobs).
+		if report.JobsPerFile[file] != 1 {
 			continue
 		}
-		seen[f.File] = true
 		// The hint reads the file again, and its commands read it too: only a regular file can
 		// be read twice (opening a named pipe again would wait for a writer forever).
-		if fi, err := os.Stat(f.File); err != nil || !fi.Mode().IsRegular() {
+		if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		job, cron, err := simulate.ReadJob(f.File, nil)
+		job, cron, err := simulate.ReadJob(file, nil)
 		if err != nil {
 			continue
 		}
-		if h, ok := simulate.PrepareDBHint(f.File, job, cron); ok {
-			hints = append(hints, lint.Hint{Rule: lint.RulePrepareDB, File: f.File,
-				Message:  fmt.Sprintf("see what the prepare-db mode of %s does, next to the per-index fix, on the same failures", f.File),
+		if h, ok := simulate.PrepareDBHint(file, job, cron); ok {
+			hints = append(hints, lint.Hint{Rule: lint.RulePrepareDB, File: file,
+				Message:  fmt.Sprintf("see what the prepare-db mode of %s does, next to the per-index fix, on the same failures", file),
 				Commands: []string{h.Fix, h.Simulate}})
 		}
 	}
 	return hints
+}
+
+// streams says whether the text report is printed as the input is checked rather than at
+// its end: for the text format and one input that is not a directory, which is read whole
+// before anything is checked (several inputs are printed in the order of their names once
+// all of them could be read: an input that cannot be read prints no report).
+func (o *Options) streams() bool {
+	if o.PrintFlags.Format() != output.FormatText || len(o.paths) != 1 {
+		return false
+	}
+	if o.paths[0] == source.StdinName {
+		return true
+	}
+	fi, err := os.Stat(o.paths[0])
+	return err == nil && !fi.IsDir()
 }
 
 // printHints prints each hint: its message wrapped at the report's width, each command broken

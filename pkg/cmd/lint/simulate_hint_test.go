@@ -83,3 +83,45 @@ spec:
 		t.Errorf("hints field without a hint:\n%s", r.Stdout)
 	}
 }
+
+// The hint is for a file of one Job or CronJob, which simulate reads: other kinds next to it
+// (a List from kubectl create --dry-run, a ConfigMap) do not count, a second Job does, and lint
+// tells from its own count without reading the file again.
+func TestSimulateHintOneJobPerFile(t *testing.T) {
+	dir := t.TempDir()
+	job := func(name string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: " + name + "\nspec:\n  completionMode: Indexed\n  completions: 4\n  parallelism: 4\n" +
+			"  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: w\n        image: w:1\n"
+	}
+	configMap := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+	cron := "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: nightly\nspec:\n  schedule: \"0 1 * * *\"\n  jobTemplate:\n    spec:\n      completionMode: Indexed\n      completions: 4\n      parallelism: 4\n" +
+		"      template:\n        spec:\n          restartPolicy: Never\n          containers:\n          - name: w\n            image: w:1\n"
+	list, err := yaml.YAMLToJSON([]byte(job("listed")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := yaml.YAMLToJSON([]byte(configMap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, content string
+		hint          bool
+	}{
+		{"one-job.yaml", job("a"), true},
+		{"job-and-configmap.yaml", configMap + "---\n" + job("a"), true},
+		{"cronjob.yaml", cron, true},
+		{"list.json", `{"apiVersion":"v1","kind":"List","items":[` + string(cm) + `,` + string(list) + `]}`, true},
+		{"two-jobs.yaml", job("a") + "---\n" + job("b"), false},
+		{"job-and-cronjob.yaml", job("a") + "---\n" + cron, false},
+	} {
+		file := write(t, dir, c.name, c.content)
+		r := run(t, "", file, "--no-color")
+		if !strings.Contains(r.Stdout, "prepare-db-mode") {
+			t.Fatalf("%s: no prepare-db finding:\n%s", c.name, r.Stdout)
+		}
+		if got := strings.Contains(r.Stderr, "kubectl indexed simulate"); got != c.hint {
+			t.Errorf("%s: hint %v, want %v:\n%s", c.name, got, c.hint, r.Stderr)
+		}
+	}
+}
