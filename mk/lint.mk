@@ -7,7 +7,7 @@
 #   make bench-lint      lint a generated 10,000-Job stream next to
 #                        `kubectl create --dry-run=client -o name -f` on the same file
 #   make bench-lint-reader  lint with pkg/source's fast YAML path against the same command built
-#                        with the YAML libraries only (-tags yamllibs), side by side with farm-bench
+#                        with the YAML libraries only (-tags yamllibs), timed in turn under GNU time
 #                        (test/bench/reader-vs-library.sh lint)
 #   make lint-bigfile    the 50 MB input test of lint without the race detector (make test runs
 #                        with -race, where it takes minutes and skips itself); part of make check

@@ -8,7 +8,7 @@
 #                            wall time, user CPU, peak RSS (test/bench/status-offline.sh)
 #   make bench-status-decoder  status --pods-file with the hand-written JSON decoder against the same
 #                            command built with encoding/json's streaming decoder (-tags
-#                            stdlibpods), side by side with farm-bench (test/bench/reader-vs-library.sh status)
+#                            stdlibpods), timed in turn under GNU time (test/bench/reader-vs-library.sh status)
 #   make bench-status-podlist  the pod LIST through pkg/podstream against client-go's tools/pager,
 #                            same run, 5,000 and 50,000 pods: ns/op, B/op, allocs/op, peak heap
 #   make bench-status-read   the live read (issue 24): status, status --all-pods and kubectl get --raw

@@ -2,7 +2,9 @@
 # Does a hand-written reader earn its place (issue 24, item 3: at least 2x on the user-visible
 # command against the best kept library)? The command, built twice from this checkout: as
 # shipped, and with a build tag that swaps the reader for the library. Both must print the same
-# output (checked first), then farm-bench times them side by side, pair by pair:
+# output (checked first), then they run in turn (A B A B ..., after one warm-up each) under GNU
+# time, and the table gives each one's median wall time, CPU time (user + sys) and peak RSS, and
+# the median of the ratios A/B taken pair by pair (a pair shares the machine's load):
 #
 #   test/bench/reader-vs-library.sh status   (make bench-status-decoder)
 #       status --pods-file with podstream.EachJSON, against -tags stdlibpods: encoding/json's
@@ -45,6 +47,40 @@ lint)
 *) echo "reader-vs-library.sh: unknown reader $kind (status or lint)" >&2; exit 2 ;;
 esac
 
+TIME=/usr/bin/time
+[ -x "$TIME" ] || { echo "reader-vs-library.sh: GNU time (/usr/bin/time) is needed: apt-get install time" >&2; exit 2; }
+
+# pair A B: runs "$A ${args[@]}" and "$B ${args[@]}" in turn, prints the table.
+pair() {
+  local i bin
+  for bin in "$1" "$2"; do "$bin" "${args[@]}" >/dev/null 2>&1 || true; done # warm-up
+  : >"$work/times"
+  for i in $(seq 1 "$runs"); do
+    for bin in "$1" "$2"; do
+      "$TIME" -f "$i $bin %e %U %S %M" -a -o "$work/times" "$bin" "${args[@]}" >/dev/null 2>&1 || true
+    done
+  done
+  awk -v a="$1" -v b="$2" '
+    function median(v, n,   i, j, t) {
+      for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+      return n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2
+    }
+    $1 ~ /^[0-9]+$/ {
+      k = ($2 == a) ? "A" : "B"
+      wall[k, $1] = $3; cpu[k, $1] = $4 + $5; rss[k, $1] = $6 / 1024; n[k] = ($1 > n[k]) ? $1 : n[k]
+    }
+    END {
+      printf "%-3s %10s %10s %12s\n", "", "wall s", "cpu s", "peak MiB"
+      for (s = 0; s < 2; s++) {
+        k = s ? "B" : "A"
+        for (i = 1; i <= n[k]; i++) { w[i] = wall[k, i]; c[i] = cpu[k, i]; r[i] = rss[k, i] }
+        printf "%-3s %10.3f %10.3f %12.1f\n", k, median(w, n[k]), median(c, n[k]), median(r, n[k])
+      }
+      for (i = 1; i <= n["A"]; i++) { w[i] = wall["A", i] / wall["B", i]; c[i] = cpu["A", i] / cpu["B", i] }
+      printf "A/B %10.3f %10.3f   (medians of the ratios, pair by pair; %d pairs)\n", median(w, n["A"]), median(c, n["A"]), n["A"]
+    }' "$work/times"
+}
+
 CGO_ENABLED=0 go build -trimpath -o "$work/shipped" ./cmd/kubectl-indexed
 CGO_ENABLED=0 go build -trimpath -tags "$tag" -o "$work/library" ./cmd/kubectl-indexed
 for n in $sizes; do
@@ -54,5 +90,5 @@ for n in $sizes; do
   "$work/library" "${args[@]}" >"$work/b.txt" 2>&1 || true
   cmp -s "$work/a.txt" "$work/b.txt" || { echo "the two builds differ on $what" >&2; diff "$work/a.txt" "$work/b.txt" | head >&2; exit 1; }
   echo "== $what: A = $a, B = $b"
-  farm-bench -n "$runs" --timeout 1200 --vs "$work/library ${args[*]}" -- "$work/shipped" "${args[@]}"
+  pair "$work/shipped" "$work/library"
 done
