@@ -333,7 +333,9 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	c.Client = cs
 
-	if _, err := c.spawn("kube-controller-manager", []string{
+	// INDEXED_CONTROLLER_MANAGER_FLAGS adds flags (split at spaces) for a benchmark that needs
+	// another client rate or pod GC threshold than the defaults the tests run with.
+	if _, err := c.spawn("kube-controller-manager", append([]string{
 		"--kubeconfig=" + componentKubeconfig,
 		"--leader-elect=false",
 		"--secure-port=0",
@@ -343,7 +345,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		"--use-service-account-credentials=false",
 		"--root-ca-file=" + c.pki.CAFile,
 		"--v=2",
-	}); err != nil {
+	}, strings.Fields(os.Getenv("INDEXED_CONTROLLER_MANAGER_FLAGS"))...)); err != nil {
 		return err
 	}
 	if _, err := c.spawn("kube-scheduler", []string{
