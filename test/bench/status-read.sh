@@ -159,7 +159,8 @@ label[d]="kubectl-indexed status JOB --all-pods"
 for j in "${jobs[@]}"; do
   uid=$(kubectl get job "$j" -n "$ns" -o jsonpath='{.metadata.uid}')
   sel="batch.kubernetes.io/controller-uid=$uid"
-  pods=$(kubectl get --raw "/api/v1/namespaces/$ns/pods?labelSelector=${sel/=/%3D}" | grep -o '"kind":"Pod"' | wc -l || true)
+  # (The items of a JSON list carry no kind: count the names kubectl prints.)
+  pods=$(kubectl get pods -n "$ns" -l "$sel" -o name | wc -l)
   cmd[b]="kubectl get --raw /api/v1/namespaces/$ns/pods?labelSelector=${sel/=/%3D}"
   cmd[c]="kubectl-indexed status $j -n $ns -o json"
   cmd[d]="kubectl-indexed status $j -n $ns -o json --all-pods"
