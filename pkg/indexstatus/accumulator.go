@@ -120,14 +120,13 @@ func CheckIndexed(job *batchv1.Job) error {
 // Accumulator collects compact summaries of a Job's pods, one pod at a time, so that a caller
 // reading a paginated list can drop each page after Add. Pods of other Jobs are counted as
 // ignored. Add replaces an earlier summary of the same pod (by UID, else namespace/name), so a
-// watch can feed updates; Remove forgets a deleted pod. With FoldSettled, a folded pod's
-// identity is its completion index and name instead (a pod without a name is not folded), and
-// Remove does not reach it. An Accumulator is not safe for concurrent use.
+// watch can feed updates; Remove forgets a deleted pod. An Accumulator is not safe for
+// concurrent use.
 type Accumulator struct {
 	job     *batchv1.Job
 	pods    map[string]*podSummary // by pointer: the report reads them in place, never copies them
 	ignored map[string]struct{}
-	fold    *fold // FoldSettled
+	in      interner // the summaries' shared exits and rare words
 	// succeededNotRead: the pods added are those that did not succeed (LeaveOutSucceeded).
 	succeededNotRead bool
 }
@@ -157,35 +156,22 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
 	if !a.owns(pod) {
-		a.ignore(key, pod.Name)
+		a.ignore(key)
 		return
 	}
-	s := summarize(a.job, pod)
+	s := summarize(a.job, pod, &a.in)
 	if s.Index < 0 {
-		a.ignore(key, pod.Name)
+		a.ignore(key)
 		return
 	}
 	delete(a.ignored, key)
-	if f := a.fold; f != nil {
-		f.seq++
-		s.seq, f.sealed = f.seq, false
-		if f.take(a.job, &s) {
-			delete(a.pods, key)
-			return
-		}
-	}
 	a.pods[key] = &s
 }
 
-// ignore records the pod of key and name as ignored, in place of what was recorded of it: its
-// summary, or (folded) its earlier folded copies, by name, left out at seal.
-func (a *Accumulator) ignore(key, name string) {
+// ignore records the pod of key as ignored, in place of its summary.
+func (a *Accumulator) ignore(key string) {
 	delete(a.pods, key)
 	a.ignored[key] = struct{}{}
-	if f := a.fold; f != nil && name != "" {
-		f.seq++
-		f.gone[name], f.sealed = f.seq, false
-	}
 }
 
 // Remove forgets pod.
@@ -196,13 +182,7 @@ func (a *Accumulator) Remove(pod *corev1.Pod) {
 }
 
 // Len is the number of pods of the Job recorded.
-func (a *Accumulator) Len() int {
-	if a.fold != nil {
-		a.seal()
-		return len(a.pods) + a.fold.pol.Len()
-	}
-	return len(a.pods)
-}
+func (a *Accumulator) Len() int { return len(a.pods) }
 
 func podKey(pod *corev1.Pod) string {
 	if pod.UID != "" {
@@ -240,13 +220,12 @@ func (a *Accumulator) owns(pod *corev1.Pod) bool {
 
 // Build makes the report from job and all its pods at once (for a caller that holds the whole
 // list: the offline status, logs, simulate, the lineage's reports). It is
-// NewAccumulator, FoldSettled, Add for every pod, then Report.
+// NewAccumulator, Add for every pod, then Report.
 func Build(job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, error) {
 	a, err := NewAccumulator(job)
 	if err != nil {
 		return nil, err
 	}
-	a.FoldSettled()
 	for i := range pods {
 		a.Add(&pods[i])
 	}

@@ -128,12 +128,8 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 	}
 	for key := range a.pods {
 		if p := a.pods[key]; p.cases != nil {
-			consider(p.Index, p.Attempt(), p.Created, p.Name, p.cases)
+			consider(p.Index, p.Attempt(), p.Created(), p.Name, p.cases)
 		}
-	}
-	if fo := a.fold; fo != nil {
-		a.sealForReport()
-		fo.eachCases(consider)
 	}
 	for i := range latest {
 		// The latest attempt of an index whose succeeded pod was not read is that pod: an

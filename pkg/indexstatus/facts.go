@@ -17,40 +17,36 @@ import (
 // pods that explain it, and the Job-wide sets the sentences name. report.go and words.go put
 // them into words; nothing there decides a state or re-derives a controller rule.
 
-// indexFacts is what is known about one completion index.
+// indexFacts is what is known about one completion index (a report holds one per index:
+// 120 bytes, its fields ordered so that none is padded).
 type indexFacts struct {
 	index int
 	pol   *jobpolicy.Index // into the report's jobpolicy.Facts: a copy per completion would double it
-	// waitsSlot: retrying, but left out of the next pod creation (slots)
-	waitsSlot bool
-	state     State
-	pods      []*podSummary
+	state State
 	// current is the latest active pod, term a terminating one, lastFailed the latest failed
 	// pod that is not terminating, succeeded a succeeded pod, lastFinished the latest terminal pod.
+	// The index's pods are the report's byIndex[index].
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
-	// count is the number of the index's pods: pods holds only those not folded.
+	// backoff is the whole delay of the next attempt, remaining what is left of it.
+	backoff, remaining time.Duration
+	// count is the number of the index's pods.
 	count int32
-	// A folded (settled) pod has no summary: lastFailed, succeeded and lastFinished may be the
-	// shape of one (fold.go), without name or times. succeededAt says where succeeded is among
-	// the folded pods (fold.name), and termFailedLast that term failed and is a later attempt
-	// than lastFailed. term may be the shape of a folded untracked terminating pod: termAt
-	// says where it is among the folded pods (fold.pod rebuilds it for the words).
-	succeededAt, termAt int32
-	termFailedLast      bool
+	// unreadCounts are, under backoffLimitPerIndex, the failure and ignored-failure counts the
+	// unread succeeded pod carries.
+	unreadCounts [2]int32
+	// waitsSlot: retrying, but left out of the next pod creation (slots)
+	waitsSlot bool
+	// termFailedLast: term failed and is a later attempt than lastFailed.
+	termFailedLast bool
 	// unread: the index succeeded (status.completedIndexes) and its succeeded pod was not
 	// read (Accumulator.LeaveOutSucceeded): count and attempts include it, its own fields
 	// (name, exit, receipt) are not known.
 	unread bool
-	// unreadCounts are, under backoffLimitPerIndex, the failure and ignored-failure counts the
-	// unread succeeded pod carries.
-	unreadCounts [2]int32
 	// retrying: the latest attempt failed and a replacement is due (Retrying, or Terminating
 	// under TerminatingOrFailed with a counted failure).
 	retrying bool
-	// backoff is the whole delay of the next attempt, remaining what is left of it.
-	backoff, remaining time.Duration
 }
 
 type reportBuilder struct {
@@ -137,7 +133,6 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.readSets()
 
 	// Facts.
-	b.acc.sealForReport()
 	pods := make([]*jobpolicy.Pod, 0, len(b.acc.pods))
 	for k := range b.acc.pods {
 		pods = append(pods, &b.acc.pods[k].Pod)
@@ -145,13 +140,9 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	// In list order (index, attempt, creation, name), so that what jobpolicy lists (forgotten
 	// pods) comes out in that order, not in the map's.
 	slices.SortFunc(pods, func(p, q *jobpolicy.Pod) int {
-		return cmp.Or(cmp.Compare(p.Index, q.Index), jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name))
+		return cmp.Or(cmp.Compare(p.Index, q.Index), jobpolicy.ListOrder(p, q))
 	})
-	var folded *jobpolicy.Folded
-	if b.acc.fold != nil {
-		folded = &b.acc.fold.pol
-	}
-	b.pol = jobpolicy.EvaluateFolded(job, pods, folded, b.now)
+	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
 	b.phase, b.cond = decidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
@@ -249,18 +240,6 @@ func (b *reportBuilder) groupPods() {
 		}
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
-	if fo := b.acc.fold; fo != nil {
-		// Folded pods, below completions: settled (terminal, not deleting) or untracked
-		// terminating (not active, being deleted).
-		c := fo.counts()
-		b.ownFailedPods += c.failed
-		b.countedFailed += c.counted
-		b.terminatingPods += c.terminating
-		b.r.Pods.Seen += c.n
-		b.r.Pods.Succeeded += c.succeeded
-		b.r.Pods.Failed += c.failed
-		b.r.Pods.Terminating += c.terminating
-	}
 	for _, pods := range b.byIndex {
 		if len(pods) > 1 {
 			slices.SortFunc(pods, comparePods)
@@ -270,32 +249,31 @@ func (b *reportBuilder) groupPods() {
 
 // indexFacts computes one index's facts from jobpolicy's decision and the index's pods.
 func (b *reportBuilder) indexFacts(i int) indexFacts {
-	f := indexFacts{index: i, pol: &b.pol.Indexes[i], pods: b.byIndex[i]}
-	f.count = int32(len(f.pods) + b.acc.fold.foldedCount(i))
-	// The index's pods in list order, folded ones by their shape (identity in id).
-	var failedID, succeededID, finishedID, lastID, termID attemptID
-	b.acc.fold.eachListed(i, f.pods, func(p *podSummary, id attemptID, at int32) {
+	f := indexFacts{index: i, pol: &b.pol.Indexes[i]}
+	pods := b.byIndex[i]
+	f.count = int32(len(pods))
+	// The index's pods in list order (groupPods).
+	for _, p := range pods {
 		switch {
 		case p.Active():
 			f.activeCount++
 			f.current = p // the latest attempt wins
 		case p.Terminating():
-			f.term, f.termAt, termID = p, at, id
+			f.term = p
 		}
-		if p.Failed && !p.Terminating() && (f.lastFailed == nil || id.later(failedID)) {
-			f.lastFailed, failedID = p, id
+		if p.Failed && !p.Terminating() && (f.lastFailed == nil || later(p, f.lastFailed)) {
+			f.lastFailed = p
 		}
 		if p.Phase == corev1.PodSucceeded {
-			f.succeeded, f.succeededAt, succeededID = p, at, id
+			f.succeeded = p
 		}
-		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || id.later(finishedID)) {
-			f.lastFinished, finishedID = p, id
+		if (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) && (f.lastFinished == nil || later(p, f.lastFinished)) {
+			f.lastFinished = p
 		}
-		lastID = id
-	})
+	}
 	if f.count > 0 {
 		if b.perIndex {
-			f.attempts = int(lastID.attempt) + 1
+			f.attempts = int(pods[len(pods)-1].Attempt()) + 1
 		} else {
 			f.attempts = int(f.count)
 		}
@@ -311,7 +289,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		f.attempts = int(f.count)
 		if b.perIndex {
 			// The succeeded pod carries the counts of the index's latest failed pod plus that
-			// pod's own failure (getNewIndexFailureCounts); the pods read are not folded.
+			// pod's own failure (getNewIndexFailureCounts).
 			f.unreadCounts = [2]int32{}
 			if lf := f.lastFailed; lf != nil {
 				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}
@@ -324,8 +302,8 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.attempts = int(f.unreadCounts[0]+f.unreadCounts[1]) + 1
 		}
 	}
-	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || termID.later(failedID))
-	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || failedID.later(succeededID))
+	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || later(f.term, f.lastFailed))
+	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || later(f.lastFailed, f.succeeded))
 	switch f.pol.State {
 	case jobpolicy.IndexSucceeded:
 		f.state = StateSucceeded
@@ -462,8 +440,17 @@ func (b *reportBuilder) waitsForSlot(i int) bool {
 }
 
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.
-func comparePods(p, q *podSummary) int {
-	return jobpolicy.ListOrder(p.Attempt(), p.Created, p.Name, q.Attempt(), q.Created, q.Name)
+func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.Pod) }
+
+// later orders attempts: by the attempt annotation, then by creation, then finish time.
+func later(p, q *podSummary) bool {
+	if p.Attempt() != q.Attempt() {
+		return p.Attempt() > q.Attempt()
+	}
+	if !p.Created().Equal(q.Created()) {
+		return p.Created().After(q.Created())
+	}
+	return p.Finished().After(q.Finished())
 }
 
 // decidePhase picks the phase and the condition that decided it.

@@ -25,8 +25,8 @@ type causeKey struct {
 func causeOf(f *indexFacts) causeKey {
 	k := causeKey{state: f.state, waitsSlot: f.waitsSlot}
 	if lf := f.lastFinished; lf != nil {
-		if lf.hasExit {
-			k.hasExit, k.exit, k.cause, k.container = true, lf.exitCode, lf.exitCause, lf.container
+		if e := lf.exit; e != nil {
+			k.hasExit, k.exit, k.cause, k.container = true, e.code, e.cause, e.container
 		}
 		k.podReason = lf.r().podReason
 	}

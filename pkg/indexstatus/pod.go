@@ -18,32 +18,80 @@ const (
 	labelLegacyJobName       = "job-name"
 )
 
-// podSummary is what the report needs from one pod: a few dozen bytes instead of the decoded
-// object, so that a live report can drop each page of pods as soon as it is read. The
-// controller's facts about the pod (failed, counted, matching rule, finish time) are
-// jobpolicy's; the rest is for the words.
+// podSummary is what the report needs from one pod: 144 bytes besides its name and UID
+// instead of the decoded object, so that a report can hold every pod of a Job of 100,000 and
+// a live report can drop each page of pods as soon as it is read. The controller's facts about
+// the pod (failed, counted, matching rule, finish time) are jobpolicy's; the rest is for the
+// words.
 type podSummary struct {
 	jobpolicy.Pod
 
-	ready   bool
-	started time.Time
+	// started is status.startTime in Unix nanoseconds, 0 when unset.
+	started int64
 
-	// The exit of the attempt: the container that decided it (the rule's container, else the
-	// first non-zero terminated container, app containers before init containers).
-	hasExit   bool
-	exitCode  int32
-	exitCause string // the container's terminated reason ("Error", "OOMKilled", ...)
-	container string
+	// exit is the exit of the attempt, nil when no container terminated. exit and rare are
+	// shared by the summaries that have the same (interner): most pods of a Job exit alike.
+	exit *podExit
 
 	// cases is the receipt summary in the termination message, if any (cases.go).
 	cases *receiptCounts
 
 	// rare holds the words most pods lack, nil when all are empty: a running or succeeded pod
-	// then does not carry six empty strings (a report may hold 100,000 summaries).
+	// then does not carry six empty strings.
 	rare *podRare
 
-	// seq is the order the pod was added in, when pods are folded (FoldSettled: settled and untracked terminating ones, fold.go).
-	seq uint32
+	ready bool
+}
+
+// podExit is the container that decided the attempt (the rule's container, else the first
+// non-zero terminated container, app containers before init containers) and how it ended.
+type podExit struct {
+	code      int32
+	cause     string // the container's terminated reason ("Error", "OOMKilled", ...)
+	container string
+}
+
+// interner keeps one copy of each distinct podExit and podRare; the zero interner is ready to
+// use, a nil one shares nothing.
+type interner struct {
+	exits map[podExit]*podExit
+	rares map[podRare]*podRare
+}
+
+func (in *interner) exit(e podExit) *podExit {
+	if in == nil {
+		return &e
+	}
+	if p, ok := in.exits[e]; ok {
+		return p
+	}
+	if in.exits == nil {
+		in.exits = map[podExit]*podExit{}
+	}
+	in.exits[e] = &e
+	return &e
+}
+
+func (in *interner) rare(r podRare) *podRare {
+	if in == nil {
+		return &r
+	}
+	if p, ok := in.rares[r]; ok {
+		return p
+	}
+	if in.rares == nil {
+		in.rares = map[podRare]*podRare{}
+	}
+	in.rares[r] = &r
+	return &r
+}
+
+// startedAt is status.startTime, the zero time when unset.
+func (s *podSummary) startedAt() time.Time {
+	if s.started == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, s.started)
 }
 
 // podRare are the details only some pods have.
@@ -69,11 +117,17 @@ func (s *podSummary) r() *podRare {
 }
 
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.
-func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
+// in shares the exits and rare words of the summaries (nil: none shared).
+func summarize(job *batchv1.Job, pod *corev1.Pod, in *interner) podSummary {
 	s := podSummary{Pod: jobpolicy.ObservePod(job, pod)}
 	var rr podRare
-	if pod.Status.StartTime != nil {
-		s.started = pod.Status.StartTime.Time
+	var exit podExit
+	hasExit := false
+	setExit := func(cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated) {
+		exit, hasExit = podExit{code: t.ExitCode, cause: t.Reason, container: cs.Name}, true
+	}
+	if st := pod.Status.StartTime; st != nil && !st.IsZero() {
+		s.started = st.UnixNano()
 	}
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
@@ -106,8 +160,8 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 			rr.matchedBy = fmt.Sprintf("exit code %d in container %s", m.ExitCode, m.Container)
 			for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
 				for i := range list {
-					if list[i].Name == m.Container && list[i].State.Terminated != nil && !s.hasExit {
-						s.setExit(&list[i])
+					if list[i].Name == m.Container && list[i].State.Terminated != nil && !hasExit {
+						setExit(&list[i], list[i].State.Terminated)
 					}
 				}
 			}
@@ -120,14 +174,17 @@ func summarize(job *batchv1.Job, pod *corev1.Pod) podSummary {
 			}
 		}
 	}
-	if !s.hasExit {
-		s.pickExit(pod)
+	if !hasExit {
+		pickExit(pod, setExit)
+	}
+	if hasExit {
+		s.exit = in.exit(exit)
 	}
 	if rc, ok := readReceipt(pod); ok {
 		s.cases = &rc
 	}
 	if rr != (podRare{}) {
-		s.rare = &rr
+		s.rare = in.rare(rr)
 	}
 	return s
 }
@@ -139,34 +196,29 @@ func describeCondition(c corev1.PodCondition) string {
 	return string(c.Type)
 }
 
-func (s *podSummary) setExit(cs *corev1.ContainerStatus) {
-	t := cs.State.Terminated
-	s.hasExit, s.exitCode, s.exitCause, s.container = true, t.ExitCode, t.Reason, cs.Name
-}
-
 // pickExit records the exit that explains the attempt when no rule named a container: the first
 // terminated container with a non-zero exit code (app containers, then init containers), else
 // the first terminated app container (exit 0 for a pod that succeeded). With restartPolicy
 // OnFailure a running container's last termination is used.
-func (s *podSummary) pickExit(pod *corev1.Pod) {
+func pickExit(pod *corev1.Pod, set func(*corev1.ContainerStatus, *corev1.ContainerStateTerminated)) {
 	for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
 		for i := range list {
 			if t := list[i].State.Terminated; t != nil && t.ExitCode != 0 {
-				s.setExit(&list[i])
+				set(&list[i], t)
 				return
 			}
 		}
 	}
 	for i := range pod.Status.ContainerStatuses {
-		if pod.Status.ContainerStatuses[i].State.Terminated != nil {
-			s.setExit(&pod.Status.ContainerStatuses[i])
+		if t := pod.Status.ContainerStatuses[i].State.Terminated; t != nil {
+			set(&pod.Status.ContainerStatuses[i], t)
 			return
 		}
 	}
 	for i := range pod.Status.ContainerStatuses {
 		cs := &pod.Status.ContainerStatuses[i]
 		if t := cs.LastTerminationState.Terminated; t != nil && t.ExitCode != 0 {
-			s.hasExit, s.exitCode, s.exitCause, s.container = true, t.ExitCode, t.Reason, cs.Name
+			set(cs, t)
 			return
 		}
 	}

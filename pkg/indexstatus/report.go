@@ -171,11 +171,14 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	if f.index < len(b.opts.ShardIDs) {
 		st.ShardID = b.opts.ShardIDs[f.index]
 	}
-	st.Pods = b.acc.fold.names(f.index, f.pods) // a nil fold lists the summaries' names
-	if lf := f.lastFinished; lf != nil && lf.hasExit {
-		code := lf.exitCode
+	st.Pods = make([]string, len(b.byIndex[f.index]))
+	for k, p := range b.byIndex[f.index] {
+		st.Pods[k] = p.Name
+	}
+	if lf := f.lastFinished; lf != nil && lf.exit != nil {
+		code := lf.exit.code
 		st.LastExitCode = &code
-		st.LastReason, st.LastContainer = lf.exitCause, lf.container
+		st.LastReason, st.LastContainer = lf.exit.cause, lf.exit.container
 	}
 	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.r().podReason != "" {
 		st.LastReason = lf.r().podReason
@@ -202,9 +205,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 			// As with the pod read, without its name (--all-pods reads it).
 			d = fmt.Sprintf("succeeded on attempt %d", st.Attempts)
 		case succeeded != nil && f.pol.NotYetRecorded:
-			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", b.acc.fold.name(succeeded, f.succeededAt))
+			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, b.acc.fold.name(succeeded, f.succeededAt))
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
 		case len(st.Pods) == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
@@ -218,7 +221,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateRunning, StatePending:
 		switch {
 		case current != nil && current.Phase == corev1.PodRunning:
-			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.started, current.Created), current.Name)
+			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.startedAt(), current.Created()), current.Name)
 			if !current.ready {
 				d += ", not ready"
 			}
@@ -252,12 +255,12 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		d = b.terminatingWords(f, st) + restartWords(term)
 	case StateUnfinished:
 		switch {
-		case lastFailed != nil && !lastFailed.Deleting && lastFailed.Match.Action == batchv1.PodFailurePolicyActionFailJob:
+		case lastFailed != nil && !lastFailed.Deleting && lastFailed.Match.Is(batchv1.PodFailurePolicyActionFailJob):
 			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", st.Attempts, exitWords(lastFailed))
 		case lastFailed != nil && !lastFailed.Deleting:
 			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
-			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", b.acc.fold.name(succeeded, f.succeededAt))
+			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
 		case lastFailed != nil:
 			d = fmt.Sprintf("no result: pod %s was killed when the Job %s", lastFailed.Name, b.finishedVerb())
 		default:
@@ -305,7 +308,7 @@ func (b *reportBuilder) goneWords() string {
 func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	lastFailed := f.lastFailed
 	if f.termFailedLast {
-		t := b.acc.fold.pod(f.term, f.termAt)
+		t := f.term
 		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
 		// index's last attempt fails the index (isIndexFailed).
 		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
@@ -317,7 +320,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 		}
 		return "failed"
 	}
-	if lastFailed.Match.Action == batchv1.PodFailurePolicyActionFailIndex {
+	if lastFailed.Match.Is(batchv1.PodFailurePolicyActionFailIndex) {
 		return fmt.Sprintf("failed at once: %s matched podFailurePolicy rule %d (FailIndex)", lastFailed.r().matchedBy, lastFailed.Match.Rule)
 	}
 	if b.perIndex {
@@ -330,10 +333,10 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 // exitWords describes how a failed attempt ended: "exit code 1 in container worker".
 func exitWords(p *podSummary) string {
 	var parts []string
-	if p.hasExit {
-		s := fmt.Sprintf("exit code %d in container %s", p.exitCode, p.container)
-		if p.exitCause != "" && p.exitCause != "Error" && p.exitCause != "Completed" {
-			s += ", " + p.exitCause
+	if e := p.exit; e != nil {
+		s := fmt.Sprintf("exit code %d in container %s", e.code, e.container)
+		if e.cause != "" && e.cause != "Error" && e.cause != "Completed" {
+			s += ", " + e.cause
 		}
 		parts = append(parts, s)
 	}
@@ -360,8 +363,8 @@ func restartWords(p *podSummary) string {
 		return ""
 	}
 	s := fmt.Sprintf("; containers restarted %d %s", p.Restarts, plural(int(p.Restarts), "time", "times"))
-	if p.hasExit && p.exitCode != 0 {
-		s += fmt.Sprintf(" (last exit code %d in container %s)", p.exitCode, p.container)
+	if e := p.exit; e != nil && e.code != 0 {
+		s += fmt.Sprintf(" (last exit code %d in container %s)", e.code, e.container)
 	}
 	return s
 }
@@ -411,8 +414,8 @@ func (b *reportBuilder) nextAttemptWords(st *IndexStatus) string {
 // terminatingWords explains a pod being deleted: who deleted it, whether it counts as a
 // failure, and when the index runs again.
 func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string {
-	p := b.acc.fold.pod(f.term, f.termAt)
-	age := fmtDuration(b.now.Sub(p.Finished).Round(time.Second))
+	p := f.term
+	age := fmtDuration(b.now.Sub(p.Finished()).Round(time.Second))
 	switch b.phase {
 	case PhaseFailing, PhaseFailed:
 		return fmt.Sprintf("pod %s is being killed because the Job is failing (deleted %s ago)", p.Name, age)
@@ -611,12 +614,7 @@ func (b *reportBuilder) failedIndexList() string {
 
 // ownFailureList names the pods that failed on their own (not killed).
 func (b *reportBuilder) ownFailureList() string {
-	var settled []*podSummary
-	more := 0
-	if fo := b.acc.fold; fo != nil {
-		settled, more = fo.first(ownFailed)
-	}
-	return b.podList(settled, more, ownFailed, func(p *podSummary) string {
+	return b.podList(ownFailed, func(p *podSummary) string {
 		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
 	})
 }
@@ -631,16 +629,10 @@ func restarting(p *podSummary) bool {
 
 // restartList names the pending or running pods whose containers restarted, by index.
 func (b *reportBuilder) restartList() string {
-	// Folded pods may be pending or running (untracked terminating ones).
-	var folded []*podSummary
-	more := 0
-	if fo := b.acc.fold; fo != nil {
-		folded, more = fo.first(restarting)
-	}
-	list := b.podList(folded, more, restarting, func(p *podSummary) string {
+	list := b.podList(restarting, func(p *podSummary) string {
 		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
-		if p.hasExit && p.exitCode != 0 {
-			w += fmt.Sprintf(", last exit code %d in container %s", p.exitCode, p.container)
+		if e := p.exit; e != nil && e.code != 0 {
+			w += fmt.Sprintf(", last exit code %d in container %s", e.code, e.container)
 		}
 		return w
 	})
@@ -651,31 +643,27 @@ func (b *reportBuilder) restartList() string {
 }
 
 // podList words the pods below completions that keep selects, by index then creation time, at
-// most listLimit of them ("and N more" for the rest), joined by commas. settled are the first
-// settled pods keep selects (by index then creation), more the number of the others.
-func (b *reportBuilder) podList(settled []*podSummary, more int, keep func(*podSummary) bool, words func(*podSummary) string) string {
-	pods := append([]*podSummary(nil), settled...)
+// most listLimit of them ("and N more" for the rest), joined by commas.
+func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSummary) string) string {
+	var pods []*podSummary
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
 		if p.Index < b.completions && keep(p) {
 			pods = append(pods, p)
 		}
 	}
-	// By index then creation; a tie in both goes to list order (attempt, then name), as fold.first
-	// keeps it, so that the words do not follow the map's order.
+	// By index then creation; a tie in both goes to list order (attempt, then name), so that
+	// the words do not follow the map's order.
 	slices.SortFunc(pods, func(p, q *podSummary) int {
-		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created.Compare(q.Created), comparePods(p, q))
+		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created().Compare(q.Created()), comparePods(p, q))
 	})
 	var parts []string
 	for k, p := range pods {
 		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(pods)+more-k))
+			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
 			break
 		}
 		parts = append(parts, words(p))
-	}
-	if len(pods) <= listLimit && more > 0 {
-		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -697,11 +685,6 @@ func (b *reportBuilder) failJobWords() string {
 				return fmt.Sprintf(" (index %d)", p.Index)
 			}
 		}
-		if b.acc.fold != nil {
-			if i, ok := b.acc.fold.hasName(name); ok {
-				return fmt.Sprintf(" (index %d)", i)
-			}
-		}
 		return ""
 	}
 	if m := failJobContainerRE.FindStringSubmatch(msg); m != nil {
@@ -712,10 +695,10 @@ func (b *reportBuilder) failJobWords() string {
 		return fmt.Sprintf("Pod %s%s has condition %s, which matches podFailurePolicy rule %s (FailJob): the whole Job fails at once, without retries.",
 			m[2], indexOf(m[2]), m[3], m[4])
 	}
-	// The first pod in list order that matched a FailJob rule, listed or folded.
-	first := b.acc.fold.failJob()
+	// The first pod in list order that matched a FailJob rule.
+	var first *podSummary
 	for _, p := range b.acc.pods {
-		if p.Match.Action == batchv1.PodFailurePolicyActionFailJob && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
+		if p.Match.Is(batchv1.PodFailurePolicyActionFailJob) && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
 			first = p
 		}
 	}
@@ -1109,9 +1092,9 @@ func (b *reportBuilder) failureCause(reason string) string {
 	pol := b.pol
 	switch reason {
 	case batchv1.JobReasonPodFailurePolicy:
-		first := b.acc.fold.failJob()
+		var first *podSummary
 		for _, p := range b.acc.pods {
-			if p.Failed && p.Match.Action == batchv1.PodFailurePolicyActionFailJob && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
+			if p.Failed && p.Match.Is(batchv1.PodFailurePolicyActionFailJob) && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
 				first = p
 			}
 		}

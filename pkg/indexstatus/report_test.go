@@ -317,9 +317,16 @@ func TestPolicyMatching(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pod := newPod(c.job, 0, 0, 0).get()
 			pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: c.containers, InitContainerStatuses: c.inits, Conditions: c.conds}
-			s := summarize(c.job, &pod)
-			if s.Match.Rule != c.wantRule || s.Match.CountFailed() != c.wantCount || s.container != c.wantCont {
-				t.Errorf("rule %d count %v container %q, want %d %v %q", s.Match.Rule, s.Match.CountFailed(), s.container, c.wantRule, c.wantCount, c.wantCont)
+			s := summarize(c.job, &pod, nil)
+			rule, container := -1, ""
+			if s.Match.Matched() {
+				rule = s.Match.Rule
+			}
+			if s.exit != nil {
+				container = s.exit.container
+			}
+			if rule != c.wantRule || s.Match.CountFailed() != c.wantCount || container != c.wantCont {
+				t.Errorf("rule %d count %v container %q, want %d %v %q", rule, s.Match.CountFailed(), container, c.wantRule, c.wantCount, c.wantCont)
 			}
 		})
 	}

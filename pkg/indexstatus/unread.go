@@ -50,7 +50,7 @@ import (
 
 // LeaveOutSucceeded marks the accumulator as fed the pods that did not succeed only: an index in
 // status.completedIndexes without a succeeded pod added is reported as above. Call it before
-// Report, and not with FoldSettled (the few pods read are kept whole).
+// Report.
 func (a *Accumulator) LeaveOutSucceeded() { a.succeededNotRead = true }
 
 // SucceededPodsNeeded says why a report from the pods added (those that did not succeed) would
@@ -67,7 +67,6 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	if u := job.Status.UncountedTerminatedPods; u != nil && len(u.Succeeded)+len(u.Failed) > 0 {
 		return fmt.Sprintf("the controller has not counted %d finished pods yet (status.uncountedTerminatedPods)", len(u.Succeeded)+len(u.Failed))
 	}
-	a.seal()
 	active, countedFailed := 0, 0
 	completions := int(*job.Spec.Completions)
 	var withPods indexes.Builder
@@ -81,9 +80,6 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 		if p.Index < completions {
 			withPods.Add(p.Index)
 		}
-	}
-	if f := a.fold; f != nil {
-		countedFailed += f.counts().counted
 	}
 	if job.Generation > 1 && job.Spec.Parallelism != nil && *job.Spec.Parallelism == *job.Spec.Completions {
 		// An elastic Job (completions changed with parallelism) may have been scaled down: a
@@ -112,7 +108,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	}
 	read := withPods.Set()
 	for i := range completions {
-		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) && a.fold.foldedCount(i) == 0 {
+		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) {
 			return fmt.Sprintf("index %d of the finished Job has no result and no pod was read: a pod that succeeded after the Job finished may be all that is left of it", i)
 		}
 	}

@@ -15,14 +15,11 @@ import (
 
 // unreadReport is the report from the pods of job that did not succeed, as live status reads
 // them (fieldSelector status.phase!=Succeeded), and what SucceededPodsNeeded said.
-func unreadReport(t *testing.T, job *batchv1.Job, pods []corev1.Pod, opts Options, fold bool) (*IndexedJobStatus, string) {
+func unreadReport(t *testing.T, job *batchv1.Job, pods []corev1.Pod, opts Options) (*IndexedJobStatus, string) {
 	t.Helper()
 	acc, err := NewAccumulator(job)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if fold {
-		acc.FoldSettled()
 	}
 	acc.LeaveOutSucceeded()
 	for i := range pods {
@@ -91,31 +88,29 @@ func TestUnreadSucceededSameReport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fold := range []bool{false} {
-			got, need := unreadReport(t, job, pods, opts, fold)
-			if need != "" {
-				fell++
-				continue
-			}
-			fast++
-			a, b := withoutSucceededPods(t, all, succeeded), withoutSucceededPods(t, got, succeeded)
-			ja, _ := json.MarshalIndent(a, "", " ")
-			jb, _ := json.MarshalIndent(b, "", " ")
-			if string(ja) != string(jb) {
-				t.Errorf("%s (fold %v): the report without the succeeded pods differs:\n--- every pod\n%s\n--- not succeeded\n%s", name, fold, ja, jb)
-			}
-			// The details of the unread indexes say what they did, without a pod name.
-			for k := range got.Indexes {
-				st := &got.Indexes[k]
-				if st.State == StateSucceeded && all.Indexes[k].Detail != st.Detail {
-					if want := "succeeded on attempt " + itoa(st.Attempts); st.Detail != want {
-						t.Errorf("%s index %d: detail %q, want %q (every pod: %q)", name, st.Index, st.Detail, want, all.Indexes[k].Detail)
-					}
+		got, need := unreadReport(t, job, pods, opts)
+		if need != "" {
+			fell++
+			continue
+		}
+		fast++
+		a, b := withoutSucceededPods(t, all, succeeded), withoutSucceededPods(t, got, succeeded)
+		ja, _ := json.MarshalIndent(a, "", " ")
+		jb, _ := json.MarshalIndent(b, "", " ")
+		if string(ja) != string(jb) {
+			t.Errorf("%s: the report without the succeeded pods differs:\n--- every pod\n%s\n--- not succeeded\n%s", name, ja, jb)
+		}
+		// The details of the unread indexes say what they did, without a pod name.
+		for k := range got.Indexes {
+			st := &got.Indexes[k]
+			if st.State == StateSucceeded && all.Indexes[k].Detail != st.Detail {
+				if want := "succeeded on attempt " + itoa(st.Attempts); st.Detail != want {
+					t.Errorf("%s index %d: detail %q, want %q (every pod: %q)", name, st.Index, st.Detail, want, all.Indexes[k].Detail)
 				}
 			}
-			if n := len(succeeded); n > 0 && got.Pods.NotRead == 0 && got.Summary.Succeeded > 0 {
-				t.Errorf("%s: %d succeeded pods left out but pods.notRead is 0", name, n)
-			}
+		}
+		if n := len(succeeded); n > 0 && got.Pods.NotRead == 0 && got.Summary.Succeeded > 0 {
+			t.Errorf("%s: %d succeeded pods left out but pods.notRead is 0", name, n)
 		}
 	}
 	if fast == 0 || fell == 0 {

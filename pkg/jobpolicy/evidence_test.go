@@ -274,11 +274,11 @@ func TestCaptureReplacementWaitedForBackoff(t *testing.T) {
 	if !o.Failed || o.Attempt() != 0 {
 		t.Fatalf("old pod %+v", o)
 	}
-	total, _ := Backoff(o.Attempt()+1, o.Finished, o.Finished)
+	total, _ := Backoff(o.Attempt()+1, o.Finished(), o.Finished())
 	if total != 10*time.Second {
 		t.Fatalf("backoff %s", total)
 	}
-	if gap := repl.CreationTimestamp.Sub(o.Finished); gap < total-time.Second {
+	if gap := repl.CreationTimestamp.Sub(o.Finished()); gap < total-time.Second {
 		t.Fatalf("replacement created %s after the pod finished, before the %s backoff", gap, total)
 	}
 	if r := ObservePod(job, repl); r.FailureCount != 1 {

@@ -41,7 +41,8 @@ const (
 // IndexStates lists every state.
 var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}
 
-// Index is what the controller knows and decides about one completion index.
+// Index is what the controller knows and decides about one completion index (a report holds
+// one per index: its fields are ordered so that the bools share one word).
 type Index struct {
 	Index int
 	State IndexState
@@ -53,8 +54,6 @@ type Index struct {
 	// RetriesLeft is backoffLimitPerIndex − FailureCount, never negative, 0 for a Failed index;
 	// nil without backoffLimitPerIndex.
 	RetriesLeft *int32
-	// LastAttempt: under backoffLimitPerIndex, the next counted failure fails the index.
-	LastAttempt bool
 	// NextAttemptAt is when the next pod of a Backoff index may be created; Backoff the whole delay.
 	NextAttemptAt time.Time
 	Backoff       time.Duration
@@ -65,6 +64,8 @@ type Index struct {
 	// and whose result is in neither status set: the controller does not count them, so the
 	// index runs again (calculateSucceededIndexes / calculateFailedIndexes need the finalizer).
 	Forgotten []string
+	// LastAttempt: under backoffLimitPerIndex, the next counted failure fails the index.
+	LastAttempt bool
 }
 
 // Counting says whether and how a pod's failure counts.
@@ -163,10 +164,9 @@ type Facts struct {
 
 	// recordedSucceeded and recordedFailed are the status sets as written.
 	recordedSucceeded, recordedFailed indexes.Set
-	// job, sparse (the pods by index) and folded are what IndexAt reads (EvaluateSparse).
+	// job and sparse (the pods by index) are what IndexAt reads (EvaluateSparse).
 	job    *batchv1.Job
 	sparse map[int][]*Pod
-	folded *Folded
 }
 
 // Count returns how many indexes are in state.
@@ -219,7 +219,7 @@ func IsIndexFailed(spec Spec, p *Pod) bool {
 	if !spec.PerIndex() || !p.Failed {
 		return false
 	}
-	if p.Match.Action == batchv1.PodFailurePolicyActionFailIndex {
+	if p.Match.Is(batchv1.PodFailurePolicyActionFailIndex) {
 		return true
 	}
 	return p.Match.CountFailed() && p.FailureCount >= *spec.BackoffLimitPerIndex
@@ -232,14 +232,12 @@ func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return EvaluateFolded(job, ptrs, nil, now)
+	return EvaluatePods(job, ptrs, now)
 }
 
-// EvaluateFolded is Evaluate over pointers to the pods (only read), with some pods (IsFoldable:
-// settled or untracked terminating, index below completions) folded into settled instead of
-// listed in pods; settled may be nil.
-func EvaluateFolded(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time) *Facts {
-	return evaluate(job, pods, settled, now, true)
+// EvaluatePods is Evaluate over pointers to the pods, which it only reads.
+func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
+	return evaluate(job, pods, now, true)
 }
 
 // EvaluateSparse is Evaluate without Facts.Indexes: the facts of one index come from
@@ -251,7 +249,7 @@ func EvaluateSparse(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return evaluate(job, ptrs, nil, now, false)
+	return evaluate(job, ptrs, now, false)
 }
 
 // IndexAt returns the facts of index i: Indexes[i] when Evaluate computed every index, else
@@ -260,11 +258,10 @@ func (f *Facts) IndexAt(i int) Index {
 	if f.Indexes != nil {
 		return f.Indexes[i]
 	}
-	return f.index(f.job, i, f.sparse[i], f.folded)
+	return f.index(f.job, i, f.sparse[i])
 }
 
-func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all bool) *Facts {
-	settled.Seal()
+func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
@@ -363,7 +360,6 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 				f.Restarts += int64(pods[k].Restarts)
 			}
 		}
-		f.Restarts += settled.restartSum()
 		f.RestartsLeft = spec.RestartsToFail() - f.Restarts
 	}
 	if spec.PerIndex() && spec.MaxFailedIndexes != nil {
@@ -373,12 +369,12 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && job.Status.StartTime != nil && !f.Suspended {
 		f.DeadlineAt = job.Status.StartTime.Add(time.Duration(*ads) * time.Second)
 	}
-	f.Decision = decide(job, f, pods, settled)
+	f.Decision = decide(job, f, pods)
 	f.CanSucceed = canSucceed(job, f)
-	f.Global = globalBackoff(spec, pods, settled, now)
+	f.Global = globalBackoff(spec, pods, now)
 
 	if !all {
-		f.job, f.folded = job, settled
+		f.job = job
 		return f
 	}
 	f.Indexes = make([]Index, completions)
@@ -387,7 +383,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 		if i < len(byIndex) {
 			ps = byIndex[i]
 		}
-		f.Indexes[i] = f.index(job, i, ps, settled)
+		f.Indexes[i] = f.index(job, i, ps)
 	}
 	return f
 }
@@ -397,7 +393,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, settled *Folded, now time.Time, all
 const MaxPodCreateDeletePerSync = 500
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
-func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
+func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	if c := ConditionTrue(job, batchv1.JobComplete); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
@@ -414,12 +410,9 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod, settled *Folded) Decision {
 	// getFailJobMessage: any failed pod (tracked or not) matching a FailJob rule.
 	if job.Spec.PodFailurePolicy != nil {
 		for k := range pods {
-			if pods[k].Failed && pods[k].Match.Action == batchv1.PodFailurePolicyActionFailJob {
+			if pods[k].Failed && pods[k].Match.Is(batchv1.PodFailurePolicyActionFailJob) {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 			}
-		}
-		if settled.failJob() {
-			return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 		}
 	}
 	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
@@ -534,45 +527,25 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 
 // globalBackoff estimates backoffStore.newBackoffRecord from the pods still present: failed
 // pods that finished after the last success, and the latest of their finish times.
-func globalBackoff(spec Spec, pods []*Pod, settled *Folded, now time.Time) *GlobalBackoff {
+func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 	if spec.PerIndex() {
 		return nil
 	}
 	var lastSuccess time.Time
-	folded := settled.All()
-	for k := range folded {
-		if p := &folded[k]; p.Succeeded() {
-			if t := p.Finished(); t.After(lastSuccess) {
-				lastSuccess = t
-			}
-		}
-	}
 	for k := range pods {
-		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished.After(lastSuccess) {
-			lastSuccess = pods[k].Finished
+		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished().After(lastSuccess) {
+			lastSuccess = pods[k].Finished()
 		}
 	}
 	g := &GlobalBackoff{}
-	// Settled failed pods are phase Failed: they count like the listed ones below. A folded
-	// terminating pod is untracked and not phase Failed: it never enters the record.
-	for k := range folded {
-		if p := &folded[k]; p.PhaseFailed() {
-			if t := p.Finished(); t.After(lastSuccess) {
-				g.Failures++
-				if t.After(g.LastFailure) {
-					g.LastFailure = t
-				}
-			}
-		}
-	}
 	for k := range pods {
 		p := pods[k]
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
 		// deleted by deleteJobPods lost its finalizer before it was deleted and never enters it.
-		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished.After(lastSuccess) {
+		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished().After(lastSuccess) {
 			g.Failures++
-			if p.Finished.After(g.LastFailure) {
-				g.LastFailure = p.Finished
+			if p.Finished().After(g.LastFailure) {
+				g.LastFailure = p.Finished()
 			}
 		}
 	}
@@ -593,29 +566,22 @@ func delayedPod(pods []*Pod) *Pod {
 		if !p.Failed || !p.Tracked {
 			continue
 		}
-		if last == nil || (last.Attempt() <= p.Attempt() && !p.Finished.Before(last.Finished)) {
+		if last == nil || (last.Attempt() <= p.Attempt() && !p.Finished().Before(last.Finished())) {
 			last = p
 		}
 	}
 	return last
 }
 
-// ListOrder is the one order an index's pods are listed in, folded or not: by attempt, then
-// creation, then name (-1, 0 or +1, as cmp.Compare). The report, the fold and Evaluate all use
-// it, so that which pod is first on a tie does not depend on whether a pod was folded.
-func ListOrder(attempt int32, created time.Time, name string, attempt2 int32, created2 time.Time, name2 string) int {
-	return cmp.Or(cmp.Compare(attempt, attempt2), created.Compare(created2), strings.Compare(name, name2))
-}
-
-// listedBefore: a pod of attempt, created and name comes before p in list order.
-func listedBefore(attempt int32, created time.Time, name string, p *Pod) bool {
-	return ListOrder(attempt, created, name, p.Attempt(), p.Created, p.Name) < 0
+// ListOrder is the one order an index's pods are listed in: by attempt, then creation, then
+// name (-1, 0 or +1, as cmp.Compare). The report and Evaluate both use it, so that which pod
+// is first on a tie does not depend on the order the pods were read in.
+func ListOrder(p, q *Pod) int {
+	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created), strings.Compare(p.Name, q.Name))
 }
 
 // index computes one index's facts.
-func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Index {
-	settled := folded.Index(i)
-	var latestSettled Pod // what own reads of the latest settled pod
+func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	spec := f.Spec
 	ix := Index{Index: i}
 	var active, terminating *Pod
@@ -632,7 +598,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
-	// forgetFailed is that test on the index; a folded failed pod is untracked.
+	// forgetFailed is that test on the index.
 	forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 	forgotten := func(p *Pod) bool { return forgetFailed && p.Failed && !p.Tracked }
 	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
@@ -658,17 +624,6 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 				ix.IgnoredCount++
 			}
 		}
-		// Settled failed pods are phase Failed; a folded terminating pod is untracked and not
-		// phase Failed, left out as the listed ones are.
-		for k := range settled {
-			if p := &settled[k]; !p.PhaseFailed() {
-				continue
-			} else if p.CountFailed() {
-				ix.FailureCount++
-			} else {
-				ix.IgnoredCount++
-			}
-		}
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
 	case delayed != nil:
@@ -676,47 +631,19 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
 		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
-		// whichever order the pods arrive in and whether folded or not.
+		// whichever order the pods arrive in.
 		var latest *Pod
 		later := func(p *Pod) bool {
 			if latest == nil {
 				return true
 			}
-			if c := cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()), p.Created.Compare(latest.Created)); c != 0 {
+			if c := cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()), p.Created().Compare(latest.Created())); c != 0 {
 				return c > 0
 			}
 			return p.Name < latest.Name
 		}
 		for _, p := range pods {
 			if !forgotten(p) && later(p) {
-				latest = p
-			}
-		}
-		// The latest folded pod (the first in list order on a tie), leaving out the failed ones when
-		// they are forgotten (forgotten depends only on the index, for a failed untracked pod,
-		// settled or terminating). own and later read only its counts, failure and creation.
-		var last *FoldedPod
-		for k := range settled {
-			p := &settled[k]
-			if p.Failed() && forgetFailed {
-				continue
-			}
-			// settled is in list order, so on a tie of attempt and creation the first one seen
-			// (the lower name) stays.
-			if last == nil || p.Attempt() > last.Attempt() || p.Attempt() == last.Attempt() && p.created > last.created {
-				last = p
-			}
-		}
-		if last != nil {
-			p := &latestSettled
-			*p = Pod{Name: folded.Name(last), Created: last.Created(), FailureCount: last.failureCount, IgnoredCount: last.IgnoredCount(), Failed: last.Failed(), Phase: corev1.PodSucceeded, Match: Match{Rule: -1}}
-			if p.Failed {
-				p.Phase = corev1.PodFailed
-				if !last.CountFailed() {
-					p.Match.Action = batchv1.PodFailurePolicyActionIgnore
-				}
-			}
-			if later(p) {
 				latest = p
 			}
 		}
@@ -735,7 +662,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		ix.State = IndexActive
 	case f.Decision.Kind != Continue:
 		ix.State = IndexNoResult
-	case (terminating != nil || folded.hasTerminating(i)) && OnlyReplaceFailedPods(job):
+	case terminating != nil && OnlyReplaceFailedPods(job):
 		ix.State = IndexTerminating
 	case f.Suspended:
 		ix.State = IndexSuspended
@@ -745,7 +672,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 		switch {
 		case spec.PerIndex() && delayed != nil:
 			// getRemainingTimePerIndex: absolute failure count + 1, from the pod's finish time.
-			ix.Backoff, remaining = Backoff(delayed.Attempt()+1, delayed.Finished, f.Now)
+			ix.Backoff, remaining = Backoff(delayed.Attempt()+1, delayed.Finished(), f.Now)
 		case !spec.PerIndex() && f.Global != nil:
 			ix.Backoff, remaining = f.Global.Delay, f.Global.Due.Sub(f.Now)
 		}
@@ -756,29 +683,11 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod, folded *Folded) Inde
 	if ix.State != IndexSucceeded && ix.State != IndexFailed {
 		// A succeeded pod counts only with its finalizer; under backoffLimitPerIndex a failed
 		// pod hands its count on only while tracked and no pod of the index is active.
-		// Folded: settled succeeded, or failed untracked, settled or terminating (forgotten's
-		// test on the index); a folded terminating pod that is not failed is neither.
-		// The listed pods in their order, the settled ones merged in by list order (attempt,
-		// creation, name): the order of a list sorted so, whether folded or not.
-		k := 0
-		settledUpTo := func(p *Pod) {
-			for ; k < len(settled); k++ {
-				q := &settled[k]
-				if p != nil && !listedBefore(q.Attempt(), q.Created(), folded.Name(q), p) {
-					break
-				}
-				if q.Succeeded() || q.Failed() && forgetFailed {
-					ix.Forgotten = append(ix.Forgotten, folded.Name(q))
-				}
-			}
-		}
 		for _, p := range pods {
 			if (p.Phase == corev1.PodSucceeded && !p.Tracked) || forgotten(p) {
-				settledUpTo(p)
 				ix.Forgotten = append(ix.Forgotten, p.Name)
 			}
 		}
-		settledUpTo(nil)
 	}
 	if spec.PerIndex() {
 		left := *spec.BackoffLimitPerIndex - ix.FailureCount

@@ -11,6 +11,7 @@
 package jobpolicy
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -47,37 +48,69 @@ type Match struct {
 	Condition corev1.PodConditionType
 }
 
-// Matched reports whether a rule matched.
-func (m Match) Matched() bool { return m.Rule >= 0 }
+// Matched reports whether a rule matched (a nil Match is no rule).
+func (m *Match) Matched() bool { return m != nil && m.Rule >= 0 }
 
 // CountFailed is matchPodFailurePolicy's second result: false only for Ignore.
-func (m Match) CountFailed() bool { return m.Action != batchv1.PodFailurePolicyActionIgnore }
+func (m *Match) CountFailed() bool { return !m.Is(batchv1.PodFailurePolicyActionIgnore) }
+
+// Is reports whether a rule of action matched.
+func (m *Match) Is(action batchv1.PodFailurePolicyAction) bool {
+	return m.Matched() && m.Action == action
+}
 
 // Pod is what the controller's decisions need from one pod: small enough to keep for every pod
-// of a large Job.
+// of a large Job (104 bytes besides its strings).
 type Pod struct {
-	Name string
-	UID  string
+	Name  string
+	UID   string
+	Phase corev1.PodPhase
+	// Match is the podFailurePolicy rule matching a failed pod, nil if none.
+	Match *Match
+	// created and finished are CreationTimestamp and getFinishedTime (set for terminal or
+	// deleted pods) in Unix nanoseconds, math.MinInt64 for the zero time (SetTimes): compared
+	// as integers they order as the times do.
+	created, finished int64
 	// Index is getCompletionIndex: the annotation only; NoIndex when absent or invalid.
-	Index    int
-	Phase    corev1.PodPhase
-	Deleting bool
-	Created  time.Time
-	// Finished is getFinishedTime, set for terminal or deleted pods.
-	Finished time.Time
-	// Tracked: the pod still carries the batch.kubernetes.io/job-tracking finalizer, so the
-	// controller has not accounted for it yet (hasJobTrackingFinalizer).
-	Tracked bool
+	Index int
 	// FailureCount and IgnoredCount are the job-index-failure-count and
 	// job-index-ignored-failure-count annotations (parseIndexFailureCountAnnotation).
 	FailureCount int32
 	IgnoredCount int32
-	// Failed is isPodFailed.
-	Failed bool
-	// Match is the podFailurePolicy rule matching a failed pod (Rule -1 if none).
-	Match Match
 	// Restarts sums the restartCount of init and app containers (pastBackoffLimitOnFailure).
 	Restarts int32
+	Deleting bool
+	// Tracked: the pod still carries the batch.kubernetes.io/job-tracking finalizer, so the
+	// controller has not accounted for it yet (hasJobTrackingFinalizer).
+	Tracked bool
+	// Failed is isPodFailed.
+	Failed bool
+}
+
+// Created is the pod's creation time.
+func (p *Pod) Created() time.Time { return fromNanos(p.created) }
+
+// Finished is getFinishedTime, set for terminal or deleted pods (else the zero time).
+func (p *Pod) Finished() time.Time { return fromNanos(p.finished) }
+
+// SetTimes sets Created and Finished. A time outside what Unix nanoseconds hold (years 1678 to
+// 2262) is kept at that bound (time.UnixNano); the zero time stays zero.
+func (p *Pod) SetTimes(created, finished time.Time) {
+	p.created, p.finished = toNanos(created), toNanos(finished)
+}
+
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return math.MinInt64
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == math.MinInt64 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
 }
 
 // Active is controller.IsPodActive: not terminal and not being deleted.
@@ -104,10 +137,8 @@ func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
 		Index:    CompletionIndex(pod),
 		Phase:    pod.Status.Phase,
 		Deleting: pod.DeletionTimestamp != nil,
-		Created:  pod.CreationTimestamp.Time,
 		Tracked:  HasTrackingFinalizer(pod),
 		Failed:   IsPodFailed(job, pod),
-		Match:    Match{Rule: -1},
 	}
 	if v, ok := pod.Annotations[batchv1.JobIndexFailureCountAnnotation]; ok {
 		p.FailureCount = parseInt32(v)
@@ -120,11 +151,15 @@ func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
 			p.Restarts += list[i].RestartCount
 		}
 	}
+	var finished time.Time
 	if p.Failed || p.Phase == corev1.PodSucceeded || p.Deleting {
-		p.Finished = FinishedTime(pod)
+		finished = FinishedTime(pod)
 	}
+	p.SetTimes(pod.CreationTimestamp.Time, finished)
 	if p.Failed {
-		p.Match = MatchPodFailurePolicy(job.Spec.PodFailurePolicy, pod)
+		if m := MatchPodFailurePolicy(job.Spec.PodFailurePolicy, pod); m.Matched() {
+			p.Match = &m
+		}
 	}
 	return p
 }

@@ -87,8 +87,8 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 			if perIndex && as[i].pol.Attempt() != as[j].pol.Attempt() {
 				return as[i].pol.Attempt() < as[j].pol.Attempt()
 			}
-			if !as[i].pol.Created.Equal(as[j].pol.Created) {
-				return as[i].pol.Created.Before(as[j].pol.Created)
+			if !as[i].pol.Created().Equal(as[j].pol.Created()) {
+				return as[i].pol.Created().Before(as[j].pol.Created())
 			}
 			return as[i].pod.Name < as[j].pod.Name
 		})

@@ -175,7 +175,7 @@ type simPod struct {
 	restarts                   int32
 	run                        Attempt
 	runs                       int // runs of the index before this pod's current run
-	match                      jobpolicy.Match
+	match                      *jobpolicy.Match
 	failed                     bool // isPodFailed
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
@@ -573,12 +573,16 @@ func (s *sim) kwAttempt(p *simPod) int {
 	return int(p.failureCount + p.ignoredCount)
 }
 
-// match runs jobpolicy.MatchPodFailurePolicy on the status kwok gives the pod.
-func (s *sim) match(p *simPod, r Attempt) jobpolicy.Match {
+// match runs jobpolicy.MatchPodFailurePolicy on the status kwok gives the pod: nil when no
+// rule matches.
+func (s *sim) match(p *simPod, r Attempt) *jobpolicy.Match {
 	if s.job.Spec.PodFailurePolicy == nil {
-		return jobpolicy.Match{Rule: -1}
+		return nil
 	}
-	return jobpolicy.MatchPodFailurePolicy(s.job.Spec.PodFailurePolicy, s.podObject(p, r))
+	if m := jobpolicy.MatchPodFailurePolicy(s.job.Spec.PodFailurePolicy, s.podObject(p, r)); m.Matched() {
+		return &m
+	}
+	return nil
 }
 
 // podObject is the pod as kwok leaves it after a run (scenario-pod-finish / -terminate).
@@ -610,9 +614,11 @@ func (s *sim) matchWords(p *simPod) string {
 // observe is jobpolicy.ObservePod for a simulated pod.
 func (s *sim) observe(p *simPod) jobpolicy.Pod {
 	phase := p.phase
-	return jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
-		Created: p.created, Finished: p.finished, Tracked: p.tracked, FailureCount: p.failureCount,
+	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
+		Tracked: p.tracked, FailureCount: p.failureCount,
 		IgnoredCount: p.ignoredCount, Failed: p.isFailed(s.onlyFailed), Match: p.match, Restarts: p.restarts}
+	o.SetTimes(p.created, p.finished)
+	return o
 }
 
 // isFailed is isPodFailed: phase Failed, or being deleted under TerminatingOrFailed.
@@ -794,7 +800,7 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 		// getFailJobMessage: the first failed pod matching a FailJob rule.
 		for i := range obs {
 			m := obs[i].Match
-			if !obs[i].Failed || m.Action != batchv1.PodFailurePolicyActionFailJob {
+			if !obs[i].Failed || !m.Is(batchv1.PodFailurePolicyActionFailJob) {
 				continue
 			}
 			if m.Condition != "" {
@@ -863,7 +869,7 @@ func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
 	// The pod may have been counted (its finalizer removed) earlier in this sync: it is still
 	// in live until the next one.
 	for _, p := range s.live {
-		if p.index == i && p.failed && p.match.Action == batchv1.PodFailurePolicyActionFailIndex {
+		if p.index == i && p.failed && p.match.Is(batchv1.PodFailurePolicyActionFailIndex) {
 			return fmt.Sprintf("podFailurePolicy rule %d (FailIndex)", p.match.Rule)
 		}
 	}
@@ -1136,7 +1142,7 @@ scan:
 func (s *sim) create(i int, ix jobpolicy.Index) {
 	s.created[i]++
 	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
-		phase: corev1.PodRunning, tracked: true, created: s.now, match: jobpolicy.Match{Rule: -1}}
+		phase: corev1.PodRunning, tracked: true, created: s.now}
 	if s.spec.PerIndex() {
 		// addIndexFailureCountAnnotation: getNewIndexFailureCounts of the replaced pod.
 		p.failureCount, p.ignoredCount = ix.FailureCount, ix.IgnoredCount

@@ -198,7 +198,7 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns, root
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		acc, _, err := o.readPods(ctx, src, j, true) // one read per Job, folded
+		acc, _, err := o.readPods(ctx, src, j) // one read per Job
 		if err != nil {
 			return nil, err
 		}

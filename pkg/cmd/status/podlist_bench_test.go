@@ -50,23 +50,17 @@ func BenchmarkPodList(b *testing.B) {
 	for _, n := range []int{5000, 50000} {
 		srv, j := podServer(b, n)
 		for _, page := range []int64{500, 10000} {
-			for _, fold := range []bool{false, true} {
-				name := "stream"
-				if fold {
-					name = "stream-fold" // what status JOB does (one LIST): settled pods folded
-				}
-				b.Run(fmt.Sprintf("pods=%d/page=%d/%s", n, page, name), func(b *testing.B) {
-					o := benchOptions(b, srv.URL, page)
-					measure(b, n, fold, func(acc *indexstatus.Accumulator) error {
-						_, err := o.live().Pods(context.Background(), j, "", acc.Add)
-						return err
-					})
+			b.Run(fmt.Sprintf("pods=%d/page=%d/stream", n, page), func(b *testing.B) {
+				o := benchOptions(b, srv.URL, page)
+				measure(b, n, func(acc *indexstatus.Accumulator) error {
+					_, err := o.live().Pods(context.Background(), j, "", acc.Add)
+					return err
 				})
-			}
+			})
 			b.Run(fmt.Sprintf("pods=%d/page=%d/pager", n, page), func(b *testing.B) {
 				client := benchClient(b, srv.URL)
 				sel, _ := indexstatus.PodSelector(j)
-				measure(b, n, false, func(acc *indexstatus.Accumulator) error {
+				measure(b, n, func(acc *indexstatus.Accumulator) error {
 					p := pager.New(pager.SimplePageFunc(func(opts metav1.ListOptions) (k8sruntime.Object, error) {
 						return client.CoreV1().Pods("ns").List(context.Background(), opts)
 					}))
@@ -82,17 +76,13 @@ func BenchmarkPodList(b *testing.B) {
 	}
 }
 
-// measure runs list b.N times into a new Accumulator (folding settled pods with fold) and
-// reports its peak heap.
-func measure(b *testing.B, n int, fold bool, list func(*indexstatus.Accumulator) error) {
+// measure runs list b.N times into a new Accumulator and reports its peak heap.
+func measure(b *testing.B, n int, list func(*indexstatus.Accumulator) error) {
 	j := benchJob(n)
 	run := func() *indexstatus.Accumulator {
 		acc, err := indexstatus.NewAccumulator(j)
 		if err != nil {
 			b.Fatal(err)
-		}
-		if fold {
-			acc.FoldSettled()
 		}
 		if err := list(acc); err != nil {
 			b.Fatal(err)

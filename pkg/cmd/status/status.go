@@ -362,8 +362,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Watch {
 		return o.watch(ctx)
 	}
-	// One LIST and no change after it: the settled pods are folded, as offline.
-	st, err := o.load(ctx, true)
+	st, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -444,7 +443,7 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 		return nil, err
 	}
 	job := src.JobList[0]
-	acc, err := newAccumulator(job, true)
+	acc, err := newAccumulator(job)
 	if err != nil {
 		return nil, err
 	}
@@ -549,16 +548,14 @@ func (o *Options) live() *gather.Live {
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
-// before reading the next) and GETs its shard ConfigMap when the Job names one. With fold the
-// settled and untracked terminating pods are kept compact (Accumulator.FoldSettled): only for a
-// report of this one LIST, not for a watch, which replaces and removes pods.
-func (o *Options) load(ctx context.Context, fold bool) (*liveState, error) {
+// before reading the next) and GETs its shard ConfigMap when the Job names one.
+func (o *Options) load(ctx context.Context) (*liveState, error) {
 	src := o.live()
 	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	acc, rv, err := o.readPods(ctx, src, job, fold)
+	acc, rv, err := o.readPods(ctx, src, job)
 	if err != nil {
 		return nil, err
 	}
@@ -583,28 +580,24 @@ func (o *Options) gatherNotes(ctx context.Context, src gather.Source, st *liveSt
 	st.lin, st.retries = lin, retries
 }
 
-// newAccumulator is an accumulator of job's pods, folding the settled ones with fold.
-func newAccumulator(job *batchv1.Job, fold bool) (*indexstatus.Accumulator, error) {
+// newAccumulator is an accumulator of job's pods.
+func newAccumulator(job *batchv1.Job) (*indexstatus.Accumulator, error) {
 	acc, err := indexstatus.NewAccumulator(job)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
-	if fold {
-		acc.FoldSettled()
-	}
 	return acc, nil
 }
 
-// readPods reads the Job's pods into a new accumulator (folding the settled ones with fold):
+// readPods reads the Job's pods into a new accumulator:
 // unless --all-pods or offline, only those that did not succeed
 // (indexstatus.NotSucceededSelector), and then every pod into a fresh accumulator when
 // indexstatus.SucceededPodsNeeded says the Job's status does not account for the succeeded
 // ones (see pkg/indexstatus/unread.go: the report is then the one from every pod except the
 // succeeded pods' own fields). The resourceVersion is the last list's.
-func (o *Options) readPods(ctx context.Context, src gather.Source, job *batchv1.Job, fold bool) (*indexstatus.Accumulator, string, error) {
+func (o *Options) readPods(ctx context.Context, src gather.Source, job *batchv1.Job) (*indexstatus.Accumulator, string, error) {
 	if !o.AllPods && !o.offline() {
-		// Not folded: the pods that did not succeed are few on a Job that is doing well.
-		acc, err := newAccumulator(job, false)
+		acc, err := newAccumulator(job)
 		if err != nil {
 			return nil, "", err
 		}
@@ -614,7 +607,7 @@ func (o *Options) readPods(ctx context.Context, src gather.Source, job *batchv1.
 			return acc, rv, err
 		}
 	}
-	acc, err := newAccumulator(job, fold)
+	acc, err := newAccumulator(job)
 	if err != nil {
 		return nil, "", err
 	}

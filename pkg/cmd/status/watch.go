@@ -54,7 +54,7 @@ type watcher struct {
 }
 
 func (o *Options) watch(ctx context.Context) error {
-	st, err := o.load(ctx, false)
+	st, err := o.load(ctx)
 	if err != nil {
 		return err
 	}
@@ -366,7 +366,7 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 		if isExpired(ev.Object) {
 			// Too old to resume: list the pods again and watch from that list.
 			w.podW.Stop()
-			acc, err := newAccumulator(w.st.job, false)
+			acc, err := newAccumulator(w.st.job)
 			if err != nil {
 				return err
 			}
