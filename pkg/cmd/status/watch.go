@@ -104,6 +104,16 @@ func (o *Options) watch(ctx context.Context) error {
 			return err
 		}
 		next := w.st.report(o)
+		if next.Phase.Terminal() {
+			// The Job and its pods come on two watches: a pod's last event may still be on its
+			// way when the Job's final condition arrives. The final report reads the pods again.
+			acc, _, err := o.readPods(ctx, o.live(), w.st.job)
+			if err != nil {
+				return err
+			}
+			w.st.acc = acc
+			next = w.st.report(o)
+		}
 		if !next.Phase.Terminal() && w.hold(next) {
 			continue
 		}
