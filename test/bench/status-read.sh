@@ -24,6 +24,10 @@
 #
 # Environment:
 #   BENCH_KUBECONFIG   use this cluster instead of starting one (the script never stops it)
+#   BENCH_NAMESPACE    with BENCH_KUBECONFIG: measure the Jobs done, failed1 and running already
+#                      in this namespace (made by an earlier run kept with BENCH_KEEP=1, or
+#                      left by one that was stopped), those present only; nothing is created
+#                      or deleted
 #   BENCH_DONE, BENCH_BIG, BENCH_RUNNING   sizes (see above)
 #   BENCH_RUNS         runs of each command (default 9)
 #   BENCH_KEEP=1       keep the namespace (and a cluster the script started) afterwards
@@ -43,7 +47,7 @@ log() { printf 'bench-status-read: %s\n' "$*" >&2; }
 
 cleanup() {
   local rc=$?
-  if [[ -n "${ns:-}" && -z "${BENCH_KEEP:-}" ]]; then
+  if [[ -n "${ns:-}" && -z "${BENCH_KEEP:-}" && -z "${BENCH_NAMESPACE:-}" ]]; then
     kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
   fi
   if [[ -n "$cluster_dir" && -z "${BENCH_KEEP:-}" ]]; then
@@ -78,9 +82,14 @@ else
   export KUBECONFIG=$cluster_dir/kubeconfig
 fi
 
-ns="bench-read-$(date +%s)"
-kubectl create namespace "$ns" >/dev/null
-until kubectl get serviceaccount default -n "$ns" >/dev/null 2>&1; do sleep 0.2; done
+if [[ -n "${BENCH_NAMESPACE:-}" ]]; then
+  [[ -n "${BENCH_KUBECONFIG:-}" ]] || { log "BENCH_NAMESPACE needs BENCH_KUBECONFIG"; exit 2; }
+  ns=$BENCH_NAMESPACE
+else
+  ns="bench-read-$(date +%s)"
+  kubectl create namespace "$ns" >/dev/null
+  until kubectl get serviceaccount default -n "$ns" >/dev/null 2>&1; do sleep 0.2; done
+fi
 
 # job NAME COMPLETIONS RUN_TIME FAILING: an Indexed Job, all indexes at once; FAILING indexes
 # (every 100th when "1%") fail once with exit 1, then succeed.
@@ -117,6 +126,14 @@ size[done]=$done_n size[failed1]=$big_n size[running]=$running_n
 want[done]=finished want[failed1]=finished want[running]=running
 jobs=()
 for j in done failed1 running; do
+  if [[ -n "${BENCH_NAMESPACE:-}" ]]; then
+    n=$(kubectl get job "$j" -n "$ns" -o jsonpath='{.spec.completions}' 2>/dev/null) || continue
+    size[$j]=$n
+    jobs+=("$j")
+    started[$j]=$(date +%s)
+    log "measuring the Job $j of $n indexes already in namespace $ns"
+    continue
+  fi
   (( size[$j] > 0 )) || continue
   jobs+=("$j")
   rt=1s; [[ $j == running ]] && rt=2h
