@@ -449,9 +449,9 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 		return nil, err
 	}
 	captured := indexstatus.CaptureTime(job, nil)
-	var f foreign
+	f := gather.ForeignPods{Job: job}
 	if _, err := src.Pods(ctx, job, "", func(p *corev1.Pod) {
-		f.check(job, p)
+		f.Check(p)
 		if t := indexstatus.PodTime(p); t.After(captured) {
 			captured = t
 		}
@@ -459,7 +459,7 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 	}); err != nil {
 		return nil, err
 	}
-	if err := f.err(job); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	var notes []string
