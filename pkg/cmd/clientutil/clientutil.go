@@ -18,6 +18,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
@@ -101,6 +102,22 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // WrappedRoundTripper lets client-go's debugging (-v=9) see through the layer.
 func (c *contextBound) WrappedRoundTripper() http.RoundTripper { return c.next }
+
+// KubeconfigGetter is the part of kubectl's cmdutil.Factory that Namespace needs.
+type KubeconfigGetter interface {
+	ToRawKubeConfigLoader() clientcmd.ClientConfig
+}
+
+// Namespace is the namespace that the kubeconfig and -n select, and whether -n gave it. A
+// kubeconfig that cannot be read, or a name that is not a namespace's (CheckNamespace), is a
+// usage error.
+func Namespace(f KubeconfigGetter) (ns string, enforce bool, err error) {
+	ns, enforce, err = f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	return ns, enforce, CheckNamespace(ns)
+}
 
 // CheckNamespace refuses a namespace that cannot name one (-n .., -n a/b, -n UPPER): a usage
 // error (exit 2) before anything is sent, with the API server's own rule (a DNS-1123 label),

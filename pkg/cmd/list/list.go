@@ -118,14 +118,11 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 
 // Complete resolves the namespace and the client.
 func (o *Options) Complete(f cmdutil.Factory) error {
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	ns, _, err := clientutil.Namespace(f)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Namespace = ns
-	if err := clientutil.CheckNamespace(ns); err != nil {
 		return err
 	}
+	o.Namespace = ns
 	if o.AllNamespaces {
 		o.Namespace = metav1.NamespaceAll
 	}
