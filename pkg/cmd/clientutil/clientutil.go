@@ -42,14 +42,18 @@ type RESTConfigGetter interface {
 	ToRESTConfig() (*rest.Config, error)
 }
 
-// ForFactory is NewClientset of f's REST config (the kubeconfig and its flags): how every verb
-// makes its client.
+// ForFactory is NewClientset of f's REST config (the kubeconfig and its flags); an error is a
+// usage error that says the kubeconfig cannot be read.
 func ForFactory(f RESTConfigGetter) (kubernetes.Interface, error) {
 	cfg, err := f.ToRESTConfig()
-	if err != nil {
-		return nil, err
+	var cs kubernetes.Interface
+	if err == nil {
+		cs, err = NewClientset(cfg)
 	}
-	return NewClientset(cfg)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	return cs, nil
 }
 
 // contextBound runs the next RoundTrip in a goroutine and gives up on it when the request's

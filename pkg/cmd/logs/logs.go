@@ -159,15 +159,10 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if o.Namespace, _, err = clientutil.Namespace(f); err != nil {
 		return err
 	}
-	if o.Client != nil {
-		return nil
+	if o.Client == nil {
+		o.Client, err = clientutil.ForFactory(f)
 	}
-	cs, err := clientutil.ForFactory(f)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Client = cs
-	return nil
+	return err
 }
 
 // Validate checks the flags.
