@@ -4,7 +4,6 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
@@ -75,11 +74,9 @@ func conditionReason(job *batchv1.Job, t batchv1.JobConditionType) string {
 }
 
 func conditionTime(job *batchv1.Job, t batchv1.JobConditionType) *time.Time {
-	for _, c := range job.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.IsZero() {
-			tt := c.LastTransitionTime.Time
-			return &tt
-		}
+	if c := jobpolicy.ConditionTrue(job, t); c != nil && !c.LastTransitionTime.IsZero() {
+		tt := c.LastTransitionTime.Time
+		return &tt
 	}
 	return nil
 }

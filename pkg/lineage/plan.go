@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // Selection modes of retry --indexes.
@@ -38,12 +38,7 @@ type Selection struct {
 
 // Finished reports whether job has a Complete or Failed condition that is True.
 func Finished(job *batchv1.Job) bool {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return jobpolicy.ConditionTrue(job, batchv1.JobComplete) != nil || jobpolicy.ConditionTrue(job, batchv1.JobFailed) != nil
 }
 
 // Select picks the indexes of job that a retry runs. spec is "failed", "unfinished",

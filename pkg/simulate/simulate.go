@@ -393,12 +393,7 @@ func (s *sim) indexEvent(typ string, index int, pod, cause string, a ...any) {
 }
 
 func (s *sim) finishedJob() bool {
-	for _, c := range s.job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true
-		}
-	}
-	return false
+	return jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) != nil || jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) != nil
 }
 
 // loop runs syncs until the Job finishes, nothing more happens, or the horizon; or until

@@ -676,17 +676,6 @@ func (c *Cluster) CreateNamespace(ctx context.Context, name string, labels map[s
 	return c.waitServiceAccount(ctx, name, 60*time.Second)
 }
 
-// GenerateNamespace creates a namespace named prefix plus a random suffix and waits for its
-// default service account. It returns the name.
-func (c *Cluster) GenerateNamespace(ctx context.Context, prefix string) (string, error) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
-	got, err := c.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("creating namespace %q...: %w", prefix, err)
-	}
-	return got.Name, c.waitServiceAccount(ctx, got.Name, 60*time.Second)
-}
-
 // setupViewer gives ViewerUser get/list/watch on Jobs and Pods in ViewerNamespace, nothing else.
 func (c *Cluster) setupViewer(ctx context.Context) error {
 	if err := c.CreateNamespace(ctx, ViewerNamespace, nil); err != nil {

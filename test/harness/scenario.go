@@ -103,39 +103,15 @@ func (s *Scenario) RunTime(d time.Duration) *Scenario {
 	return s
 }
 
-// IndexRunTime sets the run time of every attempt of index.
-func (s *Scenario) IndexRunTime(index int, d time.Duration) *Scenario {
-	s.m[IndexKey(AnnotationRunTime, index)] = d.String()
-	return s
-}
-
-// AttemptRunTime sets the run time of one attempt of index.
-func (s *Scenario) AttemptRunTime(index, attempt int, d time.Duration) *Scenario {
-	s.m[AttemptKey(AnnotationRunTime, index, attempt)] = d.String()
-	return s
-}
-
 // IndexRunsForever keeps every pod of index running until it is deleted.
 func (s *Scenario) IndexRunsForever(index int) *Scenario {
 	s.m[IndexKey(AnnotationRunTime, index)] = RunTimeNever
 	return s
 }
 
-// RunsForever keeps every pod running until deleted, unless an index says otherwise.
-func (s *Scenario) RunsForever() *Scenario {
-	s.m[AnnotationRunTime] = RunTimeNever
-	return s
-}
-
 // IndexCondition makes every attempt of index end Failed with condition type set True.
 func (s *Scenario) IndexCondition(index int, conditionType string) *Scenario {
 	s.m[IndexKey(AnnotationCondition, index)] = conditionType
-	return s
-}
-
-// AttemptCondition makes one attempt of index end Failed with condition type set True.
-func (s *Scenario) AttemptCondition(index, attempt int, conditionType string) *Scenario {
-	s.m[AttemptKey(AnnotationCondition, index, attempt)] = conditionType
 	return s
 }
 
@@ -148,12 +124,6 @@ func (s *Scenario) Container(name string) *Scenario {
 // TerminationDelay sets how long deleted pods stay Terminating.
 func (s *Scenario) TerminationDelay(d time.Duration) *Scenario {
 	s.m[AnnotationTerminationDelay] = d.String()
-	return s
-}
-
-// IndexTerminationDelay sets how long deleted pods of index stay Terminating.
-func (s *Scenario) IndexTerminationDelay(index int, d time.Duration) *Scenario {
-	s.m[IndexKey(AnnotationTerminationDelay, index)] = d.String()
 	return s
 }
 

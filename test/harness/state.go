@@ -61,9 +61,6 @@ func (c *Cluster) writeState() error {
 	return os.Rename(tmp, filepath.Join(c.Dir, StateFile))
 }
 
-// WriteState records the cluster's processes and kubeconfigs in Dir/state.json.
-func (c *Cluster) WriteState() error { return c.writeState() }
-
 // ReadState reads dir/state.json.
 func ReadState(dir string) (*State, error) {
 	data, err := os.ReadFile(filepath.Join(dir, StateFile))

@@ -18,6 +18,7 @@ import (
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
@@ -41,14 +42,18 @@ type RESTConfigGetter interface {
 	ToRESTConfig() (*rest.Config, error)
 }
 
-// ForFactory is NewClientset of f's REST config (the kubeconfig and its flags): how every verb
-// makes its client.
+// ForFactory is NewClientset of f's REST config (the kubeconfig and its flags); an error is a
+// usage error that says the kubeconfig cannot be read.
 func ForFactory(f RESTConfigGetter) (kubernetes.Interface, error) {
 	cfg, err := f.ToRESTConfig()
-	if err != nil {
-		return nil, err
+	var cs kubernetes.Interface
+	if err == nil {
+		cs, err = NewClientset(cfg)
 	}
-	return NewClientset(cfg)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	return cs, nil
 }
 
 // contextBound runs the next RoundTrip in a goroutine and gives up on it when the request's
@@ -101,6 +106,22 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // WrappedRoundTripper lets client-go's debugging (-v=9) see through the layer.
 func (c *contextBound) WrappedRoundTripper() http.RoundTripper { return c.next }
+
+// KubeconfigGetter is the part of kubectl's cmdutil.Factory that Namespace needs.
+type KubeconfigGetter interface {
+	ToRawKubeConfigLoader() clientcmd.ClientConfig
+}
+
+// Namespace is the namespace that the kubeconfig and -n select, and whether -n gave it. A
+// kubeconfig that cannot be read, or a name that is not a namespace's (CheckNamespace), is a
+// usage error.
+func Namespace(f KubeconfigGetter) (ns string, enforce bool, err error) {
+	ns, enforce, err = f.ToRawKubeConfigLoader().Namespace()
+	if err != nil {
+		return "", false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
+	}
+	return ns, enforce, CheckNamespace(ns)
+}
 
 // CheckNamespace refuses a namespace that cannot name one (-n .., -n a/b, -n UPPER): a usage
 // error (exit 2) before anything is sent, with the API server's own rule (a DNS-1123 label),

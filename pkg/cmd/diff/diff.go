@@ -224,12 +224,8 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			o.Namespace, o.EnforceNamespace = fl.Value.String(), true
 		}
 	default:
-		ns, enforce, err := f.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
-			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-		}
-		o.Namespace, o.EnforceNamespace = ns, enforce
-		if err := clientutil.CheckNamespace(ns); err != nil {
+		var err error
+		if o.Namespace, o.EnforceNamespace, err = clientutil.Namespace(f); err != nil {
 			return err
 		}
 	}

@@ -196,17 +196,11 @@ func isCredentialPluginError(err error) bool {
 	return strings.Contains(err.Error(), "getting credentials: ")
 }
 
+// isUnreachable says whether err came from talking to the API server without an answer from it
+// (a transport or network error, not an API status).
 func isUnreachable(err error) bool {
 	var status apierrors.APIStatus
-	if errors.As(err, &status) {
-		return false
-	}
-	var urlErr *url.Error
-	if errors.As(err, &urlErr) {
-		return true
-	}
-	var netErr net.Error
-	return errors.As(err, &netErr)
+	return !errors.As(err, &status) && IsClusterError(err)
 }
 
 // isWrite says whether verb changes something on the server.

@@ -118,26 +118,18 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 
 // Complete resolves the namespace and the client.
 func (o *Options) Complete(f cmdutil.Factory) error {
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	ns, _, err := clientutil.Namespace(f)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Namespace = ns
-	if err := clientutil.CheckNamespace(ns); err != nil {
 		return err
 	}
+	o.Namespace = ns
 	if o.AllNamespaces {
 		o.Namespace = metav1.NamespaceAll
 	}
-	if o.Client != nil {
-		return nil
+	if o.Client == nil {
+		o.Client, err = clientutil.ForFactory(f)
 	}
-	cs, err := clientutil.ForFactory(f)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Client = cs
-	return nil
+	return err
 }
 
 // Validate checks the flags.

@@ -156,23 +156,13 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	o.JobName = name
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Namespace = ns
-	if err := clientutil.CheckNamespace(ns); err != nil {
+	if o.Namespace, _, err = clientutil.Namespace(f); err != nil {
 		return err
 	}
-	if o.Client != nil {
-		return nil
+	if o.Client == nil {
+		o.Client, err = clientutil.ForFactory(f)
 	}
-	cs, err := clientutil.ForFactory(f)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Client = cs
-	return nil
+	return err
 }
 
 // Validate checks the flags.

@@ -157,14 +157,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if o.offline() {
 		return nil
 	}
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	ns, _, err := clientutil.Namespace(f)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Namespace = ns
-	if err := clientutil.CheckNamespace(ns); err != nil {
 		return err
 	}
+	o.Namespace = ns
 	if o.Client != nil {
 		return nil
 	}

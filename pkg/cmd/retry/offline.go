@@ -1,9 +1,6 @@
 package retry
 
 import (
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 )
@@ -44,25 +41,15 @@ func (o *Options) readOffline() (*gather.File, error) {
 		}
 	}
 	job := in.JobList[0]
+	foreign := gather.ForeignPods{Job: job}
 	for i := range in.PodList {
-		p := &in.PodList[i]
-		if ref := metav1ControllerUID(p); ref != "" && job.UID != "" && ref != string(job.UID) {
-			return nil, exitcode.UsageError("pod %q belongs to another Job (controller UID %s, not job %q's %s): give the pods of the Job retried", p.Name, ref, job.Name, job.UID)
-		}
+		foreign.Check(&in.PodList[i])
+	}
+	if err := foreign.Err(); err != nil {
+		return nil, err
 	}
 	if job.Namespace != "" && !o.namespaceGiven {
 		o.Namespace = job.Namespace
 	}
 	return in, nil
-}
-
-// metav1ControllerUID is the UID of the pod's controller, from its owner reference or its
-// controller-uid label.
-func metav1ControllerUID(p *corev1.Pod) string {
-	for _, r := range p.OwnerReferences {
-		if r.Controller != nil && *r.Controller {
-			return string(r.UID)
-		}
-	}
-	return p.Labels[batchv1.ControllerUidLabel]
 }

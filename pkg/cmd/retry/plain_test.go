@@ -294,6 +294,14 @@ func TestRetryOffline(t *testing.T) {
 			t.Errorf("--indexes %s: workers see %v, want %s", tc.indexes, got, tc.want)
 		}
 	}
+	// Pods of another Job: a usage error naming them, as status -f gives (gather.ForeignPods).
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
+	o.Client = fake.NewClientset()
+	r := io.Run(NewCmdRetryWithOptions(nil, o), "-f", filepath.Join(dir, "job.json"), "--pods-file", filepath.Join(dir, "..", "running", "pods.json"), "--dry-run=client", "-o", "json")
+	if r.Code != 2 || !strings.Contains(r.Stderr, `of the pods given belong to another Job, not to Job "seed"`) {
+		t.Errorf("pods of another Job: exit %d, stderr:\n%s", r.Code, r.Stderr)
+	}
 	// Without --dry-run=client, and with a Job name as well: usage errors.
 	for _, args := range [][]string{
 		{"-f", filepath.Join(dir, "job.json")},

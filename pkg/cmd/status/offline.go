@@ -1,14 +1,7 @@
 package status
 
 import (
-	"cmp"
-	"fmt"
-	"strings"
 	"time"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
@@ -34,44 +27,6 @@ func (o *Options) readOffline() (src *gather.File, podsGiven bool, err error) {
 	}
 	src.Namespace = src.JobList[0].Namespace
 	return src, o.PodsFile != "" || len(src.PodList) > 0, nil
-}
-
-// foreign gathers the pods of another Job.
-type foreign struct {
-	names []string
-	owner string
-}
-
-func (f *foreign) check(job *batchv1.Job, p *corev1.Pod) {
-	other := ""
-	if ref := metav1.GetControllerOfNoCopy(p); ref != nil && job.UID != "" && ref.UID != job.UID {
-		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
-	} else if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok && job.UID != "" && uid != string(job.UID) {
-		other = fmt.Sprintf("the Job of uid %s", uid)
-		if n := p.Labels[batchv1.JobNameLabel]; n != "" {
-			other = fmt.Sprintf("Job %q (uid %s)", n, uid)
-		}
-	}
-	if other == "" {
-		return
-	}
-	if f.owner == "" {
-		f.owner = other
-	}
-	f.names = append(f.names, p.Name)
-}
-
-func (f *foreign) err(job *batchv1.Job) error {
-	names, owner := f.names, f.owner
-	if len(names) == 0 {
-		return nil
-	}
-	shown := names
-	if len(shown) > 5 {
-		shown = append(shown[:5:5], fmt.Sprintf("and %d more", len(names)-5))
-	}
-	return exitcode.UsageError("%d of the pods given belong to another Job, not to Job %q (uid %s): %s (the first belongs to %s); give only this Job's pods: kubectl get pods -n %s -l %s=%s -o json",
-		len(names), job.Name, job.UID, strings.Join(shown, ", "), owner, cmp.Or(job.Namespace, "NAMESPACE"), batchv1.ControllerUidLabel, job.UID)
 }
 
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -20,11 +21,7 @@ import (
 // failed Job is asked about (the advice to retry is given for no other); a LIST that is not
 // allowed, or fails, is a note and the advice stands as if there were no retries.
 func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batchv1.Job) ([]indexstatus.RetryJob, []string) {
-	failed := false
-	for _, c := range job.Status.Conditions {
-		failed = failed || c.Type == batchv1.JobFailed && c.Status == "True"
-	}
-	if !failed {
+	if jobpolicy.ConditionTrue(job, batchv1.JobFailed) == nil {
 		return nil, nil
 	}
 	root := job.Name

@@ -256,14 +256,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
 	}
-	ns, _, err := f.ToRawKubeConfigLoader().Namespace()
+	ns, _, err := clientutil.Namespace(f)
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
-	}
-	o.Namespace = ns
-	if err := clientutil.CheckNamespace(ns); err != nil {
 		return err
 	}
+	o.Namespace = ns
 	if o.Client != nil {
 		return nil
 	}
@@ -448,9 +445,9 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 		return nil, err
 	}
 	captured := indexstatus.CaptureTime(job, nil)
-	var f foreign
+	f := gather.ForeignPods{Job: job}
 	if _, err := src.Pods(ctx, job, "", func(p *corev1.Pod) {
-		f.check(job, p)
+		f.Check(p)
 		if t := indexstatus.PodTime(p); t.After(captured) {
 			captured = t
 		}
@@ -458,7 +455,7 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 	}); err != nil {
 		return nil, err
 	}
-	if err := f.err(job); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	var notes []string

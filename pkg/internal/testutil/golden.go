@@ -17,9 +17,6 @@ import (
 // go test ./pkg/... -update rewrites them from the current output.
 var update = flag.Bool("update", false, "rewrite the golden files from the current output")
 
-// Updating reports whether the test binary runs with -update.
-func Updating() bool { return *update }
-
 // Golden compares got with the file at path (relative to the test's package directory, e.g.
 // testdata/x.golden). With -update it writes got there instead, creating the directory.
 func Golden(t testing.TB, path string, got []byte) {
