@@ -173,6 +173,11 @@ func rowOf(f *pflag.Flag) Row {
 	left, usage, _ := strings.Cut(line, "  ")
 	usage = newlines.ReplaceAllString(strings.TrimSpace(usage), " ")
 	usage = strings.ReplaceAll(usage, "|", `\|`)
+	// A default under the user's home (cli-runtime's --cache-dir) is written as $HOME, so that
+	// the table does not depend on who runs the check.
+	if home, err := os.UserHomeDir(); err == nil && len(home) > 1 {
+		usage = strings.ReplaceAll(usage, `"`+home+"/", `"$HOME/`)
+	}
 	return Row{Name: "--" + f.Name, Flag: left, Meaning: usage}
 }
 
