@@ -62,28 +62,26 @@ func (in *interner) exit(e podExit) *podExit {
 	if in == nil {
 		return &e
 	}
-	if p, ok := in.exits[e]; ok {
-		return p
-	}
-	if in.exits == nil {
-		in.exits = map[podExit]*podExit{}
-	}
-	in.exits[e] = &e
-	return &e
+	return intern(&in.exits, e)
 }
 
 func (in *interner) rare(r podRare) *podRare {
 	if in == nil {
 		return &r
 	}
-	if p, ok := in.rares[r]; ok {
+	return intern(&in.rares, r)
+}
+
+// intern returns the copy of v kept in *m, adding one the first time.
+func intern[T comparable](m *map[T]*T, v T) *T {
+	if p, ok := (*m)[v]; ok {
 		return p
 	}
-	if in.rares == nil {
-		in.rares = map[podRare]*podRare{}
+	if *m == nil {
+		*m = map[T]*T{}
 	}
-	in.rares[r] = &r
-	return &r
+	(*m)[v] = &v
+	return &v
 }
 
 // startedAt is status.startTime, the zero time when unset.
