@@ -9,6 +9,9 @@ import (
 	"syscall"
 	"time"
 
+	// First: keeps kubectl's message catalog from loading at every start (see the package).
+	_ "github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/untranslated"
+
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	// Authentication plugins (OIDC and the cloud providers' exec helpers) for kubeconfigs that use them.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
