@@ -7,7 +7,10 @@
 #   (c) kubectl-indexed status JOB                                        (pods that did not succeed)
 #   (d) kubectl-indexed status JOB --all-pods                             (every pod, protobuf)
 #
-# on three Jobs made by the Job controller of the local control plane:
+# on three Jobs made by the Job controller of the local control plane, each in a namespace of its
+# own (NS-done, NS-failed1, NS-running): the server answers a pod LIST with a label or field
+# selector by scanning every pod of the namespace (its watch cache indexes neither), so in a
+# shared namespace the finished Jobs' reads would time the other Jobs' pods too:
 #
 #   done      finished, BENCH_DONE indexes (default 5000), every pod succeeded
 #   failed1   finished, BENCH_BIG indexes (default 20000), 1% of them failing once first
@@ -16,21 +19,22 @@
 #
 # Each command runs BENCH_RUNS times (default 9), interleaved (b c d b c d ...) after one
 # warm-up each; a table per Job gives the median and minimum wall time, the largest peak RSS
-# (GNU time's %M) and the ratio of the median to (b)'s. It prints how long each Job took to set
-# up: the Job controller creates pods and removes their finalizers at its client's rate, which
-# the cluster the script starts raises from the default 20 requests per second (at which the
-# three Jobs took 86 minutes); with BENCH_KUBECONFIG, mind that cluster's rate and its pod GC
-# threshold (--terminated-pod-gc-threshold). Set a size to 0 to skip that Job.
+# (GNU time's %M) and the ratio of the median to (b)'s. It makes the Jobs one at a time, each
+# once the one before is ready, and prints how long each took to set up: the Job controller
+# creates pods and removes their finalizers at its client's rate, and the scheduler binds them
+# at its own, which the cluster the script starts raises from their defaults (20 and 50 requests
+# per second); with BENCH_KUBECONFIG, mind that cluster's rates and its pod GC threshold
+# (--terminated-pod-gc-threshold). Set a size to 0 to skip that Job.
 #
 # Environment:
 #   BENCH_KUBECONFIG   use this cluster instead of starting one (the script never stops it)
 #   BENCH_NAMESPACE    with BENCH_KUBECONFIG: measure the Jobs done, failed1 and running already
-#                      in this namespace (made by an earlier run kept with BENCH_KEEP=1, or
-#                      left by one that was stopped), those present only; nothing is created
-#                      or deleted
+#                      in the namespaces BENCH_NAMESPACE-done, -failed1 and -running (made by
+#                      an earlier run kept with BENCH_KEEP=1, or left by one that was stopped),
+#                      those present only; nothing is created or deleted
 #   BENCH_DONE, BENCH_BIG, BENCH_RUNNING   sizes (see above)
 #   BENCH_RUNS         runs of each command (default 9)
-#   BENCH_KEEP=1       keep the namespace (and a cluster the script started) afterwards
+#   BENCH_KEEP=1       keep the namespaces (and a cluster the script started) afterwards
 #
 # Usage: bash test/bench/status-read.sh     (or make bench-status-read)
 set -euo pipefail
@@ -48,7 +52,7 @@ log() { printf 'bench-status-read: %s\n' "$*" >&2; }
 cleanup() {
   local rc=$?
   if [[ -n "${ns:-}" && -z "${BENCH_KEEP:-}" && -z "${BENCH_NAMESPACE:-}" ]]; then
-    kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+    for j in done failed1 running; do kubectl delete namespace "$ns-$j" --wait=false >/dev/null 2>&1 || true; done
   fi
   if [[ -n "$cluster_dir" && -z "${BENCH_KEEP:-}" ]]; then
     go run ./test/harness/cmd/localcluster down --dir "$cluster_dir" >&2 || true
@@ -77,7 +81,10 @@ else
   # terminated pods would delete the finished Jobs' pods while the big one runs (a run that
   # kept the defaults measured the 5,000-pod Job with 0 pods left): raise both. Neither changes
   # what is measured, the reads of status and kubectl.
+  # The scheduler's rate (50 requests per second) bounds it too, once the Jobs' pods are created
+  # faster than it binds them: raise it as well.
   INDEXED_CONTROLLER_MANAGER_FLAGS="--kube-api-qps=400 --kube-api-burst=800 --terminated-pod-gc-threshold=100000" \
+    INDEXED_SCHEDULER_FLAGS="--kube-api-qps=400 --kube-api-burst=800" \
     go run ./test/harness/cmd/localcluster up --dir "$cluster_dir" >&2
   export KUBECONFIG=$cluster_dir/kubeconfig
 fi
@@ -87,8 +94,6 @@ if [[ -n "${BENCH_NAMESPACE:-}" ]]; then
   ns=$BENCH_NAMESPACE
 else
   ns="bench-read-$(date +%s)"
-  kubectl create namespace "$ns" >/dev/null
-  until kubectl get serviceaccount default -n "$ns" >/dev/null 2>&1; do sleep 0.2; done
 fi
 
 # job NAME COMPLETIONS RUN_TIME FAILING: an Indexed Job, all indexes at once; FAILING indexes
@@ -121,45 +126,51 @@ $ann    spec:
 EOF
 }
 
-declare -A size want started
-size[done]=$done_n size[failed1]=$big_n size[running]=$running_n
-want[done]=finished want[failed1]=finished want[running]=running
-jobs=()
-for j in done failed1 running; do
-  if [[ -n "${BENCH_NAMESPACE:-}" ]]; then
-    n=$(kubectl get job "$j" -n "$ns" -o jsonpath='{.spec.completions}' 2>/dev/null) || continue
-    size[$j]=$n
-    jobs+=("$j")
-    started[$j]=$(date +%s)
-    log "measuring the Job $j of $n indexes already in namespace $ns"
-    continue
-  fi
-  (( size[$j] > 0 )) || continue
-  jobs+=("$j")
-  rt=1s; [[ $j == running ]] && rt=2h
-  fail=""; [[ $j == failed1 ]] && fail=1%
-  job "$j" "${size[$j]}" "$rt" "$fail" >"$work/$j.yaml"
-  kubectl create -n "$ns" -f "$work/$j.yaml" >/dev/null
-  started[$j]=$(date +%s)
-  log "created Job $j of ${size[$j]} indexes"
-done
-
 # ready J: the Job finished (finished) or runs every index with the controller's counts settled.
 ready() {
   local j=$1 st
-  st=$(kubectl get job "$j" -n "$ns" -o jsonpath='{range .status.conditions[*]}{.type}={.status} {end}|{.status.active}|{.status.ready}|{.status.uncountedTerminatedPods}')
+  st=$(kubectl get job "$j" -n "$ns-$j" -o jsonpath='{range .status.conditions[*]}{.type}={.status} {end}|{.status.active}|{.status.ready}|{.status.uncountedTerminatedPods}')
   if [[ ${want[$j]} == finished ]]; then
     case "$st" in *Complete=True*|*Failed=True*) [[ $st == *"|{}" || $st == *"|" ]] ;; *) return 1 ;; esac
   else
     [[ $st == *"|${size[$j]}|${size[$j]}|"* ]]
   fi
 }
-for j in "${jobs[@]}"; do
+declare -A size want started
+size[done]=$done_n size[failed1]=$big_n size[running]=$running_n
+want[done]=finished want[failed1]=finished want[running]=running
+jobs=()
+wait_ready() {
+  local j=$1
   until ready "$j"; do
     if (( $(date +%s) - started[$j] > 5400 )); then log "Job $j not ready in 90 minutes"; exit 1; fi
     sleep 10
   done
   log "Job $j ready after $(( $(date +%s) - started[$j] ))s (setup)"
+}
+for j in done failed1 running; do
+  if [[ -n "${BENCH_NAMESPACE:-}" ]]; then
+    n=$(kubectl get job "$j" -n "$ns-$j" -o jsonpath='{.spec.completions}' 2>/dev/null) || continue
+    size[$j]=$n
+    jobs+=("$j")
+    started[$j]=$(date +%s)
+    log "measuring the Job $j of $n indexes already in namespace $ns-$j"
+    wait_ready "$j"
+    continue
+  fi
+  (( size[$j] > 0 )) || continue
+  jobs+=("$j")
+  kubectl create namespace "$ns-$j" >/dev/null
+  until kubectl get serviceaccount default -n "$ns-$j" >/dev/null 2>&1; do sleep 0.2; done
+  rt=1s; [[ $j == running ]] && rt=2h
+  fail=""; [[ $j == failed1 ]] && fail=1%
+  job "$j" "${size[$j]}" "$rt" "$fail" >"$work/$j.yaml"
+  kubectl create -n "$ns-$j" -f "$work/$j.yaml" >/dev/null
+  started[$j]=$(date +%s)
+  log "created Job $j of ${size[$j]} indexes"
+  # One Job at a time: on 2 cores the control plane made about 3 pods a second with the three
+  # Jobs at once, against about 40 with one.
+  wait_ready "$j"
 done
 
 stats() { # prints: median min max-peak-MiB
@@ -174,13 +185,14 @@ label[b]="kubectl get --raw (every pod, JSON)"
 label[c]="kubectl-indexed status JOB"
 label[d]="kubectl-indexed status JOB --all-pods"
 for j in "${jobs[@]}"; do
-  uid=$(kubectl get job "$j" -n "$ns" -o jsonpath='{.metadata.uid}')
+  jns=$ns-$j
+  uid=$(kubectl get job "$j" -n "$jns" -o jsonpath='{.metadata.uid}')
   sel="batch.kubernetes.io/controller-uid=$uid"
   # (The items of a JSON list carry no kind: count the names kubectl prints.)
-  pods=$(kubectl get pods -n "$ns" -l "$sel" -o name | wc -l)
-  cmd[b]="kubectl get --raw /api/v1/namespaces/$ns/pods?labelSelector=${sel/=/%3D}"
-  cmd[c]="kubectl-indexed status $j -n $ns -o json"
-  cmd[d]="kubectl-indexed status $j -n $ns -o json --all-pods"
+  pods=$(kubectl get pods -n "$jns" -l "$sel" -o name | wc -l)
+  cmd[b]="kubectl get --raw /api/v1/namespaces/$jns/pods?labelSelector=${sel/=/%3D}"
+  cmd[c]="kubectl-indexed status $j -n $jns -o json"
+  cmd[d]="kubectl-indexed status $j -n $jns -o json --all-pods"
   for n in "${names[@]}"; do ${cmd[$n]} >/dev/null; rm -f "$work/samples.$n"; done
   for ((i = 1; i <= runs; i++)); do
     for n in "${names[@]}"; do

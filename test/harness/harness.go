@@ -348,11 +348,13 @@ func (c *Cluster) start(ctx context.Context) error {
 	}, strings.Fields(os.Getenv("INDEXED_CONTROLLER_MANAGER_FLAGS"))...)); err != nil {
 		return err
 	}
-	if _, err := c.spawn("kube-scheduler", []string{
+	// INDEXED_SCHEDULER_FLAGS does the same for the scheduler, whose client rate (50 requests
+	// per second, a bind and an event per pod) bounds how fast a Job of thousands of pods starts.
+	if _, err := c.spawn("kube-scheduler", append([]string{
 		"--kubeconfig=" + componentKubeconfig,
 		"--leader-elect=false",
 		"--secure-port=0",
-	}); err != nil {
+	}, strings.Fields(os.Getenv("INDEXED_SCHEDULER_FLAGS"))...)); err != nil {
 		return err
 	}
 	if err := c.startKwok(ctx); err != nil {
