@@ -92,7 +92,9 @@ func run(t *testing.T, args ...string) result {
 	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	r := io.Run(NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o), args...)
+	f := cmdtesting.NewTestFactory().WithNamespace("ml")
+	t.Cleanup(f.Cleanup) // its temporary kubeconfig
+	r := io.Run(NewCmdListWithOptions(f, o), args...)
 	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code, client: client}
 }
 
@@ -232,7 +234,9 @@ func TestPlainRetryJobsFoldIntoOneRow(t *testing.T) {
 		o := NewOptions(io.Streams())
 		o.Client = client
 		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-		r := io.Run(NewCmdListWithOptions(cmdtesting.NewTestFactory().WithNamespace("ml"), o), args...)
+		f := cmdtesting.NewTestFactory().WithNamespace("ml")
+		t.Cleanup(f.Cleanup)
+		r := io.Run(NewCmdListWithOptions(f, o), args...)
 		if r.Code != 0 {
 			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
 		}

@@ -111,7 +111,9 @@ func runOn(t *testing.T, srv *logServer, j *batchv1.Job, pods []*corev1.Pod, arg
 	o := NewOptions(io.Streams())
 	o.Client = client
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-	r := io.Run(NewCmdLogsWithOptions(cmdtesting.NewTestFactory().WithNamespace("ns"), o), args...)
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	t.Cleanup(f.Cleanup) // its temporary kubeconfig
+	r := io.Run(NewCmdLogsWithOptions(f, o), args...)
 	return result{out: r.Stdout, errOut: r.Stderr, code: r.Code}
 }
 

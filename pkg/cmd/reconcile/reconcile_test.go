@@ -353,7 +353,9 @@ func TestLiveErrors(t *testing.T) {
 
 func TestHelpDocumentsExitCodes(t *testing.T) {
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
-	cmd := NewCmdReconcile(cmdtesting.NewTestFactory(), streams)
+	f := cmdtesting.NewTestFactory()
+	defer f.Cleanup()
+	cmd := NewCmdReconcile(f, streams)
 	cmd.SetOut(out)
 	if err := cmd.Help(); err != nil {
 		t.Fatal(err)

@@ -454,7 +454,9 @@ func waitFor(t *testing.T, cond func() bool) {
 
 func TestHelpDocumentsExitCodes(t *testing.T) {
 	var buf bytes.Buffer
-	cmd := NewCmdStatus(cmdtesting.NewTestFactory(), genericiooptions.IOStreams{Out: &buf, ErrOut: &buf})
+	f := cmdtesting.NewTestFactory()
+	defer f.Cleanup()
+	cmd := NewCmdStatus(f, genericiooptions.IOStreams{Out: &buf, ErrOut: &buf})
 	for _, want := range []string{"--exit-code, 0 only when every index succeeded", "1 when the", "3 while it is still running", "4 the API server"} {
 		if !strings.Contains(strings.Join(strings.Fields(cmd.Long), " "), want) {
 			t.Errorf("long help lacks %q", want)
