@@ -85,8 +85,12 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 	row("Waiting for", r.WaitingFor)
 	row("Completeness", r.Completeness.Verdict)
 	row("Policy", policyWords(r))
-	row("Pods", fmt.Sprintf("%d seen (%d active, %d terminating, %d succeeded, %d failed); status: active %d, terminating %d, succeeded %d, failed %d",
-		r.Pods.Seen, r.Pods.Active, r.Pods.Terminating, r.Pods.Succeeded, r.Pods.Failed,
+	notRead := ""
+	if r.Pods.NotRead > 0 { // live, without --all-pods: else "0 succeeded" reads as none
+		notRead = fmt.Sprintf(", %d succeeded not read (--all-pods reads them)", r.Pods.NotRead)
+	}
+	row("Pods", fmt.Sprintf("%d seen (%d active, %d terminating, %d succeeded, %d failed)%s; status: active %d, terminating %d, succeeded %d, failed %d",
+		r.Pods.Seen, r.Pods.Active, r.Pods.Terminating, r.Pods.Succeeded, r.Pods.Failed, notRead,
 		r.Counters.Active, r.Counters.Terminating, r.Counters.Succeeded, r.Counters.Failed))
 	if r.Shards != nil {
 		src := "given"

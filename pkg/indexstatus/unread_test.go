@@ -2,6 +2,7 @@ package indexstatus
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -111,6 +112,15 @@ func TestUnreadSucceededSameReport(t *testing.T) {
 		}
 		if n := len(succeeded); n > 0 && got.Pods.NotRead == 0 && got.Summary.Succeeded > 0 {
 			t.Errorf("%s: %d succeeded pods left out but pods.notRead is 0", name, n)
+		}
+		// The text says so too: "0 succeeded" alone would read as none having succeeded.
+		var text strings.Builder
+		if err := PrintText(&text, got, false); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%d succeeded not read (--all-pods reads them)", got.Pods.NotRead)
+		if has := strings.Contains(strings.Join(strings.Fields(text.String()), " "), want); has != (got.Pods.NotRead > 0) {
+			t.Errorf("%s: pods.notRead is %d but the text's Pods row says %q: %v\n%s", name, got.Pods.NotRead, want, has, text.String())
 		}
 	}
 	if fast == 0 || fell == 0 {
