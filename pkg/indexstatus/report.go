@@ -591,32 +591,39 @@ func (b *reportBuilder) killedWords() string {
 	return s + fmt.Sprintf("%d %s no result (%s).", unfinished.Len(), plural(unfinished.Len(), "index has", "indexes have"), unfinished.Truncated(setWidth))
 }
 
-// failedIndexList names up to listLimit failed indexes with why they failed.
+// failedIndexList names the failed indexes with why they failed, one clause per cause
+// (causeClauses): "indexes 1,4,7 failed after 2 attempts (exit code 1 in container worker),
+// backoffLimitPerIndex 1 exhausted".
 func (b *reportBuilder) failedIndexList() string {
-	var parts []string
-	n := 0
+	var c causeClauses
 	for i := range b.failed.All() {
-		if n == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", b.failed.Len()-n))
-			break
-		}
-		n++
 		if i >= len(b.facts) || b.facts[i].state != StateFailed {
-			parts = append(parts, fmt.Sprintf("index %d", i))
+			c.add(i, "", 1)
 			continue
 		}
 		f := &b.facts[i]
 		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
-		parts = append(parts, fmt.Sprintf("index %d %s", i, b.failureWords(&st, f)))
+		c.add(i, b.failureWords(&st, f), 1)
 	}
-	return strings.Join(parts, "; ")
+	return c.join(func(ix indexes.Set, _ int, words string) string {
+		if words == "" {
+			return indexWords(ix)
+		}
+		return indexWords(ix) + " " + words
+	})
 }
 
-// ownFailureList names the pods that failed on their own (not killed).
+// ownFailureList names the pods that failed on their own (not killed), one clause per cause:
+// "exit code 1 in container embed: index 4 (3 pods)".
 func (b *reportBuilder) ownFailureList() string {
-	return b.podList(ownFailed, func(p *podSummary) string {
-		return fmt.Sprintf("index %d %s", p.Index, exitWords(p))
-	})
+	return b.podClauses(ownFailed, func(p *podSummary) (string, int) { return exitWords(p), 1 },
+		func(ix indexes.Set, n int, words string) string {
+			s := words + ": " + indexWords(ix)
+			if n != ix.Len() {
+				s += fmt.Sprintf(" (%d pods)", n)
+			}
+			return s
+		})
 }
 
 // ownFailed: the pod failed on its own (not killed: not being deleted).
@@ -627,14 +634,17 @@ func restarting(p *podSummary) bool {
 	return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
 }
 
-// restartList names the pending or running pods whose containers restarted, by index.
+// restartList names the pending or running pods whose containers restarted, one clause per
+// last exit: "index 1: 2 restarts, last exit code 1 in container worker".
 func (b *reportBuilder) restartList() string {
-	list := b.podList(restarting, func(p *podSummary) string {
-		w := fmt.Sprintf("index %d: %d %s", p.Index, p.Restarts, plural(int(p.Restarts), "restart", "restarts"))
+	list := b.podClauses(restarting, func(p *podSummary) (string, int) {
+		w := ""
 		if e := p.exit; e != nil && e.code != 0 {
-			w += fmt.Sprintf(", last exit code %d in container %s", e.code, e.container)
+			w = fmt.Sprintf(", last exit code %d in container %s", e.code, e.container)
 		}
-		return w
+		return w, int(p.Restarts)
+	}, func(ix indexes.Set, n int, words string) string {
+		return fmt.Sprintf("%s: %d %s%s", indexWords(ix), n, plural(n, "restart", "restarts"), words)
 	})
 	if list == "" {
 		return "no pod left shows a restart"
@@ -642,9 +652,9 @@ func (b *reportBuilder) restartList() string {
 	return list
 }
 
-// podList words the pods below completions that keep selects, by index then creation time, at
-// most listLimit of them ("and N more" for the rest), joined by commas.
-func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSummary) string) string {
+// podClauses words the pods below completions that keep selects, grouped by the words cause
+// gives each (causeClauses, counting what it returns), in index order.
+func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podSummary) (string, int), clause func(ix indexes.Set, n int, words string) string) string {
 	var pods []*podSummary
 	for k := range b.acc.pods {
 		p := b.acc.pods[k]
@@ -657,15 +667,12 @@ func (b *reportBuilder) podList(keep func(*podSummary) bool, words func(*podSumm
 	slices.SortFunc(pods, func(p, q *podSummary) int {
 		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created().Compare(q.Created()), comparePods(p, q))
 	})
-	var parts []string
-	for k, p := range pods {
-		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more", len(pods)-k))
-			break
-		}
-		parts = append(parts, words(p))
+	var c causeClauses
+	for _, p := range pods {
+		w, n := cause(p)
+		c.add(p.Index, w, n)
 	}
-	return strings.Join(parts, ", ")
+	return c.join(clause)
 }
 
 var (

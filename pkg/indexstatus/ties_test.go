@@ -74,7 +74,7 @@ func TestOwnFailureListTie(t *testing.T) {
 			pods = append(pods, namedPod(job, name, int32(name[len(name)-1]-'a'+1), counted))
 		}
 		out := tiedReport(t, job, pods)
-		want := "index 0 exit code 1 in container worker, index 0 exit code 2 in container worker, index 0 exit code 3 in container worker"
+		want := "exit code 1 in container worker: index 0; exit code 2 in container worker: index 0; exit code 3 in container worker: index 0"
 		if !strings.Contains(out, want) {
 			t.Errorf("counted %v: the own failures are not in name order, want %q in:\n%s", counted, want, out)
 		}
