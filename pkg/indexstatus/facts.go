@@ -166,6 +166,9 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		}
 	}
 	b.walkIndexes()
+	if flaky, words := b.flaky(); !flaky.IsEmpty() {
+		r.Flaky, r.flakyWords = flaky.String(), words
+	}
 	r.ExplanationEntry = b.explainEntry()
 	r.Explanation = r.ExplanationEntry.Text
 	r.WaitingFor = b.waitingFor()

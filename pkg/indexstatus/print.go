@@ -84,6 +84,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 	row("Why", r.Explanation)
 	row("Waiting for", r.WaitingFor)
 	row("Completeness", r.Completeness.Verdict)
+	row("Flaky", r.flakyWords)
 	row("Policy", policyWords(r))
 	notRead := ""
 	if r.Pods.NotRead > 0 { // live, without --all-pods: else "0 succeeded" reads as none

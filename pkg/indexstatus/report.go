@@ -190,6 +190,8 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 		ts, rs := int64(f.backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
 		st.BackoffSeconds, st.BackoffRemainingSeconds = &ts, &rs
 	}
+	st.Flaky = isFlaky(f)
+	st.AttemptHistory, st.AttemptsNotListed = b.attemptHistory(f)
 	st.Detail = b.detail(f, &st)
 	return st
 }

@@ -101,6 +101,9 @@ type IndexedJobStatus struct {
 	// Indexes lists every index with -o json, yaml or wide; the text view lists the indexes
 	// that need attention.
 	Indexes []IndexStatus `json:"indexes"`
+	// Flaky are the indexes that succeeded only after more than one attempt, in the
+	// controller's interval format (IndexStatus.Flaky, AttemptHistory).
+	Flaky string `json:"flaky,omitempty"`
 
 	// Next says what happens next, in words; NextEntries says the same as typed entries, one
 	// per sentence, in the same order.
@@ -128,6 +131,9 @@ type IndexedJobStatus struct {
 	unread indexes.Set
 	// groups are the indexes that need attention by cause (group.go), for the text view.
 	groups []indexGroup
+	// flakyWords names the flaky indexes by the exits of their failed attempts, for the
+	// text view (flaky.go).
+	flakyWords string
 }
 
 // JobRef names the Job.
@@ -276,6 +282,33 @@ type IndexStatus struct {
 	// Cases are the counts of the receipt summary in the termination message of the index's
 	// latest attempt that left one (docs/reconcile.md).
 	Cases *CaseCounts `json:"cases,omitempty"`
+	// Flaky: the index succeeded, but only after more than one attempt.
+	Flaky bool `json:"flaky,omitempty"`
+	// AttemptHistory is, for an index with more than one attempt, each attempt whose pod was
+	// read, oldest first: at most MaxAttemptHistory, the latest. AttemptsNotListed counts the
+	// attempts of Attempts it leaves out (pods gone, or older than the bound).
+	AttemptHistory    []Attempt `json:"attemptHistory,omitempty"`
+	AttemptsNotListed int       `json:"attemptsNotListed,omitempty"`
+}
+
+// MaxAttemptHistory is how many attempts IndexStatus.AttemptHistory lists per index, the latest.
+const MaxAttemptHistory = 8
+
+// Attempt is one attempt (pod) of an index.
+type Attempt struct {
+	// Attempt counts from 1: from the pod's failure-count annotations under
+	// backoffLimitPerIndex, else the pod's place among the index's pods read.
+	Attempt int `json:"attempt"`
+	// Pod is the pod's name; empty for a succeeded attempt whose pod was not read (live status
+	// without --all-pods reads the pods that did not succeed; status.completedIndexes says the
+	// index succeeded, and a succeeded pod's containers all exited 0).
+	Pod   string `json:"pod,omitempty"`
+	Phase string `json:"phase"`
+	// ExitCode is the exit code of the container that decided the attempt (as LastExitCode),
+	// null while it runs or when no container terminated.
+	ExitCode  *int32 `json:"exitCode"`
+	Reason    string `json:"reason,omitempty"`
+	Container string `json:"container,omitempty"`
 }
 
 // RuleMatch is a podFailurePolicy rule that matched a failed pod.

@@ -253,6 +253,16 @@ func definitions() []Definition {
 			CapturePoint: "final: Complete=True",
 		},
 		{
+			Name:        "flaky-recovered",
+			Description: "4 indexes, parallelism 4, backoffLimitPerIndex 1; index 1 exits 1 and index 2 exits 137 on their first attempt, both exit 0 on the second: flaky shards.",
+			JobName:     "flaky-recovered",
+			Manifest: indexedJob("flaky-recovered", `  completions: 4
+  parallelism: 4
+  backoffLimitPerIndex: 1
+`, map[string]string{"exit-code.1.0": "1", "exit-code.2.0": "137"}),
+			CapturePoint: "final: Complete=True",
+		},
+		{
 			Name:        "pod-failure-policy-failjob",
 			Description: "4 indexes, parallelism 4, backoffLimit 6, podFailurePolicy FailJob on exit 3 of container worker; index 2 exits 3 after 2s, the others run.",
 			JobName:     "failjob",

@@ -205,6 +205,21 @@ func scenarioRuns() map[string]Scenario {
 				}
 			},
 		},
+		"flaky-recovered": {
+			Ready:   finished,
+			Timeout: 2 * time.Minute,
+			Check: func(t *testing.T, s Snapshot) {
+				wantCondition(t, s.Job, batchv1.JobComplete, "CompletionsReached")
+				wantIndexes(t, s.Job, "0-3", "")
+				wantCounts(t, s.Job, 4, 2, 0)
+				by := PodsByIndex(s.Pods)
+				for i, code := range map[int]int{1: 1, 2: 137} {
+					if len(by[i]) != 2 || ExitCode(by[i][0], "worker") != code || ExitCode(by[i][1], "worker") != 0 || PodAttempt(by[i][1]) != 1 {
+						t.Errorf("index %d pods: want attempt 0 exit %d, attempt 1 exit 0; got %s", i, code, DescribeState(s.Job, by[i]))
+					}
+				}
+			},
+		},
 		"pod-failure-policy-failjob": {
 			Ready:   finished,
 			Timeout: 2 * time.Minute,

@@ -1,0 +1,137 @@
+package indexstatus
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
+)
+
+// Flaky shards: indexes that succeeded, but only after more than one attempt. What is known
+// when (docs/status.md, "Flaky indexes"): the number of attempts is the index's (Attempts:
+// the failure-count annotations under backoffLimitPerIndex, which survive the failed pods;
+// else the pods present), and the exits of the failed attempts are those of the failed pods
+// still present. Live status without --all-pods does not read succeeded pods but does read
+// failed ones, so an index's earlier failures are known as long as their pods exist.
+
+// isFlaky: the index succeeded after more than one attempt.
+func isFlaky(f *indexFacts) bool { return f.state == StateSucceeded && f.attempts > 1 }
+
+// attemptHistory lists the index's attempts read, oldest first, at most MaxAttemptHistory (the
+// latest), and how many of its Attempts it leaves out; nothing for an index of one attempt.
+func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
+	if f.attempts <= 1 {
+		return nil, 0
+	}
+	pods := b.byIndex[f.index]
+	var out []Attempt
+	for k, p := range pods {
+		a := Attempt{Attempt: k + 1, Pod: p.Name, Phase: string(p.Phase)}
+		if b.perIndex {
+			a.Attempt = int(p.Attempt()) + 1
+		}
+		if p.Terminating() {
+			a.Phase = "Terminating"
+		}
+		if e := p.exit; e != nil && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed || e.code != 0) {
+			code := e.code
+			a.ExitCode, a.Reason, a.Container = &code, e.cause, e.container
+		}
+		if a.Reason == "" {
+			a.Reason = p.r().podReason
+		}
+		out = append(out, a)
+	}
+	if f.unread {
+		// The succeeded pod not read: its index is in status.completedIndexes.
+		zero := int32(0)
+		out = append(out, Attempt{Attempt: f.attempts, Phase: string(corev1.PodSucceeded), ExitCode: &zero})
+	}
+	if len(out) > MaxAttemptHistory {
+		out = out[len(out)-MaxAttemptHistory:]
+	}
+	return out, max(f.attempts-len(out), 0)
+}
+
+// flaky gathers the flaky indexes and words them for the text view, grouped by the exits of
+// their failed attempts (causeClauses): "2 indexes needed a second attempt: 21 (exit 1), 38
+// (exit 137)".
+func (b *reportBuilder) flaky() (indexes.Set, string) {
+	var set indexes.Builder
+	var c causeClauses
+	most := 0
+	for k := range b.facts {
+		f := &b.facts[k]
+		if !isFlaky(f) {
+			continue
+		}
+		set.Add(f.index)
+		most = max(most, f.attempts)
+		c.add(f.index, b.failedAttemptWords(f), 1)
+	}
+	s := set.Set()
+	if s.IsEmpty() {
+		return s, ""
+	}
+	what := "a second attempt"
+	if most > 2 {
+		what = "more than one attempt"
+	}
+	list := c.join(func(ix indexes.Set, _ int, words string) string {
+		return ix.Truncated(setWidth) + " (" + words + ")"
+	})
+	return s, fmt.Sprintf("%s needed %s: %s", textwrap.Count(s.Len(), "index", "indexes"), what, strings.ReplaceAll(list, "; ", ", "))
+}
+
+// failedAttemptWords says how the earlier attempts of a flaky index ended: "exit 137", "exit
+// 137, exit 1", "exit 1; 1 more, its pod gone".
+func (b *reportBuilder) failedAttemptWords(f *indexFacts) string {
+	var parts []string
+	for _, p := range b.byIndex[f.index] {
+		if p.Phase == corev1.PodSucceeded {
+			continue
+		}
+		parts = append(parts, attemptWord(p))
+	}
+	s := strings.Join(parts, ", ")
+	if gone := f.attempts - 1 - len(parts); gone > 0 {
+		what := fmt.Sprintf("%d earlier %s, %s gone", gone, plural(gone, "attempt", "attempts"), plural(gone, "its pod", "their pods"))
+		if b.opts.PodsNotGiven {
+			what = fmt.Sprintf("%d earlier %s, pods not given", gone, plural(gone, "attempt", "attempts"))
+		}
+		if s == "" {
+			return what
+		}
+		s += "; " + strings.Replace(what, "earlier", "more", 1)
+	}
+	return s
+}
+
+// attemptWord is how one attempt ended, in a word or two: "exit 1", "exit 137 OOMKilled",
+// "exit 137 with DisruptionTarget", "Evicted".
+func attemptWord(p *podSummary) string {
+	if e := p.exit; e != nil {
+		s := fmt.Sprintf("exit %d", e.code)
+		if e.cause != "" && e.cause != "Error" && e.cause != "Completed" {
+			s += " " + e.cause
+		}
+		if c := p.r().condition; c != "" {
+			// "DisruptionTarget (PreemptionByScheduler)": the type says it.
+			s += " with " + strings.SplitN(c, " (", 2)[0]
+		}
+		return s
+	}
+	if r := p.r().podReason; r != "" {
+		return r
+	}
+	if c := p.r().condition; c != "" {
+		return c
+	}
+	if p.Active() {
+		return "running"
+	}
+	return "no exit code"
+}
