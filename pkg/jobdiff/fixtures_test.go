@@ -105,6 +105,7 @@ func TestFixturePhases(t *testing.T) {
 		"success-policy-after-failed-index": PhaseComplete, "deleted-during-retries": PhaseRunning,
 		"parallelism-lowered": PhaseRunning, "elastic-scale-up-again": PhaseRunning,
 		"failed-index-across-suspension": PhaseRunning,
+		"flaky-recovered":                PhaseComplete,
 	}
 	for _, f := range loadFixtures(t) {
 		w, ok := want[f.name]

@@ -19,7 +19,7 @@ import (
 var finalFixtures = []string{
 	"seed", "prepare-db-failed", "deadline-exceeded", "disruption-ignored", "failjob-on-condition",
 	"max-failed-indexes-exceeded", "per-index-recovered", "pod-failure-policy-failjob",
-	"success-policy-after-failed-index", "success-policy", "transient-recovered",
+	"success-policy-after-failed-index", "success-policy", "transient-recovered", "flaky-recovered",
 }
 
 type fixture struct {
