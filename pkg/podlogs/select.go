@@ -52,6 +52,9 @@ type Target struct {
 	// Gone says the attempt's pod no longer exists; Known says what is still known about it.
 	Gone  bool
 	Known string
+	// Facts is what the pod's status says about how Container ended (exit code, reason,
+	// termination message), for when its logs cannot be fetched; empty when it records none.
+	Facts string
 }
 
 // Label names the target in prefixes and messages: "index 4 attempt 2".
@@ -172,7 +175,8 @@ func noAttempt(index int, st *indexstatus.IndexStatus) Target {
 func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex bool, container string) Target {
 	for _, a := range as {
 		if a.n == n {
-			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Phase: a.pod.Status.Phase, Container: Container(a.pod, container)}
+			c := Container(a.pod, container)
+			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Phase: a.pod.Status.Phase, Container: c, Facts: Facts(a.pod, c)}
 		}
 	}
 	t := Target{Index: index, Attempt: n, Gone: true}
@@ -232,6 +236,60 @@ func describe(st *indexstatus.IndexStatus) string {
 	s := strings.Join(parts, ", ")
 	if st.Detail != "" {
 		s += ": " + strings.TrimSuffix(st.Detail, ".")
+	}
+	return s
+}
+
+// maxMessage bounds the termination message Facts quotes (the kubelet keeps up to 4 KiB).
+const maxMessage = 300
+
+// Facts says what pod's status records about how container ended, on one line: "exit code 137
+// (OOMKilled); termination message: \"...\"", with the pod's own reason and message (an
+// eviction) when it has them; its last termination when the container was restarted in
+// place. Empty when the status records nothing.
+func Facts(pod *corev1.Pod, container string) string {
+	var parts []string
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+		for i := range list {
+			cs := &list[i]
+			if cs.Name != container {
+				continue
+			}
+			t := cs.State.Terminated
+			if t == nil {
+				t = cs.LastTerminationState.Terminated
+			}
+			if t == nil {
+				continue
+			}
+			s := fmt.Sprintf("exit code %d", t.ExitCode)
+			if t.Reason != "" {
+				s += " (" + t.Reason + ")"
+			}
+			if t.Signal != 0 {
+				s += fmt.Sprintf(", signal %d", t.Signal)
+			}
+			parts = append(parts, s+" in container "+container)
+			if m := oneLine(t.Message); m != "" {
+				parts = append(parts, fmt.Sprintf("termination message %q", m))
+			}
+		}
+	}
+	if r := pod.Status.Reason; r != "" {
+		s := "pod " + r
+		if m := oneLine(pod.Status.Message); m != "" {
+			s += ": " + m
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// oneLine folds s onto one line and cuts it at maxMessage bytes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxMessage {
+		s = s[:maxMessage] + "…"
 	}
 	return s
 }

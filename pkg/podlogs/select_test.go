@@ -93,3 +93,23 @@ func TestFailedIndexWithoutPods(t *testing.T) {
 		t.Fatalf("%+v, %v", got, err)
 	}
 }
+
+// Facts is what a pod's status records about how a container ended, on one line.
+func TestFacts(t *testing.T) {
+	p := &corev1.Pod{Status: corev1.PodStatus{
+		Reason: "Evicted", Message: "The node was low on resource: memory.",
+		ContainerStatuses: []corev1.ContainerStatus{
+			{Name: "sidecar", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 0}}},
+			{Name: "worker", LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				ExitCode: 137, Reason: "OOMKilled", Signal: 9, Message: strings.Repeat("x", 400) + "\nend"}}},
+		},
+	}}
+	got := Facts(p, "worker")
+	want := `exit code 137 (OOMKilled), signal 9 in container worker; termination message "` + strings.Repeat("x", 300) + `…"; pod Evicted: The node was low on resource: memory.`
+	if got != want {
+		t.Errorf("Facts:\n%s\nwant:\n%s", got, want)
+	}
+	if got := Facts(&corev1.Pod{}, "worker"); got != "" {
+		t.Errorf("no status: %q", got)
+	}
+}

@@ -40,7 +40,9 @@ var (
 		--failed groups the failed indexes by cause (state, exit code, reason, container,
 		podFailurePolicy rule) and shows one sample log per group, its first index whose pod
 		is still there, after a line on standard error naming the group's indexes; --all
-		shows the last failed attempt of every failed index.
+		shows the last failed attempt of every failed index. A log --failed cannot fetch (the
+		pod deleted, the kubelet unreachable) is replaced by one line on standard error with
+		what the pod's status records: exit code, reason, termination message.
 
 		Attempts are numbered from 1 per index. With backoffLimitPerIndex the Job controller
 		counts on every pod the failures of its index before it, so attempt numbers are exact
@@ -52,9 +54,10 @@ var (
 		about gone pods go to standard error.
 
 		Exit codes: 0 logs were shown; 1 nothing could be shown because every selected pod is
-		gone; 2 usage error (an index out of range, an attempt that never ran, a Job that is
-		not Indexed); 4 the API server could not be reached, refused the request, or could not
-		fetch the logs from the node.`)
+		gone (or, with --failed, no log could be fetched); 2 usage error (an index out of
+		range, an attempt that never ran, a Job that is not Indexed); 4 the API server could
+		not be reached, refused the request, or could not fetch the logs from the node
+		(--index).`)
 
 	example = templates.Examples(`
 		# The latest attempt of index 4
@@ -280,31 +283,67 @@ func (o *Options) show(ctx context.Context, targets []podlogs.Target) error {
 	}
 	prefix := len(live) > 1
 	out := &lineWriter{w: o.Out}
+	var mu sync.Mutex
 	var errs []error
+	shown := 0
+	// fetch streams t. With --failed, a log that cannot be fetched (the pod deleted since the
+	// LIST, its node's kubelet unreachable, a node that serves no logs) is replaced by what the
+	// pod's status already says, one line on standard error, and the others are still shown.
+	fetch := func(t podlogs.Target) {
+		err := o.stream(ctx, t, prefix, out)
+		mu.Lock()
+		defer mu.Unlock()
+		var fe *fetchError
+		switch {
+		case err == nil:
+			shown++
+		case o.Failed && errors.As(err, &fe):
+			_, _ = fmt.Fprintf(o.ErrOut, "%s\n", fe.fallback())
+		default:
+			errs = append(errs, err)
+		}
+	}
 	if o.Follow && len(live) > 1 {
 		var wg sync.WaitGroup
-		var mu sync.Mutex
 		for _, t := range live {
-			wg.Go(func() {
-				if err := o.stream(ctx, t, prefix, out); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			})
+			wg.Go(func() { fetch(t) })
 		}
 		wg.Wait()
 	} else {
 		for _, t := range live {
-			if err := o.stream(ctx, t, prefix, out); err != nil {
-				errs = append(errs, err)
-			}
+			fetch(t)
 		}
 	}
 	if len(errs) > 0 {
 		return exitcode.Wrap(exitcode.Cluster, errors.Join(errs...))
 	}
+	if shown == 0 {
+		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("no logs to show: the logs of the selected attempts could not be fetched; what their pods' status says is above"))
+	}
 	return nil
+}
+
+// fetchError is a log the API server could not fetch (the pod gone, the kubelet unreachable,
+// a node that serves no logs): not a permission error, nor a cancelled request.
+type fetchError struct {
+	t   podlogs.Target
+	err error
+}
+
+func (e *fetchError) Error() string {
+	return fmt.Sprintf("cannot fetch the logs of pod %q (%s, container %q): %v", e.t.Pod, e.t.Label(), e.t.Container, e.err)
+}
+
+func (e *fetchError) Unwrap() error { return e.err }
+
+// fallback is the one line --failed prints instead of the log: what the pod's status says.
+func (e *fetchError) fallback() string {
+	t := e.t
+	facts := t.Facts
+	if facts == "" {
+		facts = fmt.Sprintf("its status records no exit for container %s", t.Container)
+	}
+	return fmt.Sprintf("%s: logs not fetched (pod %s: %v); the pod's status says: %s", t.Label(), t.Pod, e.err, facts)
 }
 
 // stream copies one attempt's log, line by line, prefixed when asked.
@@ -321,8 +360,11 @@ func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out
 	if apierrors.IsForbidden(err) {
 		return fmt.Errorf("permission denied: you may not get the logs of pod %q (%s) in namespace %q; ask for \"get\" on \"pods/log\" (the server said: %w)", t.Pod, t.Label(), o.Namespace, err)
 	}
+	if err != nil && ctx.Err() == nil {
+		return &fetchError{t: t, err: hint(err)}
+	}
 	if err != nil {
-		return fmt.Errorf("cannot fetch the logs of pod %q (%s, container %q): %w", t.Pod, t.Label(), t.Container, hint(err))
+		return fmt.Errorf("cannot fetch the logs of pod %q (%s, container %q): %w", t.Pod, t.Label(), t.Container, err)
 	}
 	defer func() { _ = rc.Close() }()
 	p := ""

@@ -69,6 +69,8 @@ type logServer struct {
 	opts  []corev1.PodLogOptions
 	lines []string
 	err   error
+	// errAt fails the requests of these numbers (from 1), the others answered in turn.
+	errAt map[int]error
 }
 
 func (s *logServer) react(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -79,6 +81,9 @@ func (s *logServer) react(a k8stesting.Action) (bool, runtime.Object, error) {
 	}
 	g := a.(k8stesting.GenericAction)
 	s.opts = append(s.opts, *g.GetValue().(*corev1.PodLogOptions))
+	if err := s.errAt[len(s.opts)]; err != nil {
+		return true, nil, err
+	}
 	body := s.lines[len(s.opts)-1]
 	return true, &runtime.Unknown{Raw: []byte(body)}, nil
 }
@@ -259,5 +264,47 @@ func TestLogsForbiddenAsksForPodsLog(t *testing.T) {
 	r := run(t, srv, "eval", "--index", "2")
 	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `permission denied: you may not get the logs of pod "eval-2-1" (index 2 attempt 2) in namespace "ns"; ask for "get" on "pods/log"`) {
 		t.Fatalf("code %d\nstderr:\n%s", r.code, r.errOut)
+	}
+}
+
+// Issue 36, item 6: when a failed attempt's log cannot be fetched (its node's kubelet
+// unreachable, the pod gone since the LIST), --failed says what the pod's status already
+// records (exit code, reason, termination message) on one line and goes on; it exits 1 only
+// when no log at all could be shown, not 4.
+func TestFailedFallsBackToThePodsFacts(t *testing.T) {
+	j, pods := fixture()
+	pods[1].Status.ContainerStatuses[0].State.Terminated.Reason = "OOMKilled"
+	pods[1].Status.ContainerStatuses[0].State.Terminated.Message = "loading shard 1\nout of memory"
+	unreachable := errors.New(`Get "https://192.0.2.10:10250/containerLogs/ns/eval-1-1/worker": dial tcp 192.0.2.10:10250: connect: connection refused`)
+	srv := &logServer{lines: []string{"", "boom 6\n"}, errAt: map[int]error{1: unreachable}}
+	r := runOn(t, srv, j, pods, "eval", "--failed", "--all")
+	if r.code != 0 || r.out != "[index 3 attempt 2] boom 6\n" {
+		t.Fatalf("code %d (want 0)\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+	// One line: the attempt, why its log is missing, what its pod's status says.
+	if lines := strings.Split(strings.TrimSuffix(r.errOut, "\n"), "\n"); len(lines) != 1 ||
+		!strings.HasPrefix(lines[0], "index 1 attempt 2: logs not fetched (pod eval-1-1: the API server could not reach the node's kubelet, which serves container logs: ") ||
+		!strings.HasSuffix(lines[0], unreachable.Error()+`); the pod's status says: exit code 3 (OOMKilled) in container worker; termination message "loading shard 1 out of memory"`) {
+		t.Errorf("stderr:\n%s", r.errOut)
+	}
+
+	// Every log fails: the facts of each, then exit 1 (nothing shown), not 4.
+	gone := apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "eval-1-1")
+	srv = &logServer{errAt: map[int]error{1: gone, 2: gone}}
+	r = runOn(t, srv, j, pods, "eval", "--failed", "--all")
+	if r.code != exitcode.Findings || r.out != "" {
+		t.Fatalf("code %d (want 1)\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+	}
+	for _, w := range []string{
+		`index 1 attempt 2: logs not fetched (pod eval-1-1: `, `pods "eval-1-1" not found); the pod's status says: exit code 3 (OOMKilled) in container worker`,
+		`index 3 attempt 2: logs not fetched (pod eval-3-1: `, `); the pod's status says: exit code 6 (Error) in container worker`,
+		"no logs to show: the logs of the selected attempts could not be fetched",
+	} {
+		if !strings.Contains(r.errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.errOut)
+		}
+	}
+	if n := strings.Count(r.errOut, "logs not fetched"); n != 2 {
+		t.Errorf("%d fallback lines, want one per attempt:\n%s", n, r.errOut)
 	}
 }
