@@ -235,6 +235,29 @@ func appendInterval(buf []byte, iv Interval) []byte {
 	return buf
 }
 
+// Wrapped returns String() in lines of at most width bytes, cut at interval boundaries, each
+// line but the last ending in its comma, for a list shown whole: "0-4,7,9,12-20,". An
+// interval longer than width gets a line of its own; the empty set gives no line.
+func (s Set) Wrapped(width int) []string {
+	var lines []string
+	buf := make([]byte, 0, width+16)
+	for _, iv := range s.ivs {
+		frag := appendInterval(nil, iv)
+		// The fragment and the comma that follows it unless it is the last.
+		if len(buf) > 0 && len(buf)+1+len(frag)+1 > width {
+			lines = append(lines, string(append(buf, ',')))
+			buf = buf[:0]
+		} else if len(buf) > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, frag...)
+	}
+	if len(buf) > 0 {
+		lines = append(lines, string(buf))
+	}
+	return lines
+}
+
 // Truncated returns String() cut at an interval boundary so that the indexes part is at most
 // about limit bytes, followed by the number of indexes left out, for one-line displays:
 // "0-4,7,9 (and 120 more)". At least one interval is always shown.

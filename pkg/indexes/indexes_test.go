@@ -574,3 +574,32 @@ func TestFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapped(t *testing.T) {
+	s := Of(0, 1, 2, 3, 5, 6, 9, 11, 12, 13, 100, 1000)
+	for _, tc := range []struct {
+		width int
+		want  []string
+	}{
+		{80, []string{"0-3,5,6,9,11-13,100,1000"}},
+		{10, []string{"0-3,5,6,9,", "11-13,100,", "1000"}},
+		{9, []string{"0-3,5,6,", "9,11-13,", "100,1000"}},
+		{2, []string{"0-3,", "5,6,", "9,", "11-13,", "100,", "1000"}},
+	} {
+		got := s.Wrapped(tc.width)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("width %d: %q, want %q", tc.width, got, tc.want)
+		}
+		for _, l := range got {
+			if len(l) > tc.width && tc.width >= len("11-13,") {
+				t.Errorf("width %d: line %q is longer", tc.width, l)
+			}
+		}
+		if strings.ReplaceAll(strings.Join(got, ""), ",,", ",") != s.String() {
+			t.Errorf("width %d: the lines %q do not make %q", tc.width, got, s.String())
+		}
+	}
+	if got := (Set{}).Wrapped(10); got != nil {
+		t.Errorf("empty: %q", got)
+	}
+}

@@ -20,11 +20,33 @@ const TextViewRows = maxTextRows
 // PrintText writes the report as text. With wide, every index gets a row (with its pods);
 // otherwise only the indexes that need attention do, and the state table folds the rest.
 func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
-	p := &textPrinter{w: w, wide: wide}
+	return PrintTextWith(w, r, TextOptions{Wide: wide})
+}
+
+// TextOptions says how PrintTextWith lays the text view out.
+type TextOptions struct {
+	// Wide is -o wide: a row per index, with its pods; the state table lists every index.
+	Wide bool
+	// Width is the width the text is fitted to; Width (80) when smaller (a wider terminal).
+	Width int
+	// States, when set, keeps only the rows of these states in the tables (status --state),
+	// and the state table lists every index of each, as -o wide does.
+	States []State
+}
+
+// PrintTextWith writes the report as text, laid out as opts says.
+func PrintTextWith(w io.Writer, r *IndexedJobStatus, opts TextOptions) error {
+	p := &textPrinter{w: w, wide: opts.Wide, width: max(opts.Width, Width), full: opts.Wide || len(opts.States) > 0}
+	if len(opts.States) > 0 {
+		p.only = map[State]bool{}
+		for _, s := range opts.States {
+			p.only[s] = true
+		}
+	}
 	p.header(r)
 	p.states(r)
-	if wide {
-		p.indexes(r, wide)
+	if p.wide {
+		p.indexes(r, p.wide)
 	} else {
 		p.groups(r)
 	}
@@ -35,10 +57,18 @@ func PrintText(w io.Writer, r *IndexedJobStatus, wide bool) error {
 }
 
 type textPrinter struct {
-	w    io.Writer
-	wide bool
+	w     io.Writer
+	wide  bool
+	width int
+	// full: the state table lists every index of a state (-o wide, --state), wrapped.
+	full bool
+	// only, when set, are the states whose rows the tables keep (--state).
+	only map[State]bool
 	err  error
 }
+
+// keeps says whether the tables show rows of state s.
+func (p *textPrinter) keeps(s State) bool { return p.only == nil || p.only[s] }
 
 // Width is the width the text view fits by default (-o wide does not wrap).
 const Width = 80
@@ -64,7 +94,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 			return
 		}
 		// Wrapped to the terminal width under the value column.
-		lines := textwrap.Words(v, Width-headerKeyWidth)
+		lines := textwrap.Words(v, p.width-headerKeyWidth)
 		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
 		for _, l := range lines[1:] {
 			if p.err == nil {
@@ -147,24 +177,73 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		b.AddInterval(run.First, run.Last)
 	}
 	p.printf("\n")
+	if p.full {
+		p.statesFull(r, builders)
+		return
+	}
 	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	}
 	for _, s := range States {
 		n := r.Summary.Count(s)
-		if n == 0 || p.err != nil {
+		if n == 0 || p.err != nil || !p.keeps(s) {
 			continue
 		}
 		ix := ""
 		if b := builders[s]; b != nil {
-			ix = b.Set().Truncated(Width - 24)
+			ix = b.Set().Truncated(p.width - 24)
 		}
 		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
+}
+
+// statesFull is the state table with every index of each state listed, wrapped to the width
+// under the INDEXES column (-o wide, --state): a 2,000-index Job's 40 failed indexes are all
+// there, not "(and 23 more)".
+func (p *textPrinter) statesFull(r *IndexedJobStatus, builders map[State]*indexes.Builder) {
+	stateW, countW := len("STATE"), len("COUNT")
+	var shown []State
+	for _, s := range States {
+		if n := r.Summary.Count(s); n > 0 && p.keeps(s) {
+			shown = append(shown, s)
+			stateW, countW = max(stateW, len(s)), max(countW, len(strconv.Itoa(n)))
+		}
+	}
+	if len(shown) == 0 {
+		p.printf("No index is %s.\n", stateWords(p.only))
+		return
+	}
+	indent := stateW + 2 + countW + 2
+	p.printf("%-*s%-*s%s\n", stateW+2, "STATE", countW+2, "COUNT", "INDEXES")
+	for _, s := range shown {
+		var lines []string
+		if b := builders[s]; b != nil {
+			lines = b.Set().Wrapped(max(p.width-indent, 16))
+		}
+		first := ""
+		if len(lines) > 0 {
+			first = lines[0]
+		}
+		p.printf("%-*s%-*d%s\n", stateW+2, s, countW+2, r.Summary.Count(s), first)
+		for _, l := range lines[min(1, len(lines)):] {
+			p.printf("%s%s\n", strings.Repeat(" ", indent), l)
+		}
+	}
+}
+
+// stateWords names the states of a --state filter: "Failed or Retrying".
+func stateWords(only map[State]bool) string {
+	var names []string
+	for _, s := range States {
+		if only[s] {
+			names = append(names, string(s))
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 // indexes prints a row per listed index.
@@ -212,6 +291,9 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	}
 	for k := range rows {
 		st := &rows[k]
+		if !p.keeps(st.State) {
+			continue
+		}
 		vals := []string{strconv.Itoa(st.Index)}
 		if shards {
 			vals = append(vals, dash(st.ShardID))
@@ -237,7 +319,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 			if p.err == nil {
 				_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
 			}
-			details = append(details, textwrap.Words(st.Detail, Width-4))
+			details = append(details, textwrap.Words(st.Detail, p.width-4))
 			continue
 		}
 		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
@@ -282,16 +364,27 @@ const maxGroupRows = 10
 // alike), then the pods of the first index of each failed group. Every index is one range
 // away; -o wide lists each.
 func (p *textPrinter) groups(r *IndexedJobStatus) {
-	if len(r.groups) == 0 {
+	all := r.groups
+	if p.only != nil {
+		all = nil
+		for _, g := range r.groups {
+			if p.only[g.Sample.State] {
+				all = append(all, g)
+			}
+		}
+	}
+	if len(all) == 0 {
 		return
 	}
 	p.printf("\n")
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	// The INDEXES column is added after the others are aligned (each row ends in an empty
+	// cell), so that the index list is cut to what the width leaves.
 	if p.err == nil {
-		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\tINDEXES")
+		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\t")
 	}
-	gs := r.groups
+	gs := all
 	if len(gs) > maxGroupRows {
 		gs = gs[:maxGroupRows]
 	}
@@ -311,8 +404,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 			left = strconv.Itoa(int(*st.RetriesLeft))
 		}
 		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", st.State, g.Count, exit, rule, left,
-				g.Indexes.Truncated(Width-48))
+			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", st.State, g.Count, exit, rule, left)
 		}
 		// The first index of the group names its shard, as the per-index table did.
 		label := strconv.Itoa(int(st.Index))
@@ -327,27 +419,42 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 			label += " (" + strings.Join(also, ", ") + ")"
 		}
 		words := label + ": " + st.Detail
-		details = append(details, textwrap.Words(words, Width-4))
+		details = append(details, textwrap.Words(words, p.width-4))
 	}
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
 	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
-	p.printf("%s\n", strings.TrimRight(lines[0], " "))
+	p.printf("%sINDEXES\n", lines[0])
 	for k, l := range lines[1:] {
-		p.printf("%s\n", strings.TrimRight(l, " "))
-		if k < len(details) {
-			for _, d := range details[k] {
-				p.printf("    %s\n", d)
+		g := &gs[k]
+		room := p.width - len(l)
+		cell := g.Indexes.String()
+		if len(cell) > room {
+			// " (and N more)" follows what is shown.
+			cell = g.Indexes.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", g.Count)), 1))
+		}
+		p.printf("%s%s\n", l, cell)
+		if p.full && cell != g.Indexes.String() {
+			// -o wide and --state list every index of the group under its row.
+			for k, ix := range g.Indexes.Wrapped(p.width - 4 - len("indexes: ")) {
+				if k == 0 {
+					p.printf("    indexes: %s\n", ix)
+				} else {
+					p.printf("             %s\n", ix)
+				}
 			}
 		}
+		for _, d := range details[k] {
+			p.printf("    %s\n", d)
+		}
 	}
-	if len(r.groups) > len(gs) {
+	if len(all) > len(gs) {
 		rest := 0
-		for _, g := range r.groups[len(gs):] {
+		for _, g := range all[len(gs):] {
 			rest += g.Count
 		}
-		p.printf("... and %s more (%s); -o wide lists every index.\n", textwrap.Count(len(r.groups)-len(gs), "group", "groups"), textwrap.Count(rest, "index", "indexes"))
+		p.printf("... and %s more (%s); -o wide lists every index.\n", textwrap.Count(len(all)-len(gs), "group", "groups"), textwrap.Count(rest, "index", "indexes"))
 	}
 	var samples []IndexStatus
 	for k := range gs {
@@ -376,7 +483,7 @@ func (p *textPrinter) failedPods(rows []IndexStatus) {
 			p.printf("\nPods of the first index of each group (oldest attempt first):\n")
 		}
 		n++
-		lines := textwrap.Words(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), Width-4)
+		lines := textwrap.Words(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), p.width-4)
 		p.printf("  %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
@@ -410,14 +517,14 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if e.Command != "" && strings.HasSuffix(text, ": "+e.Command) {
 			text, cmd = strings.TrimSuffix(text, " "+e.Command), e.Command
 		}
-		lines := textwrap.Words(text, Width-4)
+		lines := textwrap.Words(text, p.width-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
 		}
 		if cmd != "" {
 			// A pipeline too long for the width breaks after its pipe (the shell reads on).
-			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > Width {
+			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > p.width {
 				p.command(left+" |", "      ")
 				p.command(right, "        ")
 			} else {
@@ -435,7 +542,7 @@ func (p *textPrinter) command(cmd, indent string) {
 		p.printf("%s%s\n", indent, cmd)
 		return
 	}
-	for _, l := range textwrap.Command(cmd, Width-len(indent)) {
+	for _, l := range textwrap.Command(cmd, p.width-len(indent)) {
 		p.printf("%s%s\n", indent, l)
 	}
 }
@@ -450,7 +557,7 @@ func (p *textPrinter) list(title string, items []string) {
 			p.printf("  - %s\n", it)
 			continue
 		}
-		lines := textwrap.Words(it, Width-4)
+		lines := textwrap.Words(it, p.width-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)

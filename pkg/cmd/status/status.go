@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -87,6 +88,9 @@ var (
 		# every index succeeded (1 failed or finished with indexes missing)
 		kubectl indexed status evaluation --wait
 
+		# Only the failed indexes, every one of them listed (repeatable, or a comma list)
+		kubectl indexed status evaluation --state failed
+
 		# The report as JSON, for scripts
 		kubectl indexed status evaluation -o json | jq '.indexes[] | select(.state == "Failed")'
 
@@ -144,6 +148,12 @@ type Options struct {
 	Lineage bool
 	// AllPods reads every pod live, the succeeded ones too (readPods).
 	AllPods bool
+	// States is --state: the index states whose rows the tables keep (states, once
+	// validated); every index of them is listed.
+	States []string
+	states []indexstatus.State
+	// Width is the text view's width: the terminal's when Out is a wider one (0: 80).
+	Width func() int
 	// Now is --now: the time an offline report is made at (default: the newest time in the
 	// objects, offline.go); nowFlag its text. namespaceFlag says -n was given.
 	Now           time.Time
@@ -221,6 +231,8 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
+	fl.StringSliceVar(&o.States, "state", nil, "Keep only the rows of these index states in the tables, listing every index of each (repeatable, or a comma list): succeeded, failed, running, pending, retrying, terminating, unfinished. -o json|yaml keep only those indexes[].")
+	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp))
 	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
 	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed, print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step).")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
@@ -335,6 +347,9 @@ func (o *Options) Validate() error {
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
 	}
+	if err := o.validateStates(); err != nil {
+		return err
+	}
 	if o.Lineage && o.Watch {
 		return exitcode.UsageError("--lineage cannot be used with --watch")
 	}
@@ -376,6 +391,7 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 	r = o.carryConnection(r)
+	r = onlyStates(r, o.states)
 	if o.PrintFlags.Format() == output.FormatJSON {
 		return writeJSON(w, r)
 	}
@@ -385,8 +401,58 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 			_, err := fmt.Fprintf(w, "job.batch/%s\n", r.Job.Name)
 			return err
 		}
-		return indexstatus.PrintText(w, r, format == output.FormatWide)
+		width := 0
+		if o.Width != nil {
+			width = o.Width()
+		} else {
+			width = output.TerminalWidth(o.Out)
+		}
+		return indexstatus.PrintTextWith(w, r, indexstatus.TextOptions{Wide: format == output.FormatWide, Width: width, States: o.states})
 	})
+}
+
+// stateNames are the values --state takes (and completes): the index states, in lower case.
+func stateNames() []string {
+	names := make([]string, 0, len(indexstatus.States))
+	for _, s := range indexstatus.States {
+		names = append(names, strings.ToLower(string(s)))
+	}
+	return names
+}
+
+// validateStates reads --state: index states in any case, repeated or in a comma list.
+func (o *Options) validateStates() error {
+	o.states = nil
+	for _, v := range o.States {
+		v = strings.TrimSpace(v)
+		k := slices.IndexFunc(indexstatus.States, func(s indexstatus.State) bool { return strings.EqualFold(string(s), v) })
+		if k < 0 {
+			return exitcode.UsageError("--state %q is not an index state: give %s (repeated, or a comma list)", v, strings.Join(stateNames(), ", "))
+		}
+		if !slices.Contains(o.states, indexstatus.States[k]) {
+			o.states = append(o.states, indexstatus.States[k])
+		}
+	}
+	if len(o.states) > 0 && o.Lineage {
+		return exitcode.UsageError("--state filters a Job's index states; it cannot be used with --lineage")
+	}
+	return nil
+}
+
+// onlyStates is r with indexes[] reduced to the indexes in states (all when none given), for
+// -o json|yaml and custom columns; the summary, grid and words still cover every index.
+func onlyStates(r *indexstatus.IndexedJobStatus, states []indexstatus.State) *indexstatus.IndexedJobStatus {
+	if len(states) == 0 {
+		return r
+	}
+	c := *r
+	c.Indexes = make([]indexstatus.IndexStatus, 0, len(r.Indexes))
+	for k := range r.Indexes {
+		if slices.Contains(states, r.Indexes[k].State) {
+			c.Indexes = append(c.Indexes, r.Indexes[k])
+		}
+	}
+	return &c
 }
 
 // ExitCodeFor is the --exit-code contract: 0 every index succeeded; 1 the Job finished or is
