@@ -199,6 +199,15 @@ func TestStatusNotSucceededEqualsAllPods(t *testing.T) {
 					for _, k := range []string{"lastExitCode", "lastReason", "lastContainer", "cases", "detail"} {
 						delete(ix, k)
 					}
+					// The succeeded attempt's pod, reason and container (its exit code, 0, is known).
+					history, _ := ix["attemptHistory"].([]any)
+					for _, h := range history {
+						if a := h.(map[string]any); a["phase"] == "Succeeded" {
+							delete(a, "pod")
+							delete(a, "reason")
+							delete(a, "container")
+						}
+					}
 				}
 			}
 			if !reflect.DeepEqual(f, a) {
@@ -380,4 +389,44 @@ func shell(t *testing.T, line string) Result {
 		t.Fatalf("%s: %v\n%s", line, err, r)
 	}
 	return r
+}
+
+// TestStatusFlakyLive (issue 36, item 3): on the real control plane, a Job whose index 1
+// exited 1 and index 2 exited 137 before each succeeded: the default status (which does not
+// read succeeded pods) names both in its text, and -o json keeps both attempts' exit codes.
+func TestStatusFlakyLive(t *testing.T) {
+	RequirePlugin(t)
+	sc := scenarioNamed(t, "flaky-recovered")
+	ns := NewNamespace(t)
+	runScenario(t, sc, ns)
+	text := KubectlIndexed(t, "status", sc.JobName, "-n", ns)
+	if text.ExitCode != 0 || !strings.Contains(text.Stdout, "Flaky:        2 indexes needed a second attempt: 1 (exit 1), 2 (exit 137)\n") {
+		t.Errorf("the default text does not name the flaky indexes:\n%s", text)
+	}
+	js := KubectlIndexed(t, "status", sc.JobName, "-n", ns, "-o", "json")
+	var rep struct {
+		Flaky   string
+		Pods    struct{ NotRead int }
+		Indexes []struct {
+			Index          int
+			Flaky          bool
+			AttemptHistory []struct {
+				Attempt  int
+				ExitCode *int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js.Stdout), &rep); err != nil || js.ExitCode != 0 {
+		t.Fatalf("%v\n%s", err, js)
+	}
+	if rep.Flaky != "1,2" || rep.Pods.NotRead == 0 {
+		t.Errorf("flaky %q, pods.notRead %d: want 1,2 from the default read, which leaves the succeeded pods out", rep.Flaky, rep.Pods.NotRead)
+	}
+	for _, want := range []struct{ index, first int }{{1, 1}, {2, 137}} {
+		ix := rep.Indexes[want.index]
+		h := ix.AttemptHistory
+		if !ix.Flaky || len(h) != 2 || h[0].ExitCode == nil || *h[0].ExitCode != want.first || h[1].ExitCode == nil || *h[1].ExitCode != 0 || h[1].Attempt != 2 {
+			t.Errorf("index %d: %+v; want flaky, exit %d then 0", want.index, ix, want.first)
+		}
+	}
 }
