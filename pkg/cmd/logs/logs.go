@@ -360,7 +360,9 @@ func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out
 	if apierrors.IsForbidden(err) {
 		return fmt.Errorf("permission denied: you may not get the logs of pod %q (%s) in namespace %q; ask for \"get\" on \"pods/log\" (the server said: %w)", t.Pod, t.Label(), o.Namespace, err)
 	}
-	if err != nil && ctx.Err() == nil {
+	// A container named with -c that the pod lacks is the user's to fix (the API server's
+	// 400), not a log the node cannot serve.
+	if err != nil && ctx.Err() == nil && (o.Container == "" || !apierrors.IsBadRequest(err)) {
 		return &fetchError{t: t, err: hint(err)}
 	}
 	if err != nil {

@@ -308,3 +308,14 @@ func TestFailedFallsBackToThePodsFacts(t *testing.T) {
 		t.Errorf("%d fallback lines, want one per attempt:\n%s", n, r.errOut)
 	}
 }
+
+// A container named with -c that the pod lacks stays an error (exit 4): it is not a log the
+// node cannot serve.
+func TestFailedWrongContainerIsAnError(t *testing.T) {
+	bad := apierrors.NewBadRequest(`container nope is not valid for pod eval-1-1`)
+	srv := &logServer{errAt: map[int]error{1: bad, 2: bad}}
+	r := run(t, srv, "eval", "--failed", "--all", "-c", "nope")
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `cannot fetch the logs of pod "eval-1-1" (index 1 attempt 2, container "nope")`) || strings.Contains(r.errOut, "logs not fetched") {
+		t.Errorf("code %d (want 4)\nstderr:\n%s", r.code, r.errOut)
+	}
+}
