@@ -126,7 +126,7 @@ func (o *Options) runLineage(ctx context.Context) error {
 	switch {
 	case r.Complete:
 		return nil
-	case r.Summary.Running+r.Summary.Pending+r.Summary.Retrying+r.Summary.Terminating > 0:
+	case r.Unsettled+r.Summary.Running+r.Summary.Pending+r.Summary.Retrying+r.Summary.Terminating > 0:
 		return exitcode.Silent(exitcode.Running)
 	}
 	return exitcode.Silent(exitcode.Findings)
