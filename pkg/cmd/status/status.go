@@ -140,6 +140,11 @@ type Options struct {
 	ExitCode   bool
 	// Wait is --wait: --watch without the frames and with --exit-code (watch.go).
 	Wait bool
+	// Timeout is --timeout (kubectl wait's grammar): how long --wait or --watch waits before
+	// giving up with exit code 5; 0 looks once, negative is a week. timeoutSet: it was given
+	// (without it, the wait has no limit).
+	Timeout    time.Duration
+	timeoutSet bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
 	// AllPods reads every pod live, the succeeded ones too (readPods).
@@ -200,6 +205,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
 				o.namespaceFlag = true
 			}
+			o.timeoutSet = cmd.Flags().Changed("timeout")
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
 			}
@@ -223,6 +229,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
 	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed, print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step).")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "With --wait or --watch: the length of time to wait before giving up (exit 5, the last report printed), e.g. 30s, 5m, 2h. Zero means check once and don't wait, negative means wait for a week. Default: no limit.")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
@@ -295,10 +302,15 @@ func (o *Options) Validate() error {
 		if o.offline() {
 			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
 		}
-		if o.Lineage {
-			return exitcode.UsageError("--lineage cannot be used with --wait")
-		}
 		o.Watch, o.ExitCode = true, true
+	}
+	if o.timeoutSet {
+		if !o.Watch {
+			return exitcode.UsageError("--timeout needs --wait or --watch: it bounds how long they wait")
+		}
+		if o.Timeout < 0 {
+			o.Timeout = WeekTimeout // as kubectl wait
+		}
 	}
 	if o.offline() {
 		if o.JobName != "" {
@@ -334,9 +346,6 @@ func (o *Options) Validate() error {
 	}
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
-	}
-	if o.Lineage && o.Watch {
-		return exitcode.UsageError("--lineage cannot be used with --watch")
 	}
 	return nil
 }
