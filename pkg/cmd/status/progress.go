@@ -60,7 +60,7 @@ func stateOf(job *batchv1.Job, r *indexstatus.IndexedJobStatus) jobState {
 	}
 	for _, e := range r.NextEntries {
 		if e.Kind == indexstatus.EntryRunsAgain {
-			s.runsAgain = e.Text
+			s.runsAgain = e.Indexes
 		}
 	}
 	return s
@@ -101,7 +101,12 @@ func changeLine(prev *jobState, s jobState, elapsed time.Duration) string {
 		fmt.Fprintf(&b, "; %s %s", plural(len(conds), "condition", "conditions"), strings.Join(conds, ", "))
 	}
 	if s.runsAgain != "" && (prev == nil || prev.runsAgain != s.runsAgain) {
-		b.WriteString("; " + s.runsAgain)
+		// The report's RunsAgain: finished pods the Job's status does not count (watch.hold).
+		verb := "indexes %s run again"
+		if ix, err := indexes.Parse(s.runsAgain, indexes.Unbounded); err == nil && ix.Len() == 1 {
+			verb = "index %s runs again"
+		}
+		fmt.Fprintf(&b, "; "+verb+" (finished pods not counted by the Job)", s.runsAgain)
 	}
 	return b.String()
 }
