@@ -127,7 +127,9 @@ func TestWatchFrameShowsElapsedAndETA(t *testing.T) {
 	jw := ws.await(t, "jobs", 1)
 	ws.await(t, "pods", 1)
 	// Started at t0, now t0+1m: 1 index of 4 finished in a minute, 3 left: about 3m.
-	waitFor(t, func() bool { return strings.Contains(p.out.String(), "Watching for 0s; 1 of 4 indexes finished, about 3m0s left") })
+	waitFor(t, func() bool {
+		return strings.Contains(p.out.String(), "Watching for 0s; 1 of 4 indexes finished, about 3m0s left")
+	})
 	p.clk.Step(3 * time.Second)
 	waitFor(t, func() bool { return strings.Contains(p.out.String(), "Watching for 3s;") })
 	jw.Modify(completeJob(j, "90"))
