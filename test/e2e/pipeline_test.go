@@ -131,7 +131,11 @@ func TestStatusLineageWaitsForTheRetry(t *testing.T) {
 	if r.ExitCode != 0 {
 		t.Fatalf("retry:\n%s", r)
 	}
-	retry := strings.TrimSuffix(strings.Fields(strings.TrimPrefix(r.Stdout[strings.Index(r.Stdout, "job.batch/"):], "job.batch/"))[0], "\n")
+	_, after, ok := strings.Cut(r.Stdout, "job.batch/")
+	if !ok {
+		t.Fatalf("retry named no Job:\n%s", r)
+	}
+	retry := strings.Fields(after)[0]
 
 	now := KubectlIndexed(t, "status", job.Name, "-n", ns, "--lineage", "--exit-code")
 	if now.ExitCode != 3 || !strings.Contains(strings.Join(strings.Fields(now.Stdout), " "), "not settled until it finishes") {
