@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -113,6 +116,62 @@ func TestStatusWaitTimeoutOnASuspendedJob(t *testing.T) {
 		t.Errorf("want the last report once:\n%s", r.Stdout)
 	}
 	t.Logf("--wait --timeout 10s on a suspended Job: exit %d after %s", r.ExitCode, took.Round(10*time.Millisecond))
+
+	// Issue 35 item 8, with real signals: SIGTERM and SIGINT end --wait and --watch --exit-code
+	// with 143 and 130 and a line on stderr (exit 3 and no message before).
+	for _, c := range []struct {
+		args  []string
+		sig   syscall.Signal
+		code  int
+		ready func(stdout, stderr string) bool
+		line  string
+	}{
+		{[]string{"--wait"}, syscall.SIGTERM, 143, func(_, e string) bool { return strings.Contains(e, "warning:") },
+			`error: interrupted (terminated) while waiting for job "held" to finish: stopped (Suspended: 0/3 succeeded`},
+		{[]string{"--watch", "--exit-code"}, syscall.SIGINT, 130, func(o, _ string) bool { return strings.HasPrefix(o, "+0s Suspended") },
+			`error: interrupted (interrupt) while waiting for job "held" to finish: stopped (Suspended: 0/3 succeeded`},
+	} {
+		cmd := exec.Command(filepath.Join(env.PluginDir, "kubectl-indexed"), append([]string{"status", job.Name, "-n", ns}, c.args...)...)
+		var stdout, stderr lockedBuilder
+		cmd.Stdout, cmd.Stderr, cmd.WaitDelay = &stdout, &stderr, 5*time.Second
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for end := time.Now().Add(30 * time.Second); !c.ready(stdout.String(), stderr.String()) && time.Now().Before(end); {
+			time.Sleep(50 * time.Millisecond)
+		}
+		_ = cmd.Process.Signal(c.sig)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("%v: still running 10 s after %v", c.args, c.sig)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(stderr.String(), c.line) || strings.Count(stdout.String(), "Phase:") != 1 {
+			t.Errorf("%v after %v: exit %d, want %d, %q and the last report:\n%s\n%s", c.args, c.sig, code, c.code, c.line, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// lockedBuilder is an output a test reads while a process writes it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestStatusLineageWaitsForTheRetry: a root Job whose index 1 failed, and its retry still
