@@ -144,11 +144,11 @@ func TestStatusWaitTimeoutOnASuspendedJob(t *testing.T) {
 		}
 		_ = cmd.Process.Signal(c.sig)
 		select {
-		case <-done:
+		case err := <-done:
+			t.Logf("%v after %v: %v", c.args, c.sig, err)
 		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
-			<-done
-			t.Fatalf("%v: still running 10 s after %v", c.args, c.sig)
+			t.Fatalf("%v: still running 10 s after %v (%v)", c.args, c.sig, <-done)
 		}
 		if code := cmd.ProcessState.ExitCode(); code != c.code || !strings.Contains(stderr.String(), c.line) || strings.Count(stdout.String(), "Phase:") != 1 {
 			t.Errorf("%v after %v: exit %d, want %d, %q and the last report:\n%s\n%s", c.args, c.sig, code, c.code, c.line, stdout.String(), stderr.String())
