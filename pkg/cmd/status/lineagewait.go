@@ -76,10 +76,15 @@ func (o *Options) watchLineage(ctx context.Context) error {
 				if first {
 					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.Namespace, rootName)
 				}
-				if _, err := fmt.Fprintln(o.Out, line); err != nil {
+				out := o.Out
+				if structured(o) {
+					out = o.ErrOut // standard output holds the report alone, for a parser
+				} else {
+					lines++
+				}
+				if _, err := fmt.Fprintln(out, line); err != nil {
 					return err
 				}
-				lines++
 			}
 			lastKey = key
 		}

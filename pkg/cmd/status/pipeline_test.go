@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -328,5 +329,26 @@ func TestLineageWaitsForTheRetry(t *testing.T) {
 		case <-deadline:
 			t.Fatal("the wait did not end")
 		}
+	}
+}
+
+// With -o json (or yaml, name, a template) standard output holds the final report alone, one
+// document a parser reads; the change lines go to standard error.
+func TestWatchJSONKeepsStdoutParseable(t *testing.T) {
+	j, pods := watched()
+	client := clientFor(j, pods)
+	ws := newWatchServer(client)
+	p := startPiped(t, client, "run", "--watch", "-o", "json")
+	jw := ws.await(t, "jobs", 1)
+	ws.await(t, "pods", 1)
+	waitFor(t, func() bool { return strings.Contains(p.errOut.String(), "+0s Running") })
+	jw.Modify(failedJob(j, "81"))
+	r := wait(t, p.done)
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil || rep["phase"] != "Failed" {
+		t.Fatalf("stdout is not the final report alone (%v):\n%s", err, r.out)
+	}
+	if !strings.Contains(r.errOut, "+0s Running: 1/4 succeeded") {
+		t.Errorf("stderr lacks the first line:\n%s", r.errOut)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
@@ -333,9 +334,22 @@ func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
 		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.Namespace, w.o.JobName)
 	}
 	w.state = &s
-	w.lines++
-	_, err := fmt.Fprintln(w.o.Out, line)
+	out := w.o.Out
+	if structured(w.o) {
+		// -o json, yaml, name or a template: standard output holds the report alone, for a
+		// parser; the lines go to standard error.
+		out = w.o.ErrOut
+	} else {
+		w.lines++
+	}
+	_, err := fmt.Fprintln(out, line)
 	return err
+}
+
+// structured says whether -o asks for something a program parses (not the text views).
+func structured(o *Options) bool {
+	f := o.PrintFlags.Format()
+	return f != output.FormatText && f != output.FormatWide
 }
 
 func (w *watcher) stop() {
