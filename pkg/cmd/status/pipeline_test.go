@@ -352,3 +352,37 @@ func TestWatchJSONKeepsStdoutParseable(t *testing.T) {
 		t.Errorf("stderr lacks the first line:\n%s", r.errOut)
 	}
 }
+
+// --lineage --watch off a terminal: a line per change of the lineage's Jobs, the lineage report
+// once when every Job finished.
+func TestLineageWatchPrintsLines(t *testing.T) {
+	root, r1, objs := runningLineage()
+	client := clientFor(root, nil, objs...)
+	p := startPiped(t, client, "seed", "--lineage", "--watch")
+	waitFor(t, func() bool {
+		return strings.HasPrefix(p.out.String(), "+0s seed Failed 4/6 succeeded, failed indexes 2,4; seed-r1 Running 1/2 succeeded, 1 active (lineage of job ns/seed;")
+	})
+	done := r1.DeepCopy()
+	done.Status.CompletedIndexes, done.Status.Succeeded, done.Status.Active = "0-1", 2, 0
+	done.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	if err := client.Tracker().Update(batchv1.SchemeGroupVersion.WithResource("jobs"), done, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case r := <-p.done:
+			head, _, _ := strings.Cut(r.out, "\nLineage of job")
+			if r.code != 0 || strings.Count(r.out, "Lineage of job") != 1 || strings.Count(head, "\n") != 1 {
+				t.Fatalf("exit %d, want 0, one line and one report:\n%s\n%s", r.code, r.out, r.errOut)
+			}
+			return
+		case <-time.After(20 * time.Millisecond):
+			if p.clk.HasWaiters() {
+				p.clk.Step(lineagePoll)
+			}
+		case <-deadline:
+			t.Fatal("the watch did not end")
+		}
+	}
+}
