@@ -49,6 +49,10 @@ type Report struct {
 	// NoEvidence counts the shards of the manifest that no Job of the lineage still shows
 	// (state Missing: the root was deleted, by hand or by its TTL, and no retry ran them).
 	NoEvidence int `json:"noEvidence"`
+	// Unsettled counts the shards that a Job still running (no Complete or Failed condition)
+	// runs: their result is not settled until it finishes, so they are not counted in Summary
+	// and the report is not complete (a retry re-running shards the root succeeded included).
+	Unsettled int `json:"unsettled"`
 	// ManifestFrom says where the number of shards comes from: the root Job's completions,
 	// or, when the root is gone, the manifest copy in a retry's shard ConfigMap; "" when it
 	// could not be read (the report is then never complete).
@@ -97,6 +101,8 @@ type ShardStatus struct {
 	// code (the FailIndex rule create writes).
 	InvalidInput bool   `json:"invalidInput"`
 	Detail       string `json:"detail,omitempty"`
+	// Unsettled is true when a Job that runs the shard has not finished (Report.Unsettled).
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // Run is one Job's run of a shard.
@@ -198,7 +204,12 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 
 	shardAt := map[int]*ShardStatus{}
 	var order []int
+	var running []string // the Jobs not finished that run shards
 	for _, e := range all {
+		unfinished := !Finished(e.Job)
+		if unfinished && len(e.Report.Indexes) > 0 {
+			running = append(running, e.Job.Name)
+		}
 		js := JobSummary{Name: e.Job.Name, UID: string(e.Job.UID), Phase: string(e.Report.Phase), Completions: int(e.Report.Completions)}
 		if e.l != nil {
 			js.Attempt, js.Parent, js.OriginalIndexes = e.l.Attempt, e.l.ParentJob, e.l.Original.String()
@@ -227,6 +238,7 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
 				ix.LastExitCode != nil && (code == nil || *ix.LastExitCode == *code)
 			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State, LastExitCode: ix.LastExitCode, InvalidInput: invalid})
+			s.Unsettled = s.Unsettled || unfinished
 			if s.State == indexstatus.StateSucceeded {
 				continue // the first success stands
 			}
@@ -263,10 +275,14 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 	for _, i := range order {
 		s := shardAt[i]
 		r.ShardStatuses = append(r.ShardStatuses, *s)
-		addState(&r.Summary, s.State)
 		if s.State != indexstatus.StateSucceeded {
 			missing.Add(i)
 		}
+		if s.Unsettled {
+			r.Unsettled++
+			continue
+		}
+		addState(&r.Summary, s.State)
 		if s.State == indexstatus.StateFailed {
 			failed = append(failed, s)
 		}
@@ -277,7 +293,7 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 	r.Shards = len(order)
 	r.Missing = missing.Set().String()
 	r.Complete = total >= 0 && r.Shards > 0 && r.Summary.Succeeded == r.Shards
-	r.Verdict = verdict(r, failed)
+	r.Verdict = verdict(r, failed, running)
 	r.Notes = notes
 	return r, nil
 }
@@ -317,7 +333,7 @@ func addState(s *indexstatus.Summary, st indexstatus.State) {
 // verdictShards is how many failed shards the verdict names.
 const verdictShards = 5
 
-func verdict(r *Report, failed []*ShardStatus) string {
+func verdict(r *Report, failed []*ShardStatus, running []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of %s succeeded", r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
 	for i, s := range failed {
@@ -341,7 +357,12 @@ func verdict(r *Report, failed []*ShardStatus) string {
 		}
 		fmt.Fprintf(&b, "; %d %s without a result (%s): the root Job that ran %s is gone", r.NoEvidence, plural(r.NoEvidence, "shard", "shards"), strings.Join(names, ", "), plural(r.NoEvidence, "it", "them"))
 	}
-	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed - r.NoEvidence; n > 0 {
+	if r.Unsettled > 0 {
+		fmt.Fprintf(&b, "; %d %s by %s still running (%s): not settled until %s",
+			r.Unsettled, plural(r.Unsettled, "shard is run", "shards are run"), plural(len(running), "a Job", "Jobs"),
+			strings.Join(running, ", "), plural(len(running), "it finishes", "they finish"))
+	}
+	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed - r.NoEvidence - r.Unsettled; n > 0 {
 		fmt.Fprintf(&b, "; %d not finished", n)
 	}
 	return b.String()

@@ -260,3 +260,74 @@ func TestVerdictSaysPerJobWhatHappened(t *testing.T) {
 		t.Errorf("runs: %+v", runs)
 	}
 }
+
+// runningRetry is a retry of root that runs root indexes orig and has not finished (no Complete
+// or Failed condition): its indexes in completed already succeeded, the others run.
+func runningRetry(root *batchv1.Job, orig indexes.Set, completed string) *batchv1.Job {
+	r := root.DeepCopy()
+	r.Name, r.UID = root.Name+"-r1", types.UID("uid-r1")
+	l := &Lineage{RootJob: root.Name, RootJobUID: string(root.UID), ParentJob: root.Name, ParentJobUID: string(root.UID), Attempt: 1, Original: orig}
+	for k, v := range l.Annotations() {
+		r.Annotations[k] = v
+	}
+	n := int32(orig.Len())
+	r.Spec.Completions = &n
+	done, _ := indexes.ParseLenient(completed, int(n))
+	r.Status = batchv1.JobStatus{CompletedIndexes: completed, Succeeded: int32(done.Len()), Active: n - int32(done.Len()), StartTime: root.Status.StartTime}
+	return r
+}
+
+// Issue 36 item 5: while a retry still runs, a lineage verdict must not call the run complete.
+// A shard is settled only when every Job that runs it has finished: a retry whose pods all
+// succeeded but that has no Complete condition yet, and a retry re-running shards the root
+// succeeded (reconcile's retry of receipts), both leave the run unsettled; the same retry
+// once Complete settles it.
+func TestAShardIsSettledOnlyWhenItsJobsFinished(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	for _, c := range []struct {
+		name                string
+		orig                indexes.Set
+		completed           string
+		succeeded, unsettle int
+		verdict             string
+	}{
+		// Root shards 2 and 4 failed; the retry's two indexes succeeded, the Job not Complete.
+		{"retry of failed shards", indexes.Of(2, 4), "0-1", 4, 2,
+			"4 of 6 shards succeeded; 2 shards are run by a Job still running (seed-r1): not settled until it finishes"},
+		// The retry re-runs shards 0 and 1, which the root succeeded, and shard 2.
+		{"retry re-running succeeded shards", indexes.Of(0, 1, 2), "", 2, 3,
+			"2 of 6 shards succeeded; shard s-4 failed (exit code 1) in seed; 3 shards are run by a Job still running (seed-r1): not settled until it finishes"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r1 := runningRetry(root, c.orig, c.completed)
+			var r1IDs []string
+			for i := range c.orig.All() {
+				r1IDs = append(r1IDs, ids[i])
+			}
+			rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, nil, r1IDs)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Complete || rep.Unsettled != c.unsettle || rep.Summary.Succeeded != c.succeeded || rep.Verdict != c.verdict {
+				t.Fatalf("complete=%v unsettled=%d succeeded=%d\nverdict %q\nwant    %q", rep.Complete, rep.Unsettled, rep.Summary.Succeeded, rep.Verdict, c.verdict)
+			}
+			for i := range c.orig.All() {
+				if !rep.ShardStatuses[i].Unsettled {
+					t.Errorf("shard %d is not marked unsettled: %+v", i, rep.ShardStatuses[i])
+				}
+			}
+		})
+	}
+	// The first case once the retry is Complete: settled, every shard succeeded.
+	r1 := runningRetry(root, indexes.Of(2, 4), "0-1")
+	r1.Status.Active, r1.Status.Succeeded = 0, 2
+	r1.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue}, {Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, nil, []string{"s-2", "s-4"})}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Complete || rep.Unsettled != 0 || rep.Verdict != "6 of 6 shards succeeded" {
+		t.Fatalf("complete=%v unsettled=%d verdict %q", rep.Complete, rep.Unsettled, rep.Verdict)
+	}
+}

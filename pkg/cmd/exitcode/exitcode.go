@@ -32,6 +32,11 @@ const (
 	// Cluster: the API server could not be reached, or refused the request (not found,
 	// forbidden, conflict, already exists, invalid).
 	Cluster = 4
+	// Timeout: status --wait (or --watch) --timeout gave up before the Job (or the lineage)
+	// finished. Its own code, not Running's 3 (the Job was looked at once, nothing waited) nor
+	// 1 (what kubectl wait returns on a timeout, here a Job that failed): a pipeline can tell
+	// "the budget ran out, the Job may still finish" from every verdict about the Job.
+	Timeout = 5
 )
 
 // Error carries an exit code with an error. A nil Err with a non-zero Code exits quietly:

@@ -27,8 +27,8 @@ var (
 
 // The numbers are part of the documented interface (README, docs/exit-codes.md, root help): they must never move.
 func TestCodesAreTheDocumentedNumbers(t *testing.T) {
-	for name, got := range map[string]int{"OK": OK, "Findings": Findings, "Usage": Usage, "Running": Running, "Cluster": Cluster} {
-		want := map[string]int{"OK": 0, "Findings": 1, "Usage": 2, "Running": 3, "Cluster": 4}[name]
+	for name, got := range map[string]int{"OK": OK, "Findings": Findings, "Usage": Usage, "Running": Running, "Cluster": Cluster, "Timeout": Timeout} {
+		want := map[string]int{"OK": 0, "Findings": 1, "Usage": 2, "Running": 3, "Cluster": 4, "Timeout": 5}[name]
 		if got != want {
 			t.Errorf("%s = %d, documented as %d", name, got, want)
 		}

@@ -97,6 +97,9 @@ func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
 // runLineage prints the shard-level report of the root Job of o.JobName (or of -f's Jobs) and
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {
+	if o.Watch && !o.offline() {
+		return o.watchLineage(ctx)
+	}
 	var src gather.Source
 	var ns, rootName string
 	var jobs []*batchv1.Job
@@ -120,13 +123,19 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if err := o.printLineage(o.Out, r); err != nil {
 		return err
 	}
+	return o.lineageExit(r)
+}
+
+// lineageExit is --exit-code of a lineage report: 0 complete, 3 while a Job of it runs or a
+// shard is unsettled, 1 otherwise.
+func (o *Options) lineageExit(r *lineage.Report) error {
 	if !o.ExitCode {
 		return nil
 	}
 	switch {
 	case r.Complete:
 		return nil
-	case r.Summary.Running+r.Summary.Pending+r.Summary.Retrying+r.Summary.Terminating > 0:
+	case r.Unsettled+r.Summary.Running+r.Summary.Pending+r.Summary.Retrying+r.Summary.Terminating > 0:
 		return exitcode.Silent(exitcode.Running)
 	}
 	return exitcode.Silent(exitcode.Findings)

@@ -63,16 +63,21 @@ var (
 
 		The text view folds runs of indexes in the same state into ranges and details the
 		indexes that need attention; -o wide details every index; -o json|yaml print the
-		IndexedJobStatus report (fields documented in docs/status.md). --watch redraws on every
-		change of the Job or its pods (watches, no re-listing) until the Job is Complete or
-		Failed. --wait blocks until then without redrawing, prints the final report once and
-		exits as with --exit-code: the step of a pipeline (Argo, Tekton, Polyaxon, CI).
+		IndexedJobStatus report (fields documented in docs/status.md). --watch follows the Job
+		and its pods (watches, no re-listing) until the Job is Complete or Failed: on a terminal
+		it redraws in place, with the elapsed time and an ETA; into a pipe or a file it prints a
+		line per change of the Job's state, then the full report once. --wait blocks until then,
+		prints the final report once and exits as with --exit-code: the step of a pipeline
+		(Argo, Tekton, Polyaxon, CI); on standard error it prints its progress (at most a line
+		per 10 s) and warns at once of a suspended Job or one waiting for Kueue. --timeout bounds
+		both (kubectl wait's grammar). With --lineage they wait for every Job of the lineage.
 
 		Exit codes: 0 success; with --exit-code, 0 only when every index succeeded, 1 when the
 		Job finished or is failing without that (a Job completed through its success policy
 		with indexes missing included), 3 while it is still running or suspended; 2 usage error
 		or unreadable input (also a Job that is not Indexed); 4 the API server could not be
-		reached or refused the request (the Job not found, permission denied).`)
+		reached or refused the request (the Job not found, permission denied); 5 --timeout
+		passed first; 130/143 --wait or --watch --exit-code stopped by SIGINT/SIGTERM.`)
 
 	example = templates.Examples(`
 		# Explain a Job in the current namespace
@@ -85,8 +90,14 @@ var (
 		kubectl indexed status evaluation --watch --exit-code
 
 		# A pipeline step: wait for the Job to finish, print the report once, exit 0 only when
-		# every index succeeded (1 failed or finished with indexes missing)
-		kubectl indexed status evaluation --wait
+		# every index succeeded (1 failed or finished with indexes missing, 5 after 2 hours)
+		kubectl indexed status evaluation --wait --timeout 2h
+
+		# Gate on a run and its retries: wait until the root and every retry Job finished
+		kubectl indexed status evaluation --lineage --wait
+
+		# Into a log: a line per change of the Job, the full report at the end
+		kubectl indexed status evaluation --watch > watch.log
 
 		# Only the failed indexes, every one of them listed (repeatable, or a comma list)
 		kubectl indexed status evaluation --state failed
@@ -144,6 +155,11 @@ type Options struct {
 	ExitCode   bool
 	// Wait is --wait: --watch without the frames and with --exit-code (watch.go).
 	Wait bool
+	// Timeout is --timeout (kubectl wait's grammar): how long --wait or --watch waits before
+	// giving up with exit code 5; 0 looks once, negative is a week. timeoutSet: it was given
+	// (without it, the wait has no limit).
+	Timeout    time.Duration
+	timeoutSet bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
 	// AllPods reads every pod live, the succeeded ones too (readPods).
@@ -200,7 +216,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--exit-code] [--lineage]",
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--timeout DURATION] [--exit-code] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -210,6 +226,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
 				o.namespaceFlag = true
 			}
+			o.timeoutSet = cmd.Flags().Changed("timeout")
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
 			}
@@ -228,13 +245,14 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	o.PrintFlags.AddFlags(cmd)
-	fl.BoolVarP(&o.Watch, "watch", "w", false, "Redraw on every change of the Job or its pods until the Job is Complete or Failed (live only).")
+	fl.BoolVarP(&o.Watch, "watch", "w", false, "Follow the Job until it is Complete or Failed (live only): on a terminal, redraw in place with the elapsed time and an ETA; otherwise a line per change of the Job's state, then the full report. With --lineage: every Job of the lineage.")
 	fl.BoolVar(&o.Lineage, "lineage", false, "One row per original shard across the Job's root and every retry (kubectl indexed retry): which Job's result stands, the Jobs it went through, and how many shards succeeded in all. Offline, -f holds the Jobs (and optionally pods and shard ConfigMaps).")
 	fl.StringVar(&o.nowFlag, "now", "", "Offline: the time the objects were saved (RFC 3339, e.g. 2026-03-01T12:00:00Z), for ages and backoff. Default: the newest time written in them.")
 	fl.StringSliceVar(&o.States, "state", nil, "Keep only the rows of these index states in the tables, listing every index of each (repeatable, or a comma list): succeeded, failed, running, pending, retrying, terminating, unfinished. -o json|yaml keep only those indexes[].")
 	_ = cmd.RegisterFlagCompletionFunc("state", cobra.FixedCompletions(stateNames(), cobra.ShellCompDirectiveNoFileComp))
 	fl.BoolVar(&o.AllPods, "all-pods", false, "Live: read every pod, the succeeded ones too, for their names, exits and receipts. By default only the pods that did not succeed are read, and the Job's status says which indexes succeeded (every pod is read when it cannot say).")
-	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed, print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step).")
+	fl.BoolVar(&o.Wait, "wait", false, "Block until the Job is Complete or Failed (with --lineage: every Job of the lineage), print the report once, and exit as --exit-code: 0 every index succeeded, 1 failed or finished with indexes missing (live only; for a pipeline step). Progress and a suspended Job's warning go to standard error.")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "With --wait or --watch: the length of time to wait before giving up (exit 5, the last report printed), e.g. 30s, 5m, 2h. Zero means check once and don't wait, negative means wait for a week. Default: no limit.")
 	fl.BoolVar(&o.ExitCode, "exit-code", false, "Exit 0 only when every index succeeded, 1 when the Job finished or is failing without that, 3 while it runs.")
 	fl.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "Pods per page of the pod LIST (0: one unpaginated LIST). By default the first page holds up to 10,000 pods, the API server serving it from its watch cache, and later pages 500.")
 	for _, name := range []string{"filename", "pods-file", "shards-file"} {
@@ -307,10 +325,15 @@ func (o *Options) Validate() error {
 		if o.offline() {
 			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
 		}
-		if o.Lineage {
-			return exitcode.UsageError("--lineage cannot be used with --wait")
-		}
 		o.Watch, o.ExitCode = true, true
+	}
+	if o.timeoutSet {
+		if !o.Watch {
+			return exitcode.UsageError("--timeout needs --wait or --watch: it bounds how long they wait")
+		}
+		if o.Timeout < 0 {
+			o.Timeout = WeekTimeout // as kubectl wait
+		}
 	}
 	if o.offline() {
 		if o.JobName != "" {
@@ -349,9 +372,6 @@ func (o *Options) Validate() error {
 	}
 	if err := o.validateStates(); err != nil {
 		return err
-	}
-	if o.Lineage && o.Watch {
-		return exitcode.UsageError("--lineage cannot be used with --watch")
 	}
 	return nil
 }

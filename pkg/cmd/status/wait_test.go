@@ -75,8 +75,10 @@ func TestWaitPrintsTheFinalReportOnce(t *testing.T) {
 func TestWaitNeedsALiveJob(t *testing.T) {
 	j, pods := running()
 	jobFile, _ := writeObjects(t, j, pods)
-	for _, args := range [][]string{{"-f", jobFile, "--wait"}, {"run", "--wait", "--lineage"}} {
-		if r := run(t, nil, "", args...); r.code != exitcode.Usage || !strings.Contains(r.errOut, "--wait") {
+	// --lineage --wait is a live wait too (issue 36 item 5: it was refused); --timeout bounds a
+	// wait, so it needs one.
+	for _, args := range [][]string{{"-f", jobFile, "--wait"}, {"-f", jobFile, "--wait", "--lineage"}, {"run", "--timeout", "5s"}} {
+		if r := run(t, clientFor(j, pods), "", args...); r.code != exitcode.Usage || !strings.Contains(r.errOut, "--wait") {
 			t.Errorf("%v: exit %d, want 2 naming --wait: %s", args, r.code, r.errOut)
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
@@ -45,6 +46,13 @@ type watcher struct {
 	tty   bool
 	last  []byte
 
+	// start is when the watch began (elapsed times, --timeout); lines counts the change lines
+	// printed off a terminal and state is the last one's (changeLine); progress is --wait's.
+	start    time.Time
+	lines    int
+	state    *jobState
+	progress *waitProgress
+
 	// shownRunsAgain are the indexes the last frame shown said run again; holdUntil, when
 	// set, is the end of the grace of a frame held back (see hold), and wake fires then.
 	shownRunsAgain indexes.Set
@@ -54,18 +62,36 @@ type watcher struct {
 }
 
 func (o *Options) watch(ctx context.Context) error {
+	start := o.Clock.Now()
+	var deadline <-chan time.Time
+	if o.timeoutSet && o.Timeout > 0 {
+		t := o.Clock.NewTimer(o.Timeout)
+		defer t.Stop()
+		deadline = t.C()
+	}
 	st, err := o.load(ctx)
 	if err != nil {
+		if o.ExitCode && ctx.Err() != nil {
+			return stoppedWaiting(ctx, fmt.Sprintf("job %q", o.JobName), "not read yet")
+		}
 		return err
 	}
 	// --wait draws no frame on a terminal either: the report is printed once, at the end.
-	w := &watcher{o: o, st: st, jobRV: st.job.ResourceVersion, podRV: st.podsRV, tty: isTerminal(o.Out) && !o.Wait}
+	w := &watcher{o: o, st: st, jobRV: st.job.ResourceVersion, podRV: st.podsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
+	if o.Wait {
+		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
+	}
 	r, err := w.draw(true)
 	if err != nil || r.Phase.Terminal() {
 		if err != nil {
 			return err
 		}
 		return o.exitError(r)
+	}
+	w.report(r)
+	if o.timeoutSet && o.Timeout == 0 {
+		// As kubectl wait --timeout 0: look once, do not wait.
+		return w.timedOut(r)
 	}
 	defer w.stop()
 	if err := w.startJobWatch(ctx); err != nil {
@@ -74,31 +100,40 @@ func (o *Options) watch(ctx context.Context) error {
 	if err := w.startPodWatch(ctx); err != nil {
 		return err
 	}
-	// Time moves on its own (backoff countdowns, ages): a terminal is redrawn every second,
-	// other outputs only on changes of the Job or its pods.
-	var tick <-chan time.Time
+	// Time moves on its own (backoff countdowns, ages, the elapsed time): a terminal is
+	// redrawn every second, other outputs only on changes of the Job or its pods; --wait's
+	// progress is looked at every progressEvery.
+	var tick, progressTick <-chan time.Time
 	if w.tty {
 		t := o.Clock.NewTicker(time.Second)
 		defer t.Stop()
 		tick = t.C()
 	}
+	if w.progress != nil {
+		t := o.Clock.NewTicker(progressEvery)
+		defer t.Stop()
+		progressTick = t.C()
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return w.end(r)
+			return w.end(ctx, r)
+		case <-deadline:
+			return w.timedOut(r)
 		case ev, ok := <-w.jobW.ResultChan():
 			err = w.onJob(ctx, ev, ok)
 		case ev, ok := <-w.podW.ResultChan():
 			err = w.onPod(ctx, ev, ok)
 		case <-tick:
+		case <-progressTick:
 		case <-w.wake:
 			w.wake = nil
 		}
 		if err == nil {
 			err = w.drain(ctx)
 		}
-		if errors.Is(err, errStopped) {
-			return w.end(r)
+		if errors.Is(err, errStopped) || (err != nil && ctx.Err() != nil) {
+			return w.end(ctx, r)
 		}
 		if err != nil {
 			return err
@@ -109,11 +144,15 @@ func (o *Options) watch(ctx context.Context) error {
 			// way when the Job's final condition arrives. The final report reads the pods again.
 			acc, _, err := o.readPods(ctx, o.live(), w.st.job)
 			if err != nil {
+				if ctx.Err() != nil {
+					return w.end(ctx, r)
+				}
 				return err
 			}
 			w.st.acc = acc
 			next = w.st.report(o)
 		}
+		w.report(next)
 		if !next.Phase.Terminal() && w.hold(next) {
 			continue
 		}
@@ -124,6 +163,46 @@ func (o *Options) watch(ctx context.Context) error {
 			return o.exitError(r)
 		}
 	}
+}
+
+// report gives --wait's progress the report r: a warning when the Job is suspended, and a
+// progress line when the rate allows.
+func (w *watcher) report(r *indexstatus.IndexedJobStatus) {
+	if w.progress == nil || r.Phase.Terminal() {
+		return
+	}
+	w.progress.suspended(w.o.JobName, r)
+	s := stateOf(w.st.job, r)
+	w.progress.update(w.o.Clock.Now(), s.key(), s.counts())
+}
+
+// what names the Job in messages.
+func (w *watcher) what() string { return fmt.Sprintf("job %q", w.o.JobName) }
+
+// timedOut ends a watch at --timeout: the last report (off a terminal; on one it is drawn),
+// then exit Timeout.
+func (w *watcher) timedOut(r *indexstatus.IndexedJobStatus) error {
+	if err := w.final(r); err != nil {
+		return err
+	}
+	return timedOut(w.o.Timeout, w.what(), stateOf(w.st.job, r).counts())
+}
+
+// final prints the full report r at the end of a watch that did not see the Job finish:
+// --wait's only report, --watch's after its change lines (on a terminal, r is drawn already).
+func (w *watcher) final(r *indexstatus.IndexedJobStatus) error {
+	if w.tty || r.Phase.Terminal() {
+		return nil
+	}
+	var out bytes.Buffer
+	if w.lines > 0 {
+		out.WriteString("\n")
+	}
+	if err := w.o.print(&out, r); err != nil {
+		return err
+	}
+	_, err := w.o.Out.Write(out.Bytes())
+	return err
 }
 
 // runsAgainGrace is how long a frame that newly says indexes run again (finished pods no longer
@@ -196,25 +275,35 @@ func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
 	return w.show(w.st.report(w.o), force)
 }
 
-// end is the exit of a watch that stops before the Job finished (the context is done, the Job
-// was deleted or recreated): --wait prints the last report it held back.
-func (w *watcher) end(r *indexstatus.IndexedJobStatus) error {
-	if w.o.Wait && !r.Phase.Terminal() {
-		if err := w.o.print(w.o.Out, r); err != nil {
-			return err
-		}
+// end is the exit of a watch that stops before the Job finished (the context is done: SIGINT
+// or SIGTERM): the last report, off a terminal; then, for --wait and --watch --exit-code, exit
+// 130 or 143 with a line that says so (a plain --watch the user stops exits 0).
+func (w *watcher) end(ctx context.Context, r *indexstatus.IndexedJobStatus) error {
+	if err := w.final(r); err != nil {
+		return err
+	}
+	if w.o.ExitCode && !r.Phase.Terminal() {
+		return stoppedWaiting(ctx, w.what(), stateOf(w.st.job, r).counts())
 	}
 	return w.o.exitError(r)
 }
 
-// show writes the report r when it changed (always when force); with --wait only the report
-// of a finished Job.
+// show writes the report r when it changed (always when force): on a terminal a frame that
+// replaces the last; off one, for a Job not finished, a line saying what changed, and the full
+// report once the Job finished; with --wait only the report of a finished Job.
 func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatus.IndexedJobStatus, error) {
 	w.shownRunsAgain = runsAgain(r)
 	if w.o.Wait && !r.Phase.Terminal() {
 		return r, nil
 	}
+	if !w.tty && !r.Phase.Terminal() {
+		return r, w.changeLine(r)
+	}
 	var buf bytes.Buffer
+	now := w.o.Clock.Now()
+	if w.tty {
+		buf.WriteString(frameHeader(r, now.Sub(w.start), now))
+	}
 	if err := w.o.print(&buf, r); err != nil {
 		return nil, err
 	}
@@ -226,12 +315,41 @@ func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatu
 	switch {
 	case w.tty:
 		out.WriteString(clearScreen)
-	case !force && !w.o.Wait:
+	case w.lines > 0:
 		out.WriteString("\n")
 	}
 	out.Write(buf.Bytes())
 	_, err := w.o.Out.Write(out.Bytes())
 	return r, err
+}
+
+// changeLine prints, off a terminal, one line when the Job's state changed since the last.
+func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
+	s := stateOf(w.st.job, r)
+	if w.state != nil && w.state.key() == s.key() {
+		return nil
+	}
+	line := changeLine(w.state, s, w.o.Clock.Now().Sub(w.start))
+	if w.state == nil {
+		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.Namespace, w.o.JobName)
+	}
+	w.state = &s
+	out := w.o.Out
+	if structured(w.o) {
+		// -o json, yaml, name or a template: standard output holds the report alone, for a
+		// parser; the lines go to standard error.
+		out = w.o.ErrOut
+	} else {
+		w.lines++
+	}
+	_, err := fmt.Fprintln(out, line)
+	return err
+}
+
+// structured says whether -o asks for something a program parses (not the text views).
+func structured(o *Options) bool {
+	f := o.PrintFlags.Format()
+	return f != output.FormatText && f != output.FormatWide
 }
 
 func (w *watcher) stop() {
@@ -401,7 +519,8 @@ func isExpired(obj any) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
-func isTerminal(w io.Writer) bool {
+// isTerminal says whether w is a terminal (a variable: tests draw frames without one).
+var isTerminal = func(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

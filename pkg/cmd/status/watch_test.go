@@ -390,7 +390,7 @@ func runWith(t *testing.T, client *fake.Clientset, clk *testingclock.FakeClock, 
 
 // runsAgainText is the claim that index 2 runs again (index 1 already does in running():
 // its failed pod carries no finalizer).
-const runsAgainText = "Indexes 1,2 have finished pods without their tracking finalizer"
+const runsAgainText = "indexes 1,2 run again (finished pods not counted by the Job)"
 
 // finishing is watched() with index 2's running pod tracked (the controller's finalizer on
 // it), and that pod as it is once the controller has counted it: Succeeded, finalizer removed.

@@ -1,0 +1,194 @@
+package status
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+)
+
+// lineagePoll is how often --lineage --wait and --lineage --watch read the Jobs of the lineage
+// (one GET of the root and one LIST of its retries by label): a retry is a new Job, which a
+// watch of one Job would not see. The pods are read, for the full report, only when the Jobs
+// changed on a terminal and once at the end.
+const lineagePoll = 2 * time.Second
+
+// watchLineage follows the lineage of o.JobName until every Job of it (the root and each retry)
+// has finished, then prints the lineage report once and exits by its verdict (--exit-code,
+// --wait). Meanwhile: on a terminal the report is redrawn when a Job changed; off one, --watch
+// prints a line per change of the Jobs; --wait prints its progress on standard error.
+func (o *Options) watchLineage(ctx context.Context) error {
+	start := o.Clock.Now()
+	var deadline <-chan time.Time
+	if o.timeoutSet && o.Timeout > 0 {
+		t := o.Clock.NewTimer(o.Timeout)
+		defer t.Stop()
+		deadline = t.C()
+	}
+	what := fmt.Sprintf("the lineage of job %q", o.JobName)
+	tty := isTerminal(o.Out) && !o.Wait
+	var progress *waitProgress
+	if o.Wait {
+		progress = &waitProgress{w: o.ErrOut, what: what, start: start, timeout: o.Timeout}
+	}
+	src := o.live()
+	lastKey, lines := "", 0
+	for first := true; ; first = false {
+		rootName, jobs, err := o.liveLineage(ctx, src)
+		if err != nil {
+			if o.ExitCode && ctx.Err() != nil {
+				return stoppedWaiting(ctx, what, "its Jobs not read")
+			}
+			return err
+		}
+		state, finished := lineageState(jobs)
+		if finished {
+			return o.endLineage(ctx, rootName, jobs, lines > 0 && !tty)
+		}
+		now := o.Clock.Now()
+		key := strings.Join(state, "; ")
+		if key != lastKey {
+			switch {
+			case tty:
+				r, err := o.lineageReport(ctx, src, o.Namespace, rootName, jobs, nil)
+				if err != nil {
+					return err
+				}
+				var buf bytes.Buffer
+				buf.WriteString(clearScreen + fmt.Sprintf("Watching for %s.\n\n", fmtElapsed(now.Sub(start))))
+				if err := o.printLineage(&buf, r); err != nil {
+					return err
+				}
+				if _, err := o.Out.Write(buf.Bytes()); err != nil {
+					return err
+				}
+			case !o.Wait:
+				line := fmt.Sprintf("+%s %s", fmtElapsed(now.Sub(start)), key)
+				if first {
+					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.Namespace, rootName)
+				}
+				out := o.Out
+				if structured(o) {
+					out = o.ErrOut // standard output holds the report alone, for a parser
+				} else {
+					lines++
+				}
+				if _, err := fmt.Fprintln(out, line); err != nil {
+					return err
+				}
+			}
+			lastKey = key
+		}
+		if progress != nil {
+			warnSuspended(progress, jobs, o)
+			progress.update(now, key, key)
+		}
+		if first && o.timeoutSet && o.Timeout == 0 {
+			return o.lineageTimedOut(ctx, rootName, jobs, lines > 0 && !tty, key)
+		}
+		t := o.Clock.NewTimer(lineagePoll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			if o.ExitCode {
+				return stoppedWaiting(ctx, what, key)
+			}
+			return nil
+		case <-deadline:
+			t.Stop()
+			return o.lineageTimedOut(ctx, rootName, jobs, lines > 0 && !tty, key)
+		case <-t.C():
+		}
+	}
+}
+
+// endLineage prints the report of the finished lineage and exits by its verdict.
+func (o *Options) endLineage(ctx context.Context, rootName string, jobs []*batchv1.Job, sep bool) error {
+	r, err := o.lineageReport(ctx, o.live(), o.Namespace, rootName, jobs, nil)
+	if err != nil {
+		return err
+	}
+	if sep {
+		if _, err := fmt.Fprintln(o.Out); err != nil {
+			return err
+		}
+	}
+	if err := o.printLineage(o.Out, r); err != nil {
+		return err
+	}
+	return o.lineageExit(r)
+}
+
+// lineageTimedOut prints the lineage report as it stands and exits Timeout.
+func (o *Options) lineageTimedOut(ctx context.Context, rootName string, jobs []*batchv1.Job, sep bool, state string) error {
+	if err := o.endLineage(ctx, rootName, jobs, sep); err != nil && exitcode.Message(err) != "" {
+		return err
+	}
+	return timedOut(o.Timeout, fmt.Sprintf("the lineage of job %q", o.JobName), state)
+}
+
+// lineageState is one phrase per Job of the lineage, from its status alone ("eval-r1 Running
+// 1/2 succeeded, 1 active"), and whether every Job has finished.
+func lineageState(jobs []*batchv1.Job) ([]string, bool) {
+	finished := true
+	out := make([]string, 0, len(jobs))
+	for _, j := range jobs {
+		n := 0
+		if j.Spec.Completions != nil {
+			n = int(*j.Spec.Completions)
+		}
+		done, _ := indexes.ParseLenient(j.Status.CompletedIndexes, n)
+		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, jobPhaseWord(j), done.Len(), n)
+		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
+			phrase += ", failed indexes " + *j.Status.FailedIndexes
+		}
+		if !lineage.Finished(j) {
+			finished = false
+			phrase += fmt.Sprintf(", %d active", j.Status.Active)
+		}
+		out = append(out, phrase)
+	}
+	return out, finished
+}
+
+// jobPhaseWord is a Job's phase from its conditions and spec.suspend, as the report names it.
+func jobPhaseWord(j *batchv1.Job) string {
+	switch {
+	case jobpolicy.ConditionTrue(j, batchv1.JobComplete) != nil:
+		return "Complete"
+	case jobpolicy.ConditionTrue(j, batchv1.JobFailed) != nil:
+		return "Failed"
+	case jobpolicy.ConditionTrue(j, batchv1.JobFailureTarget) != nil:
+		return "Failing"
+	case jobpolicy.ConditionTrue(j, batchv1.JobSuccessCriteriaMet) != nil:
+		return "Completing"
+	case j.Spec.Suspend != nil && *j.Spec.Suspend:
+		return "Suspended"
+	}
+	return "Running"
+}
+
+// warnSuspended warns, once per suspension, of each Job of the lineage that is suspended, in
+// the words of its report made from the Job alone (why: Kueue's admission or spec.suspend).
+func warnSuspended(p *waitProgress, jobs []*batchv1.Job, o *Options) {
+	for _, j := range jobs {
+		if jobPhaseWord(j) != "Suspended" {
+			delete(p.warned, j.Name)
+			continue
+		}
+		acc, err := indexstatus.NewAccumulator(j)
+		if err != nil {
+			continue
+		}
+		p.suspended(j.Name, acc.Report(o.reportOptions(nil)))
+	}
+}
