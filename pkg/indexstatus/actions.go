@@ -205,11 +205,9 @@ func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running
 		return nil, settled, running
 	}
 	running = running.Difference(settled)
-	root := b.job.Name
-	if name := b.job.Annotations[shards.AnnotationRootJob]; name != "" {
-		root = name
-	}
-	cmd := fmt.Sprintf("kubectl indexed status %s%s --lineage", root, b.nsFlag())
+	// The Job's own name: status --lineage of a retry shows its run, with the root gone or a
+	// Job of the root's name that is another run.
+	cmd := fmt.Sprintf("kubectl indexed status %s%s --lineage", b.job.Name, b.nsFlag())
 	if len(parts) > 5 {
 		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
 	}

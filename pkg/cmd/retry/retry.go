@@ -596,7 +596,7 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {
 		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
-			busyMsg, o.Conn.Command("kubectl", "indexed", "status", l.RootJob, "--lineage", "-n", o.Namespace))
+			busyMsg, o.Conn.Command("kubectl", "indexed", "status", busy[0].name, "--lineage", "-n", o.Namespace))
 	}
 	l.Attempt = max(l.Attempt, best+1)
 	return nil
