@@ -196,9 +196,10 @@ func TestRetryPlainFaultHalfway(t *testing.T) {
 	if strings.Join(names, ",") != "seed,seed-r1-2,seed-r1-4" {
 		t.Errorf("jobs %v", names)
 	}
-	// Done: a third run is another retry of the same shards, refused while they run.
-	if r := run(t, c, "seed"); r.code != 2 || !strings.Contains(r.err.Error(), "one retry at a time") {
-		t.Errorf("third run: exit %d %v", r.code, r.err)
+	// Done: a third run finds the same retry made, creates nothing and says so (issue 35 item 6:
+	// it is not another retry of the same shards).
+	if r := run(t, c, "seed"); r.code != 0 || !strings.Contains(r.stdout, "job.batch/seed-r1-2 unchanged") || !strings.Contains(r.stderr, "already exist") {
+		t.Errorf("third run: exit %d %v\n%s%s", r.code, r.err, r.stdout, r.stderr)
 	}
 }
 
@@ -231,7 +232,8 @@ func TestRetryOneAtATime(t *testing.T) {
 	if r := run(t, c, "seed"); r.code != 0 {
 		t.Fatalf("first retry: exit %d %v", r.code, r.err)
 	}
-	r := run(t, c, "seed")
+	// Another retry of some of the same shards (the same retry run again is not another one).
+	r := run(t, c, "seed", "--indexes", "2,4,5")
 	if r.code != 2 || !strings.Contains(r.err.Error(), `one retry at a time per shard: job "seed-r1" (attempt 1) still runs root indexes 2,4`) ||
 		!strings.Contains(r.err.Error(), "--force") {
 		t.Fatalf("second retry: exit %d %v", r.code, r.err)
