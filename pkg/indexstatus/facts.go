@@ -166,6 +166,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		}
 	}
 	b.walkIndexes()
+	r.failedByPolicy, r.policyRules = b.failedByPolicy()
 	r.ExplanationEntry = b.explainEntry()
 	r.Explanation = r.ExplanationEntry.Text
 	r.WaitingFor = b.waitingFor()

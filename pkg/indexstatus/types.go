@@ -128,6 +128,9 @@ type IndexedJobStatus struct {
 	unread indexes.Set
 	// groups are the indexes that need attention by cause (group.go), for the text view.
 	groups []indexGroup
+	// failedByPolicy and policyRules are FailedByPolicy's answer (policyfailed.go).
+	failedByPolicy indexes.Set
+	policyRules    string
 }
 
 // JobRef names the Job.

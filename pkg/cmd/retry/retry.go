@@ -32,6 +32,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -42,7 +43,11 @@ import (
 var (
 	retryLong = templates.LongDesc(`
 		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
-		earlier retry): by default the indexes that failed.
+		earlier retry): by default the indexes that failed, except those the Job's own
+		podFailurePolicy failed for good (a FailIndex or FailJob rule, such as exit code 42
+		for invalid input: the same input fails the same way); name them with --indexes to
+		re-run them deliberately, once the input is fixed. Shards a later retry succeeded are
+		left out too, and the same retry run again creates nothing (its Job exists).
 
 		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
 		ConfigMap, named from its content's hash, holds just those shards under the paths of
@@ -97,7 +102,7 @@ var (
 )
 
 // Permissions is what retry needs, added to a permission error.
-const Permissions = "kubectl indexed retry needs get on jobs (batch) and configmaps, list on jobs, and create on configmaps and jobs in the namespace"
+const Permissions = "kubectl indexed retry needs get on jobs (batch) and configmaps, list on jobs and pods, and create on configmaps and jobs in the namespace"
 
 // Options of kubectl indexed retry.
 type Options struct {
@@ -437,6 +442,9 @@ func (o *Options) Run(ctx context.Context) error {
 		// A refusal (nothing to retry, still running) or a bad --indexes: exit 2 either way.
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
+	if err := o.leaveOutPolicyFailed(ctx, parent, sel); err != nil {
+		return err
+	}
 	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
 	if pl == nil {
 		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
@@ -607,6 +615,59 @@ func (o *Options) alreadyMade(run []*batchv1.Job, parent *batchv1.Job, sel *line
 		o.Conn.Command("kubectl", "indexed", "status", mine[0].Name, "--lineage", "-n", o.Namespace),
 		o.Conn.Command("kubectl", "indexed", "retry", mine[0].Name, "-n", o.Namespace))
 	return true, o.Unchanged(objs)
+}
+
+// leaveOutPolicyFailed respects the parent's own podFailurePolicy: a keyword selection (failed,
+// unfinished, missing) leaves out the indexes that a FailIndex or FailJob rule failed for good
+// (the user declared that failure final, such as exit code 42 for invalid input: the same
+// input fails the same way), saying so and how to include them deliberately (--indexes, after
+// fixing the input); the indexes that used up their retries stay. Which rule failed an index
+// is read from its pods, by the rule status uses (indexstatus.FailedByPolicy): one LIST of
+// the pods that did not succeed, live; the pods given, offline. Pods that cannot be read are a
+// warning, and nothing is left out.
+func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection) error {
+	switch strings.TrimSpace(o.Indexes) {
+	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
+	default:
+		return nil // a list named: run as asked
+	}
+	if parent.Spec.PodFailurePolicy == nil {
+		return nil
+	}
+	acc, err := indexstatus.NewAccumulator(parent)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	selector := ""
+	if o.Filename == "" {
+		acc.LeaveOutSucceeded()
+		selector = indexstatus.NotSucceededSelector
+	}
+	n := 0
+	if _, err := o.src.Pods(ctx, parent, selector, func(p *corev1.Pod) { n++; acc.Add(p) }); err != nil {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: the pods of job %q cannot be read (%v): the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out\n", parent.Name, err)
+		return nil
+	}
+	if n == 0 && o.Filename != "" {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: no pods of job %q given: the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out (give them with --pods-file)\n", parent.Name)
+		return nil
+	}
+	final, rules := acc.Report(indexstatus.Options{}).FailedByPolicy()
+	final = final.Intersect(sel.Indexes)
+	if final.IsEmpty() {
+		return nil
+	}
+	all, rest := sel.Indexes, sel.Indexes.Difference(final)
+	why := fmt.Sprintf("%s of job %q %s failed by its own podFailurePolicy, %s: the Job declares that failure final, and re-running the same input fails the same way",
+		final.Named(200), parent.Name, plural(final.Len(), "was", "were"), rules)
+	if rest.IsEmpty() {
+		return exitcode.Wrap(exitcode.Usage, &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: %s; nothing was created. After fixing the input, name %s to re-run %s deliberately: %s",
+			why, plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), o.Conn.Command("kubectl", "indexed", "retry", parent.Name, "-n", o.Namespace, "--indexes", all.String()))})
+	}
+	sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s, so %s left out. After fixing the input, name %s to re-run %s deliberately: --indexes %s",
+		why, plural(final.Len(), "it is", "they are"), plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), all.String()))
+	sel.Indexes = rest
+	return nil
 }
 
 // leaveOutSettled keeps a retry from re-running, without a word, the shards that a later retry
