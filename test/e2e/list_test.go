@@ -30,7 +30,7 @@ func TestList(t *testing.T) {
 	st := KubectlIndexed(t, "status", "seed", "-n", ns)
 	for _, w := range []string{
 		"\n      kubectl indexed logs seed -n " + ns + " --failed\n",
-		"Re-run the failed shards (2,4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
+		"Re-run the failed shards that used up their retries (4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
 		"Pods of the first index of each group (oldest attempt first):\n  2: seed-2-",
 	} {
 		if !strings.Contains(st.Stdout, w) {
