@@ -72,8 +72,9 @@ func (b *reportBuilder) finishedActions() []Entry {
 	}
 	// Nor are the indexes the Job's own podFailurePolicy failed for good (FailIndex, FailJob):
 	// re-running the same input fails the same way. retry leaves them out too unless named.
-	offered := remaining // what the retry command (without --indexes) re-runs
-	if final, rules := b.r.FailedByPolicy(); !final.Intersect(remaining).IsEmpty() && !(b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector && !created) {
+	offered := remaining                                                                      // what the retry command (without --indexes) re-runs
+	unretriable := !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector // retry refuses it
+	if final, rules := b.r.FailedByPolicy(); !final.Intersect(remaining).IsEmpty() && !unretriable {
 		final = final.Intersect(remaining)
 		offered = remaining.Difference(final)
 		cmd := fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), remaining)
