@@ -70,6 +70,23 @@ func (b *reportBuilder) finishedActions() []Entry {
 		}
 		unfinished = unfinished.Intersect(remaining)
 	}
+	// Nor are the indexes the Job's own podFailurePolicy failed for good (FailIndex, FailJob):
+	// re-running the same input fails the same way. retry leaves them out too unless named.
+	offered := remaining                                                                      // what the retry command (without --indexes) re-runs
+	unretriable := !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector // retry refuses it
+	if final, rules := b.r.FailedByPolicy(); !final.Intersect(remaining).IsEmpty() && !unretriable {
+		final = final.Intersect(remaining)
+		offered = remaining.Difference(final)
+		cmd := fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), remaining)
+		why := fmt.Sprintf("%s %s %s failed by the Job's own podFailurePolicy, %s: the Job declares that failure final, and a plain re-run of the same input fails the same way, so %s not offered",
+			plural(final.Len(), "Index", "Indexes"), final.Truncated(setWidth), plural(final.Len(), "was", "were"), rules, plural(final.Len(), "it is", "they are"))
+		out = append(out, Entry{Kind: EntryFailedByPolicy, Indexes: final.String(), Command: cmd,
+			Text: fmt.Sprintf("%s. After fixing %s input, re-run %s deliberately by naming the indexes: %s", why, plural(final.Len(), "its", "their"), plural(final.Len(), "it", "them"), cmd)})
+		if offered.IsEmpty() {
+			return out
+		}
+		unfinished = unfinished.Difference(final)
+	}
 	switch {
 	case !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector:
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining.String(),
@@ -83,11 +100,19 @@ func (b *reportBuilder) finishedActions() []Entry {
 		switch {
 		case !remaining.Equal(missing):
 			what = "the shards no retry settled or runs"
-			cmd += " --indexes " + remaining.String()
+			cmd += " --indexes " + offered.String()
 		case !unfinished.IsEmpty():
 			cmd += " --indexes missing"
 			what = "every shard without a success"
 		}
+		if !offered.Equal(remaining) {
+			// retry leaves the policy's failures out by itself (the same rule, from the pods).
+			what = strings.Replace(what, "shards", "shards that used up their retries", 1)
+			if what == "every shard without a success" {
+				what = "every shard without a success that the policy did not fail"
+			}
+		}
+		remaining = offered
 		as := "a new Job"
 		batch := remaining
 		if !created {
@@ -205,11 +230,9 @@ func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running
 		return nil, settled, running
 	}
 	running = running.Difference(settled)
-	root := b.job.Name
-	if name := b.job.Annotations[shards.AnnotationRootJob]; name != "" {
-		root = name
-	}
-	cmd := fmt.Sprintf("kubectl indexed status %s%s --lineage", root, b.nsFlag())
+	// The Job's own name: status --lineage of a retry shows its run, with the root gone or a
+	// Job of the root's name that is another run.
+	cmd := fmt.Sprintf("kubectl indexed status %s%s --lineage", b.job.Name, b.nsFlag())
 	if len(parts) > 5 {
 		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
 	}

@@ -33,8 +33,20 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	}
 	// seed was created with kubectl create, not kubectl indexed create: retry runs any
 	// Indexed Job (a Job per index, each seeing its original index).
-	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" || !strings.Contains(e.Text, "Jobs of their own") {
+	// Index 2 was failed by the Job's own FailIndex rule (exit 42, invalid input): not offered
+	// for a plain re-run (issue 35 item 9), only named deliberately with the others; index 4
+	// used up its backoffLimitPerIndex: offered, by the command without --indexes (retry leaves
+	// 2 out by the same rule).
+	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "4" || !strings.Contains(e.Text, "Jobs of their own") ||
+		!strings.Contains(e.Text, "used up their retries (4)") {
 		t.Errorf("seed RetryShards = %+v", e)
+	}
+	if e := entryOf(seed.r, EntryFailedByPolicy); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4" || e.Indexes != "2" ||
+		!strings.Contains(e.Text, "rule 0 (FailIndex: exit code 42 in container worker)") || !strings.Contains(e.Text, "After fixing its input") {
+		t.Errorf("seed FailedByPolicy = %+v", e)
+	}
+	if final, rules := seed.r.FailedByPolicy(); final.String() != "2" || rules != "rule 0 (FailIndex: exit code 42 in container worker)" {
+		t.Errorf("FailedByPolicy() = %s, %q", final, rules)
 	}
 	// With manualSelector its retries would select each other's pods: retry refuses it, so
 	// no command is offered.
@@ -57,7 +69,7 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4" || !strings.Contains(e.Text, "as a new Job") {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "4" || !strings.Contains(e.Text, "as a new Job") {
 		t.Errorf("RetryShards = %+v", e)
 	}
 
@@ -182,7 +194,11 @@ func TestRetriedIndexesAreNotOfferedAgain(t *testing.T) {
 	seed := loadFixture(t, "seed")
 	build := func(retries ...RetryJob) *IndexedJobStatus {
 		t.Helper()
-		r, err := Build(loadJob(t, "seed"), loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt), Retries: retries})
+		// Without its podFailurePolicy: index 2's exit 42 is then a failure like 4's, which a
+		// plain re-run is offered for (TestFinishedJobNextCommands has the rule).
+		job := loadJob(t, "seed")
+		job.Spec.PodFailurePolicy = nil
+		r, err := Build(job, loadPods(t, "seed"), Options{Clock: fixedClock(seed.r.ObservedAt), Retries: retries})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -169,6 +169,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	if flaky, words := b.flaky(); !flaky.IsEmpty() {
 		r.Flaky, r.flakyWords = flaky.String(), words
 	}
+	r.failedByPolicy, r.policyRules = b.failedByPolicy()
 	r.ExplanationEntry = b.explainEntry()
 	r.Explanation = r.ExplanationEntry.Text
 	r.WaitingFor = b.waitingFor()

@@ -134,6 +134,9 @@ type IndexedJobStatus struct {
 	// flakyWords names the flaky indexes by the exits of their failed attempts, for the
 	// text view (flaky.go).
 	flakyWords string
+	// failedByPolicy and policyRules are FailedByPolicy's answer (policyfailed.go).
+	failedByPolicy indexes.Set
+	policyRules    string
 }
 
 // JobRef names the Job.

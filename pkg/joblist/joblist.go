@@ -68,6 +68,10 @@ type Row struct {
 	// Error says why the Job could not be summarised (a malformed status or lineage); the row
 	// is still listed.
 	Error string `json:"error,omitempty"`
+
+	// run is the run the Job belongs to (lineage.RunOf): a retry nests only under a Job of
+	// the same run.
+	run lineage.RunID
 }
 
 // IsIndexed reports whether job is an Indexed Job.
@@ -95,7 +99,7 @@ func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexsta
 func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) Row {
 	r := Row{
 		Name: j.Name, Namespace: j.Namespace, Total: *j.Spec.Completions, Created: j.CreationTimestamp.UTC(),
-		Parallelism: 1, BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex,
+		Parallelism: 1, BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex, run: lineage.RunOf(j),
 	}
 	if j.Spec.Parallelism != nil {
 		r.Parallelism = *j.Spec.Parallelism
@@ -135,7 +139,9 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 }
 
 // tree orders rows by namespace and name, each retry placed after the Job it retries (its
-// parent, when listed; else its root; else where its name sorts), deeper by one per retry.
+// parent, when listed; else its root; else where its name sorts), deeper by one per retry. A
+// Job of the parent's or root's name nests the retry only when it is of the same run
+// (lineage.RunOf): one made again under the root's name after the root was deleted is not.
 func tree(rows []Row) []Row {
 	sort.SliceStable(rows, func(a, b int) bool {
 		if rows[a].Namespace != rows[b].Namespace {
@@ -144,18 +150,22 @@ func tree(rows []Row) []Row {
 		return rows[a].Name < rows[b].Name
 	})
 	type key struct{ ns, name string }
-	present := map[key]bool{}
+	present := map[key]lineage.RunID{}
 	for _, r := range rows {
-		present[key{r.Namespace, r.Name}] = true
+		present[key{r.Namespace, r.Name}] = r.run
+	}
+	sameRun := func(r Row, name string) bool {
+		run, ok := present[key{r.Namespace, name}]
+		return ok && run == r.run
 	}
 	children := map[key][]int{}
 	var tops []int
 	for i, r := range rows {
 		parent := ""
 		switch {
-		case r.Parent != "" && r.Parent != r.Name && present[key{r.Namespace, r.Parent}]:
+		case r.Parent != "" && r.Parent != r.Name && sameRun(r, r.Parent):
 			parent = r.Parent
-		case r.Root != "" && r.Root != r.Name && present[key{r.Namespace, r.Root}]:
+		case r.Root != "" && r.Root != r.Name && sameRun(r, r.Root):
 			parent = r.Root
 		}
 		if parent == "" {

@@ -145,17 +145,29 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 // BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
 // ignored) into one report per original shard.
 func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
-	return BuildReportOf(namespace, rootName, members, nil, notes)
+	return BuildReportOf(namespace, RunID{Root: rootName}, members, nil, notes)
 }
 
-// BuildReportOf is BuildReport that counts every shard of the manifest: the root's
-// completions, or when the root is gone, manifest's (nil: not known). A shard that no Job
-// shows is Missing; without the root and without a manifest the shard count is unknown and
-// the report is never complete.
-func BuildReportOf(namespace, rootName string, members []Member, manifest *Manifest, notes []string) (*Report, error) {
+// BuildReportOf is BuildReport of one run (its root's name, and UID when known: "" takes the
+// root Job of that name among the members) that counts every shard of the manifest: the
+// root's completions, or when the root is gone, manifest's (nil: not known). A shard that no
+// Job shows is Missing; without the root and without a manifest the shard count is unknown
+// and the report is never complete. A Job of the root's name with another UID (the root
+// deleted and a Job of its name made again) is not this run's root, and the retries of another
+// run are not this run's (InRun): both are left out with a note.
+func BuildReportOf(namespace string, run RunID, members []Member, manifest *Manifest, notes []string) (*Report, error) {
 	type entry struct {
 		Member
 		l *Lineage
+	}
+	rootName := run.Root
+	if run.RootUID == "" {
+		for _, m := range members {
+			if !IsRetry(m.Job) && m.Job.Name == rootName {
+				run.RootUID = string(m.Job.UID)
+				break
+			}
+		}
 	}
 	var root *entry
 	var retries []entry
@@ -172,25 +184,18 @@ func BuildReportOf(namespace, rootName string, members []Member, manifest *Manif
 			continue
 		}
 		switch {
-		case !isRetry && m.Job.Name == rootName:
+		case !isRetry && m.Job.Name == rootName && InRun(m.Job, run):
 			root = &entry{Member: m}
-		case isRetry && l.RootJob == rootName:
+		case !isRetry && m.Job.Name == rootName:
+			notes = append(notes, fmt.Sprintf("Job %q (uid %s) is not the root of this run: the root, uid %s, was deleted and a Job of its name made again; that Job and its retries are another run, left out.", rootName, m.Job.UID, run.RootUID))
+		case isRetry && l.RootJob == rootName && (run.RootUID == "" || l.RootJobUID == run.RootUID):
 			retries = append(retries, entry{Member: m, l: l})
+		case isRetry && l.RootJob == rootName:
+			notes = append(notes, fmt.Sprintf("Job %q retries an earlier Job named %q (uid %s), not this one (uid %s): left out.", m.Job.Name, rootName, l.RootJobUID, run.RootUID))
 		}
 	}
-	r := &Report{APIVersion: APIVersion, Kind: Kind, Root: indexstatus.JobRef{Name: rootName, Namespace: namespace}}
-	if root != nil {
-		r.Root.UID = string(root.Job.UID)
-		kept := retries[:0]
-		for _, e := range retries {
-			if e.l.RootJobUID != r.Root.UID {
-				notes = append(notes, fmt.Sprintf("Job %q retries an earlier Job named %q (uid %s), not this one: left out.", e.Job.Name, rootName, e.l.RootJobUID))
-				continue
-			}
-			kept = append(kept, e)
-		}
-		retries = kept
-	} else {
+	r := &Report{APIVersion: APIVersion, Kind: Kind, Root: indexstatus.JobRef{Name: rootName, Namespace: namespace, UID: run.RootUID}}
+	if root == nil {
 		notes = append(notes, fmt.Sprintf("The root Job %q is gone: only the shards its retries ran are shown, without the root's own results.", rootName))
 	}
 	slices.SortStableFunc(retries, func(a, b entry) int {
@@ -333,9 +338,18 @@ func addState(s *indexstatus.Summary, st indexstatus.State) {
 // verdictShards is how many failed shards the verdict names.
 const verdictShards = 5
 
+// totalUnknown reports whether the number of shards of the run is unknown: no root Job and no
+// manifest copy to count them (ManifestFrom is then empty), so r.Shards counts only those shown.
+func (r *Report) totalUnknown() bool { return r.ManifestFrom == "" }
+
 func verdict(r *Report, failed []*ShardStatus, running []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d of %s succeeded", r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
+	if r.totalUnknown() {
+		fmt.Fprintf(&b, "%d of the %s shown succeeded; the run's total number of shards is unknown (its root Job is gone and no manifest copy was read)",
+			r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
+	} else {
+		fmt.Fprintf(&b, "%d of %s succeeded", r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
+	}
 	for i, s := range failed {
 		if i == verdictShards {
 			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
@@ -436,8 +450,12 @@ const maxGroups = 10
 // shard has a row, unwrapped.
 func PrintText(w io.Writer, r *Report, all bool) error {
 	p := &printer{w: w, wrap: !all}
-	p.para(fmt.Sprintf("Lineage of job %s (namespace %s): %d %s, %d %s", r.Root.Name, r.Root.Namespace,
-		len(r.Jobs), plural(len(r.Jobs), "Job", "Jobs"), r.Shards, plural(r.Shards, "shard", "shards")), "")
+	total := fmt.Sprintf("%d %s", r.Shards, plural(r.Shards, "shard", "shards"))
+	if r.totalUnknown() {
+		total += " shown of an unknown total"
+	}
+	p.para(fmt.Sprintf("Lineage of job %s (namespace %s): %d %s, %s", r.Root.Name, r.Root.Namespace,
+		len(r.Jobs), plural(len(r.Jobs), "Job", "Jobs"), total), "")
 	p.printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
@@ -542,8 +560,12 @@ func (p *printer) groups(rows []ShardStatus) {
 		if s.LastExitCode != nil {
 			exit = fmt.Sprintf(", exit %d", *s.LastExitCode)
 		}
-		p.para(fmt.Sprintf("%s, %d %s%s, via %s: %s %s", s.State, g.n, plural(g.n, "shard", "shards"), exit,
-			runsText(s.Runs, false), plural(g.set.Set().Len(), "index", "indexes"), g.set.Set().Truncated(textWidth-10)), "    ")
+		via := ", no Job of the lineage shows " + plural(g.n, "it", "them")
+		if len(s.Runs) > 0 {
+			via = ", via " + runsText(s.Runs, false)
+		}
+		p.para(fmt.Sprintf("%s, %d %s%s%s: %s %s", s.State, g.n, plural(g.n, "shard", "shards"), exit,
+			via, plural(g.set.Set().Len(), "index", "indexes"), g.set.Set().Truncated(textWidth-10)), "    ")
 		name := strconv.Itoa(s.Index)
 		if s.ShardID != "" {
 			name += " (" + s.ShardID + ")"

@@ -185,7 +185,7 @@ func TestBuildReportCountsTheManifestWithoutRoot(t *testing.T) {
 	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", nil
 	r1.Status.Succeeded, r1.Status.Failed = 2, 0
 	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
-	rep, err := BuildReportOf("ns", root.Name, []Member{member(t, r1, nil, []string{"s-2", "s-4"})}, &Manifest{IDs: ids, From: "configmap seed-retry-x"}, nil)
+	rep, err := BuildReportOf("ns", RunID{Root: root.Name}, []Member{member(t, r1, nil, []string{"s-2", "s-4"})}, &Manifest{IDs: ids, From: "configmap seed-retry-x"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,5 +329,80 @@ func TestAShardIsSettledOnlyWhenItsJobsFinished(t *testing.T) {
 	}
 	if !rep.Complete || rep.Unsettled != 0 || rep.Verdict != "6 of 6 shards succeeded" {
 		t.Fatalf("complete=%v unsettled=%d verdict %q", rep.Complete, rep.Unsettled, rep.Verdict)
+	}
+}
+
+// Issue 35 item 1: the root deleted and a Job of its name made again, which succeeded every
+// shard. The report of the retry's run (the UID the retry records) must not count the new
+// Job's shards: it is 2 of 6 with a result, not complete, the new Job left out with a note.
+// Before the UID rule the new Job was taken for the root ("6 of 6 shards succeeded").
+func TestBuildReportReplacedRootIsAnotherRun(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, _ := retryOf(root, rootPods)
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", nil
+	r1.Status.Succeeded, r1.Status.Failed = 2, 0
+	again := root.DeepCopy()
+	again.UID = "uid-new-root"
+	again.Status.CompletedIndexes, again.Status.FailedIndexes = "0-5", nil
+	again.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	run := RunOf(r1)
+	if run != (RunID{Root: root.Name, RootUID: string(root.UID)}) || InRun(again, run) || !InRun(r1, run) || SameRun(again, r1) {
+		t.Fatalf("run %+v: the new Job is in it: %v", run, InRun(again, run))
+	}
+	members := []Member{member(t, again, nil, ids), member(t, r1, nil, []string{"s-2", "s-4"})}
+	rep, err := BuildReportOf("ns", run, members, &Manifest{IDs: ids, From: "configmap seed-retry-x"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "2 of 6 shards succeeded; 4 shards without a result (s-0, s-1, s-3, s-5): the root Job that ran them is gone"
+	if rep.Complete || rep.Shards != 6 || rep.Summary.Succeeded != 2 || rep.Verdict != want || len(rep.Jobs) != 1 || rep.Jobs[0].Name != r1.Name || rep.Root.UID != string(root.UID) {
+		t.Fatalf("complete=%v shards=%d succeeded=%d jobs=%+v root=%+v\n%q", rep.Complete, rep.Shards, rep.Summary.Succeeded, rep.Jobs, rep.Root, rep.Verdict)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "is not the root of this run") {
+		t.Errorf("no note on the new Job: %s", notes)
+	}
+	// The new Job's own run: the old retry is not its.
+	rep, _ = BuildReportOf("ns", RunOf(again), members, nil, nil)
+	if !rep.Complete || len(rep.Jobs) != 1 || rep.Jobs[0].Name != again.Name {
+		t.Errorf("the new Job's run: complete=%v jobs=%+v", rep.Complete, rep.Jobs)
+	}
+	// The text: the Missing group says no Job shows them, not "via : indexes".
+	var b bytes.Buffer
+	if err := PrintText(&b, mustReport(BuildReportOf("ns", run, members[1:], &Manifest{IDs: ids, From: "configmap x"}, nil))(t), false); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "via :") || !strings.Contains(out, "Missing, 4 shards, no Job of the lineage shows them: indexes 0,1,3,5") {
+		t.Errorf("text:\n%s", out)
+	}
+}
+
+func mustReport(r *Report, err error) func(t *testing.T) *Report {
+	return func(t *testing.T) *Report {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+}
+
+// Issue 35 item 5: with the root and every manifest copy gone the total is unknown: the
+// verdict and the headline must not say "2 of 2 shards succeeded".
+func TestBuildReportUnknownTotal(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, _ := retryOf(root, rootPods)
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", nil
+	r1.Status.Succeeded, r1.Status.Failed = 2, 0
+	rep := mustReport(BuildReport("ns", root.Name, []Member{member(t, r1, nil, nil)}, nil))(t)
+	if rep.Complete || strings.Contains(rep.Verdict, "2 of 2 shards") || !strings.Contains(rep.Verdict, "total number of shards is unknown") {
+		t.Errorf("complete=%v verdict %q", rep.Complete, rep.Verdict)
+	}
+	var b bytes.Buffer
+	if err := PrintText(&b, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "2 of 2") || !strings.Contains(out, "2 shards shown of an unknown total") {
+		t.Errorf("text:\n%s", out)
 	}
 }

@@ -22,9 +22,9 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 	if err != nil || !own.Resolved() {
 		return nil
 	}
-	rootUID, attempt := string(job.UID), 0
+	run, attempt := RunOf(job), 0
 	if own != nil {
-		rootUID, attempt = own.RootJobUID, own.Attempt
+		attempt = own.Attempt
 	}
 	// toOwn maps a root index to job's completion index.
 	var toOwn func(root int) (int, bool)
@@ -51,7 +51,7 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 				continue
 			}
 		}
-		if l.RootJobUID != rootUID || l.Attempt <= attempt || !l.Resolved() {
+		if l.RunID() != run || l.Attempt <= attempt || !l.Resolved() {
 			continue
 		}
 		rj := indexstatus.RetryJob{Name: r.Name, Attempt: l.Attempt, Finished: Finished(r)}

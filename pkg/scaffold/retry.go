@@ -74,11 +74,14 @@ type RetryObjects struct {
 	Notes []string
 }
 
-// RetryConfigMapName names the head ConfigMap of a retry: the manifest's name, "-retry-" and
-// the first HashLength hex digits of the SHA-256 of the whole store's keys and values, so the
-// same selection of the same shards is one object, and no other content can take its name.
-// Parts add "-<part number>".
-func RetryConfigMapName(manifestName string, st *shards.Store) string {
+// RetryConfigMapName names the head ConfigMap of a retry of the run of root Job root: the
+// manifest's name, "-retry-" and the first HashLength hex digits of the SHA-256 of the root's
+// name and the whole store's keys and values, so the same selection of the same shards in one
+// run is one object, and no other content can take its name. The root is in the hash so that
+// runs never share a store: the store carries its run's root-job label, and deleting a run by
+// that label (kubectl delete jobs,configmaps -l indexed.kubectl.io/root-job=ROOT) must not take
+// a store another run's retry mounts. Parts add "-<part number>".
+func RetryConfigMapName(manifestName, root string, st *shards.Store) string {
 	h := sha256.New()
 	put := func(k string, v []byte) {
 		h.Write([]byte(k))
@@ -86,6 +89,7 @@ func RetryConfigMapName(manifestName string, st *shards.Store) string {
 		h.Write(v)
 		h.Write([]byte{0})
 	}
+	put("root-job", []byte(root))
 	for _, k := range slices.Sorted(maps.Keys(st.Head)) {
 		put(k, []byte(st.Head[k]))
 	}
@@ -334,7 +338,7 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 			ann[k] = v
 		}
 	}
-	return storeConfigMaps(st, RetryConfigMapName(name, st), o.Namespace, labels, nilIfEmpty(ann)), nil
+	return storeConfigMaps(st, RetryConfigMapName(name, o.Lineage.RootJob, st), o.Namespace, labels, nilIfEmpty(ann)), nil
 }
 
 // indexMapConfigMap is the immutable ConfigMap of an index map: the lineage labels (so that

@@ -30,7 +30,7 @@ func TestList(t *testing.T) {
 	st := KubectlIndexed(t, "status", "seed", "-n", ns)
 	for _, w := range []string{
 		"\n      kubectl indexed logs seed -n " + ns + " --failed\n",
-		"Re-run the failed shards (2,4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
+		"Re-run the failed shards that used up their retries (4) as a new Job:\n      kubectl indexed retry seed -n " + ns + "\n",
 		"Pods of the first index of each group (oldest attempt first):\n  2: seed-2-",
 	} {
 		if !strings.Contains(st.Stdout, w) {
@@ -42,7 +42,7 @@ func TestList(t *testing.T) {
 	if want := "[index 2 attempt 1] " + harness.ContainerLogLine + "\n[index 4 attempt 2] " + harness.ContainerLogLine + "\n"; lg.ExitCode != 0 || lg.Stdout != want {
 		t.Errorf("logs --failed on seed:\n%s", lg)
 	}
-	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--pod-annotation", "scenario.indexed.kubectl.io/run-time=never"); r.ExitCode != 0 {
+	if r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--indexes", "2,4", "--pod-annotation", "scenario.indexed.kubectl.io/run-time=never"); r.ExitCode != 0 {
 		t.Fatalf("retry:\n%s", r)
 	}
 	WaitForJob(t, ns, "seed-r1", time.Minute, "both retry pods running", func(j *batchv1.Job, _ []corev1.Pod) bool { return j.Status.Active == 2 })

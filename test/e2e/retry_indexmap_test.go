@@ -27,7 +27,7 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 	mapName := "seed-index-map-" + lineage.MapHash("2,4")
 
 	// A server dry run prints the map's ConfigMap with the others and stores nothing.
-	r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--index-map", "configmap", "--dry-run=server", "-o", "name")
+	r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--indexes", "2,4", "--index-map", "configmap", "--dry-run=server", "-o", "name")
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+"\n") || !strings.Contains(r.Stdout, "job.batch/seed-r1") {
 		t.Fatalf("retry --dry-run=server:\n%s", r)
 	}
@@ -35,7 +35,7 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 		t.Fatal("a server dry run stored the index map")
 	}
 
-	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns, "--index-map", "configmap"}, seedRetryPodAnnotations...)...)
+	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns, "--indexes", "2,4", "--index-map", "configmap"}, seedRetryPodAnnotations...)...)
 	if r.ExitCode != 0 || !strings.Contains(r.Stdout, "configmap/"+mapName+" created\n") || !strings.HasSuffix(r.Stdout, "job.batch/seed-r1 created\n") {
 		t.Fatalf("retry:\n%s", r)
 	}
@@ -102,7 +102,8 @@ func TestRetryIndexMapInConfigMap(t *testing.T) {
 	}
 
 	// A retry of the retry maps back through the ConfigMap: seed-r2's index 0 is root shard 2.
-	r = KubectlIndexed(t, "retry", "seed-r1", "-n", ns)
+	// Its index 0 (shard 2) failed by the FailIndex rule again: named, deliberately.
+	r = KubectlIndexed(t, "retry", "seed-r1", "-n", ns, "--indexes", "0")
 	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "job.batch/seed-r2 created\n") {
 		t.Fatalf("retry of a retry:\n%s", r)
 	}

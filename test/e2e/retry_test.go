@@ -241,7 +241,7 @@ func TestRetrySeedScenario(t *testing.T) {
 	}
 
 	// The API server accepts the retry's objects, and a server dry run stores nothing.
-	r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--dry-run=server", "-o", "json")
+	r := KubectlIndexed(t, "retry", "seed", "-n", ns, "--indexes", "2,4", "--dry-run=server", "-o", "json")
 	var list corev1.List
 	if r.ExitCode != 0 || json.Unmarshal([]byte(r.Stdout), &list) != nil || len(list.Items) != 2 {
 		t.Fatalf("retry --dry-run=server:\n%s", r)
@@ -250,7 +250,7 @@ func TestRetrySeedScenario(t *testing.T) {
 		t.Fatalf("a server dry run stored the Job: %v", err)
 	}
 
-	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns}, seedRetryPodAnnotations...)...)
+	r = KubectlIndexed(t, append([]string{"retry", "seed", "-n", ns, "--indexes", "2,4"}, seedRetryPodAnnotations...)...)
 	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "job.batch/seed-r1 created\n") || !strings.Contains(r.Stdout, "configmap/seed-eval-retry-") {
 		t.Fatalf("retry:\n%s", r)
 	}
@@ -326,7 +326,8 @@ func TestRetrySeedScenario(t *testing.T) {
 	}
 
 	// A retry of the retry: index 0 of seed-r2 runs seed-r1's index 0, which is root shard 2.
-	r = KubectlIndexed(t, "retry", "seed-r1", "-n", ns)
+	// Its index 0 failed by the FailIndex rule again: named, deliberately.
+	r = KubectlIndexed(t, "retry", "seed-r1", "-n", ns, "--indexes", "0")
 	if r.ExitCode != 0 || !strings.HasSuffix(r.Stdout, "job.batch/seed-r2 created\n") {
 		t.Fatalf("retry of a retry:\n%s", r)
 	}

@@ -64,7 +64,12 @@ func TestSeedWalkthrough(t *testing.T) {
 	if r.ExitCode != 0 || !regexp.MustCompile(`(?m)^Failed +2 +2,4$`).MatchString(r.Stdout) {
 		t.Fatalf("status: want exit 0 and indexes 2,4 failed:\n%s", r)
 	}
-	logsCmd, retryCmd := nextCommand(t, r.Stdout, "kubectl indexed logs "), nextCommand(t, r.Stdout, "kubectl indexed retry ")
+	// Two retry commands: index 4, which used up its retries (the command without --indexes),
+	// and index 2, failed by the Job's FailIndex rule, named deliberately with it.
+	logsCmd, retryCmd := nextCommand(t, r.Stdout, "kubectl indexed logs "), nextCommand(t, r.Stdout, "kubectl indexed retry seed -n "+ns+"\n")
+	if deliberate := nextCommand(t, r.Stdout, "kubectl indexed retry seed -n "+ns+" --indexes"); strings.Join(deliberate, " ") != "kubectl indexed retry seed -n "+ns+" --indexes 2,4" {
+		t.Errorf("status's deliberate retry command %q", strings.Join(deliberate, " "))
+	}
 	if want := "kubectl indexed logs seed -n " + ns + " --failed"; strings.Join(logsCmd, " ") != want {
 		t.Errorf("status's logs command %q, want %q", strings.Join(logsCmd, " "), want)
 	}
@@ -85,7 +90,7 @@ func TestSeedWalkthrough(t *testing.T) {
 	r = Kubectl(t, append(retryCmd[1:], "--dry-run=server")...)
 	t.Logf("%s", r)
 	if r.ExitCode != 0 || !regexp.MustCompile(`^configmap/seed-retry-[0-9a-f]+ created \(server dry run\)\njob\.batch/seed-r1 created \(server dry run\)\n$`).MatchString(r.Stdout) ||
-		!strings.Contains(r.Stderr, `retrying 2 indexes of job "seed" (2,4) as job "seed-r1"`) {
+		!strings.Contains(r.Stderr, `retrying 1 index of job "seed" (4) as job "seed-r1"`) || !strings.Contains(r.Stderr, "FailIndex: exit code 42") {
 		t.Errorf("retry --dry-run=server:\n%s", r)
 	}
 	if _, err := env.Client.BatchV1().Jobs(ns).Get(t.Context(), "seed-r1", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -103,7 +108,8 @@ func nextCommand(t *testing.T, status, prefix string) []string {
 	}
 	var found []string
 	for _, l := range strings.Split(next, "\n") {
-		if l = strings.TrimSpace(l); strings.HasPrefix(l, prefix) {
+		// A prefix ending in a newline matches the whole line.
+		if l = strings.TrimSpace(l); strings.HasPrefix(l+"\n", prefix) {
 			found = append(found, l)
 		}
 	}

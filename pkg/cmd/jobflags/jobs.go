@@ -97,6 +97,16 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 	return o.saveJobs(objs)
 }
 
+// Unchanged prints objects that exist already and that this run leaves as they are (an earlier
+// run of the same command made them), as kubectl prints an unchanged object, or with -o.
+func (o *Submitter) Unchanged(objs []runtime.Object) error {
+	ops := make([]string, len(objs))
+	for i := range ops {
+		ops[i] = "unchanged"
+	}
+	return o.print(objs, ops)
+}
+
 // partialJobs adds to why which Jobs of the retry exist and which do not, and that running the
 // same command again creates the missing ones (it keeps those it made).
 func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job) error {

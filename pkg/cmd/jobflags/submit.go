@@ -374,11 +374,12 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 // mayMountSelector selects the Jobs that may mount the ConfigMaps made for job, of the manifest
 // whose hash label is hash, and no others, so that an empty list means that none does: the
 // store create makes is mounted only by Jobs create made (no root-job label), the store and
-// index map of a retry only by retries (a root-job label), of any root of the manifest (a
-// retry's store is named from its content). The root Job a retry was made from is not listed.
+// index map of a retry only by the retries of the same root (its root-job label: a retry's
+// store is named from its root and its content, scaffold.RetryConfigMapName). The root Job a
+// retry was made from is not listed.
 func mayMountSelector(hash string, job *batchv1.Job) string {
-	if _, retry := job.Labels[shards.LabelRootJob]; retry {
-		return shards.LabelManifestHash + "=" + hash + "," + shards.LabelRootJob
+	if root, retry := job.Labels[shards.LabelRootJob]; retry {
+		return shards.LabelManifestHash + "=" + hash + "," + shards.LabelRootJob + "=" + root
 	}
 	return shards.LabelManifestHash + "=" + hash + ",!" + shards.LabelRootJob
 }

@@ -13,14 +13,26 @@ import (
 )
 
 // ConnectionFlags are the kubeconfig flags of cli-runtime's ConfigFlags that choose the cluster
-// or the identity, in the order they are printed. Credentials given on the command line
-// (--token, --password, --username) are never printed: a hint must not leak a secret into a
-// terminal's scrollback or a CI log (a command run with --token prints commands without it). The namespace is printed by each command itself (-n), as
-// it is resolved (from -n or from the kubeconfig).
+// or the identity, in the order they are printed. The namespace is printed by each command
+// itself (-n), as it is resolved (from -n or from the kubeconfig).
+//
+// A printed command acts as the identity the command that printed it ran as: every flag that
+// carries an identity is carried over (--user, --as, --as-group, --as-uid, --as-user-extra,
+// --client-certificate, --client-key, --username), and a secret (--token, --password) is never
+// printed but stands as a placeholder the user fills in from the environment
+// (--token="$TOKEN"): a hint must not leak a secret into a terminal's scrollback or a CI log,
+// and without the flag the command would silently act as the kubeconfig's user.
 var ConnectionFlags = []string{
 	"kubeconfig", "context", "cluster", "user", "as", "as-group", "as-uid", "as-user-extra",
 	"server", "proxy-url", "tls-server-name", "certificate-authority", "client-certificate", "client-key",
-	"insecure-skip-tls-verify", "request-timeout",
+	"insecure-skip-tls-verify", "request-timeout", "token", "username", "password",
+}
+
+// SecretPlaceholders are the connection flags whose value is a secret, with the shell
+// expansion printed instead of it: the environment variable the user sets to the same value.
+var SecretPlaceholders = map[string]string{
+	"token":    "$TOKEN",
+	"password": "$PASSWORD",
 }
 
 // Connection holds the connection flags that were given, as shell-quoted words.
@@ -52,6 +64,13 @@ func FromFlagSet(fs *pflag.FlagSet) Connection {
 		values := []string{f.Value.String()}
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			values = sv.GetSlice()
+		}
+		if env, secret := SecretPlaceholders[name]; secret {
+			if f.Value.String() != "" {
+				// Double quotes: the shell expands the variable, and nothing else.
+				c.words = append(c.words, "--"+name+`="`+env+`"`)
+			}
+			continue
 		}
 		for _, v := range values {
 			c.words = append(c.words, Quote("--"+name+"="+v))

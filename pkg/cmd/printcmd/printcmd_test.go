@@ -26,11 +26,11 @@ func TestConnectionFlagsCarriedAndQuoted(t *testing.T) {
 	c := parsed(t, "--context", "prod's cluster", "--kubeconfig", "/tmp/a b/kc", "--as", "jane", "--as-group", "g1", "--as-group", "g 2",
 		"--user", "u;rm -rf /", "--cluster", "c$HOME", "-n", "ns", "--token", "s3cret")
 	got := c.Command("kubectl", "delete", "configmap", "cm-1", "-n", "ns")
-	if strings.Contains(got, "s3cret") || strings.Contains(got, "--token") {
-		t.Errorf("a credential is printed: %s", got)
+	if strings.Contains(got, "s3cret") || !strings.Contains(got, `--token="$TOKEN"`) {
+		t.Errorf("a credential is printed, or its placeholder is not: %s", got)
 	}
 	want := []string{"kubectl", "delete", "configmap", "cm-1", "-n", "ns", "--kubeconfig=/tmp/a b/kc", "--context=prod's cluster", "--cluster=c$HOME",
-		"--user=u;rm -rf /", "--as=jane", "--as-group=g1", "--as-group=g 2"}
+		"--user=u;rm -rf /", "--as=jane", "--as-group=g1", "--as-group=g 2", "--token="}
 	if words := shellWords(t, got); strings.Join(words, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("%s\nreads as %q\nwant      %q", got, words, want)
 	}
@@ -45,7 +45,7 @@ func TestConnectionFlagsCarriedAndQuoted(t *testing.T) {
 			break
 		}
 	}
-	if dash < 0 || !strings.HasPrefix(words[dash-1], "--as-group=") || words[len(words)-1] != "echo --context=no" {
+	if dash < 0 || !strings.HasPrefix(words[dash-1], "--token=") || words[len(words)-1] != "echo --context=no" {
 		t.Errorf("flags not before --: %q", words)
 	}
 
@@ -118,8 +118,8 @@ func TestExtendEveryStepOnce(t *testing.T) {
 			t.Errorf("%s missing from %q", w, steps[1])
 		}
 	}
-	if strings.Contains(got, "s3cret") || strings.Contains(got, "--token") {
-		t.Errorf("a credential is printed: %s", got)
+	if strings.Contains(got, "s3cret") || strings.Count(got, `--token="$TOKEN"`) != 2 {
+		t.Errorf("a credential is printed, or its placeholder not on every step: %s", got)
 	}
 	if !strings.Contains(got, `'{"metadata":{"name":"a|b"}}'`) {
 		t.Errorf("a | inside quotes split the step: %s", got)
@@ -139,5 +139,46 @@ func TestExtendEveryStepOnce(t *testing.T) {
 	}
 	if got := c.Extend("kubectl get job x || true"); !strings.HasSuffix(got, " get job x || true") {
 		t.Errorf("|| is not a pipe: %s", got)
+	}
+}
+
+// Issue 35 item 2: a printed command acts as the identity the command ran as. Each flag that
+// carries an identity is carried over: the non-secret ones with their value, the secrets
+// (--token, --password) as a placeholder the shell fills from the environment, never the
+// secret. Before, --token was dropped, and the printed command ran as the kubeconfig's user.
+func TestIdentityFlagsActAsTheSameUser(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the word printed
+		env  string // the environment the user sets
+		read string // what the shell passes to kubectl then
+	}{
+		{[]string{"--token", "s3cret"}, `--token="$TOKEN"`, "TOKEN=s3cret", "--token=s3cret"},
+		{[]string{"--as", "jane"}, "--as=jane", "", "--as=jane"},
+		{[]string{"--as-group", "ops"}, "--as-group=ops", "", "--as-group=ops"},
+		{[]string{"--as-uid", "1234"}, "--as-uid=1234", "", "--as-uid=1234"},
+		{[]string{"--user", "ci-bot"}, "--user=ci-bot", "", "--user=ci-bot"},
+		{[]string{"--client-certificate", "/c/cert.pem"}, "--client-certificate=/c/cert.pem", "", "--client-certificate=/c/cert.pem"},
+		{[]string{"--client-key", "/c/key.pem"}, "--client-key=/c/key.pem", "", "--client-key=/c/key.pem"},
+		{[]string{"--username", "jane"}, "--username=jane", "", "--username=jane"},
+		{[]string{"--password", "hunter2"}, `--password="$PASSWORD"`, "PASSWORD=hunter2", "--password=hunter2"},
+	} {
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		genericclioptions.NewConfigFlags(true).WithDeprecatedPasswordFlag().AddFlags(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		c := FromFlagSet(fs)
+		got := c.Command("kubectl", "indexed", "retry", "pj", "-n", "ns")
+		if !strings.HasSuffix(got, " "+tc.want) || strings.Contains(got, "s3cret") || strings.Contains(got, "hunter2") {
+			t.Errorf("%v: %s", tc.args, got)
+			continue
+		}
+		cmd := exec.Command("sh", "-c", "set -- "+got+`; printf '%s\n' "$@"`)
+		cmd.Env = append(cmd.Environ(), tc.env)
+		out, err := cmd.Output()
+		if words := strings.Split(strings.TrimSpace(string(out)), "\n"); err != nil || words[len(words)-1] != tc.read {
+			t.Errorf("%v: %s reads as %q (%v)", tc.args, got, words, err)
+		}
 	}
 }

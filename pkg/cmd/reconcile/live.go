@@ -44,9 +44,13 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
 	var notes []string
-	root, rootName, rootUID := job, job.Name, string(job.UID)
-	if name := job.Annotations[shards.AnnotationRootJob]; name != "" && name != job.Name {
-		rootName, rootUID = name, job.Annotations[shards.AnnotationRootJobUID]
+	// The run is the Job's (lineage.RunOf): its root by name and UID.
+	run := lineage.RunOf(job)
+	if run.Root == "" || run.Root == job.Name {
+		run = lineage.RunID{Root: job.Name, RootUID: string(job.UID)}
+	}
+	root, rootName, rootUID := job, run.Root, run.RootUID
+	if rootName != job.Name || rootUID != string(job.UID) {
 		root, err = src.Job(ctx, rootName)
 		switch {
 		case apierrors.IsNotFound(err):
@@ -54,7 +58,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 			root = nil
 		case err != nil:
 			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
-		case rootUID != "" && string(root.UID) != rootUID:
+		case !lineage.InRun(root, run):
 			notes = append(notes, fmt.Sprintf("Job %q names root %q with UID %q, but the Job of that name now has UID %q (the root deleted and a Job of its name made again): that Job is not its root.", job.Name, rootName, rootUID, root.UID))
 			root = nil
 		}
@@ -87,22 +91,22 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	if err != nil {
 		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
-	var lineage []*batchv1.Job
+	var chain []*batchv1.Job
 	for i := range retries {
 		rj := &retries[i]
-		if uid := rj.Annotations[shards.AnnotationRootJobUID]; uid != rootUID {
-			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, uid, rootUID)
+		if !lineage.InRun(rj, run) {
+			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, lineage.RunOf(rj).RootUID, rootUID)
 			continue
 		}
-		lineage = append(lineage, rj)
+		chain = append(chain, rj)
 	}
-	slices.SortStableFunc(lineage, byAttempt)
+	slices.SortStableFunc(chain, byAttempt)
 	if root != nil {
-		lineage = append([]*batchv1.Job{root}, lineage...)
+		chain = append([]*batchv1.Job{root}, chain...)
 	}
 	completions := len(m.Shards)
 	noSummary, running := &podList{}, &podList{}
-	for _, j := range lineage {
+	for _, j := range chain {
 		ref := domain.JobRef{Name: j.Name, UID: string(j.UID)}
 		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
 		if j != root {

@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // plainSeed is the seed fixture's Job as captured from a real control plane (applied with
@@ -196,9 +197,10 @@ func TestRetryPlainFaultHalfway(t *testing.T) {
 	if strings.Join(names, ",") != "seed,seed-r1-2,seed-r1-4" {
 		t.Errorf("jobs %v", names)
 	}
-	// Done: a third run is another retry of the same shards, refused while they run.
-	if r := run(t, c, "seed"); r.code != 2 || !strings.Contains(r.err.Error(), "one retry at a time") {
-		t.Errorf("third run: exit %d %v", r.code, r.err)
+	// Done: a third run finds the same retry made, creates nothing and says so (issue 35 item 6:
+	// it is not another retry of the same shards).
+	if r := run(t, c, "seed"); r.code != 0 || !strings.Contains(r.stdout, "job.batch/seed-r1-2 unchanged") || !strings.Contains(r.stderr, "already exist") {
+		t.Errorf("third run: exit %d %v\n%s%s", r.code, r.err, r.stdout, r.stderr)
 	}
 }
 
@@ -231,7 +233,8 @@ func TestRetryOneAtATime(t *testing.T) {
 	if r := run(t, c, "seed"); r.code != 0 {
 		t.Fatalf("first retry: exit %d %v", r.code, r.err)
 	}
-	r := run(t, c, "seed")
+	// Another retry of some of the same shards (the same retry run again is not another one).
+	r := run(t, c, "seed", "--indexes", "2,4,5")
 	if r.code != 2 || !strings.Contains(r.err.Error(), `one retry at a time per shard: job "seed-r1" (attempt 1) still runs root indexes 2,4`) ||
 		!strings.Contains(r.err.Error(), "--force") {
 		t.Fatalf("second retry: exit %d %v", r.code, r.err)
@@ -262,14 +265,15 @@ func TestRetryOneAtATime(t *testing.T) {
 }
 
 // TestRetryOffline: from the saved seed Job and its pods (test/fixtures/seed, captured from a
-// real control plane), with no cluster: the Jobs printed run exactly {2, 4}, each once; with
-// --indexes 4, exactly {4}.
+// real control plane), with no cluster: --indexes failed runs exactly {4}, as index 2 was
+// failed by the Job's own FailIndex rule (exit 42) and a plain re-run is not offered for it
+// (issue 35 item 9; before, {2, 4}); naming them, --indexes 2,4, runs both, each once.
 func TestRetryOffline(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "test", "fixtures", "seed")
 	for _, tc := range []struct {
 		indexes string
 		want    string
-	}{{"failed", "2,4"}, {"4", "4"}} {
+	}{{"failed", "4"}, {"2,4", "2,4"}, {"4", "4"}} {
 		c := fake.NewClientset()
 		c.PrependReactor("*", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
 			t.Errorf("offline retry sent %s %s", a.GetVerb(), a.GetResource().Resource)
@@ -292,6 +296,11 @@ func TestRetryOffline(t *testing.T) {
 		}
 		if strings.Join(got, ",") != tc.want {
 			t.Errorf("--indexes %s: workers see %v, want %s", tc.indexes, got, tc.want)
+		}
+		left := strings.Contains(r.Stderr, `index 2 of job "seed" was failed by its own podFailurePolicy, rule 0 (FailIndex: exit code 42 in container worker)`) &&
+			strings.Contains(r.Stderr, "--indexes 2,4")
+		if left != (tc.indexes == "failed") {
+			t.Errorf("--indexes %s: the warning on index 2 is %v:\n%s", tc.indexes, left, r.Stderr)
 		}
 	}
 	// Pods of another Job: a usage error naming them, as status -f gives (gather.ForeignPods).
@@ -391,6 +400,45 @@ func TestRetryPlainSaveWords(t *testing.T) {
 		r := run(t, c, "seed", "--indexes", indexes, "--dry-run=client", "--save", path)
 		if r.code != 0 || !strings.Contains(r.stderr, want+path) {
 			t.Errorf("--indexes %s: exit %d %v\n%s", indexes, r.code, r.err, r.stderr)
+		}
+	}
+}
+
+// Issue 35 item 9, live: the seed Job as kubectl applied it (examples/seed-worker.yaml, captured
+// in test/fixtures/seed) with its pods. retry seed re-runs index 4 only, which used up its
+// backoffLimitPerIndex, and says why not 2, which its FailIndex rule failed (exit 42);
+// --indexes 2,4 re-runs both, deliberately. Before, retry seed re-ran both.
+func TestRetryRespectsThePodFailurePolicy(t *testing.T) {
+	pods, err := source.ReadPods(filepath.Join("..", "..", "..", "test", "fixtures", "seed", "pods.json"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := []runtime.Object{plainSeed(t)}
+	for i := range pods {
+		pods[i].Namespace = "ml"
+		objs = append(objs, &pods[i])
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{{nil, "seed-r1-4"}, {[]string{"--indexes", "2,4"}, "seed-r1-2,seed-r1-4"}} {
+		c := fake.NewClientset(objs...)
+		r := run(t, c, append([]string{"seed"}, tc.args...)...)
+		if r.code != 0 {
+			t.Fatalf("%v: exit %d %v\n%s", tc.args, r.code, r.err, r.stderr)
+		}
+		var made []string
+		for _, a := range c.Actions() {
+			if a.GetVerb() == "create" {
+				made = append(made, a.(k8stesting.CreateAction).GetObject().(*batchv1.Job).Name)
+			}
+		}
+		if strings.Join(made, ",") != tc.want {
+			t.Errorf("%v: created %v, want %s", tc.args, made, tc.want)
+		}
+		why := strings.Contains(r.stderr, `index 2 of job "seed" was failed by its own podFailurePolicy, rule 0 (FailIndex: exit code 42 in container worker)`)
+		if why != (tc.args == nil) {
+			t.Errorf("%v: the warning on index 2 is %v:\n%s", tc.args, why, r.stderr)
 		}
 	}
 }

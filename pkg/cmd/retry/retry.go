@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/rest"
@@ -31,6 +32,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -41,7 +43,11 @@ import (
 var (
 	retryLong = templates.LongDesc(`
 		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
-		earlier retry): by default the indexes that failed.
+		earlier retry): by default the indexes that failed, except those the Job's own
+		podFailurePolicy failed for good (a FailIndex or FailJob rule, such as exit code 42
+		for invalid input: the same input fails the same way); name them with --indexes to
+		re-run them deliberately, once the input is fixed. Shards a later retry succeeded are
+		left out too, and the same retry run again creates nothing (its Job exists).
 
 		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
 		ConfigMap, named from its content's hash, holds just those shards under the paths of
@@ -96,7 +102,7 @@ var (
 )
 
 // Permissions is what retry needs, added to a permission error.
-const Permissions = "kubectl indexed retry needs get on jobs (batch) and configmaps, list on jobs, and create on configmaps and jobs in the namespace"
+const Permissions = "kubectl indexed retry needs get on jobs (batch) and configmaps, list on jobs and pods, and create on configmaps and jobs in the namespace"
 
 // Options of kubectl indexed retry.
 type Options struct {
@@ -436,14 +442,27 @@ func (o *Options) Run(ctx context.Context) error {
 		// A refusal (nothing to retry, still running) or a bad --indexes: exit 2 either way.
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	for _, w := range sel.Warnings {
-		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+	if err := o.leaveOutPolicyFailed(ctx, parent, sel); err != nil {
+		return err
 	}
 	l := &lineage.Lineage{ParentJob: parent.Name, ParentJobUID: string(parent.UID), Attempt: 1}
 	if pl == nil {
 		l.RootJob, l.RootJobUID = parent.Name, string(parent.UID)
 	} else {
 		l.RootJob, l.RootJobUID, l.Attempt = pl.RootJob, pl.RootJobUID, pl.Attempt+1
+	}
+	run, err := o.lineageJobs(ctx, l)
+	if err != nil {
+		return err
+	}
+	if covered, err := o.alreadyMade(run, parent, sel, made); covered || err != nil {
+		return err
+	}
+	if err := leaveOutSettled(parent, sel, o.Indexes, o.Force, run); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	for _, w := range sel.Warnings {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
 	}
 	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -453,7 +472,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if !made {
 		jobsPerRetry = sel.Indexes.Len()
 	}
-	if err := o.plan(ctx, l, set, jobsPerRetry); err != nil {
+	if err := o.plan(run, l, set, jobsPerRetry); err != nil {
 		return err
 	}
 	if !made {
@@ -536,7 +555,164 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 	return nil
 }
 
-// plan sets l.Attempt from the lineage's Jobs (one LIST on the root-job label): the attempt of
+// lineageJobs LISTs the Jobs of l's run (the root-job label, then the root's UID): nil offline,
+// where the lineage's other Jobs are not known.
+func (o *Options) lineageJobs(ctx context.Context, l *lineage.Lineage) ([]*batchv1.Job, error) {
+	if o.Filename != "" {
+		return nil, nil
+	}
+	list, err := o.src.Jobs(ctx, labels.Set{shards.LabelRootJob: l.RootJob}.String())
+	if err != nil {
+		return nil, o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
+	}
+	run := make([]*batchv1.Job, 0, len(list))
+	for i := range list {
+		if lineage.InRun(&list[i], lineage.RunID{Root: l.RootJob, RootUID: l.RootJobUID}) {
+			run = append(run, &list[i])
+		}
+	}
+	return run, nil
+}
+
+// alreadyMade reports, unless --force, that every Job of this same retry (the same parent and
+// indexes: annotation retry-set) exists, made by an earlier run of the command (one cut short
+// after the Job was created, or run twice): the command then creates nothing, prints them as
+// unchanged and exits 0, as a second run of a finished retry of a plain Job does. It does not
+// make the next attempt for the same shards. Some of a plain Job's retry Jobs missing: the run
+// goes on and makes the rest (plan).
+func (o *Options) alreadyMade(run []*batchv1.Job, parent *batchv1.Job, sel *lineage.Selection, made bool) (bool, error) {
+	if o.Force || len(run) == 0 {
+		return false, nil
+	}
+	set := scaffold.RetrySet(string(parent.UID), sel.Indexes)
+	var mine []*batchv1.Job
+	for _, j := range run {
+		if j.Annotations[lineage.AnnotationRetrySet] == set && j.Annotations[shards.AnnotationParentJobUID] == string(parent.UID) {
+			mine = append(mine, j)
+		}
+	}
+	want := 1
+	if !made {
+		want = sel.Indexes.Len()
+	}
+	if len(mine) < want {
+		return false, nil
+	}
+	names := make([]string, 0, 3)
+	objs := make([]runtime.Object, 0, len(mine))
+	for i, j := range mine {
+		if i < 3 {
+			names = append(names, j.Name)
+		}
+		objs = append(objs, j)
+	}
+	if len(mine) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(mine)-3))
+	}
+	_, _ = fmt.Fprintf(o.ErrOut, "%s %s of job %q already %s (made by an earlier run of this command): %s %s, so nothing was created.\n  follow %s: %s\n  re-run what it did not settle: %s\n  or run the same shards once more anyway: the same command with --force\n",
+		plural(len(mine), "job", "jobs"), strings.Join(names, ", "), parent.Name, plural(len(mine), "exists", "exist"),
+		plural(len(mine), "it covers", "they cover"), sel.Indexes.Named(200), plural(len(mine), "it", "them"),
+		o.Conn.Command("kubectl", "indexed", "status", mine[0].Name, "--lineage", "-n", o.Namespace),
+		o.Conn.Command("kubectl", "indexed", "retry", mine[0].Name, "-n", o.Namespace))
+	return true, o.Unchanged(objs)
+}
+
+// leaveOutPolicyFailed respects the parent's own podFailurePolicy: a keyword selection (failed,
+// unfinished, missing) leaves out the indexes that a FailIndex or FailJob rule failed for good
+// (the user declared that failure final, such as exit code 42 for invalid input: the same
+// input fails the same way), saying so and how to include them deliberately (--indexes, after
+// fixing the input); the indexes that used up their retries stay. Which rule failed an index
+// is read from its pods, by the rule status uses (indexstatus.FailedByPolicy): one LIST of
+// the pods that did not succeed, live; the pods given, offline. Pods that cannot be read are a
+// warning, and nothing is left out.
+func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection) error {
+	switch strings.TrimSpace(o.Indexes) {
+	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
+	default:
+		return nil // a list named: run as asked
+	}
+	if parent.Spec.PodFailurePolicy == nil {
+		return nil
+	}
+	acc, err := indexstatus.NewAccumulator(parent)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	selector := ""
+	if o.Filename == "" {
+		acc.LeaveOutSucceeded()
+		selector = indexstatus.NotSucceededSelector
+	}
+	n := 0
+	if _, err := o.src.Pods(ctx, parent, selector, func(p *corev1.Pod) { n++; acc.Add(p) }); err != nil {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: the pods of job %q cannot be read (%v): the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out\n", parent.Name, err)
+		return nil
+	}
+	if n == 0 && o.Filename != "" {
+		_, _ = fmt.Fprintf(o.ErrOut, "Warning: no pods of job %q given: the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out (give them with --pods-file)\n", parent.Name)
+		return nil
+	}
+	final, rules := acc.Report(indexstatus.Options{}).FailedByPolicy()
+	final = final.Intersect(sel.Indexes)
+	if final.IsEmpty() {
+		return nil
+	}
+	all, rest := sel.Indexes, sel.Indexes.Difference(final)
+	why := fmt.Sprintf("%s of job %q %s failed by its own podFailurePolicy, %s: the Job declares that failure final, and re-running the same input fails the same way",
+		final.Named(200), parent.Name, plural(final.Len(), "was", "were"), rules)
+	if rest.IsEmpty() {
+		return exitcode.Wrap(exitcode.Usage, &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: %s; nothing was created. After fixing the input, name %s to re-run %s deliberately: %s",
+			why, plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), o.Conn.Command("kubectl", "indexed", "retry", parent.Name, "-n", o.Namespace, "--indexes", all.String()))})
+	}
+	sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s, so %s left out. After fixing the input, name %s to re-run %s deliberately: --indexes %s",
+		why, plural(final.Len(), "it is", "they are"), plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), all.String()))
+	sel.Indexes = rest
+	return nil
+}
+
+// leaveOutSettled keeps a retry from re-running, without a word, the shards that a later retry
+// of the parent already succeeded: a keyword selection (failed, unfinished, missing) leaves them
+// out, saying so; an explicit list, or --force, keeps them, with a warning. Nothing left is a
+// refusal.
+func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, force bool, run []*batchv1.Job) error {
+	var settled indexes.Set
+	by := map[string]bool{}
+	var names []string
+	for _, r := range lineage.RetriesOf(parent, run, nil) {
+		ok := r.Succeeded.Intersect(sel.Indexes)
+		if ok.IsEmpty() {
+			continue
+		}
+		settled = settled.Union(ok)
+		if !by[r.Name] {
+			by[r.Name] = true
+			names = append(names, r.Name)
+		}
+	}
+	if settled.IsEmpty() {
+		return nil
+	}
+	where := strings.Join(names, ", ")
+	switch strings.TrimSpace(spec) {
+	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
+		if force {
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as --force asks", settled.Named(200), parent.Name, where, plural(settled.Len(), "it runs", "they run")))
+			return nil
+		}
+		rest := sel.Indexes.Difference(settled)
+		if rest.IsEmpty() {
+			return &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: the %s indexes of job %q (%s) already succeeded in its retry %s; nothing was created. To run them once more anyway, name them (--indexes %s) or give --force",
+				strings.TrimSpace(spec), parent.Name, settled.Truncated(200), where, settled.String())}
+		}
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s: left out (name them with --indexes to run them once more)", settled.Named(200), parent.Name, where))
+		sel.Indexes = rest
+	default:
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as asked", settled.Named(200), parent.Name, where, plural(settled.Len(), "it runs", "they run")))
+	}
+	return nil
+}
+
+// plan sets l.Attempt from the lineage's Jobs (run, listed by lineageJobs): the attempt of
 // the Jobs of this same retry (annotation retry-set) while fewer than the perRetry Jobs it
 // makes exist (an earlier run of the same command, cut short or racing this one), so that
 // they are the same objects and a second run completes it; else one more than the highest,
@@ -544,16 +720,11 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 // (unless --force) while another Job of the lineage has not finished and runs one of the
 // same root indexes: one retry at a time per shard. Two retries racing get the same number,
 // hence the same name, and the API server's AlreadyExists lets only one in.
-func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perRetry int) error {
+func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perRetry int) error {
 	if o.Filename != "" {
 		// Offline: the lineage's other Jobs are not known; the attempt is the parent's + 1.
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: offline, the other Jobs of the lineage are not read: the attempt number (%d) follows the parent's alone, and no other retry of the same shards can be checked for\n", l.Attempt)
 		return nil
-	}
-	sel := labels.Set{shards.LabelRootJob: l.RootJob}.String()
-	list, err := o.src.Jobs(ctx, sel)
-	if err != nil {
-		return o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
 	}
 	best, same := 0, 0
 	sameJobs := map[int]int{} // attempt -> Jobs of this retry set
@@ -563,8 +734,7 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 		both    indexes.Set
 	}
 	var busy []running
-	for i := range list {
-		j := &list[i]
+	for _, j := range list {
 		jl, ok, err := lineage.Read(j)
 		if !ok || err != nil || jl.RootJobUID != l.RootJobUID {
 			continue
@@ -596,7 +766,7 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {
 		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
-			busyMsg, o.Conn.Command("kubectl", "indexed", "status", l.RootJob, "--lineage", "-n", o.Namespace))
+			busyMsg, o.Conn.Command("kubectl", "indexed", "status", busy[0].name, "--lineage", "-n", o.Namespace))
 	}
 	l.Attempt = max(l.Attempt, best+1)
 	return nil

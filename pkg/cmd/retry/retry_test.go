@@ -194,19 +194,20 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 	if _, err := c.BatchV1().Jobs("ml").Update(context.Background(), r1, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// A second retry of seed (with r1 existing and finished: one retry at a time per shard) takes attempt 2.
-	r = run(t, c, "seed", "--dry-run=client", "-o", "name")
+	// A second retry of seed (with r1 existing and finished: one retry at a time per shard) takes
+	// attempt 2; of the same shards, only with --force (issue 35 item 6).
+	r = run(t, c, "seed", "--dry-run=client", "-o", "name", "--force")
 	if r.code != 0 || !strings.Contains(r.stdout, "job.batch/seed-r2") {
 		t.Errorf("second retry of seed: exit %d %q %v", r.code, r.stdout, r.err)
 	}
 
 	// kubectl's templates, and custom-columns (a row per object), over the same List.
-	r = run(t, c, "seed", "--dry-run=client", "-o", "custom-columns=KIND:.kind,NAME:.metadata.name")
+	r = run(t, c, "seed", "--dry-run=client", "-o", "custom-columns=KIND:.kind,NAME:.metadata.name", "--force")
 	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) < 3 || !strings.HasPrefix(lines[0], "KIND") ||
 		!strings.HasPrefix(lines[len(lines)-1], "Job") || !strings.HasSuffix(lines[len(lines)-1], "seed-r2") {
 		t.Errorf("custom-columns: exit %d %q %v", r.code, r.stdout, r.err)
 	}
-	r = run(t, c, "seed", "--dry-run=client", "-o", `jsonpath={.items[?(@.kind=="Job")].spec.completions}`)
+	r = run(t, c, "seed", "--dry-run=client", "-o", `jsonpath={.items[?(@.kind=="Job")].spec.completions}`, "--force")
 	if r.code != 0 || r.stdout == "" || strings.ContainsAny(r.stdout, "{} ") {
 		t.Errorf("jsonpath: exit %d %q %v", r.code, r.stdout, r.err)
 	}

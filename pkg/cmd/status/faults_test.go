@@ -223,7 +223,7 @@ func TestLineageNoteCarriesConnectionFlags(t *testing.T) {
 	if err := cmd.ExecuteContext(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	want := `The whole run: kubectl indexed status seed --lineage -n ns --kubeconfig=/k/c '--context=prod east'`
+	want := `The whole run: kubectl indexed status seed-r1 --lineage -n ns --kubeconfig=/k/c '--context=prod east'`
 	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
 		t.Errorf("want %q in:\n%s", want, out.String())
 	}

@@ -76,7 +76,7 @@ func lineageNote(job *batchv1.Job, l *lineage.Lineage, conn printcmd.Connection)
 		where = fmt.Sprintf(" (the map is kept in ConfigMap %q)", l.OriginalFrom.ConfigMap)
 	}
 	return []string{fmt.Sprintf("Retry %d of job %q (parent %q): its indexes run root indexes %s of %s (%s)%s; the shard IDs are the original ones. The whole run: %s",
-		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), where, wholeRunCommand(job, l.RootJob, conn))}
+		l.Attempt, l.RootJob, l.ParentJob, l.Original.Truncated(200), l.RootJob, strings.Join(pairs, ", "), where, wholeRunCommand(job, conn))}
 }
 
 // setOriginalIndexes sets, on the report of a retry Job (lineage l), the root index each
@@ -101,22 +101,23 @@ func (o *Options) runLineage(ctx context.Context) error {
 		return o.watchLineage(ctx)
 	}
 	var src gather.Source
-	var ns, rootName string
+	var ns string
+	var run lineage.RunID
 	var jobs []*batchv1.Job
 	var notes []string
 	var err error
 	if o.offline() {
 		var f *gather.File
-		f, rootName, notes, err = o.offlineLineage()
+		f, run.Root, notes, err = o.offlineLineage()
 		src, ns, jobs = f, f.Namespace, f.JobList
 	} else {
 		src, ns = o.live(), o.Namespace
-		rootName, jobs, err = o.liveLineage(ctx, src)
+		run, jobs, notes, err = o.liveLineage(ctx, src)
 	}
 	if err != nil {
 		return err
 	}
-	r, err := o.lineageReport(ctx, src, ns, rootName, jobs, notes)
+	r, err := o.lineageReport(ctx, src, ns, run, jobs, notes)
 	if err != nil {
 		return err
 	}
@@ -165,42 +166,46 @@ func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatu
 	return opts
 }
 
-// liveLineage GETs the Job named and its root, and LISTs the root's retries by label.
-func (o *Options) liveLineage(ctx context.Context, src gather.Source) (string, []*batchv1.Job, error) {
+// liveLineage GETs the Job named and its root, and LISTs the root's retries by label. The run
+// is the Job's (lineage.RunOf): a Job of the root's name with another UID is not its root and
+// is left out, with a note.
+func (o *Options) liveLineage(ctx context.Context, src gather.Source) (lineage.RunID, []*batchv1.Job, []string, error) {
 	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
-		return "", nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+		return lineage.RunID{}, nil, nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	rootName := job.Name
+	run := lineage.RunOf(job)
 	all := []*batchv1.Job{}
-	if l, ok, err := lineage.Read(job); err != nil {
-		return "", nil, exitcode.Wrap(exitcode.Usage, err)
+	var notes []string
+	if _, ok, err := lineage.Read(job); err != nil {
+		return run, nil, nil, exitcode.Wrap(exitcode.Usage, err)
 	} else if ok {
-		rootName = l.RootJob
-		root, err := src.Job(ctx, rootName)
+		root, err := src.Job(ctx, run.Root)
 		switch {
 		case apierrors.IsNotFound(err):
 		case err != nil:
-			return "", nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
+			return run, nil, nil, exitcode.APIError(err, "get", "jobs", run.Root, o.Namespace)
+		case !lineage.InRun(root, run):
+			notes = append(notes, fmt.Sprintf("Job %q (uid %s) is not the root of this run: %q retries a Job of that name with uid %s, which was deleted; the Job of its name now is another run, left out.", root.Name, root.UID, job.Name, run.RootUID))
 		default:
 			all = append(all, root)
 		}
 	} else {
 		all = append(all, job)
 	}
-	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: rootName}.String())
+	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: run.Root}.String())
 	if err != nil {
-		return "", nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+		return run, nil, nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
 	for i := range list {
 		all = append(all, &list[i])
 	}
-	return rootName, all, nil
+	return run, all, notes, nil
 }
 
 // lineageReport reads, live or offline, each Job's pods, index map and shard ConfigMap as
-// plain status does, and makes the report of the lineage of rootName.
-func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns, rootName string, all []*batchv1.Job, notes []string) (*lineage.Report, error) {
+// plain status does, and makes the report of the lineage of run.
+func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns string, run lineage.RunID, all []*batchv1.Job, notes []string) (*lineage.Report, error) {
 	members := make([]lineage.Member, 0, len(all))
 	for _, j := range all {
 		if err := indexstatus.CheckIndexed(j); err != nil {
@@ -224,33 +229,34 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns, root
 		members = append(members, m)
 		notes = append(notes, n...)
 	}
-	manifest, n := lineageManifest(rootName, members, func(name string) (*corev1.ConfigMap, error) {
+	manifest, n := lineageManifest(run, members, func(name string) (*corev1.ConfigMap, error) {
 		cm, err := src.ConfigMap(ctx, name)
 		if m, ok := gather.IsMissing(err); ok {
 			return nil, fmt.Errorf("%s does not hold it", m.Files)
 		}
 		return cm, err
 	})
-	r, err := lineage.BuildReportOf(ns, rootName, members, manifest, append(notes, n...))
+	r, err := lineage.BuildReportOf(ns, run, members, manifest, append(notes, n...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
 	return r, nil
 }
 
-// lineageManifest reads, when the root Job rootName is not among members (deleted by hand or
-// by its TTL), the manifest copy in a retry's shard ConfigMap, so that the report counts every
-// shard of the manifest, not only those the retries ran. nil with the root present.
-func lineageManifest(rootName string, members []lineage.Member, get func(string) (*corev1.ConfigMap, error)) (*lineage.Manifest, []string) {
+// lineageManifest reads, when the root Job of run is not among members (deleted by hand or
+// by its TTL, or replaced by a Job of its name), the manifest copy in a retry's shard
+// ConfigMap, so that the report counts every shard of the manifest, not only those the
+// retries ran. nil with the root present.
+func lineageManifest(run lineage.RunID, members []lineage.Member, get func(string) (*corev1.ConfigMap, error)) (*lineage.Manifest, []string) {
 	var notes []string
 	for _, m := range members {
-		if m.Lineage == nil && m.Job.Name == rootName {
+		if m.Lineage == nil && m.Job.Name == run.Root && (run.RootUID == "" || lineage.InRun(m.Job, run)) {
 			return nil, nil
 		}
 	}
 	for _, m := range members {
 		name, ok := shards.ConfigMapNameFromJob(m.Job)
-		if m.Lineage == nil || !ok {
+		if m.Lineage == nil || !ok || (run.RootUID != "" && m.Lineage.RunID() != run) {
 			continue
 		}
 		cm, err := get(name)
@@ -335,10 +341,12 @@ func offlineRoot(jobs []*batchv1.Job) (string, error) {
 	return "", nil
 }
 
-// wholeRunCommand is `kubectl indexed status ROOT --lineage`, in job's namespace when it has one
-// (offline reports of saved objects do), with the connection flags given.
-func wholeRunCommand(job *batchv1.Job, root string, conn printcmd.Connection) string {
-	words := []string{"kubectl", "indexed", "status", root, "--lineage"}
+// wholeRunCommand is `kubectl indexed status RETRY --lineage` for retry job, in its namespace
+// when it has one (offline reports of saved objects do), with the connection flags given. It
+// names the retry, not the root: it works with the root gone, and a Job that took the root's
+// name is not taken for it (the run is the one the retry records).
+func wholeRunCommand(job *batchv1.Job, conn printcmd.Connection) string {
+	words := []string{"kubectl", "indexed", "status", job.Name, "--lineage"}
 	if job.Namespace != "" {
 		words = append(words, "-n", job.Namespace)
 	}

@@ -143,6 +143,47 @@ func TestLineageWithoutRootCountsTheManifest(t *testing.T) {
 	}
 }
 
+// Issue 35 item 1: the root deleted and a Job of its name made again, which succeeded all six
+// shards. status seed-r1 --lineage --exit-code reports the retry's run, 2 of 6 shards with a
+// result, exit 1, not complete; before, it took the new Job for the root ("6 of 6 shards
+// succeeded", exit 0) and left seed-r1 out with a note.
+func TestLineageReplacedRootIsAnotherRun(t *testing.T) {
+	_, r1, _ := seedLineage()
+	r1.Status.CompletedIndexes, r1.Status.FailedIndexes = "0-1", ptr.To("")
+	r1.Status.Succeeded, r1.Status.Failed = 2, 0
+	r1.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	man, err := shards.Parse("m", []byte("apiVersion: indexed.kubectl.io/v1alpha1\nkind: ShardManifest\nmetadata: {name: m}\nrevision: 1\nshards:\n"+
+		"- {id: s-0, cases: [a]}\n- {id: s-1, cases: [b]}\n- {id: s-2, cases: [c]}\n- {id: s-3, cases: [d]}\n- {id: s-4, cases: [e]}\n- {id: s-5, cases: [f]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "m-retry-1", Namespace: "ns"},
+		Data: map[string]string{shards.KeyManifest: string(man.Canonical()), shards.KeyShardIDs: `["s-2","s-4"]`}}
+	r1.Annotations[shards.AnnotationShardsConfigMap] = cm.Name
+	r1.Annotations[shards.AnnotationManifestHash] = man.Hash()
+	again := job("seed", 6)
+	again.UID = "uid-of-the-new-seed"
+	again.Status.CompletedIndexes, again.Status.Succeeded = "0-5", 6
+	again.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobComplete, Status: corev1.ConditionTrue}}
+	c := clientFor(again, nil, r1, cm)
+	r := run(t, c, "", "seed-r1", "--lineage", "--exit-code", "-o", "json")
+	var rep lineage.Report
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", r.code, err, r.out, r.errOut)
+	}
+	want := "2 of 6 shards succeeded; 4 shards without a result (s-0, s-1, s-3, s-5): the root Job that ran them is gone"
+	if r.code != exitcode.Findings || rep.Complete || rep.Verdict != want || len(rep.Jobs) != 1 || rep.Jobs[0].Name != "seed-r1" {
+		t.Errorf("exit %d complete=%v jobs %+v\n%q", r.code, rep.Complete, rep.Jobs, rep.Verdict)
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "is not the root of this run") {
+		t.Errorf("notes: %s", notes)
+	}
+	// The new Job's own run leaves seed-r1 out.
+	if r := run(t, c, "", "seed", "--lineage", "--exit-code"); r.code != 0 || !strings.Contains(r.out, "6 of 6 shards succeeded") {
+		t.Errorf("the new seed: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+}
+
 // TestLineageOfflineNotesAsLive: status --lineage reads the same objects through one path live
 // and offline (pkg/cmd/gather), so it says the same about them. Before, offline --lineage had a
 // shard-trust path of its own: it worded its notes differently from live, and said nothing

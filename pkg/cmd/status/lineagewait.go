@@ -43,7 +43,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 	src := o.live()
 	lastKey, lines := "", 0
 	for first := true; ; first = false {
-		rootName, jobs, err := o.liveLineage(ctx, src)
+		run, jobs, notes, err := o.liveLineage(ctx, src)
 		if err != nil {
 			if o.ExitCode && ctx.Err() != nil {
 				return stoppedWaiting(ctx, what, "its Jobs not read")
@@ -52,14 +52,14 @@ func (o *Options) watchLineage(ctx context.Context) error {
 		}
 		state, finished := lineageState(jobs)
 		if finished {
-			return o.endLineage(ctx, rootName, jobs, lines > 0 && !tty)
+			return o.endLineage(ctx, run, jobs, notes, lines > 0 && !tty)
 		}
 		now := o.Clock.Now()
 		key := strings.Join(state, "; ")
 		if key != lastKey {
 			switch {
 			case tty:
-				r, err := o.lineageReport(ctx, src, o.Namespace, rootName, jobs, nil)
+				r, err := o.lineageReport(ctx, src, o.Namespace, run, jobs, notes)
 				if err != nil {
 					return err
 				}
@@ -74,7 +74,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			case !o.Wait:
 				line := fmt.Sprintf("+%s %s", fmtElapsed(now.Sub(start)), key)
 				if first {
-					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.Namespace, rootName)
+					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.Namespace, run.Root)
 				}
 				out := o.Out
 				if structured(o) {
@@ -93,7 +93,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			progress.update(now, key, key)
 		}
 		if first && o.timeoutSet && o.Timeout == 0 {
-			return o.lineageTimedOut(ctx, rootName, jobs, lines > 0 && !tty, key)
+			return o.lineageTimedOut(ctx, run, jobs, notes, lines > 0 && !tty, key)
 		}
 		t := o.Clock.NewTimer(lineagePoll)
 		select {
@@ -105,15 +105,15 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			return nil
 		case <-deadline:
 			t.Stop()
-			return o.lineageTimedOut(ctx, rootName, jobs, lines > 0 && !tty, key)
+			return o.lineageTimedOut(ctx, run, jobs, notes, lines > 0 && !tty, key)
 		case <-t.C():
 		}
 	}
 }
 
 // endLineage prints the report of the finished lineage and exits by its verdict.
-func (o *Options) endLineage(ctx context.Context, rootName string, jobs []*batchv1.Job, sep bool) error {
-	r, err := o.lineageReport(ctx, o.live(), o.Namespace, rootName, jobs, nil)
+func (o *Options) endLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool) error {
+	r, err := o.lineageReport(ctx, o.live(), o.Namespace, run, jobs, notes)
 	if err != nil {
 		return err
 	}
@@ -129,8 +129,8 @@ func (o *Options) endLineage(ctx context.Context, rootName string, jobs []*batch
 }
 
 // lineageTimedOut prints the lineage report as it stands and exits Timeout.
-func (o *Options) lineageTimedOut(ctx context.Context, rootName string, jobs []*batchv1.Job, sep bool, state string) error {
-	if err := o.endLineage(ctx, rootName, jobs, sep); err != nil && exitcode.Message(err) != "" {
+func (o *Options) lineageTimedOut(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool, state string) error {
+	if err := o.endLineage(ctx, run, jobs, notes, sep); err != nil && exitcode.Message(err) != "" {
 		return err
 	}
 	return timedOut(o.Timeout, fmt.Sprintf("the lineage of job %q", o.JobName), state)
