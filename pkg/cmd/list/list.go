@@ -158,8 +158,35 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	l := joblist.Build(jobs.Items, podsByUID, o.Clock)
+	// MISSING (-o wide, json, yaml) is in root shards: a large retry keeps its index map in a
+	// ConfigMap, read here only for those views, once per map.
+	var maps joblist.ConfigMapGetter
+	if o.PrintFlags.IsWide() || o.PrintFlags.IsStructured() {
+		maps = o.indexMaps(ctx)
+	}
+	l := joblist.BuildWithMaps(jobs.Items, podsByUID, o.Clock, maps)
 	return o.PrintFlags.Print(o.Out, l, func(format string) error { return o.text(format, l) })
+}
+
+// indexMaps GETs the ConfigMaps that hold retries' index maps, each once.
+func (o *Options) indexMaps(ctx context.Context) joblist.ConfigMapGetter {
+	type got struct {
+		cm  *corev1.ConfigMap
+		err error
+	}
+	seen := map[string]got{}
+	return func(ns, name string) (*corev1.ConfigMap, error) {
+		k := ns + "/" + name
+		if g, ok := seen[k]; ok {
+			return g.cm, g.err
+		}
+		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			err = exitcode.APIError(err, "get", "configmaps", name, ns)
+		}
+		seen[k] = got{cm, err}
+		return cm, err
+	}
 }
 
 // text prints the table (-o wide: more columns) or the names (-o name).

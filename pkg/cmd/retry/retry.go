@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -169,7 +168,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or completion indexes, "+indexes.FlagGrammar+".")
-	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
+	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1; a root named eval-r1 gives eval-r2, never eval-r1-r1).")
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
 	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
 	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
@@ -484,7 +483,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 	name := o.Name
 	if name == "" {
-		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+		name = lineage.RetryName(l.RootJob, l.Attempt)
 	}
 	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
 		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
@@ -607,7 +606,7 @@ func (o *Options) plan(ctx context.Context, l *lineage.Lineage, set string, perR
 func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
 	prefix := o.Name
 	if prefix == "" {
-		prefix = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+		prefix = lineage.RetryName(l.RootJob, l.Attempt)
 	}
 	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
 	if err := o.overrides(&ro); err != nil {
