@@ -342,7 +342,8 @@ func (o *Options) Run(ctx context.Context) error {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
-	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
+	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList,
+		FromJobCreates: o.desiredInList && o.Filename != source.StdinName && jobflags.CreatableFromJob(o.Filename) == nil}
 	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
