@@ -39,8 +39,8 @@ type Row struct {
 	Phase     indexstatus.Phase `json:"phase"`
 	Reason    string            `json:"reason,omitempty"`
 	// Succeeded and Failed count the indexes in status.completedIndexes and
-	// status.failedIndexes; Running is, without pods, status.active (the Job's active pods, one
-	// per running index), with pods the indexes status calls Running; Total is completions.
+	// status.failedIndexes; Running is status.active (the Job's pods pending or running, one per
+	// index being run), with or without --with-pods; Total is completions.
 	Succeeded int   `json:"succeeded"`
 	Failed    int   `json:"failed"`
 	Running   int   `json:"running"`
@@ -141,11 +141,11 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 	if err != nil && r.Error == "" {
 		r.Error = err.Error()
 	}
+	// RUN means one thing with or without pods: the Job's active pods (status.active).
+	r.Running = int(rep.Counters.Active)
 	if podsByUID == nil {
-		r.Running = int(rep.Counters.Active)
 		return r
 	}
-	r.Running = rep.Summary.Running
 	attempts := 0
 	for _, ix := range rep.Indexes {
 		attempts += ix.Attempts

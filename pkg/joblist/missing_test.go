@@ -85,3 +85,23 @@ func TestRowsSortNaturally(t *testing.T) {
 		t.Errorf("order %q", names)
 	}
 }
+
+// RUN means one thing with or without --with-pods (issue 36, item 11): the Job's active pods,
+// status.active; a pending pod counts as with the Job's own count, not only the running ones.
+func TestRunningSameWithPods(t *testing.T) {
+	j := indexedJob("eval", 4, "")
+	j.Status.Active = 2
+	j.Status.CompletedIndexes = "0"
+	pod := func(name, index string, phase corev1.PodPhase) corev1.Pod {
+		return corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ml",
+			Labels:      map[string]string{batchv1.ControllerUidLabel: "uid-eval", batchv1.JobCompletionIndexAnnotation: index},
+			Annotations: map[string]string{batchv1.JobCompletionIndexAnnotation: index}},
+			Status: corev1.PodStatus{Phase: phase}}
+	}
+	pods := map[string][]corev1.Pod{"uid-eval": {pod("eval-1-a", "1", corev1.PodRunning), pod("eval-2-a", "2", corev1.PodPending)}}
+	without := Build([]batchv1.Job{j}, nil, nil).Items[0]
+	with := Build([]batchv1.Job{j}, pods, nil).Items[0]
+	if without.Running != 2 || with.Running != without.Running || with.Attempts == nil {
+		t.Errorf("RUN without pods %d, with pods %d (attempts %v)", without.Running, with.Running, with.Attempts)
+	}
+}

@@ -29,15 +29,12 @@ var (
 	long = templates.LongDesc(fmt.Sprintf(`
 		Check Job and CronJob manifests before they are submitted, fully offline.
 
-		Findings of severity error are exactly what the Kubernetes v%[3]s API server would reject,
-		worded as the server words them: every Job validation rule (negative values, Indexed
-		without completions, per-index and maxFailedIndexes requirements, podFailurePolicy,
-		successPolicy, podReplacementPolicy, restartPolicy, managedBy, selector, name length),
-		the basics of the pod template, and unknown fields as kubectl's strict field validation
-		reports them (a duplicated field is a warning: kubectl keeps the last value). Warnings are accepted by the server but hurt at run time, such as
-		the "prepare-db" mode where the global backoffLimit kills every healthy shard after a few
-		transient failures. Info notes are worth knowing. Every finding names the file, line,
-		object and field path, and explains why it matters and how to fix it.
+		Errors are what the Kubernetes v%[3]s API server would reject, in its own words (every
+		Job validation rule, the pod template's basics, unknown fields); warnings are accepted
+		but hurt at run time, such as the "prepare-db" mode where the global backoffLimit kills
+		every healthy shard after a few transient failures; infos are worth knowing. Each
+		finding names the file, line, object and field path, why it matters and the fix
+		(--list-rules, docs/lint.md).
 
 		Input is YAML or JSON, multi-document streams and List objects, from files, directories
 		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with

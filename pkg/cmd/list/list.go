@@ -35,10 +35,10 @@ var (
 		phase, indexes succeeded/failed/running of the total, whether every index succeeded,
 		age. A Job made by "kubectl indexed retry" is shown under the Job it retries.
 
-		It reads the Jobs in one LIST and no pod: phase and counts come from each Job's status,
-		with the same rules as "kubectl indexed status", and RUN is the Job's active pods.
-		--with-pods also LISTs the Jobs' pods (one LIST on the controller-uid label) and adds
-		the attempts of every index and the pods present; RUN then counts running indexes.
+		Phase and counts come from each Job's status, with the same rules as "kubectl indexed
+		status"; RUN is the Job's active pods (status.active: pending or running, one per index
+		being run), with or without --with-pods, which also reads the pods to add the attempts
+		of every index and the pods present (docs/list.md).
 
 		-o wide adds parallelism, backoffLimitPerIndex, the missing indexes and the reason of
 		the deciding condition; -o json|yaml print an IndexedJobList (fields in docs/list.md);

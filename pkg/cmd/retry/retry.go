@@ -42,22 +42,18 @@ var (
 		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
 		earlier retry): by default the indexes that failed.
 
-		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
-		ConfigMap, named from its content's hash, holds just those shards under the paths of
-		the worker contract (index-K.cases and index-K.id for index K), so the worker does not change. The
-		retry keeps the Job's image, command, env, resources, volumes and pod failure policy;
-		flags override the retry policy. Lineage annotations record the root Job, the parent,
-		the attempt number and the root completion indexes the retry runs, so a retry of a
-		retry still maps to the original shards; "kubectl indexed status ROOT --lineage"
-		folds them together. A map too large for an annotation (over 128 KiB of intervals,
-		some 18,000 scattered indexes) is kept in an immutable ConfigMap of its own, named
-		ROOT-index-map-HASH, which the annotation original-indexes-from names (--index-map). The Job retried and its ConfigMap are never modified.
+		Index k of the retry runs the shard that the k-th chosen index ran, from a new immutable
+		ConfigMap of just those shards, so the worker does not change. The retry keeps the
+		Job's image, command, env, resources, volumes and pod failure policy; flags override the
+		retry policy. It is named ROOT-rN (N the attempt; a root named eval-r1 gives eval-r2,
+		never eval-r1-r1), and its annotations map its indexes to the root's shards, so a retry
+		of a retry still maps to them: "kubectl indexed status ROOT --lineage" folds them
+		together. The Job retried and its ConfigMap are never modified; how the index map is
+		kept is in docs/retry.md.
 
 		A Job not made by create (its worker reads its shard from JOB_COMPLETION_INDEX) is
-		retried as one Job per chosen index, <root>-r<attempt>-<index>, each with
-		JOB_COMPLETION_INDEX and any downward-API read of the completion index pinned to the
-		original index (at most 1,000 indexes at a time; the same command run again completes
-		a retry cut short).
+		retried as one Job per chosen index, named ROOT-rN-INDEX, each with the completion index
+		pinned to the original one (at most 1,000 indexes at a time).
 
 		Refused: a Job still running (unless --indexes lists only indexes that already failed
 		for good and --allow-running is given), nothing to retry, a shard ConfigMap that is

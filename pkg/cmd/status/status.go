@@ -48,17 +48,10 @@ var (
 		and, for Jobs made by kubectl indexed create, its shard ID. Then what happens next, and
 		what cannot be known because pods are gone.
 
-		Live, status reads the Job (one GET), its pods that did not succeed (one paginated LIST
-		on the Job's controller-uid label and status.phase!=Succeeded, in protobuf) and, when the
-		Job names one, its shard ConfigMap. The Job's status says which indexes succeeded; when
-		it cannot account for every succeeded pod (pods not counted yet, counts that disagree
-		with the pods read), every pod is listed. --all-pods always lists every pod, for the
-		succeeded pods' names, exits and receipts.
-		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
-		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
-		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes; a retry whose index map
-		is kept in a ConfigMap needs that ConfigMap in -f too); nothing contacts a cluster. Both give the same report for the same objects; offline it is made at the
-		newest time written in them, or at --now.
+		Live, status reads the Job, its pods and its shard ConfigMap; offline, -f takes the Job
+		(and --pods-file its pods) as kubectl get -o json|yaml writes them, and nothing
+		contacts a cluster. Both give the same report for the same objects. What is read, and
+		how, is in docs/status.md.
 
 		The text view folds runs of indexes in the same state into ranges and details the
 		indexes that need attention; -o wide details every index; -o json|yaml print the
@@ -83,8 +76,8 @@ var (
 		# Follow a Job until it finishes; in CI, fail unless every index succeeded
 		kubectl indexed status evaluation --watch --exit-code
 
-		# A pipeline step: wait for the Job to finish, print the report once, exit 0 only when
-		# every index succeeded (1 failed or finished with indexes missing)
+		# A pipeline step: wait for the Job to finish, print the report once,
+		# exit 0 only when every index succeeded (1 failed or finished with indexes missing)
 		kubectl indexed status evaluation --wait
 
 		# The report as JSON, for scripts
