@@ -136,7 +136,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
 	fl.BoolVar(&o.NoColor, "no-color", false, output.NoColorUsage)
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
-	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix: on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
+	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix (for a file holding that Job alone, without errors): on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
