@@ -13,10 +13,28 @@ import (
 // HelpWidth is the width every help page fits (docs/kubectl-habits.md: 80 columns).
 const HelpWidth = 80
 
-// helpTemplate is cobra's help template with the long description wrapped.
-const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces | wrapProse}}
+// helpTemplate is cobra's help template with the long description wrapped, and split: its
+// first paragraph, what the verb answers, opens the page; the rest (how, exit codes) follows
+// the usage line and the examples (usageTemplate, longRest), before the flags.
+const helpTemplate = `{{with (or .Long .Short)}}{{. | longHead | trimTrailingWhitespaces | wrapProse}}
 
 {{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
+
+// longHead is the first paragraph of a long description; longRest the others.
+func longHead(long string) string {
+	head, _, _ := strings.Cut(strings.TrimLeft(long, "\n"), "\n\n")
+	return head
+}
+
+func longRest(long string) string {
+	_, rest, _ := strings.Cut(strings.TrimLeft(long, "\n"), "\n\n")
+	// templates.LongDesc renders the paragraphs after the first indented by one space.
+	lines := strings.Split(strings.TrimSpace(rest), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
 
 func init() {
 	cobra.AddTemplateFunc("wrapProse", func(s string) string { return wrapBlock(s, HelpWidth, false) })
@@ -24,6 +42,8 @@ func init() {
 	cobra.AddTemplateFunc("wrapFlags", func(fs *pflag.FlagSet) string { return wrapFlagUsages(fs.FlagUsagesWrapped(0), HelpWidth) })
 	cobra.AddTemplateFunc("wrapUse", func(s string) string { return wrapBlock("  "+s, HelpWidth, false) })
 	cobra.AddTemplateFunc("add", func(a, b int) int { return a + b })
+	cobra.AddTemplateFunc("longHead", longHead)
+	cobra.AddTemplateFunc("longRest", longRest)
 	cobra.AddTemplateFunc("optionsHint", func() string { return wrapBlock(OptionsHint, HelpWidth, false) })
 	cobra.AddTemplateFunc("wrapShort", func(s string, col int) string {
 		lines := textwrap.Words(s, HelpWidth-col)
@@ -35,7 +55,11 @@ func init() {
 // examples, a comment continues as a comment and a command continues after a backslash.
 func wrapBlock(text string, width int, examples bool) string {
 	var out []string
-	for _, line := range strings.Split(text, "\n") {
+	src := strings.Split(text, "\n")
+	if examples {
+		src = joinComments(src)
+	}
+	for _, line := range src {
 		if utf8.RuneCountInString(line) <= width {
 			out = append(out, line)
 			continue
@@ -69,6 +93,26 @@ func wrapBlock(text string, width int, examples bool) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// joinComments joins each run of comment lines of an example into one line, which wrapBlock
+// then fills: a comment written over two lines of the source, the first too long for the
+// page, was wrapped into a line of two words between two full ones.
+func joinComments(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		body := strings.TrimLeft(l, " ")
+		if n := len(out); n > 0 && strings.HasPrefix(body, "# ") {
+			prev := out[n-1]
+			pbody := strings.TrimLeft(prev, " ")
+			if strings.HasPrefix(pbody, "#") && len(prev)-len(pbody) == len(l)-len(body) {
+				out[n-1] = prev + " " + strings.TrimSpace(strings.TrimPrefix(body, "#"))
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // wrapCommand breaks a shell command at spaces outside quotes, each line but the last ending

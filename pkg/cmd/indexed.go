@@ -106,7 +106,9 @@ Aliases:
   {{.NameAndAliases}}{{end}}{{if .HasExample}}
 
 Examples:
-{{.Example | wrapExample}}{{end}}{{if .HasAvailableSubCommands}}
+{{.Example | wrapExample}}{{end}}{{with longRest .Long}}
+
+{{. | wrapProse}}{{end}}{{if .HasAvailableSubCommands}}
 
 Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
   {{rpad .Name .NamePadding }} {{wrapShort .Short (add .NamePadding 3)}}{{end}}{{end}}{{end}}{{$flags := .LocalNonPersistentFlags}}{{if $flags.HasAvailableFlags}}

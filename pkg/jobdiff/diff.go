@@ -24,6 +24,9 @@ type Options struct {
 	// with the shard ConfigMap): the plan then prints no command that creates DesiredSource
 	// under a new name, which would rename (or re-create) those objects too.
 	DesiredInList bool
+	// FromJobCreates says `kubectl indexed create NEW --from-job DesiredSource` makes the new
+	// Job: DesiredSource is create's List, whose ConfigMap holds the manifest's copy.
+	FromJobCreates bool
 	// NewName is the name the plan gives the new Job when one is needed and the desired Job
 	// has the live Job's name (which stays taken); empty means the first of SuggestNames.
 	NewName string
@@ -75,6 +78,12 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	r.Plan, err = c.plan(live, r.Job, opts)
 	if err != nil {
 		return nil, err
+	}
+	for _, st := range r.Plan {
+		if st.Kind == StepNewJob {
+			r.Warnings = append(r.Warnings, c.newJobWarnings(live)...)
+			break
+		}
 	}
 	if r.Plan == nil {
 		r.Plan = []Step{}

@@ -221,9 +221,15 @@ func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Op
 		fmt.Fprintf(&b, "create the new Job under a new name, %s here (or choose another): %s stays taken", newName, name)
 		switch {
 		case opts.DesiredInList && (src == "" || src == "-"):
-			fmt.Fprintf(&b, ": re-run the create command that printed the manifest with the name %s (the shard ConfigMap is shared)", newName)
+			fmt.Fprintf(&b, ": save what the create command printed to a file and give it to kubectl indexed create %s --from-job FILE (the shard ConfigMap is shared)", newName)
+		case opts.DesiredInList && opts.FromJobCreates:
+			// The List create printed (edited or not): create takes its Job and the manifest
+			// copy of its ConfigMap, under the new name (kubectl patch --local would patch the
+			// ConfigMap too, and print both as one broken document).
+			fmt.Fprintf(&b, ", from the Job of %s (the shard ConfigMap is shared)", src)
+			cmds = append(cmds, "kubectl indexed create "+shellQuote(newName)+" --from-job "+shellQuote(src)+nsFlag(ns))
 		case opts.DesiredInList:
-			fmt.Fprintf(&b, ": re-run the command that printed %s with the name %s (the shard ConfigMap is shared)", src, newName)
+			fmt.Fprintf(&b, ": kubectl indexed create %s --from-job %s --manifest with the manifest create was given (%s holds no copy of it; the shard ConfigMap is shared)", newName, src, src)
 		case src != "" && src != "-":
 			rename, _ := json.Marshal(renamePatch(c.desiredAsGiven, newName))
 			cmds = append(cmds, "kubectl patch --local -f "+shellQuote(src)+" --type=merge -p "+shellQuote(string(rename))+

@@ -31,6 +31,8 @@ const (
 	WarnTemplateOnlyNewPods      = "TemplateOnlyNewPods"
 	WarnExternalController       = "ExternalController"
 	WarnNameDiffers              = "NameDiffers"
+	WarnNewJobRerunsSucceeded    = "NewJobRerunsSucceeded"
+	WarnNewJobChangesImage       = "NewJobChangesImage"
 )
 
 // warningTitles are the warnings' headings in the text report: what each code means, in words
@@ -52,6 +54,8 @@ var warningTitles = map[string]string{
 	WarnTemplateOnlyNewPods:      "Only new pods get the new template",
 	WarnExternalController:       "Another controller manages the Job",
 	WarnNameDiffers:              "The names differ",
+	WarnNewJobRerunsSucceeded:    "The new Job runs finished shards again",
+	WarnNewJobChangesImage:       "The new Job runs another image",
 }
 
 // WarningTitle is the heading of a warning in the text report (the code itself for a code
@@ -76,6 +80,43 @@ func (c *classifier) warnings(now time.Time) []Warning {
 	ws = append(ws, policyWarnings(SideLive, c.live)...)
 	ws = append(ws, policyWarnings(SideDesired, c.desired)...)
 	ws = append(ws, c.effectWarnings(now)...)
+	return ws
+}
+
+// newJobWarnings are about the new Job the plan creates: it runs every index from the start,
+// those the live Job already succeeded too, and a changed image makes its results come from
+// another build than the live Job's.
+func (c *classifier) newJobWarnings(live *batchv1.Job) []Warning {
+	var ws []Warning
+	total := 0
+	if c.desired.Spec.Completions != nil {
+		total = int(*c.desired.Spec.Completions)
+	}
+	var done indexes.Set
+	if live.Spec.Completions != nil {
+		done, _ = indexes.ParseLenient(live.Status.CompletedIndexes, int(*live.Spec.Completions))
+	}
+	if n := done.Len(); n > 0 {
+		msg := fmt.Sprintf("the new Job runs all %d indexes from the start, %d of which already succeeded in %q (%s)", total, n, live.Name, done.Truncated(60))
+		if n < total {
+			msg += fmt.Sprintf(": to run only the others, use kubectl indexed retry %s (it keeps the live Job's pod template)", live.Name)
+		}
+		ws = append(ws, Warning{Code: WarnNewJobRerunsSucceeded, Side: SideChange, Path: "status.completedIndexes", Message: msg})
+	}
+	liveImages := map[string]string{}
+	for _, ctr := range live.Spec.Template.Spec.Containers {
+		liveImages[ctr.Name] = ctr.Image
+	}
+	for _, ctr := range c.desired.Spec.Template.Spec.Containers {
+		if old, ok := liveImages[ctr.Name]; ok && old != ctr.Image {
+			msg := fmt.Sprintf("container %q of the new Job runs %s, where %q ran %s", ctr.Name, ctr.Image, live.Name, old)
+			if n := done.Len(); n > 0 {
+				msg += fmt.Sprintf(": the results of the %d indexes %q succeeded came from the old one", n, live.Name)
+			}
+			ws = append(ws, Warning{Code: WarnNewJobChangesImage, Side: SideChange,
+				Path: fmt.Sprintf("spec.template.spec.containers[name=%s].image", ctr.Name), Message: msg})
+		}
+	}
 	return ws
 }
 

@@ -29,7 +29,8 @@ func TestWarnings(t *testing.T) {
 			want: []string{"PrepareDBMode/live", "PrepareDBMode/desired"}},
 		{name: "prepare-db with the default backoffLimit", state: stRunning, live: func(j *batchv1.Job) { j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes = nil, nil },
 			desired: func(j *batchv1.Job) { j.Spec.MaxFailedIndexes = nil },
-			want:    []string{"PrepareDBMode/live", "UnlimitedRetries/change"}},
+			// The per-index limit takes a new Job, which runs index 0 again (issue 36, item 9).
+			want: []string{"NewJobRerunsSucceeded/change", "PrepareDBMode/live", "UnlimitedRetries/change"}},
 		{name: "a single-index Job is not prepare-db", state: stRunning,
 			live: func(j *batchv1.Job) {
 				j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes, j.Spec.Completions, j.Spec.Parallelism = nil, nil, ptrTo[int32](1), ptrTo[int32](1)
@@ -69,7 +70,7 @@ func TestWarnings(t *testing.T) {
 			worker(j).Resources.Requests[corev1.ResourceCPU] = resource.MustParse("2")
 		}, want: []string{"TemplateOnlyNewPods/change"}},
 		{name: "parallelism on a finished Job", state: stComplete, desired: func(j *batchv1.Job) { j.Spec.Parallelism = ptrTo[int32](4) },
-			want: []string{"NoEffectFinished/change"}},
+			want: []string{"NewJobRerunsSucceeded/change", "NoEffectFinished/change"}},
 		{name: "parallelism on a failing Job", state: stFailing, desired: func(j *batchv1.Job) { j.Spec.Parallelism = ptrTo[int32](4) },
 			want: []string{"NoEffectEnding/change"}},
 		{name: "labels on a finished Job take effect", state: stFailed, desired: func(j *batchv1.Job) { j.Labels = map[string]string{"app": "eval", "x": "y"} },

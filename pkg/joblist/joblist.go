@@ -5,12 +5,14 @@
 package joblist
 
 import (
+	"fmt"
 	"sort"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 )
@@ -37,13 +39,15 @@ type Row struct {
 	Phase     indexstatus.Phase `json:"phase"`
 	Reason    string            `json:"reason,omitempty"`
 	// Succeeded and Failed count the indexes in status.completedIndexes and
-	// status.failedIndexes; Running is, without pods, status.active (the Job's active pods, one
-	// per running index), with pods the indexes status calls Running; Total is completions.
+	// status.failedIndexes; Running is status.active (the Job's pods pending or running, one per
+	// index being run), with or without --with-pods; Total is completions.
 	Succeeded int   `json:"succeeded"`
 	Failed    int   `json:"failed"`
 	Running   int   `json:"running"`
 	Total     int32 `json:"total"`
-	// Complete and Missing are status's completeness: every index succeeded, and which did not.
+	// Complete and Missing are status's completeness: every index succeeded, and which did not,
+	// in root shards: for a retry, the root indexes its index map gives (a retry of shards 22
+	// and 30 missing both says 22,30, not its own 0,1).
 	Complete bool   `json:"complete"`
 	Missing  string `json:"missing,omitempty"`
 	// Created is the Job's creation time.
@@ -83,6 +87,17 @@ func IsIndexed(job *batchv1.Job) bool {
 // not nil, holds the pods of each Job by the Job's UID (--with-pods). Rows come in namespace and
 // name order, each retry right under the Job it retries.
 func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) *List {
+	return BuildWithMaps(jobs, podsByUID, clock, nil)
+}
+
+// ConfigMapGetter returns the ConfigMap name of namespace ns.
+type ConfigMapGetter func(ns, name string) (*corev1.ConfigMap, error)
+
+// BuildWithMaps is Build, with the ConfigMaps that hold the index maps of large retries
+// (annotation original-indexes-from): a retry's Missing is in root shards, which its index map
+// gives; without the map (maps nil, or the ConfigMap cannot be read) Missing is left empty and
+// Error says why.
+func BuildWithMaps(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) *List {
 	l := &List{APIVersion: APIVersion, Kind: Kind, Items: []Row{}, WithPods: podsByUID != nil}
 	var rows []Row
 	for i := range jobs {
@@ -90,13 +105,13 @@ func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexsta
 		if !IsIndexed(j) {
 			continue
 		}
-		rows = append(rows, row(j, podsByUID, clock))
+		rows = append(rows, row(j, podsByUID, clock, maps))
 	}
 	l.Items = tree(rows)
 	return l
 }
 
-func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) Row {
+func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) Row {
 	r := Row{
 		Name: j.Name, Namespace: j.Namespace, Total: *j.Spec.Completions, Created: j.CreationTimestamp.UTC(),
 		Parallelism: 1, BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex, run: lineage.RunOf(j),
@@ -104,9 +119,11 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 	if j.Spec.Parallelism != nil {
 		r.Parallelism = *j.Spec.Parallelism
 	}
-	if l, ok, err := lineage.Read(j); ok {
+	l, ok, err := lineage.Read(j)
+	if ok {
 		if err != nil {
 			r.Error = err.Error()
+			l = nil
 		} else {
 			r.Root, r.Parent, r.RetryAttempt = l.RootJob, l.ParentJob, l.Attempt
 			r.RetrySet = j.Annotations[lineage.AnnotationRetrySet]
@@ -123,12 +140,16 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 	}
 	r.Phase, r.Reason = rep.Phase, rep.Reason
 	r.Succeeded, r.Failed = rep.Summary.Succeeded, rep.Summary.Failed
-	r.Complete, r.Missing = rep.Completeness.Complete, rep.Completeness.Missing
+	r.Complete = rep.Completeness.Complete
+	r.Missing, err = rootMissing(j, l, rep.Completeness.Missing, maps)
+	if err != nil && r.Error == "" {
+		r.Error = err.Error()
+	}
+	// RUN means one thing with or without pods: the Job's active pods (status.active).
+	r.Running = int(rep.Counters.Active)
 	if podsByUID == nil {
-		r.Running = int(rep.Counters.Active)
 		return r
 	}
-	r.Running = rep.Summary.Running
 	attempts := 0
 	for _, ix := range rep.Indexes {
 		attempts += ix.Attempts
@@ -136,6 +157,37 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 	n := rep.Pods.Seen
 	r.Attempts, r.Pods = &attempts, &n
 	return r
+}
+
+// rootMissing is missing, the indexes of job without a success, in root shards: for a retry
+// (lineage l), the root indexes its index map gives them; for a root Job, missing itself.
+func rootMissing(job *batchv1.Job, l *lineage.Lineage, missing string, maps ConfigMapGetter) (string, error) {
+	if l == nil || missing == "" {
+		return missing, nil
+	}
+	if !l.Resolved() {
+		if maps == nil {
+			return "", nil
+		}
+		cm, err := maps(job.Namespace, l.OriginalFrom.ConfigMap)
+		if err != nil {
+			return "", fmt.Errorf("the missing root shards are unknown: job %q keeps its index map in ConfigMap %q: %w", job.Name, l.OriginalFrom.ConfigMap, err)
+		}
+		resolved := *l
+		if err := resolved.Resolve(job, cm); err != nil {
+			return "", err
+		}
+		l = &resolved
+	}
+	own, err := indexes.Parse(missing, int(*job.Spec.Completions))
+	if err != nil {
+		return "", err
+	}
+	root, err := lineage.Compose(l, int(*job.Spec.Completions), own)
+	if err != nil {
+		return "", err
+	}
+	return root.String(), nil
 }
 
 // tree orders rows by namespace and name, each retry placed after the Job it retries (its
@@ -147,7 +199,7 @@ func tree(rows []Row) []Row {
 		if rows[a].Namespace != rows[b].Namespace {
 			return rows[a].Namespace < rows[b].Namespace
 		}
-		return rows[a].Name < rows[b].Name
+		return lineage.NaturalCompare(rows[a].Name, rows[b].Name) < 0
 	})
 	type key struct{ ns, name string }
 	present := map[key]lineage.RunID{}
@@ -192,7 +244,7 @@ func tree(rows []Row) []Row {
 			if ra.RetryAttempt != rb.RetryAttempt {
 				return ra.RetryAttempt < rb.RetryAttempt
 			}
-			return ra.Name < rb.Name
+			return lineage.NaturalCompare(ra.Name, rb.Name) < 0
 		})
 		for _, c := range kids {
 			walk(c, depth+1)

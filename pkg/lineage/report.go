@@ -199,8 +199,10 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		notes = append(notes, fmt.Sprintf("The root Job %q is gone: only the shards its retries ran are shown, without the root's own results.", rootName))
 	}
 	slices.SortStableFunc(retries, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.l.Attempt, b.l.Attempt),
-			a.Job.CreationTimestamp.Compare(b.Job.CreationTimestamp.Time), cmp.Compare(a.Job.Name, b.Job.Name))
+		// By name within an attempt, as read (eval-r1-4 before eval-r1-17): the Jobs of a
+		// plain retry are made together, their creation times a second apart at random.
+		return cmp.Or(cmp.Compare(a.l.Attempt, b.l.Attempt), NaturalCompare(a.Job.Name, b.Job.Name),
+			a.Job.CreationTimestamp.Compare(b.Job.CreationTimestamp.Time))
 	})
 	all := retries
 	if root != nil {

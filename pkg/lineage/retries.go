@@ -84,7 +84,7 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		}
 	}
 	slices.SortFunc(out, func(a, b indexstatus.RetryJob) int {
-		return cmp.Or(cmp.Compare(a.Attempt, b.Attempt), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(a.Attempt, b.Attempt), NaturalCompare(a.Name, b.Name))
 	})
 	return out
 }

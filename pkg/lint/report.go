@@ -41,9 +41,12 @@ type Report struct {
 	// JUnit report has a test case for each. Not part of the JSON/YAML contract.
 	Objects []Object `json:"-"`
 	// JobsPerFile counts the Jobs and CronJobs of each file, by kind (List items included),
-	// and PrepareDBFiles are the files with a prepare-db-mode finding, sorted: for the hints.
+	// ObjectsPerFile every object of each file (List items included), and PrepareDBFiles are
+	// the files with a prepare-db-mode finding and no error, sorted: for the hints (simulate
+	// rejects a Job the server would reject, so a file with an error gets no hint).
 	// Not part of the JSON/YAML contract.
 	JobsPerFile    map[string]int `json:"-"`
+	ObjectsPerFile map[string]int `json:"-"`
 	PrepareDBFiles []string       `json:"-"`
 }
 
@@ -121,11 +124,12 @@ type Linter struct {
 	pendingFile string
 	pendingDoc  int
 	prepareDB   map[string]bool
+	errorFiles  map[string]bool
 }
 
 // NewLinter returns a Linter for opts.
 func NewLinter(opts Options) *Linter {
-	return &Linter{opts: opts, report: NewReport(opts), prepareDB: map[string]bool{}}
+	return &Linter{opts: opts, report: NewReport(opts), prepareDB: map[string]bool{}, errorFiles: map[string]bool{}}
 }
 
 // StreamText makes Keep print each document's findings to w as PrintText prints them instead
@@ -170,7 +174,16 @@ func (l *Linter) Keep(c Checked) {
 		}
 		r.JobsPerFile[c.object.File]++
 	}
+	if c.object.File != "" {
+		if r.ObjectsPerFile == nil {
+			r.ObjectsPerFile = map[string]int{}
+		}
+		r.ObjectsPerFile[c.object.File]++
+	}
 	for _, f := range c.findings {
+		if f.Severity == SeverityError && f.File != "" {
+			l.errorFiles[f.File] = true
+		}
 		if f.Rule == RulePrepareDB && f.File != "" && !l.prepareDB[f.File] {
 			l.prepareDB[f.File] = true
 			r.PrepareDBFiles = append(r.PrepareDBFiles, f.File)
@@ -213,6 +226,7 @@ func (l *Linter) Report() (*Report, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.report
+	r.PrepareDBFiles = slices.DeleteFunc(r.PrepareDBFiles, func(f string) bool { return l.errorFiles[f] })
 	slices.Sort(r.PrepareDBFiles)
 	if l.stream != nil {
 		l.printPending()

@@ -24,7 +24,7 @@ func PrintText(w io.Writer, rep *Report) error {
 	p.header(rep, false)
 	p.groups(rep)
 	p.unplaced(rep, maxTextRejected)
-	p.duplicates(rep)
+	p.duplicates(rep, false)
 	p.notes(rep, false)
 	return p.err
 }
@@ -63,7 +63,7 @@ func PrintWide(w io.Writer, rep *Report) error {
 			p.printf("  - %s%s: %s: %s\n", rj.Source, shard, rj.Reason, rj.Message)
 		}
 	}
-	p.duplicates(rep)
+	p.duplicates(rep, true)
 	p.notes(rep, true)
 	return p.err
 }
@@ -312,14 +312,21 @@ func (p *printer) unplaced(rep *Report, limit int) {
 	}
 }
 
-func (p *printer) duplicates(rep *Report) {
+// duplicates counts the results reported by several attempts. The rule that resolved them is
+// always the same: the default view names where it is written (the help, docs/reconcile.md)
+// instead of repeating its nine lines on every run; -o wide and -o json|yaml state it.
+func (p *printer) duplicates(rep *Report, wide bool) {
 	dups := 0
 	for k := range rep.Shards {
 		dups += rep.Shards[k].Duplicates
 	}
 	if dups > 0 {
 		p.printf("\n")
-		p.para(fmt.Sprintf("Duplicates: %d %s reported by more than one attempt. %s", dups, plural(dups, "result was", "results were"), rep.DuplicateRule), "")
+		rule := "Each was resolved by the duplicate rule (reconcile --help; -o wide states it)."
+		if wide {
+			rule = rep.DuplicateRule
+		}
+		p.para(fmt.Sprintf("Duplicates: %d %s reported by more than one attempt. %s", dups, plural(dups, "result was", "results were"), rule), "")
 	}
 }
 

@@ -16,11 +16,63 @@ import (
 // and spec become the pod template). The file must hold exactly one of them; unknown fields are
 // errors, as with the API server's strict field validation.
 func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
+	b, err := ReadBaseFile(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return b.Job, nil
+}
+
+// BaseFile is what a --from-job file holds: the object to start from as a Job and, when the
+// file is the List create prints (its shard ConfigMaps and the Job), those ConfigMaps and a
+// note that says the Job was taken from it.
+type BaseFile struct {
+	Job        *batchv1.Job
+	ConfigMaps []*corev1.ConfigMap
+	Note       string
+}
+
+// ReadBaseFile is ReadBase that also takes what `create --dry-run=client -o yaml` (or --save)
+// prints: ConfigMaps and exactly one Job, in a List or a stream. The Job is the object to start
+// from; the ConfigMaps are returned (they hold create's copy of the shard manifest).
+func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
 	if err != nil {
 		return nil, err
 	}
-	return baseFromDocs(path, docs)
+	if len(docs) <= 1 {
+		job, err := baseFromDocs(path, docs)
+		if err != nil {
+			return nil, err
+		}
+		return &BaseFile{Job: job}, nil
+	}
+	b := &BaseFile{}
+	var jobDocs []source.Document
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		}
+		if d.APIVersion() == "v1" && d.Kind() == "ConfigMap" {
+			cm := &corev1.ConfigMap{}
+			if _, err := d.DecodeStrict(cm); err != nil {
+				return nil, fmt.Errorf("%s: %w", d.Location(), err)
+			}
+			b.ConfigMaps = append(b.ConfigMaps, cm)
+			continue
+		}
+		jobDocs = append(jobDocs, *d)
+	}
+	if len(jobDocs) != 1 || jobDocs[0].APIVersion() != "batch/v1" || jobDocs[0].Kind() != "Job" {
+		return nil, fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod, or what create --dry-run=client -o yaml prints (ConfigMaps and one Job)", path, len(docs))
+	}
+	if b.Job, err = baseFromDocs(path, jobDocs); err != nil {
+		return nil, err
+	}
+	b.Note = fmt.Sprintf("--from-job %s holds %d objects, as create prints them: started from its Job %q; the shard ConfigMaps are made from the manifest",
+		path, len(docs), b.Job.Name)
+	return b, nil
 }
 
 // ParseBase is ReadBase on data already read; name is used in messages.

@@ -74,7 +74,7 @@ func Build(o Options) (*Objects, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Objects{ConfigMap: cms[0], Parts: cms[1:], Job: job, Notes: notes}, nil
+	return &Objects{ConfigMap: cms[0], Parts: cms[1:], Job: job, Notes: append(slices.Clone(o.BaseNotes), notes...)}, nil
 }
 
 func configMapNames(cms []*corev1.ConfigMap) []string {

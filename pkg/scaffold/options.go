@@ -47,6 +47,9 @@ type Options struct {
 	// Base is a Job to start from (from --from-job), or nil. BaseSource names it in messages.
 	Base       *batchv1.Job
 	BaseSource string
+	// BaseNotes say what was taken from the --from-job file (the Job of create's List, the
+	// manifest of its ConfigMap); Build returns them first among its notes.
+	BaseNotes []string
 
 	// Image of the worker container (required unless Base's worker has one).
 	Image string

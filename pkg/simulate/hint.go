@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
@@ -26,18 +28,48 @@ type Hint struct {
 const maxHintIndexes = 10
 
 // PrepareDBHint returns the commands for the Job of file (a Job or a CronJob's jobTemplate), or
-// false when the Job is not in the prepare-db mode or its backoffLimit is too large to show in
-// a few flags. cron says the file holds a CronJob.
+// false when the Job is not in the prepare-db mode, its backoffLimit is too large to show in
+// a few flags, or simulate would refuse the Job or its fix (Check: a Job the server rejects).
+// cron says the file holds a CronJob; file must hold no other object, since kubectl patch
+// --local patches every object of a file (and prints them as one broken YAML document).
+//
+// The fix is lint's (prepare-db-mode): backoffLimitPerIndex and maxFailedIndexes set,
+// backoffLimit unset and, when the Job has no podFailurePolicy, one that ignores
+// DisruptionTarget. That policy needs restartPolicy Never (OnFailure restarts containers in
+// place, so per-index retries would never count them: per-index-with-on-failure) and
+// podReplacementPolicy Failed, its default (TerminatingOrFailed, the default without a policy,
+// counts a deleted pod as a failure of its index at once: terminating-or-failed-per-index).
 func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
 	flags, perIndex, ok := PrepareDBOutcomes(job)
 	if !ok || file == "-" {
 		return Hint{}, false
 	}
 	maxFailed := jobpolicy.SuggestedMaxFailedIndexes(int(jobpolicy.SpecOf(job).Completions))
+	fixedJob := job.DeepCopy()
+	fixedJob.Spec.BackoffLimit = nil
+	fixedJob.Spec.BackoffLimitPerIndex = ptr.To(int32(perIndex))
+	fixedJob.Spec.MaxFailedIndexes = ptr.To(maxFailed)
+	patch := fmt.Sprintf(`"backoffLimit":null,"backoffLimitPerIndex":%d,"maxFailedIndexes":%d`, perIndex, maxFailed)
+	if job.Spec.PodFailurePolicy == nil {
+		fixedJob.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+			Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}}}}}
+		patch += `,"podFailurePolicy":{"rules":[{"action":"Ignore","onPodConditions":[{"type":"DisruptionTarget","status":"True"}]}]}`
+		if job.Spec.PodReplacementPolicy != nil {
+			fixedJob.Spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
+			patch += `,"podReplacementPolicy":"Failed"`
+		}
+		if job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+			fixedJob.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+			patch += `,"template":{"spec":{"restartPolicy":"Never"}}`
+		}
+	}
+	if Check(job) != nil || Check(fixedJob) != nil {
+		return Hint{}, false
+	}
 	// The fixed Job goes to /tmp, not next to the input: in a tree that lint -R or kubectl
 	// apply -f reads, a second manifest of the same Job would be picked up.
 	fixed := "/tmp/" + strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(filepath.Base(file), ".yaml"), ".yml"), ".json") + "-per-index.yaml"
-	patch := fmt.Sprintf(`{"backoffLimit":null,"backoffLimitPerIndex":%d,"maxFailedIndexes":%d}`, perIndex, maxFailed)
+	patch = "{" + patch + "}"
 	if cron {
 		patch = `{"spec":{"jobTemplate":{"spec":` + patch + `}}}`
 	} else {

@@ -195,7 +195,7 @@ func (o *Options) resolve() error {
 
 // Validate checks the flags that need no file or cluster.
 func (o *Options) Validate() error {
-	if o.Scaffold.Manifest == "" {
+	if o.Scaffold.Manifest == "" && o.Scaffold.FromJob == "" {
 		return exitcode.UsageError("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", jobflags.FlagManifest)
 	}
 	if o.FieldManager == "" {

@@ -61,7 +61,7 @@ func TestMaxFailedIndexesOneRule(t *testing.T) {
 		prepareDB.Spec.PodFailurePolicy = nil
 		prepareDB.Spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
 		h, ok := simulate.PrepareDBHint("job.yaml", prepareDB, false)
-		if !ok || !strings.Contains(h.Fix, fmt.Sprintf(`"maxFailedIndexes":%d}`, want)) {
+		if v := fmt.Sprintf(`"maxFailedIndexes":%d`, want); !ok || !strings.Contains(h.Fix, v+",") && !strings.Contains(h.Fix, v+"}") {
 			t.Errorf("%d shards: the hint's fix %q (%v), create sets %d", n, h.Fix, ok, want)
 		}
 	}

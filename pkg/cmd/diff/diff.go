@@ -45,38 +45,28 @@ var (
 		the Job is suspended, or only in tandem with another field; the condition is named,
 		with whether it holds now), or a new Job (the field is immutable).
 
-		Only what you control is compared: fields the API server defaults compare equal to
-		their default, and the selector and labels it generates, the status and the server's
-		metadata are left out. The report warns about a global backoffLimit used as the only
-		retry policy of an Indexed Job (the prepare-db failure mode, on either side) and about
-		changes that would not take effect, or would end the Job. It ends with a plan in
-		words and as commands: one kubectl patch for what the running Job can take, and for
-		the rest, let it finish (or suspend it), then create a new Job. kubectl indexed never
-		deletes or changes the Job itself; diff only reads it.
+		Only what you control is compared (server defaults, generated labels, status and
+		metadata are left out). The report warns about the prepare-db mode and about changes
+		that would not take effect or would end the Job, and ends with a plan whose commands run
+		as printed: a kubectl patch for what the running Job takes, then a new Job for the rest.
+		diff only reads; kubectl indexed never deletes a Job.
 
 		The desired Job comes from -f: a Job manifest, or the List that 'kubectl indexed create
 		... --dry-run=client -o yaml' prints (its Job is used). Or give create's own flags
 		(--manifest, --image, ... -- COMMAND) to see what would change if you re-ran create.
 		With --live-file the live Job is read from a file too (kubectl get job -o yaml): no
-		cluster is contacted and no kubeconfig is read (the namespace is -n, else the files',
-		else "default"), and the Job is judged at the time it was saved, as status -f does:
-		the newest time written in it, or --now.
+		cluster is contacted, and the Job is judged at the time it was saved, or at --now.
 
-		--server-dry-run confirms the classification with server-side dry-run updates of the
-		live Job (nothing is changed): every change that holds now in one update, expected to be
-		accepted, and each of the others alone, expected to be rejected. A disagreement is a
-		bug in kubectl indexed: the report says so. It needs permission to update the Job.
-		(--server, -s, is the API server's address, as on every verb.)
+		--server-dry-run confirms the classification with dry-run updates of the live Job
+		(docs/diff.md says which; --server, -s, is the API server's address, as on every verb).
 
 		Exit codes (as kubectl diff): 0 no differences; 1 differences; 2 bad flags or
 		unreadable input; 4 the API server could not be reached or refused the request.`)
 
 	example = templates.Examples(`
-		# What differs between the running Job and the manifest, and what can change live
+		# What differs from the running Job, and what can change live (the name can
+		# come from the manifest: kubectl indexed diff -f job.yaml)
 		kubectl indexed diff eval-gsm8k -f job.yaml
-
-		# The Job name can come from the manifest
-		kubectl indexed diff -f job.yaml
 
 		# What would change if create were run again with other flags
 		kubectl indexed diff eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.5 -- python -m eval
@@ -342,7 +332,8 @@ func (o *Options) Run(ctx context.Context) error {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
 	}
-	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList}
+	dopts := jobdiff.Options{Now: now, Namespace: o.Namespace, DesiredSource: o.Filename, CreateCommand: createCmd, DesiredInList: o.desiredInList,
+		FromJobCreates: o.desiredInList && o.Filename != source.StdinName && jobflags.CreatableFromJob(o.Filename) == nil}
 	report, err := jobdiff.Diff(live, desired, dopts)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)

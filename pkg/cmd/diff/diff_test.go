@@ -225,7 +225,9 @@ func TestDesiredFromCreateList(t *testing.T) {
 		t.Errorf("no name with stdin: code %d", r.code)
 	}
 	// A List that needs a new Job: no command that would rename (or re-create) the ConfigMap
-	// too; the plan says to re-run what printed the List with the new name.
+	// too. This List's ConfigMap holds no copy of the manifest, so create --from-job alone
+	// cannot make the Job: the plan says to give the manifest too (TestDiffPlanRunsAsPrinted in
+	// pkg/cmd runs the command printed for a List create made).
 	m.Spec.Template.Spec.Containers[0].Image = "busybox:1.37"
 	b, _ = yaml.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{cm, m}})
 	p := filepath.Join(t.TempDir(), "list.yaml")
@@ -235,14 +237,14 @@ func TestDesiredFromCreateList(t *testing.T) {
 	r = run(t, client, "", "eval", "-f", p)
 	flat := strings.Join(strings.Fields(r.stdout), " ")
 	if r.code != 1 || strings.Contains(r.stdout, "kubectl create") || strings.Contains(r.stdout, "patch --local") ||
-		!strings.Contains(flat, "re-run the command that printed "+p+" with the name eval-2") {
+		!strings.Contains(flat, "kubectl indexed create eval-2 --from-job "+p+" --manifest with the manifest create was given") {
 		t.Errorf("List needing a new Job: code %d\n%s", r.code, r.stdout)
 	}
 	// The same List from standard input: the plan cannot name a file.
 	r = run(t, client, string(b), "eval", "-f", "-")
 	flat = strings.Join(strings.Fields(r.stdout), " ")
 	if r.code != 1 || strings.Contains(flat, "printed -") ||
-		!strings.Contains(flat, "re-run the create command that printed the manifest with the name eval-2") {
+		!strings.Contains(flat, "save what the create command printed to a file and give it to kubectl indexed create eval-2 --from-job FILE") {
 		t.Errorf("List from stdin needing a new Job: code %d\n%s", r.code, r.stdout)
 	}
 }

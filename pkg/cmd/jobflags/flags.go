@@ -74,7 +74,7 @@ func NewScaffoldFlags() *ScaffoldFlags {
 // AddScaffoldFlags binds o to fs. o remembers fs, to tell a flag given from its default.
 func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
 	o.fs = fs
-	fs.StringVar(&o.Manifest, FlagManifest, o.Manifest, "The shard manifest (YAML or JSON; - for stdin): shard i is what completion index i runs. Make one with 'kubectl indexed shards split'.")
+	fs.StringVar(&o.Manifest, FlagManifest, o.Manifest, "The shard manifest (YAML or JSON; - for stdin): shard i is what completion index i runs. Make one with 'kubectl indexed shards split'. Not needed when --from-job is what create --dry-run=client -o yaml printed: its ConfigMap holds a copy.")
 	fs.StringVar(&o.FromJob, FlagFromJob, o.FromJob, "Start from this Job, CronJob, PodTemplate or Pod (YAML or JSON; - for stdin): what it sets is kept unless a flag says otherwise; what cannot work with shards is refused.")
 	fs.StringVar(&o.Image, FlagImage, o.Image, "Image of the worker container (required unless --from-job gives one).")
 	fs.StringVar(&o.Container, "container", o.Container, "Name of the worker container (default: \"worker\", or the only container of --from-job).")
@@ -104,23 +104,38 @@ func (o *ScaffoldFlags) changed(name string) bool {
 func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, stdin io.Reader) (scaffold.Options, error) {
 	opts := scaffold.Options{JobName: jobName, Namespace: namespace, Image: o.Image, Command: command,
 		ContainerName: o.Container, ServiceAccountName: o.ServiceAccount}
-	if o.Manifest == "" {
+	if o.Manifest == "" && o.FromJob == "" {
 		return opts, fmt.Errorf("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", FlagManifest)
 	}
 	if o.Manifest == source.StdinName && o.FromJob == source.StdinName {
 		return opts, fmt.Errorf("--%s and --%s cannot both be read from stdin", FlagManifest, FlagFromJob)
 	}
-	m, err := shards.Read(o.Manifest, stdin)
-	if err != nil {
-		return opts, err
-	}
-	opts.Manifest = m
+	var base *scaffold.BaseFile
 	if o.FromJob != "" {
-		base, err := scaffold.ReadBase(o.FromJob, stdin)
-		if err != nil {
+		var err error
+		if base, err = scaffold.ReadBaseFile(o.FromJob, stdin); err != nil {
 			return opts, fmt.Errorf("--%s: %w", FlagFromJob, err)
 		}
-		opts.Base, opts.BaseSource = base, o.FromJob
+		opts.Base, opts.BaseSource = base.Job, o.FromJob
+		if base.Note != "" {
+			opts.BaseNotes = append(opts.BaseNotes, base.Note)
+		}
+	}
+	if o.Manifest == "" {
+		// What create printed holds the manifest: the copy in its shard ConfigMap, which the
+		// Job's manifest-hash annotation vouches for.
+		m, err := manifestOf(base)
+		if err != nil {
+			return opts, fmt.Errorf("--%s is required: %w", FlagManifest, err)
+		}
+		opts.Manifest = m
+		opts.BaseNotes = append(opts.BaseNotes, fmt.Sprintf("no --%s: the shard manifest is the copy (%s) in the ConfigMap of --%s %s", FlagManifest, m.Hash(), FlagFromJob, o.FromJob))
+	} else {
+		m, err := shards.Read(o.Manifest, stdin)
+		if err != nil {
+			return opts, err
+		}
+		opts.Manifest = m
 	}
 	if o.changed("parallelism") || o.Parallelism != 0 {
 		if o.Parallelism < 1 {
@@ -163,6 +178,7 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		}
 		opts.TTLSecondsAfterFinished = ptr(o.TTLSecondsAfterFinished)
 	}
+	var err error
 	if opts.Requests, err = parseResources("requests", o.Requests); err != nil {
 		return opts, err
 	}
@@ -180,6 +196,36 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
 	}
 	return opts, nil
+}
+
+// CreatableFromJob says whether `kubectl indexed create NAME --from-job path` (no --manifest)
+// makes a Job: path is what create printed, its ConfigMap holding the manifest's copy.
+func CreatableFromJob(path string) error {
+	base, err := scaffold.ReadBaseFile(path, nil)
+	if err != nil {
+		return err
+	}
+	_, err = manifestOf(base)
+	return err
+}
+
+// manifestOf is the shard manifest of what create printed (base): the copy in the ConfigMap
+// the Job mounts, whose hash the Job records.
+func manifestOf(base *scaffold.BaseFile) (*shards.Manifest, error) {
+	want := base.Job.Annotations[shards.AnnotationManifestHash]
+	if len(base.ConfigMaps) == 0 || want == "" {
+		return nil, fmt.Errorf("the shard manifest (the --%s file holds no ConfigMap of create's with a copy of it)", FlagFromJob)
+	}
+	for _, cm := range base.ConfigMaps {
+		m, ok, err := shards.ManifestFromConfigMap(cm, want)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("the shard manifest (no ConfigMap of the --%s file holds a copy of it: it was too large to mount)", FlagFromJob)
 }
 
 // parseResources parses "cpu=500m,memory=1Gi".

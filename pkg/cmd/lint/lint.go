@@ -29,15 +29,12 @@ var (
 	long = templates.LongDesc(fmt.Sprintf(`
 		Check Job and CronJob manifests before they are submitted, fully offline.
 
-		Findings of severity error are exactly what the Kubernetes v%[3]s API server would reject,
-		worded as the server words them: every Job validation rule (negative values, Indexed
-		without completions, per-index and maxFailedIndexes requirements, podFailurePolicy,
-		successPolicy, podReplacementPolicy, restartPolicy, managedBy, selector, name length),
-		the basics of the pod template, and unknown fields as kubectl's strict field validation
-		reports them (a duplicated field is a warning: kubectl keeps the last value). Warnings are accepted by the server but hurt at run time, such as
-		the "prepare-db" mode where the global backoffLimit kills every healthy shard after a few
-		transient failures. Info notes are worth knowing. Every finding names the file, line,
-		object and field path, and explains why it matters and how to fix it.
+		Errors are what the Kubernetes v%[3]s API server would reject, in its own words (every
+		Job validation rule, the pod template's basics, unknown fields); warnings are accepted
+		but hurt at run time, such as the "prepare-db" mode where the global backoffLimit kills
+		every healthy shard after a few transient failures; infos are worth knowing. Each
+		finding names the file, line, object and field path, why it matters and the fix
+		(--list-rules, docs/lint.md).
 
 		Input is YAML or JSON, multi-document streams and List objects, from files, directories
 		(with -R, their subdirectories too) or standard input ("-"). CronJobs are checked with
@@ -139,7 +136,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringVar(&o.Severity, "severity", o.Severity, "Report only findings of this severity or above: info, warning or error.")
 	fl.BoolVar(&o.NoColor, "no-color", false, output.NoColorUsage)
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
-	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix: on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
+	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix (for a file holding that Job alone, without errors): on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
@@ -284,15 +281,17 @@ func (o *Options) listRules() error {
 	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 }
 
-// simulateHints returns, for each file with a Job in the prepare-db mode, the commands that
-// simulate it next to the per-index fix on the same failures.
+// simulateHints returns, for each file with a Job in the prepare-db mode and no error, the
+// commands that simulate it next to the per-index fix on the same failures.
 func simulateHints(report *lint.Report) []lint.Hint {
 	var hints []lint.Hint
 	for _, file := range report.PrepareDBFiles {
 		// simulate reads one Job per file: a file of several Jobs gets no hint, which lint's
 		// own count says without reading the file again (the whole stream, parsed and decoded
 		// a second time, was most of lint's time and memory on a stream of 10,000 Jobs).
-		if report.JobsPerFile[file] != 1 {
+		// kubectl patch --local, the fix, patches every object of the file (and prints them as
+		// one broken YAML document): the file must hold the Job alone.
+		if report.JobsPerFile[file] != 1 || report.ObjectsPerFile[file] != 1 {
 			continue
 		}
 		// The hint reads the file again, and its commands read it too: only a regular file can

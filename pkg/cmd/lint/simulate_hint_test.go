@@ -84,9 +84,11 @@ spec:
 	}
 }
 
-// The hint is for a file of one Job or CronJob, which simulate reads: other kinds next to it
-// (a List from kubectl create --dry-run, a ConfigMap) do not count, a second Job does, and lint
-// tells from its own count without reading the file again.
+// The hint is for a file of one Job or CronJob alone, and lint tells from its own count without
+// reading the file again: kubectl patch --local, the fix, patches every object of a file and
+// prints them as one broken YAML document, so a file with a ConfigMap next to the Job (a List
+// from kubectl create --dry-run) gets no hint (it got one whose fix wrote a file simulate
+// rejected), nor a file of two Jobs.
 func TestSimulateHintOneJobPerFile(t *testing.T) {
 	dir := t.TempDir()
 	job := func(name string) string {
@@ -109,9 +111,10 @@ func TestSimulateHintOneJobPerFile(t *testing.T) {
 		hint          bool
 	}{
 		{"one-job.yaml", job("a"), true},
-		{"job-and-configmap.yaml", configMap + "---\n" + job("a"), true},
+		{"job-and-configmap.yaml", configMap + "---\n" + job("a"), false},
 		{"cronjob.yaml", cron, true},
-		{"list.json", `{"apiVersion":"v1","kind":"List","items":[` + string(cm) + `,` + string(list) + `]}`, true},
+		{"list.json", `{"apiVersion":"v1","kind":"List","items":[` + string(cm) + `,` + string(list) + `]}`, false},
+		{"list-of-one.json", `{"apiVersion":"v1","kind":"List","items":[` + string(list) + `]}`, true},
 		{"two-jobs.yaml", job("a") + "---\n" + job("b"), false},
 		{"job-and-cronjob.yaml", job("a") + "---\n" + cron, false},
 	} {

@@ -35,10 +35,10 @@ var (
 		phase, indexes succeeded/failed/running of the total, whether every index succeeded,
 		age. A Job made by "kubectl indexed retry" is shown under the Job it retries.
 
-		It reads the Jobs in one LIST and no pod: phase and counts come from each Job's status,
-		with the same rules as "kubectl indexed status", and RUN is the Job's active pods.
-		--with-pods also LISTs the Jobs' pods (one LIST on the controller-uid label) and adds
-		the attempts of every index and the pods present; RUN then counts running indexes.
+		Phase and counts come from each Job's status, with the same rules as "kubectl indexed
+		status"; RUN is the Job's active pods (status.active: pending or running, one per index
+		being run), with or without --with-pods, which also reads the pods to add the attempts
+		of every index and the pods present (docs/list.md).
 
 		-o wide adds parallelism, backoffLimitPerIndex, the missing indexes and the reason of
 		the deciding condition; -o json|yaml print an IndexedJobList (fields in docs/list.md);
@@ -158,8 +158,35 @@ func (o *Options) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	l := joblist.Build(jobs.Items, podsByUID, o.Clock)
+	// MISSING (-o wide, json, yaml) is in root shards: a large retry keeps its index map in a
+	// ConfigMap, read here only for those views, once per map.
+	var maps joblist.ConfigMapGetter
+	if o.PrintFlags.IsWide() || o.PrintFlags.IsStructured() {
+		maps = o.indexMaps(ctx)
+	}
+	l := joblist.BuildWithMaps(jobs.Items, podsByUID, o.Clock, maps)
 	return o.PrintFlags.Print(o.Out, l, func(format string) error { return o.text(format, l) })
+}
+
+// indexMaps GETs the ConfigMaps that hold retries' index maps, each once.
+func (o *Options) indexMaps(ctx context.Context) joblist.ConfigMapGetter {
+	type got struct {
+		cm  *corev1.ConfigMap
+		err error
+	}
+	seen := map[string]got{}
+	return func(ns, name string) (*corev1.ConfigMap, error) {
+		k := ns + "/" + name
+		if g, ok := seen[k]; ok {
+			return g.cm, g.err
+		}
+		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			err = exitcode.APIError(err, "get", "configmaps", name, ns)
+		}
+		seen[k] = got{cm, err}
+		return cm, err
+	}
 }
 
 // text prints the table (-o wide: more columns) or the names (-o name).

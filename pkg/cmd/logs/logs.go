@@ -138,6 +138,7 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Index, "index", o.Index, "The completion indexes whose logs to show: "+indexes.FlagGrammar+" (one after the other, in index order).")
+	_ = cmd.RegisterFlagCompletionFunc("index", namecompletion.JobIndexes(f))
 	fl.IntVar(&o.Attempt, "attempt", 0, "The attempt of --index to show, from 1 (default: the latest).")
 	fl.BoolVar(&o.AllAttempts, "all-attempts", false, "Show every attempt of --index, oldest first.")
 	fl.BoolVar(&o.Failed, "failed", false, "Show the last failed attempt of the failed indexes: one sample per cause (--all: every index).")

@@ -42,13 +42,14 @@ var (
 		error, invalid input), missing (no receipt) or rejected (a receipt for another manifest
 		revision or hash, another candidate, an unknown shard, a case the shard was not
 		assigned, or a malformed or truncated receipt: each named, never merged). A result
-		reported by several attempts (a retry, a duplicate pod) is resolved by one rule,
-		printed with the report. Coverage is results evaluated / results in the manifest, and
+		reported by several attempts (a retry, a duplicate pod) is resolved by one rule, the
+		duplicate rule: an evaluated outcome wins over an infrastructure failure; among equals,
+		the attempt that finished last (docs/reconcile.md has the ties). Coverage is results evaluated / results in the manifest, and
 		per class; a missing shard is never a zero and never leaves the denominator.
 
 		Live, reconcile reads the Job (JOB may also be one of its retries; when the root is
 		gone, the manifest is the copy in the retry's shard ConfigMap, and every shard of it
-		that no remaining Job ran is missing), its shard ConfigMap, its retries (one LIST of Jobs labelled indexed.kubectl.io/root-job=ROOT),
+		that no remaining Job ran is missing), its shard ConfigMap, its retries,
 		and the termination messages of their pods, where workers leave a receipt summary;
 		--receipts DIR adds full receipt files. Offline, --manifest FILE --receipts DIR needs no
 		cluster. In DIR every file named *.receipt.json, at any depth, is read (for example

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -49,22 +48,18 @@ var (
 		re-run them deliberately, once the input is fixed. Shards a later retry succeeded are
 		left out too, and the same retry run again creates nothing (its Job exists).
 
-		Index k of the retry runs the shard that the k-th chosen index ran: a new immutable
-		ConfigMap, named from its content's hash, holds just those shards under the paths of
-		the worker contract (index-K.cases and index-K.id for index K), so the worker does not change. The
-		retry keeps the Job's image, command, env, resources, volumes and pod failure policy;
-		flags override the retry policy. Lineage annotations record the root Job, the parent,
-		the attempt number and the root completion indexes the retry runs, so a retry of a
-		retry still maps to the original shards; "kubectl indexed status ROOT --lineage"
-		folds them together. A map too large for an annotation (over 128 KiB of intervals,
-		some 18,000 scattered indexes) is kept in an immutable ConfigMap of its own, named
-		ROOT-index-map-HASH, which the annotation original-indexes-from names (--index-map). The Job retried and its ConfigMap are never modified.
+		Index k of the retry runs the shard that the k-th chosen index ran, from a new immutable
+		ConfigMap of just those shards, so the worker does not change. The retry keeps the
+		Job's image, command, env, resources, volumes and pod failure policy; flags override the
+		retry policy. It is named ROOT-rN (N the attempt; a root named eval-r1 gives eval-r2,
+		never eval-r1-r1), and its annotations map its indexes to the root's shards, so a retry
+		of a retry still maps to them: "kubectl indexed status ROOT --lineage" folds them
+		together. The Job retried and its ConfigMap are never modified; how the index map is
+		kept is in docs/retry.md.
 
 		A Job not made by create (its worker reads its shard from JOB_COMPLETION_INDEX) is
-		retried as one Job per chosen index, <root>-r<attempt>-<index>, each with
-		JOB_COMPLETION_INDEX and any downward-API read of the completion index pinned to the
-		original index (at most 1,000 indexes at a time; the same command run again completes
-		a retry cut short).
+		retried as one Job per chosen index, named ROOT-rN-INDEX, each with the completion index
+		pinned to the original one (at most 1,000 indexes at a time).
 
 		Refused: a Job still running (unless --indexes lists only indexes that already failed
 		for good and --allow-running is given), nothing to retry, a shard ConfigMap that is
@@ -80,14 +75,11 @@ var (
 		# Re-run the shards that failed, as job eval-r1
 		kubectl indexed retry eval
 
-		# Re-run every shard without a success (failed, killed, never ran), one at a time
+		# Re-run every shard without a success, one at a time
 		kubectl indexed retry eval --indexes missing --parallelism 1
 
-		# Re-run shards 2 and 4 now, while the Job still runs (they must have failed already)
+		# Re-run shards 2 and 4 (failed already) while the Job still runs
 		kubectl indexed retry eval --indexes 2,4 --allow-running
-
-		# Keep the index map in a ConfigMap even when it would fit an annotation
-		kubectl indexed retry eval --indexes missing --index-map configmap
 
 		# Re-run the shards a reconcile report found without a usable receipt
 		kubectl indexed reconcile eval --results ./results -o json > report.json
@@ -175,7 +167,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or completion indexes, "+indexes.FlagGrammar+".")
-	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1).")
+	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1; a root named eval-r1 gives eval-r2, never eval-r1-r1).")
 	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
 	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
 	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
@@ -503,7 +495,7 @@ func (o *Options) Run(ctx context.Context) error {
 
 	name := o.Name
 	if name == "" {
-		name = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+		name = lineage.RetryName(l.RootJob, l.Attempt)
 	}
 	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
 		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
@@ -777,7 +769,7 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
 	prefix := o.Name
 	if prefix == "" {
-		prefix = l.RootJob + "-r" + strconv.Itoa(l.Attempt)
+		prefix = lineage.RetryName(l.RootJob, l.Attempt)
 	}
 	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
 	if err := o.overrides(&ro); err != nil {

@@ -49,23 +49,10 @@ var (
 		DisruptionTarget fails the pod with exit code 137 unless a code is given). INDEX may be a
 		range such as 3-5.
 
-		The simulation is a discrete-event model of the controller's syncs built on the same
-		rules as status, lint and diff (pkg/jobpolicy): pods created lowest index first up to
-		parallelism, the per-index and global backoffs (10s doubling, at most 10m), counted and
-		ignored failures, backoffLimit (also next to backoffLimitPerIndex), maxFailedIndexes,
-		FailJob / FailIndex / Ignore / Count, activeDeadlineSeconds, the success policy, container
-		restarts under OnFailure, FailureTarget then Failed once the killed pods are gone, and
-		podReplacementPolicy. Timing is idealized (syncs take no time); the simulation is run
-		again with failing pods ending half a second earlier and later than succeeding ones, and
-		when that changes the outcome both outcomes are printed: on a real cluster either can
-		happen.
-
-		--compare FILE2 [FILE3...] simulates every file on the same outcomes, side by side.
-
-		The simulation plays every pod of the Job, up to three times (the timing variants): about
-		a second per 100,000 indexes. A Job of more than 250,000 completions is refused (exit 2);
-		simulate a smaller Job with the same limits, rules and ratio of parallelism to
-		completions. SIGINT or SIGTERM stops a simulation at once (exit 130 or 143).
+		Timing is idealized (syncs take no time); when failing pods ending half a second earlier
+		or later than succeeding ones would change the outcome, both outcomes are printed. The
+		model, its costs and limits (250,000 completions) are in docs/simulate.md. --compare
+		FILE2 [FILE3...] simulates every file on the same outcomes, side by side.
 
 		Exit codes: 0 simulated; 2 bad flags, unreadable input, no Indexed Job in a file, more
 		than 250,000 completions; 130, 143 interrupted.`)

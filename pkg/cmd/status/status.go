@@ -41,43 +41,27 @@ import (
 
 var (
 	long = templates.LongDesc(`
-		Explain an Indexed Job index by index: its phase and the condition that decided it, in
-		words; how many indexes succeeded and which have no result; and for every index its
-		state (Succeeded, Failed, Running, Pending, Retrying, Terminating, Unfinished), attempts,
-		last exit code and container, the podFailurePolicy rule that matched, failure counts,
-		the retries it has left under backoffLimitPerIndex, the backoff it waits for, its pods
-		and, for Jobs made by kubectl indexed create, its shard ID. Then what happens next, and
-		what cannot be known because pods are gone.
+		Explain an Indexed Job index by index: its phase and the condition that decided it;
+		which indexes have no result; each index's state, attempts, exit codes, matched
+		podFailurePolicy rule and retries left; the indexes that needed more than one attempt;
+		what happens next, and what cannot be known because pods are gone.
 
-		Live, status reads the Job (one GET), its pods that did not succeed (one paginated LIST
-		on the Job's controller-uid label and status.phase!=Succeeded, in protobuf) and, when the
-		Job names one, its shard ConfigMap. The Job's status says which indexes succeeded; when
-		it cannot account for every succeeded pod (pods not counted yet, counts that disagree
-		with the pods read), every pod is listed. --all-pods always lists every pod, for the
-		succeeded pods' names, exits and receipts.
-		Offline, -f reads a Job as "kubectl get job -o json|yaml" writes it and --pods-file its
-		pods as "kubectl get pods -o json" writes them (or -f the List of both that "kubectl get
-		job,pods -l batch.kubernetes.io/job-name=NAME -o json" writes; a retry whose index map
-		is kept in a ConfigMap needs that ConfigMap in -f too); nothing contacts a cluster. Both give the same report for the same objects; offline it is made at the
-		newest time written in them, or at --now.
+		Live, status reads the Job, its pods and its shard ConfigMap; offline, -f takes the Job
+		(and --pods-file its pods) as kubectl get -o json|yaml writes them, and nothing
+		contacts a cluster. Both give the same report for the same objects. What is read, and
+		how, is in docs/status.md.
 
-		The text view folds runs of indexes in the same state into ranges and details the
-		indexes that need attention; -o wide details every index; -o json|yaml print the
-		IndexedJobStatus report (fields documented in docs/status.md). --watch follows the Job
-		and its pods (watches, no re-listing) until the Job is Complete or Failed: on a terminal
-		it redraws in place, with the elapsed time and an ETA; into a pipe or a file it prints a
-		line per change of the Job's state, then the full report once. --wait blocks until then,
-		prints the final report once and exits as with --exit-code: the step of a pipeline
-		(Argo, Tekton, Polyaxon, CI); on standard error it prints its progress (at most a line
-		per 10 s) and warns at once of a suspended Job or one waiting for Kueue. --timeout bounds
-		both (kubectl wait's grammar). With --lineage they wait for every Job of the lineage.
+		The text view folds runs of indexes in the same state into ranges; -o wide details every
+		index; -o json|yaml print the IndexedJobStatus report (docs/status.md). --watch follows
+		the Job until it finishes: on a terminal it redraws in place, into a pipe or a file it
+		prints a line per change, then the report. --wait blocks until then and exits as with
+		--exit-code, with its progress and a suspended Job's warning on standard error.
+		--timeout bounds both (kubectl wait's grammar); with --lineage they wait for every Job.
 
 		Exit codes: 0 success; with --exit-code, 0 only when every index succeeded, 1 when the
-		Job finished or is failing without that (a Job completed through its success policy
-		with indexes missing included), 3 while it is still running or suspended; 2 usage error
-		or unreadable input (also a Job that is not Indexed); 4 the API server could not be
-		reached or refused the request (the Job not found, permission denied); 5 --timeout
-		passed first; 130/143 --wait or --watch --exit-code stopped by SIGINT/SIGTERM.`)
+		Job finished or is failing without that, 3 while it is still running; 2 usage error or
+		unreadable input; 4 the API server could not be reached or refused; 5 --timeout passed;
+		130/143 interrupted.`)
 
 	example = templates.Examples(`
 		# Explain a Job in the current namespace
@@ -89,17 +73,14 @@ var (
 		# Follow a Job until it finishes; in CI, fail unless every index succeeded
 		kubectl indexed status evaluation --watch --exit-code
 
-		# A pipeline step: wait for the Job to finish, print the report once, exit 0 only when
-		# every index succeeded (1 failed or finished with indexes missing, 5 after 2 hours)
+		# A pipeline step: wait, print the report once, exit 0 only when every index
+		# succeeded (1 failed or indexes missing, 5 after 2 hours)
 		kubectl indexed status evaluation --wait --timeout 2h
 
-		# Gate on a run and its retries: wait until the root and every retry Job finished
+		# Gate on a run and its retries: wait until every Job of the lineage finished
 		kubectl indexed status evaluation --lineage --wait
 
-		# Into a log: a line per change of the Job, the full report at the end
-		kubectl indexed status evaluation --watch > watch.log
-
-		# Only the failed indexes, every one of them listed (repeatable, or a comma list)
+		# Only the failed indexes, every one of them listed
 		kubectl indexed status evaluation --state failed
 
 		# The report as JSON, for scripts
