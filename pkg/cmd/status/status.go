@@ -375,7 +375,7 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 }
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
-	r = o.carryConnection(r)
+	r = o.carryConnection(failedCreateNext(r))
 	if o.PrintFlags.Format() == output.FormatJSON {
 		return writeJSON(w, r)
 	}
