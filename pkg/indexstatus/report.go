@@ -899,8 +899,9 @@ func (b *reportBuilder) next() []Entry {
 					q, left, plural(left, "index", "indexes"))})
 			return out
 		}
-		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume).",
-			left, plural(left, "index", "indexes"))}
+		// The command ends the text, as every entry's does, so that the text output prints it.
+		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume). Resume it: %s",
+			left, plural(left, "index", "indexes"), b.resumeCommand())}
 		out = append(out, e)
 		if failed := set(b.states[StateFailed]); !failed.IsEmpty() {
 			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: failed.String(), Text: fmt.Sprintf("%s %s failed (backoffLimitPerIndex exhausted, counted while the Job is suspended): %s never started again.",

@@ -40,6 +40,12 @@ type Result struct {
 // Run executes cmd (a verb's command, built on s.Streams()) with args, as the root command
 // would, and returns what it printed and its exit code.
 func (s *IO) Run(cmd *cobra.Command, args ...string) Result {
+	return s.RunContext(context.Background(), cmd, args...)
+}
+
+// RunContext is Run with the context main would give the command (a test cancels it as a
+// signal does, with an exitcode.Interrupt cause).
+func (s *IO) RunContext(ctx context.Context, cmd *cobra.Command, args ...string) Result {
 	if args == nil {
 		args = []string{} // cobra reads os.Args when given nil
 	}
@@ -49,7 +55,7 @@ func (s *IO) Run(cmd *cobra.Command, args ...string) Result {
 	cmd.SetErr(s.ErrOut)
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	cmd.SetFlagErrorFunc(exitcode.FlagError)
-	err := cmd.ExecuteContext(context.Background())
+	err := cmd.ExecuteContext(ctx)
 	code := exitcode.Report(s.ErrOut, err, nil)
 	return Result{Stdout: s.Out.String(), Stderr: s.ErrOut.String(), Code: code, Err: err}
 }

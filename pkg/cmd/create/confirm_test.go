@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 )
@@ -137,4 +139,36 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestSaveAfterInterruptOnceCreated: SIGINT or SIGTERM while the Job's POST is in flight, which
+// the server carried out: the Job exists, so --save holds it as the docs promise, and the exit
+// code is the signal's (issue 35, item 4: the file was removed without a word). A --save that
+// cannot be filled then is exit 1, saying so.
+func TestSaveAfterInterruptOnceCreated(t *testing.T) {
+	m, _ := manifestFile(t)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		c := fake.NewClientset()
+		c.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			if err := c.Tracker().Create(a.GetResource(), a.(k8stesting.CreateAction).GetObject(), a.GetNamespace()); err != nil {
+				return true, nil, err
+			}
+			cancel(&exitcode.Interrupt{Signal: sig})
+			return true, nil, context.Canceled
+		})
+		save := filepath.Join(t.TempDir(), "eval.yaml")
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Namespace, o.Client = "ml", c
+		r := io.RunContext(ctx, newCmd(nil, o), "eval", "--manifest", m, "--image", "img", "--save", save)
+		want := (&exitcode.Interrupt{Signal: sig}).ExitCode()
+		if r.Code != want || !strings.Contains(r.Stderr, "a GET shows the Job exists") {
+			t.Errorf("%v: exit %d, want %d\n%s", sig, r.Code, want, r.Stderr)
+		}
+		b, err := os.ReadFile(save)
+		if err != nil || !strings.Contains(string(b), "kind: Job") || !strings.Contains(r.Stderr, "saved the ConfigMap and the Job to "+save) {
+			t.Errorf("%v: --save not written for a Job that exists: %v\n%s", sig, err, r.Stderr)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // SubmitJobs is Submit for objects that are Jobs alone (a retry of a Job that create did not
@@ -83,6 +85,39 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 			}
 			return o.partialJobs(o.jobExists(want.Name, false), done, jobs[i:])
 		}
+		if err != nil && ambiguous(err) && o.DryRun != cmdutil.DryRunServer {
+			// The POST may have been carried out: look before saying what exists (as
+			// confirmJob does for create).
+			back, mine, gerr := o.readBack(ctx, want)
+			why := exitcode.APIError(err, "create", "jobs", want.Name, ns)
+			switch {
+			case mine:
+				o.lostAnswer(back, err)
+				objs[i], ops[i] = back, "created"
+				done = append(done, want.Name)
+				if code, ok := interrupted(ctx); ok {
+					if i+1 < len(jobs) {
+						return o.partialJobs(exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q", want.Name, ns)), done, jobs[i+1:])
+					}
+					if perr := o.print(objs, ops); perr != nil {
+						return perr
+					}
+					if serr := o.saveJobs(objs); serr != nil {
+						return serr
+					}
+					return exitcode.Wrap(code, fmt.Errorf("interrupted after the %d %s of this %s were created in namespace %q", len(jobs), plural(len(jobs), "Job"), o.Verb, ns))
+				}
+				continue
+			case gerr == nil:
+				return o.partialJobs(exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%v", why, o.jobExists(want.Name, false))), done, jobs[i:])
+			case apierrors.IsNotFound(gerr):
+				return o.partialJobs(exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\njob %q was not created: a GET at %s found no Job of that name in namespace %q",
+					why, want.Name, time.Now().UTC().Format("15:04:05Z"), ns)), done, jobs[i:])
+			}
+			// Unknown: neither this Job nor the rest can be said not to exist.
+			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nwhether job %q was created is unknown (the GET that would tell failed too: %v); %s. Look with %s, then run the same command again: it keeps the Jobs it made and creates the rest%s",
+				why, want.Name, gerr, made(done, o.Verb), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelRootJob+"="+want.Labels[shards.LabelRootJob]), o.notSaved()))
+		}
 		if err != nil {
 			return o.partialJobs(o.permissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
 		}
@@ -107,6 +142,26 @@ func (o *Submitter) Unchanged(objs []runtime.Object) error {
 	return o.print(objs, ops)
 }
 
+// made says which Jobs of the command exist before the one in doubt.
+func made(done []string, verb string) string {
+	switch len(done) {
+	case 0:
+		return "no other Job of this " + verb + " was created before it"
+	case 1:
+		return fmt.Sprintf("1 Job of this %s exists before it (%s)", verb, done[0])
+	}
+	return fmt.Sprintf("%d Jobs of this %s exist before it (%s ...)", len(done), verb, done[0])
+}
+
+// notSaved is the note, for a command cut short, that --save was not written (it holds the
+// Jobs only once all were created).
+func (o *Submitter) notSaved() string {
+	if o.SaveFile == "" {
+		return ""
+	}
+	return fmt.Sprintf("; --save %s was not written: not all the Jobs exist", o.SaveFile)
+}
+
 // partialJobs adds to why which Jobs of the retry exist and which do not, and that running the
 // same command again creates the missing ones (it keeps those it made).
 func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job) error {
@@ -128,8 +183,8 @@ func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job
 	if len(missing) == 1 {
 		were = "was"
 	}
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%d "+exist+" (%s ...) but %s%s %s not created: run the same command again once the cause is fixed; it keeps the Jobs it made and creates the rest",
-		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were))
+	return exitcode.Wrap(exitcode.Code(why), fmt.Errorf("%w\n%d "+exist+" (%s ...) but %s%s %s not created: run the same command again once the cause is fixed; it keeps the Jobs it made and creates the rest%s",
+		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were, o.notSaved()))
 }
 
 // saveJobs writes the Jobs to --save as a v1 List (YAML), never over an existing file.

@@ -123,6 +123,15 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	if f == nil {
 		return err
 	}
+	var anyway *createdAnyway
+	if errors.As(err, &anyway) {
+		// Interrupted once the Job existed: the file is what was created, as the docs
+		// promise; the exit code stays the signal's unless the file could not be filled.
+		if serr := o.save(f, objs); serr != nil {
+			return serr
+		}
+		return err
+	}
 	if err != nil {
 		// Nothing was written to it: a failed command leaves no file that looks like what
 		// was created.
@@ -132,6 +141,12 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	}
 	return o.save(f, objs)
 }
+
+// createdAnyway is the error of a send interrupted (SIGINT, SIGTERM) once its Job was created:
+// the objects exist, so --save is still written.
+type createdAnyway struct{ error }
+
+func (e *createdAnyway) Unwrap() error { return e.error }
 
 // openSave creates --save, refusing an existing file; nil without --save.
 func (o *Submitter) openSave() (*os.File, error) {
@@ -525,6 +540,26 @@ func sentJob(got, want *batchv1.Job) bool {
 	return true
 }
 
+// readBack GETs want, whose create failed ambiguously, on a context that outlives ctx
+// (confirmContext): got is the Job of that name when there is one, mine whether it is the one
+// this command sent (sentJob). Every Job create reads back through it before saying what
+// exists.
+func (o *Submitter) readBack(ctx context.Context, want *batchv1.Job) (got *batchv1.Job, mine bool, err error) {
+	gctx, cancel := confirmContext(ctx)
+	defer cancel()
+	got, err = o.Client.BatchV1().Jobs(o.Namespace).Get(gctx, want.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, false, err
+	}
+	return got, sentJob(got, want), nil
+}
+
+// lostAnswer is the warning that the answer to creating got was lost but a GET shows it.
+func (o *Submitter) lostAnswer(got *batchv1.Job, postErr error) {
+	_, _ = fmt.Fprintf(o.ErrOut, "warning: the API server's answer to creating job %q was lost (%v), but a GET shows the Job exists, created at %s (uid %s): it was created\n",
+		got.Name, postErr, got.CreationTimestamp.UTC().Format(time.RFC3339), got.UID)
+}
+
 // confirmJob settles a Job create that failed ambiguously (postErr): it GETs the Job and says
 // what exists. Created: the objects are printed as created, with a note that the answer was
 // lost (exit 0, or 130/143 when interrupted). Not there: the Job was not created; the
@@ -533,19 +568,16 @@ func sentJob(got, want *batchv1.Job) bool {
 func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffold.Objects, sent []runtime.Object, ops []string) error {
 	ns, name := o.Namespace, objs.Job.Name
 	why := exitcode.APIError(postErr, "create", "jobs", name, ns)
-	gctx, cancel := confirmContext(ctx)
-	defer cancel()
-	got, err := o.Client.BatchV1().Jobs(ns).Get(gctx, name, metav1.GetOptions{})
+	got, mine, err := o.readBack(ctx, objs.Job)
 	cms := configMapNames(sent)
 	switch {
-	case err == nil && sentJob(got, objs.Job):
-		_, _ = fmt.Fprintf(o.ErrOut, "warning: the API server's answer to creating job %q was lost (%v), but a GET shows the Job exists, created at %s (uid %s): it was created\n",
-			name, postErr, got.CreationTimestamp.UTC().Format(time.RFC3339), got.UID)
+	case mine:
+		o.lostAnswer(got, postErr)
 		if err := o.print(append(sent, got), append(ops, "created")); err != nil {
 			return err
 		}
 		if code, ok := interrupted(ctx); ok {
-			return exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.cmdline("kubectl", "indexed", "status", name, "-n", ns)))
+			return &createdAnyway{exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.cmdline("kubectl", "indexed", "status", name, "-n", ns)))}
 		}
 		return nil
 	case err == nil:

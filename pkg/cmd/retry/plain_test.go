@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -441,4 +444,89 @@ func TestRetryRespectsThePodFailurePolicy(t *testing.T) {
 			t.Errorf("%v: the warning on index 2 is %v:\n%s", tc.args, why, r.stderr)
 		}
 	}
+}
+
+// TestRetryPlainReadsBackALostCreate: the POST of seed-r1-2 reached the API server, which
+// created the Job, and its answer was lost. retry GETs it before saying what exists (as create
+// does, issue 35, item 3: it said "seed-r1-2, seed-r1-4 were not created"), and goes on.
+func TestRetryPlainReadsBackALostCreate(t *testing.T) {
+	c := fake.NewClientset(plainSeed(t))
+	lostOnce(c, "seed-r1-2", true, &url.Error{Op: "Post", URL: "https://127.0.0.1:6443/apis/batch/v1/namespaces/ml/jobs", Err: io.EOF})
+	r := run(t, c, "seed")
+	if r.code != 0 || !strings.Contains(r.stderr, `creating job "seed-r1-2" was lost`) || !strings.Contains(r.stderr, "a GET shows the Job exists") ||
+		!strings.Contains(r.stdout, "job.batch/seed-r1-2 created") || !strings.Contains(r.stdout, "job.batch/seed-r1-4 created") {
+		t.Errorf("carried out: exit %d %v\n%s%s", r.code, r.err, r.stdout, r.stderr)
+	}
+
+	// Not carried out: a GET finds none, and the message says so, with what to do.
+	c = fake.NewClientset(plainSeed(t))
+	lostOnce(c, "seed-r1-4", false, context.DeadlineExceeded)
+	r = run(t, c, "seed")
+	if msg := errText(r.err); r.code != 4 || !strings.Contains(msg, `job "seed-r1-4" was not created: a GET at`) || !strings.Contains(msg, "1 Job of this retry exists (seed-r1-2 ...) but seed-r1-4 was not created") {
+		t.Errorf("not carried out: exit %d\n%s", r.code, msg)
+	}
+}
+
+// TestRetryPlainSaveAfterInterrupt: SIGINT while the last Job's POST is in flight, carried
+// out: every Job exists, so --save holds them, and the exit code is 130 (issue 35, item 4).
+// Interrupted earlier, the message says that --save was not written.
+func TestRetryPlainSaveAfterInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		job      string
+		wantSave bool
+	}{{"seed-r1-4", true}, {"seed-r1-2", false}} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		c := fake.NewClientset(plainSeed(t))
+		c.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			j := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+			if j.Name != tc.job {
+				return false, nil, nil
+			}
+			if err := c.Tracker().Create(a.GetResource(), j, a.GetNamespace()); err != nil {
+				return true, nil, err
+			}
+			cancel(&exitcode.Interrupt{Signal: os.Interrupt})
+			return true, nil, context.Canceled
+		})
+		save := filepath.Join(t.TempDir(), "jobs.yaml")
+		cio := cmdtest.NewIO("")
+		o := NewOptions(cio.Streams())
+		o.Namespace, o.Client = "ml", c
+		r := cio.RunContext(ctx, NewCmdRetryWithOptions(nil, o), "seed", "--save", save)
+		_, err := os.Stat(save)
+		if r.Code != 130 || (err == nil) != tc.wantSave {
+			t.Errorf("%s: exit %d, saved %v\n%s", tc.job, r.Code, err == nil, r.Stderr)
+		}
+		if tc.wantSave && !strings.Contains(r.Stderr, "saved the 2 Jobs to "+save) {
+			t.Errorf("%s: %s", tc.job, r.Stderr)
+		}
+		if !tc.wantSave && !strings.Contains(r.Stderr, "--save "+save+" was not written") {
+			t.Errorf("%s: says nothing of --save:\n%s", tc.job, r.Stderr)
+		}
+	}
+}
+
+// lostOnce makes the first create of Job name fail with err; carry: the server stored it.
+func lostOnce(c *fake.Clientset, name string, carry bool, err error) {
+	done := false
+	c.PrependReactor("create", "jobs", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		j := a.(k8stesting.CreateAction).GetObject().(*batchv1.Job)
+		if j.Name != name || done {
+			return false, nil, nil
+		}
+		done = true
+		if carry {
+			if e := c.Tracker().Create(a.GetResource(), j, a.GetNamespace()); e != nil {
+				return true, nil, e
+			}
+		}
+		return true, nil, err
+	})
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // maxFailedCreateNotes bounds how many distinct FailedCreate messages are quoted.
@@ -121,13 +122,47 @@ func failedCreateText(job *batchv1.Job, want int32, events []corev1.Event) []str
 		if count < 1 {
 			count = 1
 		}
-		out = append(out, fmt.Sprintf("The Job has %d active of the %d pods it should run and the Job controller cannot create them: FailedCreate (%d×, last at %s): %s",
+		out = append(out, fmt.Sprintf("The Job has %d active of the %d pods it should run and "+failedCreateMark+" (%d×, last at %s): %s",
 			job.Status.Active, want, count, last(e).UTC().Format("2006-01-02T15:04:05Z"), msg))
 		if len(out) == maxFailedCreateNotes {
 			break
 		}
 	}
 	return out
+}
+
+// failedCreateMark is the words of the FailedCreate note that failedCreateNext looks for.
+const failedCreateMark = "the Job controller cannot create them: FailedCreate"
+
+// failedCreateNext rewords the Next entry of indexes not started yet when a FailedCreate note
+// quotes the API server refusing their pods: "the controller starts them" is not what happens
+// until the cause is fixed (the controller retries the creates, with a backoff, and is refused
+// each time).
+func failedCreateNext(r *indexstatus.IndexedJobStatus) *indexstatus.IndexedJobStatus {
+	refused := false
+	for _, n := range r.Notes {
+		refused = refused || strings.Contains(n, failedCreateMark)
+	}
+	if !refused {
+		return r
+	}
+	c := *r
+	c.Next = append([]string(nil), r.Next...)
+	c.NextEntries = append([]indexstatus.Entry(nil), r.NextEntries...)
+	for i, e := range c.NextEntries {
+		if e.Kind != indexstatus.EntryNotStartedYet || e.Count == nil {
+			continue
+		}
+		text := fmt.Sprintf("%s not started yet: the Job controller keeps trying to create their pods and the API server refuses them (FailedCreate, quoted in the notes); they start only once its cause is fixed.",
+			textwrap.Count(int(*e.Count), "index is", "indexes are"))
+		for j := range c.Next {
+			if c.Next[j] == e.Text {
+				c.Next[j] = text
+			}
+		}
+		c.NextEntries[i].Text = text
+	}
+	return &c
 }
 
 // carryConnection returns r with the connection flags given added to its commands (the resume

@@ -83,6 +83,10 @@ func TestFailedCreateEvents(t *testing.T) {
 	if r.code != 0 || !strings.Contains(folded(r.out), want) {
 		t.Errorf("exit %d, want %q in:\n%s%s", r.code, want, r.out, r.errOut)
 	}
+	// Next does not promise that the controller starts them (issue 35).
+	if out := folded(r.out); strings.Contains(out, "the controller starts") || !strings.Contains(out, "4 indexes are not started yet: the Job controller keeps trying to create their pods and the API server refuses them") {
+		t.Errorf("Next with FailedCreate events:\n%s", r.out)
+	}
 	fin, pods := seed()
 	ev.InvolvedObject.UID = fin.UID
 	if r := run(t, clientFor(fin, pods, ev), "", "seed"); strings.Contains(folded(r.out), "FailedCreate") {

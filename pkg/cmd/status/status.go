@@ -391,7 +391,7 @@ func (o *Options) finish(r *indexstatus.IndexedJobStatus) error {
 }
 
 func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
-	r = o.carryConnection(r)
+	r = o.carryConnection(failedCreateNext(r))
 	r = onlyStates(r, o.states)
 	if o.PrintFlags.Format() == output.FormatJSON {
 		return writeJSON(w, r)
