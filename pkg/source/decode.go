@@ -69,7 +69,7 @@ func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
 			return
 		}
 		for i, c := range chunks {
-			d, ok := parseChunkObject(name, i+1, c, true)
+			d, ok := parseChunkObject(name, i+1, c)
 			docs = append(docs, d...)
 			if ok {
 				objects++

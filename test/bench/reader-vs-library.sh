@@ -11,15 +11,11 @@
 #       streaming Decoder (Token, then Decode of each item into a corev1.Pod:
 #       pkg/cmd/gather/stream_stdlib.go), on pod lists from test/bench/statusgen.
 #       BENCH_PODS sizes them (default "5000 100000").
-#   test/bench/reader-vs-library.sh lint     (make bench-lint-reader)
-#       lint with pkg/source's fast YAML path (fastjson.go, fastlines.go), against -tags
-#       yamllibs: sigs.k8s.io/yaml and yaml.v3 only, on the bench-lint stream
-#       (test/bench/jobstream.sh). BENCH_DOCS sizes it (default "100 10000").
 #
 # BENCH_RUNS is the runs of each (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-kind=${1:?usage: reader-vs-library.sh status|lint}
+kind=${1:?usage: reader-vs-library.sh status}
 runs=${BENCH_RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -35,16 +31,7 @@ status)
     what="$1 pods ($(($(stat -c %s "$work/$1/pods.json") / 1048576)) MB)"
   }
   ;;
-lint)
-  tag=yamllibs sizes=${BENCH_DOCS:-100 10000}
-  a="fast path (shipped)" b="YAML libraries only"
-  input() {
-    bash test/bench/jobstream.sh "$1" >"$work/jobs-$1.yaml"
-    args=(lint "$work/jobs-$1.yaml")
-    what="$1 Job documents ($(($(stat -c %s "$work/jobs-$1.yaml") / 1024)) KiB)"
-  }
-  ;;
-*) echo "reader-vs-library.sh: unknown reader $kind (status or lint)" >&2; exit 2 ;;
+*) echo "reader-vs-library.sh: unknown reader $kind (status)" >&2; exit 2 ;;
 esac
 
 TIME=/usr/bin/time
