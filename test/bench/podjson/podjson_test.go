@@ -86,6 +86,7 @@ func benchDecoder(b *testing.B, decode func(io.Reader, func(*corev1.Pod)) error)
 
 func BenchmarkEachJSON(b *testing.B)     { benchDecoder(b, podstream.EachJSON) }
 func BenchmarkStdlibStream(b *testing.B) { benchDecoder(b, stdlibPods) }
+func BenchmarkJSONv2Slim(b *testing.B)   { benchDecoder(b, v2Pods) }
 
 // Both decoders read the same pods from the same list, so the benchmark compares like with like.
 func TestDecodersAgree(t *testing.T) {
@@ -109,8 +110,8 @@ func TestDecodersAgree(t *testing.T) {
 		}
 		return got
 	}
-	a, b := read(podstream.EachJSON), read(stdlibPods)
-	if !slices.Equal(a, b) || len(a) != 3 {
-		t.Errorf("EachJSON read %q, encoding/json %q", a, b)
+	a, b, c := read(podstream.EachJSON), read(stdlibPods), read(v2Pods)
+	if !slices.Equal(a, b) || !slices.Equal(a, c) || len(a) != 3 {
+		t.Errorf("EachJSON read %q, encoding/json %q, go-json-experiment %q", a, b, c)
 	}
 }
