@@ -38,10 +38,10 @@ type slimPod struct {
 		} `json:"initContainers"`
 	} `json:"spec"`
 	Status struct {
-		Phase      string `json:"phase"`
-		Reason     string `json:"reason"`
-		Message    string `json:"message"`
-		StartTime  *time.Time
+		Phase      string     `json:"phase"`
+		Reason     string     `json:"reason"`
+		Message    string     `json:"message"`
+		StartTime  *time.Time `json:"startTime"`
 		Conditions []struct {
 			Type               string    `json:"type"`
 			Status             string    `json:"status"`
