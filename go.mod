@@ -3,6 +3,7 @@ module github.com/kubectl-indexed/kubectl-indexed
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-logr/logr v1.4.3
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/spf13/cobra v1.10.2

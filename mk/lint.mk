@@ -6,9 +6,6 @@
 #                        set LINT_KUBECONFIG to ask an already running cluster instead)
 #   make bench-lint      lint a generated 10,000-Job stream next to
 #                        `kubectl create --dry-run=client -o name -f` on the same file
-#   make bench-lint-reader  lint with pkg/source's fast YAML path against the same command built
-#                        with the YAML libraries only (-tags yamllibs), timed in turn under GNU time
-#                        (test/bench/reader-vs-library.sh lint)
 #   make lint-bigfile    the 50 MB input test of lint without the race detector (make test runs
 #                        with -race, where it takes minutes and skips itself); part of make check
 #
@@ -19,12 +16,9 @@ LINT_CLUSTER_DIR ?= $(or $(TMPDIR),/tmp)/kubectl-indexed-lint-verdicts
 LINT_KUBECONFIG  ?=
 BENCH_DOCS       ?= 10000
 
-.PHONY: lint-verdicts bench-lint bench-lint-reader lint-bigfile
+.PHONY: lint-verdicts bench-lint lint-bigfile
 
 CHECK_EXTRA += lint-bigfile
-
-bench-lint-reader: ## Benchmark lint's fast YAML path against the YAML libraries only, on the whole command
-	bash test/bench/reader-vs-library.sh lint
 
 lint-bigfile: ## lint's 50 MB input test, without -race
 	go test -count=1 -run '^TestFiftyMegabytes$$' ./pkg/cmd/lint

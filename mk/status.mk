@@ -6,9 +6,9 @@
 #   make bench-status-codec  the interval codec's benchmarks on 100,000-index strings
 #   make bench-status-offline  `status -f --pods-file` on generated files of 5,000 and 100,000 pods:
 #                            wall time, user CPU, peak RSS (test/bench/status-offline.sh)
-#   make bench-status-decoder  status --pods-file with the hand-written JSON decoder against the same
-#                            command built with encoding/json's streaming decoder (-tags
-#                            stdlibpods), timed in turn under GNU time (test/bench/reader-vs-library.sh status)
+#   make bench-status-decoder  the hand-written pod JSON decoder (podstream.EachJSON) against
+#                            encoding/json's streaming decoder on a generated list of 100,000 pods
+#                            (test/bench/podjson, go test -bench)
 #   make bench-status-podlist  the pod LIST through pkg/podstream against client-go's tools/pager,
 #                            same run, 5,000 and 50,000 pods: ns/op, B/op, allocs/op, peak heap
 #   make bench-status-read   the live read (issue 24): status, status --all-pods and kubectl get --raw
@@ -36,8 +36,9 @@ bench-status-codec: ## Benchmarks of the interval codec and of the report on lar
 bench-status-offline: ## Benchmark the offline status report on generated files of 5,000 and 100,000 pods
 	bash test/bench/status-offline.sh
 
-bench-status-decoder: ## Benchmark the hand-written pod JSON decoder against encoding/json streaming, on the whole command
-	bash test/bench/reader-vs-library.sh status
+bench-status-decoder: ## Benchmark the hand-written pod JSON decoder against encoding/json streaming
+	go run ./test/bench/statusgen -pods 100000 -dir $(or $(TMPDIR),/tmp)/kubectl-indexed-podjson >/dev/null
+	PODS_FILE=$(or $(TMPDIR),/tmp)/kubectl-indexed-podjson/pods.json go test -run '^$$' -bench . -benchmem -count 6 ./test/bench/podjson
 
 bench-status-podlist: ## Benchmark the streaming pod LIST against client-go's pager in the same run
 	go test -run '^$$' -bench BenchmarkPodList -benchmem -benchtime 3x ./pkg/cmd/status/

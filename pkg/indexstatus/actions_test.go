@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -126,7 +127,7 @@ func TestTextNamesFailedPods(t *testing.T) {
 
 func loadJob(t *testing.T, name string) *batchv1.Job {
 	t.Helper()
-	job, err := source.ReadJob(filepath.Join(fixturesDir, name, "job.json"), nil)
+	job, err := testutil.ReadJob(filepath.Join(fixturesDir, name, "job.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

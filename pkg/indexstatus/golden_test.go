@@ -35,7 +35,7 @@ func readFixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod, time.Ti
 	if err := yaml.Unmarshal(meta, &m); err != nil || m.CapturedAt.IsZero() {
 		t.Fatalf("fixture %s: scenario.yaml has no capturedAt: %v", name, err)
 	}
-	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	job, err := testutil.ReadJob(filepath.Join(dir, "job.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

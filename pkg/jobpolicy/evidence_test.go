@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -24,7 +25,7 @@ func loadCapture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("fixture %s not captured: %v", name, err)
 	}
-	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	job, err := testutil.ReadJob(filepath.Join(dir, "job.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

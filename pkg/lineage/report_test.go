@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -24,7 +25,7 @@ import (
 func seedFixture(t *testing.T) (*batchv1.Job, []corev1.Pod) {
 	t.Helper()
 	dir := filepath.Join("..", "..", "test", "fixtures", "seed")
-	job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+	job, err := testutil.ReadJob(filepath.Join(dir, "job.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

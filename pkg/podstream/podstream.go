@@ -49,11 +49,6 @@ var ErrNotProtobuf = errors.New("not a protobuf response")
 // a larger one is malformed.
 const maxListMeta = 1 << 20
 
-// EachBytes is Each over a whole response held in memory.
-func EachBytes(body []byte, add func(*corev1.Pod)) (metav1.ListMeta, error) {
-	return Each(bufio.NewReader(bytes.NewReader(body)), add)
-}
-
 // Each reads a protobuf PodList response (the "k8s\x00" magic, then a runtime.Unknown
 // whose raw bytes are the PodList) from r and calls add for every pod as soon as its bytes have
 // arrived, decoded without managedFields and without the spec except init containers. It

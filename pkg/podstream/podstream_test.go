@@ -212,7 +212,7 @@ func forEachFixture(t *testing.T, fn func(t *testing.T, job *batchv1.Job, full [
 	for _, podsFile := range files {
 		dir := filepath.Dir(podsFile)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			job, err := source.ReadJob(filepath.Join(dir, "job.json"), nil)
+			job, err := testutil.ReadJob(filepath.Join(dir, "job.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -247,4 +247,9 @@ func sameReport(t *testing.T, job *batchv1.Job, full, slim []corev1.Pod) {
 	if !bytes.Equal(ja, jb) {
 		t.Errorf("reports differ:\n%s\n%s", ja, jb)
 	}
+}
+
+// EachBytes is Each over a whole response held in memory.
+func EachBytes(body []byte, add func(*corev1.Pod)) (metav1.ListMeta, error) {
+	return Each(bufio.NewReader(bytes.NewReader(body)), add)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	kjson "sigs.k8s.io/json"
 )
@@ -35,20 +34,6 @@ func cleanJSONError(err error) string {
 	return msg
 }
 
-// ReadJob reads one Job from path ("-" for stdin), as `kubectl get job -o json|yaml` writes
-// it or as a user writes a manifest. The file must hold exactly one Job.
-func ReadJob(path string, stdin io.Reader) (*batchv1.Job, error) {
-	d, err := readOne(path, stdin, "Job")
-	if err != nil {
-		return nil, err
-	}
-	job := &batchv1.Job{}
-	if _, err := d.DecodeStrict(job); err != nil {
-		return nil, fmt.Errorf("%s: %w", d.Location(), err)
-	}
-	return job, nil
-}
-
 // ErrNoObject is the error of a ReadError for an input that holds no object at all: empty,
 // only white space or comments, only null, or a directory without manifests. A List with no
 // items is an object (an answer: there are none), not this.
@@ -69,7 +54,7 @@ func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
 			return
 		}
 		for i, c := range chunks {
-			d, ok := parseChunkObject(name, i+1, c, true)
+			d, ok := parseChunkObject(name, i+1, c)
 			docs = append(docs, d...)
 			if ok {
 				objects++
@@ -98,31 +83,4 @@ func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
 		pods = append(pods, p)
 	}
 	return pods, nil
-}
-
-// readOne reads a file that must hold exactly one object of kind.
-func readOne(path string, stdin io.Reader, kind string) (*Document, error) {
-	docs, err := Read([]string{path}, Options{Stdin: stdin})
-	if err != nil {
-		return nil, err
-	}
-	var found []*Document
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
-		}
-		if d.Kind() != kind {
-			return nil, fmt.Errorf("%s: expected a %s, found kind %q", d.Location(), kind, d.Kind())
-		}
-		found = append(found, d)
-	}
-	switch len(found) {
-	case 0:
-		return nil, &ReadError{Path: path, Err: fmt.Errorf("no %s found", kind)}
-	case 1:
-		return found[0], nil
-	default:
-		return nil, &ReadError{Path: path, Err: errors.New("holds " + fmt.Sprint(len(found)) + " " + kind + "s; give a file with exactly one")}
-	}
 }

@@ -10,11 +10,8 @@ import (
 
 // lineIndex is the parsed YAML node tree of a document, kept to answer line lookups.
 type lineIndex struct {
-	root *yamlv3.Node
-	// fast is the tree of the fast path (fastlines.go); fastTried says it was attempted.
-	fast      *fastNode
-	fastTried bool
-	v3Tried   bool
+	root    *yamlv3.Node
+	v3Tried bool
 }
 
 // LineOf returns the line in File of the field at path (as Kubernetes field paths are
@@ -32,24 +29,6 @@ func (d *Document) LineOf(path string) int {
 }
 
 func (d *Document) lineOfPath(path string, fallback int) int {
-	if d.raw == nil {
-		return fallback
-	}
-	if d.lines == nil {
-		d.lines = &lineIndex{}
-	}
-	if !d.lines.fastTried {
-		d.lines.fastTried = true
-		d.lines.fast = fastTree(d.raw)
-	}
-	if d.lines.fast != nil {
-		return d.lines.fast.lineOf(splitPath(path)) + d.rawLine - 1
-	}
-	return d.lineOfPathV3(path, fallback)
-}
-
-// lineOfPathV3 answers lineOfPath with the yaml.v3 node tree of the document.
-func (d *Document) lineOfPathV3(path string, fallback int) int {
 	if d.raw == nil {
 		return fallback
 	}

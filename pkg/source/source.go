@@ -111,10 +111,6 @@ type Options struct {
 	// SkippedDir, when set, is called with each subdirectory that was not read because
 	// Recursive is false.
 	SkippedDir func(dir string)
-	// NoFastPath (and a build with the tag yamllibs, librariesOnly) reads every document with sigs.k8s.io/yaml and yaml.v3 only, without the
-	// hand-written block-YAML converter (fastjson.go, fastlines.go). The results are the same
-	// (the fuzz targets check it); the converter is only faster. For measuring that.
-	NoFastPath bool
 	// MaxBytes bounds what is read from one input (a file, standard input, a FIFO or a
 	// device); 0 means DefaultMaxBytes. An input that holds more is a *ReadError wrapping a
 	// *TooLargeError, after reading at most MaxBytes+1 bytes of it.
@@ -236,7 +232,7 @@ func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, wo
 				return
 			}
 			var rs []R
-			for _, d := range parseChunk(name, i+1, c, !opts.NoFastPath && !librariesOnly) {
+			for _, d := range parseChunk(name, i+1, c) {
 				rs = append(rs, check(&d))
 			}
 			keepMu.Lock()
@@ -367,7 +363,7 @@ func Parse(name string, data []byte) []Document {
 	}
 	var docs []Document
 	for i, c := range chunks {
-		docs = append(docs, parseChunk(name, i+1, c, true)...)
+		docs = append(docs, parseChunk(name, i+1, c)...)
 	}
 	return docs
 }
@@ -483,15 +479,15 @@ func shiftLines(msg string, offset int) string {
 	})
 }
 
-func parseChunk(name string, doc int, c chunk, fastPath bool) []Document {
-	docs, _ := parseChunkObject(name, doc, c, fastPath)
+func parseChunk(name string, doc int, c chunk) []Document {
+	docs, _ := parseChunkObject(name, doc, c)
 	return docs
 }
 
 // parseChunkObject is parseChunk that also says whether the chunk held anything: false for a
 // blank document or one holding only null, true otherwise, also for a List with no items
 // (which gives no Document).
-func parseChunkObject(name string, doc int, c chunk, fastPath bool) ([]Document, bool) {
+func parseChunkObject(name string, doc int, c chunk) ([]Document, bool) {
 	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
 	if c.err != nil {
 		base.Err = c.err
@@ -501,24 +497,7 @@ func parseChunkObject(name string, doc int, c chunk, fastPath bool) ([]Document,
 		return nil, false
 	}
 	base.Line = c.line + leadingBlankLines(c.text)
-	var (
-		js    []byte
-		value any
-		tree  *fastNode
-		fast  bool
-	)
-	if fastPath {
-		js, value, tree, fast = fastYAMLToJSON(c.text)
-	} else {
-		base.lines = &lineIndex{fastTried: true}
-	}
-	if tree != nil {
-		base.lines = &lineIndex{fast: tree, fastTried: true}
-	}
-	var err error
-	if !fast {
-		js, err = yaml.YAMLToJSONStrict(c.text)
-	}
+	js, err := yaml.YAMLToJSONStrict(c.text)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
 		base.Err = fmt.Errorf("invalid YAML: %s", shiftLines(msg, c.line-1))
@@ -542,12 +521,10 @@ func parseChunkObject(name string, doc int, c chunk, fastPath bool) ([]Document,
 		}
 		return []Document{base}, true
 	}
-	v := value
-	if !fast {
-		if err := json.Unmarshal(js, &v); err != nil {
-			base.Err = fmt.Errorf("invalid document: %v", err)
-			return []Document{base}, true
-		}
+	var v any
+	if err := json.Unmarshal(js, &v); err != nil {
+		base.Err = fmt.Errorf("invalid document: %v", err)
+		return []Document{base}, true
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the benchmark stream of lint: N (default 10,000) Job documents, deterministic (Job i is
 # an Indexed Job whose numbers depend on i only; one in ten relies on the global backoffLimit, a
-# warning; one in a hundred has an error). Used by test/bench/lint.sh and reader-vs-library.sh.
+# warning; one in a hundred has an error). Used by test/bench/lint.sh.
 #
 #   test/bench/jobstream.sh [N] > jobs.yaml
 set -euo pipefail

@@ -221,7 +221,8 @@ func (f *File) streamPods(add func(*corev1.Pod)) (ok bool, err error) {
 		}
 		r = br
 	}
-	if err := decodePodList(r, add); err != nil {
+	// podstream.EachJSON decodes the part of a pod the report reads and drops it once add returns.
+	if err := podstream.EachJSON(r, add); err != nil {
 		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
 	}
 	return true, nil
@@ -245,9 +246,3 @@ func startsJSONObject(br *bufio.Reader) bool {
 	}
 	return false
 }
-
-// decodePodList walks JSON pods (lists, Pods, or a stream of them) and calls add for every
-// pod, decoded by podstream.EachJSON into the part of a pod the report reads and dropped once
-// add returns. A build with the tag stdlibpods decodes with encoding/json's streaming decoder
-// instead (stream_stdlib.go), the yardstick of make bench-status-decoder.
-var decodePodList = podstream.EachJSON
