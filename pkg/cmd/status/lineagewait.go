@@ -28,12 +28,8 @@ const lineagePoll = 2 * time.Second
 // prints a line per change of the Jobs; --wait prints its progress on standard error.
 func (o *Options) watchLineage(ctx context.Context) error {
 	start := o.Clock.Now()
-	var deadline <-chan time.Time
-	if o.timeoutSet && o.Timeout > 0 {
-		t := o.Clock.NewTimer(o.Timeout)
-		defer t.Stop()
-		deadline = t.C()
-	}
+	deadline, stop := o.deadline()
+	defer stop()
 	what := fmt.Sprintf("the lineage of job %q", o.JobName)
 	tty := isTerminal(o.Out) && !o.Wait
 	var progress *waitProgress

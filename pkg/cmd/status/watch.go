@@ -61,14 +61,20 @@ type watcher struct {
 	wake           <-chan time.Time
 }
 
+// deadline is the channel --timeout fires on (nil without a positive --timeout: never), and
+// the function that stops its timer; --watch, --wait and the lineage's wait share it.
+func (o *Options) deadline() (<-chan time.Time, func()) {
+	if !o.timeoutSet || o.Timeout <= 0 {
+		return nil, func() {}
+	}
+	t := o.Clock.NewTimer(o.Timeout)
+	return t.C(), func() { t.Stop() }
+}
+
 func (o *Options) watch(ctx context.Context) error {
 	start := o.Clock.Now()
-	var deadline <-chan time.Time
-	if o.timeoutSet && o.Timeout > 0 {
-		t := o.Clock.NewTimer(o.Timeout)
-		defer t.Stop()
-		deadline = t.C()
-	}
+	deadline, stop := o.deadline()
+	defer stop()
 	st, err := o.load(ctx)
 	if err != nil {
 		if o.ExitCode && ctx.Err() != nil {
