@@ -86,7 +86,7 @@ func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
 	fs.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the Job and its pods this many seconds after it finishes (not set unless given: the evidence stays).")
 	fs.StringVar(&o.Requests, "requests", o.Requests, "Resource requests of the worker, e.g. cpu=500m,memory=1Gi.")
 	fs.StringVar(&o.Limits, "limits", o.Limits, "Resource limits of the worker, e.g. memory=2Gi.")
-	fs.StringArrayVar(&o.Env, "env", o.Env, "Environment variable NAME=VALUE for the worker (repeatable).")
+	fs.StringArrayVar(&o.Env, "env", o.Env, "Environment variable NAME=VALUE for the worker (repeatable, each NAME once).")
 	fs.StringVar(&o.ServiceAccount, "service-account", o.ServiceAccount, "Service account of the pods.")
 }
 
@@ -171,10 +171,8 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		opts.ActiveDeadlineSeconds = ptr(o.ActiveDeadlineSeconds)
 	}
 	if o.changed("ttl-seconds-after-finished") {
-		if o.TTLSecondsAfterFinished < 1 {
-			// 0 deletes the Job and its pods the moment it finishes: no status, no exit codes,
-			// nothing for status or retry to read. Leave the flag out to keep them.
-			return opts, fmt.Errorf("--ttl-seconds-after-finished must be at least 1, not %d: 0 deletes the Job and its pods the moment it finishes, with every exit code (leave the flag out to keep them)", o.TTLSecondsAfterFinished)
+		if err := CheckTTL(o.TTLSecondsAfterFinished); err != nil {
+			return opts, err
 		}
 		opts.TTLSecondsAfterFinished = ptr(o.TTLSecondsAfterFinished)
 	}
@@ -185,6 +183,7 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 	if opts.Limits, err = parseResources("limits", o.Limits); err != nil {
 		return opts, err
 	}
+	given := map[string]string{}
 	for _, kv := range o.Env {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -193,6 +192,11 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 {
 			return opts, fmt.Errorf("--env %q: invalid name: %s", kv, strings.Join(msgs, "; "))
 		}
+		// A repeated name would silently keep one value (the container's last entry wins).
+		if first, dup := given[name]; dup {
+			return opts, fmt.Errorf("--env %s is given twice (%q and %q): give each name once", name, first, kv)
+		}
+		given[name] = kv
 		opts.Env = append(opts.Env, corev1.EnvVar{Name: name, Value: value})
 	}
 	return opts, nil
@@ -262,6 +266,16 @@ func checkInvalidInputExitCode(code int32) error {
 	case code > 128 && code < 160:
 		return fmt.Errorf("--invalid-input-exit-code %d is 128+%d, the code of a process killed by signal %d (137 is SIGKILL: an OOM kill or a kill after the grace period): such pods would fail their index at once, without retries; choose a code from 1 to 128 (the default is %d)",
 			code, code-128, code-128, scaffold.DefaultInvalidInputExitCode)
+	}
+	return nil
+}
+
+// CheckTTL is the rule for --ttl-seconds-after-finished, shared by create and retry: at least 1.
+// The API server accepts 0, but 0 deletes the Job and its pods the moment it finishes: no
+// status, no exit codes, nothing for status or retry to read. Leave the flag out to keep them.
+func CheckTTL(seconds int32) error {
+	if seconds < 1 {
+		return fmt.Errorf("--ttl-seconds-after-finished must be at least 1, not %d: 0 deletes the Job and its pods the moment it finishes, with every exit code (leave the flag out to keep them)", seconds)
 	}
 	return nil
 }

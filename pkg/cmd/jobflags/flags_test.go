@@ -85,6 +85,8 @@ func TestToOptionsErrors(t *testing.T) {
 		{[]string{"--manifest", m, "--limits", "memory=lots"}, `--limits: memory="lots"`},
 		{[]string{"--manifest", m, "--env", "NOVALUE"}, `--env "NOVALUE": give NAME=VALUE`},
 		{[]string{"--manifest", m, "--env", "1BAD=x"}, `--env "1BAD=x": invalid name`},
+		// Issue 35 (LOW): a repeated name kept the last value silently.
+		{[]string{"--manifest", m, "--env", "A=1", "--env", "A=2"}, `--env A is given twice ("A=1" and "A=2")`},
 		{[]string{"--manifest", m, "--from-job", filepath.Join(t.TempDir(), "nojob.yaml")}, "--from-job: "},
 	} {
 		_, err := parseFlags(t, tc.args...).ToOptions("j", "ns", nil, strings.NewReader(""))

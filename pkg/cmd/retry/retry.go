@@ -174,7 +174,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
 	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded up; a percentage is rounded up too).")
 	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
-	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes (default: JOB's).")
+	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes, at least 1 as for create (default: JOB's).")
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
 	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards that this report (kubectl indexed reconcile ROOT -o json, a file or - for stdin) calls missing, partial, rejected or not evaluated, even those whose pods succeeded. JOB must be the report's root; a report of another manifest revision or hash is refused.")
@@ -386,8 +386,8 @@ func (o *Options) overrides(ro *scaffold.RetryOptions) error {
 		ro.ActiveDeadlineSeconds = &o.ActiveDeadlineSeconds
 	}
 	if o.changed("ttl-seconds-after-finished") {
-		if o.TTLSecondsAfterFinished < 0 {
-			return exitcode.UsageError("--ttl-seconds-after-finished must be 0 or more, not %d", o.TTLSecondsAfterFinished)
+		if err := jobflags.CheckTTL(o.TTLSecondsAfterFinished); err != nil {
+			return exitcode.Wrap(exitcode.Usage, err)
 		}
 		ro.TTLSecondsAfterFinished = &o.TTLSecondsAfterFinished
 	}

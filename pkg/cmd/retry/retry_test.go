@@ -333,6 +333,12 @@ func TestRetryOverridesAndPodAnnotations(t *testing.T) {
 	if r.code != 2 {
 		t.Errorf("bad --pod-annotation: exit %d", r.code)
 	}
+	// Issue 35 (LOW): create refused --ttl-seconds-after-finished 0 and retry took it; both
+	// follow jobflags.CheckTTL now.
+	r = run(t, c, "seed", "--ttl-seconds-after-finished", "0", "--dry-run=client", "-o", "yaml")
+	if r.code != 2 || r.err == nil || !strings.Contains(r.err.Error(), "--ttl-seconds-after-finished must be at least 1, not 0") {
+		t.Errorf("--ttl-seconds-after-finished 0: exit %d %v", r.code, r.err)
+	}
 }
 
 // --indexes takes the shared grammar (indexes.ParseFlag): any order, overlaps allowed, spaces
