@@ -376,6 +376,15 @@ func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
 			if err := o.PrintFlags.Complete(); err != nil {
 				return exitcode.Wrap(exitcode.Usage, err)
 			}
+			// An empty --index or --shard is a mistake, refused as every verb refuses it, not
+			// the whole table.
+			if cmd.Flags().Changed("index") && o.Index == "" {
+				_, err := indexes.ParseFlag("--index", o.Index)
+				return exitcode.Wrap(exitcode.Usage, err)
+			}
+			if cmd.Flags().Changed("shard") && o.ID == "" {
+				return exitcode.UsageError(`--shard "": give a shard ID (kubectl indexed shards show FILE lists them)`)
+			}
 			return o.Run()
 		},
 	}

@@ -249,6 +249,9 @@ func TestShow(t *testing.T) {
 		"--index 1 --shard s-a": "none of the others can be",
 		"--index 3-1":           `--index "3-1": "3-1" ends before it starts: give completion indexes, a list such as 2,5,11-14`,
 		"-o table":              `unable to match a printer suitable for the output format "table"`,
+		// Issue 35 (LOW): an empty --index printed the whole table; other verbs refuse it.
+		"--index=": `--index "": give completion indexes`,
+		"--shard=": `--shard "": give a shard ID`,
 	} {
 		r := run(t, "", append([]string{"show", p}, strings.Fields(args)...)...)
 		if r.Err == nil || !strings.Contains(r.Err.Error(), want) || r.Code != exitcode.Usage {
