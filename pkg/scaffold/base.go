@@ -41,11 +41,11 @@ func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 		return nil, err
 	}
 	if len(docs) <= 1 {
-		job, err := baseFromDocs(path, docs)
+		job, note, err := baseFromDocs(path, docs)
 		if err != nil {
 			return nil, err
 		}
-		return &BaseFile{Job: job}, nil
+		return &BaseFile{Job: job, Note: note}, nil
 	}
 	b := &BaseFile{}
 	var jobDocs []source.Document
@@ -67,7 +67,7 @@ func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 	if len(jobDocs) != 1 || jobDocs[0].APIVersion() != "batch/v1" || jobDocs[0].Kind() != "Job" {
 		return nil, fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod, or what create --dry-run=client -o yaml prints (ConfigMaps and one Job)", path, len(docs))
 	}
-	if b.Job, err = baseFromDocs(path, jobDocs); err != nil {
+	if b.Job, _, err = baseFromDocs(path, jobDocs); err != nil {
 		return nil, err
 	}
 	b.Note = fmt.Sprintf("--from-job %s holds %d objects, as create prints them: started from its Job %q; the shard ConfigMaps are made from the manifest",
@@ -77,19 +77,22 @@ func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 
 // ParseBase is ReadBase on data already read; name is used in messages.
 func ParseBase(name string, data []byte) (*batchv1.Job, error) {
-	return baseFromDocs(name, source.Parse(name, data))
+	job, _, err := baseFromDocs(name, source.Parse(name, data))
+	return job, err
 }
 
-func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, error) {
+// baseFromDocs is the Job that the one object of docs starts, and a note on what was left out of
+// it (a Pod's nodeName), for the user.
+func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, string, error) {
 	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: no object found: give a Job, CronJob, PodTemplate or Pod", path)
+		return nil, "", fmt.Errorf("%s: no object found: give a Job, CronJob, PodTemplate or Pod", path)
 	}
 	if len(docs) > 1 {
-		return nil, fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod", path, len(docs))
+		return nil, "", fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod", path, len(docs))
 	}
 	d := &docs[0]
 	if d.Err != nil {
-		return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		return nil, "", fmt.Errorf("%s: %w", d.Location(), d.Err)
 	}
 	decode := func(out any) error {
 		strict, err := d.DecodeStrict(out)
@@ -105,33 +108,37 @@ func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, error) {
 	case "batch/v1 Job":
 		job := &batchv1.Job{}
 		if err := decode(job); err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return job, nil
+		return job, "", nil
 	case "batch/v1 CronJob":
 		cj := &batchv1.CronJob{}
 		if err := decode(cj); err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}, nil
+		return &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}, "", nil
 	case "v1 PodTemplate":
 		pt := &corev1.PodTemplate{}
 		if err := decode(pt); err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		return &batchv1.Job{Spec: batchv1.JobSpec{Template: pt.Template}}, nil
+		return &batchv1.Job{Spec: batchv1.JobSpec{Template: pt.Template}}, "", nil
 	case "v1 Pod":
 		pod := &corev1.Pod{}
 		if err := decode(pod); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		tmpl := corev1.PodTemplateSpec{Spec: pod.Spec}
-		// The scheduler's choice for that pod, not a choice for every shard.
+		// The scheduler's choice for that pod, not a choice for every shard: left out, said.
+		var note string
+		if pod.Spec.NodeName != "" {
+			note = fmt.Sprintf("--from-job %s: pod %q ran on node %q; its nodeName is left out (the scheduler's choice for that pod, not for every shard: use a nodeSelector to pin them)", path, pod.Name, pod.Spec.NodeName)
+		}
 		tmpl.Spec.NodeName = ""
 		tmpl.Labels, tmpl.Annotations = pod.Labels, pod.Annotations
-		return &batchv1.Job{Spec: batchv1.JobSpec{Template: tmpl}}, nil
+		return &batchv1.Job{Spec: batchv1.JobSpec{Template: tmpl}}, note, nil
 	default:
-		return nil, fmt.Errorf("%s: %s is apiVersion %q kind %q: give a Job (batch/v1), CronJob (batch/v1), PodTemplate (v1) or Pod (v1)",
+		return nil, "", fmt.Errorf("%s: %s is apiVersion %q kind %q: give a Job (batch/v1), CronJob (batch/v1), PodTemplate (v1) or Pod (v1)",
 			d.Location(), d.Name(), d.APIVersion(), d.Kind())
 	}
 }

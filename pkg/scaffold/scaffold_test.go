@@ -315,6 +315,10 @@ func TestReadBase(t *testing.T) {
 	if err != nil || j.Spec.Template.Labels["x"] != "z" || j.Spec.Template.Spec.NodeName != "" {
 		t.Errorf("pod: %v %v", j, err)
 	}
+	// Issue 35 (LOW): the nodeName was dropped without a word; the note says so.
+	if b, err := ReadBaseFile(pod, nil); err != nil || !strings.Contains(b.Note, `pod "p" ran on node "n1"; its nodeName is left out`) {
+		t.Errorf("pod note: %v %+v", err, b)
+	}
 	for name, tc := range map[string]struct{ content, want string }{
 		"svc.yaml":     {"apiVersion: v1\nkind: Service\nmetadata: {name: s}\n", `s is apiVersion "v1" kind "Service": give a Job`},
 		"two.yaml":     {"apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n", "holds 2 objects"},
