@@ -352,6 +352,12 @@ func TestRetryIndexesSharedGrammar(t *testing.T) {
 			t.Errorf("--indexes %q: exit %d %v\n%s", list, r.code, r.err, r.stderr)
 		}
 	}
+	// Issue 35 (LOW): one root index is "root index 4", not "root indexes 4".
+	job, cm, _ := seed(t)
+	r := run(t, fake.NewClientset(job, cm), "seed", "--indexes", "4", "--dry-run=client", "-o", "name")
+	if r.code != 0 || !strings.Contains(r.stderr, `retrying 1 index of job "seed" (4) as job "seed-r1": root index 4 of job "seed"`) {
+		t.Errorf("--indexes 4: exit %d %v\n%s", r.code, r.err, r.stderr)
+	}
 }
 
 func TestRetryWarnsOnSucceededIndexes(t *testing.T) {
