@@ -67,7 +67,19 @@ func (o *Options) reportIndexes(root *batchv1.Job, pl *lineage.Lineage) (string,
 	}
 	var b indexes.Builder
 	var ids []string
+	n := 0
+	if c := root.Spec.Completions; c != nil {
+		n = int(*c)
+	}
 	for _, s := range rep.Shards {
+		// A report reconcile did not write (edited, or another tool's) is refused, not
+		// read around: an index or a state it cannot have would silently drop a shard.
+		if s.Index < 0 || s.Index >= n {
+			return "", exitcode.UsageError("--from-reconcile %s: shard %q has index %d, but job %q has indexes 0 to %d; nothing was created", o.FromReconcile, s.ShardID, s.Index, root.Name, n-1)
+		}
+		if !slices.Contains(reconcile.States, s.State) {
+			return "", exitcode.UsageError("--from-reconcile %s: shard %d (%s) has state %q, not one of reconcile's (%s); nothing was created", o.FromReconcile, s.Index, s.ShardID, s.State, stateNames())
+		}
 		if slices.Contains(rerunStates, s.State) {
 			b.Add(s.Index)
 			if len(ids) < 10 {
@@ -81,4 +93,13 @@ func (o *Options) reportIndexes(root *batchv1.Job, pl *lineage.Lineage) (string,
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "from the reconcile report: %d %s to re-run: %s\n", set.Len(), plural(set.Len(), "shard", "shards"), strings.Join(ids, ", "))
 	return set.String(), nil
+}
+
+// stateNames lists reconcile's shard states, for a message.
+func stateNames() string {
+	names := make([]string, len(reconcile.States))
+	for i, st := range reconcile.States {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
 }

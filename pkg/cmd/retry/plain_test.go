@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -372,6 +373,15 @@ func TestRetryFromReconcile(t *testing.T) {
 	other.Manifest.Hash = "sha256:0000"
 	otherJob := rep
 	otherJob.Jobs = []reconcile.JobRef{{Name: "seed", UID: "uid-other"}}
+	// Issue 35 (LOW): an index or a state reconcile never writes was read around silently.
+	withShard := func(sh reconcile.ShardReport) reconcile.Report {
+		r := rep
+		r.Shards = append(slices.Clone(rep.Shards), sh)
+		return r
+	}
+	negative := withShard(reconcile.ShardReport{Index: -1, ShardID: "x", State: reconcile.StateMissing})
+	beyond := withShard(reconcile.ShardReport{Index: 6, ShardID: "y", State: reconcile.StateMissing})
+	unknown := withShard(reconcile.ShardReport{Index: 5, ShardID: m.Shards[5].ID, State: "lost"})
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -381,6 +391,9 @@ func TestRetryFromReconcile(t *testing.T) {
 		{[]string{"seed", "--from-reconcile", good, "--indexes", "2"}, "not both"},
 		{[]string{"seed", "--from-reconcile", filepath.Join(dir, "nope.json")}, "--from-reconcile"},
 		{[]string{"seed", "--from-reconcile", write("status.json", reconcile.Report{Kind: "IndexedJobStatus"})}, "ReconcileReport"},
+		{[]string{"seed", "--from-reconcile", write("negative.json", negative)}, `shard "x" has index -1, but job "seed" has indexes 0 to 5`},
+		{[]string{"seed", "--from-reconcile", write("beyond.json", beyond)}, `shard "y" has index 6`},
+		{[]string{"seed", "--from-reconcile", write("unknown.json", unknown)}, `has state "lost", not one of reconcile's (complete, failed,`},
 	} {
 		c := fake.NewClientset(job, cm)
 		r := run(t, c, tc.args...)
