@@ -82,7 +82,7 @@ var (
 		kubectl indexed retry eval --indexes 2,4 --allow-running
 
 		# Re-run the shards a reconcile report found without a usable receipt
-		kubectl indexed reconcile eval --results ./results -o json > report.json
+		kubectl indexed reconcile eval --receipts ./results -o json > report.json
 		kubectl indexed retry eval --from-reconcile report.json
 
 		# Offline: the retry of a saved Job, for review
