@@ -132,6 +132,8 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	for k, v := range retryMsg {
 		args = append(args, "--pod-annotation", k+"="+v)
 	}
+	// Long enough for reconcile --wait to find the retry running.
+	args = append(args, "--pod-annotation", harness.AnnotationRunTime+"=8s")
 	if r := KubectlIndexed(t, args...); r.ExitCode != 0 {
 		t.Fatalf("retry:\n%s", r)
 	}
@@ -139,6 +141,19 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 	if retry.Annotations[shards.AnnotationOriginalIndexes] != "4" {
 		t.Fatalf("the retry runs root indexes %q, want 4", retry.Annotations[shards.AnnotationOriginalIndexes])
 	}
+	// Issue 36: reconcile --wait is the pipeline's gate. It returns only once the retry has
+	// finished, saying on stderr that it waits for it, and exits by coverage (shard 2's
+	// cases were not evaluated: 1, whatever the retry did).
+	began := time.Now()
+	gate := Run(t, Cmd{Args: []string{"indexed", "reconcile", "seed", "-n", ns, "--wait", "--timeout", "2m"}, Timeout: 3 * time.Minute})
+	if gate.ExitCode != 1 || !strings.Contains(gate.Stderr, `waiting for the lineage of job "seed": still running: `+retryName) ||
+		!strings.Contains(gate.Stderr, "every Job finished") || !strings.Contains(gate.Stdout, "Verdict:") {
+		t.Errorf("reconcile --wait: exit %d after %s, want 1, the wait for %s on stderr and a report:\n%s", gate.ExitCode, time.Since(began), retryName, gate)
+	}
+	if j := GetJob(t, ns, retryName); !Finished(j) {
+		t.Errorf("reconcile --wait returned with %s not finished", retryName)
+	}
+	t.Logf("reconcile --wait: exit %d after %s; stderr:\n%s", gate.ExitCode, time.Since(began).Round(100*time.Millisecond), gate.Stderr)
 	WaitForCondition(t, ns, retry.Name, batchv1.JobComplete, 2*time.Minute)
 	// The stage sets messages once pods have finished: wait for the five summaries.
 	waitForMessages(t, ns, "seed", 5)

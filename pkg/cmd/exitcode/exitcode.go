@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -38,6 +39,9 @@ const (
 	// "the budget ran out, the Job may still finish" from every verdict about the Job.
 	Timeout = 5
 )
+
+// WeekTimeout is what a negative --timeout of a wait means, as in kubectl wait.
+const WeekTimeout = 7 * 24 * time.Hour
 
 // Error carries an exit code with an error. A nil Err with a non-zero Code exits quietly:
 // the command already printed what the user needs (for example a lint report).

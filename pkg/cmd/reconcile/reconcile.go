@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
+	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -53,12 +55,16 @@ var (
 		and the termination messages of their pods, where workers leave a receipt summary;
 		--receipts DIR adds full receipt files. Offline, --manifest FILE --receipts DIR needs no
 		cluster. In DIR every file named *.receipt.json, at any depth, is read (for example
-		after "aws s3 sync" or "gsutil rsync" of the result bucket).
+		after "aws s3 sync" or "gsutil rsync" of the result bucket). --wait first waits until
+		every Job of the lineage has finished (a shard a running retry still holds is not
+		settled), so the same command is the gate of a pipeline.
 
 		Exit codes: 0 every result of the manifest was evaluated (with --allow-partial, also
 		when not); 1 coverage is incomplete; 2 usage error or unreadable input (a manifest or
 		receipts directory that cannot be read, receipts naming several candidates without
-		--candidate); 4 the API server could not be reached or refused the request.`)
+		--candidate); 4 the API server could not be reached or refused the request; 5
+		--timeout passed before the lineage finished (the report of the results in so far is
+		printed); 130/143 interrupted.`)
 
 	example = templates.Examples(`
 		# Live: the Job, its retries and the summaries in its pods' termination messages
@@ -72,7 +78,11 @@ var (
 		kubectl indexed reconcile --manifest manifest.yaml --receipts ./results
 
 		# In a pipeline: compute the score only when coverage is complete
-		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results -o json > reconcile.json && python score.py`)
+		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results -o json > reconcile.json && python score.py
+
+		# The gate of a pipeline: wait for the run and its retries (at most 2 hours), then
+		# exit 0 only when every result of the manifest was evaluated
+		kubectl indexed reconcile eval-gsm8k --wait --timeout 2h --receipts ./results`)
 )
 
 // Options holds the flags and resolved inputs of the reconcile command.
@@ -83,6 +93,14 @@ type Options struct {
 	Repetitions  int
 	AllowPartial bool
 	PrintFlags   output.PrintFlags
+
+	// Wait is --wait: reconcile once every Job of the lineage has finished. Timeout is
+	// --timeout (kubectl wait's grammar: 0 looks once, negative is a week); timeoutSet: given.
+	Wait       bool
+	Timeout    time.Duration
+	timeoutSet bool
+	// Clock times --wait.
+	Clock clock.WithTicker
 
 	JobName   string
 	Namespace string
@@ -98,6 +116,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{
 		IOStreams:   streams,
 		Repetitions: 1,
+		Clock:       clock.RealClock{},
 		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Subject: "a ReconcileReport (custom-columns: a row per shard)"},
 		NewClient:   clientutil.NewClientset,
 	}
@@ -111,13 +130,14 @@ func NewCmdReconcile(f cmdutil.Factory, streams genericiooptions.IOStreams) *cob
 // NewCmdReconcileWithOptions returns the command bound to o (tests inject a client).
 func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "reconcile JOB [--receipts DIR] | --manifest FILE --receipts DIR [--allow-partial] [-o json|yaml]",
+		Use:                   "reconcile JOB [--receipts DIR] [--wait [--timeout DURATION]] | --manifest FILE --receipts DIR [--allow-partial] [-o json|yaml]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Check shard receipts against the manifest: coverage, missing and rejected shards, before any score",
 		Long:                  long,
 		Example:               example,
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.timeoutSet = cmd.Flags().Changed("timeout")
 			if err := o.Complete(f, args); err != nil {
 				return err
 			}
@@ -133,6 +153,8 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.Candidate, "candidate", "", "Accept only receipts for this candidate (default: the manifest's candidate label, if any).")
 	fl.IntVar(&o.Repetitions, "repetitions", o.Repetitions, fmt.Sprintf("How many times each case runs (repetitions 0..N-1): results per case. At most %d, and cases × repetitions at most %d (each result is held in memory).", domain.MaxRepetitions, domain.MaxResults))
 	fl.BoolVar(&o.AllowPartial, "allow-partial", false, "Exit 0 even when coverage is incomplete (the report still states it).")
+	fl.BoolVar(&o.Wait, "wait", false, "Live: first wait until every Job of the lineage (the Job, its root and each retry) is Complete or Failed, saying on standard error which still run; then reconcile and exit by coverage. For a pipeline step that gates the score.")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "With --wait: how long to wait before giving up (exit 5, after the report of the results in so far), e.g. 30s, 5m, 2h. Zero means check once, negative means wait for a week. Default: no limit.")
 	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -185,6 +207,17 @@ func (o *Options) Validate() error {
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
 		return exitcode.UsageError("give a Job name, or --manifest FILE and --receipts DIR to reconcile offline\nSee 'kubectl indexed reconcile --help' for usage.")
 	}
+	if o.Wait && o.offline() {
+		return exitcode.UsageError("--wait needs a live Job: offline, the receipts are all there is")
+	}
+	if o.timeoutSet {
+		if !o.Wait {
+			return exitcode.UsageError("--timeout needs --wait: it bounds how long --wait waits")
+		}
+		if o.Timeout < 0 {
+			o.Timeout = exitcode.WeekTimeout // as kubectl wait
+		}
+	}
 	if o.Repetitions < 1 {
 		return exitcode.UsageError("--repetitions must be at least 1, not %d", o.Repetitions)
 	}
@@ -209,7 +242,12 @@ func (o *Options) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	var rec *domain.Reconciler
-	var err error
+	var err, timedOut error
+	if o.Wait {
+		if timedOut, err = o.waitLineage(ctx); err != nil {
+			return err
+		}
+	}
 	if o.offline() {
 		var m *shards.Manifest
 		m, err = shards.Read(o.ManifestFile, o.In)
@@ -242,6 +280,9 @@ func (o *Options) Run(ctx context.Context) error {
 		return domain.PrintText(o.Out, rep)
 	}); err != nil {
 		return err
+	}
+	if timedOut != nil {
+		return timedOut
 	}
 	if rep.Complete || o.AllowPartial {
 		return nil

@@ -32,9 +32,6 @@ const (
 	progressQuiet = time.Minute
 )
 
-// WeekTimeout is what a negative --timeout means, as in kubectl wait.
-const WeekTimeout = 7 * 24 * time.Hour
-
 // jobState is what a change line compares: the Job's status in a few numbers.
 type jobState struct {
 	phase       indexstatus.Phase

@@ -313,7 +313,7 @@ func (o *Options) Validate() error {
 			return exitcode.UsageError("--timeout needs --wait or --watch: it bounds how long they wait")
 		}
 		if o.Timeout < 0 {
-			o.Timeout = WeekTimeout // as kubectl wait
+			o.Timeout = exitcode.WeekTimeout // as kubectl wait
 		}
 	}
 	if o.offline() {
