@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,7 +27,16 @@ import (
 // The issue's Job had 2,000 indexes; on the shared 2-core control plane such a Job takes about
 // 3m20s (the controller creates its pods at about 10 a second), too long for every CI run. The
 // bound does not depend on the size: each pod still makes at least three events.
-const watchPipeIndexes = 600
+// E2E_WATCH_INDEXES=2000 runs the issue's size (docs/status.md quotes that run).
+var watchPipeIndexes = envInt("E2E_WATCH_INDEXES", 600)
+
+// envInt is the positive integer in the environment variable name, or def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
 
 // TestStatusWatchIntoAPipe: `status --watch` with its standard output a pipe (as `| cat`, or a
 // CI log) on a Job of watchPipeIndexes indexes prints a line per change of the Job and the full
@@ -52,7 +62,7 @@ func TestStatusWatchIntoAPipe(t *testing.T) {
 
 	job := CreateJob(t, ns, indexedJob("wide", fmt.Sprintf("  completions: %d\n  parallelism: 500\n", watchPipeIndexes), map[string]string{"run-time": "1s"}))
 	began := time.Now()
-	r := Run(t, Cmd{Args: []string{"indexed", "status", job.Name, "-n", ns, "--watch", "--exit-code"}, Timeout: 5 * time.Minute})
+	r := Run(t, Cmd{Args: []string{"indexed", "status", job.Name, "-n", ns, "--watch", "--exit-code"}, Timeout: 5*time.Minute + time.Duration(watchPipeIndexes/5)*time.Second})
 	took := time.Since(began)
 	time.Sleep(time.Second) // the counter's last events
 	stop()
