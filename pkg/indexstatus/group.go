@@ -93,3 +93,21 @@ func (g *grouper) done(b *reportBuilder) []indexGroup {
 	}
 	return out
 }
+
+// CauseGroup is one row of the text view's table of indexes that need attention: the indexes
+// of one cause, and the first one's row, whose words stand for all of them.
+type CauseGroup struct {
+	Indexes string
+	Count   int
+	Sample  IndexStatus
+}
+
+// CauseGroups are the report's indexes that need attention grouped by cause, in order of their
+// first index, as the text view prints them (the HTML report shows the same groups).
+func (r *IndexedJobStatus) CauseGroups() []CauseGroup {
+	out := make([]CauseGroup, 0, len(r.groups))
+	for _, g := range r.groups {
+		out = append(out, CauseGroup{Indexes: g.Indexes.String(), Count: g.Count, Sample: g.Sample})
+	}
+	return out
+}

@@ -32,6 +32,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/htmlreport"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
@@ -189,8 +190,8 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		FirstPageSize: DefaultFirstPageSize,
 		Clock:         clock.RealClock{},
 		NewClient:     clientutil.NewClientset,
-		PrintFlags: output.PrintFlags{Wide: true, Name: true, ItemsKey: "indexes",
-			Subject: "an IndexedJobStatus, or a LineageReport with --lineage (custom-columns: a row per index, or per shard); name is job.batch/NAME, with --lineage every Job of the lineage"},
+		PrintFlags: output.PrintFlags{Wide: true, Name: true, ItemsKey: "indexes", Extra: []string{FormatHTML},
+			Subject: "an IndexedJobStatus, or a LineageReport with --lineage (custom-columns: a row per index, or per shard); name is job.batch/NAME, with --lineage every Job of the lineage; html is one self-contained page of every index (docs/status.md)"},
 	}
 }
 
@@ -304,6 +305,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	return nil
 }
 
+// FormatHTML is -o html: the report as one self-contained HTML page (pkg/htmlreport).
+const FormatHTML = "html"
+
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
@@ -314,6 +318,9 @@ func (o *Options) Validate() error {
 			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
 		}
 		o.Watch, o.ExitCode = true, true
+	}
+	if o.Lineage && o.PrintFlags.Format() == FormatHTML {
+		return exitcode.UsageError("-o html is the page of one Job: it cannot be used with --lineage")
 	}
 	if o.Record != "" {
 		if !o.Watch || o.offline() {
@@ -417,10 +424,13 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		return writeJSON(w, r)
 	}
 	return o.PrintFlags.Print(w, r, func(format string) error {
-		if format == output.FormatName {
+		switch format {
+		case output.FormatName:
 			// As kubectl get -o name: the Job the report is about.
 			_, err := fmt.Fprintf(w, "job.batch/%s\n", r.Job.Name)
 			return err
+		case FormatHTML:
+			return htmlreport.Write(w, r)
 		}
 		width := 0
 		if o.Width != nil {
