@@ -444,14 +444,21 @@ func (q *Queue) Lines() [][2]string {
 		add("Priority", p)
 	}
 	st := q.State
+	said := map[string]bool{}
 	for _, c := range q.Conditions {
 		if c.Status == "True" || c.Type == CondQuotaReserved {
 			s := c.Type + "=" + c.Status
 			if c.Reason != "" {
 				s += " " + c.Reason
 			}
-			if c.Message != "" {
+			switch {
+			case c.Message == "":
+			case said[c.Message]:
+				// Kueue repeats the preemption message on Evicted, Preempted and Requeued.
+				s += " (the same message)"
+			default:
 				s += ": " + c.Message
+				said[c.Message] = true
 			}
 			add("Condition", s)
 		}
