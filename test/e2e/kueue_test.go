@@ -223,6 +223,24 @@ func TestKueueQueue(t *testing.T) {
 		t.Errorf("status b tells the user to resume a Kueue Job:\n%s", text.Stdout)
 	}
 	t.Logf("status b while A runs:\n%s", text.Stdout)
+	ls := KubectlIndexed(t, "list", "-n", ns)
+	t.Logf("list while B waits:\n%s", ls.Stdout)
+	if !strings.Contains(ls.Stdout, "QUEUE") || !strings.Contains(ls.Stdout, "ADMISSION") {
+		t.Errorf("list has no QUEUE and ADMISSION columns for Kueue Jobs:\n%s", ls)
+	}
+	var lj struct {
+		Items []struct{ Name, Queue, Admission string } `json:"items"`
+	}
+	_ = json.Unmarshal([]byte(KubectlIndexed(t, "list", "-A", "-o", "json").Stdout), &lj)
+	states := map[string]string{}
+	for _, it := range lj.Items {
+		if it.Queue == "lq" {
+			states[it.Name] = it.Admission
+		}
+	}
+	if states["a"] != "Admitted" || states["b"] != "Pending" {
+		t.Errorf("list -A -o json: admission states %v; want a Admitted, b Pending", states)
+	}
 
 	// A finishes; B is admitted and runs: --wait --timeout follows it until it is running.
 	w := Run(t, Cmd{Args: []string{"indexed", "status", "b", "-n", ns, "--watch", "--timeout", "60s"}, Timeout: 2 * time.Minute})
@@ -291,6 +309,22 @@ func TestKueuePartialAdmission(t *testing.T) {
 	if !strings.Contains(text.Stdout, "admitted parallelism 2 of 4 requested") {
 		t.Errorf("status p does not show the partial admission:\n%s", text.Stdout)
 	}
+
+	// create --queue: the Job is made suspended with the queue label and waits for the quota
+	// P holds, with a Workload of its own.
+	manifest, _, _ := createFiles(t, "queued", 4, 2, nil)
+	cr := KubectlIndexed(t, "create", "queued", "-n", ns, "--manifest", manifest, "--image", "registry.example/eval:1", "--requests", "cpu=1", "--queue", "lq", "--priority-class", "high")
+	if cr.ExitCode != 0 {
+		t.Fatalf("create --queue:\n%s", cr)
+	}
+	j := GetJob(t, ns, "queued")
+	if j.Labels[kueue.QueueLabel] != "lq" || j.Labels[kueue.PriorityClassLabel] != "high" || j.Spec.Suspend == nil || !*j.Spec.Suspend {
+		t.Errorf("create --queue lq --priority-class high made labels %v, suspend %v", j.Labels, strPtrBool(j.Spec.Suspend))
+	}
+	q = waitQueue(t, ns, "queued", 60*time.Second, "a Workload for the created Job", func(q *kueue.Queue) bool { return q.Workload != "" })
+	if q.PriorityClass != "WorkloadPriorityClass/high" || q.Priority == nil || *q.Priority != 1000 {
+		t.Errorf("the created Job's Workload: priority class %q value %v; want WorkloadPriorityClass/high 1000", q.PriorityClass, q.Priority)
+	}
 }
 
 // TestKueueRetryAndViewer: a Kueue Job with a failed index; retry --indexes failed makes a Job
@@ -348,4 +382,11 @@ func TestKueueRetryAndViewer(t *testing.T) {
 		t.Errorf("status as the viewer says %d times that Workloads cannot be read; want one line:\n%s", n, v.Stdout)
 	}
 	_ = harness.KueueVersion
+}
+
+func strPtrBool(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*b)
 }

@@ -66,6 +66,9 @@ func (l *Live) Workloads(ctx context.Context, labelSelector string) ([]map[strin
 		Items []map[string]any `json:"items"`
 	}
 	path := fmt.Sprintf("/apis/%s/%s/namespaces/%s/%s", kueue.Group, kueue.Version, l.Namespace, kueue.Resource)
+	if l.Namespace == "" {
+		path = fmt.Sprintf("/apis/%s/%s/%s", kueue.Group, kueue.Version, kueue.Resource) // every namespace
+	}
 	if err := l.getJSON(ctx, path, url.Values{"labelSelector": {labelSelector}}, &list); err != nil {
 		return nil, err
 	}
