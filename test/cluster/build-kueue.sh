@@ -40,6 +40,14 @@ stamp_input() {
 stamp=$(stamp_input | sha256sum | cut -d' ' -f1)
 stamp_file="$bin_dir/.stamp-kueue"
 
+# make check builds it in one lane while the other may ask for it (e2e-kueue): the second run
+# waits for the first and then finds the stamp up to date, instead of building it again.
+mkdir -p "$bin_dir"
+if command -v flock >/dev/null; then
+  exec 9>"$bin_dir/.kueue.lock"
+  flock 9
+fi
+
 if ! $force && [[ -f "$stamp_file" && "$(cat "$stamp_file")" == "$stamp" && -x "$bin_dir/kueue" && -d "$bin_dir/kueue-crds" ]]; then
   echo "kueue $kueue_version up to date in $bin_dir"
   exit 0
