@@ -12,14 +12,15 @@ package indexstatus
 import (
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
 // APIVersion and Kind identify the report in JSON and YAML.
 const (
-	APIVersion = "indexed.kubectl.io/v1alpha1"
-	Kind       = "IndexedJobStatus"
+	APIVersion = contract.APIVersion
+	Kind       = contract.IndexedJobStatus
 )
 
 // Phase is the Job's phase as the report sees it.

@@ -11,12 +11,14 @@ package jobdiff
 
 import (
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // APIVersion and Kind of the Report, the public JSON contract of `kubectl indexed diff -o json`.
 const (
-	APIVersion = "indexed.kubectl.io/v1alpha1"
-	Kind       = "JobDiff"
+	APIVersion = contract.APIVersion
+	Kind       = contract.JobDiff
 )
 
 // Class says what it takes to bring the live Job to the desired value of one difference.

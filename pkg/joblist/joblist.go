@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -19,8 +20,8 @@ import (
 
 // APIVersion and Kind identify the list in JSON and YAML.
 const (
-	APIVersion = indexstatus.APIVersion
-	Kind       = "IndexedJobList"
+	APIVersion = contract.APIVersion
+	Kind       = contract.IndexedJobList
 )
 
 // List is the overview.

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -21,8 +22,8 @@ import (
 
 // APIVersion and Kind identify the lineage report in JSON and YAML.
 const (
-	APIVersion = "indexed.kubectl.io/v1alpha1"
-	Kind       = "IndexedJobLineage"
+	APIVersion = contract.APIVersion
+	Kind       = contract.IndexedJobLineage
 )
 
 // Member is one Job of a lineage with its indexstatus report (built with every index).

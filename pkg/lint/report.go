@@ -14,13 +14,14 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // Report versioning: the JSON/YAML contract of `kubectl indexed lint -o json|yaml`.
 const (
-	ReportAPIVersion = "indexed.kubectl.io/v1alpha1"
-	ReportKind       = "LintReport"
+	ReportAPIVersion = contract.APIVersion
+	ReportKind       = contract.LintReport
 )
 
 // Report is the result of linting a set of documents.

@@ -16,14 +16,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // The receipt's and the summary's type.
 const (
 	APIVersion  = shards.APIVersion
-	Kind        = "ShardReceipt"
-	SummaryKind = "ShardReceiptSummary"
+	Kind        = contract.ShardReceipt
+	SummaryKind = contract.ShardReceiptSummary
 )
 
 // Failure classes.

@@ -11,12 +11,16 @@
 // receipts themselves, so memory grows with the manifest, not with the receipts read.
 package reconcile
 
-import "time"
+import (
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+)
 
 // APIVersion and Kind identify the report in JSON and YAML.
 const (
-	APIVersion = "indexed.kubectl.io/v1alpha1"
-	Kind       = "ReconcileReport"
+	APIVersion = contract.APIVersion
+	Kind       = contract.ReconcileReport
 )
 
 // State is a shard's state.

@@ -19,12 +19,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // The manifest's type.
 const (
-	APIVersion = "indexed.kubectl.io/v1alpha1"
-	Kind       = "ShardManifest"
+	APIVersion = contract.APIVersion
+	Kind       = contract.ShardManifest
 )
 
 // Limits.

@@ -1,9 +1,13 @@
 package shards
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+)
 
 // SummaryKind is the kind of the report `kubectl indexed shards validate -o json|yaml` prints.
-const SummaryKind = "ShardManifestSummary"
+const SummaryKind = contract.ShardManifestSummary
 
 // Summary describes a valid manifest. Its JSON field names are a public contract (docs/shards.md).
 type Summary struct {

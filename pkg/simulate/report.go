@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
@@ -15,9 +16,9 @@ import (
 
 // Report kinds.
 const (
-	APIVersion     = "indexed.kubectl.io/v1alpha1"
-	KindReport     = "SimulationReport"
-	KindComparison = "SimulationComparison"
+	APIVersion     = contract.APIVersion
+	KindReport     = contract.SimulationReport
+	KindComparison = contract.SimulationComparison
 )
 
 // Report is the machine-readable prediction for one Job: the status as the API writes it, so it

@@ -120,6 +120,10 @@ type Options struct {
 	ContextName string
 	// Log receives progress lines; default io.Discard.
 	Log io.Writer
+	// ControllerManagerFlags are added to kube-controller-manager's, after those of
+	// INDEXED_CONTROLLER_MANAGER_FLAGS (a test that needs, say, a lower
+	// --terminated-pod-gc-threshold on a control plane of its own).
+	ControllerManagerFlags []string
 }
 
 // Cluster is a running control plane.
@@ -345,7 +349,7 @@ func (c *Cluster) start(ctx context.Context) error {
 		"--use-service-account-credentials=false",
 		"--root-ca-file=" + c.pki.CAFile,
 		"--v=2",
-	}, strings.Fields(os.Getenv("INDEXED_CONTROLLER_MANAGER_FLAGS"))...)); err != nil {
+	}, append(strings.Fields(os.Getenv("INDEXED_CONTROLLER_MANAGER_FLAGS")), c.opts.ControllerManagerFlags...)...)); err != nil {
 		return err
 	}
 	// INDEXED_SCHEDULER_FLAGS does the same for the scheduler, whose client rate (50 requests

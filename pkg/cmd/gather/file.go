@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
@@ -174,6 +175,10 @@ func (f *File) Pods(_ context.Context, job *batchv1.Job, fieldSelector string, a
 	if f.PodsFile == "" {
 		return "", each(f.PodList, add)
 	}
+	// A record (status --record) is read line by line, as it was written.
+	if ok, err := f.recordPods(job, add); ok || err != nil {
+		return "", err
+	}
 	// A JSON pod list is streamed: each pod handed on as it is decoded, never all held.
 	if ok, err := f.streamPods(add); ok || err != nil {
 		return "", err
@@ -228,6 +233,46 @@ func (f *File) streamPods(add func(*corev1.Pod)) (ok bool, err error) {
 	// podstream.EachJSON decodes the part of a pod the report reads and drops it once add returns.
 	if err := podstream.EachJSON(r, add); err != nil {
 		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+	}
+	return true, nil
+}
+
+// ReadRecord adds to PodList the pods of the record at path, when path is a record of job's
+// terminal pods (ok); otherwise it reads nothing.
+func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
+	defer func(was string) { f.PodsFile = was }(f.PodsFile)
+	f.PodsFile = path
+	return f.recordPods(job, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
+}
+
+// recordPods reads PodsFile when it is a record of terminal pods (podrecord, written by status
+// --watch|--wait --record): ok is false, having read nothing, when it is not one. A record of
+// another Job (its UID) is refused: its pods would explain indexes of a run they are not of.
+func (f *File) recordPods(job *batchv1.Job, add func(*corev1.Pod)) (ok bool, err error) {
+	var br *bufio.Reader
+	if f.PodsFile == source.StdinName {
+		b, buffered := f.Stdin.(*bufio.Reader)
+		if !buffered {
+			return false, nil
+		}
+		br = b
+	} else {
+		file, err := os.Open(f.PodsFile)
+		if err != nil {
+			return false, nil // the general reader says why
+		}
+		defer func() { _ = file.Close() }()
+		br = bufio.NewReaderSize(file, StdinBuffer)
+	}
+	if !podrecord.Is(br) {
+		return false, nil
+	}
+	h, err := podrecord.Read(br, add, nil)
+	if err != nil {
+		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+	}
+	if h.Job.UID != "" && job != nil && job.UID != "" && h.Job.UID != job.UID {
+		return true, exitcode.UsageError("%s is the record of job %s/%s with UID %s, not of job %q (UID %s)", f.PodsFile, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
 	}
 	return true, nil
 }

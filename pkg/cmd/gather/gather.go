@@ -45,6 +45,9 @@ type Live struct {
 	// FirstPageSize is the size of the first page of the pod LIST, ChunkSize that of the next
 	// ones (status.DefaultFirstPageSize says why they differ).
 	FirstPageSize, ChunkSize int64
+	// Seen, when set, is shown every pod Pods reads, before add (status --record keeps the
+	// terminal ones).
+	Seen func(*corev1.Pod)
 }
 
 var _ Source = (*Live)(nil)
@@ -81,6 +84,10 @@ func (l *Live) Pods(ctx context.Context, job *batchv1.Job, fieldSelector string,
 	sel, err := indexstatus.PodSelector(job)
 	if err != nil {
 		return "", exitcode.Wrap(exitcode.Usage, err)
+	}
+	if l.Seen != nil {
+		next := add
+		add = func(p *corev1.Pod) { l.Seen(p); next(p) }
 	}
 	// No resourceVersion: a consistent read, served from the watch cache once it has caught up.
 	opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: fieldSelector, Limit: l.FirstPageSize}

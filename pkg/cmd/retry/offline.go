@@ -31,8 +31,13 @@ func (o *Options) readOffline() (*gather.File, error) {
 		if len(in.PodList) > 0 {
 			return nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 		}
-		if err := read(o.PodsFile, "the pods (kubectl get pods -o json)", "Pod"); err != nil {
+		// A record of the Job's terminal pods (status --record), or pods as kubectl saves them.
+		if ok, err := in.ReadRecord(o.PodsFile, in.JobList[0]); err != nil {
 			return nil, err
+		} else if !ok {
+			if err := read(o.PodsFile, "the pods (kubectl get pods -o json, or a status --record file)", "Pod"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if o.ShardsFile != "" {

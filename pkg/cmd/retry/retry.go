@@ -179,7 +179,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
 	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards that this report (kubectl indexed reconcile ROOT -o json, a file or - for stdin) calls missing, partial, rejected or not evaluated, even those whose pods succeeded. JOB must be the report's root; a report of another manifest revision or hash is refused.")
 	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and shard ConfigMaps if wanted, or - for stdin. Needs --dry-run=client: the retry's objects are printed, no cluster is contacted.")
-	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
+	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json) or a record of its terminal pods (status --record), or - for stdin.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json), for a Job made by create.")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
 	o.PrintFlags.AddFlags(cmd)

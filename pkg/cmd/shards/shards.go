@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -262,7 +263,7 @@ func (o *ValidateOptions) Run() error {
 		shards.StoreNote(m, &s)
 		sums = append(sums, s)
 	}
-	var report any = map[string]any{"apiVersion": shards.APIVersion, "kind": shards.SummaryKind + "List", "items": sums}
+	var report any = map[string]any{"apiVersion": shards.APIVersion, "kind": contract.ShardManifestSummaryList, "items": sums}
 	if len(o.Files) == 1 && len(sums) == 1 {
 		report = sums[0]
 	}
@@ -329,7 +330,7 @@ type ShowOptions struct {
 }
 
 // ShowKind is the kind of the report `kubectl indexed shards show -o json|yaml` prints.
-const ShowKind = "ShardTable"
+const ShowKind = contract.ShardTable
 
 // showReport is what shards show prints with -o json|yaml or a template: a row per shard
 // (with its cases when --index or --shard picks it).

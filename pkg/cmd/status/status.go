@@ -35,6 +35,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -75,8 +76,8 @@ var (
 		kubectl indexed status evaluation --watch --exit-code
 
 		# A pipeline step: wait, print the report once, exit 0 only when every index
-		# succeeded (1 failed or indexes missing, 5 after 2 hours)
-		kubectl indexed status evaluation --wait --timeout 2h
+		# succeeded (1 failed or missing, 5 after 2h); --record keeps pods' evidence
+		kubectl indexed status evaluation --wait --timeout 2h --record eval.record
 
 		# Gate on a run and its retries: wait until every Job of the lineage finished
 		kubectl indexed status evaluation --lineage --wait
@@ -146,6 +147,11 @@ type Options struct {
 	Lineage bool
 	// AllPods reads every pod live, the succeeded ones too (readPods).
 	AllPods bool
+	// Record is --record: the file the terminal pods seen by --watch or --wait are appended to
+	// (record.go); rec writes it once the Job is read, recErr is its first error.
+	Record string
+	rec    *podrecord.Writer
+	recErr error
 	// States is --state: the index states whose rows the tables keep (states, once
 	// validated); every index of them is listed.
 	States []string
@@ -198,7 +204,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--timeout DURATION] [--exit-code] [--lineage]",
+		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--timeout DURATION] [--exit-code] [--record FILE] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -224,7 +230,8 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
-	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json), or - for stdin.")
+	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json) or a record of its terminal pods (status --record), or - for stdin.")
+	onceflag.StringVarP(fl, &o.Record, "record", "", "", "With --watch or --wait: append every terminal pod (exit codes, reason, termination message, node, times) to this file as it is seen, so the evidence outlives pod garbage collection; read it back with -f JOB_FILE --pods-file FILE. Reads every pod, as --all-pods; a restarted watch appends to the same file, each pod once.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	o.PrintFlags.AddFlags(cmd)
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Follow the Job until it is Complete or Failed (live only): on a terminal, redraw in place with the elapsed time and an ETA; otherwise a line per change of the Job's state, then the full report. With --lineage: every Job of the lineage.")
@@ -309,6 +316,15 @@ func (o *Options) Validate() error {
 		}
 		o.Watch, o.ExitCode = true, true
 	}
+	if o.Record != "" {
+		if !o.Watch || o.offline() {
+			return exitcode.UsageError("--record needs --watch or --wait on a live Job: it keeps the pods they see")
+		}
+		if o.Lineage {
+			return exitcode.UsageError("--record follows one Job: it cannot be used with --lineage (record each Job of the lineage with its own --wait --record)")
+		}
+		o.AllPods = true
+	}
 	if o.timeoutSet {
 		if !o.Watch {
 			return exitcode.UsageError("--timeout needs --wait or --watch: it bounds how long they wait")
@@ -374,7 +390,11 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.finish(r)
 	}
 	if o.Watch {
-		return o.watch(ctx)
+		err := o.watch(ctx)
+		if cerr := o.closeRecord(); err == nil {
+			err = cerr
+		}
+		return err
 	}
 	st, err := o.load(ctx)
 	if err != nil {
@@ -612,7 +632,11 @@ func (s *liveState) report(o *Options, set ...func(*indexstatus.Options)) *index
 
 // live is the cluster, read with o's client and page sizes.
 func (o *Options) live() *gather.Live {
-	return &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
+	l := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
+	if o.Record != "" {
+		l.Seen = o.recordPod
+	}
+	return l
 }
 
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
@@ -623,7 +647,13 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
+	if err := o.openRecord(job); err != nil {
+		return nil, err
+	}
 	acc, rv, err := o.readPods(ctx, src, job)
+	if err == nil {
+		err = o.recErr
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -492,6 +492,9 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 			return nil
 		}
 		w.podRV = pod.ResourceVersion
+		if w.o.recordPod(pod); w.o.recErr != nil {
+			return w.o.recErr
+		}
 		if ev.Type == watch.Deleted {
 			w.st.acc.Remove(pod)
 		} else {

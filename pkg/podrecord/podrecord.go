@@ -1,0 +1,264 @@
+// Package podrecord keeps the evidence of a Job's terminal pods in a file that outlives them:
+// the pod garbage collector (kube-controller-manager's --terminated-pod-gc-threshold) and the
+// Job controller delete finished pods, and with them the exit code and the reason of every
+// failed attempt. status --watch|--wait --record FILE appends each terminal pod as it sees it;
+// status -f and retry -f read the file back with --pods-file, as they read kubectl's pod lists.
+//
+// The file is JSON Lines: a PodRecord header, then one Pod per line, each written whole with
+// one write to a file opened for appending, so a killed writer leaves at most one torn last
+// line, which a reader skips and the next writer cuts off. A pod is written once, by UID: a
+// writer that opens an existing record learns the UIDs in it, so a watch restarted on the same
+// file adds nothing twice. Memory is the set of UIDs, not the pods.
+package podrecord
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+)
+
+// MaxLine bounds one line of a record: a pod's status with the termination messages of its
+// containers (4 KiB each, 12 KiB in all by the kubelet's limits) is far below it.
+const MaxLine = 4 << 20
+
+// SyncEvery bounds how often a writer fsyncs: at most once per this, and on Close.
+const SyncEvery = time.Second
+
+// Header is the first line of a record: which Job's pods it holds.
+type Header struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Job        JobRef `json:"job"`
+	// Created is when the file was started.
+	Created metav1.Time `json:"created"`
+}
+
+// JobRef names the Job, with its UID: a Job of the same name made again is another Job.
+type JobRef struct {
+	Name      string    `json:"name"`
+	Namespace string    `json:"namespace,omitempty"`
+	UID       types.UID `json:"uid,omitempty"`
+}
+
+// Terminal says whether p has finished: its evidence is final and worth keeping.
+func Terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// Writer appends terminal pods to a record.
+type Writer struct {
+	path     string
+	f        *os.File
+	seen     map[types.UID]struct{}
+	lastSync time.Time
+	now      func() time.Time
+	// Written counts the pods this writer appended; Kept those the file held when opened.
+	Written, Kept int
+	// Notes say what opening found: a torn last line cut off.
+	Notes []string
+}
+
+// Open opens the record at path for job: an existing record must be one of job (same UID), and
+// its pods are not written again; a missing or empty file is started with a header.
+func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) {
+	w := &Writer{path: path, seen: map[types.UID]struct{}{}, now: now}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the record: %w", err)
+	}
+	w.f = f
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cannot open the record: %w", err)
+	}
+	if fi.Size() > 0 {
+		if err := w.resume(job, fi.Size()); err != nil {
+			_ = f.Close()
+			return nil, err
+		}
+		return w, nil
+	}
+	h := Header{APIVersion: contract.APIVersion, Kind: contract.PodRecord, Created: metav1.NewTime(now().UTC().Truncate(time.Second)),
+		Job: JobRef{Name: job.Name, Namespace: job.Namespace, UID: job.UID}}
+	if err := w.writeLine(h); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return w, w.sync()
+}
+
+// resume reads the record already at w.path: the header must name job, the pods' UIDs are
+// learnt, and a torn last line (no newline: the writer before was killed in its write) is cut
+// off. size is the file's size.
+func (w *Writer) resume(job *batchv1.Job, size int64) error {
+	var good int64 // bytes up to the end of the last whole line
+	h, err := Read(w.f, func(p *corev1.Pod) { w.seen[p.UID] = struct{}{}; w.Kept++ }, &good)
+	if err != nil {
+		return err
+	}
+	if h.Job.UID != "" && job.UID != "" && h.Job.UID != job.UID {
+		return fmt.Errorf("%s is the record of job %s/%s with UID %s, not of this job %q (UID %s): give another file", w.path, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
+	}
+	if good < size {
+		if err := w.f.Truncate(good); err != nil {
+			return fmt.Errorf("cannot cut the torn last line of %s: %w", w.path, err)
+		}
+		w.Notes = append(w.Notes, fmt.Sprintf("%s ended in a torn line (%d bytes, a write cut short): it was cut off; its pod is written again if it is still there", w.path, size-good))
+	}
+	_, err = w.f.Seek(0, io.SeekEnd)
+	return err
+}
+
+// Add appends p when it is terminal and not in the record yet.
+func (w *Writer) Add(p *corev1.Pod) error {
+	if !Terminal(p) || p.UID == "" {
+		return nil
+	}
+	if _, ok := w.seen[p.UID]; ok {
+		return nil
+	}
+	if err := w.writeLine(slim(p)); err != nil {
+		return err
+	}
+	w.seen[p.UID] = struct{}{}
+	w.Written++
+	if now := w.now(); now.Sub(w.lastSync) >= SyncEvery {
+		w.lastSync = now
+		return w.sync()
+	}
+	return nil
+}
+
+// Close flushes the record to disk and closes it.
+func (w *Writer) Close() error {
+	err := w.sync()
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("cannot close the record %s: %w", w.path, cerr)
+	}
+	return err
+}
+
+func (w *Writer) sync() error {
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("cannot write the record %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// writeLine writes v and its newline with one write: a reader never sees half a line but the
+// last, and only when the process died in the write.
+func (w *Writer) writeLine(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := w.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("cannot write the record %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// slim is the part of p the reports read: its metadata without managedFields, the names of its
+// containers and where it ran, and its whole status (phase, reason, conditions, every
+// container's state with exit code, reason and termination message, times).
+func slim(p *corev1.Pod) *corev1.Pod {
+	out := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: *p.ObjectMeta.DeepCopy(), Status: *p.Status.DeepCopy()}
+	out.ManagedFields = nil
+	out.Spec.NodeName, out.Spec.RestartPolicy = p.Spec.NodeName, p.Spec.RestartPolicy
+	for _, c := range p.Spec.InitContainers {
+		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy})
+	}
+	for _, c := range p.Spec.Containers {
+		out.Spec.Containers = append(out.Spec.Containers, corev1.Container{Name: c.Name})
+	}
+	return out
+}
+
+// ErrNotARecord says that a file does not start with a PodRecord header.
+var ErrNotARecord = errors.New("not a PodRecord")
+
+// Is says whether br starts with a PodRecord header line (it peeks, reading nothing).
+func Is(br *bufio.Reader) bool {
+	line, _ := br.Peek(512)
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	var h struct{ Kind string }
+	return json.Unmarshal(line, &h) == nil && h.Kind == contract.PodRecord
+}
+
+// Read reads a record from r: its header, then every pod, handed to add one at a time (add may
+// keep it). A last line without its newline (torn by a killed writer) is skipped; good, when
+// not nil, is set to the bytes up to the end of the last whole line.
+func Read(r io.Reader, add func(*corev1.Pod), good *int64) (*Header, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var h *Header
+	var offset int64
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= MaxLine {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			if len(long) > MaxLine {
+				return nil, fmt.Errorf("line %d: longer than %d bytes: not a pod record", n, MaxLine)
+			}
+			line = long
+		}
+		if err == io.EOF {
+			// No newline: the end, or a line torn by a killed writer, skipped.
+			if h == nil && len(bytes.TrimSpace(line)) > 0 {
+				return nil, fmt.Errorf("%w: its first line is not whole", ErrNotARecord)
+			}
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if h == nil {
+			h = &Header{}
+			if json.Unmarshal(line, h) != nil || h.Kind != contract.PodRecord {
+				return nil, fmt.Errorf("%w: its first line is not a header with kind %s (status --watch --record writes one)", ErrNotARecord, contract.PodRecord)
+			}
+			if h.APIVersion != contract.APIVersion {
+				return nil, fmt.Errorf("a PodRecord of apiVersion %q: this plugin reads %s", h.APIVersion, contract.APIVersion)
+			}
+		} else {
+			p := &corev1.Pod{}
+			if err := json.Unmarshal(line, p); err != nil || p.Kind != "Pod" {
+				return nil, fmt.Errorf("line %d: not a pod: %v", n, cmpErr(err, p.Kind))
+			}
+			add(p)
+		}
+		offset += int64(len(line))
+		if good != nil {
+			*good = offset
+		}
+	}
+	if h == nil {
+		return nil, fmt.Errorf("%w: the file is empty", ErrNotARecord)
+	}
+	return h, nil
+}
+
+func cmpErr(err error, kind string) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("kind %q", kind)
+}
