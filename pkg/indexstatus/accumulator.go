@@ -7,6 +7,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
 // Clock gives the time the report is made at (k8s.io/utils/clock.PassiveClock satisfies it).
@@ -44,6 +46,9 @@ type Options struct {
 	// Retries are the Jobs that re-ran some of this Job's indexes (kubectl indexed retry), as
 	// lineage.RetriesOf reads them: the retry advice leaves out what they settled or still run.
 	Retries []RetryJob
+	// Queue is the Job's Kueue Workload as pkg/kueue reads it (nil: not a Kueue Job, or not
+	// read): the report carries it, and its Next words the Kueue entry of a suspended Job.
+	Queue *kueue.Queue
 }
 
 func (o *Options) now() time.Time {

@@ -127,6 +127,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		Policy:      policyOf(job),
 		Counters:    countersOf(job),
 		Indexes:     []IndexStatus{},
+		Queue:       b.opts.Queue,
 		Grid:        []Run{},
 	}
 	b.r = r

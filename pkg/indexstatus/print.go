@@ -44,6 +44,7 @@ func PrintTextWith(w io.Writer, r *IndexedJobStatus, opts TextOptions) error {
 		}
 	}
 	p.header(r)
+	p.queue(r)
 	p.states(r)
 	if p.wide {
 		p.indexes(r, p.wide)
@@ -571,4 +572,23 @@ func caseText(st *IndexStatus) string {
 		return "-"
 	}
 	return st.Cases.Text
+}
+
+// queue prints the Queue block of a Kueue Job (pkg/kueue): a key and a value a line.
+func (p *textPrinter) queue(r *IndexedJobStatus) {
+	if r.Queue == nil {
+		return
+	}
+	p.printf("\nQueue:\n")
+	for _, kv := range r.Queue.Lines() {
+		if p.wide {
+			p.printf("  %-10s %s\n", kv[0]+":", kv[1])
+			continue
+		}
+		lines := textwrap.Words(kv[1], p.width-13)
+		p.printf("  %-10s %s\n", kv[0]+":", lines[0])
+		for _, l := range lines[1:] {
+			p.printf("  %-10s %s\n", "", l)
+		}
+	}
 }

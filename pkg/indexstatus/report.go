@@ -893,11 +893,14 @@ func (b *reportBuilder) next() []Entry {
 		left := b.completions - b.completed.Len() - pol.Failed.Difference(b.completed).Len()
 		if q := job.Labels[kueueQueueLabel]; q != "" {
 			// Kueue owns spec.suspend: it un-suspends the Job once its Workload is admitted.
-			out = append(out, Entry{Kind: EntryAwaitingAdmission,
+			e := Entry{Kind: EntryAwaitingAdmission,
 				Command: fmt.Sprintf("kubectl get workloads.kueue.x-k8s.io -n %s -l kueue.x-k8s.io/job-uid=%s", job.Namespace, job.UID),
 				Text: fmt.Sprintf("The Job is waiting for admission by Kueue (LocalQueue %s): Kueue sets spec.suspend to false once its Workload is admitted, then the controller starts the %d %s without a result. Leave spec.suspend to Kueue.",
-					q, left, plural(left, "index", "indexes"))})
-			return out
+					q, left, plural(left, "index", "indexes"))}
+			if kq := b.opts.Queue; kq != nil && kq.Next != "" {
+				e.Text = fmt.Sprintf("%s Once admitted, the controller starts the %d %s without a result.", kq.Next, left, plural(left, "index", "indexes"))
+			}
+			return append(out, e)
 		}
 		// The command ends the text, as every entry's does, so that the text output prints it.
 		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume). Resume it: %s",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
 // APIVersion and Kind identify the report in JSON and YAML.
@@ -110,6 +111,9 @@ type IndexedJobStatus struct {
 	// per sentence, in the same order.
 	Next        []string `json:"next,omitempty"`
 	NextEntries []Entry  `json:"nextEntries,omitempty"`
+	// Queue is the Job's place in Kueue (LocalQueue, ClusterQueue, Workload, admission state),
+	// for a Job Kueue manages (pkg/kueue); absent otherwise.
+	Queue *kueue.Queue `json:"queue,omitempty"`
 	// Unknown says what cannot be known from what is left (pods gone, counts kept in memory);
 	// UnknownEntries the same as typed entries.
 	Unknown        []string `json:"unknown,omitempty"`

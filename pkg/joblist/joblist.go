@@ -73,6 +73,11 @@ type Row struct {
 	// Error says why the Job could not be summarised (a malformed status or lineage); the row
 	// is still listed.
 	Error string `json:"error,omitempty"`
+	// Queue is the LocalQueue of a Job Kueue manages (label kueue.x-k8s.io/queue-name), and
+	// Admission its Workload's state as pkg/kueue reads it (Pending, Admitted, Evicted, ...;
+	// "unknown" when the Workloads could not be read). Set by the list command.
+	Queue     string `json:"queue,omitempty"`
+	Admission string `json:"admission,omitempty"`
 
 	// run is the run the Job belongs to (lineage.RunOf): a retry nests only under a Job of
 	// the same run.

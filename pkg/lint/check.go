@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
 // Options control what lint checks and reports. The zero value checks everything against
@@ -96,6 +97,7 @@ func CheckJob(job *batchv1.Job, opts Options) []Finding {
 		}
 	}
 	c.runtimeRules(job, def, field.NewPath("spec"))
+	c.kueueJobRules(job, field.NewPath("spec"))
 	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings
@@ -291,7 +293,7 @@ func (c *checker) runtimeRules(raw, def *batchv1.Job, prefix *field.Path) {
 	if indexed && rs.Completions != nil && *rs.Completions == 1 {
 		c.add(RuleSingleIndex, SeverityInfo, p("completions"), "an Indexed Job with completions 1 has a single index, 0")
 	}
-	if rs.Suspend != nil && *rs.Suspend {
+	if rs.Suspend != nil && *rs.Suspend && raw.Labels[kueue.QueueLabel] == "" {
 		c.add(RuleSuspended, SeverityInfo, p("suspend"), "the Job is created suspended: no pod runs until suspend is set to false")
 	}
 }

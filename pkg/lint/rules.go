@@ -170,15 +170,15 @@ var rules = []Rule{
 }
 
 var rulesByID = func() map[string]Rule {
-	m := make(map[string]Rule, len(rules))
-	for _, r := range rules {
+	m := make(map[string]Rule, len(rules)+len(kueueRules))
+	for _, r := range append(rules, kueueRules...) {
 		m[r.ID] = r
 	}
 	return m
 }()
 
 // Rules returns every rule, in documentation order.
-func Rules() []Rule { return append([]Rule(nil), rules...) }
+func Rules() []Rule { return append(append([]Rule(nil), rules...), kueueRules...) }
 
 // LookupRule returns the rule with id.
 func LookupRule(id string) (Rule, bool) {

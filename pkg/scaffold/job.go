@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -129,6 +130,15 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			return nil, nil, fmt.Errorf("%s sets label %q to %q but the shard manifest sets it to %q: remove one of them", from, k, old, v)
 		}
 		labels[k] = v
+	}
+	if o.Queue != "" {
+		labels[kueue.QueueLabel] = o.Queue
+	}
+	if o.PriorityClass != "" {
+		labels[kueue.PriorityClassLabel] = o.PriorityClass
+	}
+	if s := kueue.SuspendFor(labels); s != nil {
+		job.Spec.Suspend = s
 	}
 	job.Labels = labels
 	ann := map[string]string{}

@@ -78,6 +78,11 @@ type Options struct {
 	// ActiveDeadlineSeconds and TTLSecondsAfterFinished default to unset.
 	ActiveDeadlineSeconds   *int64
 	TTLSecondsAfterFinished *int32
+	// Queue, when set, is the Kueue LocalQueue (label kueue.x-k8s.io/queue-name) and
+	// PriorityClass its WorkloadPriorityClass (label kueue.x-k8s.io/priority-class); a Job that
+	// names a queue is created suspended, for Kueue to admit (kueue.SuspendFor).
+	Queue         string
+	PriorityClass string
 }
 
 // Budget is a number of indexes allowed to fail: a count, a percentage of the shards (rounded

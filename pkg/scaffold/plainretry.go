@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -114,7 +115,7 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 
 		spec := &job.Spec
 		spec.Completions, spec.Parallelism = ptr(int32(1)), ptr(int32(1))
-		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = nil, nil, nil
+		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = kueue.SuspendFor(job.Labels), nil, nil
 		if o.BackoffLimitPerIndex != nil {
 			spec.BackoffLimitPerIndex, spec.BackoffLimit = ptr(*o.BackoffLimitPerIndex), nil
 		}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -199,7 +200,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	spec := &job.Spec
 	n32 := int32(n)
 	spec.Completions = ptr(n32)
-	spec.Suspend = nil
+	spec.Suspend = kueue.SuspendFor(job.Labels)
 	switch {
 	case o.Parallelism != nil:
 		spec.Parallelism = ptr(*o.Parallelism)

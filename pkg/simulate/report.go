@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 
 	batchv1 "k8s.io/api/batch/v1"
 )
@@ -49,12 +50,18 @@ type Report struct {
 	// RestartTiming, when containers restarted in place (restartPolicy OnFailure), says that
 	// their restart times are not modelled: the kubelet's crash-loop back-off is not known here.
 	RestartTiming string `json:"restartTiming,omitempty"`
+	// AdmissionWait, for a Job in a Kueue queue, says that the time it waits for admission is not
+	// modelled (AdmissionWait).
+	AdmissionWait string `json:"admissionWait,omitempty"`
 
 	result *Result
 }
 
 // Result is the main simulation behind the report.
 func (r *Report) Result() *Result { return r.result }
+
+// AdmissionWait is what a simulation of a Job in Kueue LocalQueue %s cannot know.
+const AdmissionWait = "the Job is in Kueue LocalQueue %q: the simulation starts at its admission; how long it waits for quota, whether Kueue admits fewer pods than parallelism (partial admission), and evictions (preemption) that suspend it and delete its pods are not modelled"
 
 // RestartTiming is what a simulation with containers restarted in place cannot know.
 const RestartTiming = "containers restart here at once; a kubelet restarts them after its crash-loop back-off, which grows with each restart and depends on the node's kubelet version and configuration: times after a restart are lower bounds, and a deadline (activeDeadlineSeconds) can pass on a real node where it does not here"
@@ -139,6 +146,9 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 			rep.RestartTiming = RestartTiming
 			break
 		}
+	}
+	if q := job.Labels[kueue.QueueLabel]; q != "" {
+		rep.AdmissionWait = fmt.Sprintf(AdmissionWait, q)
 	}
 	meaning := map[Timing]string{
 		FailuresFirst:  fmt.Sprintf("failing pods end %s earlier and succeeding pods %s later than given", Skew, Skew),

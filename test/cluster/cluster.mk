@@ -15,6 +15,7 @@ CLUSTER_LOCAL     := go run ./test/harness/cmd/localcluster
 E2E_TIMEOUT       ?= 40m
 E2E_FLAGS         ?=
 E2E_FIXTURES_FLAGS ?=
+CLUSTER_UP_FLAGS  ?=
 
 .PHONY: cluster-bins cluster-up cluster-down e2e fixtures
 
@@ -22,7 +23,7 @@ cluster-bins: ## Build the pinned control-plane binaries into the cache (no-op w
 	bash $(CLUSTER_BUILD)
 
 cluster-up: cluster-bins ## Start a local control plane in $(CLUSTER_DIR)
-	$(CLUSTER_LOCAL) up --dir $(CLUSTER_DIR)
+	$(CLUSTER_LOCAL) up --dir $(CLUSTER_DIR) $(CLUSTER_UP_FLAGS)
 
 cluster-down: ## Stop the local control plane and remove its data
 	$(CLUSTER_LOCAL) down --dir $(CLUSTER_DIR)

@@ -59,7 +59,7 @@ const (
 const tempDirPrefix = "kubectl-indexed-cluster-"
 
 // Components, in start order.
-var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok"}
+var components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "kueue"}
 
 // Binaries returns the file names the harness needs in the bin directory.
 func Binaries() []string {
@@ -477,7 +477,7 @@ func (c *Cluster) Stop() error {
 			}
 			wg.Wait()
 		}
-		stopAll("kwok", "kube-scheduler", "kube-controller-manager")
+		stopAll("kueue", "kwok", "kube-scheduler", "kube-controller-manager")
 		stopAll("kube-apiserver")
 		stopAll("etcd")
 		if c.spawner != nil {

@@ -23,6 +23,7 @@ func TestVersionsMatchPinnedModules(t *testing.T) {
 		{"../cluster/go.mod", "k8s.io/kubernetes", KubernetesVersion},
 		{"../cluster/etcd/go.mod", "go.etcd.io/etcd/server/v3", EtcdVersion},
 		{"../cluster/kwok/go.mod", "sigs.k8s.io/kwok", KwokVersion},
+		{"../cluster/kueue/go.mod", "sigs.k8s.io/kueue", KueueVersion},
 	} {
 		data, err := os.ReadFile(tc.file)
 		if err != nil {

@@ -55,7 +55,10 @@ var (
 		kubectl indexed create eval-gsm8k-r1 --manifest manifest.yaml --image registry.example/eval:1.4 --dry-run=client --save eval.yaml
 
 		# Start from an existing Job (scheduling, volumes, sidecars are kept)
-		kubectl indexed create eval-gsm8k-r2 --manifest manifest.yaml --from-job job.yaml --parallelism 4`)
+		kubectl indexed create eval-gsm8k-r2 --manifest manifest.yaml --from-job job.yaml --parallelism 4
+
+		# Submit through Kueue: created suspended in LocalQueue team-a, admitted when its quota frees
+		kubectl indexed create eval-gsm8k-r3 --manifest manifest.yaml --image registry.example/eval:1.4 --requests cpu=1 --queue team-a --priority-class high`)
 )
 
 // Options of kubectl indexed create.

@@ -41,6 +41,8 @@ type File struct {
 	// given says).
 	PodList    []corev1.Pod
 	ConfigMaps map[string]*corev1.ConfigMap
+	// WorkloadList are the Kueue Workloads the files hold (kueue.x-k8s.io), as object maps.
+	WorkloadList []map[string]any
 	// PodsFile, when set, is where Pods reads the pods instead (- for Stdin): a JSON file is
 	// streamed, each pod decoded and handed on as it is read, never all held.
 	PodsFile string
@@ -59,7 +61,7 @@ func (f *File) Read(path, what string, kinds ...string) (n int, err error) {
 		return 0, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read %s: %w", what, err))
 	}
 	if kinds == nil {
-		kinds = []string{"Job", "Pod", "ConfigMap"}
+		kinds = []string{"Job", "Pod", "ConfigMap", "Workload"}
 	}
 	if f.ConfigMaps == nil {
 		f.ConfigMaps = map[string]*corev1.ConfigMap{}
@@ -75,6 +77,8 @@ func (f *File) Read(path, what string, kinds ...string) (n int, err error) {
 			job := &batchv1.Job{}
 			_, err = d.DecodeStrict(job)
 			f.JobList = append(f.JobList, job)
+		case d.Kind() == "Workload":
+			f.WorkloadList = append(f.WorkloadList, d.Object)
 		case d.Kind() == "Pod":
 			var p corev1.Pod
 			_, err = d.DecodeStrict(&p)

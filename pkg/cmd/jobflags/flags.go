@@ -51,6 +51,9 @@ type ScaffoldFlags struct {
 	Env []string
 	// ServiceAccount is the pod's service account.
 	ServiceAccount string
+	// Queue and PriorityClass are Kueue's LocalQueue and WorkloadPriorityClass.
+	Queue         string
+	PriorityClass string
 
 	fs *pflag.FlagSet
 }
@@ -88,6 +91,8 @@ func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
 	fs.StringVar(&o.Limits, "limits", o.Limits, "Resource limits of the worker, e.g. memory=2Gi.")
 	fs.StringArrayVar(&o.Env, "env", o.Env, "Environment variable NAME=VALUE for the worker (repeatable, each NAME once).")
 	fs.StringVar(&o.ServiceAccount, "service-account", o.ServiceAccount, "Service account of the pods.")
+	fs.StringVar(&o.Queue, "queue", o.Queue, "Submit through this Kueue LocalQueue: the Job gets the label kueue.x-k8s.io/queue-name and is created suspended, for Kueue to admit when its ClusterQueue has quota (docs/kueue.md).")
+	fs.StringVar(&o.PriorityClass, "priority-class", o.PriorityClass, "Kueue WorkloadPriorityClass of the Job (label kueue.x-k8s.io/priority-class), with --queue.")
 }
 
 func (o *ScaffoldFlags) changed(name string) bool {
@@ -103,7 +108,7 @@ func (o *ScaffoldFlags) changed(name string) bool {
 // for a file given as "-". Errors are about the flags or the files (usage or input errors).
 func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, stdin io.Reader) (scaffold.Options, error) {
 	opts := scaffold.Options{JobName: jobName, Namespace: namespace, Image: o.Image, Command: command,
-		ContainerName: o.Container, ServiceAccountName: o.ServiceAccount}
+		ContainerName: o.Container, ServiceAccountName: o.ServiceAccount, Queue: o.Queue, PriorityClass: o.PriorityClass}
 	if o.Manifest == "" && o.FromJob == "" {
 		return opts, fmt.Errorf("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", FlagManifest)
 	}

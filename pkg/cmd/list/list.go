@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -165,6 +166,7 @@ func (o *Options) Run(ctx context.Context) error {
 		maps = o.indexMaps(ctx)
 	}
 	l := joblist.BuildWithMaps(jobs.Items, podsByUID, o.Clock, maps)
+	o.addQueues(ctx, jobs.Items, l)
 	return o.PrintFlags.Print(o.Out, l, func(format string) error { return o.text(format, l) })
 }
 
@@ -254,6 +256,10 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 	if l.WithPods {
 		head = append(head, "ATTEMPTS", "PODS")
 	}
+	queues := slices.ContainsFunc(l.Items, func(r joblist.Row) bool { return r.Queue != "" })
+	if queues {
+		head = append(head, "QUEUE", "ADMISSION")
+	}
 	head = append(head, "AGE")
 	if wide {
 		head = append(head, "PARALLELISM", "PER-INDEX-LIMIT", "MISSING", "REASON")
@@ -292,6 +298,9 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 		cells = append(cells, name, phase, fmt.Sprintf("%d/%d/%d/%d", r.Succeeded, r.Failed, r.Running, r.Total), complete)
 		if l.WithPods {
 			cells = append(cells, intOr(r.Attempts), intOr(r.Pods))
+		}
+		if queues {
+			cells = append(cells, orNone(r.Queue), orNone(r.Admission))
 		}
 		cells = append(cells, age(r.Created, now))
 		if wide {

@@ -338,6 +338,9 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	case len(r.TimingDependent) == 0:
 		b.WriteString("  timing: the same outcome when failing pods end earlier or later than succeeding ones\n")
 	}
+	if r.AdmissionWait != "" {
+		fmt.Fprintf(&b, "  admission: %s\n", r.AdmissionWait)
+	}
 	if r.RestartTiming != "" {
 		fmt.Fprintf(&b, "  restart timing: %s\n", r.RestartTiming)
 	}

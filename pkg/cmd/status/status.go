@@ -34,6 +34,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/htmlreport"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -621,12 +622,15 @@ type liveState struct {
 	podsRV string
 	// retries re-ran some of a failed Job's indexes (loadRetries).
 	retries []indexstatus.RetryJob
+	// queue is the Job's Kueue Workload, read (kueue.go); nil for a Job Kueue does not manage.
+	queue *kueue.Queue
 }
 
 // report is the report of s, with the options o gives as changed by set (offline's clock).
 func (s *liveState) report(o *Options, set ...func(*indexstatus.Options)) *indexstatus.IndexedJobStatus {
 	opts := o.reportOptions(s.notes, s.shards)
 	opts.Retries = s.retries
+	opts.Queue = s.queue
 	for _, f := range set {
 		f(&opts)
 	}
@@ -682,6 +686,7 @@ func (o *Options) gatherNotes(ctx context.Context, src gather.Source, st *liveSt
 	retries, rnotes := o.loadRetries(ctx, src, job)
 	st.notes = append(st.notes, rnotes...)
 	st.lin, st.retries = lin, retries
+	st.queue = o.kueueQueue(ctx, src, job)
 }
 
 // newAccumulator is an accumulator of job's pods.

@@ -446,6 +446,7 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 		if job.UID != w.st.job.UID {
 			return w.recreated()
 		}
+		w.o.refreshQueue(ctx, w.st, job)
 		w.st.job = job
 		if err := w.st.acc.SetJob(job); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)

@@ -2,13 +2,14 @@
 // user trying the plugin: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok,
 // from the binaries test/cluster/build.sh builds (`make cluster-bins`).
 //
-//	localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout 3m]
+//	localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout 3m] [--kueue]
 //	localcluster down [--dir DIR]
 //
 // up starts the cluster detached, writes DIR/kubeconfig (admin), DIR/kubeconfig-viewer (a user
 // who may only read Jobs and Pods in namespace indexed-viewer) and DIR/state.json, and returns
-// once the cluster is ready. down stops every recorded process and removes everything in DIR
-// except DIR/logs.
+// once the cluster is ready; with --kueue it also installs Kueue's CRDs and starts the Kueue
+// controller manager (test/cluster/build-kueue.sh, `make cluster-up INDEXED_KUEUE=1`). down
+// stops every recorded process and removes everything in DIR except DIR/logs.
 package main
 
 import (
@@ -28,7 +29,7 @@ import (
 )
 
 const usage = `usage:
-  localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout DURATION]
+  localcluster up   [--dir DIR] [--bin-dir BIN] [--timeout DURATION] [--kueue]
   localcluster down [--dir DIR]
 `
 
@@ -58,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", ".cluster", "directory for the cluster's data, kubeconfigs, state and logs")
 	binDir := fs.String("bin-dir", harness.DefaultBinDir(), "directory with the control-plane binaries (make cluster-bins)")
 	timeout := fs.Duration("timeout", 3*time.Minute, "how long up waits for the cluster to be ready")
+	kueue := fs.Bool("kueue", false, "also start the Kueue controller manager (make kueue-bins)")
 	if err := fs.Parse(rest); err != nil {
 		return usageError{err.Error()}
 	}
@@ -70,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	switch cmd {
 	case "up":
-		return up(abs, *binDir, *timeout, stdout, stderr)
+		return up(abs, *binDir, *timeout, *kueue, stdout, stderr)
 	case "down":
 		if err := harness.Down(abs, 10*time.Second); err != nil {
 			return fmt.Errorf("stopping the cluster in %s: %w", abs, err)
@@ -82,7 +84,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) error {
+func up(dir, binDir string, timeout time.Duration, kueue bool, stdout, stderr io.Writer) error {
+	if kueue {
+		if err := harness.CheckKueue(binDir); err != nil {
+			return err
+		}
+	}
 	if st, err := harness.ReadState(dir); err == nil {
 		if st.Alive() {
 			return fmt.Errorf("a cluster is already running in %s (server %s); stop it with `make cluster-down` (localcluster down --dir %s) first", dir, st.Server, dir)
@@ -109,11 +116,20 @@ func up(dir, binDir string, timeout time.Duration, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if kueue {
+		if err := c.StartKueue(ctx); err != nil {
+			_ = c.Stop()
+			return err
+		}
+	}
 	pids := c.Pids()
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster ready in %s: kubernetes %s at %s\n", time.Since(began).Round(100*time.Millisecond), harness.KubernetesVersion, c.Server)
 	fmt.Fprintf(&b, "  processes: etcd %d, kube-apiserver %d, kube-controller-manager %d, kube-scheduler %d, kwok %d\n",
 		pids["etcd"], pids["kube-apiserver"], pids["kube-controller-manager"], pids["kube-scheduler"], pids["kwok"])
+	if kueue {
+		fmt.Fprintf(&b, "  kueue:     %s, pid %d (Jobs join a queue created suspended with the kueue.x-k8s.io/queue-name label)\n", harness.KueueVersion, pids["kueue"])
+	}
 	fmt.Fprintf(&b, "  logs:      %s\n", c.LogDir)
 	fmt.Fprintf(&b, "  admin:     export KUBECONFIG=%s\n", c.Kubeconfig)
 	fmt.Fprintf(&b, "  viewer:    %s (reads jobs and pods in namespace %s only)\n", c.ViewerKubeconfig, harness.ViewerNamespace)

@@ -1,0 +1,83 @@
+package list
+
+import (
+	"context"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
+)
+
+// addQueues sets the queue and admission state of the rows of Jobs Kueue manages: one LIST of
+// the Workloads that carry a job-uid label, in the namespace listed (or all), only when a
+// listed Job is Kueue's. Workloads that cannot be read leave "unknown" and one warning.
+func (o *Options) addQueues(ctx context.Context, jobs []batchv1.Job, l *joblist.List) {
+	byName := map[string]*batchv1.Job{}
+	for i := range jobs {
+		if kueue.Managed(&jobs[i]) {
+			byName[jobs[i].Namespace+"/"+jobs[i].Name] = &jobs[i]
+		}
+	}
+	if len(byName) == 0 {
+		return
+	}
+	req, err := labels.NewRequirement(kueue.JobUIDLabel, selection.Exists, nil)
+	if err != nil {
+		return
+	}
+	src := &gather.Live{Client: o.Client, Namespace: o.Namespace}
+	objs, err := src.Workloads(ctx, labels.NewSelector().Add(*req).String())
+	byUID := map[string]*kueue.Workload{}
+	if err == nil {
+		for _, obj := range objs {
+			if w, derr := kueue.FromObject(obj); derr == nil {
+				byUID[w.Labels[kueue.JobUIDLabel]] = w
+			}
+		}
+	} else {
+		what := err.Error()
+		if apierrors.IsForbidden(err) {
+			what = "not allowed to list workloads.kueue.x-k8s.io"
+		}
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: the admission state of Kueue Jobs is unknown: %s\n", what)
+	}
+	now := o.Clock.Now()
+	for i := range l.Items {
+		r := &l.Items[i]
+		j := byName[r.Namespace+"/"+r.Name]
+		if j == nil {
+			continue
+		}
+		q := kueue.Interpret(kueue.Input{Job: j, Workload: byUID[string(j.UID)], Now: now, WorkloadUnread: unreadIf(err)})
+		r.Queue, r.Admission = q.LocalQueue, admission(q)
+	}
+}
+
+func unreadIf(err error) string {
+	if err != nil {
+		return "unknown"
+	}
+	return ""
+}
+
+// admission is the ADMISSION cell: the state, with the admitted pods of a partial admission
+// and the eviction's reason.
+func admission(q *kueue.Queue) string {
+	switch {
+	case q.State == "Unknown":
+		return "unknown"
+	case q.AdmittedParallelism != nil:
+		return fmt.Sprintf("%s %d/%d", q.State, *q.AdmittedParallelism, *q.RequestedParallelism)
+	case q.State == "Evicted" || (q.State == "Pending" && q.PreemptedBy != nil):
+		if q.PreemptedBy != nil {
+			return q.State + " (Preempted)"
+		}
+	}
+	return q.State
+}

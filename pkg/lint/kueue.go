@@ -1,0 +1,45 @@
+package lint
+
+import (
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
+)
+
+// Rules for Jobs that Kueue admits (label kueue.x-k8s.io/queue-name; issue 33).
+const (
+	RuleKueueQueued     = "kueue-queued"
+	RuleKueueNoRequests = "kueue-no-requests"
+)
+
+var kueueRules = []Rule{
+	{RuleKueueQueued, SeverityInfo, "A Job that names a Kueue LocalQueue (label kueue.x-k8s.io/queue-name).",
+		"Kueue owns spec.suspend: it keeps the Job suspended until its Workload is admitted into the ClusterQueue, then sets suspend to false; it suspends the Job again when it evicts the Workload (Kueue v0.17.0, pkg/controller/jobframework/reconciler.go). Where Kueue's mutating webhook runs it sets suspend to true at creation (pkg/controller/jobs/job/job_webhook.go, ApplyDefaultForSuspend); where it does not, a Job created unsuspended starts before admission.",
+		"Create the Job with suspend: true (create --queue does) and leave suspend to Kueue; see why it waits with kubectl indexed status."},
+	{RuleKueueNoRequests, SeverityWarning, "A container of a queued Job that requests no resources (no requests and no limits).",
+		"Kueue admits a Workload by the resource requests of its pods, limits standing in for missing requests (Kueue v0.17.0, pkg/workload/resources.go, UseLimitsAsMissingRequestsInPod), against the ClusterQueue's quotas: a container without either counts for nothing, so the queue's quota does not bound what it uses.",
+		"Set resources.requests (create --requests cpu=1,memory=2Gi) on every container of a queued Job."},
+}
+
+// kueueJobRules: the Kueue rules of job (raw, as written), its spec under prefix.
+func (c *checker) kueueJobRules(job *batchv1.Job, prefix *field.Path) {
+	q := job.Labels[kueue.QueueLabel]
+	if q == "" {
+		return
+	}
+	msg := fmt.Sprintf("the Job names Kueue LocalQueue %q and is created suspended: Kueue sets suspend to false once its Workload is admitted; leave suspend to Kueue", q)
+	if job.Spec.Suspend == nil || !*job.Spec.Suspend {
+		msg = fmt.Sprintf("the Job names Kueue LocalQueue %q but is not created suspended: Kueue's webhook suspends it at creation where it runs; where it does not, the Job starts before its Workload is admitted", q)
+	}
+	c.add(RuleKueueQueued, SeverityInfo, prefix.Child("suspend").String(), msg)
+	spec := &job.Spec.Template.Spec
+	for i, ctr := range spec.Containers {
+		if len(ctr.Resources.Requests) == 0 && len(ctr.Resources.Limits) == 0 {
+			c.add(RuleKueueNoRequests, SeverityWarning, prefix.Child("template", "spec", "containers").Index(i).Child("resources").String(),
+				fmt.Sprintf("container %q requests no resources: Kueue counts the pods' requests against the ClusterQueue's quota, so this container counts for nothing there", ctr.Name))
+		}
+	}
+}
