@@ -155,6 +155,16 @@ func TestStillRunningRefusalCommandsWork(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "kubectl indexed retry seed -n ns --indexes 2,4 --allow-running") {
 		t.Errorf("failed indexes: %v", err)
 	}
+	// A suspended Job never finishes until it is resumed: the refusal says to resume it, not
+	// to wait with --watch, which would never end (issue 35, LOW).
+	suspended := job("0", "", true, "")
+	suspended.Namespace = "ns"
+	suspended.Spec.Suspend = new(true)
+	_, err = Select(suspended, "failed", false)
+	if err == nil || !strings.Contains(err.Error(), "is suspended") || strings.Contains(err.Error(), "--watch") ||
+		!strings.Contains(err.Error(), `kubectl patch job seed -n ns --type=merge -p '{"spec":{"suspend":false}}'`) {
+		t.Errorf("suspended: %v", err)
+	}
 	// The command offered is accepted by Select itself.
 	if sel, err := Select(some, "2,4", true); err != nil || sel.Indexes.String() != "2,4" {
 		t.Errorf("following it: %v", err)

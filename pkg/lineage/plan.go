@@ -63,6 +63,13 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 	if !finished && (!explicit || !allowRunning) {
 		msg := fmt.Sprintf("job %q is still running (it has no Complete or Failed condition): its unfinished indexes may still succeed, so nothing was created.\n  wait for it:   %s",
 			job.Name, shellJoin("kubectl", "indexed", "status", job.Name, "-n", job.Namespace, "--watch"))
+		if job.Spec.Suspend != nil && *job.Spec.Suspend {
+			// A suspended Job never finishes until it is resumed: waiting for it (status
+			// --watch) would never end, so the way on is to resume it, then wait.
+			msg = fmt.Sprintf("job %q is suspended (spec.suspend: true): its unfinished indexes do not run and it never finishes until it is resumed, so nothing was created.\n  resume it:     %s\n  then wait:     %s",
+				job.Name, shellJoin("kubectl", "patch", "job", job.Name, "-n", job.Namespace, "--type=merge", "-p", `{"spec":{"suspend":false}}`),
+				shellJoin("kubectl", "indexed", "status", job.Name, "-n", job.Namespace, "--wait"))
+		}
 		if !failed.IsEmpty() {
 			// Only indexes that failed for good can be retried while it runs; with none, the
 			// command would fail, so it is not offered.

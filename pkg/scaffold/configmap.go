@@ -131,12 +131,25 @@ func storeConfigMaps(st *shards.Store, name, namespace string, labels, annotatio
 	return cms
 }
 
+// NotImmutable is Difference's answer for a ConfigMap that holds the same data as want but is
+// not immutable: its content is right, only the flag is not.
+const NotImmutable = "it is not immutable"
+
 // Difference says how an existing ConfigMap differs from the one Build made (want), or returns
-// "" when it holds the same data and is immutable, so it can be reused as it is.
+// "" when it holds the same data and is immutable, so it can be reused as it is. A difference
+// in the data is named before a missing immutable flag, so that NotImmutable means the data is
+// the same.
 func Difference(existing, want *corev1.ConfigMap) string {
-	if existing.Immutable == nil || !*existing.Immutable {
-		return "it is not immutable"
+	if d := dataDifference(existing, want); d != "" {
+		return d
 	}
+	if existing.Immutable == nil || !*existing.Immutable {
+		return NotImmutable
+	}
+	return ""
+}
+
+func dataDifference(existing, want *corev1.ConfigMap) string {
 	for _, k := range slices.Sorted(maps.Keys(want.Data)) {
 		v, ok := existing.Data[k]
 		switch {

@@ -284,11 +284,15 @@ func TestDifference(t *testing.T) {
 	extra.Data["zzz"] = ""
 	missing := want.DeepCopy()
 	delete(missing.Data, "manifest.json")
+	// Changed data and no immutable flag: the data is named, so NotImmutable means same data.
+	changedMutable := changed.DeepCopy()
+	changedMutable.Immutable = nil
 	for cm, w := range map[*corev1.ConfigMap]string{
-		changed: `its key "index-1.cases" holds different content`,
-		mutable: "it is not immutable",
-		extra:   `it has an extra key "zzz"`,
-		missing: `it has no key "manifest.json"`,
+		changed:        `its key "index-1.cases" holds different content`,
+		mutable:        "it is not immutable",
+		extra:          `it has an extra key "zzz"`,
+		missing:        `it has no key "manifest.json"`,
+		changedMutable: `its key "index-1.cases" holds different content`,
 	} {
 		if d := Difference(cm, want); d != w {
 			t.Errorf("Difference = %q, want %q", d, w)

@@ -192,6 +192,28 @@ func TestConfigMapWithOtherContent(t *testing.T) {
 	}
 }
 
+// TestConfigMapSameDataNotImmutable: a ConfigMap with the manifest's very data but without the
+// immutable flag is not reused, and the error says the data is the same (it said "different
+// content (it is not immutable)", which sent the user looking for a change that is not there).
+func TestConfigMapSameDataNotImmutable(t *testing.T) {
+	m, man := manifestFile(t)
+	want, err := scaffold.BuildConfigMap(man, "ml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutable := want.DeepCopy()
+	mutable.Immutable = nil
+	r := run(t, fake.NewClientset(mutable), "eval", "--manifest", m, "--image", "img")
+	if r.Code != exitcode.Cluster || r.Err == nil {
+		t.Fatalf("%d %v", r.Code, r.Err)
+	}
+	msg := r.Err.Error()
+	if strings.Contains(msg, "different content") || !strings.Contains(msg, `configmap "`+want.Name+`" already exists in namespace "ml" with the same data, but it is not immutable`) ||
+		!strings.Contains(msg, "another metadata.name") {
+		t.Errorf("%s", msg)
+	}
+}
+
 func TestJobCreateFailsAfterConfigMap(t *testing.T) {
 	m, man := manifestFile(t)
 	cm := scaffold.ConfigMapName(man)

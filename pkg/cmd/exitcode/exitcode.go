@@ -4,6 +4,8 @@ package exitcode
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -176,6 +178,12 @@ func APIError(err error, verb, resource, name, namespace string) error {
 		return Wrap(Cluster, fmt.Errorf("not authenticated to the API server: check --kubeconfig, --context and your credentials: %w", err))
 	case apierrors.IsAlreadyExists(err):
 		return Wrap(Cluster, fmt.Errorf("%s already exists%s: %w", obj, where, err))
+	case isCertificateError(err):
+		// The TLS handshake failed on the server's certificate: the server was reached, and
+		// nothing was sent.
+		return Wrap(Cluster, fmt.Errorf("the API server's certificate is not trusted, so nothing was sent (check the kubeconfig's certificate-authority or --certificate-authority, and that --server names the host the certificate is for): %w", err))
+	case isNotHTTPSAnswer(err):
+		return Wrap(Cluster, fmt.Errorf("trying to %s %s%s, the server answered 400 without a Kubernetes status: it is not answering as an API server; if --server (or the kubeconfig's server) is http:// and the API server speaks HTTPS, use https:// (a TLS port answers plain HTTP this way): %w", verb, obj, where, err))
 	case isUnreachable(err) && isWrite(verb) && !isDialError(err):
 		// The connection was made and then lost: the server may have carried the request out.
 		return Wrap(Cluster, fmt.Errorf("the connection to the API server was lost while trying to %s %s%s: the request may or may not have been carried out; look before trying again: %w", verb, obj, where, err))
@@ -210,6 +218,23 @@ func isCredentialPluginError(err error) bool {
 func isUnreachable(err error) bool {
 	var status apierrors.APIStatus
 	return !errors.As(err, &status) && IsClusterError(err)
+}
+
+// isCertificateError says whether err is a failed verification of the server's certificate.
+func isCertificateError(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
+}
+
+// isNotHTTPSAnswer says whether err is client-go's error for a 400 whose body is not a
+// Kubernetes Status (newUnstructuredResponseError): what a TLS port sends back to a plain-HTTP
+// request (net/http's "Client sent an HTTP request to an HTTPS server", without a content type,
+// so client-go keeps none of it).
+func isNotHTTPSAnswer(err error) bool {
+	return apierrors.IsBadRequest(err) && apierrors.IsUnexpectedServerError(err)
 }
 
 // isWrite says whether verb changes something on the server.

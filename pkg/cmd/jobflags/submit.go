@@ -441,9 +441,22 @@ func (o *Submitter) reuse(existing, want *corev1.ConfigMap) (*corev1.ConfigMap, 
 			o.cmdline("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
 	}
 	if d := scaffold.Difference(existing, want); d != "" {
+		look := o.cmdline("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")
+		// The way out depends on where the name comes from: create's store is named from
+		// the manifest's metadata.name, a retry's store and index map from the root Job and
+		// their content's hash, which no manifest name changes.
+		way := "delete it if nothing uses it, or give the manifest another metadata.name"
+		if root, retry := want.Labels[shards.LabelRootJob]; retry {
+			way = fmt.Sprintf("delete it if nothing uses it (its name comes from root job %q and the content's hash, so no other name can be chosen)", root)
+		}
+		if d == scaffold.NotImmutable {
+			return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
+				"configmap %q already exists in namespace %q with the same data, but it is not immutable: kubectl indexed reuses only immutable ConfigMaps (a mutable one can change under a running Job), so it was not made by kubectl indexed or was replaced; nothing was created. Look at it with: %s; %s",
+				want.Name, want.Namespace, look, way))
+		}
 		return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
-			"configmap %q already exists in namespace %q with different content (%s): it was not made from this manifest by kubectl indexed, or it was changed; nothing was created. Look at it with: %s; delete it if nothing uses it, or give the manifest another metadata.name",
-			want.Name, want.Namespace, d, o.cmdline("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")))
+			"configmap %q already exists in namespace %q with different content (%s): it was not made from this manifest by kubectl indexed, or it was changed; nothing was created. Look at it with: %s; %s",
+			want.Name, want.Namespace, d, look, way))
 	}
 	return existing, "unchanged", nil
 }

@@ -205,6 +205,10 @@ func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job, rootGone b
 	case !ok && rootGone:
 		return nil, exitcode.UsageError("the root Job %q of %q is gone, and configmap %q holds no copy of the manifest (key %q; a manifest too large to be mounted is not copied): give --manifest FILE, the manifest the root ran",
 			job.Annotations[shards.AnnotationRootJob], job.Name, name, shards.KeyManifest)
+	case !ok && (cm.Data[shards.KeyShardIDs] != "" || len(cm.BinaryData[shards.KeyShardIDsGzip]) > 0):
+		// create's store (it has the shard IDs) without the copy: create leaves the manifest
+		// out when it does not fit next to the shards.
+		return nil, exitcode.UsageError("configmap %q holds no copy of the manifest (key %q; a manifest too large to be stored next to its shards is not copied): give --manifest FILE, the manifest job %q ran", name, shards.KeyManifest, job.Name)
 	case !ok:
 		return nil, exitcode.UsageError("configmap %q has no key %q: it was not written by kubectl indexed create; give --manifest FILE", name, shards.KeyManifest)
 	}

@@ -654,4 +654,12 @@ func TestLiveRootGoneCountsTheManifest(t *testing.T) {
 	if r := run(t, fake.NewClientset(bare, retry, pod), "demo-r1", "--manifest", filepath.Join(examples, "manifest.yaml")); r.code != exitcode.Findings || !strings.Contains(strings.Join(strings.Fields(r.out), " "), "is read from --manifest") {
 		t.Errorf("--manifest: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
+	// create's own store without the copy (a manifest too large to fit next to its shards is
+	// not copied): it was written by create, and the error must not say otherwise.
+	large := objs.ConfigMap.DeepCopy()
+	delete(large.Data, shards.KeyManifest)
+	r = run(t, fake.NewClientset(large, root, pod), "demo")
+	if r.code != exitcode.Usage || strings.Contains(r.errOut, "not written by") || !strings.Contains(r.errOut, "too large") || !strings.Contains(r.errOut, "give --manifest FILE") {
+		t.Errorf("large manifest: exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
 }

@@ -454,7 +454,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	for _, w := range sel.Warnings {
-		_, _ = fmt.Fprintf(o.ErrOut, "Warning: %s\n", w)
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 	}
 	if l.Original, err = lineage.Compose(pl, int(*parent.Spec.Completions), sel.Indexes); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -637,11 +637,11 @@ func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job,
 	}
 	n := 0
 	if _, err := o.src.Pods(ctx, parent, selector, func(p *corev1.Pod) { n++; acc.Add(p) }); err != nil {
-		_, _ = fmt.Fprintf(o.ErrOut, "Warning: the pods of job %q cannot be read (%v): the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out\n", parent.Name, err)
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: the pods of job %q cannot be read (%v): the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out\n", parent.Name, err)
 		return nil
 	}
 	if n == 0 && o.Filename != "" {
-		_, _ = fmt.Fprintf(o.ErrOut, "Warning: no pods of job %q given: the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out (give them with --pods-file)\n", parent.Name)
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: no pods of job %q given: the indexes its podFailurePolicy failed for good cannot be told from those that used up their retries, so none is left out (give them with --pods-file)\n", parent.Name)
 		return nil
 	}
 	final, rules := acc.Report(indexstatus.Options{}).FailedByPolicy()

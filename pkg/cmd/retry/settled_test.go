@@ -78,7 +78,7 @@ func TestRetryLeavesOutSettledShards(t *testing.T) {
 		t.Errorf("--indexes missing: exit %d %v %q\n%s", r.code, r.err, r.stdout, r.stderr)
 	}
 	r = run(t, c, "seed", "--indexes", "2,5", "--dry-run=client", "-o", "name")
-	if r.code != 0 || !strings.Contains(r.stderr, `index 2 of job "seed" already succeeded in its retry seed-r1; it runs again as asked`) {
+	if r.code != 0 || !strings.Contains(r.stderr, "warning: "+`index 2 of job "seed" already succeeded in its retry seed-r1; it runs again as asked`) {
 		t.Errorf("--indexes 2,5: exit %d %v\n%s", r.code, r.err, r.stderr)
 	}
 	// Every index chosen settled (another selection than seed-r1's, which alone would be that

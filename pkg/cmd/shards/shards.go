@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -189,12 +188,12 @@ func (o *SplitOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	size := strconv.Itoa(stats.Smallest)
+	size := textwrap.Count(stats.Smallest, "case", "cases")
 	if stats.Largest != stats.Smallest {
-		size = fmt.Sprintf("%d-%d", stats.Smallest, stats.Largest)
+		size = fmt.Sprintf("%d-%d cases", stats.Smallest, stats.Largest)
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "split %d cases into %d shards of %s cases (manifest %q revision %q, %s, ConfigMap %s)\n",
-		stats.Unique, len(m.Shards), size, m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
+	_, _ = fmt.Fprintf(o.ErrOut, "split %s into %s of %s (manifest %q revision %q, %s, ConfigMap %s)\n",
+		textwrap.Count(stats.Unique, "case", "cases"), textwrap.Count(len(m.Shards), "shard", "shards"), size, m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
 	if note := shards.StoreNote(m, nil); note != "" {
 		_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", m.Metadata.Name, note)
 	}

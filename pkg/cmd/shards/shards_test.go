@@ -69,6 +69,17 @@ func TestSplitFromFileAndStdinIsIdentical(t *testing.T) {
 	}
 }
 
+// TestSplitOneCaseCountWords: one case in one shard reads "1 case" and "1 shard", not "1 cases".
+func TestSplitOneCaseCountWords(t *testing.T) {
+	r := run(t, "case-1\n", "split", "--cases", "-", "--shards", "1", "--name", "eval", "--revision", "1")
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if !strings.Contains(r.Stderr, "split 1 case into 1 shard of 1 case (") {
+		t.Errorf("stderr %q", r.Stderr)
+	}
+}
+
 func TestSplitGoldenJSON(t *testing.T) {
 	r := run(t, "b\na\nc\nd\ne\n", "split", "--cases", "-", "--shards", "2", "--name", "demo", "--revision", "2024-06-01", "--label", "candidate=model-a", "--id-prefix", "part", "-o", "json")
 	if r.Err != nil {
