@@ -74,7 +74,9 @@ type Writer struct {
 // its pods are not written again; a missing or empty file is started with a header.
 func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) {
 	w := &Writer{path: path, seen: map[types.UID]struct{}{}, now: now}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// O_APPEND: every write lands at the end of the file as it is then, so a line is never
+	// written over another, even when a second writer (a watch started twice) appends too.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the record: %w", err)
 	}
