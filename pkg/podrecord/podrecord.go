@@ -43,6 +43,9 @@ type Header struct {
 	Job        JobRef `json:"job"`
 	// Created is when the file was started.
 	Created metav1.Time `json:"created"`
+	// Torn, set by Read, is the size of a last line without its newline (a write cut short by
+	// a killed writer), skipped; 0 when the file ends whole.
+	Torn int `json:"-"`
 }
 
 // JobRef names the Job, with its UID: a Job of the same name made again is another Job.
@@ -226,6 +229,9 @@ func Read(r io.Reader, add func(*corev1.Pod), good *int64) (*Header, error) {
 			// No newline: the end, or a line torn by a killed writer, skipped.
 			if h == nil && len(bytes.TrimSpace(line)) > 0 {
 				return nil, fmt.Errorf("%w: its first line is not whole", ErrNotARecord)
+			}
+			if h != nil {
+				h.Torn = len(line)
 			}
 			break
 		}
