@@ -43,6 +43,9 @@ type Header struct {
 	Job        JobRef `json:"job"`
 	// Created is when the file was started.
 	Created metav1.Time `json:"created"`
+	// Torn, set by Read, is the size of a last line without its newline (a write cut short by
+	// a killed writer), skipped; 0 when the file ends whole.
+	Torn int `json:"-"`
 }
 
 // JobRef names the Job, with its UID: a Job of the same name made again is another Job.
@@ -74,7 +77,9 @@ type Writer struct {
 // its pods are not written again; a missing or empty file is started with a header.
 func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) {
 	w := &Writer{path: path, seen: map[types.UID]struct{}{}, now: now}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// O_APPEND: every write lands at the end of the file as it is then, so a line is never
+	// written over another, even when a second writer (a watch started twice) appends too.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the record: %w", err)
 	}
@@ -224,6 +229,9 @@ func Read(r io.Reader, add func(*corev1.Pod), good *int64) (*Header, error) {
 			// No newline: the end, or a line torn by a killed writer, skipped.
 			if h == nil && len(bytes.TrimSpace(line)) > 0 {
 				return nil, fmt.Errorf("%w: its first line is not whole", ErrNotARecord)
+			}
+			if h != nil {
+				h.Torn = len(line)
 			}
 			break
 		}

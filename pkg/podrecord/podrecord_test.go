@@ -164,3 +164,34 @@ func TestRefusesAnotherJobsRecordAndOtherFiles(t *testing.T) {
 		t.Error("Is: a record is one")
 	}
 }
+
+// TestAppendsAtTheEnd: the record is opened for appending, so a line written to it by another
+// writer after this one opened it is not overwritten (a file opened without O_APPEND writes at
+// its own offset, over the other writer's line).
+func TestAppendsAtTheEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "eval.record")
+	w, err := Open(path, job, clock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := Open(path, job, clock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Add(pod("a", corev1.PodFailed, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(pod("b", corev1.PodFailed, 2)); err != nil {
+		t.Fatal(err)
+	}
+	_ = other.Close()
+	_ = w.Close()
+	_, pods := readAll(t, path)
+	var names []string
+	for _, p := range pods {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, ",") != "a,b" {
+		t.Errorf("pods %v, want a,b: a write went over another's line", names)
+	}
+}

@@ -47,6 +47,9 @@ type File struct {
 	// streamed, each pod decoded and handed on as it is read, never all held.
 	PodsFile string
 	Stdin    io.Reader
+	// Notes say what reading PodsFile found that the report should say: a record's torn last
+	// line, skipped.
+	Notes []string
 }
 
 var _ Source = (*File)(nil)
@@ -273,6 +276,9 @@ func (f *File) recordPods(job *batchv1.Job, add func(*corev1.Pod)) (ok bool, err
 	}
 	if h.Job.UID != "" && job != nil && job.UID != "" && h.Job.UID != job.UID {
 		return true, exitcode.UsageError("%s is the record of job %s/%s with UID %s, not of job %q (UID %s)", f.PodsFile, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
+	}
+	if h.Torn > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", f.PodsFile, h.Torn))
 	}
 	return true, nil
 }

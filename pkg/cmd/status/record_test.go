@@ -83,6 +83,17 @@ func TestRecordReadsBackAsThePods(t *testing.T) {
 		t.Errorf("the exit code 42 is not in the report (exit %d):\n%s%s", fromRecord.code, fromRecord.out, fromRecord.errOut)
 	}
 
+	// A record whose writer was killed in a write: its torn last line is skipped, with a note,
+	// and the pods before it are read.
+	torn := filepath.Join(dir, "torn.record")
+	if err := os.WriteFile(torn, append(b, `{"apiVersion":"v1","kind":"Pod","metadata":{"na`...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fromTorn := run(t, nil, "", "-f", jobFile, "--pods-file", torn, "-o", "json")
+	if fromTorn.code != fromPods.code || !strings.Contains(fromTorn.out, "ends in a torn line (47 bytes") || !strings.Contains(fromTorn.out, `"lastExitCode": 42`) {
+		t.Errorf("a torn record: exit %d (want %d), no note of the torn line or no exit code 42:\n%s%s", fromTorn.code, fromPods.code, fromTorn.out, fromTorn.errOut)
+	}
+
 	// A record of another Job (made again under the same name) is refused, for reading and
 	// for appending.
 	again := job.DeepCopy()

@@ -556,7 +556,7 @@ func (o *Options) offlineReport(ctx context.Context) (*indexstatus.IndexedJobSta
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
-	var notes []string
+	notes := slices.Clone(src.Notes)
 	if !podsGiven {
 		notes = append(notes, "No pods given (--pods-file, or in -f): the report rests on the Job's status alone (no attempts, exit codes or pods).")
 	}
