@@ -314,10 +314,12 @@ func TestKueuePartialAdmission(t *testing.T) {
 		t.Errorf("status p does not show the partial admission:\n%s", text.Stdout)
 	}
 
-	// create --queue: the Job is made suspended with the queue label and waits for the quota
-	// P holds, with a Workload of its own.
+	// create --queue: the Job is made suspended with the queue label and gets a Workload of its
+	// own. It asks 2 pods of 3 CPUs from a queue of 2, so Kueue can never admit it: were it
+	// to ask what P holds, its priority (high, 1000) would let Kueue preempt P, admit it and
+	// unsuspend it before the GET below, and the check of suspend would race Kueue.
 	manifest, _, _ := createFiles(t, "queued", 4, 2, nil)
-	cr := KubectlIndexed(t, "create", "queued", "-n", ns, "--manifest", manifest, "--image", "registry.example/eval:1", "--requests", "cpu=1", "--queue", "lq", "--priority-class", "high")
+	cr := KubectlIndexed(t, "create", "queued", "-n", ns, "--manifest", manifest, "--image", "registry.example/eval:1", "--requests", "cpu=3", "--queue", "lq", "--priority-class", "high")
 	if cr.ExitCode != 0 {
 		t.Fatalf("create --queue:\n%s", cr)
 	}
