@@ -21,6 +21,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Labels and annotations Kueue reads or writes (Kueue's pkg/controller/constants/constants.go).
@@ -213,8 +214,21 @@ type Queue struct {
 	PositionUnknown string `json:"positionUnknown,omitempty"`
 	// WorkerCluster is the MultiKueue worker that runs the Job (status.clusterName).
 	WorkerCluster string `json:"workerCluster,omitempty"`
+	// WaitsFor are the Workloads of the Job's namespace that hold quota of its ClusterQueue
+	// while it is pending (Kueue admits it when they release it, or preempts one of them).
+	// Workloads of other namespaces sharing the ClusterQueue or its cohort are not read.
+	WaitsFor []Holder `json:"waitsFor,omitempty"`
 	// Next says who acts next, in words.
 	Next string `json:"next"`
+}
+
+// Holder is a Workload that holds quota a pending Workload waits for.
+type Holder struct {
+	Workload string `json:"workload"`
+	// Job is the name of the Job that owns the Workload, when a Job does.
+	Job      string `json:"job,omitempty"`
+	Pods     int32  `json:"pods"`
+	Priority *int32 `json:"priority,omitempty"`
 }
 
 // Condition is one Workload condition.
@@ -260,7 +274,10 @@ type Input struct {
 	// PositionUnknown says why the queue position is not known (the visibility API is not read
 	// or not served).
 	PositionUnknown string
-	Now             time.Time
+	// Namespace holds the namespace's Workloads, read when the Job's Workload is pending, to
+	// name those holding quota of its ClusterQueue; nil when not read.
+	Namespace []*Workload
+	Now       time.Time
 }
 
 func cond(w *Workload, t string) *metav1.Condition {
@@ -349,9 +366,62 @@ func Interpret(in Input) *Queue {
 	if w.Status.ClusterName != nil {
 		q.WorkerCluster = *w.Status.ClusterName
 	}
+	if !isTrue(cond(w, CondQuotaReserved)) && q.ClusterQueue != "" {
+		q.WaitsFor = holders(in.Namespace, q.ClusterQueue, w.UID)
+	}
 	q.State, q.Next = state(q, w, job, in.Now)
 	return q
 }
+
+// holders are the Workloads of ws with quota reserved in ClusterQueue cq and not finished,
+// other than the Workload self.
+func holders(ws []*Workload, cq string, self types.UID) []Holder {
+	var out []Holder
+	for _, o := range ws {
+		a := o.Status.Admission
+		if o.UID == self || a == nil || a.ClusterQueue != cq || !isTrue(cond(o, CondQuotaReserved)) || isTrue(cond(o, CondFinished)) {
+			continue
+		}
+		h := Holder{Workload: o.Name, Priority: o.Spec.Priority}
+		for _, ref := range o.OwnerReferences {
+			if ref.Kind == "Job" {
+				h.Job = ref.Name
+			}
+		}
+		for _, psa := range a.PodSetAssignments {
+			if psa.Count != nil {
+				h.Pods += *psa.Count
+			}
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Workload < out[j].Workload })
+	return out
+}
+
+// holderWords names the holders: "Job a (Workload job-a-1, 2 pods)".
+func holderWords(hs []Holder) string {
+	var parts []string
+	for _, h := range hs {
+		s := fmt.Sprintf("Workload %s", h.Workload)
+		if h.Job != "" {
+			s = fmt.Sprintf("Job %s (Workload %s", h.Job, h.Workload)
+		} else {
+			s = "(" + s
+		}
+		if h.Pods == 1 {
+			s += ", 1 pod"
+		} else {
+			s += fmt.Sprintf(", %d pods", h.Pods)
+		}
+		if h.Priority != nil {
+			s += fmt.Sprintf(", priority %d", *h.Priority)
+		}
+		parts = append(parts, strings.TrimPrefix(s+")", "("))
+	}
+	return strings.Join(parts, ", ")
+}
+
 
 func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, string) {
 	cq := "its ClusterQueue"
@@ -397,6 +467,9 @@ func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, stri
 		b.WriteString("), then admits it when quota frees")
 	} else {
 		fmt.Fprintf(&b, "Kueue admits the Workload when %s has the quota for it", cq)
+	}
+	if len(q.WaitsFor) > 0 {
+		fmt.Fprintf(&b, "; it waits for %s to release it, in this namespace", holderWords(q.WaitsFor))
 	}
 	if p := q.PreemptedBy; p != nil {
 		fmt.Fprintf(&b, "; it was preempted by Workload UID %s (Job UID %s)", p.WorkloadUID, p.JobUID)
@@ -512,6 +585,9 @@ func (q *Queue) Lines() [][2]string {
 		add("Requeued", strings.TrimPrefix(s, ", "))
 	}
 	add("Worker", q.WorkerCluster)
+	if len(q.WaitsFor) > 0 {
+		add("Waits for", holderWords(q.WaitsFor)+" (quota of "+q.ClusterQueue+" held in this namespace)")
+	}
 	if q.Position != nil {
 		add("Position", fmt.Sprintf("%d", *q.Position))
 	} else if q.PositionUnknown != "" && !slices.Contains([]string{"Admitted", "Finished"}, q.State) {

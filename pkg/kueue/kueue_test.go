@@ -150,3 +150,51 @@ func lines(q *Queue) string {
 	}
 	return b.String()
 }
+
+// TestPendingNamesTheHolders: a pending Workload of ClusterQueue team names the Workloads of
+// its namespace with quota reserved in team (status.admission.clusterQueue is set by Kueue's
+// scheduler when it reserves quota, with QuotaReserved=True), and not one of another
+// ClusterQueue, a finished one, or itself.
+func TestPendingNamesTheHolders(t *testing.T) {
+	pending := workload([]any{wcond("QuotaReserved", "False", "Pending", "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor default-flavor, 2 more needed")}, nil)
+	other := func(name, job, cq string, finished bool) *Workload {
+		conds := []any{wcond("QuotaReserved", "True", "QuotaReserved", "Quota reserved in ClusterQueue "+cq), wcond("Admitted", "True", "Admitted", "The workload is admitted")}
+		if finished {
+			conds = append(conds, wcond("Finished", "True", "Succeeded", "Job finished successfully"))
+		}
+		obj := workload(conds, map[string]any{"admission": map[string]any{"clusterQueue": cq, "podSetAssignments": []any{map[string]any{"name": "main", "count": 2, "flavors": map[string]any{"cpu": "default-flavor"}}}}})
+		md := obj["metadata"].(map[string]any)
+		md["name"], md["uid"] = name, name
+		md["ownerReferences"] = []any{map[string]any{"kind": "Job", "name": job, "uid": job, "apiVersion": "batch/v1"}}
+		w, err := FromObject(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w, err := FromObject(pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := []*Workload{w, other("job-a-1", "a", "team", false), other("job-x-1", "x", "elsewhere", false), other("job-f-1", "f", "team", true)}
+	q := Interpret(Input{Job: job(map[string]string{QueueLabel: "lq"}), Workload: w, ClusterQueue: "team", Namespace: ns, Now: now})
+	if len(q.WaitsFor) != 1 || q.WaitsFor[0].Job != "a" || q.WaitsFor[0].Workload != "job-a-1" || q.WaitsFor[0].Pods != 2 {
+		t.Fatalf("WaitsFor = %+v; want Job a's Workload job-a-1 with 2 pods", q.WaitsFor)
+	}
+	if !strings.Contains(q.Next, "it waits for Job a (Workload job-a-1, 2 pods, priority 0) to release it") {
+		t.Errorf("Next does not name the holder: %q", q.Next)
+	}
+	var line string
+	for _, kv := range q.Lines() {
+		if kv[0] == "Waits for" {
+			line = kv[1]
+		}
+	}
+	if !strings.HasPrefix(line, "Job a (Workload job-a-1") {
+		t.Errorf("no Waits for line naming Job a: %q", line)
+	}
+	// Admitted, it waits for no one.
+	if q := Interpret(Input{Job: job(map[string]string{QueueLabel: "lq"}), Workload: ns[1], ClusterQueue: "team", Namespace: ns, Now: now}); len(q.WaitsFor) != 0 {
+		t.Errorf("an admitted Workload waits for %+v", q.WaitsFor)
+	}
+}

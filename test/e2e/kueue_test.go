@@ -210,6 +210,9 @@ func TestKueueQueue(t *testing.T) {
 	if q.ClusterQueue != cq || q.LocalQueue != "lq" || q.Workload == "" {
 		t.Errorf("status B -o json: queue %q → %q, workload %q; want lq → %s and a Workload", q.LocalQueue, q.ClusterQueue, q.Workload, cq)
 	}
+	if len(q.WaitsFor) != 1 || q.WaitsFor[0].Job != "a" || q.WaitsFor[0].Pods != 2 {
+		t.Errorf("status B -o json: waitsFor %+v; want A's Workload with its 2 pods", q.WaitsFor)
+	}
 	_, reason, msg := condReason(q, kueue.CondQuotaReserved)
 	if !strings.Contains(msg, "insufficient unused quota for cpu") {
 		t.Errorf("QuotaReserved message %q does not say the quota is used", msg)
@@ -218,7 +221,7 @@ func TestKueueQueue(t *testing.T) {
 	if text.ExitCode != 0 {
 		t.Fatalf("status b:\n%s", text)
 	}
-	for _, want := range []string{"Queue:", "ClusterQueue " + cq, "QuotaReserved=False " + reason, "insufficient unused quota for cpu", "Kueue admits the Workload when ClusterQueue " + cq, "Position:"} {
+	for _, want := range []string{"Queue:", "ClusterQueue " + cq, "QuotaReserved=False " + reason, "insufficient unused quota for cpu", "Kueue admits the Workload when ClusterQueue " + cq, "it waits for Job a (Workload ", "Position:"} {
 		if !strings.Contains(text.Stdout, want) {
 			t.Errorf("status b does not say %q:\n%s", want, text.Stdout)
 		}

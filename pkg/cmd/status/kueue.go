@@ -15,7 +15,8 @@ import (
 // kueueQueue reads the Workload of a Job Kueue manages (pkg/kueue.Managed) and interprets it:
 // one LIST of the namespace's Workloads by the kueue.x-k8s.io/job-uid label; when the Workload
 // holds no admission, a GET of its LocalQueue (to name the ClusterQueue, which a pending
-// Workload does not) and one of Kueue's visibility API (its position). Offline, the Workload
+// Workload does not), a LIST of the namespace's Workloads (to name those holding that
+// ClusterQueue's quota) and a GET of Kueue's visibility API (its position). Offline, the Workload
 // comes from -f. Nothing is read for a Job Kueue does not manage. A Workload that cannot be read
 // (forbidden, Kueue not installed) leaves one line in the report; it never fails the command.
 func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv1.Job) *kueue.Queue {
@@ -60,6 +61,7 @@ func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv
 		if lq != "" {
 			if cq, err := ws.LocalQueueClusterQueue(ctx, lq); err == nil {
 				in.ClusterQueue = cq
+				in.Namespace = o.namespaceWorkloads(ctx, ws)
 			}
 			pos, err := ws.PendingPosition(ctx, lq, w.Name)
 			switch {
@@ -78,6 +80,23 @@ func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv
 		}
 	}
 	return kueue.Interpret(in)
+}
+
+// namespaceWorkloads LISTs every Workload of the namespace (one request, only for a pending
+// Workload whose ClusterQueue is known), to name those holding the quota it waits for. An
+// error leaves them unnamed: the rest of the Queue block stands.
+func (o *Options) namespaceWorkloads(ctx context.Context, ws gather.WorkloadSource) []*kueue.Workload {
+	objs, err := ws.Workloads(ctx, "")
+	if err != nil {
+		return nil
+	}
+	var out []*kueue.Workload
+	for _, obj := range objs {
+		if w, err := kueue.FromObject(obj); err == nil {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // workloadError is the one line a Workload that cannot be read leaves in the report.
