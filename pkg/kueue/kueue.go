@@ -422,7 +422,6 @@ func holderWords(hs []Holder) string {
 	return strings.Join(parts, ", ")
 }
 
-
 func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, string) {
 	cq := "its ClusterQueue"
 	if q.ClusterQueue != "" {
