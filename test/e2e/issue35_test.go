@@ -280,3 +280,29 @@ func TestIssue35RetryRespectsThePolicy(t *testing.T) {
 		t.Errorf("Jobs: %v", got)
 	}
 }
+
+// TestIssue35ForbiddenWatch (issue 35, LOW): a reader who may get and list Jobs and pods but
+// not watch them runs status --watch on a running Job. The watch's 403 is final: the command
+// says which watch it may not open and what to ask for, and never that it is "retrying".
+func TestIssue35ForbiddenWatch(t *testing.T) {
+	t.Parallel()
+	RequireViewer(t)
+	ns := NewNamespace(t)
+	job := strings.Replace(strings.Replace(crJob, "name: cr}", "name: fw}", 1), "        scenario.indexed.kubectl.io/exit-code.1: \"1\"\n        scenario.indexed.kubectl.io/exit-code.3: \"1\"\n",
+		"        scenario.indexed.kubectl.io/run-time: \"never\"\n", 1)
+	if r := Run(t, Cmd{Args: []string{"apply", "-n", ns, "-f", "-"}, Stdin: job}); r.ExitCode != 0 {
+		t.Fatalf("kubectl apply:\n%s", r)
+	}
+	GrantViewer(t, ns, "read-no-watch", []rbacv1.PolicyRule{
+		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"get", "list"}},
+		{APIGroups: []string{""}, Resources: []string{"pods", "events"}, Verbs: []string{"get", "list"}},
+	})
+	r := Run(t, Cmd{Args: []string{"indexed", "status", "fw", "-n", ns, "--watch", "--timeout", "20s"}, Kubeconfig: env.ViewerKubeconfig, Timeout: time.Minute})
+	t.Logf("status --watch without the watch verb:\n%s", r)
+	if strings.Contains(r.Stderr, "retrying") {
+		t.Errorf("a forbidden watch is said to be retried:\n%s", r.Stderr)
+	}
+	if r.ExitCode != 4 || !strings.Contains(r.Stderr, "watch") {
+		t.Errorf("status --watch without the watch verb: exit %d, want 4 and an error naming the watch:\n%s", r.ExitCode, r.Stderr)
+	}
+}

@@ -31,9 +31,9 @@ func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batch
 	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: root}.String())
 	switch {
 	case apierrors.IsForbidden(err):
-		return nil, []string{fmt.Sprintf("Its retries are not known: not allowed to list jobs in namespace %q (ask for \"list\" on \"jobs\"); the advice below does not know whether they re-ran its shards.", o.Namespace)}
+		return nil, []string{fmt.Sprintf("Its retries are not known: not allowed to list jobs in namespace %q (ask for \"list\" on \"jobs\"), so Next cannot tell whether they re-ran its shards.", o.Namespace)}
 	case err != nil:
-		return nil, []string{fmt.Sprintf("Its retries are not known (listing Jobs failed: %v); the advice below does not know whether they re-ran its shards.", err)}
+		return nil, []string{fmt.Sprintf("Its retries are not known (listing Jobs failed: %v), so Next cannot tell whether they re-ran its shards.", err)}
 	}
 	jobs := make([]*batchv1.Job, 0, len(list))
 	resolved := map[string]*lineage.Lineage{}

@@ -472,7 +472,7 @@ func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
 			}
 			return w.startJobWatch(ctx)
 		}
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("watching job %q: %v", w.o.JobName, apierrors.FromObject(ev.Object)))
+		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.Namespace)
 	}
 	return nil
 }
@@ -515,7 +515,7 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 			w.st.acc, w.podRV = acc, rv
 			return w.startPodWatch(ctx)
 		}
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("watching the pods of job %q: %v", w.o.JobName, apierrors.FromObject(ev.Object)))
+		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.Namespace))
 	}
 	return nil
 }

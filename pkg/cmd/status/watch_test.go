@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -344,7 +345,7 @@ func TestWatchForbidden(t *testing.T) {
 		return true, nil, apierrors.NewForbidden(batchv1.Resource("jobs"), "", errors.New("no watch for you"))
 	})
 	r := wait(t, startWatch(t, client))
-	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, "watching job") || !strings.Contains(r.errOut, "forbidden") {
+	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `you may not watch job "run"`) || !strings.Contains(r.errOut, `ask for "watch" on "jobs"`) || !strings.Contains(r.errOut, "forbidden") {
 		t.Fatalf("exit %d, stderr %q: want 4 and the server's refusal", r.code, r.errOut)
 	}
 }
@@ -493,5 +494,22 @@ func TestWatchFailureIsNotARawKlogLine(t *testing.T) {
 	}
 	if !strings.Contains(r.errOut, `warning: the watch of job run failed (dial tcp 127.0.0.1:6443: connect: connection refused); retrying`) {
 		t.Errorf("stderr lacks the warning:\n%s", r.errOut)
+	}
+}
+
+// A watch cut because the command ends (the pod watch was refused, or the wait is over) is no
+// failure to retry: the RetryWatcher logs "Watch failed" with context canceled, wrapped in the
+// request's url.Error, and no warning says "retrying" (issue 35, LOW; seen on the local control
+// plane with a reader who may not watch pods).
+func TestWatchLogDropsTheCommandsOwnCancel(t *testing.T) {
+	var out strings.Builder
+	l := &watchLog{w: &out, what: "job run", seen: map[string]bool{}, mu: &sync.Mutex{}}
+	l.Error(&url.Error{Op: "Get", URL: "https://127.0.0.1:6443/apis/batch/v1/namespaces/ns/jobs?watch=true", Err: context.Canceled}, "Watch failed")
+	if out.Len() != 0 {
+		t.Errorf("a canceled watch is warned about: %q", out.String())
+	}
+	l.Error(errors.New("connection refused"), "Watch failed")
+	if !strings.Contains(out.String(), "retrying") {
+		t.Errorf("a failed watch is not warned about: %q", out.String())
 	}
 }

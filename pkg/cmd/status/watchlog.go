@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +16,8 @@ import (
 // through klog, which writes raw lines ("E1202 10:04:05.123 ... retrywatcher.go:131] Watch
 // failed ...") to standard error in the middle of the report. Its errors become one warning
 // in the command's words, once per distinct error; a refusal (403, 401), which the watch
-// passes on and the command reports itself, and its debug lines are dropped.
+// passes on and the command reports itself, a watch cut by the command's own end (context
+// canceled: the other watch failed, or the wait is over), and its debug lines are dropped.
 func watchLogContext(ctx context.Context, errOut io.Writer, what string) context.Context {
 	return klog.NewContext(ctx, logr.New(&watchLog{w: errOut, what: what, seen: map[string]bool{}, mu: &sync.Mutex{}}))
 }
@@ -35,7 +37,7 @@ func (l *watchLog) Enabled(level int) bool { return level == 0 }
 func (l *watchLog) Info(int, string, ...any) {}
 
 func (l *watchLog) Error(err error, msg string, _ ...any) {
-	if err == nil || strings.Contains(msg, "Unauthorized or Forbidden") || strings.Contains(msg, "credentials") {
+	if err == nil || strings.Contains(msg, "Unauthorized or Forbidden") || strings.Contains(msg, "credentials") || errors.Is(err, context.Canceled) {
 		return
 	}
 	l.mu.Lock()
