@@ -76,6 +76,15 @@ func SetDefaultsJob(obj *batchv1.Job) {
 }
 
 // setDefaultsJobSpec is the JobSpec part of SetDefaults_Job.
+// DefaultPodReplacementPolicy is the podReplacementPolicy the server gives a Job that leaves
+// it out: Failed with a podFailurePolicy, TerminatingOrFailed without.
+func DefaultPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPolicy {
+	if spec.PodFailurePolicy != nil {
+		return batchv1.Failed
+	}
+	return batchv1.TerminatingOrFailed
+}
+
 func setDefaultsJobSpec(spec *batchv1.JobSpec) {
 	if spec.Completions == nil && spec.Parallelism == nil {
 		spec.Completions = ptr.To[int32](1)
@@ -92,11 +101,7 @@ func setDefaultsJobSpec(spec *batchv1.JobSpec) {
 		spec.Suspend = ptr.To(false)
 	}
 	if spec.PodReplacementPolicy == nil {
-		if spec.PodFailurePolicy != nil {
-			spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
-		} else {
-			spec.PodReplacementPolicy = ptr.To(batchv1.TerminatingOrFailed)
-		}
+		spec.PodReplacementPolicy = ptr.To(DefaultPodReplacementPolicy(spec))
 	}
 	if spec.ManualSelector == nil {
 		spec.ManualSelector = ptr.To(false)

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -116,6 +117,11 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 		spec := &job.Spec
 		spec.Completions, spec.Parallelism = ptr(int32(1)), ptr(int32(1))
 		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = kueue.SuspendFor(job.Labels), nil, nil
+		if rp := spec.PodReplacementPolicy; rp != nil && *rp == jobspec.DefaultPodReplacementPolicy(spec) {
+			// The live Job carries the server's default; left out, the server sets the same,
+			// and lint of the retry reads it as the default it is, not as the user's choice.
+			spec.PodReplacementPolicy = nil
+		}
 		if o.BackoffLimitPerIndex != nil {
 			spec.BackoffLimitPerIndex, spec.BackoffLimit = ptr(*o.BackoffLimitPerIndex), nil
 		}

@@ -226,6 +226,12 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	case spec.MaxFailedIndexes != nil:
 		spec.MaxFailedIndexes = ptr(ScaleBudget(*spec.MaxFailedIndexes, pn, n))
 	}
+	if n == 1 && o.MaxFailedIndexes == nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes >= 1 {
+		// A budget scaled to one index is 1, which can never be exceeded: the Job behaves the
+		// same without it (it fails when its one index does), and lint would call it
+		// ineffective (max-failed-indexes-ineffective).
+		spec.MaxFailedIndexes = nil
+	}
 	if prepareDB {
 		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
