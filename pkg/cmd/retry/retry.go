@@ -601,7 +601,7 @@ func (o *Options) alreadyMade(run []*batchv1.Job, parent *batchv1.Job, sel *line
 	if len(mine) > 3 {
 		names = append(names, fmt.Sprintf("and %d more", len(mine)-3))
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "%s %s of job %q already %s (made by an earlier run of this command): %s %s, so nothing was created.\n  follow %s: %s\n  re-run what it did not settle: %s\n  or run the same shards once more anyway: the same command with --force\n",
+	_, _ = fmt.Fprintf(o.ErrOut, "%s %s of job %q already %s (made by an earlier run of this command): %s %s, so this run made no new Job.\n  follow %s: %s\n  re-run what it did not settle: %s\n  or run the same shards once more anyway: the same command with --force\n",
 		plural(len(mine), "job", "jobs"), strings.Join(names, ", "), parent.Name, plural(len(mine), "exists", "exist"),
 		plural(len(mine), "it covers", "they cover"), sel.Indexes.Named(200), plural(len(mine), "it", "them"),
 		o.Conn.Command("kubectl", "indexed", "status", mine[0].Name, "--lineage", "-n", o.Namespace),
