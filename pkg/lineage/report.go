@@ -210,10 +210,24 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		all = append([]entry{*root}, retries...)
 	}
 
+	total := -1 // shards in the manifest; -1: unknown
+	switch {
+	case root != nil && root.Report != nil:
+		total, r.ManifestFrom = int(root.Report.Completions), "job "+root.Job.Name
+	case manifest != nil:
+		total, r.ManifestFrom = len(manifest.IDs), manifest.From
+	}
 	shardAt := map[int]*ShardStatus{}
 	var order []int
 	var running []string // the Jobs not finished that run shards
 	for _, e := range all {
+		if e.l != nil && total >= 0 && !e.l.Original.IsEmpty() && e.l.Original.Max() >= total {
+			// A retry writes only root indexes of its run: this map was changed by hand, and
+			// counting it would add shards the manifest does not have.
+			notes = append(notes, fmt.Sprintf("Job %q is left out: its index map names root index %d, but the run has %d shards (0-%d, from %s): its lineage annotations were changed by hand.",
+				e.Job.Name, e.l.Original.Max(), total, total-1, r.ManifestFrom))
+			continue
+		}
 		unfinished := !Finished(e.Job)
 		if unfinished && len(e.Report.Indexes) > 0 {
 			running = append(running, e.Job.Name)
@@ -254,13 +268,6 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			s.LastExitCode, s.Detail = ix.LastExitCode, ix.Detail
 			s.InvalidInput = invalid
 		}
-	}
-	total := -1 // shards in the manifest; -1: unknown
-	switch {
-	case root != nil && root.Report != nil:
-		total, r.ManifestFrom = int(root.Report.Completions), "job "+root.Job.Name
-	case manifest != nil:
-		total, r.ManifestFrom = len(manifest.IDs), manifest.From
 	}
 	if total >= 0 {
 		for i := range total {

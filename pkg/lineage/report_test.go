@@ -407,3 +407,23 @@ func TestBuildReportUnknownTotal(t *testing.T) {
 		t.Errorf("text:\n%s", out)
 	}
 }
+
+// TestBuildReportTamperedIndexMap (issue 35, LOW): a retry whose original-indexes annotation
+// was changed by hand to name root index 6 of a 6-shard run is left out with a note, instead
+// of making the run "6 of 7 shards".
+func TestBuildReportTamperedIndexMap(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	r1.Annotations[shards.AnnotationOriginalIndexes] = "2,6"
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, r1Pods, []string{"s-2", "s-6"})}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Shards != 6 || len(rep.ShardStatuses) != 6 || strings.Contains(rep.Verdict, "of 7") {
+		t.Errorf("a hand-changed index map adds a shard: %d shards, %q", rep.Shards, rep.Verdict)
+	}
+	if !strings.Contains(strings.Join(rep.Notes, "\n"), `Job "seed-r1" is left out: its index map names root index 6, but the run has 6 shards`) {
+		t.Errorf("no note on the left-out retry: %q", rep.Notes)
+	}
+}
