@@ -57,8 +57,14 @@ type Target struct {
 	Facts string
 }
 
-// Label names the target in prefixes and messages: "index 4 attempt 2".
-func (t Target) Label() string { return fmt.Sprintf("index %d attempt %d", t.Index, t.Attempt) }
+// Label names the target in prefixes and messages: "index 4 attempt 2", or "index 4" when
+// no attempt of it is known (its pods are gone and nothing counted them): attempts count from 1.
+func (t Target) Label() string {
+	if t.Attempt < 1 {
+		return fmt.Sprintf("index %d", t.Index)
+	}
+	return fmt.Sprintf("index %d attempt %d", t.Index, t.Attempt)
+}
 
 // Error is a selection that cannot be met (an index out of range, an attempt that never ran).
 type Error struct{ Msg string }

@@ -113,3 +113,14 @@ func TestFacts(t *testing.T) {
 		t.Errorf("no status: %q", got)
 	}
 }
+
+// An index with no known attempt (its pods gone, nothing counted) is not "attempt 0":
+// attempts count from 1 everywhere else (issue 36's re-run, logs --failed with pods deleted).
+func TestLabelWithoutAKnownAttempt(t *testing.T) {
+	if got := (Target{Index: 2}).Label(); got != "index 2" {
+		t.Errorf("Label() = %q, want %q", got, "index 2")
+	}
+	if got := (Target{Index: 2, Attempt: 3}).Label(); got != "index 2 attempt 3" {
+		t.Errorf("Label() = %q", got)
+	}
+}
