@@ -178,13 +178,21 @@ func (f *File) Pods(_ context.Context, job *batchv1.Job, fieldSelector string, a
 	if f.PodsFile == "" {
 		return "", each(f.PodList, add)
 	}
-	// A record (status --record) is read line by line, as it was written.
-	if ok, err := f.recordPods(job, add); ok || err != nil {
-		return "", err
-	}
-	// A JSON pod list is streamed: each pod handed on as it is decoded, never all held.
-	if ok, err := f.streamPods(add); ok || err != nil {
-		return "", err
+	// One open, and peeks at its start, choose the reader: a record (status --record) is read
+	// line by line as it was written; a JSON pod list is streamed, each pod handed on as it
+	// is decoded, never all held; anything else (YAML) takes the general reader.
+	br, done := f.podsReader(f.PodsFile)
+	defer done()
+	switch {
+	case br != nil && podrecord.Is(br):
+		return "", f.readRecord(br, f.PodsFile, job, add)
+	case br != nil && startsJSONObject(br):
+		// podstream.EachJSON decodes the part of a pod the report reads and drops it once add
+		// returns.
+		if err := podstream.EachJSON(br, add); err != nil {
+			return "", exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+		}
+		return "", nil
 	}
 	pods, err := source.ReadPods(f.PodsFile, f.Stdin)
 	if err != nil {
@@ -204,83 +212,52 @@ func PodsReadError(err error, command string) error {
 	return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %w", err))
 }
 
-// streamPods reads PodsFile as the fast road when it is JSON: a PodList or List (what kubectl
-// get pods -o json writes), a Pod (kubectl get pod NAME -o json), or a stream of them. A list's
-// items are decoded one pod at a time and handed to add as they are read, as the live read does
-// with protobuf pages, so memory does not grow with the pods and the file is never held whole.
-// ok is false, having read nothing that matters, when the file is not JSON (YAML): the caller
-// then reads it the general way.
-func (f *File) streamPods(add func(*corev1.Pod)) (ok bool, err error) {
-	var r io.Reader
-	if f.PodsFile == source.StdinName {
-		// The command buffered standard input; peeking leaves what was read in that buffer
-		// for the general reader. Unbuffered, take the general reader rather than lose the
-		// bytes a peek would read.
-		br, buffered := f.Stdin.(*bufio.Reader)
-		if !buffered || !startsJSONObject(br) {
-			return false, nil
+// podsReader opens path once, buffered for the peeks that choose how to read it, or gives
+// the command's standard input when path is "-" and that input is buffered (peeking then leaves
+// what was read in that buffer for the general reader). br is nil when the file cannot be
+// opened (the general reader then says why) or standard input is not buffered (a peek would
+// lose its bytes). done closes what was opened.
+func (f *File) podsReader(path string) (br *bufio.Reader, done func()) {
+	if path == source.StdinName {
+		b, buffered := f.Stdin.(*bufio.Reader)
+		if !buffered {
+			return nil, func() {}
 		}
-		r = br
-	} else {
-		file, err := os.Open(f.PodsFile)
-		if err != nil {
-			return false, nil // the general reader says why
-		}
-		defer func() { _ = file.Close() }()
-		br := bufio.NewReaderSize(file, StdinBuffer)
-		if !startsJSONObject(br) {
-			return false, nil
-		}
-		r = br
+		return b, func() {}
 	}
-	// podstream.EachJSON decodes the part of a pod the report reads and drops it once add returns.
-	if err := podstream.EachJSON(r, add); err != nil {
-		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, func() {}
 	}
-	return true, nil
+	return bufio.NewReaderSize(file, StdinBuffer), func() { _ = file.Close() }
 }
 
 // ReadRecord adds to PodList the pods of the record at path, when path is a record of job's
 // terminal pods (ok); otherwise it reads nothing.
 func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
-	defer func(was string) { f.PodsFile = was }(f.PodsFile)
-	f.PodsFile = path
-	return f.recordPods(job, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
-}
-
-// recordPods reads PodsFile when it is a record of terminal pods (podrecord, written by status
-// --watch|--wait --record): ok is false, having read nothing, when it is not one. A record of
-// another Job (its UID) is refused: its pods would explain indexes of a run they are not of.
-func (f *File) recordPods(job *batchv1.Job, add func(*corev1.Pod)) (ok bool, err error) {
-	var br *bufio.Reader
-	if f.PodsFile == source.StdinName {
-		b, buffered := f.Stdin.(*bufio.Reader)
-		if !buffered {
-			return false, nil
-		}
-		br = b
-	} else {
-		file, err := os.Open(f.PodsFile)
-		if err != nil {
-			return false, nil // the general reader says why
-		}
-		defer func() { _ = file.Close() }()
-		br = bufio.NewReaderSize(file, StdinBuffer)
-	}
-	if !podrecord.Is(br) {
+	br, done := f.podsReader(path)
+	defer done()
+	if br == nil || !podrecord.Is(br) {
 		return false, nil
 	}
+	return true, f.readRecord(br, path, job, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
+}
+
+// readRecord reads a record of terminal pods (podrecord, written by status --watch|--wait
+// --record) from br, read from path. A record of another Job (its UID) is refused: its pods
+// would explain indexes of a run they are not of.
+func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
 	h, err := podrecord.Read(br, add, nil)
 	if err != nil {
-		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", f.PodsFile, err))
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
 	}
 	if h.Job.UID != "" && job != nil && job.UID != "" && h.Job.UID != job.UID {
-		return true, exitcode.UsageError("%s is the record of job %s/%s with UID %s, not of job %q (UID %s)", f.PodsFile, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
+		return exitcode.UsageError("%s is the record of job %s/%s with UID %s, not of job %q (UID %s)", path, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
 	}
 	if h.Torn > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", f.PodsFile, h.Torn))
+		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
 	}
-	return true, nil
+	return nil
 }
 
 // startsJSONObject reports whether the input's first non-space byte is '{'.
