@@ -192,6 +192,15 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		p.statesFull(r, builders)
 		return
 	}
+	// The INDEXES cell gets what the STATE and COUNT columns leave of the width, " (and N
+	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
+	stateW, countW := len("STATE"), len("COUNT")
+	for _, s := range States {
+		if n := r.Summary.Count(s); n > 0 && p.keeps(s) {
+			stateW, countW = max(stateW, len(s)), max(countW, len(strconv.Itoa(n)))
+		}
+	}
+	room := p.width - (stateW + 2 + countW + 2)
 	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
@@ -203,7 +212,9 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 		ix := ""
 		if b := builders[s]; b != nil {
-			ix = b.Set().Truncated(p.width - 24)
+			if ix = b.Set().String(); len(ix) > room {
+				ix = b.Set().Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
+			}
 		}
 		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}

@@ -75,3 +75,32 @@ func TestWideLinesAreBounded(t *testing.T) {
 	}
 	t.Logf("widest -o wide line of the captured scenarios: %d columns", widest)
 }
+
+// Issue 36 item 7: on a terminal the text view takes its width, but the state table's cut
+// index lists overshot it ("(and 23 more)" was not counted: 108 columns on a 100-column
+// terminal, 90 at the default 80). Every line of the 2,000-index Job's text ends within the
+// width, and the lists use it; its -o wide view stays within 160 columns.
+func TestTextEndsAtItsWidth(t *testing.T) {
+	r, _ := bigFailedJob(t)
+	for _, width := range []int{0, 80, 100, 120, 160, 200} {
+		want := max(width, 80)
+		_, lines := text(t, r, TextOptions{Width: width})
+		widest := 0
+		for _, l := range lines {
+			n := utf8.RuneCountInString(l)
+			widest = max(widest, n)
+			if n > want {
+				t.Errorf("width %d: a line of %d columns: %q", width, n, l)
+			}
+		}
+		if widest < want-10 {
+			t.Errorf("width %d: the widest line is %d columns: the width is not used", width, widest)
+		}
+	}
+	_, lines := text(t, r, TextOptions{Wide: true, Width: 100})
+	for _, l := range lines {
+		if n := utf8.RuneCountInString(l); n > 160 {
+			t.Errorf("-o wide: a line of %d columns: %q", n, l)
+		}
+	}
+}
