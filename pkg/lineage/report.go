@@ -439,7 +439,9 @@ func andList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// textWidth is the width the default view fits (all, for -o wide, does not wrap).
+// textWidth is the width the default view fits; -o wide fits indexstatus.WideWidth (160), as
+// status -o wide: its paragraphs wrap there, a Job's ROOT INDEXES and a shard's DETAIL are cut
+// to what the line leaves (-o json has them whole).
 const textWidth = 80
 
 // maxGroups is how many groups of shards the default view shows.
@@ -451,7 +453,10 @@ const maxGroups = 10
 // its count, its root indexes as ranges and the words of its first shard; with all, every
 // shard has a row, unwrapped.
 func PrintText(w io.Writer, r *Report, all bool) error {
-	p := &printer{w: w, wrap: !all}
+	p := &printer{w: w, width: textWidth}
+	if all {
+		p.width = indexstatus.WideWidth
+	}
 	total := fmt.Sprintf("%d %s", r.Shards, plural(r.Shards, "shard", "shards"))
 	if r.totalUnknown() {
 		total += " shown of an unknown total"
@@ -462,13 +467,14 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
-		orig := j.OriginalIndexes
-		if !all {
-			if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
-				orig = set.Truncated(20)
-			} else {
-				orig = truncate(orig, 20)
-			}
+		orig, limit := j.OriginalIndexes, 20
+		if all {
+			limit = 60
+		}
+		if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
+			orig = set.Truncated(limit)
+		} else {
+			orig = truncate(orig, limit)
 		}
 		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
 	}
@@ -484,17 +490,24 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		}
 	}
 	if all && len(rows) > 0 {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		_, _ = fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
+		// DETAIL is added once the other columns are aligned, cut to what the width leaves.
+		var table strings.Builder
+		tw = tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+		_, _ = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\t")
 		for _, s := range rows {
 			exit := "-"
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit, s.Detail)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+		p.printf("\n%sDETAIL\n", lines[0])
+		for k, l := range lines[1:] {
+			p.printf("%s\n", strings.TrimRight(l+cutTo(rows[k].Detail, p.width-len(l)), " "))
 		}
 	} else if len(rows) > 0 {
 		p.groups(r, rows)
@@ -577,9 +590,9 @@ func (p *printer) groups(r *Report, rows []ShardStatus) {
 }
 
 type printer struct {
-	w    io.Writer
-	wrap bool
-	err  error
+	w     io.Writer
+	width int
+	err   error
 }
 
 func (p *printer) printf(format string, a ...any) {
@@ -588,12 +601,8 @@ func (p *printer) printf(format string, a ...any) {
 	}
 }
 
-// para writes text wrapped to 80 columns (unwrapped for -o wide), continuation lines indented.
+// para writes text wrapped to the width (80, -o wide 160), continuation lines indented.
 func (p *printer) para(text, indent string) {
-	if !p.wrap {
-		p.printf("%s\n", strings.TrimLeft(text, " "))
-		return
-	}
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
 	words := strings.Fields(text)
 	line := lead
@@ -601,7 +610,7 @@ func (p *printer) para(text, indent string) {
 		switch {
 		case strings.TrimSpace(line) == "":
 			line = lead + w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > textWidth:
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > p.width:
 			p.printf("%s\n", line)
 			line = indent + w
 		default:
@@ -623,6 +632,15 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// cutTo shortens s to n columns (at least 20), ending in "..." when it had to.
+func cutTo(s string, n int) string {
+	n = max(n, 20)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-3]) + "..."
 }
 
 func truncate(s string, n int) string {

@@ -494,3 +494,46 @@ func TestVerdictGroupsShardsByCause(t *testing.T) {
 		t.Errorf("verdict %q\nwant    %q", rep.Verdict, want)
 	}
 }
+
+// -o wide of a lineage stays within 160 columns as status -o wide does (issue 36 item 7): a
+// shard's row was 169 columns with its whole detail. Every shard still has its row, and a cut
+// DETAIL is the start of the shard's detail (-o json has it whole).
+func TestLineageWideIsBounded(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep := mustReport(BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, r1Pods, []string{"s-2", "s-4"})}, nil))(t)
+	var buf bytes.Buffer
+	if err := PrintText(&buf, rep, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 160 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	head := -1
+	for k, l := range lines {
+		if strings.HasPrefix(l, "INDEX ") {
+			head = k
+		}
+	}
+	if head < 0 || len(lines) < head+1+len(rep.ShardStatuses) {
+		t.Fatalf("no row per shard:\n%s", buf.String())
+	}
+	at := strings.Index(lines[head], "DETAIL")
+	for k, s := range rep.ShardStatuses {
+		row := lines[head+1+k]
+		if !strings.HasPrefix(row, strconv.Itoa(s.Index)+" ") || len(row) < at {
+			t.Fatalf("row of shard %d: %q", s.Index, row)
+		}
+		detail := row[at:]
+		if short, ok := strings.CutSuffix(detail, "..."); ok && strings.HasPrefix(s.Detail, short) {
+			continue
+		}
+		if detail != s.Detail {
+			t.Errorf("shard %d: DETAIL %q, JSON %q", s.Index, detail, s.Detail)
+		}
+	}
+}
