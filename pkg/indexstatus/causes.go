@@ -55,3 +55,16 @@ func (c *causeClauses) join(clause func(ix indexes.Set, n int, words string) str
 func indexWords(s indexes.Set) string {
 	return plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
 }
+
+// CauseClauses is causeClauses for other packages: the lineage verdict groups its failed
+// shards by cause the way status's Why groups indexes (one clause per wording, its indexes a
+// range set, at most five clauses and then "and N more causes").
+type CauseClauses struct{ c causeClauses }
+
+// Add records that index i has the cause words, counting n things for it.
+func (c *CauseClauses) Add(i int, words string, n int) { c.c.add(i, words, n) }
+
+// Join words the clauses in order of each cause's first index, joined by "; ".
+func (c *CauseClauses) Join(clause func(ix indexes.Set, n int, words string) string) string {
+	return c.c.join(clause)
+}

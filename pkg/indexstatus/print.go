@@ -71,8 +71,22 @@ type textPrinter struct {
 // keeps says whether the tables show rows of state s.
 func (p *textPrinter) keeps(s State) bool { return p.only == nil || p.only[s] }
 
-// Width is the width the text view fits by default (-o wide does not wrap).
+// Width is the width the text view fits by default.
 const Width = 80
+
+// WideWidth bounds the lines of -o wide, as kubectl's wide tables stay within a wide screen:
+// its header, lists and commands wrap there, and an index row's DETAIL is cut to what the row
+// leaves (-o json has every word). Its state table keeps the text view's width (a wider
+// terminal's included).
+const WideWidth = 160
+
+// wrapWidth is the width the header, the lists and the commands are wrapped to.
+func (p *textPrinter) wrapWidth() int {
+	if p.wide {
+		return WideWidth
+	}
+	return p.width
+}
 
 // headerKeyWidth is the width of the header's key column ("Completeness: ").
 const headerKeyWidth = len("Completeness: ")
@@ -90,12 +104,8 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 		if v == "" || p.err != nil {
 			return
 		}
-		if p.wide {
-			_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, v)
-			return
-		}
-		// Wrapped to the terminal width under the value column.
-		lines := textwrap.Words(v, p.width-headerKeyWidth)
+		// Wrapped to the terminal width (-o wide: WideWidth) under the value column.
+		lines := textwrap.Words(v, p.wrapWidth()-headerKeyWidth)
 		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
 		for _, l := range lines[1:] {
 			if p.err == nil {
@@ -182,6 +192,15 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		p.statesFull(r, builders)
 		return
 	}
+	// The INDEXES cell gets what the STATE and COUNT columns leave of the width, " (and N
+	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
+	stateW, countW := len("STATE"), len("COUNT")
+	for _, s := range States {
+		if n := r.Summary.Count(s); n > 0 && p.keeps(s) {
+			stateW, countW = max(stateW, len(s)), max(countW, len(strconv.Itoa(n)))
+		}
+	}
+	room := p.width - (stateW + 2 + countW + 2)
 	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
@@ -193,7 +212,9 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 		ix := ""
 		if b := builders[s]; b != nil {
-			ix = b.Set().Truncated(p.width - 24)
+			if ix = b.Set().String(); len(ix) > room {
+				ix = b.Set().Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
+			}
 		}
 		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}
@@ -258,12 +279,10 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		cases = cases || r.Indexes[k].Cases != nil
 	}
 	p.printf("\n")
+	// The rows are aligned in table, then printed with their detail: under each row,
+	// wrapped, or (-o wide) at its end, cut to WideWidth.
 	var table strings.Builder
-	out := p.w
-	if !wide {
-		out = &table
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
 	cols := []string{"INDEX"}
 	if shards {
 		cols = append(cols, "SHARD")
@@ -274,13 +293,16 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 			cols = append(cols, "CASES")
 		}
 	} else {
-		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "IGNORED", "RETRIES LEFT")
+		// DETAIL is added once the other columns are aligned (each row ends in an empty
+		// cell), cut to what WideWidth leaves.
+		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "RETRIES LEFT")
 		if cases {
 			cols = append(cols, "CASES")
 		}
-		cols = append(cols, "PODS", "DETAIL")
+		cols = append(cols, "POD", "")
 	}
 	var details [][]string // per row, the wrapped detail lines (80 columns)
+	var wideDetails []string
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
@@ -324,17 +346,25 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 			continue
 		}
 		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
-			strconv.Itoa(int(st.FailureCount)), strconv.Itoa(int(st.IgnoredFailureCount)), left)
+			failureText(st), left)
 		if cases {
 			vals = append(vals, caseText(st))
 		}
-		vals = append(vals, dash(strings.Join(st.Pods, ",")), st.Detail)
+		vals = append(vals, podText(st), "")
+		wideDetails = append(wideDetails, st.Detail)
 		if p.err == nil {
 			_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
 		}
 	}
 	if p.err == nil {
 		p.err = tw.Flush()
+	}
+	if wide && p.err == nil {
+		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+		p.printf("%sDETAIL\n", lines[0])
+		for k, l := range lines[1:] {
+			p.printf("%s\n", strings.TrimRight(l+cut(wideDetails[k], WideWidth-len(l)), " "))
+		}
 	}
 	if !wide && p.err == nil {
 		// The rows were aligned together; each is followed by its detail.
@@ -355,6 +385,40 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	if !wide {
 		p.failedPods(rows)
 	}
+}
+
+// failureText is -o wide's FAILURES: the failures counted against backoffLimitPerIndex, and
+// those an Ignore rule matched when there are any ("2 (+1 ignored)", as kubectl's RESTARTS
+// adds "(5m ago)").
+func failureText(st *IndexStatus) string {
+	s := strconv.Itoa(int(st.FailureCount))
+	if st.IgnoredFailureCount > 0 {
+		s += fmt.Sprintf(" (+%d ignored)", st.IgnoredFailureCount)
+	}
+	return s
+}
+
+// podText is -o wide's POD: the index's latest pod, and how many older ones are still present
+// ("eval-4-rgpds (+1)"); -o json lists every pod.
+func podText(st *IndexStatus) string {
+	switch n := len(st.Pods); n {
+	case 0:
+		return "-"
+	case 1:
+		return st.Pods[0]
+	default:
+		return fmt.Sprintf("%s (+%d)", st.Pods[n-1], n-1)
+	}
+}
+
+// cut shortens s to n columns, ending in "..." when it had to (-o json has it whole); at
+// least the first 20 columns are kept.
+func cut(s string, n int) string {
+	n = max(n, 20)
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-3]) + "..."
 }
 
 // maxGroupRows is how many groups of indexes the text view shows.
@@ -505,7 +569,7 @@ func dash(s string) string {
 // next prints Next; a command that ends an entry goes on a line of its own, unwrapped, so it
 // can be copied.
 func (p *textPrinter) next(r *IndexedJobStatus) {
-	if p.wide || len(r.NextEntries) != len(r.Next) {
+	if len(r.NextEntries) != len(r.Next) {
 		p.list("Next", r.Next)
 		return
 	}
@@ -518,14 +582,14 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if e.Command != "" && strings.HasSuffix(text, ": "+e.Command) {
 			text, cmd = strings.TrimSuffix(text, " "+e.Command), e.Command
 		}
-		lines := textwrap.Words(text, p.width-4)
+		lines := textwrap.Words(text, p.wrapWidth()-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
 		}
 		if cmd != "" {
 			// A pipeline too long for the width breaks after its pipe (the shell reads on).
-			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > p.width {
+			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > p.wrapWidth() {
 				p.command(left+" |", "      ")
 				p.command(right, "        ")
 			} else {
@@ -539,11 +603,7 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 // outside quotes, each line but the last ending in a backslash, so that it still runs when
 // pasted (textwrap.Command).
 func (p *textPrinter) command(cmd, indent string) {
-	if p.wide {
-		p.printf("%s%s\n", indent, cmd)
-		return
-	}
-	for _, l := range textwrap.Command(cmd, p.width-len(indent)) {
+	for _, l := range textwrap.Command(cmd, p.wrapWidth()-len(indent)) {
 		p.printf("%s%s\n", indent, l)
 	}
 }
@@ -554,11 +614,7 @@ func (p *textPrinter) list(title string, items []string) {
 	}
 	p.printf("\n%s:\n", title)
 	for _, it := range items {
-		if p.wide {
-			p.printf("  - %s\n", it)
-			continue
-		}
-		lines := textwrap.Words(it, p.width-4)
+		lines := textwrap.Words(it, p.wrapWidth()-4)
 		p.printf("  - %s\n", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("    %s\n", l)
@@ -581,11 +637,7 @@ func (p *textPrinter) queue(r *IndexedJobStatus) {
 	}
 	p.printf("\nQueue:\n")
 	for _, kv := range r.Queue.Lines() {
-		if p.wide {
-			p.printf("  %-10s %s\n", kv[0]+":", kv[1])
-			continue
-		}
-		lines := textwrap.Words(kv[1], p.width-13)
+		lines := textwrap.Words(kv[1], p.wrapWidth()-13)
 		p.printf("  %-10s %s\n", kv[0]+":", lines[0])
 		for _, l := range lines[1:] {
 			p.printf("  %-10s %s\n", "", l)

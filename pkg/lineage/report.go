@@ -115,6 +115,12 @@ type Run struct {
 	// happened (a shard can fail with exit 1 in the root and as invalid input in a retry).
 	LastExitCode *int32 `json:"lastExitCode,omitempty"`
 	InvalidInput bool   `json:"invalidInput,omitempty"`
+	// LastReason, LastContainer and Rule are the run's own terminated reason, the container
+	// its exit code belongs to, and the podFailurePolicy rule its last failure matched (as
+	// the index's in IndexedJobStatus): the verdict groups failed shards by them.
+	LastReason    string                 `json:"lastReason,omitempty"`
+	LastContainer string                 `json:"lastContainer,omitempty"`
+	Rule          *indexstatus.RuleMatch `json:"podFailurePolicyRule,omitempty"`
 }
 
 // StateMissing is the state of a shard of the manifest that no Job of the lineage shows: the
@@ -259,7 +265,8 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			// the exit code says the input cannot succeed.
 			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
 				ix.LastExitCode != nil && (code == nil || *ix.LastExitCode == *code)
-			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State, LastExitCode: ix.LastExitCode, InvalidInput: invalid})
+			s.Runs = append(s.Runs, Run{Job: e.Job.Name, Index: ix.Index, State: ix.State, LastExitCode: ix.LastExitCode, InvalidInput: invalid,
+				LastReason: ix.LastReason, LastContainer: ix.LastContainer, Rule: ix.Rule})
 			s.Unsettled = s.Unsettled || unfinished
 			if s.State == indexstatus.StateSucceeded {
 				continue // the first success stands
@@ -345,7 +352,7 @@ func addState(s *indexstatus.Summary, st indexstatus.State) {
 	}
 }
 
-// verdictShards is how many failed shards the verdict names.
+// verdictShards is how many shards the verdict names in a list.
 const verdictShards = 5
 
 // totalUnknown reports whether the number of shards of the run is unknown: no root Job and no
@@ -360,12 +367,8 @@ func verdict(r *Report, failed []*ShardStatus, running []string) string {
 	} else {
 		fmt.Fprintf(&b, "%d of %s succeeded", r.Summary.Succeeded, textwrap.Count(r.Shards, "shard", "shards"))
 	}
-	for i, s := range failed {
-		if i == verdictShards {
-			fmt.Fprintf(&b, "; and %d more failed", len(failed)-verdictShards)
-			break
-		}
-		fmt.Fprintf(&b, "; shard %s %s", shardName(*s), runsStory(s.Runs))
+	if len(failed) > 0 {
+		b.WriteString("; " + failedClauses(r, failed))
 	}
 	if r.NoEvidence > 0 {
 		var names []string
@@ -392,30 +395,6 @@ func verdict(r *Report, failed []*ShardStatus, running []string) string {
 	return b.String()
 }
 
-// runsText says per Job what happened to a shard, in attempt order, the Jobs with the same
-// outcome together: "failed as invalid input in seed and seed-r1", or "failed (exit code 1)
-// in j2, then failed as invalid input in j2-r1".
-func runsStory(runs []Run) string {
-	var parts []string
-	var jobs []string
-	last := ""
-	flush := func() {
-		if len(jobs) > 0 {
-			parts = append(parts, last+" in "+andList(jobs))
-		}
-	}
-	for _, run := range runs {
-		why := runOutcome(run)
-		if why != last {
-			flush()
-			last, jobs = why, nil
-		}
-		jobs = append(jobs, run.Job)
-	}
-	flush()
-	return strings.Join(parts, ", then ")
-}
-
 func runOutcome(run Run) string {
 	switch {
 	case run.State != indexstatus.StateFailed:
@@ -424,10 +403,30 @@ func runOutcome(run Run) string {
 		return fmt.Sprintf("failed as invalid input (exit %d)", *run.LastExitCode)
 	case run.InvalidInput:
 		return "failed as invalid input"
-	case run.LastExitCode != nil:
-		return fmt.Sprintf("failed (exit code %d)", *run.LastExitCode)
 	}
-	return "failed"
+	// As status words a failed attempt (exitWords): "exit code 1 in container embed, OOMKilled;
+	// podFailurePolicy rule 0 (FailIndex)".
+	var parts []string
+	switch {
+	case run.LastExitCode != nil:
+		w := fmt.Sprintf("exit code %d", *run.LastExitCode)
+		if run.LastContainer != "" {
+			w += " in container " + run.LastContainer
+		}
+		if run.LastReason != "" && run.LastReason != "Error" && run.LastReason != "Completed" {
+			w += ", " + run.LastReason
+		}
+		parts = append(parts, w)
+	case run.LastReason != "":
+		parts = append(parts, "pod "+run.LastReason)
+	}
+	if m := run.Rule; m != nil {
+		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s)", m.Index, m.Action))
+	}
+	if len(parts) == 0 {
+		return "failed"
+	}
+	return "failed (" + strings.Join(parts, "; ") + ")"
 }
 
 func shardName(s ShardStatus) string {
@@ -447,7 +446,9 @@ func andList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
-// textWidth is the width the default view fits (all, for -o wide, does not wrap).
+// textWidth is the width the default view fits; -o wide fits indexstatus.WideWidth (160), as
+// status -o wide: its paragraphs wrap there, a Job's ROOT INDEXES and a shard's DETAIL are cut
+// to what the line leaves (-o json has them whole).
 const textWidth = 80
 
 // maxGroups is how many groups of shards the default view shows.
@@ -459,7 +460,10 @@ const maxGroups = 10
 // its count, its root indexes as ranges and the words of its first shard; with all, every
 // shard has a row, unwrapped.
 func PrintText(w io.Writer, r *Report, all bool) error {
-	p := &printer{w: w, wrap: !all}
+	p := &printer{w: w, width: textWidth}
+	if all {
+		p.width = indexstatus.WideWidth
+	}
 	total := fmt.Sprintf("%d %s", r.Shards, plural(r.Shards, "shard", "shards"))
 	if r.totalUnknown() {
 		total += " shown of an unknown total"
@@ -470,13 +474,14 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
-		orig := j.OriginalIndexes
-		if !all {
-			if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
-				orig = set.Truncated(20)
-			} else {
-				orig = truncate(orig, 20)
-			}
+		orig, limit := j.OriginalIndexes, 20
+		if all {
+			limit = 60
+		}
+		if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
+			orig = set.Truncated(limit)
+		} else {
+			orig = truncate(orig, limit)
 		}
 		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
 	}
@@ -492,20 +497,27 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		}
 	}
 	if all && len(rows) > 0 {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		_, _ = fmt.Fprintln(tw, "\nINDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\tDETAIL")
+		// DETAIL is added once the other columns are aligned, cut to what the width leaves.
+		var table strings.Builder
+		tw = tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+		_, _ = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\t")
 		for _, s := range rows {
 			exit := "-"
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit, s.Detail)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+		p.printf("\n%sDETAIL\n", lines[0])
+		for k, l := range lines[1:] {
+			p.printf("%s\n", strings.TrimRight(l+cutTo(rows[k].Detail, p.width-len(l)), " "))
+		}
 	} else if len(rows) > 0 {
-		p.groups(rows)
+		p.groups(r, rows)
 	}
 	for _, n := range r.Notes {
 		p.printf("\n")
@@ -528,35 +540,32 @@ func runsText(runs []Run, withIndex bool) string {
 	return strings.Join(out, " ")
 }
 
-type shardGroup struct {
-	first ShardStatus
-	set   indexes.Builder
-	n     int
-}
-
-// groups prints the shards by cause: a row per group, then its first shard's words.
-func (p *printer) groups(rows []ShardStatus) {
+// groups prints the shards by cause (causeKey: their state, exit code, and per attempt what
+// happened, whichever Job ran them, so that one Job per shard still makes one group): a row
+// per group, then its first shard's words.
+func (p *printer) groups(r *Report, rows []ShardStatus) {
 	type key struct {
 		state   indexstatus.State
-		runs    string
+		cause   string
 		exit    int32
 		hasExit bool
-		invalid bool
 	}
-	var order []*shardGroup
-	byKey := map[key]*shardGroup{}
-	for _, s := range rows {
-		k := key{state: s.State, runs: runsText(s.Runs, false), invalid: s.InvalidInput}
+	attempts := attemptOf(r)
+	var order []*causeGroup
+	byKey := map[key]*causeGroup{}
+	for k := range rows {
+		s := &rows[k]
+		gk := key{state: s.State, cause: causeKey(s, attempts)}
 		if s.LastExitCode != nil {
-			k.exit, k.hasExit = *s.LastExitCode, true
+			gk.exit, gk.hasExit = *s.LastExitCode, true
 		}
-		g := byKey[k]
+		g := byKey[gk]
 		if g == nil {
-			g = &shardGroup{first: s}
-			byKey[k] = g
+			g = &causeGroup{}
+			byKey[gk] = g
 			order = append(order, g)
 		}
-		g.n++
+		g.shards = append(g.shards, s)
 		g.set.Add(s.Index)
 	}
 	p.printf("\n")
@@ -565,32 +574,32 @@ func (p *printer) groups(rows []ShardStatus) {
 			p.printf("... and %s more; -o wide lists every shard.\n", textwrap.Count(len(order)-maxGroups, "group", "groups"))
 			break
 		}
-		s := &g.first
+		s, n, set := g.shards[0], len(g.shards), g.set.Set()
 		exit := ""
 		if s.LastExitCode != nil {
 			exit = fmt.Sprintf(", exit %d", *s.LastExitCode)
 		}
-		via := ", no Job of the lineage shows " + plural(g.n, "it", "them")
+		via := ", no Job of the lineage shows " + plural(n, "it", "them")
 		if len(s.Runs) > 0 {
-			via = ", via " + runsText(s.Runs, false)
+			via = ", via " + g.viaText()
 		}
-		p.para(fmt.Sprintf("%s, %d %s%s%s: %s %s", s.State, g.n, plural(g.n, "shard", "shards"), exit,
-			via, plural(g.set.Set().Len(), "index", "indexes"), g.set.Set().Truncated(textWidth-10)), "    ")
+		p.para(fmt.Sprintf("%s, %d %s%s%s: %s %s", s.State, n, plural(n, "shard", "shards"), exit,
+			via, plural(set.Len(), "index", "indexes"), set.Truncated(textWidth-10)), "    ")
 		name := strconv.Itoa(s.Index)
 		if s.ShardID != "" {
 			name += " (" + s.ShardID + ")"
 		}
-		if g.n > 1 {
-			name += fmt.Sprintf(" and %d alike", g.n-1)
+		if n > 1 {
+			name += fmt.Sprintf(" and %d alike", n-1)
 		}
 		p.para("    "+name+": "+s.Detail, "    ")
 	}
 }
 
 type printer struct {
-	w    io.Writer
-	wrap bool
-	err  error
+	w     io.Writer
+	width int
+	err   error
 }
 
 func (p *printer) printf(format string, a ...any) {
@@ -599,12 +608,8 @@ func (p *printer) printf(format string, a ...any) {
 	}
 }
 
-// para writes text wrapped to 80 columns (unwrapped for -o wide), continuation lines indented.
+// para writes text wrapped to the width (80, -o wide 160), continuation lines indented.
 func (p *printer) para(text, indent string) {
-	if !p.wrap {
-		p.printf("%s\n", strings.TrimLeft(text, " "))
-		return
-	}
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
 	words := strings.Fields(text)
 	line := lead
@@ -612,7 +617,7 @@ func (p *printer) para(text, indent string) {
 		switch {
 		case strings.TrimSpace(line) == "":
 			line = lead + w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > textWidth:
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > p.width:
 			p.printf("%s\n", line)
 			line = indent + w
 		default:
@@ -634,6 +639,15 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// cutTo shortens s to n columns (at least 20), ending in "..." when it had to.
+func cutTo(s string, n int) string {
+	n = max(n, 20)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-3]) + "..."
 }
 
 func truncate(s string, n int) string {

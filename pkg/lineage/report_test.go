@@ -3,6 +3,7 @@ package lineage
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,7 +172,7 @@ func TestBuildReportPlainJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "4 of 6 shards succeeded; shard 2 failed as invalid input (exit 42) in " + root.Name + " and " + r1.Name +
-		"; shard 4 failed (exit code 1) in " + root.Name
+		"; shard 4 failed (exit code 1 in container worker) in " + root.Name
 	if rep.Verdict != want {
 		t.Fatalf("verdict %q\nwant    %q", rep.Verdict, want)
 	}
@@ -253,7 +254,7 @@ func TestVerdictSaysPerJobWhatHappened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "5 of 6 shards succeeded; shard s-2 failed (exit code 1) in " + root.Name + ", then failed as invalid input (exit 42) in " + r1.Name
+	want := "5 of 6 shards succeeded; shard s-2 failed (exit code 1 in container worker) in " + root.Name + ", then failed as invalid input (exit 42) in " + r1.Name
 	if rep.Verdict != want {
 		t.Errorf("verdict\n%q\nwant\n%q", rep.Verdict, want)
 	}
@@ -298,7 +299,7 @@ func TestAShardIsSettledOnlyWhenItsJobsFinished(t *testing.T) {
 			"4 of 6 shards succeeded; 2 shards are run by a Job still running (seed-r1): not settled until it finishes"},
 		// The retry re-runs shards 0 and 1, which the root succeeded, and shard 2.
 		{"retry re-running succeeded shards", indexes.Of(0, 1, 2), "", 2, 3,
-			"2 of 6 shards succeeded; shard s-4 failed (exit code 1) in seed; 3 shards are run by a Job still running (seed-r1): not settled until it finishes"},
+			"2 of 6 shards succeeded; shard s-4 failed (exit code 1 in container worker) in seed; 3 shards are run by a Job still running (seed-r1): not settled until it finishes"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r1 := runningRetry(root, c.orig, c.completed)
@@ -425,5 +426,134 @@ func TestBuildReportTamperedIndexMap(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(rep.Notes, "\n"), `Job "seed-r1" is left out: its index map names root index 6, but the run has 6 shards`) {
 		t.Errorf("no note on the left-out retry: %q", rep.Notes)
+	}
+}
+
+// plainRetryOf makes the Job the plain retry makes for root index ri of root (one index,
+// named root-r1-<ri>), failed with copies of the root's pods of index from.
+func plainRetryOf(root *batchv1.Job, rootPods []corev1.Pod, ri, from int) (*batchv1.Job, []corev1.Pod) {
+	r := root.DeepCopy()
+	r.Name = root.Name + "-r1-" + strconv.Itoa(ri)
+	r.UID = types.UID("uid-" + r.Name)
+	l := &Lineage{RootJob: root.Name, RootJobUID: string(root.UID), ParentJob: root.Name, ParentJobUID: string(root.UID), Attempt: 1, Original: indexes.Of(ri)}
+	for k, v := range l.Annotations() {
+		r.Annotations[k] = v
+	}
+	one := int32(1)
+	r.Spec.Completions = &one
+	failed := "0"
+	r.Status.CompletedIndexes, r.Status.FailedIndexes = "", &failed
+	var pods []corev1.Pod
+	for _, p := range rootPods {
+		if p.Annotations[batchv1.JobCompletionIndexAnnotation] != strconv.Itoa(from) {
+			continue
+		}
+		q := p.DeepCopy()
+		q.Name = r.Name + "-0-" + p.Name[len(p.Name)-5:]
+		q.Annotations[batchv1.JobCompletionIndexAnnotation] = "0"
+		q.Labels[batchv1.JobCompletionIndexAnnotation] = "0"
+		q.Labels[batchv1.ControllerUidLabel] = string(r.UID)
+		q.Labels[batchv1.JobNameLabel] = r.Name
+		q.OwnerReferences[0].UID, q.OwnerReferences[0].Name = r.UID, r.Name
+		pods = append(pods, *q)
+	}
+	r.Status.Succeeded, r.Status.Failed = 0, int32(len(pods))
+	return r, pods
+}
+
+// Issue 36 item 10: shards that failed alike are one clause of the verdict and one group of
+// the text, also when a plain Job's retry ran each in a Job of its own (seed-r1-2, seed-r1-4).
+// Before: "shard 2 failed (exit code 1) in seed and seed-r1-2; shard 4 failed (exit code 1)
+// in seed and seed-r1-4", and a group per retry Job.
+func TestVerdictGroupsShardsByCause(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	delete(root.Annotations, shards.Prefix+"invalid-input-exit-code")
+	// Index 2 failed with exit 1 too (not 42, so no FailIndex rule): the same cause as index 4.
+	for i := range rootPods {
+		if rootPods[i].Annotations[batchv1.JobCompletionIndexAnnotation] != "2" {
+			continue
+		}
+		for k := range rootPods[i].Status.ContainerStatuses {
+			if term := rootPods[i].Status.ContainerStatuses[k].State.Terminated; term != nil {
+				term.ExitCode = 1
+			}
+		}
+	}
+	r2, r2Pods := plainRetryOf(root, rootPods, 2, 4)
+	r4, r4Pods := plainRetryOf(root, rootPods, 4, 4)
+	rep, err := BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, r4, r4Pods, nil), member(t, r2, r2Pods, nil)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "4 of 6 shards succeeded; shards 2,4 failed (exit code 1 in container worker) in seed and seed-r1-<root index>"
+	if rep.Verdict != want {
+		t.Fatalf("verdict %q\nwant    %q", rep.Verdict, want)
+	}
+	if runs := rep.ShardStatuses[4].Runs; len(runs) != 2 || runs[1].Job != r4.Name || runs[1].LastContainer != "worker" {
+		t.Errorf("shard 4 runs: %+v", runs)
+	}
+	var buf bytes.Buffer
+	if err := PrintText(&buf, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(buf.String()), " ")
+	if g := "Failed, 2 shards, exit 1, via seed:Failed seed-r1-<root index>:Failed: indexes 2,4 2 and 1 alike:"; !strings.Contains(out, g) || strings.Count(buf.String(), "Failed, ") != 1 {
+		t.Errorf("text lacks the one group %q:\n%s", g, buf.String())
+	}
+	// A shard that failed otherwise stays a clause of its own.
+	for i := range r2Pods {
+		for k := range r2Pods[i].Status.ContainerStatuses {
+			if term := r2Pods[i].Status.ContainerStatuses[k].State.Terminated; term != nil {
+				term.ExitCode, term.Reason = 137, "OOMKilled"
+			}
+		}
+	}
+	rep = mustReport(BuildReport("ns", root.Name, []Member{member(t, root, rootPods, nil), member(t, r4, r4Pods, nil), member(t, r2, r2Pods, nil)}, nil))(t)
+	want = "4 of 6 shards succeeded; shard 2 failed (exit code 1 in container worker) in seed, then failed (exit code 137 in container worker, OOMKilled) in seed-r1-2; shard 4 failed (exit code 1 in container worker) in seed and seed-r1-4"
+	if rep.Verdict != want {
+		t.Errorf("verdict %q\nwant    %q", rep.Verdict, want)
+	}
+}
+
+// -o wide of a lineage stays within 160 columns as status -o wide does (issue 36 item 7): a
+// shard's row was 169 columns with its whole detail. Every shard still has its row, and a cut
+// DETAIL is the start of the shard's detail (-o json has it whole).
+func TestLineageWideIsBounded(t *testing.T) {
+	root, rootPods := seedFixture(t)
+	r1, r1Pods := retryOf(root, rootPods)
+	ids := []string{"s-0", "s-1", "s-2", "s-3", "s-4", "s-5"}
+	rep := mustReport(BuildReport("ns", root.Name, []Member{member(t, root, rootPods, ids), member(t, r1, r1Pods, []string{"s-2", "s-4"})}, nil))(t)
+	var buf bytes.Buffer
+	if err := PrintText(&buf, rep, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 160 {
+			t.Errorf("a line of %d columns: %q", n, l)
+		}
+	}
+	head := -1
+	for k, l := range lines {
+		if strings.HasPrefix(l, "INDEX ") {
+			head = k
+		}
+	}
+	if head < 0 || len(lines) < head+1+len(rep.ShardStatuses) {
+		t.Fatalf("no row per shard:\n%s", buf.String())
+	}
+	at := strings.Index(lines[head], "DETAIL")
+	for k, s := range rep.ShardStatuses {
+		row := lines[head+1+k]
+		if !strings.HasPrefix(row, strconv.Itoa(s.Index)+" ") || len(row) < at {
+			t.Fatalf("row of shard %d: %q", s.Index, row)
+		}
+		detail := row[at:]
+		if short, ok := strings.CutSuffix(detail, "..."); ok && strings.HasPrefix(s.Detail, short) {
+			continue
+		}
+		if detail != s.Detail {
+			t.Errorf("shard %d: DETAIL %q, JSON %q", s.Index, detail, s.Detail)
+		}
 	}
 }

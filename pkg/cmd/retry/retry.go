@@ -41,35 +41,25 @@ import (
 
 var (
 	retryLong = templates.LongDesc(`
-		Create a new Indexed Job that runs again only some shards of an Indexed Job (or of an
-		earlier retry): by default the indexes that failed, except those the Job's own
-		podFailurePolicy failed for good (a FailIndex or FailJob rule, such as exit code 42
-		for invalid input: the same input fails the same way); name them with --indexes to
-		re-run them deliberately, once the input is fixed. Shards a later retry succeeded are
-		left out too, and the same retry run again creates nothing (its Job exists).
+		Create a new Indexed Job that re-runs only some shards of an Indexed Job (or of an
+		earlier retry), each with its original work: by default the indexes that failed,
+		except those the Job's own podFailurePolicy failed for good (the same input fails the
+		same way: name them with --indexes once it is fixed).
 
-		Index k of the retry runs the shard that the k-th chosen index ran, from a new immutable
-		ConfigMap of just those shards, so the worker does not change. The retry keeps the
-		Job's image, command, env, resources, volumes and pod failure policy; flags override the
-		retry policy. It is named ROOT-rN (N the attempt; a root named eval-r1 gives eval-r2,
-		never eval-r1-r1), and its annotations map its indexes to the root's shards, so a retry
-		of a retry still maps to them: "kubectl indexed status ROOT --lineage" folds them
-		together. The Job retried and its ConfigMap are never modified; how the index map is
-		kept is in docs/retry.md.
+		The retry, ROOT-rN, keeps the Job's image, command, env, resources, volumes and pod
+		failure policy; flags override the retry policy. "kubectl indexed status ROOT
+		--lineage" follows every shard across the root and its retries. A Job not made by
+		create is retried as one Job per index, ROOT-rN-INDEX, its completion index pinned.
+		The Job retried and its ConfigMaps are never modified. Where the shards and the index
+		map are kept, and every rule below in full: docs/retry.md.
 
-		A Job not made by create (its worker reads its shard from JOB_COMPLETION_INDEX) is
-		retried as one Job per chosen index, named ROOT-rN-INDEX, each with the completion index
-		pinned to the original one (at most 1,000 indexes at a time).
+		Refused: a Job still running (unless --allow-running with an --indexes list of
+		indexes that failed for good), nothing to retry, a shard ConfigMap that is gone,
+		another retry still running some of the same shards (unless --force).
 
-		Refused: a Job still running (unless --indexes lists only indexes that already failed
-		for good and --allow-running is given), nothing to retry, a shard ConfigMap that is
-		gone, another retry of the lineage that still runs some of the same shards (unless
-		--force). The new Job is linted first, and an existing Job or different ConfigMap is
-		never replaced.
-
-		Exit codes: 0 created (or printed); 2 bad flags, a refusal above, or a Job lint says the
-		API server would reject; 4 the API server could not be reached or refused (the Job or
-		its ConfigMap not found, the new Job exists, permission denied).`)
+		Exit codes: 0 created (or printed, or the same retry exists); 2 bad flags, a refusal,
+		or a Job lint says the API server would reject; 4 the API server could not be reached
+		or refused (the Job or its ConfigMap not found, the new Job exists, permission denied).`)
 
 	retryExample = templates.Examples(`
 		# Re-run the shards that failed, as job eval-r1
@@ -166,26 +156,26 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed (status.failedIndexes), unfinished (neither succeeded nor failed), missing (every index without a success), or completion indexes, "+indexes.FlagGrammar+".")
-	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: the root Job's name and -r<attempt>, e.g. eval-r1; a root named eval-r1 gives eval-r2, never eval-r1-r1).")
-	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "With an explicit --indexes list, retry while JOB still runs; every index given must already have failed for good.")
-	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another Job of the lineage still runs some of the same root indexes (they then run twice at once).")
-	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "How many indexes run at once (default: JOB's, at most the number of indexes).")
+	fl.StringVar(&o.Indexes, "indexes", o.Indexes, "Which indexes of JOB to re-run: failed, unfinished, missing, or "+indexes.FlagGrammar+".")
+	fl.StringVar(&o.Name, "name", o.Name, "Name of the new Job (default: ROOT-r<attempt>).")
+	fl.BoolVar(&o.AllowRunning, "allow-running", o.AllowRunning, "Retry while JOB runs: an --indexes list of indexes failed for good.")
+	fl.BoolVar(&o.Force, "force", o.Force, "Retry even while another retry runs some of the same shards.")
+	fl.Int32Var(&o.Parallelism, "parallelism", o.Parallelism, "Indexes run at once (default: JOB's, at most the retry's).")
 	fl.Int32Var(&o.BackoffLimitPerIndex, "backoff-limit-per-index", o.BackoffLimitPerIndex, "Retries per index before it is marked failed (default: JOB's).")
-	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry once more indexes than this failed: a count, a percentage of its indexes, or none (default: JOB's value scaled to the retry's size, rounded up; a percentage is rounded up too).")
+	fl.StringVar(&o.MaxFailedIndexes, "max-failed-indexes", o.MaxFailedIndexes, "Fail the retry past this many failed indexes: N, P% or none (default: JOB's, scaled).")
 	fl.Int64Var(&o.ActiveDeadlineSeconds, "active-deadline-seconds", o.ActiveDeadlineSeconds, "Fail the whole retry after this many seconds (default: JOB's).")
-	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry and its pods this many seconds after it finishes, at least 1 as for create (default: JOB's).")
-	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the retry keeps its index map (which root index each of its indexes runs): auto (the annotation "+shards.AnnotationOriginalIndexes+" while its interval text takes at most 128 KiB, else an immutable ConfigMap of its own), annotation, or configmap.")
+	fl.Int32Var(&o.TTLSecondsAfterFinished, "ttl-seconds-after-finished", o.TTLSecondsAfterFinished, "Delete the retry this long after it finishes (default: JOB's).")
+	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the index map is kept: auto, annotation or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
-	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards that this report (kubectl indexed reconcile ROOT -o json, a file or - for stdin) calls missing, partial, rejected or not evaluated, even those whose pods succeeded. JOB must be the report's root; a report of another manifest revision or hash is refused.")
-	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and shard ConfigMaps if wanted, or - for stdin. Needs --dry-run=client: the retry's objects are printed, no cluster is contacted.")
-	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json) or a record of its terminal pods (status --record), or - for stdin.")
-	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json), for a Job made by create.")
+	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards a reconcile -o json report (a file, or -) finds incomplete.")
+	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json), or -; needs --dry-run=client.")
+	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods (kubectl get pods -o json, status --record).")
+	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json).")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
-	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file, for kubectl create -f later, which refuses objects that exist. It is written only once the objects were created (or printed, with --dry-run). An existing file is never overwritten.")
+	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the objects to this file (a v1 List); never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("index-map", cobra.FixedCompletions(scaffold.IndexMapPlacements, cobra.ShellCompDirectiveNoFileComp))
