@@ -251,3 +251,49 @@ func TestPlainRetryJobsFoldIntoOneRow(t *testing.T) {
 		t.Errorf("-o wide: %d lines, want 1002 (a header, the root and 1000 retries)", n)
 	}
 }
+
+// -o wide's MISSING cell is cut at 40 bytes with the count left out (issue 36's re-run: a row
+// of about 330 columns); -o json keeps every missing shard.
+func TestWideMissingIsCut(t *testing.T) {
+	j := job("ml", "scatter", 2000, 0)
+	var odd []string
+	for i := 1; i < 2000; i += 2 {
+		odd = append(odd, fmt.Sprint(i))
+	}
+	j.Status.FailedIndexes = ptr.To(strings.Join(odd, ","))
+	var even []string
+	for i := 0; i < 2000; i += 2 {
+		even = append(even, fmt.Sprint(i))
+	}
+	j.Status.CompletedIndexes, j.Status.Succeeded, j.Status.Failed = strings.Join(even, ","), 1000, 1000
+	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes"}}
+	list := func(args ...string) string {
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Client = fake.NewClientset(j)
+		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+		f := cmdtesting.NewTestFactory().WithNamespace("ml")
+		t.Cleanup(f.Cleanup)
+		r := io.Run(NewCmdListWithOptions(f, o), args...)
+		if r.Code != 0 {
+			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+		return r.Stdout
+	}
+	out := list("-o", "wide")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if len(l) > 200 {
+			t.Errorf("a line of %d columns:\n%s", len(l), l)
+		}
+	}
+	if !strings.Contains(out, "(and ") || !strings.Contains(out, "1,3,5,") {
+		t.Errorf("MISSING is not cut with its count:\n%s", out)
+	}
+	var l joblist.List
+	if err := json.Unmarshal([]byte(list("-o", "json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].Missing != *j.Status.FailedIndexes {
+		t.Errorf("-o json lost missing shards: %+v", l.Items)
+	}
+}
