@@ -45,6 +45,17 @@ const (
 // WeekTimeout is what a negative --timeout of a wait means, as in kubectl wait.
 const WeekTimeout = 7 * 24 * time.Hour
 
+// TimedOut is the error of a wait (--wait, --watch --exit-code, reconcile --wait) that ran out
+// of its --timeout before what it waits for finished: exit code Timeout, the state it was in,
+// and after, when not empty, what the report printed says.
+func TimedOut(timeout time.Duration, what, state, after string) error {
+	msg := fmt.Sprintf("timed out after %s waiting for %s to finish (%s)", max(timeout, 0).Round(time.Second), what, state)
+	if after != "" {
+		msg += ": " + after
+	}
+	return Wrap(Timeout, errors.New(msg))
+}
+
 // Error carries an exit code with an error. A nil Err with a non-zero Code exits quietly:
 // the command already printed what the user needs (for example a lint report).
 type Error struct {

@@ -231,3 +231,16 @@ func TestPluginStoppedThroughClientTimeout(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TimedOut is the one wording of every wait's timeout (status --wait, --lineage --wait,
+// reconcile --wait): exit 5, the timeout in whole seconds, the state, and what follows.
+func TestTimedOut(t *testing.T) {
+	err := TimedOut(10*time.Second+300*time.Millisecond, `job "held"`, "Suspended: 0/3 succeeded", "")
+	if Code(err) != Timeout || err.Error() != `timed out after 10s waiting for job "held" to finish (Suspended: 0/3 succeeded)` {
+		t.Errorf("code %d, %q", Code(err), err)
+	}
+	err = TimedOut(time.Minute, "the lineage of job \"seed\"", "1 running", "the report above is of the results in so far")
+	if err.Error() != `timed out after 1m0s waiting for the lineage of job "seed" to finish (1 running): the report above is of the results in so far` {
+		t.Errorf("%q", err)
+	}
+}

@@ -58,7 +58,7 @@ func (o *Options) waitLineage(ctx context.Context) (timedOut error, err error) {
 			return nil, nil
 		}
 		if first && o.timeoutSet && o.Timeout == 0 {
-			return timeoutError(o.Timeout, what, state), nil
+			return exitcode.TimedOut(o.Timeout, what, state, "the report above is of the results in so far"), nil
 		}
 		t := o.Clock.NewTimer(waitPoll)
 		select {
@@ -67,15 +67,10 @@ func (o *Options) waitLineage(ctx context.Context) (timedOut error, err error) {
 			return nil, exitcode.Interrupted(ctx, "waiting for "+what+" to finish", "("+state+")")
 		case <-deadline:
 			t.Stop()
-			return timeoutError(o.Timeout, what, state), nil
+			return exitcode.TimedOut(o.Timeout, what, state, "the report above is of the results in so far"), nil
 		case <-t.C():
 		}
 	}
-}
-
-// timeoutError is exit Timeout, as status --wait --timeout.
-func timeoutError(timeout time.Duration, what, state string) error {
-	return exitcode.Wrap(exitcode.Timeout, fmt.Errorf("timed out after %s waiting for %s to finish (%s): the report above is of the results in so far", timeout, what, state))
 }
 
 // unfinished names, in lineage order, the Jobs of o.JobName's lineage without a Complete or

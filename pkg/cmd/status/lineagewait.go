@@ -129,7 +129,7 @@ func (o *Options) lineageTimedOut(ctx context.Context, run lineage.RunID, jobs [
 	if err := o.endLineage(ctx, run, jobs, notes, sep); err != nil && exitcode.Message(err) != "" {
 		return err
 	}
-	return timedOut(o.Timeout, fmt.Sprintf("the lineage of job %q", o.JobName), state)
+	return exitcode.TimedOut(o.Timeout, fmt.Sprintf("the lineage of job %q", o.JobName), state, "")
 }
 
 // lineageState is one phrase per Job of the lineage, from its status alone ("eval-r1 Running

@@ -214,11 +214,6 @@ func (p *waitProgress) suspended(name string, r *indexstatus.IndexedJobStatus) {
 	_, _ = fmt.Fprintf(p.w, "warning: job %q is suspended: nothing runs until it is resumed\n", name)
 }
 
-// timedOut is the error of a wait that reached --timeout: exit Timeout.
-func timedOut(timeout time.Duration, what, state string) error {
-	return exitcode.Wrap(exitcode.Timeout, fmt.Errorf("timed out after %s waiting for %s to finish (%s)", fmtElapsed(timeout), what, state))
-}
-
 // stoppedWaiting is the error of a wait (--wait, or --watch --exit-code) stopped by SIGINT or
 // SIGTERM: exit 130 or 143, one line on standard error.
 func stoppedWaiting(ctx context.Context, what, state string) error {

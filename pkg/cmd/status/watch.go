@@ -191,7 +191,7 @@ func (w *watcher) timedOut(r *indexstatus.IndexedJobStatus) error {
 	if err := w.final(r); err != nil {
 		return err
 	}
-	return timedOut(w.o.Timeout, w.what(), stateOf(w.st.job, r).counts())
+	return exitcode.TimedOut(w.o.Timeout, w.what(), stateOf(w.st.job, r).counts(), "")
 }
 
 // final prints the full report r at the end of a watch that did not see the Job finish:
