@@ -228,20 +228,7 @@ func TestPlainRetryJobsFoldIntoOneRow(t *testing.T) {
 		}
 		objs = append(objs, r)
 	}
-	client := fake.NewClientset(objs...)
-	list := func(args ...string) string {
-		io := cmdtest.NewIO("")
-		o := NewOptions(io.Streams())
-		o.Client = client
-		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-		f := cmdtesting.NewTestFactory().WithNamespace("ml")
-		t.Cleanup(f.Cleanup)
-		r := io.Run(NewCmdListWithOptions(f, o), args...)
-		if r.Code != 0 {
-			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
-		}
-		return r.Stdout
-	}
+	list := lister(t, objs...)
 	out := list()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[2], "└─ big-r1-* (1000 Jobs)") || !strings.Contains(lines[2], "Running") || !strings.Contains(lines[2], "990/0/10/1000") {
@@ -267,19 +254,7 @@ func TestWideMissingIsCut(t *testing.T) {
 	}
 	j.Status.CompletedIndexes, j.Status.Succeeded, j.Status.Failed = strings.Join(even, ","), 1000, 1000
 	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "FailedIndexes"}}
-	list := func(args ...string) string {
-		io := cmdtest.NewIO("")
-		o := NewOptions(io.Streams())
-		o.Client = fake.NewClientset(j)
-		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
-		f := cmdtesting.NewTestFactory().WithNamespace("ml")
-		t.Cleanup(f.Cleanup)
-		r := io.Run(NewCmdListWithOptions(f, o), args...)
-		if r.Code != 0 {
-			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
-		}
-		return r.Stdout
-	}
+	list := lister(t, j)
 	out := list("-o", "wide")
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		if len(l) > 200 {
@@ -295,5 +270,24 @@ func TestWideMissingIsCut(t *testing.T) {
 	}
 	if len(l.Items) != 1 || l.Items[0].Missing != *j.Status.FailedIndexes {
 		t.Errorf("-o json lost missing shards: %+v", l.Items)
+	}
+}
+
+// lister runs list in namespace ml over objs, failing the test on a non-zero exit.
+func lister(t *testing.T, objs ...runtime.Object) func(args ...string) string {
+	client := fake.NewClientset(objs...)
+	return func(args ...string) string {
+		t.Helper()
+		io := cmdtest.NewIO("")
+		o := NewOptions(io.Streams())
+		o.Client = client
+		o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+		f := cmdtesting.NewTestFactory().WithNamespace("ml")
+		t.Cleanup(f.Cleanup)
+		r := io.Run(NewCmdListWithOptions(f, o), args...)
+		if r.Code != 0 {
+			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
+		}
+		return r.Stdout
 	}
 }

@@ -1,12 +1,10 @@
 package retry
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
@@ -20,22 +18,7 @@ import (
 func TestRetryJobsPassTheirOwnLint(t *testing.T) {
 	check := func(name, out string) {
 		t.Helper()
-		var l struct {
-			Items []json.RawMessage `json:"items"`
-		}
-		if err := json.Unmarshal([]byte(out), &l); err != nil {
-			t.Fatalf("%s: not a List: %v", name, err)
-		}
-		var jobs []*batchv1.Job
-		for _, raw := range l.Items {
-			j := &batchv1.Job{}
-			if err := json.Unmarshal(raw, j); err != nil {
-				t.Fatal(err)
-			}
-			if j.Kind == "Job" {
-				jobs = append(jobs, j)
-			}
-		}
+		jobs := listJobs(t, out, true)
 		if len(jobs) == 0 {
 			t.Fatalf("%s: no Job in the output", name)
 		}
