@@ -11,8 +11,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
@@ -39,28 +37,15 @@ func (o *Options) source() *gather.Live {
 // ConfigMap, its retries and their pods' termination messages.
 func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	src := o.source()
-	job, err := src.Job(ctx, o.JobName)
+	run, err := gather.ReadRun(ctx, src, o.JobName, o.Namespace)
 	if err != nil {
-		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+		return nil, err
 	}
 	var notes []string
-	// The run is the Job's (lineage.RunOf): its root by name and UID.
-	run := lineage.RunOf(job)
-	if run.Root == "" || run.Root == job.Name {
-		run = lineage.RunID{Root: job.Name, RootUID: string(job.UID)}
-	}
-	root, rootName, rootUID := job, run.Root, run.RootUID
-	if rootName != job.Name || rootUID != string(job.UID) {
-		root, err = src.Job(ctx, rootName)
-		switch {
-		case apierrors.IsNotFound(err):
-			// Deleted by hand or by its TTL: the retry's shard ConfigMap holds the manifest.
-			root = nil
-		case err != nil:
-			return nil, exitcode.APIError(err, "get", "jobs", rootName, o.Namespace)
-		case !lineage.InRun(root, run):
-			notes = append(notes, fmt.Sprintf("Job %q names root %q with UID %q, but the Job of that name now has UID %q (the root deleted and a Job of its name made again): that Job is not its root.", job.Name, rootName, rootUID, root.UID))
-			root = nil
+	job, root, rootName, rootUID := run.Job, run.Root, run.ID.Root, run.ID.RootUID
+	if job != root {
+		if run.Replaced != nil {
+			notes = append(notes, fmt.Sprintf("Job %q names root %q with UID %q, but the Job of that name now has UID %q (the root deleted and a Job of its name made again): that Job is not its root.", job.Name, rootName, rootUID, run.Replaced.UID))
 		}
 		notes = append(notes, fmt.Sprintf("Job %q is retry %s of %q: the whole lineage from %q is reconciled.", job.Name, job.Annotations[shards.AnnotationRetryAttempt], rootName, rootName))
 	}
@@ -87,19 +72,10 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	for _, n := range notes {
 		rec.Note("%s", n)
 	}
-	retries, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: rootName}.String())
-	if err != nil {
-		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+	for _, rj := range run.Others {
+		rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, lineage.RunOf(rj).RootUID, rootUID)
 	}
-	var chain []*batchv1.Job
-	for i := range retries {
-		rj := &retries[i]
-		if !lineage.InRun(rj, run) {
-			rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, lineage.RunOf(rj).RootUID, rootUID)
-			continue
-		}
-		chain = append(chain, rj)
-	}
+	chain := slices.Clone(run.Retries)
 	slices.SortStableFunc(chain, byAttempt)
 	if root != nil {
 		chain = append([]*batchv1.Job{root}, chain...)

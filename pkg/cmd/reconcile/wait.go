@@ -7,14 +7,9 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 // waitPoll is how often --wait reads the Jobs of the lineage: one GET of the Job (and of its
@@ -77,34 +72,18 @@ func (o *Options) waitLineage(ctx context.Context) (timedOut error, err error) {
 // Failed condition. The lineage is the one reconcile reads (live): the root by name and UID
 // (gone is not running), and the Jobs labelled as its retries that name the same root UID.
 func (o *Options) unfinished(ctx context.Context, src *gather.Live) ([]string, error) {
-	job, err := src.Job(ctx, o.JobName)
+	run, err := gather.ReadRun(ctx, src, o.JobName, o.Namespace)
 	if err != nil {
-		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
-	}
-	run := lineage.RunOf(job)
-	if run.Root == "" || run.Root == job.Name {
-		run = lineage.RunID{Root: job.Name, RootUID: string(job.UID)}
+		return nil, err
 	}
 	var out []string
-	if run.Root != job.Name {
-		root, err := src.Job(ctx, run.Root)
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return nil, exitcode.APIError(err, "get", "jobs", run.Root, o.Namespace)
-		case lineage.InRun(root, run) && !lineage.Finished(root):
-			out = append(out, root.Name)
-		}
-	} else if !lineage.Finished(job) {
-		out = append(out, job.Name)
+	if run.Root != nil && !lineage.Finished(run.Root) {
+		out = append(out, run.Root.Name)
 	}
-	retries, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: run.Root}.String())
-	if err != nil {
-		return nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
-	}
-	slices.SortStableFunc(retries, func(a, b batchv1.Job) int { return byAttempt(&a, &b) })
-	for i := range retries {
-		if rj := &retries[i]; lineage.InRun(rj, run) && !lineage.Finished(rj) {
+	retries := slices.Clone(run.Retries)
+	slices.SortStableFunc(retries, byAttempt)
+	for _, rj := range retries {
+		if !lineage.Finished(rj) {
 			out = append(out, rj.Name)
 		}
 	}

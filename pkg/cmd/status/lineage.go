@@ -9,7 +9,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
@@ -170,37 +169,24 @@ func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatu
 // is the Job's (lineage.RunOf): a Job of the root's name with another UID is not its root and
 // is left out, with a note.
 func (o *Options) liveLineage(ctx context.Context, src gather.Source) (lineage.RunID, []*batchv1.Job, []string, error) {
-	job, err := src.Job(ctx, o.JobName)
+	run, err := gather.ReadRun(ctx, src, o.JobName, o.Namespace)
 	if err != nil {
-		return lineage.RunID{}, nil, nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+		return lineage.RunID{}, nil, nil, err
 	}
-	run := lineage.RunOf(job)
-	all := []*batchv1.Job{}
+	if _, _, err := lineage.Read(run.Job); err != nil {
+		return run.ID, nil, nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	var all []*batchv1.Job
 	var notes []string
-	if _, ok, err := lineage.Read(job); err != nil {
-		return run, nil, nil, exitcode.Wrap(exitcode.Usage, err)
-	} else if ok {
-		root, err := src.Job(ctx, run.Root)
-		switch {
-		case apierrors.IsNotFound(err):
-		case err != nil:
-			return run, nil, nil, exitcode.APIError(err, "get", "jobs", run.Root, o.Namespace)
-		case !lineage.InRun(root, run):
-			notes = append(notes, fmt.Sprintf("Job %q (uid %s) is not the root of this run: %q retries a Job of that name with uid %s, which was deleted; the Job of its name now is another run, left out.", root.Name, root.UID, job.Name, run.RootUID))
-		default:
-			all = append(all, root)
-		}
-	} else {
-		all = append(all, job)
+	if run.Root != nil {
+		all = append(all, run.Root)
 	}
-	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: run.Root}.String())
-	if err != nil {
-		return run, nil, nil, exitcode.APIError(err, "list", "jobs", "", o.Namespace)
+	if r := run.Replaced; r != nil {
+		notes = append(notes, fmt.Sprintf("Job %q (uid %s) is not the root of this run: %q retries a Job of that name with uid %s, which was deleted; the Job of its name now is another run, left out.", r.Name, r.UID, run.Job.Name, run.ID.RootUID))
 	}
-	for i := range list {
-		all = append(all, &list[i])
-	}
-	return run, all, notes, nil
+	// The retries of another run are passed on: the report leaves them out with a note.
+	all = append(append(all, run.Retries...), run.Others...)
+	return run.ID, all, notes, nil
 }
 
 // lineageReport reads, live or offline, each Job's pods, index map and shard ConfigMap as
