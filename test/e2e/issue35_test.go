@@ -306,3 +306,36 @@ func TestIssue35ForbiddenWatch(t *testing.T) {
 		t.Errorf("status --watch without the watch verb: exit %d, want 4 and an error naming the watch:\n%s", r.ExitCode, r.Stderr)
 	}
 }
+
+// TestIssue35UnknownShardCount (issue 35 item 5): uk, made by create, fails shards 2 and 4;
+// retry uk makes uk-r1, which succeeds them. Then the root uk and every ConfigMap that holds
+// the manifest (the root's store and the retry's) are deleted: the number of shards is no longer
+// known. status uk-r1 --lineage --exit-code exits 1, not complete, and neither its verdict nor
+// its text says "2 of 2 shards succeeded" (before, the headline and verdict did).
+func TestIssue35UnknownShardCount(t *testing.T) {
+	t.Parallel()
+	ns := NewNamespace(t)
+	manifest, template, _ := createFiles(t, "uk", 12, 6, lrTemplateAnnotations)
+	if r := KubectlIndexed(t, "create", "uk", "-n", ns, "--manifest", manifest, "--from-job", template); r.ExitCode != 0 {
+		t.Fatalf("create:\n%s", r)
+	}
+	WaitForFinished(t, ns, "uk", 3*time.Minute)
+	expect(t, indexed(t, "retry", "uk", "-n", ns, "--pod-annotation", "scenario.indexed.kubectl.io/exit-code.2-", "--pod-annotation", "scenario.indexed.kubectl.io/exit-code.4-"), 0, "job.batch/uk-r1 created")
+	WaitForCondition(t, ns, "uk-r1", batchv1.JobComplete, 3*time.Minute)
+	MustKubectl(t, "delete", "job", "uk", "-n", ns, "--wait=true", "--timeout=2m")
+	MustKubectl(t, "delete", "configmaps", "-n", ns, "--all")
+
+	r := KubectlIndexed(t, "status", "uk-r1", "-n", ns, "--lineage", "--exit-code", "-o", "json")
+	var rep lineage.Report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("status --lineage: %v\n%s", err, r)
+	}
+	if r.ExitCode != 1 || rep.Complete || strings.Contains(rep.Verdict, "2 of 2 shards") || !strings.Contains(rep.Verdict, "unknown") {
+		t.Errorf("status uk-r1 --lineage with the shard count unknown: exit %d complete=%v verdict %q\n%s", r.ExitCode, rep.Complete, rep.Verdict, r.Stderr)
+	}
+	text := KubectlIndexed(t, "status", "uk-r1", "-n", ns, "--lineage")
+	t.Logf("status uk-r1 --lineage:\n%s", text.Stdout)
+	if strings.Contains(text.Stdout, "2 of 2") {
+		t.Errorf("the text says 2 of 2:\n%s", text.Stdout)
+	}
+}
