@@ -38,10 +38,13 @@ func TestSimulateStopsOnCancelledContext(t *testing.T) {
 		t.Fatalf("cancelled while simulating: got %v, %v; want context.Canceled", r, err)
 	}
 	// Checked before every step (a sync, or the pod events of an instant): 100 checks pass (the
-	// first before sync 1), the 101st stops it. A wave is a sync that creates the pod, the pod's
-	// end 1s later, and the sync a batch period after that: 50 syncs by 50s.
-	if !strings.Contains(err.Error(), "after 50 syncs") || !strings.Contains(err.Error(), "50s of simulated time") {
-		t.Fatalf("error %q: want it to stop after 50 syncs at 50s", err)
+	// first before sync 1), the 101st stops it. A wave is a sync that creates the pod, the sync
+	// its status write asks for a batch period later (which runs before the pod's end at that
+	// same instant, as on the control plane: a pod's run starts after the sync that made it),
+	// and the sync a batch period after the pod's end: 2 syncs and one pod step per wave, 67
+	// syncs by 66s.
+	if !strings.Contains(err.Error(), "after 67 syncs") || !strings.Contains(err.Error(), "1m6s of simulated time") {
+		t.Fatalf("error %q: want it to stop after 67 syncs at 1m6s", err)
 	}
 	// Predict stops too, and an uncancelled context changes nothing.
 	c.n.Store(10)

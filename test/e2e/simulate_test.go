@@ -118,6 +118,36 @@ func simScenarios(t *testing.T) []simScenario {
     rules:
     - succeededCount: 3
 `, map[string]string{"run-time": "2s", "exit-code.3": "1"})},
+		// Pods that end at the instant of a sync (issue 35, LOW: simulate ended a success
+		// policy 2s early). Before the simulator played a pod's end after the sync of its
+		// instant, each ended 1-3s early (simulated 37s, 33s, 13s, 18s, 3s where the control
+		// plane took 38s, 34s, 15s, 19s, 6s); the table this test logs shows both durations.
+		simScenario{"timing-global-backoff", indexedJob("t-global", `  completions: 10
+  parallelism: 2
+  backoffLimit: 2
+`, map[string]string{"run-time": "never", "run-time.1": "2s", "exit-code.1": "1"})},
+		simScenario{"timing-per-index-backoff", indexedJob("t-perindex", `  completions: 2
+  parallelism: 2
+  backoffLimitPerIndex: 2
+`, map[string]string{"exit-code.0.0": "1", "exit-code.0.1": "1"})},
+		simScenario{"timing-index-in-backoff-holds-the-queue", indexedJob("t-holds", `  completions: 2
+  parallelism: 1
+  backoffLimitPerIndex: 1
+`, map[string]string{"exit-code.0.0": "1"})},
+		simScenario{"timing-success-policy-with-per-index-backoff", indexedJob("t-sp", `  completions: 4
+  parallelism: 2
+  backoffLimitPerIndex: 2
+  successPolicy:
+    rules:
+    - succeededCount: 3
+`, map[string]string{"exit-code.1.0": "1", "exit-code.1.1": "1"})},
+		simScenario{"timing-success-policy-5s", indexedJob("t-sp5", `  completions: 4
+  parallelism: 2
+  backoffLimitPerIndex: 2
+  successPolicy:
+    rules:
+    - succeededCount: 3
+`, map[string]string{"run-time": "5s", "exit-code.1.0": "1", "exit-code.1.1": "1"})},
 	)
 	return list
 }

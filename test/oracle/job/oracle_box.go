@@ -270,10 +270,18 @@ func (b *Box) nextTime() (time.Time, bool) {
 	return next, ok
 }
 
-// advance moves the clock to t: first what the pods do at t (the informers deliver it), then
-// the queue's waiting item becomes ready.
+// advance moves the clock to t. A sync the queue holds for t runs first (advance returns with
+// it ready, and is called again at t for the pods): a pod's run starts a moment after the sync
+// that created it (the API server's write, the scheduler, the kubelet), so what it does at its
+// run time comes a moment after a sync due at that same instant, as measured on the local
+// control plane (pkg/simulate's loop follows the same rule). Then what the pods do at t (the
+// informers deliver it), then the queue's waiting item becomes ready.
 func (b *Box) advance(t time.Time) {
 	b.clock.SetTime(t)
+	if b.q.waiting != nil && !b.q.waiting.After(t) {
+		b.q.tick()
+		return
+	}
 	for {
 		sort.SliceStable(b.timers, func(i, j int) bool {
 			if !b.timers[i].at.Equal(b.timers[j].at) {
