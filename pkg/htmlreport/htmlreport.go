@@ -151,7 +151,10 @@ func nonEmpty(lines ...string) []string {
 const maxIndexesText = 240
 
 // cut shortens an interval list of count indexes to about maxIndexesText characters, at a comma.
-func cut(list string, count int) string {
+func cut(list string, count int) string { return cutList(list, count, "indexes") }
+
+// cutList is cut of a list of count things called noun.
+func cutList(list string, count int, noun string) string {
 	if len(list) <= maxIndexesText {
 		return list
 	}
@@ -159,5 +162,5 @@ func cut(list string, count int) string {
 	if i := strings.LastIndexByte(head, ','); i > 0 {
 		head = head[:i]
 	}
-	return fmt.Sprintf("%s, … (%d indexes in all; the grid shows each)", head, count)
+	return fmt.Sprintf("%s, … (%d %s in all; the grid shows each)", head, count, noun)
 }

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,10 +46,13 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 		title += " revision " + r.Manifest.Revision
 	}
 	p := &Page{
-		Tool: "reconcile", Title: title, Status: status, Good: r.Complete, Verdict: r.Verdict,
-		Unit: "shard", States: ReconcileStates,
-		Lines:    []string{"Coverage " + r.Coverage.Text + " results evaluated."},
+		Tool: "reconcile", Title: title, Status: status, Good: r.Complete,
+		// The verdict opens with the same word ("incomplete: 4290/8000 ..."): said once.
+		Verdict: strings.TrimPrefix(r.Verdict, status+": "), Unit: "shard", States: ReconcileStates,
 		Sections: []Section{{"Duplicate rule", nonEmpty(r.DuplicateRule)}, {"Notes", r.Notes}},
+	}
+	if !strings.Contains(r.Verdict, r.Coverage.Text) {
+		p.Lines = append(p.Lines, "Coverage "+r.Coverage.Text+" results evaluated.")
 	}
 	if r.Candidate != "" {
 		p.Lines = append(p.Lines, "Candidate "+r.Candidate+".")
@@ -85,11 +89,13 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 	}
 	p.Cells, p.Runs = len(states), grid(states)
 	if len(r.Rejected) > 0 {
-		p.Groups = &Table{Title: "Rejected receipts (never merged)", Headers: []string{"Reason", "Shard", "Source", "Attempt", "Why"}, ListColumn: 2}
+		p.Groups = &Table{Title: "Rejected receipts (never merged), by reason", Headers: []string{"Reason", "Count", "Shards", "First", "Why (the first)"}, ListColumn: 2}
 	}
 	rejected := p.stateIndex(string(reconcile.StateRejected))
-	for _, x := range r.Rejected {
-		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: rejected, Cells: []string{x.Reason, dashIfEmpty(x.ShardID), x.Source, dashIfEmpty(x.AttemptID), x.Message}})
+	for _, g := range rejectionGroups(r.Rejected) {
+		slices.Sort(g.shards)
+		g.shards = slices.Compact(g.shards)
+		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: rejected, Cells: []string{g.first.Reason, strconv.Itoa(g.count), cutList(strings.Join(g.shards, ","), len(g.shards), "shards"), g.first.Source, g.first.Message}})
 	}
 	return p, nil
 }
@@ -151,9 +157,29 @@ func caseName(c string, rep int) string {
 	return fmt.Sprintf("%s#%d", c, rep)
 }
 
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "-"
+// rejectionGroup is the rejections of one reason: how many, the shards they name, the first.
+type rejectionGroup struct {
+	first  reconcile.Rejection
+	count  int
+	shards []string
+}
+
+// rejectionGroups groups rejections by reason, in the order each reason first appears, so that
+// a thousand receipts of another manifest are one row.
+func rejectionGroups(rs []reconcile.Rejection) []*rejectionGroup {
+	var out []*rejectionGroup
+	at := map[string]*rejectionGroup{}
+	for _, x := range rs {
+		g := at[x.Reason]
+		if g == nil {
+			g = &rejectionGroup{first: x}
+			at[x.Reason] = g
+			out = append(out, g)
+		}
+		g.count++
+		if x.ShardID != "" {
+			g.shards = append(g.shards, x.ShardID)
+		}
 	}
-	return s
+	return out
 }

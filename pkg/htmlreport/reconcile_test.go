@@ -24,7 +24,9 @@ func reconcileReport() *reconcile.Report {
 			{Index: 4, ShardID: "shard-4", State: reconcile.StateMissing, Results: 4, Missing: 4},
 			{Index: 5, ShardID: "shard-5", State: reconcile.StateRejected, Results: 4, Missing: 4, Rejected: 1, Detail: `</script><script>alert(1)</script>`},
 		},
-		Rejected: []reconcile.Rejection{{Source: `x/<b>y</b>.receipt.json`, ShardID: "shard-5", Reason: reconcile.RejectManifest, Message: `<img src=x onerror=alert(2)>`}}}
+		Rejected: []reconcile.Rejection{{Source: `x/<b>y</b>.receipt.json`, ShardID: "shard-5", Reason: reconcile.RejectManifest, Message: `<img src=x onerror=alert(2)>`},
+			{Source: "shard-6/b.receipt.json", ShardID: "shard-6", Reason: reconcile.RejectManifest, Message: "another hash"},
+			{Source: "c.receipt.json", Reason: reconcile.RejectMalformed, Message: "not JSON"}}}
 }
 
 // TestReconcilePage: every shard of the manifest is drawn in the state reconcile gives it, a
@@ -42,7 +44,7 @@ func TestReconcilePage(t *testing.T) {
 		t.Errorf("cells %v, want %v", got, want)
 	}
 	for _, w := range []string{"complete: every result evaluated: 1", "partial: some results not evaluated: 1", "missing: no receipt: 1", "rejected: every receipt rejected: 1",
-		"Coverage 10/24 (41.7%) results evaluated.", "Reconcile of manifest gsm8k revision 3", "<h2>Rejected receipts (never merged)</h2>", "manifest-mismatch"} {
+		"Coverage 10/24 (41.7%) results evaluated.", "Reconcile of manifest gsm8k revision 3", "<h2>Rejected receipts (never merged), by reason</h2>", "manifest-mismatch</td><td>2</td><td class=\"ix\">shard-5,shard-6</td>", "malformed</td><td>1</td>"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("the page lacks %q", w)
 		}
