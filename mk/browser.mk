@@ -4,8 +4,10 @@
 #                       10,000 and 100,000 indexes in headless Chromium (Debian's chromium, driven
 #                       with chromedp from test/browser, a module of its own): every cell's colour
 #                       is the state `status -o json` gives, no request leaves the page, no console
-#                       error; writes test/browser/out/status-html-10000.png. Installs chromium with
-#                       apt when it is missing. Part of make check (lane 1).
+#                       error; the same for `status --lineage -o html` (lineagegen) and `reconcile -o
+#                       html` (reconcilegen -mixed) against their -o json; writes
+#                       test/browser/out/status-html-10000.png, lineage-html.png, reconcile-html.png.
+#                       Installs chromium with apt when it is missing. Part of make check (lane 1).
 
 .PHONY: browser-test chromium
 
