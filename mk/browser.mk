@@ -22,7 +22,7 @@ chromium: ## Install Debian's chromium when no chromium is on PATH (for make bro
 	fi
 
 browser-test: chromium ## Render status -o html in headless Chromium and check it against status -o json
-	cd test/browser && go test -count=1 -timeout 15m -v . 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+browser_test.go)'; \
+	cd test/browser && go test -count=1 -timeout 15m -v . 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test.go)'; \
 	  exit $${PIPESTATUS[0]}
 
 CHECK_EXTRA += browser-test

@@ -114,9 +114,11 @@ func statusFact(ix *indexstatus.IndexStatus) Fact {
 	if ix.Rule != nil {
 		f.Rows = append(f.Rows, Row{"podFailurePolicy", fmt.Sprintf("rule %d, %s: %s", ix.Rule.Index, ix.Rule.Action, ix.Rule.On)})
 	}
-	if len(ix.Pods) > 0 {
-		f.Rows = append(f.Rows, Row{"pods", strings.Join(ix.Pods, ", ")})
-		f.Var = ix.Pods[len(ix.Pods)-1]
+	if n := len(ix.Pods); n > 0 {
+		// The last pod is the placeholder: written once per index, and the row of an index
+		// with one pod is the same string for every index.
+		f.Var = ix.Pods[n-1]
+		f.Rows = append(f.Rows, Row{"pods", strings.Join(append(ix.Pods[:n-1:n-1], Placeholder), ", ")})
 	}
 	if len(ix.AttemptHistory) > 1 {
 		for _, a := range ix.AttemptHistory {

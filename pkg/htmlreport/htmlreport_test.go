@@ -55,7 +55,7 @@ func TestUserStringsCannotEscape(t *testing.T) {
 	if got := rowsOf(d, 2)[""]; got != "failed at once </script><script>alert(1)</script> (pod "+Placeholder+")" {
 		t.Errorf("detail %q", got)
 	}
-	if d.Facts[0][1] != "eval-2-a" {
+	if d.Facts[0][1] != "eval-2-a" || rowsOf(d, 2)["pods"] != Placeholder {
 		t.Errorf("the placeholder stands for %v, want the index's last pod", d.Facts[0][1])
 	}
 }
