@@ -4,8 +4,10 @@
 #                       10,000 and 100,000 indexes in headless Chromium (Debian's chromium, driven
 #                       with chromedp from test/browser, a module of its own): every cell's colour
 #                       is the state `status -o json` gives, no request leaves the page, no console
-#                       error; writes test/browser/out/status-html-10000.png. Installs chromium with
-#                       apt when it is missing. Part of make check (lane 1).
+#                       error; the same for `status --lineage -o html` (lineagegen) and `reconcile -o
+#                       html` (reconcilegen -mixed) against their -o json; writes
+#                       test/browser/out/status-html-10000.png, lineage-html.png, reconcile-html.png.
+#                       Installs chromium with apt when it is missing. Part of make check (lane 1).
 
 .PHONY: browser-test chromium
 
@@ -20,7 +22,7 @@ chromium: ## Install Debian's chromium when no chromium is on PATH (for make bro
 	fi
 
 browser-test: chromium ## Render status -o html in headless Chromium and check it against status -o json
-	cd test/browser && go test -count=1 -timeout 15m -v . 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+browser_test.go)'; \
+	cd test/browser && go test -count=1 -timeout 15m -v . 2>&1 | grep -E '^(=== RUN|--- |PASS|FAIL|ok|\s+\S+_test.go)'; \
 	  exit $${PIPESTATUS[0]}
 
 CHECK_EXTRA += browser-test

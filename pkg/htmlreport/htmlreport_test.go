@@ -52,8 +52,11 @@ func TestUserStringsCannotEscape(t *testing.T) {
 	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
 		t.Fatalf("the data does not parse: %v", err)
 	}
-	if got := d.Strs[int(d.Facts[0][5].(float64))]; got != `failed at once </script><script>alert(1)</script> (pod {pod})` {
+	if got := rowsOf(d, 2)[""]; got != "failed at once </script><script>alert(1)</script> (pod "+Placeholder+")" {
 		t.Errorf("detail %q", got)
+	}
+	if d.Facts[0][1] != "eval-2-a" || rowsOf(d, 2)["pods"] != Placeholder {
+		t.Errorf("the placeholder stands for %v, want the index's last pod", d.Facts[0][1])
 	}
 }
 
@@ -77,12 +80,59 @@ func TestRunsAndFacts(t *testing.T) {
 			t.Fatalf("runs %v, want %v", d.Runs, want)
 		}
 	}
-	if len(d.Facts) != 1 || d.Facts[0][0].(float64) != 2 || d.Facts[0][2].(float64) != 42 {
+	if len(d.Facts) != 1 || d.Facts[0][0].(float64) != 2 || rowsOf(d, 2)["attempts"] != "1, last exit code 42" {
 		t.Errorf("facts %v", d.Facts)
 	}
 	if !strings.Contains(b.String(), "Succeeded: 2") || !strings.Contains(b.String(), "Running: 2") {
 		t.Error("the legend does not count the states in words")
 	}
+}
+
+// pageData reads the data script of a page.
+func pageData(t *testing.T, page string) data {
+	t.Helper()
+	m := dataScript.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no data script")
+	}
+	var d data
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatalf("the data does not parse: %v", err)
+	}
+	return d
+}
+
+// rowsOf is the facts of cell as label: value (nil: the cell has none).
+func rowsOf(d data, cell int) map[string]string {
+	for _, f := range d.Facts {
+		if int(f[0].(float64)) != cell {
+			continue
+		}
+		rows := map[string]string{}
+		for k := 2; k+1 < len(f); k += 2 {
+			rows[d.Strs[int(f[k].(float64))]] = d.Strs[int(f[k+1].(float64))]
+		}
+		return rows
+	}
+	return nil
+}
+
+// cellStates expands the runs of d into a state name per cell ("" for none).
+func cellStates(d data) []string {
+	out := make([]string, 0, d.Cells)
+	for k := 0; k < len(d.Runs); k += 2 {
+		for range d.Runs[k] {
+			name := ""
+			if s := d.Runs[k+1]; s >= 0 {
+				name = d.States[s]
+			}
+			out = append(out, name)
+		}
+	}
+	for len(out) < d.Cells {
+		out = append(out, "")
+	}
+	return out
 }
 
 func TestLongIndexListsAreCut(t *testing.T) {

@@ -1,7 +1,9 @@
 // Package browser renders `kubectl indexed status -o html` in a real headless Chromium (Debian's
 // chromium, driven with chromedp) and checks the page against `status -o json` of the same
 // objects: every cell's colour is its index's state, no request leaves the page, the console
-// has no error. It is a module of its own so that chromedp stays out of the plugin's module.
+// has no error; and the lineage and reconcile pages against `status --lineage -o json` and
+// `reconcile -o json` (pages_test.go). It is a module of its own so that chromedp stays out of
+// the plugin's module.
 //
 //	make browser-test      (installs chromium when missing; writes out/status-html-10000.png)
 package browser

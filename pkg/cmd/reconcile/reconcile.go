@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/htmlreport"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -74,8 +75,8 @@ var (
 		aws s3 sync s3://results/eval-gsm8k/ ./results/
 		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results
 
-		# Offline: no cluster
-		kubectl indexed reconcile --manifest manifest.yaml --receipts ./results
+		# Offline (no cluster); the coverage of every shard as one self-contained page
+		kubectl indexed reconcile --manifest manifest.yaml --receipts ./results -o html > coverage.html
 
 		# In a pipeline: compute the score only when coverage is complete
 		kubectl indexed reconcile eval-gsm8k-r1 --receipts ./results -o json > reconcile.json && python score.py
@@ -117,7 +118,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		IOStreams:   streams,
 		Repetitions: 1,
 		Clock:       clock.RealClock{},
-		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Subject: "a ReconcileReport (custom-columns: a row per shard)"},
+		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Extra: []string{FormatHTML}, Subject: "a ReconcileReport (custom-columns: a row per shard); html is one self-contained page of every shard of the manifest (docs/reconcile.md)"},
 		NewClient:   clientutil.NewClientset,
 	}
 }
@@ -130,7 +131,7 @@ func NewCmdReconcile(f cmdutil.Factory, streams genericiooptions.IOStreams) *cob
 // NewCmdReconcileWithOptions returns the command bound to o (tests inject a client).
 func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "reconcile JOB [--receipts DIR] [--wait [--timeout DURATION]] | --manifest FILE --receipts DIR [--allow-partial] [-o json|yaml]",
+		Use:                   "reconcile JOB [--receipts DIR] [--wait [--timeout DURATION]] | --manifest FILE --receipts DIR [--allow-partial] [-o json|yaml|html]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Check shard receipts against the manifest: coverage, missing and rejected shards, before any score",
 		Long:                  long,
@@ -274,6 +275,9 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	rep := rec.Report()
 	if err := o.PrintFlags.Print(o.Out, rep, func(format string) error {
+		if format == FormatHTML {
+			return htmlreport.WriteReconcile(o.Out, rep)
+		}
 		if format == output.FormatWide {
 			return domain.PrintWide(o.Out, rep)
 		}
@@ -306,6 +310,9 @@ func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) 
 	}
 	return rec, nil
 }
+
+// FormatHTML is -o html: the report as one self-contained HTML page (pkg/htmlreport).
+const FormatHTML = "html"
 
 // ReceiptSuffix ends the name of every receipt file reconcile reads.
 const ReceiptSuffix = ".receipt.json"

@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/htmlreport"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -155,6 +156,9 @@ func printLineageText(w io.Writer, format string, r *lineage.Report) error {
 			}
 		}
 		return nil
+	}
+	if format == FormatHTML {
+		return htmlreport.WriteLineage(w, r)
 	}
 	return lineage.PrintText(w, r, format == output.FormatWide)
 }

@@ -192,7 +192,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		Clock:         clock.RealClock{},
 		NewClient:     clientutil.NewClientset,
 		PrintFlags: output.PrintFlags{Wide: true, Name: true, ItemsKey: "indexes", Extra: []string{FormatHTML},
-			Subject: "an IndexedJobStatus, or a LineageReport with --lineage (custom-columns: a row per index, or per shard); name is job.batch/NAME, with --lineage every Job of the lineage; html is one self-contained page of every index (docs/status.md)"},
+			Subject: "an IndexedJobStatus, or a LineageReport with --lineage (custom-columns: a row per index, or per shard); name is job.batch/NAME, with --lineage every Job of the lineage; html is one self-contained page of every index, or with --lineage of every shard (docs/status.md)"},
 	}
 }
 
@@ -319,9 +319,6 @@ func (o *Options) Validate() error {
 			return exitcode.UsageError("--wait needs a live Job: it cannot be used with -f")
 		}
 		o.Watch, o.ExitCode = true, true
-	}
-	if o.Lineage && o.PrintFlags.Format() == FormatHTML {
-		return exitcode.UsageError("-o html is the page of one Job: it cannot be used with --lineage")
 	}
 	if o.Record != "" {
 		if !o.Watch || o.offline() {

@@ -2,6 +2,11 @@
 // test/bench/reconcile.sh: SHARDS shards of CASES/SHARDS cases, one receipt per shard (every
 // case completed), plus a second attempt for one shard in ten (duplicates to resolve) and one
 // case left out of the last shard's receipt.
+//
+// With -mixed the shards are in every state reconcile gives, by index modulo 7: 0 and 1
+// complete, 2 failed (its first case a model failure), 3 partial (its last case left out), 4
+// not evaluated (every case an infrastructure failure), 5 missing (no receipt), 6 rejected (a
+// receipt for another manifest hash); no second attempts. test/browser draws it.
 package main
 
 import (
@@ -10,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
@@ -20,8 +26,15 @@ func main() {
 	n := flag.Int("shards", 1000, "shards")
 	cases := flag.Int("cases", 1000000, "cases in all")
 	dir := flag.String("dir", "", "output directory (manifest.json and receipts/)")
+	mixed := flag.Bool("mixed", false, "shards in every reconcile state, by index modulo 7")
 	flag.Parse()
-	if err := run(*n, *cases, *dir); err != nil {
+	var err error
+	if *mixed {
+		err = runMixed(*n, *cases, *dir)
+	} else {
+		err = run(*n, *cases, *dir)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "reconcilegen:", err)
 		os.Exit(1)
 	}
@@ -88,3 +101,59 @@ func run(n, total int, dir string) error {
 }
 
 const receiptSuffix = ".receipt.json"
+
+// runMixed writes a manifest of n shards and receipts that put shard k in the state k%7 names
+// (the -mixed flag).
+func runMixed(n, total int, dir string) error {
+	m := &shards.Manifest{APIVersion: shards.APIVersion, Kind: shards.Kind, Metadata: shards.Metadata{Name: "mixed"}, Revision: "1"}
+	m.Shards = make([]shards.Shard, n)
+	for k := range m.Shards {
+		m.Shards[k].ID = fmt.Sprintf("shard-%04d", k)
+	}
+	for c := range max(total, 2*n) {
+		m.Shards[c%n].Cases = append(m.Shards[c%n].Cases, fmt.Sprintf("mixed/case-%07d", c))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "receipts"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), m.Canonical(), 0o644); err != nil {
+		return err
+	}
+	fin := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
+	for k, sh := range m.Shards {
+		kind := k % 7
+		if kind == 5 {
+			continue // missing: no receipt
+		}
+		hash := m.Hash()
+		if kind == 6 {
+			hash = "sha256:" + strings.Repeat("0", 64) // another manifest's: rejected
+		}
+		attempt := fmt.Sprintf("mixed-%d-a", k)
+		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+			Manifest: receipt.ManifestRef{Name: "mixed", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
+			Job: receipt.JobRef{Name: "mixed"}, AttemptID: attempt,
+			Assigned:  receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)},
+			Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin}
+		for i, c := range sh.Cases {
+			switch {
+			case kind == 2 && i == 0:
+				r.Failed = append(r.Failed, receipt.Failure{Case: c, Class: receipt.ClassModel, Reason: "wrong answer"})
+			case kind == 3 && i == len(sh.Cases)-1:
+				// left out: partial
+			case kind == 4:
+				r.Failed = append(r.Failed, receipt.Failure{Case: c, Class: receipt.ClassInfrastructure, Reason: "timeout"})
+			default:
+				r.Completed = append(r.Completed, receipt.Result{Case: c})
+			}
+		}
+		b, err := json.Marshal(&r)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "receipts", attempt+receiptSuffix), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
