@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Actions: the Next entries that are commands to run, made from the same facts as the words.
@@ -53,7 +54,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 	if !withPods.IsEmpty() {
 		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods.String(),
 			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),
-			Text:    fmt.Sprintf("See why %s %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", plural(withPods.Len(), "index", "indexes"), withPods.Truncated(setWidth), b.job.Name, b.nsFlag())})
+			Text:    fmt.Sprintf("See why %s %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", textwrap.Plural(withPods.Len(), "index", "indexes"), withPods.Truncated(setWidth), b.job.Name, b.nsFlag())})
 	}
 	if b.phase != PhaseFailed {
 		// Complete through a success policy: the indexes without a result were not needed.
@@ -79,9 +80,9 @@ func (b *reportBuilder) finishedActions() []Entry {
 		offered = remaining.Difference(final)
 		cmd := fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), remaining)
 		why := fmt.Sprintf("%s %s %s failed by the Job's own podFailurePolicy, %s: the Job declares that failure final, and a plain re-run of the same input fails the same way, so %s not offered",
-			plural(final.Len(), "Index", "Indexes"), final.Truncated(setWidth), plural(final.Len(), "was", "were"), rules, plural(final.Len(), "it is", "they are"))
+			textwrap.Plural(final.Len(), "Index", "Indexes"), final.Truncated(setWidth), textwrap.Plural(final.Len(), "was", "were"), rules, textwrap.Plural(final.Len(), "it is", "they are"))
 		out = append(out, Entry{Kind: EntryFailedByPolicy, Indexes: final.String(), Command: cmd,
-			Text: fmt.Sprintf("%s. After fixing %s input, re-run %s deliberately by naming the indexes: %s", why, plural(final.Len(), "its", "their"), plural(final.Len(), "it", "them"), cmd)})
+			Text: fmt.Sprintf("%s. After fixing %s input, re-run %s deliberately by naming the indexes: %s", why, textwrap.Plural(final.Len(), "its", "their"), textwrap.Plural(final.Len(), "it", "them"), cmd)})
 		if offered.IsEmpty() {
 			return out
 		}
@@ -91,7 +92,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 	case !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector:
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining.String(),
 			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry cannot re-run them: the Job sets manualSelector, so its retries would select each other's pods.",
-				plural(remaining.Len(), "Index", "Indexes"), remaining.Truncated(setWidth), plural(remaining.Len(), "has", "have"))})
+				textwrap.Plural(remaining.Len(), "Index", "Indexes"), remaining.Truncated(setWidth), textwrap.Plural(remaining.Len(), "has", "have"))})
 	default:
 		// Any Indexed Job: a Job made by create is retried as one Job over its shard
 		// ConfigMap, any other one as a Job per index that sees its original index.
@@ -172,7 +173,7 @@ func (b *reportBuilder) unschedulable() []Entry {
 		}
 		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s.String(),
 			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
-				plural(s.Len(), "pod", "pods"), plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, plural(s.Len(), "it stays Pending", "they stay Pending"))})
+				textwrap.Plural(s.Len(), "pod", "pods"), textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})
 	}
 	return out
 }
@@ -238,5 +239,5 @@ func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running
 	}
 	return &Entry{Kind: EntryRetried, Indexes: touched.String(), Command: cmd,
 		Text: fmt.Sprintf("%s %s %s re-run by %s; what stands per shard: %s",
-			plural(touched.Len(), "Index", "Indexes"), touched.Truncated(setWidth), plural(touched.Len(), "was", "were"), strings.Join(parts, "; "), cmd)}, settled, running
+			textwrap.Plural(touched.Len(), "Index", "Indexes"), touched.Truncated(setWidth), textwrap.Plural(touched.Len(), "was", "were"), strings.Join(parts, "; "), cmd)}, settled, running
 }

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // CaseCounts is what the receipt summary in a pod's termination message says of its shard
@@ -90,7 +91,7 @@ func (rc *receiptCounts) caseCounts(pod string) *CaseCounts {
 	c.Missing = max(0, c.Assigned-c.Evaluated-c.Infrastructure)
 	c.Text = fmt.Sprintf("%d/%d cases", c.Evaluated, c.Assigned)
 	if c.ModelFailures > 0 {
-		c.Text += fmt.Sprintf(", %d model %s", c.ModelFailures, plural(c.ModelFailures, "failure", "failures"))
+		c.Text += fmt.Sprintf(", %d model %s", c.ModelFailures, textwrap.Plural(c.ModelFailures, "failure", "failures"))
 	}
 	if c.Infrastructure > 0 {
 		c.Text += fmt.Sprintf(", %d infrastructure", c.Infrastructure)
@@ -179,6 +180,6 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			more = fmt.Sprintf(" and %d more", n-len(short))
 		}
 		r.Notes = append(r.Notes, fmt.Sprintf("%d %s left a receipt summary with cases not evaluated: %s%s; run kubectl indexed reconcile before computing a score.",
-			n, plural(n, "index", "indexes"), strings.Join(short, ", "), more))
+			n, textwrap.Plural(n, "index", "indexes"), strings.Join(short, ", "), more))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // causeClauses groups what a sentence says about indexes by cause, as the text view's tables
@@ -43,7 +44,7 @@ func (c *causeClauses) join(clause func(ix indexes.Set, n int, words string) str
 	var parts []string
 	for k, cl := range c.order {
 		if k == listLimit {
-			parts = append(parts, fmt.Sprintf("and %d more %s", len(c.order)-k, plural(len(c.order)-k, "cause", "causes")))
+			parts = append(parts, fmt.Sprintf("and %d more %s", len(c.order)-k, textwrap.Plural(len(c.order)-k, "cause", "causes")))
 			break
 		}
 		parts = append(parts, clause(cl.ix.Set(), cl.n, cl.words))
@@ -53,7 +54,7 @@ func (c *causeClauses) join(clause func(ix indexes.Set, n int, words string) str
 
 // indexWords names a set: "index 4", "indexes 1,4,7" (cut at setWidth).
 func indexWords(s indexes.Set) string {
-	return plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
+	return textwrap.Plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
 }
 
 // CauseClauses is causeClauses for other packages: the lineage verdict groups its failed

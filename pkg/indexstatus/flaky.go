@@ -98,9 +98,9 @@ func (b *reportBuilder) failedAttemptWords(f *indexFacts) string {
 	}
 	s := strings.Join(parts, ", ")
 	if gone := f.attempts - 1 - len(parts); gone > 0 {
-		what := fmt.Sprintf("%d earlier %s, %s gone", gone, plural(gone, "attempt", "attempts"), plural(gone, "its pod", "their pods"))
+		what := fmt.Sprintf("%d earlier %s, %s gone", gone, textwrap.Plural(gone, "attempt", "attempts"), textwrap.Plural(gone, "its pod", "their pods"))
 		if b.opts.PodsNotGiven {
-			what = fmt.Sprintf("%d earlier %s, pods not given", gone, plural(gone, "attempt", "attempts"))
+			what = fmt.Sprintf("%d earlier %s, pods not given", gone, textwrap.Plural(gone, "attempt", "attempts"))
 		}
 		if s == "" {
 			return what

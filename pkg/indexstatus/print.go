@@ -159,10 +159,10 @@ func policyWords(r *IndexedJobStatus) string {
 		parts = append(parts, fmt.Sprintf("backoffLimit %d", *pol.BackoffLimit))
 	}
 	if pol.PodFailurePolicyRules > 0 {
-		parts = append(parts, fmt.Sprintf("podFailurePolicy %d %s", pol.PodFailurePolicyRules, plural(pol.PodFailurePolicyRules, "rule", "rules")))
+		parts = append(parts, fmt.Sprintf("podFailurePolicy %d %s", pol.PodFailurePolicyRules, textwrap.Plural(pol.PodFailurePolicyRules, "rule", "rules")))
 	}
 	if pol.SuccessPolicyRules > 0 {
-		parts = append(parts, fmt.Sprintf("successPolicy %d %s", pol.SuccessPolicyRules, plural(pol.SuccessPolicyRules, "rule", "rules")))
+		parts = append(parts, fmt.Sprintf("successPolicy %d %s", pol.SuccessPolicyRules, textwrap.Plural(pol.SuccessPolicyRules, "rule", "rules")))
 	}
 	if pol.PodReplacementPolicy != "" {
 		parts = append(parts, "podReplacementPolicy "+pol.PodReplacementPolicy)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // listLimit is how many indexes a sentence names before it says "and N more".
@@ -327,7 +328,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	}
 	if b.perIndex {
 		return fmt.Sprintf("failed after %d %s (%s), backoffLimitPerIndex %d exhausted",
-			st.Attempts, plural(st.Attempts, "attempt", "attempts"), exitWords(lastFailed), b.limit)
+			st.Attempts, textwrap.Plural(st.Attempts, "attempt", "attempts"), exitWords(lastFailed), b.limit)
 	}
 	return fmt.Sprintf("failed (%s)", exitWords(lastFailed))
 }
@@ -364,7 +365,7 @@ func restartWords(p *podSummary) string {
 	if p == nil || p.Restarts == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("; containers restarted %d %s", p.Restarts, plural(int(p.Restarts), "time", "times"))
+	s := fmt.Sprintf("; containers restarted %d %s", p.Restarts, textwrap.Plural(int(p.Restarts), "time", "times"))
 	if e := p.exit; e != nil && e.code != 0 {
 		s += fmt.Sprintf(" (last exit code %d in container %s)", e.code, e.container)
 	}
@@ -468,13 +469,6 @@ func fmtDuration(d time.Duration) string {
 	return d.Round(time.Second).String()
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func set(bld *indexes.Builder) indexes.Set { return bld.Set() }
 
 // --- Job level ---
@@ -493,7 +487,7 @@ func (b *reportBuilder) explain() string {
 		// controller has not recorded yet are said apart, so the two lines agree.
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
 		if n := set(&b.notRecorded).Len(); n > 0 {
-			s += fmt.Sprintf(" (%d more whose %s succeeded, not yet recorded by the controller)", n, plural(n, "pod", "pods"))
+			s += fmt.Sprintf(" (%d more whose %s succeeded, not yet recorded by the controller)", n, textwrap.Plural(n, "pod", "pods"))
 		}
 		for _, st := range []State{StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating} {
 			if n := r.Summary.Count(st); n > 0 {
@@ -542,7 +536,7 @@ func (b *reportBuilder) explain() string {
 		}
 		s := fmt.Sprintf("More than backoffLimit %d pod failures were counted, so the whole Job fails", deref32(b.job.Spec.BackoffLimit, 6))
 		if b.ownFailedPods > 0 {
-			s += fmt.Sprintf(" (%d %s failed on %s own: %s)", b.ownFailedPods, plural(b.ownFailedPods, "pod", "pods"), plural(b.ownFailedPods, "its", "their"), b.ownFailureList())
+			s += fmt.Sprintf(" (%d %s failed on %s own: %s)", b.ownFailedPods, textwrap.Plural(b.ownFailedPods, "pod", "pods"), textwrap.Plural(b.ownFailedPods, "its", "their"), b.ownFailureList())
 		}
 		return s + ". " + b.killedWords()
 	case batchv1.JobReasonDeadlineExceeded:
@@ -573,7 +567,7 @@ func (b *reportBuilder) killedWords() string {
 	unfinished := set(b.states[StateUnfinished])
 	terminating := set(&b.terminatingIx)
 	if b.phase == PhaseFailing {
-		s := fmt.Sprintf("The controller is killing the running pods: %d %s terminating", terminating.Len(), plural(terminating.Len(), "index is", "indexes are"))
+		s := fmt.Sprintf("The controller is killing the running pods: %d %s terminating", terminating.Len(), textwrap.Plural(terminating.Len(), "index is", "indexes are"))
 		if !terminating.IsEmpty() {
 			s += " (" + terminating.Truncated(setWidth) + ")"
 		}
@@ -585,12 +579,12 @@ func (b *reportBuilder) killedWords() string {
 	s := ""
 	if killed > 0 {
 		s = fmt.Sprintf("The controller killed the running pods: status.failed counts %d failed %s of which %d %s left, so %d %s killed. ",
-			b.job.Status.Failed, plural(int(b.job.Status.Failed), "pod", "pods"), b.countedFailed, plural(b.countedFailed, "is", "are"), killed, plural(killed, "was", "were"))
+			b.job.Status.Failed, textwrap.Plural(int(b.job.Status.Failed), "pod", "pods"), b.countedFailed, textwrap.Plural(b.countedFailed, "is", "are"), killed, textwrap.Plural(killed, "was", "were"))
 	}
 	if unfinished.IsEmpty() {
 		return s + "No index was left without a result."
 	}
-	return s + fmt.Sprintf("%d %s no result (%s).", unfinished.Len(), plural(unfinished.Len(), "index has", "indexes have"), unfinished.Truncated(setWidth))
+	return s + fmt.Sprintf("%d %s no result (%s).", unfinished.Len(), textwrap.Plural(unfinished.Len(), "index has", "indexes have"), unfinished.Truncated(setWidth))
 }
 
 // failedIndexList names the failed indexes with why they failed, one clause per cause
@@ -646,7 +640,7 @@ func (b *reportBuilder) restartList() string {
 		}
 		return w, int(p.Restarts)
 	}, func(ix indexes.Set, n int, words string) string {
-		return fmt.Sprintf("%s: %d %s%s", indexWords(ix), n, plural(n, "restart", "restarts"), words)
+		return fmt.Sprintf("%s: %d %s%s", indexWords(ix), n, textwrap.Plural(n, "restart", "restarts"), words)
 	})
 	if list == "" {
 		return "no pod left shows a restart"
@@ -767,9 +761,9 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	}
 	terminating := max(int(deref32(b.job.Status.Terminating, 0)), b.terminatingPods)
 	if terminating > 0 {
-		s := fmt.Sprintf("%d %s to finish terminating", terminating, plural(terminating, "pod", "pods"))
+		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
 		if ix := set(&b.terminatingIx); !ix.IsEmpty() {
-			s += fmt.Sprintf(" (%s %s)", plural(ix.Len(), "index", "indexes"), ix.Truncated(setWidth))
+			s += fmt.Sprintf(" (%s %s)", textwrap.Plural(ix.Len(), "index", "indexes"), ix.Truncated(setWidth))
 		}
 		parts = append(parts, s)
 	}
@@ -896,19 +890,19 @@ func (b *reportBuilder) next() []Entry {
 			e := Entry{Kind: EntryAwaitingAdmission,
 				Command: fmt.Sprintf("kubectl get workloads.kueue.x-k8s.io -n %s -l kueue.x-k8s.io/job-uid=%s", job.Namespace, job.UID),
 				Text: fmt.Sprintf("The Job is waiting for admission by Kueue (LocalQueue %s): Kueue sets spec.suspend to false once its Workload is admitted, then the controller starts the %d %s without a result. Leave spec.suspend to Kueue.",
-					q, left, plural(left, "index", "indexes"))}
+					q, left, textwrap.Plural(left, "index", "indexes"))}
 			if kq := b.opts.Queue; kq != nil && kq.Next != "" {
-				e.Text = fmt.Sprintf("%s Once admitted, the controller starts the %d %s without a result.", kq.Next, left, plural(left, "index", "indexes"))
+				e.Text = fmt.Sprintf("%s Once admitted, the controller starts the %d %s without a result.", kq.Next, left, textwrap.Plural(left, "index", "indexes"))
 			}
 			return append(out, e)
 		}
 		// The command ends the text, as every entry's does, so that the text output prints it.
 		e := Entry{Kind: EntryResume, Command: b.resumeCommand(), Text: fmt.Sprintf("Nothing runs until spec.suspend is set to false; then the controller starts the %d %s without a result (startTime is reset, so activeDeadlineSeconds counts from the resume). Resume it: %s",
-			left, plural(left, "index", "indexes"), b.resumeCommand())}
+			left, textwrap.Plural(left, "index", "indexes"), b.resumeCommand())}
 		out = append(out, e)
 		if failed := set(b.states[StateFailed]); !failed.IsEmpty() {
 			out = append(out, Entry{Kind: EntryCannotSucceed, Indexes: failed.String(), Text: fmt.Sprintf("%s %s failed (backoffLimitPerIndex exhausted, counted while the Job is suspended): %s never started again.",
-				plural(failed.Len(), "Index", "Indexes"), failed.Truncated(setWidth), plural(failed.Len(), "it is", "they are"))})
+				textwrap.Plural(failed.Len(), "Index", "Indexes"), failed.Truncated(setWidth), textwrap.Plural(failed.Len(), "it is", "they are"))})
 		}
 		return out
 	}
@@ -948,7 +942,7 @@ func (b *reportBuilder) next() []Entry {
 				n = pol.Global.Failures
 			}
 			e.Text = fmt.Sprintf("Index %d will be retried after about %s (global backoff after %d %s since the last success; %s).",
-				i, fmtDuration(f.remaining), n, plural(int(n), "failure", "failures"), attempt)
+				i, fmtDuration(f.remaining), n, textwrap.Plural(int(n), "failure", "failures"), attempt)
 		}
 		out = append(out, e)
 	}
@@ -966,7 +960,7 @@ func (b *reportBuilder) next() []Entry {
 	}
 	if s := set(&b.forgotten); !s.IsEmpty() {
 		text := fmt.Sprintf("%s %s finished pods without their tracking finalizer and no result in status.completedIndexes or status.failedIndexes: the controller does not take them into account for the %s, and the %s again",
-			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have"), plural(s.Len(), "index", "indexes"), plural(s.Len(), "index runs", "indexes run"))
+			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have"), textwrap.Plural(s.Len(), "index", "indexes"), textwrap.Plural(s.Len(), "index runs", "indexes run"))
 		if b.forgottenFailed {
 			// getValidPodsWithFilter (job_controller.go:2033) reads only pods with the
 			// finalizer: no failure count is handed on, but status.failed keeps what it counted.
@@ -983,7 +977,7 @@ func (b *reportBuilder) next() []Entry {
 		if left := pol.FailedIndexesLeft; left != nil {
 			k := max(*left, 1)
 			out = append(out, Entry{Kind: EntryMaxFailed, Count: count64(k), Indexes: pol.Failed.String(), Text: fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
-				k, plural(int(k), "index aborts", "indexes abort"), *job.Spec.MaxFailedIndexes, nFailed)})
+				k, textwrap.Plural(int(k), "index aborts", "indexes abort"), *job.Spec.MaxFailedIndexes, nFailed)})
 		}
 		if nFailed > 0 && pol.CanSucceed {
 			out = append(out, Entry{Kind: EntryCanStillSucceed, Indexes: pol.Failed.String(), Text: fmt.Sprintf("Indexes %s failed, but the Job can still succeed: the controller fails it for failed indexes only once every index has a result, and the success policy is checked before that; if the policy is not met by then, it ends Failed (FailedIndexes).",
@@ -996,15 +990,15 @@ func (b *reportBuilder) next() []Entry {
 	if spec := pol.Spec; (!b.perIndex || spec.BackoffLimit != jobpolicy.UnlimitedBackoffLimit) && (running > 0 || len(unsched) == 0) {
 		k := max(pol.FailuresLeft, 1)
 		out = append(out, Entry{Kind: EntryBackoffLimit, Count: count64(k), Text: fmt.Sprintf("The global backoffLimit %d is %d %s away from failing the Job and killing its %d running %s.",
-			spec.BackoffLimit, k, plural(int(k), "failure", "failures"), running, plural(running, "index", "indexes"))})
+			spec.BackoffLimit, k, textwrap.Plural(int(k), "failure", "failures"), running, textwrap.Plural(running, "index", "indexes"))})
 		if spec.RestartsCount() {
 			k := max(pol.RestartsLeft, 1)
-			words := fmt.Sprintf("%d more container %s", k, plural(int(k), "restart", "restarts"))
+			words := fmt.Sprintf("%d more container %s", k, textwrap.Plural(int(k), "restart", "restarts"))
 			if k == 1 {
 				words = "The next container restart"
 			}
 			out = append(out, Entry{Kind: EntryRestartLimit, Count: count64(k), Text: fmt.Sprintf("%s in a pending or running pod %s the Job (restartPolicy OnFailure: %d %s so far against backoffLimit %d).",
-				words, plural(int(k), "fails", "fail"), pol.Restarts, plural(int(pol.Restarts), "restart", "restarts"), spec.BackoffLimit)})
+				words, textwrap.Plural(int(k), "fails", "fail"), pol.Restarts, textwrap.Plural(int(pol.Restarts), "restart", "restarts"), spec.BackoffLimit)})
 		}
 	}
 	if ads := job.Spec.ActiveDeadlineSeconds; ads != nil && !pol.DeadlineAt.IsZero() {
@@ -1025,13 +1019,13 @@ func (b *reportBuilder) next() []Entry {
 		if r := b.r.Summary.Retrying; r > 0 {
 			held += fmt.Sprintf(", %d retrying", r)
 		}
-		them := plural(pending, "it", "them")
+		them := textwrap.Plural(pending, "it", "them")
 		text := fmt.Sprintf("%d %s not started yet; the controller starts %s, lowest first, as active pods finish (parallelism %d: %s).",
-			pending, plural(pending, "index is", "indexes are"), them, b.r.Parallelism, held)
+			pending, textwrap.Plural(pending, "index is", "indexes are"), them, b.r.Parallelism, held)
 		if active+b.r.Summary.Retrying < int(b.r.Parallelism) {
 			// A slot is free: nothing waits for an active pod to finish.
 			text = fmt.Sprintf("%d %s not started yet although parallelism %d leaves room (%s); the controller starts %s, lowest first, at a next sync, unless a quota or an admission webhook holds %s back.",
-				pending, plural(pending, "index is", "indexes are"), b.r.Parallelism, held, them, them)
+				pending, textwrap.Plural(pending, "index is", "indexes are"), b.r.Parallelism, held, them, them)
 		}
 		out = append(out, Entry{Kind: EntryNotStartedYet, Count: count64(int64(pending)), Text: text})
 	}
@@ -1049,11 +1043,11 @@ func (b *reportBuilder) waitEntry(waiting []int) Entry {
 	why := fmt.Sprintf("no pod slot is free now (parallelism %d)", b.r.Parallelism)
 	if b.free > 0 {
 		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s %s)",
-			b.r.Parallelism, b.free, plural(b.free, "slot", "slots"), plural(len(ahead), "index", "indexes"), indexes.Of(ahead...).Truncated(setWidth))
+			b.r.Parallelism, b.free, textwrap.Plural(b.free, "slot", "slots"), textwrap.Plural(len(ahead), "index", "indexes"), indexes.Of(ahead...).Truncated(setWidth))
 	}
 	return Entry{Kind: EntryRetryWaits, Indexes: ix.String(), Text: fmt.Sprintf("%s %s %s for a free pod slot: %s. %s retried once a slot is free for %s and %s backoff has passed, not at a time known now.",
-		plural(ix.Len(), "Index", "Indexes"), ix.Truncated(setWidth), plural(ix.Len(), "waits", "wait"), why,
-		plural(ix.Len(), "It is", "They are"), plural(ix.Len(), "it", "them"), plural(ix.Len(), "its", "their"))}
+		textwrap.Plural(ix.Len(), "Index", "Indexes"), ix.Truncated(setWidth), textwrap.Plural(ix.Len(), "waits", "wait"), why,
+		textwrap.Plural(ix.Len(), "It is", "They are"), textwrap.Plural(ix.Len(), "it", "them"), textwrap.Plural(ix.Len(), "its", "their"))}
 }
 
 // nextSyncFinishes is, for a Running Job without a finishing condition yet, what its next
@@ -1067,14 +1061,14 @@ func (b *reportBuilder) nextSyncFinishes() (Entry, bool) {
 		return Entry{}, false
 	}
 	n := b.activePods
-	pods := fmt.Sprintf("%d running %s", n, plural(n, "pod", "pods"))
+	pods := fmt.Sprintf("%d running %s", n, textwrap.Plural(n, "pod", "pods"))
 	e := Entry{Kind: EntryNextSyncFinishes, Reason: d.Reason}
 	switch d.Reason {
 	case batchv1.JobReasonCompletionsReached:
 		e.Text = "Every index succeeded: the next sync completes the Job (CompletionsReached)"
 		if n > 0 {
 			e.Text += fmt.Sprintf(", after it deletes the %d %s still running (at or above completions after a scale-down, or extra pods of an index) without counting %s as failed",
-				n, plural(n, "pod", "pods"), plural(n, "it", "them"))
+				n, textwrap.Plural(n, "pod", "pods"), textwrap.Plural(n, "it", "them"))
 		}
 		e.Text += "."
 	case batchv1.JobReasonSuccessPolicy:
@@ -1135,17 +1129,17 @@ func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := set(&b.failedGone); !s.IsEmpty() {
 		e := Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), plural(s.Len(), "its", "their"))}
+			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), textwrap.Plural(s.Len(), "its", "their"))}
 		if b.opts.PodsNotGiven {
-			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
 		}
 		out = append(out, e)
 	}
 	if s := set(&b.noPodLeft); !s.IsEmpty() {
 		e := Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
-			plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
+			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
 		if b.opts.PodsNotGiven {
-			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
+			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
 		}
 		out = append(out, e)
 	}
@@ -1179,32 +1173,32 @@ func (b *reportBuilder) notes() []string {
 	}
 	if s := set(&b.notRecorded); !s.IsEmpty() {
 		out = append(out, fmt.Sprintf("%s %s a succeeded pod that the controller has not recorded in completedIndexes yet; shown as Succeeded.",
-			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have")))
+			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
 	}
 	if s := set(&b.duplicates); !s.IsEmpty() {
 		out = append(out, fmt.Sprintf("%s %s more than one active pod; the controller deletes the extra ones.",
-			plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+plural(s.Len(), " has", " have")))
+			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
 	}
 	if b.beyond > 0 {
 		var kinds []string
 		if n := b.beyondActive; n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d active, which the controller deletes without counting %s as failed", n, plural(n, "it", "them")))
+			kinds = append(kinds, fmt.Sprintf("%d active, which the controller deletes without counting %s as failed", n, textwrap.Plural(n, "it", "them")))
 		}
 		if n := b.beyondDeleting; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d being deleted", n))
 		}
 		if n := b.beyondSucceeded; n > 0 {
-			kinds = append(kinds, fmt.Sprintf("%d succeeded, whose %s no longer counted in completedIndexes and succeeded", n, plural(n, "index is", "indexes are")))
+			kinds = append(kinds, fmt.Sprintf("%d succeeded, whose %s no longer counted in completedIndexes and succeeded", n, textwrap.Plural(n, "index is", "indexes are")))
 		}
 		if n := b.beyondFailed; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d failed, still counted in status.failed", n))
 		}
 		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down) and %s not shown: %s.",
-			b.beyond, plural(b.beyond, "pod has", "pods have"), b.completions, plural(b.beyond, "is", "are"), strings.Join(kinds, "; ")))
+			b.beyond, textwrap.Plural(b.beyond, "pod has", "pods have"), b.completions, textwrap.Plural(b.beyond, "is", "are"), strings.Join(kinds, "; ")))
 	}
 	if n := len(b.acc.ignored); n > 0 {
 		out = append(out, fmt.Sprintf("%d %s given %s ignored: they belong to another Job or carry no completion index.",
-			n, plural(n, "pod", "pods"), plural(n, "was", "were")))
+			n, textwrap.Plural(n, "pod", "pods"), textwrap.Plural(n, "was", "were")))
 	}
 	if ids := b.opts.ShardIDs; len(ids) > 0 && len(ids) != b.completions {
 		out = append(out, fmt.Sprintf("The shard list has %d IDs but completions is %d: indexes without an entry show no shard ID.", len(ids), b.completions))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Selection modes of retry --indexes.
@@ -100,18 +101,18 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 		if !finished {
 			if bad := set.Difference(failed); !bad.IsEmpty() {
 				return nil, refuse("job %q is still running and %s not failed for good (status.failedIndexes is %q): %s still succeed, so with --allow-running only failed indexes can be retried; nothing was created",
-					job.Name, bad.Named(200)+plural(bad.Len(), " has", " have"), failed.Truncated(200), plural(bad.Len(), "it may", "they may"))
+					job.Name, bad.Named(200)+textwrap.Plural(bad.Len(), " has", " have"), failed.Truncated(200), textwrap.Plural(bad.Len(), "it may", "they may"))
 			}
 		}
 		if ok := set.Intersect(completed); !ok.IsEmpty() {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded; %s again as asked", ok.Named(200), job.Name, plural(ok.Len(), "it runs", "they run")))
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded; %s again as asked", ok.Named(200), job.Name, textwrap.Plural(ok.Len(), "it runs", "they run")))
 		}
 		sel.Indexes = set
 	}
 	if sel.Indexes.IsEmpty() {
 		hint := ""
 		if unfinished := completed.Union(failed).Complement(n); spec == SelectFailed && !unfinished.IsEmpty() {
-			hint = fmt.Sprintf(", but %s unfinished (killed or never ran): --indexes unfinished retries %s", unfinished.Named(200)+plural(unfinished.Len(), " is", " are"), plural(unfinished.Len(), "it", "them"))
+			hint = fmt.Sprintf(", but %s unfinished (killed or never ran): --indexes unfinished retries %s", unfinished.Named(200)+textwrap.Plural(unfinished.Len(), " is", " are"), textwrap.Plural(unfinished.Len(), "it", "them"))
 		}
 		return nil, refuse("nothing to retry: job %q has no %s indexes (%d of %d succeeded; failedIndexes %q)%s; nothing was created",
 			job.Name, spec, completed.Len(), n, orDash(failed.String()), hint)

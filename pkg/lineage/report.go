@@ -382,12 +382,12 @@ func verdict(r *Report, failed []*ShardStatus, running []string) string {
 			}
 			names = append(names, shardName(s))
 		}
-		fmt.Fprintf(&b, "; %d %s without a result (%s): the root Job that ran %s is gone", r.NoEvidence, plural(r.NoEvidence, "shard", "shards"), strings.Join(names, ", "), plural(r.NoEvidence, "it", "them"))
+		fmt.Fprintf(&b, "; %d %s without a result (%s): the root Job that ran %s is gone", r.NoEvidence, textwrap.Plural(r.NoEvidence, "shard", "shards"), strings.Join(names, ", "), textwrap.Plural(r.NoEvidence, "it", "them"))
 	}
 	if r.Unsettled > 0 {
 		fmt.Fprintf(&b, "; %d %s by %s still running (%s): not settled until %s",
-			r.Unsettled, plural(r.Unsettled, "shard is run", "shards are run"), plural(len(running), "a Job", "Jobs"),
-			strings.Join(running, ", "), plural(len(running), "it finishes", "they finish"))
+			r.Unsettled, textwrap.Plural(r.Unsettled, "shard is run", "shards are run"), textwrap.Plural(len(running), "a Job", "Jobs"),
+			strings.Join(running, ", "), textwrap.Plural(len(running), "it finishes", "they finish"))
 	}
 	if n := r.Shards - r.Summary.Succeeded - r.Summary.Failed - r.NoEvidence - r.Unsettled; n > 0 {
 		fmt.Fprintf(&b, "; %d not finished", n)
@@ -464,12 +464,12 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	if all {
 		p.width = indexstatus.WideWidth
 	}
-	total := fmt.Sprintf("%d %s", r.Shards, plural(r.Shards, "shard", "shards"))
+	total := fmt.Sprintf("%d %s", r.Shards, textwrap.Plural(r.Shards, "shard", "shards"))
 	if r.totalUnknown() {
 		total += " shown of an unknown total"
 	}
 	p.para(fmt.Sprintf("Lineage of job %s (namespace %s): %d %s, %s", r.Root.Name, r.Root.Namespace,
-		len(r.Jobs), plural(len(r.Jobs), "Job", "Jobs"), total), "")
+		len(r.Jobs), textwrap.Plural(len(r.Jobs), "Job", "Jobs"), total), "")
 	p.printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
@@ -579,12 +579,12 @@ func (p *printer) groups(r *Report, rows []ShardStatus) {
 		if s.LastExitCode != nil {
 			exit = fmt.Sprintf(", exit %d", *s.LastExitCode)
 		}
-		via := ", no Job of the lineage shows " + plural(n, "it", "them")
+		via := ", no Job of the lineage shows " + textwrap.Plural(n, "it", "them")
 		if len(s.Runs) > 0 {
 			via = ", via " + g.viaText()
 		}
-		p.para(fmt.Sprintf("%s, %d %s%s%s: %s %s", s.State, n, plural(n, "shard", "shards"), exit,
-			via, plural(set.Len(), "index", "indexes"), set.Truncated(textWidth-10)), "    ")
+		p.para(fmt.Sprintf("%s, %d %s%s%s: %s %s", s.State, n, textwrap.Plural(n, "shard", "shards"), exit,
+			via, textwrap.Plural(set.Len(), "index", "indexes"), set.Truncated(textWidth-10)), "    ")
 		name := strconv.Itoa(s.Index)
 		if s.ShardID != "" {
 			name += " (" + s.ShardID + ")"
@@ -625,13 +625,6 @@ func (p *printer) para(text, indent string) {
 		}
 	}
 	p.printf("%s\n", line)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func dash(s string) string {

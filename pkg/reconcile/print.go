@@ -103,7 +103,7 @@ func (p *printer) header(rep *Report, wide bool) {
 	}
 	row("Verdict", rep.Verdict)
 	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model %s); %d not evaluated (infrastructure); %d missing",
-		c.Text, c.Passed, c.ModelFailures, plural(c.ModelFailures, "failure", "failures"), c.Infrastructure, c.Missing))
+		c.Text, c.Passed, c.ModelFailures, textwrap.Plural(c.ModelFailures, "failure", "failures"), c.Infrastructure, c.Missing))
 	var states []string
 	for _, s := range States {
 		if n := c.ShardStates[s]; n > 0 {
@@ -231,7 +231,7 @@ func (p *printer) groups(rep *Report) {
 	for _, g := range gs {
 		n += g.n
 	}
-	p.para(fmt.Sprintf("%d %s not complete (%s; -o wide lists every shard):", n, plural(n, "shard is", "shards are"), evaluated), "")
+	p.para(fmt.Sprintf("%d %s not complete (%s; -o wide lists every shard):", n, textwrap.Plural(n, "shard is", "shards are"), evaluated), "")
 	shown := 0
 	for _, g := range gs {
 		if shown == maxGroups {
@@ -239,18 +239,18 @@ func (p *printer) groups(rep *Report) {
 			break
 		}
 		shown++
-		head := fmt.Sprintf("%s, %d %s", g.state, g.n, plural(g.n, "shard", "shards"))
+		head := fmt.Sprintf("%s, %d %s", g.state, g.n, textwrap.Plural(g.n, "shard", "shards"))
 		if g.reason != "" {
 			head += ": " + g.reason
 		}
 		p.para("- "+head, "    ")
 		set := g.ix.Set()
-		p.para(plural(set.Len(), "index ", "indexes ")+set.Truncated(textWidth-6-len("indexes ")), "      ")
+		p.para(textwrap.Plural(set.Len(), "index ", "indexes ")+set.Truncated(textWidth-6-len("indexes ")), "      ")
 		ids := strings.Join(g.ids, ", ")
 		if g.n > len(g.ids) {
 			ids += fmt.Sprintf(" and %d more", g.n-len(g.ids))
 		}
-		p.para(plural(g.n, "shard ", "shards ")+ids, "      ")
+		p.para(textwrap.Plural(g.n, "shard ", "shards ")+ids, "      ")
 	}
 	cased := 0
 	for _, g := range gs {
@@ -326,7 +326,7 @@ func (p *printer) duplicates(rep *Report, wide bool) {
 		if wide {
 			rule = rep.DuplicateRule
 		}
-		p.para(fmt.Sprintf("Duplicates: %d %s reported by more than one attempt. %s", dups, plural(dups, "result was", "results were"), rule), "")
+		p.para(fmt.Sprintf("Duplicates: %d %s reported by more than one attempt. %s", dups, textwrap.Plural(dups, "result was", "results were"), rule), "")
 	}
 }
 

@@ -325,7 +325,7 @@ func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
 			more = fmt.Sprintf(" and %d more", nBad-len(bad))
 		}
 		r.reject(Rejection{Source: source, ShardID: rc.ShardID, AttemptID: rc.AttemptID, Reason: RejectUnassignedCase,
-			Message: fmt.Sprintf("reports %d %s shard %q was not assigned: %s%s", nBad, plural(nBad, "result", "results"), rc.ShardID, strings.Join(bad, ", "), more)})
+			Message: fmt.Sprintf("reports %d %s shard %q was not assigned: %s%s", nBad, textwrap.Plural(nBad, "result", "results"), rc.ShardID, strings.Join(bad, ", "), more)})
 		return
 	}
 	r.candidates[r.effective(rc.Candidate)]++
@@ -435,13 +435,6 @@ func (r *Reconciler) AddSummary(source string, s *receipt.Summary, wantShard str
 		a.finished, a.hasTime = s.FinishedAt.UTC(), true
 	}
 	r.shards[i].attempts = append(r.shards[i].attempts, a)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func sortedOutputs(atts []attempt, used func(int) bool) []string {

@@ -60,7 +60,7 @@ func (r *Reconciler) Report() *Report {
 	rep.Notes = append(rep.Notes, r.notes...)
 	if r.rereads > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d %s of an attempt already read (the same attempt ID for the same shard, e.g. a copy of a file) read as that one attempt, not as duplicates: %s.",
-			r.rereads, plural(r.rereads, "receipt was", "receipts were"), r.reread))
+			r.rereads, textwrap.Plural(r.rereads, "receipt was", "receipts were"), r.reread))
 	}
 	cov.Evaluated = cov.Passed + cov.ModelFailures
 	cov.Missing = cov.Results - cov.Evaluated - cov.Infrastructure
@@ -104,7 +104,7 @@ func verdict(rep *Report) string {
 	if rep.Complete {
 		v := fmt.Sprintf("complete: every result of the manifest was evaluated (%d, of which %d failed for the model); a score can be computed", c.Results, c.ModelFailures)
 		if len(rep.Rejected) > 0 {
-			v += fmt.Sprintf("; %d rejected %s were not merged", len(rep.Rejected), plural(len(rep.Rejected), "receipt", "receipts"))
+			v += fmt.Sprintf("; %d rejected %s were not merged", len(rep.Rejected), textwrap.Plural(len(rep.Rejected), "receipt", "receipts"))
 		}
 		return v
 	}
@@ -145,7 +145,7 @@ func (r *Reconciler) shardReport(i int) ShardReport {
 	sr.State = stateOf(&sr)
 	sr.Detail = detail(&sr)
 	if st.rejected > 0 {
-		sr.Detail += fmt.Sprintf("; %d rejected %s not merged", st.rejected, plural(st.rejected, "receipt", "receipts"))
+		sr.Detail += fmt.Sprintf("; %d rejected %s not merged", st.rejected, textwrap.Plural(st.rejected, "receipt", "receipts"))
 	}
 	return sr
 }
@@ -191,7 +191,7 @@ func detail(sr *ShardReport) string {
 		}
 	}
 	if sr.Duplicates > 0 {
-		s += fmt.Sprintf("; %d duplicate %s resolved", sr.Duplicates, plural(sr.Duplicates, "result", "results"))
+		s += fmt.Sprintf("; %d duplicate %s resolved", sr.Duplicates, textwrap.Plural(sr.Duplicates, "result", "results"))
 		if len(sr.Conflicts) > 0 {
 			s += fmt.Sprintf(" (%d conflicting)", len(sr.Conflicts))
 		}

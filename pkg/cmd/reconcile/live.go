@@ -20,6 +20,7 @@ import (
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // podPageSize is the page size of the pod LISTs.
@@ -213,14 +214,7 @@ func (p *podList) note(rec *domain.Reconciler, what string) {
 	if p.n > len(p.names) {
 		more = fmt.Sprintf(" and %d more", p.n-len(p.names))
 	}
-	rec.Note("%d %s: %s%s.", p.n, fmt.Sprintf(what, plural(p.n, "pod", "pods")), strings.Join(p.names, ", "), more)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	rec.Note("%d %s: %s%s.", p.n, fmt.Sprintf(what, textwrap.Plural(p.n, "pod", "pods")), strings.Join(p.names, ", "), more)
 }
 
 // readPods pages through job's pods (gather.Live.Pods: protobuf, one pod decoded at a time)

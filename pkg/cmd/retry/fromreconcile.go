@@ -14,6 +14,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // maxReportBytes bounds the reconcile report read (a 100,000-shard report takes some tens of MB).
@@ -91,7 +92,7 @@ func (o *Options) reportIndexes(root *batchv1.Job, pl *lineage.Lineage) (string,
 	if set.IsEmpty() {
 		return "", exitcode.UsageError("nothing to retry: --from-reconcile %s has no shard missing, partial, rejected or not evaluated (%s); nothing was created", o.FromReconcile, rep.Verdict)
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "from the reconcile report: %d %s to re-run: %s\n", set.Len(), plural(set.Len(), "shard", "shards"), strings.Join(ids, ", "))
+	_, _ = fmt.Fprintf(o.ErrOut, "from the reconcile report: %d %s to re-run: %s\n", set.Len(), textwrap.Plural(set.Len(), "shard", "shards"), strings.Join(ids, ", "))
 	return set.String(), nil
 }
 

@@ -592,8 +592,8 @@ func (o *Options) alreadyMade(run []*batchv1.Job, parent *batchv1.Job, sel *line
 		names = append(names, fmt.Sprintf("and %d more", len(mine)-3))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "%s %s of job %q already %s (made by an earlier run of this command): %s %s, so this run made no new Job.\n  follow %s: %s\n  re-run what it did not settle: %s\n  or run the same shards once more anyway: the same command with --force\n",
-		plural(len(mine), "job", "jobs"), strings.Join(names, ", "), parent.Name, plural(len(mine), "exists", "exist"),
-		plural(len(mine), "it covers", "they cover"), sel.Indexes.Named(200), plural(len(mine), "it", "them"),
+		textwrap.Plural(len(mine), "job", "jobs"), strings.Join(names, ", "), parent.Name, textwrap.Plural(len(mine), "exists", "exist"),
+		textwrap.Plural(len(mine), "it covers", "they cover"), sel.Indexes.Named(200), textwrap.Plural(len(mine), "it", "them"),
 		o.Conn.Command("kubectl", "indexed", "status", mine[0].Name, "--lineage", "-n", o.Namespace),
 		o.Conn.Command("kubectl", "indexed", "retry", mine[0].Name, "-n", o.Namespace))
 	return true, o.Unchanged(objs)
@@ -641,13 +641,13 @@ func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job,
 	}
 	all, rest := sel.Indexes, sel.Indexes.Difference(final)
 	why := fmt.Sprintf("%s of job %q %s failed by its own podFailurePolicy, %s: the Job declares that failure final, and re-running the same input fails the same way",
-		final.Named(200), parent.Name, plural(final.Len(), "was", "were"), rules)
+		final.Named(200), parent.Name, textwrap.Plural(final.Len(), "was", "were"), rules)
 	if rest.IsEmpty() {
 		return exitcode.Wrap(exitcode.Usage, &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: %s; nothing was created. After fixing the input, name %s to re-run %s deliberately: %s",
-			why, plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), o.Conn.Command("kubectl", "indexed", "retry", parent.Name, "-n", o.Namespace, "--indexes", all.String()))})
+			why, textwrap.Plural(final.Len(), "it", "them"), textwrap.Plural(final.Len(), "it", "them"), o.Conn.Command("kubectl", "indexed", "retry", parent.Name, "-n", o.Namespace, "--indexes", all.String()))})
 	}
 	sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s, so %s left out. After fixing the input, name %s to re-run %s deliberately: --indexes %s",
-		why, plural(final.Len(), "it is", "they are"), plural(final.Len(), "it", "them"), plural(final.Len(), "it", "them"), all.String()))
+		why, textwrap.Plural(final.Len(), "it is", "they are"), textwrap.Plural(final.Len(), "it", "them"), textwrap.Plural(final.Len(), "it", "them"), all.String()))
 	sel.Indexes = rest
 	return nil
 }
@@ -678,7 +678,7 @@ func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, f
 	switch strings.TrimSpace(spec) {
 	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
 		if force {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as --force asks", settled.Named(200), parent.Name, where, plural(settled.Len(), "it runs", "they run")))
+			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as --force asks", settled.Named(200), parent.Name, where, textwrap.Plural(settled.Len(), "it runs", "they run")))
 			return nil
 		}
 		rest := sel.Indexes.Difference(settled)
@@ -689,7 +689,7 @@ func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, f
 		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s: left out (name them with --indexes to run them once more)", settled.Named(200), parent.Name, where))
 		sel.Indexes = rest
 	default:
-		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as asked", settled.Named(200), parent.Name, where, plural(settled.Len(), "it runs", "they run")))
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as asked", settled.Named(200), parent.Name, where, textwrap.Plural(settled.Len(), "it runs", "they run")))
 	}
 	return nil
 }
@@ -773,17 +773,10 @@ func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineag
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s), which reads its shard from its completion index: one Job per index, %s-<root index>, each with %s pinned to its root index; attempt %d of job %q\n",
-		sel.Indexes.Len(), plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), prefix, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
+		sel.Indexes.Len(), textwrap.Plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), prefix, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
 	return o.SubmitJobs(ctx, jobs, func(existing *batchv1.Job) bool {
 		return existing.Annotations[lineage.AnnotationRetrySet] == set && existing.Annotations[shards.AnnotationRootJobUID] == l.RootJobUID
 	})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func (o *Options) hint(err error) error {

@@ -92,10 +92,10 @@ func changeLine(prev *jobState, s jobState, elapsed time.Duration) string {
 		}
 	}
 	if !newly.IsEmpty() {
-		fmt.Fprintf(&b, "; %s %s failed", plural(newly.Len(), "index", "indexes"), newly.Truncated(60))
+		fmt.Fprintf(&b, "; %s %s failed", textwrap.Plural(newly.Len(), "index", "indexes"), newly.Truncated(60))
 	}
 	if len(conds) > 0 {
-		fmt.Fprintf(&b, "; %s %s", plural(len(conds), "condition", "conditions"), strings.Join(conds, ", "))
+		fmt.Fprintf(&b, "; %s %s", textwrap.Plural(len(conds), "condition", "conditions"), strings.Join(conds, ", "))
 	}
 	if s.runsAgain != "" && (prev == nil || prev.runsAgain != s.runsAgain) {
 		// The report's RunsAgain: finished pods the Job's status does not count (watch.hold).
@@ -113,13 +113,6 @@ func delta(prev *jobState, now int, of func(jobState) int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%+d)", now-of(*prev))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // fmtElapsed is d to the second: "0s", "1m5s", "2h0m3s".
