@@ -1,6 +1,7 @@
 package indexstatus
 
 import (
+	"encoding/json"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -81,7 +82,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 			withPods.Add(p.Index)
 		}
 	}
-	if job.Generation > 1 && job.Spec.Parallelism != nil && *job.Spec.Parallelism == *job.Spec.Completions {
+	if job.Generation > 1 && job.Spec.Parallelism != nil && *job.Spec.Parallelism == *job.Spec.Completions && completionsMayHaveChanged(job) {
 		// An elastic Job (completions changed with parallelism) may have been scaled down: a
 		// succeeded pod beyond completions, or one whose index was dropped and runs again,
 		// is not in the Job's status.
@@ -115,6 +116,23 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	return ""
 }
 
+// NoPodsLeft says whether the Job's status shows that none of its pods is left, so that a pod
+// LIST would read nothing: a Job that is suspended (a Kueue Job waiting for admission, or one
+// evicted) and whose status counts no pod at all. From the controller (job-semantics.md §1.2,
+// §2): a suspended Job's controller creates no pod; it deletes the active ones with their
+// finalizer removed first (not counted as failed), and they are in status.terminating until they
+// are gone; every pod that finished was counted in succeeded or failed, or is in
+// uncountedTerminatedPods, except a failure an Ignore rule matched, which is counted nowhere (so
+// such a Job is read). Between the controller creating pods and writing status.active, a read
+// sees no pod either way: the Job and its pods are never read at one instant.
+func NoPodsLeft(job *batchv1.Job) bool {
+	st := job.Status
+	u := st.UncountedTerminatedPods
+	return job.Spec.Suspend != nil && *job.Spec.Suspend &&
+		st.Active == 0 && st.Succeeded == 0 && st.Failed == 0 && st.Terminating != nil && *st.Terminating == 0 &&
+		(st.Ready == nil || *st.Ready == 0) && (u == nil || len(u.Succeeded)+len(u.Failed) == 0) && !hasIgnoreRule(job)
+}
+
 func hasIgnoreRule(job *batchv1.Job) bool {
 	if pfp := job.Spec.PodFailurePolicy; pfp != nil {
 		for _, r := range pfp.Rules {
@@ -140,3 +158,38 @@ func finishing(job *batchv1.Job) bool {
 // NotSucceededSelector is the field selector of the pods LeaveOutSucceeded wants: phase is a
 // field selector the API server supports for pods.
 const NotSucceededSelector = "status.phase!=" + string(corev1.PodSucceeded)
+
+// completionsMayHaveChanged says whether spec.completions may have changed since the Job was
+// made, from its managedFields: the field manager that last set a field owns it, and its entry's
+// time is that of its last change. A spec change that is not a scale (Kueue admitting or evicting
+// the Job flips spec.suspend and bumps the generation) leaves spec.completions owned by entries
+// no later than the Job's creation, to the second; a scale within the second the Job was made
+// leaves no succeeded pod to miss. Without managedFields (a saved Job: kubectl get hides them)
+// it may have.
+func completionsMayHaveChanged(job *batchv1.Job) bool {
+	if len(job.ManagedFields) == 0 {
+		return true
+	}
+	for _, e := range job.ManagedFields {
+		if e.FieldsV1 == nil || !ownsCompletions(e.FieldsV1.Raw) {
+			continue
+		}
+		if e.Time == nil || e.Time.After(job.CreationTimestamp.Time) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownsCompletions says whether a managedFields entry's fieldsV1 holds f:spec.f:completions. An
+// entry that cannot be read is taken to own it.
+func ownsCompletions(raw []byte) bool {
+	var f struct {
+		Spec map[string]json.RawMessage `json:"f:spec"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return true
+	}
+	_, ok := f.Spec["f:completions"]
+	return ok
+}

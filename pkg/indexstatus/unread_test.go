@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
@@ -165,6 +167,16 @@ func TestSucceededPodsNeeded(t *testing.T) {
 			j.Spec.BackoffLimitPerIndex = ptr.To[int32](1)
 			j.Status.Failed = 1
 		}, nil, "status.failed is 1 but 0 counted failed pods were read"},
+		{"completions set after creation (a scale)", func(j *batchv1.Job) {
+			scaled(j, time.Minute)
+		}, nil, "it may have been scaled"},
+		{"saved Job without managedFields, spec changed", func(j *batchv1.Job) {
+			scaled(j, time.Minute)
+			j.ManagedFields = nil
+		}, nil, "it may have been scaled"},
+		{"spec changed by another manager only (Kueue's suspend flip)", func(j *batchv1.Job) {
+			scaled(j, 0)
+		}, nil, ""},
 		{"finished with an index in neither set and no pod", func(j *batchv1.Job) {
 			j.Status.CompletedIndexes = "0-1"
 			j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobFailed, Status: corev1.ConditionTrue}}
@@ -184,6 +196,54 @@ func TestSucceededPodsNeeded(t *testing.T) {
 			got := acc.SucceededPodsNeeded()
 			if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
 				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// scaled gives j a second generation and the managedFields a server keeps: its creator set
+// spec.completions `after` its creation, and Kueue later flipped spec.suspend (the entries' shape
+// as the API server writes them: one per manager and operation, fieldsV1 in the "f:" form).
+func scaled(j *batchv1.Job, after time.Duration) {
+	created := metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	set, later := metav1.NewTime(created.Add(after)), metav1.NewTime(created.Add(2*time.Minute))
+	j.CreationTimestamp, j.Generation = created, 2
+	j.ManagedFields = []metav1.ManagedFieldsEntry{
+		{Manager: "kubectl-create", Operation: metav1.ManagedFieldsOperationUpdate, Time: &set,
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:completions":{},"f:parallelism":{},"f:completionMode":{}}}`)}},
+		{Manager: "kueue", Operation: metav1.ManagedFieldsOperationUpdate, Time: &later,
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:suspend":{}}}`)}},
+	}
+}
+
+// TestNoPodsLeft: a suspended Job with nothing counted has no pod to read; anything counted, an
+// Ignore rule, or a status written before status.terminating (nil) means a LIST is needed.
+func TestNoPodsLeft(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(j *batchv1.Job)
+		want bool
+	}{
+		{"waiting for admission", func(*batchv1.Job) {}, true},
+		{"running", func(j *batchv1.Job) { j.Spec.Suspend = ptr.To(false) }, false},
+		{"terminating after an eviction", func(j *batchv1.Job) { j.Status.Terminating = ptr.To[int32](2) }, false},
+		{"failed pods from before the eviction", func(j *batchv1.Job) { j.Status.Failed = 1 }, false},
+		{"a succeeded index", func(j *batchv1.Job) { j.Status.Succeeded = 1 }, false},
+		{"active not yet updated", func(j *batchv1.Job) { j.Status.Active = 1 }, false},
+		{"uncounted", func(j *batchv1.Job) {
+			j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{Failed: []types.UID{"a"}}
+		}, false},
+		{"terminating not written", func(j *batchv1.Job) { j.Status.Terminating = nil }, false},
+		{"an Ignore rule", func(j *batchv1.Job) {
+			j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{Action: batchv1.PodFailurePolicyActionIgnore}}}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := newJob("j", 3, 3).j
+			j.Spec.Suspend, j.Status.Terminating, j.Status.Ready = ptr.To(true), ptr.To[int32](0), ptr.To[int32](0)
+			tc.edit(j)
+			if got := NoPodsLeft(j); got != tc.want {
+				t.Errorf("NoPodsLeft = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -174,6 +174,17 @@ func OwnedBy(job *batchv1.Job, ws []*Workload) *Workload {
 	return owned
 }
 
+// ClusterQueueOf is the ClusterQueue of LocalQueue lq as the admission of another Workload of
+// that LocalQueue names it (a LocalQueue's spec.clusterQueue cannot change), or "".
+func ClusterQueueOf(lq string, ws []*Workload) string {
+	for _, w := range ws {
+		if w.Spec.QueueName == lq && w.Status.Admission != nil && w.Status.Admission.ClusterQueue != "" {
+			return w.Status.Admission.ClusterQueue
+		}
+	}
+	return ""
+}
+
 // Queue is the report's view of a Kueue-managed Job's Workload (IndexedJobStatus.queue).
 type Queue struct {
 	// LocalQueue is the Job's kueue.x-k8s.io/queue-name (or the Workload's spec.queueName).

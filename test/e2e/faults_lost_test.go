@@ -33,6 +33,18 @@ type lossyAPI struct {
 	// held receives the path and status of each create whose answer is held,
 	// once the API server answered it (the Job exists).
 	held chan string
+	mu   sync.Mutex
+	// seen is every request, "METHOD path?query", in order.
+	seen []string
+}
+
+// requests returns the requests seen since the last call and forgets them.
+func (p *lossyAPI) requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.seen
+	p.seen = nil
+	return out
 }
 
 func startLossyAPI(t *testing.T, lose func(n int) bool) *lossyAPI {
@@ -54,6 +66,9 @@ func startLossyAPI(t *testing.T, lose func(n int) bool) *lossyAPI {
 	var mu sync.Mutex
 	posts := 0
 	p.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.seen = append(p.seen, r.Method+" "+r.URL.RequestURI())
+		p.mu.Unlock()
 		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/jobs") {
 			mu.Lock()
 			posts++

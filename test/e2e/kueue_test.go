@@ -398,3 +398,52 @@ func strPtrBool(b *bool) string {
 	}
 	return fmt.Sprint(*b)
 }
+
+// TestKueueStatusRequests (issue 33): the status read of a Kueue Job costs at most one request
+// more than a plain Job's, counted by a proxy in front of the API server. In one namespace: a
+// plain Indexed Job running (the floor: a Job GET and a pod LIST), A admitted and running (its
+// Workload LIST by the job-uid label; Kueue's suspend flip does not make status read every pod
+// again), and B waiting for quota (one LIST of the namespace's Workloads, which also names A
+// as the holder and A's admission its ClusterQueue, and the visibility GET; a suspended Job
+// whose status counts no pod is not LISTed).
+func TestKueueStatusRequests(t *testing.T) {
+	RequireKueue(t)
+	t.Parallel()
+	ns := NewNamespace(t)
+	cq := kueueQueues(t, ns, 2)
+	plain := strings.Replace(strings.Replace(queuedJob("plain", 1, "never", ""), "    kueue.x-k8s.io/queue-name: lq\n", "    app: plain\n", 1), "suspend: true", "suspend: false", 1)
+	CreateJob(t, ns, plain)
+	CreateJob(t, ns, queuedJob("a", 2, "never", ""))
+	waitQueue(t, ns, "a", 90*time.Second, "A admitted", func(q *kueue.Queue) bool { return q.State == "Admitted" })
+	CreateJob(t, ns, queuedJob("b", 2, "never", ""))
+	waitQueue(t, ns, "b", 60*time.Second, "B pending", func(q *kueue.Queue) bool { return q.State == "Pending" })
+	for _, name := range []string{"plain", "a"} {
+		WaitForJob(t, ns, name, time.Minute, "its pods running", func(j *batchv1.Job, _ []corev1.Pod) bool {
+			return j.Status.Active == *j.Spec.Parallelism && j.Status.Ready != nil && *j.Status.Ready == j.Status.Active
+		})
+	}
+
+	p := startLossyAPI(t, func(int) bool { return false })
+	kc := p.kubeconfig(t)
+	count := map[string][]string{}
+	for _, name := range []string{"plain", "a", "b"} {
+		r := Run(t, Cmd{Args: []string{"indexed", "status", name, "-n", ns}, Kubeconfig: kc})
+		count[name] = p.requests()
+		t.Logf("status %s: %d requests\n  %s", name, len(count[name]), strings.Join(count[name], "\n  "))
+		if r.ExitCode != 0 {
+			t.Fatalf("status %s through the proxy:\n%s", name, r)
+		}
+		if name == "b" {
+			for _, want := range []string{"ClusterQueue " + cq, "it waits for Job a (Workload "} {
+				if !strings.Contains(r.Stdout, want) {
+					t.Errorf("status b does not say %q:\n%s", want, r.Stdout)
+				}
+			}
+		}
+	}
+	for _, name := range []string{"a", "b"} {
+		if len(count[name]) > len(count["plain"])+1 {
+			t.Errorf("status %s made %d requests, a plain Job's %d: more than one more", name, len(count[name]), len(count["plain"]))
+		}
+	}
+}

@@ -69,7 +69,11 @@ func (l *Live) Workloads(ctx context.Context, labelSelector string) ([]map[strin
 	if l.Namespace == "" {
 		path = fmt.Sprintf("/apis/%s/%s/%s", kueue.Group, kueue.Version, kueue.Resource) // every namespace
 	}
-	if err := l.getJSON(ctx, path, url.Values{"labelSelector": {labelSelector}}, &list); err != nil {
+	q := url.Values{}
+	if labelSelector != "" {
+		q.Set("labelSelector", labelSelector)
+	}
+	if err := l.getJSON(ctx, path, q, &list); err != nil {
 		return nil, err
 	}
 	return list.Items, nil

@@ -12,13 +12,15 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
-// kueueQueue reads the Workload of a Job Kueue manages (pkg/kueue.Managed) and interprets it:
-// one LIST of the namespace's Workloads by the kueue.x-k8s.io/job-uid label; when the Workload
-// holds no admission, a GET of its LocalQueue (to name the ClusterQueue, which a pending
-// Workload does not), a LIST of the namespace's Workloads (to name those holding that
-// ClusterQueue's quota) and a GET of Kueue's visibility API (its position). Offline, the Workload
-// comes from -f. Nothing is read for a Job Kueue does not manage. A Workload that cannot be read
-// (forbidden, Kueue not installed) leaves one line in the report; it never fails the command.
+// kueueQueue reads the Workload of a Job Kueue manages (pkg/kueue.Managed) and interprets it.
+// A running Job costs one LIST of the namespace's Workloads by the kueue.x-k8s.io/job-uid label.
+// A suspended one (waiting for admission, or evicted) costs one LIST of every Workload of the
+// namespace instead, which also names those holding its ClusterQueue's quota; when its Workload
+// holds no admission, the ClusterQueue is read from another Workload of the same LocalQueue that
+// is admitted, or else with a GET of the LocalQueue, and its position with a GET of Kueue's
+// visibility API. Offline, the Workloads come from -f. Nothing is read for a Job Kueue does not
+// manage. A Workload that cannot be read (forbidden, Kueue not installed) leaves one line in
+// the report; it never fails the command.
 func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv1.Job) *kueue.Queue {
 	if !kueue.Managed(job) {
 		return nil
@@ -28,13 +30,17 @@ func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv
 		return nil
 	}
 	in := kueue.Input{Job: job, Now: o.Clock.Now()}
-	objs, err := ws.Workloads(ctx, labels.Set{kueue.JobUIDLabel: string(job.UID)}.String())
+	selector := labels.Set{kueue.JobUIDLabel: string(job.UID)}.String()
+	if suspended(job) {
+		selector = ""
+	}
+	objs, err := ws.Workloads(ctx, selector)
 	var w *kueue.Workload
+	var list []*kueue.Workload
 	switch {
 	case err != nil:
 		in.WorkloadUnread = workloadError(err, job.Namespace)
 	default:
-		var list []*kueue.Workload
 		for _, obj := range objs {
 			wl, derr := kueue.FromObject(obj)
 			if derr != nil {
@@ -53,50 +59,39 @@ func (o *Options) kueueQueue(ctx context.Context, src gather.Source, job *batchv
 		in.PositionUnknown = "not in saved files"
 		return kueue.Interpret(in)
 	}
-	if w != nil && (w.Status.Admission == nil || w.Status.Admission.ClusterQueue == "") {
-		lq := job.Labels[kueue.QueueLabel]
-		if lq == "" {
-			lq = w.Spec.QueueName
-		}
-		if lq != "" {
-			if cq, err := ws.LocalQueueClusterQueue(ctx, lq); err == nil {
-				in.ClusterQueue = cq
-				in.Namespace = o.namespaceWorkloads(ctx, ws)
-			}
-			pos, err := ws.PendingPosition(ctx, lq, w.Name)
-			switch {
-			case err != nil && (apierrors.IsNotFound(err) || apierrors.IsServiceUnavailable(err)):
-				in.PositionUnknown = "Kueue's visibility API (visibility.kueue.x-k8s.io) is not served by this cluster"
-			case apierrors.IsForbidden(err):
-				in.PositionUnknown = "not allowed to read Kueue's visibility API (pendingworkloads)"
-			case err != nil:
-				in.PositionUnknown = fmt.Sprintf("Kueue's visibility API: %v", err)
-			case pos == nil:
-				in.PositionUnknown = "the Workload is not among the LocalQueue's pending Workloads"
-			}
-			q := kueue.Interpret(in)
-			q.Position = pos
-			return q
+	if w == nil || (w.Status.Admission != nil && w.Status.Admission.ClusterQueue != "") {
+		return kueue.Interpret(in)
+	}
+	lq := job.Labels[kueue.QueueLabel]
+	if lq == "" {
+		lq = w.Spec.QueueName
+	}
+	if lq == "" {
+		return kueue.Interpret(in)
+	}
+	if selector == "" {
+		in.Namespace = list
+		in.ClusterQueue = kueue.ClusterQueueOf(lq, list)
+	}
+	if in.ClusterQueue == "" {
+		if cq, err := ws.LocalQueueClusterQueue(ctx, lq); err == nil {
+			in.ClusterQueue = cq
 		}
 	}
-	return kueue.Interpret(in)
-}
-
-// namespaceWorkloads LISTs every Workload of the namespace (one request, only for a pending
-// Workload whose ClusterQueue is known), to name those holding the quota it waits for. An
-// error leaves them unnamed: the rest of the Queue block stands.
-func (o *Options) namespaceWorkloads(ctx context.Context, ws gather.WorkloadSource) []*kueue.Workload {
-	objs, err := ws.Workloads(ctx, "")
-	if err != nil {
-		return nil
+	pos, err := ws.PendingPosition(ctx, lq, w.Name)
+	switch {
+	case err != nil && (apierrors.IsNotFound(err) || apierrors.IsServiceUnavailable(err)):
+		in.PositionUnknown = "Kueue's visibility API (visibility.kueue.x-k8s.io) is not served by this cluster"
+	case apierrors.IsForbidden(err):
+		in.PositionUnknown = "not allowed to read Kueue's visibility API (pendingworkloads)"
+	case err != nil:
+		in.PositionUnknown = fmt.Sprintf("Kueue's visibility API: %v", err)
+	case pos == nil:
+		in.PositionUnknown = "the Workload is not among the LocalQueue's pending Workloads"
 	}
-	var out []*kueue.Workload
-	for _, obj := range objs {
-		if w, err := kueue.FromObject(obj); err == nil {
-			out = append(out, w)
-		}
-	}
-	return out
+	q := kueue.Interpret(in)
+	q.Position = pos
+	return q
 }
 
 // workloadError is the one line a Workload that cannot be read leaves in the report.

@@ -700,8 +700,13 @@ func newAccumulator(job *batchv1.Job) (*indexstatus.Accumulator, error) {
 // (indexstatus.NotSucceededSelector), and then every pod into a fresh accumulator when
 // indexstatus.SucceededPodsNeeded says the Job's status does not account for the succeeded
 // ones (see pkg/indexstatus/unread.go: the report is then the one from every pod except the
-// succeeded pods' own fields). The resourceVersion is the last list's.
+// succeeded pods' own fields). A one-shot read of a suspended Job whose status counts no pod
+// (indexstatus.NoPodsLeft) lists nothing. The resourceVersion is the last list's.
 func (o *Options) readPods(ctx context.Context, src gather.Source, job *batchv1.Job) (*indexstatus.Accumulator, string, error) {
+	if !o.AllPods && !o.offline() && !o.Watch && !o.Wait && indexstatus.NoPodsLeft(job) {
+		acc, err := newAccumulator(job) // a suspended Job with no pod: nothing to LIST
+		return acc, "", err
+	}
 	if !o.AllPods && !o.offline() {
 		acc, err := newAccumulator(job)
 		if err != nil {
