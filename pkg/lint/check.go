@@ -27,6 +27,8 @@ type Options struct {
 	Disable []string
 	// MinSeverity drops findings below it; "" reports everything (info and up).
 	MinSeverity Severity
+	// Queues are Kueue's LocalQueues and ClusterQueues, for kueue-never-admitted; nil skips it.
+	Queues *kueue.Queues
 }
 
 func (o Options) kubeVersion() Version {

@@ -13,6 +13,7 @@ import (
 const (
 	RuleKueueQueued     = "kueue-queued"
 	RuleKueueNoRequests = "kueue-no-requests"
+	RuleKueueNeverAdmit = "kueue-never-admitted"
 )
 
 var kueueRules = []Rule{
@@ -22,6 +23,9 @@ var kueueRules = []Rule{
 	{RuleKueueNoRequests, SeverityWarning, "A container of a queued Job that requests no resources (no requests and no limits).",
 		"Kueue admits a Workload by the resource requests of its pods, limits standing in for missing requests (Kueue v0.17.0, pkg/workload/resources.go, UseLimitsAsMissingRequestsInPod), against the ClusterQueue's quotas: a container without either counts for nothing, so the queue's quota does not bound what it uses.",
 		"Set resources.requests (create --requests cpu=1,memory=2Gi) on every container of a queued Job."},
+	{RuleKueueNeverAdmit, SeverityWarning, "A queued Job whose pods need more than every flavor of its ClusterQueue can ever give (lint --queues names the LocalQueues and ClusterQueues).",
+		"Kueue admits a Job's Workload whole: parallelism pods (at most completions; with kueue.x-k8s.io/job-min-parallelism as few as that), each resource group from one flavor, and no flavor fits a request above its maximum capacity, the nominal quota plus the borrowing limit in a cohort (Kueue v0.17.0, pkg/scheduler/flavorassigner/flavorassigner.go, fitsResourceQuota: \"insufficient quota ... > maximum capacity\"). Such a Workload stays pending for ever: the API server accepts the Job and nothing runs.",
+		"Lower parallelism (or the pods' requests) to what a flavor's quota holds, allow partial admission with kueue.x-k8s.io/job-min-parallelism, or raise the ClusterQueue's quota."},
 }
 
 // kueueJobRules: the Kueue rules of job (raw, as written), its spec under prefix.
@@ -35,6 +39,11 @@ func (c *checker) kueueJobRules(job *batchv1.Job, prefix *field.Path) {
 		msg = fmt.Sprintf("the Job names Kueue LocalQueue %q but is not created suspended: Kueue's webhook suspends it at creation where it runs; where it does not, the Job starts before its Workload is admitted", q)
 	}
 	c.add(RuleKueueQueued, SeverityInfo, prefix.Child("suspend").String(), msg)
+	if cq := c.opts.Queues.ClusterQueueFor(job); cq != nil {
+		if why := kueue.NeverAdmits(cq, job); why != "" {
+			c.add(RuleKueueNeverAdmit, SeverityWarning, prefix.Child("parallelism").String(), why+": its Workload stays pending and nothing runs")
+		}
+	}
 	spec := &job.Spec.Template.Spec
 	for i, ctr := range spec.Containers {
 		if len(ctr.Resources.Requests) == 0 && len(ctr.Resources.Limits) == 0 {

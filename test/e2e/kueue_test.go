@@ -447,3 +447,53 @@ func TestKueueStatusRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestKueueNeverAdmitted (issue 33, lint): a Job of 3 pods of 1 CPU in a ClusterQueue of 2 CPUs.
+// The real Kueue keeps its Workload pending with "insufficient quota ... > maximum capacity";
+// lint --queues, given the cluster's queues as kubectl prints them, reports
+// kueue-never-admitted for that Job and not for a Job of 2 pods.
+func TestKueueNeverAdmitted(t *testing.T) {
+	RequireKueue(t)
+	t.Parallel()
+	ns := NewNamespace(t)
+	cq := kueueQueues(t, ns, 2)
+	big := strings.Replace(queuedJob("big", 3, "never", ""), "metadata:\n  name: big", "metadata:\n  name: big\n  namespace: "+ns, 1)
+	fits := strings.Replace(queuedJob("fits", 2, "never", ""), "metadata:\n  name: fits", "metadata:\n  name: fits\n  namespace: "+ns, 1)
+	CreateJob(t, ns, big)
+	q := waitQueue(t, ns, "big", 60*time.Second, "Kueue's verdict on big", func(q *kueue.Queue) bool {
+		_, _, msg := condReason(q, kueue.CondQuotaReserved)
+		return msg != ""
+	})
+	_, reason, msg := condReason(q, kueue.CondQuotaReserved)
+	t.Logf("Kueue on big: QuotaReserved %s: %s", reason, msg)
+	if !strings.Contains(msg, "insufficient quota for cpu") || !strings.Contains(msg, "> maximum capacity") {
+		t.Errorf("Kueue's message %q does not say the request exceeds the maximum capacity", msg)
+	}
+	qs := Kubectl(t, "get", "clusterqueues,localqueues", "-A", "-o", "yaml")
+	if qs.ExitCode != 0 {
+		t.Fatalf("kubectl get clusterqueues,localqueues:\n%s", qs)
+	}
+	dir := t.TempDir()
+	qf := dir + "/queues.yaml"
+	if err := os.WriteFile(qf, []byte(qs.Stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, manifest string
+		want           bool
+	}{{"big", big, true}, {"fits", fits, false}} {
+		f := dir + "/" + tc.name + ".yaml"
+		if err := os.WriteFile(f, []byte(tc.manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := KubectlIndexed(t, "lint", "--queues", qf, f, "-o", "json")
+		got := strings.Contains(r.Stdout, `"rule": "kueue-never-admitted"`)
+		t.Logf("lint --queues %s: exit %d, kueue-never-admitted %v", tc.name, r.ExitCode, got)
+		if got != tc.want || r.ExitCode != 0 {
+			t.Errorf("lint --queues on %s: kueue-never-admitted %v, want %v (exit %d)\n%s", tc.name, got, tc.want, r.ExitCode, r)
+		}
+		if tc.want && !strings.Contains(r.Stdout, "ClusterQueue "+cq+" can never admit its 3 pods") {
+			t.Errorf("lint does not name ClusterQueue %s:\n%s", cq, r.Stdout)
+		}
+	}
+}

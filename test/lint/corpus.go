@@ -81,7 +81,7 @@ func Files(dir string) ([]string, error) {
 type Expectation struct {
 	// Rules are the IDs of every error and warning rule lint must report, no more, no fewer.
 	Rules []string
-	// Flags are extra lint flags (only --kube-version=X is understood).
+	// Flags are extra lint flags (--kube-version=X, and --queues=FILE relative to the corpus).
 	Flags []string
 	// Description is the first comment line.
 	Description string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -72,6 +74,10 @@ var (
 		kubectl indexed lint -R deploy/ -o junit > lint-junit.xml
 		kubectl indexed lint -R deploy/ -o github
 
+		# Queued Jobs against the cluster's Kueue queues (can each ever be admitted?)
+		kubectl get clusterqueues,localqueues -A -o yaml > queues.yaml
+		kubectl indexed lint --queues queues.yaml job.yaml
+
 		# List every rule with its severity
 		kubectl indexed lint --list-rules`)
 )
@@ -80,6 +86,7 @@ var (
 type Options struct {
 	Filenames   []string
 	Recursive   bool
+	Queues      string
 	PrintFlags  output.PrintFlags
 	Strict      bool
 	KubeVersion string
@@ -130,6 +137,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file, directory or - (stdin) to check, as with kubectl apply; may be repeated. Arguments work the same.")
 	fl.BoolVarP(&o.Recursive, "recursive", "R", false, "Descend into subdirectories of the directories given.")
 	o.PrintFlags.AddFlags(cmd)
+	fl.StringVar(&o.Queues, "queues", "", "A file of Kueue LocalQueues and ClusterQueues (kubectl get clusterqueues,localqueues -A -o yaml), or - for stdin: a queued Job whose pods no flavor of its ClusterQueue can ever hold is reported (kueue-never-admitted).")
 	fl.BoolVar(&o.Strict, "strict", false, "Exit 1 on warnings too, not only on errors.")
 	fl.StringVar(&o.KubeVersion, "kube-version", o.KubeVersion, fmt.Sprintf("Kubernetes version of the target cluster, %s to %s, for the feature checks (a newer one is checked as %[2]s, with a note).", lint.OldestKubeVersion, lint.DefaultKubeVersion))
 	fl.StringSliceVar(&o.Disable, "disable", nil, "Rule IDs not to report, comma-separated (see --list-rules).")
@@ -141,6 +149,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
+	_ = cmd.RegisterFlagCompletionFunc("queues", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var ids []string
 		for _, r := range lint.Rules() {
@@ -200,6 +209,16 @@ func (o *Options) Validate() error {
 	o.opts = lint.Options{KubeVersion: v, Disable: disable, MinSeverity: sev}
 	if o.ListRules {
 		return nil
+	}
+	if o.Queues == "-" && slices.Contains(o.paths, "-") {
+		return exitcode.UsageError("--queues - and the input - both read standard input: give one of them as a file")
+	}
+	if o.Queues != "" {
+		qs, err := readQueues(o.Queues, o.In)
+		if err != nil {
+			return err
+		}
+		o.opts.Queues = qs
 	}
 	if len(o.paths) == 0 {
 		return exitcode.UsageError("no input: give files, directories or - (standard input), as arguments or with -f\nSee 'kubectl indexed lint --help' for usage.")
@@ -381,4 +400,31 @@ func (o *Options) printCI(report *lint.Report) error {
 	default:
 		return lint.WriteGitHub(o.Out, report)
 	}
+}
+
+// readQueues reads the LocalQueues and ClusterQueues of --queues: a file (or - for stdin) with
+// at least one of them; other kinds are an error, as a wrong file would silently check nothing.
+func readQueues(path string, stdin io.Reader) (*kueue.Queues, error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--queues: cannot read %w", err))
+	}
+	qs := &kueue.Queues{}
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, exitcode.UsageError("--queues: %s: %v", d.Location(), d.Err)
+		}
+		ok, err := qs.AddObject(d.Object)
+		if err != nil {
+			return nil, exitcode.UsageError("--queues: %s: %v", d.Location(), err)
+		}
+		if !ok && d.Kind() != "" {
+			return nil, exitcode.UsageError("--queues: %s: %s %s is not a Kueue LocalQueue or ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)", d.Location(), d.APIVersion(), d.Kind())
+		}
+	}
+	if len(qs.Cluster) == 0 {
+		return nil, exitcode.UsageError("--queues: %s holds no ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)", path)
+	}
+	return qs, nil
 }
