@@ -138,7 +138,7 @@ func (d *jsonReader) object(doc int, p *corev1.Pod, add func(*corev1.Pod)) error
 	case sawItems && (kind == "PodList" || kind == "List"):
 		return nil
 	case !sawItems && kind == "Pod":
-		d.pod = podFields{}
+		d.pod.reset()
 		if err := jsonv2.Unmarshal(obj, &d.pod, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err != nil {
 			return fail(err)
 		}
@@ -173,7 +173,7 @@ func (d *jsonReader) items(p *corev1.Pod, add func(*corev1.Pod)) error {
 	}
 	for n := 0; d.dec.PeekKind() != ']'; n++ {
 		line := d.lines.mark(d.nextOffset())
-		d.pod = podFields{}
+		d.pod.reset()
 		if err := jsonv2.UnmarshalDecode(d.dec, &d.pod); err != nil {
 			return fmt.Errorf("items[%d] (line %d): %w", n, line, d.explainIn(err, 2))
 		}
@@ -400,6 +400,16 @@ type stateFields struct {
 		StartedAt  time.Time `json:"startedAt"`
 		FinishedAt time.Time `json:"finishedAt"`
 	} `json:"terminated"`
+}
+
+// reset empties s for the next pod, keeping the capacity of the lists fill copies (the
+// decoder appends to them, zeroing each element).
+func (s *podFields) reset() {
+	init, conds := s.Spec.InitContainers[:0], s.Status.Conditions[:0]
+	initStatuses, statuses := s.Status.InitContainerStatuses[:0], s.Status.ContainerStatuses[:0]
+	*s = podFields{}
+	s.Spec.InitContainers, s.Status.Conditions = init, conds
+	s.Status.InitContainerStatuses, s.Status.ContainerStatuses = initStatuses, statuses
 }
 
 // fill copies s into p, times as metav1.Time decodes them (in the local zone).
