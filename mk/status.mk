@@ -6,7 +6,7 @@
 #   make bench-status-codec  the interval codec's benchmarks on 100,000-index strings
 #   make bench-status-offline  `status -f --pods-file` on generated files of 5,000 and 100,000 pods:
 #                            wall time, user CPU, peak RSS (test/bench/status-offline.sh)
-#   make bench-status-decoder  the hand-written pod JSON decoder (podstream.EachJSON) against
+#   make bench-status-decoder  the pod JSON decoder (podstream.EachJSON, go-json-experiment) against
 #                            encoding/json's streaming decoder on a generated list of 100,000 pods
 #                            (test/bench/podjson, go test -bench)
 #   make bench-status-podlist  the pod LIST through pkg/podstream against client-go's tools/pager,
@@ -36,7 +36,7 @@ bench-status-codec: ## Benchmarks of the interval codec and of the report on lar
 bench-status-offline: ## Benchmark the offline status report on generated files of 5,000 and 100,000 pods
 	bash test/bench/status-offline.sh
 
-bench-status-decoder: ## Benchmark the hand-written pod JSON decoder against encoding/json streaming
+bench-status-decoder: ## Benchmark the pod JSON decoder (podstream.EachJSON) against encoding/json streaming
 	go run ./test/bench/statusgen -pods 100000 -dir $(or $(TMPDIR),/tmp)/kubectl-indexed-podjson >/dev/null
 	PODS_FILE=$(or $(TMPDIR),/tmp)/kubectl-indexed-podjson/pods.json go test -run '^$$' -bench . -benchmem -count 6 ./test/bench/podjson
 
