@@ -2,7 +2,6 @@ package gather
 
 import (
 	"context"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -78,9 +77,7 @@ type followLW struct {
 	f       *Follower
 	ctx     context.Context
 	watcher cache.WatcherWithContext
-
-	mu    sync.Mutex
-	first string // the first read's resourceVersion, until the Reflector starts from it
+	first   string // the first read's resourceVersion, until the Reflector starts from it
 }
 
 // IsWatchListSemanticsUnSupported keeps the Reflector on lists: a watch-list stream would send
@@ -88,32 +85,25 @@ type followLW struct {
 func (l *followLW) IsWatchListSemanticsUnSupported() bool { return true }
 
 func (l *followLW) ListWithContext(context.Context, metav1.ListOptions) (runtime.Object, error) {
-	l.mu.Lock()
 	rv := l.first
 	l.first = ""
-	l.mu.Unlock()
 	if rv == "" {
-		type read struct {
-			rv  string
-			err error
+		// A failed read ends the watch: the receiver stops it, rather than have the Reflector
+		// retry and log the error.
+		got := make(chan string, 1)
+		if l.f.send(l.ctx, Event{Event: watch.Event{Type: Relisted}, Relist: func(rv string, err error) {
+			if err == nil {
+				got <- rv
+			}
+		}}) {
+			select {
+			case rv = <-got:
+			case <-l.ctx.Done():
+			}
 		}
-		got := make(chan read, 1)
-		if !l.f.send(l.ctx, Event{Event: watch.Event{Type: Relisted}, Relist: func(rv string, err error) { got <- read{rv, err} }}) {
+		if rv == "" {
 			return nil, l.ctx.Err()
 		}
-		var r read
-		select {
-		case r = <-got:
-		case <-l.ctx.Done():
-			return nil, l.ctx.Err()
-		}
-		if r.err != nil {
-			// The receiver ends the watch: wait for it, rather than have the Reflector retry
-			// and log the error.
-			<-l.ctx.Done()
-			return nil, l.ctx.Err()
-		}
-		rv = r.rv
 	}
 	return &metav1.List{ListMeta: metav1.ListMeta{ResourceVersion: rv}}, nil
 }
