@@ -3,13 +3,19 @@ package gather
 import (
 	"context"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
 // Relisted asks for a new read: the watch's resourceVersion is too old (410 Gone). The
@@ -141,3 +147,45 @@ func (nopStore) Update(any) error            { return nil }
 func (nopStore) Delete(any) error            { return nil }
 func (nopStore) Replace([]any, string) error { return nil }
 func (nopStore) Resync() error               { return nil }
+
+// jobByName selects Job name, for its watch and its LIST after a 410.
+func jobByName(name string) string {
+	return fields.OneTermEqualSelector("metadata.name", name).String()
+}
+
+// FollowJob follows Job name from rv (that of the read of it): its watch, like JobNamed, selects
+// it by metadata.name.
+func (l *Live) FollowJob(ctx context.Context, name, rv string) *Follower {
+	return Follow(ctx, rv, &batchv1.Job{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.FieldSelector = jobByName(name)
+		return l.Client.BatchV1().Jobs(l.Namespace).Watch(ctx, opts)
+	}})
+}
+
+// JobNamed reads Job name again for FollowJob's Relisted (nil when it is gone), and the list's
+// resourceVersion.
+func (l *Live) JobNamed(ctx context.Context, name string) (*batchv1.Job, string, error) {
+	list, err := l.Client.BatchV1().Jobs(l.Namespace).List(ctx, metav1.ListOptions{FieldSelector: jobByName(name)})
+	if err != nil {
+		return nil, "", exitcode.APIError(err, "list", "jobs", "", l.Namespace)
+	}
+	for i := range list.Items {
+		if list.Items[i].Name == name {
+			return &list.Items[i], list.ResourceVersion, nil
+		}
+	}
+	return nil, list.ResourceVersion, nil
+}
+
+// FollowPods follows job's pods from rv (that of Pods): its watch selects them as Pods does
+// (PodSelector); on Relisted the caller reads them again with Pods.
+func (l *Live) FollowPods(ctx context.Context, job *batchv1.Job, rv string) (*Follower, error) {
+	sel, err := indexstatus.PodSelector(job)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.Usage, err)
+	}
+	return Follow(ctx, rv, &corev1.Pod{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+		opts.LabelSelector = sel
+		return l.Client.CoreV1().Pods(l.Namespace).Watch(ctx, opts)
+	}}), nil
+}

@@ -13,10 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -375,26 +372,10 @@ func (w *watcher) stop() {
 
 func (w *watcher) startWatches(ctx context.Context) error {
 	o := w.o
-	jobs := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.FieldSelector = w.jobSelector()
-		return o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, opts)
-	}}
-	sel, err := indexstatus.PodSelector(w.st.job)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	pods := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.LabelSelector = sel
-		return o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, opts)
-	}}
-	w.jobW = gather.Follow(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), w.jobRV, &batchv1.Job{}, jobs)
-	w.podW = gather.Follow(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.podRV, &corev1.Pod{}, pods)
-	return nil
-}
-
-// jobSelector selects the Job by name, for its watch and for the LIST after a 410.
-func (w *watcher) jobSelector() string {
-	return fields.OneTermEqualSelector("metadata.name", w.o.JobName).String()
+	w.jobW = o.live().FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
+	var err error
+	w.podW, err = o.live().FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
+	return err
 }
 
 func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
@@ -402,17 +383,15 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the Job again by the watch's own selector, and watch from
 		// that list.
-		list, err := w.o.Client.BatchV1().Jobs(w.o.Namespace).List(ctx, metav1.ListOptions{FieldSelector: w.jobSelector()})
-		if err != nil {
-			err = exitcode.APIError(err, "list", "jobs", "", w.o.Namespace)
-			ev.Relist("", err)
+		job, rv, err := w.o.live().JobNamed(ctx, w.o.JobName)
+		ev.Relist(rv, err)
+		switch {
+		case err != nil:
 			return err
-		}
-		ev.Relist(list.ResourceVersion, nil)
-		if len(list.Items) == 0 {
+		case job == nil:
 			return w.deleted()
 		}
-		return w.setJob(ctx, &list.Items[0])
+		return w.setJob(ctx, job)
 	case watch.Added, watch.Modified:
 		if job, isJob := ev.Object.(*batchv1.Job); isJob {
 			return w.setJob(ctx, job)
