@@ -23,7 +23,7 @@ import (
 // read's resourceVersion, from which the watch goes on.
 const Relisted watch.EventType = "RELISTED"
 
-// Event is what Follow passes on: a watch event (Error: a refusal, 403 or 401, for the caller
+// Event is what a Follower passes on: a watch event (Error: a refusal, 403 or 401, for the caller
 // to word), or a Relisted request.
 type Event struct {
 	watch.Event
@@ -32,7 +32,7 @@ type Event struct {
 	Relist func(rv string, err error)
 }
 
-// Follower is a running Follow.
+// Follower is a running watch (FollowJob, FollowPods).
 type Follower struct {
 	events chan Event
 	cancel context.CancelFunc
@@ -48,14 +48,14 @@ func (f *Follower) Stop() {
 	<-f.done
 }
 
-// Follow watches with watcher from resourceVersion rv, that of a read already made: a
+// follow watches with watcher from resourceVersion rv, that of a read already made: a
 // client-go Reflector (tools/cache) watches through a RetryWatcher (tools/watch), which
 // resumes a watch the server closed or failed with a retryable error from the last
 // resourceVersion delivered (bookmarks included); when the server says that version is too
 // old (410 Gone), the Reflector lists again, by a Relisted event: the receiver reads again with
 // its own read (the selectors and pages it first read with, watcher's selectors), on its own
 // goroutine. Logs go to ctx's klog logger.
-func Follow(ctx context.Context, rv string, expected runtime.Object, watcher cache.WatcherWithContext) *Follower {
+func follow(ctx context.Context, rv string, expected runtime.Object, watcher cache.WatcherWithContext) *Follower {
 	ctx, cancel := context.WithCancel(ctx)
 	f := &Follower{events: make(chan Event), cancel: cancel, done: make(chan struct{})}
 	lw := &followLW{f: f, ctx: ctx, first: rv, watcher: watcher}
@@ -138,7 +138,7 @@ func (l *followLW) Watch(opts metav1.ListOptions) (watch.Interface, error) {
 	return l.WatchWithContext(l.ctx, opts)
 }
 
-// nopStore is the Reflector's store: Follow passed the events on as they came, and holds
+// nopStore is the Reflector's store: follow passed the events on as they came, and holds
 // nothing (the receiver holds what it needs).
 type nopStore struct{ cache.Store }
 
@@ -156,7 +156,7 @@ func jobByName(name string) string {
 // FollowJob follows Job name from rv (that of the read of it): its watch, like JobNamed, selects
 // it by metadata.name.
 func (l *Live) FollowJob(ctx context.Context, name, rv string) *Follower {
-	return Follow(ctx, rv, &batchv1.Job{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return follow(ctx, rv, &batchv1.Job{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.FieldSelector = jobByName(name)
 		return l.Client.BatchV1().Jobs(l.Namespace).Watch(ctx, opts)
 	}})
@@ -184,7 +184,7 @@ func (l *Live) FollowPods(ctx context.Context, job *batchv1.Job, rv string) (*Fo
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}
-	return Follow(ctx, rv, &corev1.Pod{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	return follow(ctx, rv, &corev1.Pod{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.LabelSelector = sel
 		return l.Client.CoreV1().Pods(l.Namespace).Watch(ctx, opts)
 	}}), nil

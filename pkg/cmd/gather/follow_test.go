@@ -33,7 +33,7 @@ func TestFollowReadsAgainAfterGone(t *testing.T) {
 		watchers <- w
 		return w, nil
 	}}
-	f := Follow(context.Background(), "10", &corev1.Pod{}, lw)
+	f := follow(context.Background(), "10", &corev1.Pod{}, lw)
 	defer f.Stop()
 	next := func() Event {
 		t.Helper()

@@ -29,9 +29,9 @@ const clearScreen = "\x1b[H\x1b[2J"
 // maxDrain bounds how many queued events are applied before a redraw.
 const maxDrain = 1000
 
-// watcher follows a Job and its pods with one Job watch and one pod watch (gather.Follow),
-// started from the resourceVersions of the initial read, jobRV and podRV; it reads again only
-// when the server says a watch expired.
+// watcher follows a Job and its pods with one Job watch and one pod watch (gather's FollowJob
+// and FollowPods), from the resourceVersions of the initial read, jobRV and podRV; it reads
+// again only when the server says a watch expired.
 type watcher struct {
 	o     *Options
 	st    *liveState
@@ -363,7 +363,7 @@ func (w *watcher) stop() {
 	}
 }
 
-// The Job and its pods are each followed by gather.Follow: client-go's Reflector and
+// The Job and its pods are each followed by gather (FollowJob, FollowPods): client-go's Reflector and
 // RetryWatcher resume a watch the server closed or failed with a retryable error (500, 504)
 // from the last resourceVersion delivered, bookmarks included, and read again when that
 // version is too old (410 Gone): the Job by the LIST of the field selector its watch uses,
