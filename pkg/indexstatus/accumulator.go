@@ -6,7 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
@@ -160,7 +159,7 @@ func (a *Accumulator) Job() *batchv1.Job { return a.job }
 // Add records pod (or replaces what was recorded for it).
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
-	if !a.owns(pod) {
+	if !Owns(a.job, pod) {
 		a.ignore(key)
 		return
 	}
@@ -194,33 +193,6 @@ func podKey(pod *corev1.Pod) string {
 		return string(pod.UID)
 	}
 	return pod.Namespace + "/" + pod.Name
-}
-
-// owns reports whether pod belongs to the Job: controlled by it (owner reference), else
-// labelled with its UID, else (for a Job without a UID, such as a hand-written manifest)
-// labelled with its name.
-func (a *Accumulator) owns(pod *corev1.Pod) bool {
-	job := a.job
-	if pod.Namespace != "" && job.Namespace != "" && pod.Namespace != job.Namespace {
-		return false
-	}
-	if job.UID != "" {
-		if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
-			return ref.UID == job.UID
-		}
-		for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {
-			if v, ok := pod.Labels[l]; ok {
-				return v == string(job.UID)
-			}
-		}
-		return false
-	}
-	for _, l := range []string{labelJobName, labelLegacyJobName} {
-		if v, ok := pod.Labels[l]; ok {
-			return v == job.Name
-		}
-	}
-	return false
 }
 
 // Build makes the report from job and all its pods at once (for a caller that holds the whole

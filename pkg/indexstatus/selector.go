@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -20,4 +21,41 @@ func PodSelector(job *batchv1.Job) (string, error) {
 		return sel.String(), nil
 	}
 	return labels.Set{batchv1.ControllerUidLabel: string(job.UID)}.String(), nil
+}
+
+// Pod ownership is one rule, for every verb that reads a Job's pods (status, logs, list, retry,
+// reconcile): the pods are read by the Job's selector (PodSelector), and of those a pod is the
+// Job's when its controller owner reference names the Job's UID, as the Job controller decides
+// (it adopts and releases pods through their owner reference). A pod saved without owner
+// references falls back to its controller-uid label; against a Job without a UID (a
+// hand-written manifest), to its job-name label.
+
+// OwnerUID is the UID of the Job pod belongs to: its controller owner reference's, else its
+// controller-uid label; "" when it has neither.
+func OwnerUID(pod *corev1.Pod) string {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		return string(ref.UID)
+	}
+	for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {
+		if v, ok := pod.Labels[l]; ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Owns reports whether pod belongs to job (see OwnerUID; pods of another namespace never do).
+func Owns(job *batchv1.Job, pod *corev1.Pod) bool {
+	if pod.Namespace != "" && job.Namespace != "" && pod.Namespace != job.Namespace {
+		return false
+	}
+	if job.UID != "" {
+		return OwnerUID(pod) == string(job.UID)
+	}
+	for _, l := range []string{labelJobName, labelLegacyJobName} {
+		if v, ok := pod.Labels[l]; ok {
+			return v == job.Name
+		}
+	}
+	return false
 }

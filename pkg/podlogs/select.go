@@ -85,7 +85,7 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 	for i := range pods {
 		p := &pods[i]
 		pp := jobpolicy.ObservePod(job, p)
-		if pp.Index < 0 || int32(pp.Index) >= report.Completions || !ownedBy(job, p) {
+		if pp.Index < 0 || int32(pp.Index) >= report.Completions || !indexstatus.Owns(job, p) {
 			continue
 		}
 		byIndex[pp.Index] = append(byIndex[pp.Index], attempt{pod: p, pol: pp})
@@ -322,16 +322,6 @@ func Container(pod *corev1.Pod, asked string) string {
 		return pod.Spec.Containers[0].Name
 	}
 	return ""
-}
-
-// ownedBy reports whether pod is the Job's (its controller owner reference, when it has one).
-func ownedBy(job *batchv1.Job, pod *corev1.Pod) bool {
-	for _, ref := range pod.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			return ref.UID == job.UID || job.UID == ""
-		}
-	}
-	return true
 }
 
 func summary(r *indexstatus.IndexedJobStatus) string {

@@ -10,11 +10,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
 // ForeignPods gathers the pods given in files (status -f, retry -f) that belong to another Job
-// than Job: by their controller's UID, else by their controller-uid label. A Job saved without
-// a UID (a manifest) has no pods of another Job.
+// than Job (indexstatus.OwnerUID). A Job saved without a UID (a manifest) has no pods of
+// another Job.
 type ForeignPods struct {
 	Job   *batchv1.Job
 	names []string
@@ -23,18 +24,15 @@ type ForeignPods struct {
 
 // Check notes p when it belongs to another Job.
 func (f *ForeignPods) Check(p *corev1.Pod) {
-	job := f.Job
-	other := ""
-	if ref := metav1.GetControllerOfNoCopy(p); ref != nil && job.UID != "" && ref.UID != job.UID {
-		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
-	} else if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok && job.UID != "" && uid != string(job.UID) {
-		other = fmt.Sprintf("the Job of uid %s", uid)
-		if n := p.Labels[batchv1.JobNameLabel]; n != "" {
-			other = fmt.Sprintf("Job %q (uid %s)", n, uid)
-		}
-	}
-	if other == "" {
+	uid := indexstatus.OwnerUID(p)
+	if f.Job.UID == "" || uid == "" || uid == string(f.Job.UID) {
 		return
+	}
+	other := fmt.Sprintf("the Job of uid %s", uid)
+	if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
+		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
+	} else if n := p.Labels[batchv1.JobNameLabel]; n != "" {
+		other = fmt.Sprintf("Job %q (uid %s)", n, uid)
 	}
 	if f.owner == "" {
 		f.owner = other

@@ -43,11 +43,14 @@ type Live struct {
 	Client    kubernetes.Interface
 	Namespace string
 	// FirstPageSize is the size of the first page of the pod LIST, ChunkSize that of the next
-	// ones (status.DefaultFirstPageSize says why they differ).
+	// ones (status.DefaultFirstPageSize says why they differ); 0 reads in one unpaginated LIST.
 	FirstPageSize, ChunkSize int64
 	// Seen, when set, is shown every pod Pods reads, before add (status --record keeps the
 	// terminal ones).
 	Seen func(*corev1.Pod)
+	// WholePods decodes every field of the pods (logs needs their containers), not the
+	// fields of a report only (pkg/podstream).
+	WholePods bool
 }
 
 var _ Source = (*Live)(nil)
@@ -76,21 +79,28 @@ func (l *Live) Events(ctx context.Context, fieldSelector string) ([]corev1.Event
 	return list.Items, nil
 }
 
-// Pods pages through job's pods (its controller-uid label): a first page of FirstPageSize,
-// then pages of ChunkSize. Each pod is handed to add and dropped as it arrives, so memory grows
-// with what add keeps, not with the decoded pods or the page size. The resourceVersion is the
-// list's: the revision every page was read at, from which a watch misses no change.
+// Pods pages through job's pods (PodSelector: its controller-uid label, or its own selector
+// when set by hand) with PodsMatching.
 func (l *Live) Pods(ctx context.Context, job *batchv1.Job, fieldSelector string, add func(*corev1.Pod)) (string, error) {
 	sel, err := indexstatus.PodSelector(job)
 	if err != nil {
 		return "", exitcode.Wrap(exitcode.Usage, err)
 	}
+	return l.PodsMatching(ctx, sel, fieldSelector, add)
+}
+
+// PodsMatching pages through the pods whose labels and fields match the selectors: a first
+// page of FirstPageSize, then pages of ChunkSize. Each pod is
+// handed to add and dropped as it arrives, so memory grows with what add keeps, not with the
+// decoded pods or the page size. The resourceVersion is the list's: the revision every page
+// was read at, from which a watch misses no change. Errors are final (an exitcode error).
+func (l *Live) PodsMatching(ctx context.Context, labelSelector, fieldSelector string, add func(*corev1.Pod)) (string, error) {
 	if l.Seen != nil {
 		next := add
 		add = func(p *corev1.Pod) { l.Seen(p); next(p) }
 	}
 	// No resourceVersion: a consistent read, served from the watch cache once it has caught up.
-	opts := metav1.ListOptions{LabelSelector: sel, FieldSelector: fieldSelector, Limit: l.FirstPageSize}
+	opts := metav1.ListOptions{LabelSelector: labelSelector, FieldSelector: fieldSelector, Limit: l.FirstPageSize}
 	for {
 		meta, err := l.listPage(ctx, opts, add)
 		if err != nil {
@@ -103,6 +113,10 @@ func (l *Live) Pods(ctx context.Context, job *batchv1.Job, fieldSelector string,
 	}
 }
 
+// PageSize is kubectl's chunk size, the pod LIST pages of list and logs (status sets its own,
+// see status.DefaultFirstPageSize).
+const PageSize = 500
+
 // The live read takes each page of pods as protobuf bytes and decodes one pod at a time with
 // pkg/podstream (see there what it leaves out); the report is the same as from fully decoded
 // pods (podstream's TestSlimPodSameReport).
@@ -113,7 +127,7 @@ func (l *Live) Pods(ctx context.Context, job *batchv1.Job, fieldSelector string,
 // resourceVersion). Servers or clients that do not speak protobuf get the ordinary typed List.
 func (l *Live) listPage(ctx context.Context, opts metav1.ListOptions, add func(*corev1.Pod)) (metav1.ListMeta, error) {
 	rc, ok := l.Client.CoreV1().RESTClient().(*rest.RESTClient)
-	if ok && rc != nil {
+	if ok && rc != nil && !l.WholePods {
 		body, err := rc.Get().Namespace(l.Namespace).Resource("pods").
 			VersionedParams(&opts, scheme.ParameterCodec).
 			SetHeader("Accept", podstream.ContentType+", application/json").

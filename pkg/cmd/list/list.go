@@ -1,5 +1,6 @@
 // Package list implements `kubectl indexed list` (alias get): every Indexed Job of a
-// namespace (or of all) in one LIST of Jobs, summarised by pkg/joblist.
+// namespace (or of all) in one LIST of Jobs (and, --with-pods, their pods), read through
+// pkg/cmd/gather and summarised by pkg/joblist.
 package list
 
 import (
@@ -16,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +26,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
@@ -150,13 +151,19 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	jobs, err := o.Client.BatchV1().Jobs(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+	src := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: gather.PageSize, ChunkSize: gather.PageSize}
+	jobs, err := src.Jobs(ctx, o.Selector)
 	if err != nil {
 		return exitcode.APIError(err, "list", "jobs", "", o.Namespace)
 	}
 	var podsByUID map[string][]corev1.Pod
 	if o.WithPods {
-		if podsByUID, err = o.listPods(ctx, jobs.Items); err != nil {
+		// Only the Indexed Jobs' pods: the others are not listed.
+		indexed := slices.DeleteFunc(slices.Clone(jobs), func(j batchv1.Job) bool { return !joblist.IsIndexed(&j) })
+		podsByUID = map[string][]corev1.Pod{}
+		if err := src.PodsOfJobs(ctx, indexed, func(j *batchv1.Job, p *corev1.Pod) {
+			podsByUID[string(j.UID)] = append(podsByUID[string(j.UID)], *p)
+		}); err != nil {
 			return err
 		}
 	}
@@ -166,8 +173,8 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.PrintFlags.IsWide() || o.PrintFlags.IsStructured() {
 		maps = o.indexMaps(ctx)
 	}
-	l := joblist.BuildWithMaps(jobs.Items, podsByUID, o.Clock, maps)
-	o.addQueues(ctx, jobs.Items, l)
+	l := joblist.BuildWithMaps(jobs, podsByUID, o.Clock, maps)
+	o.addQueues(ctx, jobs, l)
 	return o.PrintFlags.Print(o.Out, l, func(format string) error { return o.text(format, l) })
 }
 
@@ -183,7 +190,7 @@ func (o *Options) indexMaps(ctx context.Context) joblist.ConfigMapGetter {
 		if g, ok := seen[k]; ok {
 			return g.cm, g.err
 		}
-		cm, err := o.Client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		cm, err := (&gather.Live{Client: o.Client, Namespace: ns}).ConfigMap(ctx, name)
 		if err != nil {
 			err = exitcode.APIError(err, "get", "configmaps", name, ns)
 		}
@@ -212,37 +219,6 @@ func (o *Options) text(format string, l *joblist.List) error {
 		return nil
 	}
 	return o.table(o.Out, l)
-}
-
-// listPods LISTs the pods of every Job (one paginated LIST on the controller-uid label) and
-// groups them by the Job's UID. Pods of Jobs with a manual selector carry no such label and
-// are not counted.
-func (o *Options) listPods(ctx context.Context, jobs []batchv1.Job) (map[string][]corev1.Pod, error) {
-	req, err := labels.NewRequirement(batchv1.ControllerUidLabel, selection.Exists, nil)
-	if err != nil {
-		return nil, err
-	}
-	byUID := map[string][]corev1.Pod{}
-	for i := range jobs {
-		byUID[string(jobs[i].UID)] = nil
-	}
-	opts := metav1.ListOptions{LabelSelector: labels.NewSelector().Add(*req).String(), Limit: 500}
-	for {
-		pods, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, opts)
-		if err != nil {
-			return nil, exitcode.APIError(err, "list", "pods", "", o.Namespace)
-		}
-		for _, p := range pods.Items {
-			uid := p.Labels[batchv1.ControllerUidLabel]
-			if _, ok := byUID[uid]; ok {
-				byUID[uid] = append(byUID[uid], p)
-			}
-		}
-		if pods.Continue == "" {
-			return byUID, nil
-		}
-		opts.Continue = pods.Continue
-	}
 }
 
 // table prints the overview as kubectl prints a table.

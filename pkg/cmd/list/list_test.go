@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -289,5 +290,54 @@ func lister(t *testing.T, objs ...runtime.Object) func(args ...string) string {
 			t.Fatalf("list %v: exit %d\n%s", args, r.Code, r.Stderr)
 		}
 		return r.Stdout
+	}
+}
+
+// A Job with a manual selector: its pods carry the Job's own labels, not the controller-uid
+// label the list of the other Jobs' pods selects on. They are read by the Job's selector, and
+// of those only the ones the Job controls count (a pod of the same labels owned by another Job
+// does not).
+func TestWithPodsReadsAManualSelectorJobsPods(t *testing.T) {
+	manual := job("ml", "manual", 3, 0)
+	manual.Spec.ManualSelector = ptr.To(true)
+	manual.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "manual"}}
+	manual.Status.CompletedIndexes, manual.Status.Succeeded, manual.Status.Active = "0", 1, 2
+	var objs []runtime.Object
+	objs = append(objs, manual)
+	for _, p := range []*corev1.Pod{pod(manual, 0, 0, corev1.PodSucceeded), pod(manual, 1, 0, corev1.PodFailed), pod(manual, 1, 1, corev1.PodRunning), pod(manual, 2, 0, corev1.PodRunning)} {
+		p.Labels = map[string]string{"app": "manual"}
+		objs = append(objs, p)
+	}
+	stray := pod(manual, 2, 1, corev1.PodRunning)
+	stray.Labels = map[string]string{"app": "manual"}
+	stray.OwnerReferences[0].UID = "uid-another-job"
+	objs = append(objs, stray)
+
+	client := fake.NewClientset(objs...)
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
+	o.Client = client
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+	f := cmdtesting.NewTestFactory().WithNamespace("ml")
+	t.Cleanup(f.Cleanup)
+	r := io.Run(NewCmdListWithOptions(f, o), "--with-pods", "-o", "json")
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s", r.Code, r.Stderr)
+	}
+	var l joblist.List
+	if err := json.Unmarshal([]byte(r.Stdout), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 1 || l.Items[0].Pods == nil || *l.Items[0].Pods != 4 || *l.Items[0].Attempts != 4 {
+		t.Fatalf("want one row with 4 pods and 4 attempts (the stray pod left out):\n%s", r.Stdout)
+	}
+	var selectors []string
+	for _, a := range client.Actions() {
+		if la, ok := a.(clienttesting.ListAction); ok && a.GetResource().Resource == "pods" {
+			selectors = append(selectors, la.GetListRestrictions().Labels.String())
+		}
+	}
+	if len(selectors) != 1 || selectors[0] != "app=manual" {
+		t.Errorf("pod LISTs by %q, want one by the Job's own selector app=manual", selectors)
 	}
 }

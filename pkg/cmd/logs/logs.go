@@ -24,10 +24,12 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podlogs"
 )
 
@@ -204,22 +206,28 @@ func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	job, err := o.Client.BatchV1().Jobs(o.Namespace).Get(ctx, o.JobName, metav1.GetOptions{})
+	src := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: gather.PageSize, ChunkSize: gather.PageSize, WholePods: true}
+	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
 		return exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
 	}
-	sel, err := indexstatus.PodSelector(job)
+	acc, err := indexstatus.NewAccumulator(job)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	list, err := o.Client.CoreV1().Pods(o.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
-	if err != nil {
-		return exitcode.APIError(err, "list", "pods", "", o.Namespace)
+	// The report takes every pod's summary; only the pods of the indexes asked for are kept
+	// (--failed: those that did not succeed, since an index with a succeeded pod did not fail).
+	var pods []corev1.Pod
+	if _, err := src.Pods(ctx, job, "", func(p *corev1.Pod) {
+		acc.Add(p)
+		if o.indexSet && o.indexes.Has(jobpolicy.CompletionIndex(p)) || !o.indexSet && p.Status.Phase != corev1.PodSucceeded {
+			pods = append(pods, *p)
+		}
+	}); err != nil {
+		return err
 	}
-	report, err := indexstatus.Build(job, list.Items, indexstatus.Options{Clock: o.Clock, AllIndexes: true})
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
+	report := acc.Report(indexstatus.Options{Clock: o.Clock, AllIndexes: true})
+	acc.AddCaseCounts(report)
 	// --index takes a list: the attempts of each index, in index order (--failed: one pass).
 	picked := []int{-1}
 	if o.indexSet {
@@ -231,7 +239,7 @@ func (o *Options) Run(ctx context.Context) error {
 	}
 	var targets []podlogs.Target
 	for _, index := range picked {
-		t, err := podlogs.Select(job, list.Items, report, podlogs.Selection{
+		t, err := podlogs.Select(job, pods, report, podlogs.Selection{
 			Index: index, Attempt: o.Attempt, AllAttempts: o.AllAttempts, Failed: o.Failed, Container: o.Container,
 		})
 		var selErr *podlogs.Error

@@ -3,6 +3,7 @@ package logs
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -317,5 +318,70 @@ func TestFailedWrongContainerIsAnError(t *testing.T) {
 	r := run(t, srv, "eval", "--failed", "--all", "-c", "nope")
 	if r.code != exitcode.Cluster || !strings.Contains(r.errOut, `cannot fetch the logs of pod "eval-1-1" (index 1 attempt 2, container "nope")`) || strings.Contains(r.errOut, "logs not fetched") {
 		t.Errorf("code %d (want 4)\nstderr:\n%s", r.code, r.errOut)
+	}
+}
+
+// The pods of a Job of 5,000 indexes are read page by page (Limit set, each page's continue
+// token followed), not in one LIST, and the attempt picked is the right one.
+func TestPodsAreReadInPages(t *testing.T) {
+	const n = 5000
+	j := testutil.StartedJob("ns", "eval", n, t0)
+	j.Status.CompletedIndexes, j.Status.FailedIndexes = fmt.Sprintf("0-4320,4322-%d", n-1), ptr.To("4321")
+	j.Status.Succeeded, j.Status.Failed = n-1, 2
+	var pods []corev1.Pod
+	for i := range n {
+		pods = append(pods, *pod(j, i, 0, ptr.To[int32](0)))
+	}
+	pods = append(pods, *pod(j, 4321, 0, ptr.To[int32](3)))
+	pods[4321] = *pod(j, 4321, 1, ptr.To[int32](9))
+	client := fake.NewClientset(j)
+	type request struct {
+		limit int64
+		cont  string
+	}
+	var requests []request
+	client.PrependReactor("list", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		opts := a.(k8stesting.ListActionImpl).ListOptions
+		requests = append(requests, request{opts.Limit, opts.Continue})
+		from := 0
+		if opts.Continue != "" {
+			from, _ = strconv.Atoi(opts.Continue)
+		}
+		to := min(from+int(opts.Limit), len(pods))
+		if opts.Limit == 0 {
+			to = len(pods)
+		}
+		list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "99"}, Items: pods[from:to]}
+		if to < len(pods) {
+			list.Continue = strconv.Itoa(to)
+		}
+		return true, list, nil
+	})
+	// The log is gone: the command names the attempt's pod and what its status says.
+	client.PrependReactor("get", "pods", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "")
+	})
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
+	o.Client = client
+	o.Clock = testingclock.NewFakeClock(t0.Add(time.Hour))
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	t.Cleanup(f.Cleanup)
+	r := io.Run(NewCmdLogsWithOptions(f, o), "eval", "--failed")
+
+	if want := "index 4321 attempt 2: logs not fetched (pod eval-4321-1: "; r.Code != exitcode.Findings || !strings.HasPrefix(r.Stderr, want) || !strings.Contains(r.Stderr, "exit code 9") {
+		t.Fatalf("exit %d, stderr %q: want 1 and %q... exit code 9 (index 4321's last failed attempt)", r.Code, r.Stderr, want)
+	}
+	if want := (n + 1 + 499) / 500; len(requests) != want {
+		t.Fatalf("%d pod LISTs, want %d pages of 500", len(requests), want)
+	}
+	for i, req := range requests {
+		wantContinue := ""
+		if i > 0 {
+			wantContinue = strconv.Itoa(500 * i)
+		}
+		if req.limit != 500 || req.cont != wantContinue {
+			t.Errorf("pod LIST %d: limit %d continue %q, want limit 500 continue %q", i+1, req.limit, req.cont, wantContinue)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package status
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,14 +13,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
-	watchtools "k8s.io/client-go/tools/watch"
 	"k8s.io/utils/clock"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -33,16 +29,16 @@ const clearScreen = "\x1b[H\x1b[2J"
 // maxDrain bounds how many queued events are applied before a redraw.
 const maxDrain = 1000
 
-// watcher follows a Job and its pods with one Job watch and one pod watch (client-go
-// RetryWatchers), started from the resourceVersions of the initial read; it re-reads only when
-// the server says a watch expired. jobRV and podRV are where a new RetryWatcher starts.
+// watcher follows a Job and its pods with one Job watch and one pod watch (gather's FollowJob
+// and FollowPods), from the resourceVersions of the initial read, jobRV and podRV; it reads
+// again only when the server says a watch expired.
 type watcher struct {
 	o     *Options
 	st    *liveState
 	jobRV string
 	podRV string
-	jobW  watch.Interface
-	podW  watch.Interface
+	jobW  *gather.Follower
+	podW  *gather.Follower
 	tty   bool
 	last  []byte
 
@@ -100,10 +96,7 @@ func (o *Options) watch(ctx context.Context) error {
 		return w.timedOut(r)
 	}
 	defer w.stop()
-	if err := w.startJobWatch(ctx); err != nil {
-		return err
-	}
-	if err := w.startPodWatch(ctx); err != nil {
+	if err := w.startWatches(ctx); err != nil {
 		return err
 	}
 	// Time moves on its own (backoff countdowns, ages, the elapsed time): a terminal is
@@ -126,10 +119,10 @@ func (o *Options) watch(ctx context.Context) error {
 			return w.end(ctx, r)
 		case <-deadline:
 			return w.timedOut(r)
-		case ev, ok := <-w.jobW.ResultChan():
-			err = w.onJob(ctx, ev, ok)
-		case ev, ok := <-w.podW.ResultChan():
-			err = w.onPod(ctx, ev, ok)
+		case ev := <-w.jobW.Events():
+			err = w.onJob(ctx, ev)
+		case ev := <-w.podW.Events():
+			err = w.onPod(ctx, ev)
 		case <-tick:
 		case <-progressTick:
 		case <-w.wake:
@@ -138,7 +131,7 @@ func (o *Options) watch(ctx context.Context) error {
 		if err == nil {
 			err = w.drain(ctx)
 		}
-		if errors.Is(err, errStopped) || (err != nil && ctx.Err() != nil) {
+		if err != nil && ctx.Err() != nil {
 			return w.end(ctx, r)
 		}
 		if err != nil {
@@ -261,12 +254,12 @@ func runsAgain(r *indexstatus.IndexedJobStatus) indexes.Set {
 func (w *watcher) drain(ctx context.Context) error {
 	for range maxDrain {
 		select {
-		case ev, ok := <-w.jobW.ResultChan():
-			if err := w.onJob(ctx, ev, ok); err != nil {
+		case ev := <-w.jobW.Events():
+			if err := w.onJob(ctx, ev); err != nil {
 				return err
 			}
-		case ev, ok := <-w.podW.ResultChan():
-			if err := w.onPod(ctx, ev, ok); err != nil {
+		case ev := <-w.podW.Events():
+			if err := w.onPod(ctx, ev); err != nil {
 				return err
 			}
 		default:
@@ -370,128 +363,85 @@ func (w *watcher) stop() {
 	}
 }
 
-// The Job and its pods are each followed by a client-go RetryWatcher (tools/watch): it resumes
-// a watch the server closed (its timeout, a dropped connection) or ended with a retryable error
-// (500, 504) from the last resourceVersion it delivered, bookmarks included, and passes on
-// only what it cannot recover from: 410 Gone (the version was compacted away), 403/401, or
-// an event without a resourceVersion. The cases this command must decide itself are those:
-// a 410 re-reads (the Job: one GET; the pods: one LIST) and starts a new RetryWatcher there.
+// The Job and its pods are each followed by gather (FollowJob, FollowPods): client-go's Reflector and
+// RetryWatcher resume a watch the server closed or failed with a retryable error (500, 504)
+// from the last resourceVersion delivered, bookmarks included, and read again when that
+// version is too old (410 Gone): the Job by the LIST of the field selector its watch uses,
+// the pods as the first read did (readPods). What is passed on for the command to decide: a
+// refusal (403/401), the Job deleted or created again.
 
-func (w *watcher) startJobWatch(ctx context.Context) error {
+func (w *watcher) startWatches(ctx context.Context) error {
 	o := w.o
-	sel := fields.OneTermEqualSelector("metadata.name", o.JobName).String()
-	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.FieldSelector = sel
-		return o.Client.BatchV1().Jobs(o.Namespace).Watch(ctx, opts)
-	}}
-	jw, err := newRetryWatcher(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), w.jobRV, lw, "job "+o.JobName)
-	if err != nil {
-		return err
-	}
-	w.jobW = jw
-	return nil
+	w.jobW = o.live().FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
+	var err error
+	w.podW, err = o.live().FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
+	return err
 }
 
-func (w *watcher) startPodWatch(ctx context.Context) error {
-	o := w.o
-	sel, err := indexstatus.PodSelector(w.st.job)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	lw := &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-		opts.LabelSelector = sel
-		return o.Client.CoreV1().Pods(o.Namespace).Watch(ctx, opts)
-	}}
-	pw, err := newRetryWatcher(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.podRV, lw, "the pods of job "+o.JobName)
-	if err != nil {
-		return err
-	}
-	w.podW = pw
-	return nil
-}
-
-// newRetryWatcher starts a RetryWatcher from rv. The API server gives every object and list a
-// resourceVersion; without one there is no point to resume from.
-func newRetryWatcher(ctx context.Context, rv string, lw cache.WatcherWithContext, what string) (watch.Interface, error) {
-	rw, err := watchtools.NewRetryWatcherWithContext(ctx, rv, lw)
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Cluster, fmt.Errorf("cannot watch %s: %w", what, err))
-	}
-	return rw, nil
-}
-
-// ended is the error of a RetryWatcher that closed on its own: it stops only when it cannot
-// go on (having sent the error, handled before) or when the command is stopped.
-func (w *watcher) ended(ctx context.Context, what string) error {
-	if ctx.Err() != nil {
-		return errStopped
-	}
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("the watch of %s ended", what))
-}
-
-// errStopped: the command was stopped (its context ended) while watching.
-var errStopped = errors.New("stopped")
-
-func (w *watcher) onJob(ctx context.Context, ev watch.Event, ok bool) error {
-	if !ok {
-		return w.ended(ctx, fmt.Sprintf("job %q", w.o.JobName))
-	}
+func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	switch ev.Type {
+	case gather.Relisted:
+		// Too old to resume: read the Job again by the watch's own selector, and watch from
+		// that list.
+		job, rv, err := w.o.live().JobNamed(ctx, w.o.JobName)
+		ev.Relist(rv, err)
+		switch {
+		case err != nil:
+			return err
+		case job == nil:
+			return w.deleted()
+		}
+		return w.setJob(ctx, job)
 	case watch.Added, watch.Modified:
-		job, isJob := ev.Object.(*batchv1.Job)
-		if !isJob {
-			return nil
-		}
-		w.jobRV = job.ResourceVersion
-		if job.UID != w.st.job.UID {
-			return w.recreated()
-		}
-		w.o.refreshQueue(ctx, w.st, job)
-		w.st.job = job
-		if err := w.st.acc.SetJob(job); err != nil {
-			return exitcode.Wrap(exitcode.Usage, err)
+		if job, isJob := ev.Object.(*batchv1.Job); isJob {
+			return w.setJob(ctx, job)
 		}
 	case watch.Deleted:
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.Namespace))
+		return w.deleted()
 	case watch.Error:
-		if isExpired(ev.Object) {
-			// Too old to resume: read the Job again (one GET) and watch from there.
-			w.jobW.Stop()
-			job, err := w.o.live().Job(ctx, w.o.JobName)
-			if err != nil {
-				return exitcode.APIError(err, "get", "jobs", w.o.JobName, w.o.Namespace)
-			}
-			// The same check as an update event: a Job deleted and created again while the
-			// watch was down is another Job, and its pods are not the ones held here.
-			if job.UID != w.st.job.UID {
-				return w.recreated()
-			}
-			w.st.job, w.jobRV = job, job.ResourceVersion
-			if err := w.st.acc.SetJob(job); err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
-			}
-			return w.startJobWatch(ctx)
-		}
 		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.Namespace)
 	}
 	return nil
+}
+
+// setJob takes a newer version of the Job; a Job deleted and created again (another UID, seen
+// on the watch or on the read after a 410) is another Job, and its pods are not those held.
+func (w *watcher) setJob(ctx context.Context, job *batchv1.Job) error {
+	if job.UID != w.st.job.UID {
+		return w.recreated()
+	}
+	w.o.refreshQueue(ctx, w.st, job)
+	w.st.job = job
+	if err := w.st.acc.SetJob(job); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	return nil
+}
+
+func (w *watcher) deleted() error {
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.Namespace))
 }
 
 func (w *watcher) recreated() error {
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.Namespace))
 }
 
-func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
-	if !ok {
-		return w.ended(ctx, fmt.Sprintf("the pods of job %q", w.o.JobName))
-	}
+func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 	switch ev.Type {
+	case gather.Relisted:
+		// Too old to resume: read the pods again as the first read did (replacing what was
+		// held), and watch from that read.
+		acc, rv, err := w.o.readPods(ctx, w.o.live(), w.st.job)
+		ev.Relist(rv, err)
+		if err != nil {
+			return err
+		}
+		w.st.acc = acc
 	case watch.Added, watch.Modified, watch.Deleted:
 		pod, isPod := ev.Object.(*corev1.Pod)
 		if !isPod {
 			return nil
 		}
-		w.podRV = pod.ResourceVersion
 		if w.o.recordPod(pod); w.o.recErr != nil {
 			return w.o.recErr
 		}
@@ -501,32 +451,9 @@ func (w *watcher) onPod(ctx context.Context, ev watch.Event, ok bool) error {
 			w.st.acc.Add(pod)
 		}
 	case watch.Error:
-		if isExpired(ev.Object) {
-			// Too old to resume: list the pods again and watch from that list.
-			w.podW.Stop()
-			acc, err := newAccumulator(w.st.job)
-			if err != nil {
-				return err
-			}
-			rv, err := w.o.live().Pods(ctx, w.st.job, "", acc.Add)
-			if err != nil {
-				return err
-			}
-			w.st.acc, w.podRV = acc, rv
-			return w.startPodWatch(ctx)
-		}
 		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.Namespace))
 	}
 	return nil
-}
-
-func isExpired(obj any) bool {
-	st, ok := obj.(*metav1.Status)
-	if !ok {
-		return false
-	}
-	err := apierrors.FromObject(st)
-	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 
 // isTerminal says whether w is a terminal (a variable: tests draw frames without one).

@@ -30,6 +30,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
 // watchServer hands out client-go fake watchers in order, one per WATCH request of a resource,
@@ -179,7 +180,8 @@ func TestWatchResumesAfterTheServerClosesIt(t *testing.T) {
 	}
 }
 
-// A watch too old to resume (410 Expired) makes one GET of the Job and a new watch from it.
+// A watch too old to resume (410 Expired) makes one LIST of the Job, by the watch's own field
+// selector, and a new watch from it (client-go's Reflector, not a loop of the command's own).
 func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
 	w := startWatched(t)
 
@@ -194,9 +196,29 @@ func TestWatchRereadsTheJobWhenItsWatchExpires(t *testing.T) {
 	if r.code != exitcode.Findings {
 		t.Fatalf("exit %d, want 1 (the re-read Job has failed):\n%s\n%s", r.code, r.out, r.errOut)
 	}
-	if gets := countActions(w.client, "get", "jobs"); gets != 2 {
-		t.Errorf("%d GETs of the Job, want 2 (the first read and one after the watch expired)", gets)
+	if gets := countActions(w.client, "get", "jobs"); gets != 1 {
+		t.Errorf("%d GETs of the Job, want 1 (the first read)", gets)
 	}
+	// The read after the 410 keeps the watch's selector: the Job by name, not every Job.
+	if got := listSelectors(w.client, "jobs"); len(got) != 1 || got[0] != "metadata.name=run" {
+		t.Errorf("Job LISTs by field selectors %q, want one by metadata.name=run (after the watch expired)", got)
+	}
+	for _, a := range w.client.Actions() {
+		if wa, ok := a.(clienttesting.WatchAction); ok && a.GetResource().Resource == "jobs" && wa.GetWatchRestrictions().Fields.String() != "metadata.name=run" {
+			t.Errorf("a WATCH of jobs by %q, want metadata.name=run", wa.GetWatchRestrictions().Fields)
+		}
+	}
+}
+
+// listSelectors are the field selectors of the client's LISTs of resource, in order.
+func listSelectors(client *fake.Clientset, resource string) []string {
+	var out []string
+	for _, a := range client.Actions() {
+		if l, ok := a.(clienttesting.ListAction); ok && a.GetResource().Resource == resource {
+			out = append(out, l.GetListRestrictions().Fields.String())
+		}
+	}
+	return out
 }
 
 // A Job deleted and created again while its watch was expired is another Job: the watch must
@@ -286,8 +308,11 @@ func TestPodWatchRecovery(t *testing.T) {
 	if got := w.resourceVersions("pods"); len(got) != 3 || got[1] != "77" {
 		t.Errorf("pod WATCHes started from %q: the second must resume from the last pod event (77)", got)
 	}
-	if relisted != 2 {
-		t.Errorf("%d pod LISTs before the Job failed, want 2 (the first read and one after the pod watch expired)", relisted)
+	// The first read is one LIST of the pods that did not succeed; after the 410 the pods are
+	// read as the first time: that LIST again (the read's field selector kept), then every pod,
+	// as index 2's failure left status.active behind the pods (SucceededPodsNeeded).
+	if got := listSelectors(w.client, "pods"); relisted != 3 || len(got) < 3 || got[0] != indexstatus.NotSucceededSelector || got[1] != indexstatus.NotSucceededSelector || got[2] != "" {
+		t.Errorf("pod LISTs before the Job failed: %d by field selectors %q, want the first read's and, after the pod watch expired, %q then every pod", relisted, got, indexstatus.NotSucceededSelector)
 	}
 	last := r.out[strings.LastIndex(r.out, "Job:"):]
 	if !strings.Contains(last, "42") {
