@@ -20,7 +20,8 @@ import (
 // get pod NAME -o json), or a stream of them, one object after another. A list's items are
 // streamed: only one item's bytes are held at a time, and each is decoded into the part of a Pod a report reads: metadata
 // for ownership (name, namespace, uid, labels, annotations, owner references, finalizers,
-// creation and deletion), the init containers' name and restartPolicy, and the status's phase,
+// creation and deletion), the init containers' name and restartPolicy, the node the pod is bound
+// to (spec.nodeName), and the status's phase,
 // reason, start time, conditions and containers' name, state, last state and restart count.
 // Everything else (managedFields, the spec, images, resources, volume mounts, fields this
 // release does not know) is checked to be well-formed JSON and skipped without allocating for
@@ -468,6 +469,9 @@ func decodePod(raw []byte, p *corev1.Pod, sc *scratch) error {
 			return d.object(func(key []byte) error { return d.meta(key, &p.ObjectMeta) })
 		case "spec":
 			return d.object(func(key []byte) error {
+				if string(key) == "nodeName" {
+					return d.strInto(&p.Spec.NodeName)
+				}
 				if string(key) != "initContainers" {
 					return d.skip()
 				}
