@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -140,7 +141,15 @@ type page struct {
 	timelineWords string
 	timelineInk   int
 	timelineDraw  float64
+	// printed names the parts shown with print media (grid, timeline, timeline-words).
+	printed string
 }
+
+// printedParts names the parts of the page a print shows, of the grid and the timeline.
+const printedParts = `["grid", "timeline-words", "timeline"].filter(id => {
+  const e = document.getElementById(id);
+  return e && getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0;
+}).join(" ")`
 
 // timelineRead is what readTimeline returns.
 type timelineRead struct {
@@ -261,6 +270,16 @@ func render(t *testing.T, file, screenshot string, failedWithExit int) page {
 		t.Fatalf("%s: reading the timeline: %v", file, err)
 	}
 	p.timelineWords, p.timelineInk, p.timelineDraw = tl.Words, tl.Ink, tl.Ms
+	// As printed: the print stylesheet must keep the grid and the timeline.
+	if _, err := chromedp.Call(tctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatal(err)
+	}
+	if p.printed, err = chromedp.Run(tctx, chromedp.Evaluate[string](printedParts)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}); err != nil {
+		t.Fatal(err)
+	}
 	// The hover text of the first failed index with an exit code, as a reader sees it.
 	if i := p.failedWithExit; i >= 0 {
 		if p.hover, err = chromedp.Run(tctx, chromedp.Evaluate[string](fmt.Sprintf(`window.indexedReport.describe(%d)`, i))); err != nil {
@@ -362,6 +381,13 @@ func TestFixturesRender(t *testing.T) {
 // words count attempts, and absent when they say no time is known.
 func checkTimeline(t *testing.T, name string, p page) {
 	t.Helper()
+	want := "grid timeline-words"
+	if p.timelineInk >= 0 {
+		want += " timeline"
+	}
+	if p.printed != want {
+		t.Errorf("%s: printed, the page shows %q, want %q", name, p.printed, want)
+	}
 	switch {
 	case p.timelineWords == "":
 		t.Errorf("%s: no timeline section", name)
