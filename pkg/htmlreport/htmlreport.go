@@ -59,6 +59,13 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 		stateIdx[s] = i
 		p.States = append(p.States, State{Name: string(s), Words: string(s), Color: Colors[s], Plain: s == indexstatus.StateSucceeded})
 	}
+	// An Unfinished index of a Job that failed at maxFailedIndexes is drawn as excluded by it.
+	p.States = append(p.States, State{Name: ExcludedState, Words: excludedWords(r), Color: excludedColor, Optional: true})
+	if excluded(r) {
+		// No cell is left Unfinished: the legend leaves it out.
+		p.States[stateIdx[indexstatus.StateUnfinished]].Optional = true
+		stateIdx[indexstatus.StateUnfinished] = len(p.States) - 1
+	}
 	for _, run := range r.Grid {
 		k, ok := stateIdx[run.State]
 		if !ok {
@@ -66,6 +73,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 		}
 		p.Runs = append(p.Runs, Run{First: run.First, Last: run.Last, State: k})
 	}
+	p.Timeline = timeline(r)
 	for i := range r.Indexes {
 		ix := &r.Indexes[i]
 		if ix.State == indexstatus.StateSucceeded && ix.Attempts <= 1 && ix.ShardID == "" && !ix.Flaky {
@@ -96,7 +104,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 }
 
 // statusFact is an index's facts: shard, attempts and last exit, the podFailurePolicy rule, the
-// pods, each attempt when there were several, and the detail with the index's own pod names
+// pods, each attempt the report lists (where and when it ran, how it ended), and the detail with the index's own pod names
 // replaced by the placeholder (the last pod), so that indexes alike share one string.
 func statusFact(ix *indexstatus.IndexStatus) Fact {
 	f := Fact{Cell: ix.Index}
@@ -120,15 +128,7 @@ func statusFact(ix *indexstatus.IndexStatus) Fact {
 		f.Var = ix.Pods[n-1]
 		f.Rows = append(f.Rows, Row{"pods", strings.Join(append(ix.Pods[:n-1:n-1], Placeholder), ", ")})
 	}
-	if len(ix.AttemptHistory) > 1 {
-		for _, a := range ix.AttemptHistory {
-			exit := "-"
-			if a.ExitCode != nil {
-				exit = strconv.Itoa(int(*a.ExitCode))
-			}
-			f.Rows = append(f.Rows, Row{fmt.Sprintf("  attempt %d", a.Attempt), strings.TrimSpace(fmt.Sprintf("%s, exit %s %s", a.Phase, exit, a.Reason))})
-		}
-	}
+	f.Attempts = attemptFacts(ix)
 	if ix.Detail != "" {
 		detail := strings.ReplaceAll(ix.Detail, Placeholder, "")
 		for _, pod := range ix.Pods {

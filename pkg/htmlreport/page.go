@@ -35,6 +35,8 @@ type Page struct {
 	Facts []Fact
 	// FactsCut counts the cells whose facts were left out (MaxFacts).
 	FactsCut int
+	// Timeline, when set, is the section of attempts over time.
+	Timeline *Timeline
 	// Groups is a table under the grid (the cells that need attention, by cause).
 	Groups *Table
 	// Sections are titled lists (next steps, what is not known, notes).
@@ -62,6 +64,8 @@ type Fact struct {
 	Cell int
 	Var  string
 	Rows []Row
+	// Attempts, shown after the rows, say where and when each attempt ran.
+	Attempts []AttemptFact
 }
 
 // Row is one line of a cell's facts; a row without a label is a sentence of its own.
@@ -111,6 +115,12 @@ type data struct {
 	Strs     []string `json:"strs"`
 	Facts    [][]any  `json:"facts"`
 	FactsCut int      `json:"factsCut"`
+	// Att are the facts' attempts, six numbers each: cell, attempt, start and finish in
+	// seconds after Base (Unix seconds; -1: not known), node and outcome (indexes into strs).
+	Att  []int64 `json:"att"`
+	Base int64   `json:"base"`
+	// Timeline is the chart of attempts over time (absent: the page has none).
+	Timeline *Timeline `json:"timeline,omitempty"`
 }
 
 // strs interns the strings of the facts.
@@ -185,6 +195,20 @@ func WritePage(w io.Writer, p *Page) error {
 		}
 		d.Facts = append(d.Facts, row)
 	}
+	d.Att = []int64{}
+	for _, f := range p.Facts {
+		for _, a := range f.Attempts {
+			for _, t := range []int64{a.Start, a.Finish} {
+				if t != 0 && (d.Base == 0 || t < d.Base) {
+					d.Base = t
+				}
+			}
+		}
+	}
+	for _, f := range p.Facts {
+		d.Att = attemptRows(d.Att, f.Cell, f.Attempts, d.Base, st)
+	}
+	d.Timeline = p.Timeline
 	d.Strs = st.list
 	js, err := json.Marshal(d)
 	if err != nil {

@@ -21,15 +21,22 @@ import (
 func isFlaky(f *indexFacts) bool { return f.state == StateSucceeded && f.attempts > 1 }
 
 // attemptHistory lists the index's attempts read, oldest first, at most MaxAttemptHistory (the
-// latest), and how many of its Attempts it leaves out; nothing for an index of one attempt.
+// latest), and how many of its Attempts it leaves out; nothing for an index of one attempt
+// unless that attempt ended or is ending without success (historyWanted).
 func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
-	if f.attempts <= 1 {
+	pods := b.byIndex[f.index]
+	if !historyWanted(f.state, f.attempts, len(pods)) {
 		return nil, 0
 	}
-	pods := b.byIndex[f.index]
 	var out []Attempt
 	for k, p := range pods {
-		a := Attempt{Attempt: k + 1, Pod: p.Name, Phase: string(p.Phase)}
+		a := Attempt{Attempt: k + 1, Pod: p.Name, Phase: string(p.Phase), Node: p.node}
+		if t := p.startedAt(); !t.IsZero() {
+			a.StartedAt = &t
+		}
+		if t := p.Finished(); !t.IsZero() && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) {
+			a.FinishedAt = &t
+		}
 		if b.perIndex {
 			a.Attempt = int(p.Attempt()) + 1
 		}
@@ -54,6 +61,21 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 		out = out[len(out)-MaxAttemptHistory:]
 	}
 	return out, max(f.attempts-len(out), 0)
+}
+
+// historyWanted says whether an index's attempts are listed: every index of more than one
+// attempt, and one of one attempt whose pod was read and that attempt ended or is ending
+// without success, where where and when it ran is what a reader asks. Running, pending and
+// succeeded indexes of one attempt (most of a large Job) list none: their row says enough.
+func historyWanted(state State, attempts, podsRead int) bool {
+	if attempts > 1 {
+		return true
+	}
+	switch state {
+	case StateFailed, StateRetrying, StateTerminating, StateUnfinished:
+		return podsRead > 0
+	}
+	return false
 }
 
 // flaky gathers the flaky indexes and words them for the text view, grouped by the exits of

@@ -18,7 +18,7 @@ const (
 	labelLegacyJobName       = "job-name"
 )
 
-// podSummary is what the report needs from one pod: 144 bytes besides its name and UID
+// podSummary is what the report needs from one pod: 152 bytes besides the bytes of its name and UID
 // instead of the decoded object, so that a report can hold every pod of a Job of 100,000 and
 // a live report can drop each page of pods as soon as it is read. The controller's facts about
 // the pod (failed, counted, matching rule, finish time) are jobpolicy's; the rest is for the
@@ -35,6 +35,10 @@ type podSummary struct {
 
 	// cases is the receipt summary in the termination message, if any (cases.go).
 	cases *receiptCounts
+
+	// node is spec.nodeName, where the attempt ran ("" before it is bound); the interner
+	// shares one copy of each name.
+	node string
 
 	// rare holds the words most pods lack, nil when all are empty: a running or succeeded pod
 	// then does not carry six empty strings.
@@ -56,6 +60,22 @@ type podExit struct {
 type interner struct {
 	exits map[podExit]*podExit
 	rares map[podRare]*podRare
+	nodes map[string]string
+}
+
+// node returns the copy kept of a node's name: a Job's pods run on a few nodes.
+func (in *interner) node(name string) string {
+	if in == nil || name == "" {
+		return name
+	}
+	if n, ok := in.nodes[name]; ok {
+		return n
+	}
+	if in.nodes == nil {
+		in.nodes = map[string]string{}
+	}
+	in.nodes[name] = name
+	return name
 }
 
 func (in *interner) exit(e podExit) *podExit {
@@ -127,6 +147,7 @@ func summarize(job *batchv1.Job, pod *corev1.Pod, in *interner) podSummary {
 	if st := pod.Status.StartTime; st != nil && !st.IsZero() {
 		s.started = st.UnixNano()
 	}
+	s.node = in.node(pod.Spec.NodeName)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 			s.ready = true

@@ -292,9 +292,11 @@ type IndexStatus struct {
 	Cases *CaseCounts `json:"cases,omitempty"`
 	// Flaky: the index succeeded, but only after more than one attempt.
 	Flaky bool `json:"flaky,omitempty"`
-	// AttemptHistory is, for an index with more than one attempt, each attempt whose pod was
-	// read, oldest first: at most MaxAttemptHistory, the latest. AttemptsNotListed counts the
-	// attempts of Attempts it leaves out (pods gone, or older than the bound).
+	// AttemptHistory is, for an index with more than one attempt, and for one whose attempt
+	// ended or is ending without success (Failed, Retrying, Terminating, Unfinished), each
+	// attempt whose pod was read, oldest first: at most MaxAttemptHistory, the latest.
+	// AttemptsNotListed counts the attempts of Attempts it leaves out (pods gone, or older
+	// than the bound).
 	AttemptHistory    []Attempt `json:"attemptHistory,omitempty"`
 	AttemptsNotListed int       `json:"attemptsNotListed,omitempty"`
 }
@@ -317,6 +319,15 @@ type Attempt struct {
 	ExitCode  *int32 `json:"exitCode"`
 	Reason    string `json:"reason,omitempty"`
 	Container string `json:"container,omitempty"`
+	// Node is the node the pod ran on (spec.nodeName), empty before it was bound or when its
+	// pod was not read.
+	Node string `json:"node,omitempty"`
+	// StartedAt is the pod's status.startTime; FinishedAt, for a pod that succeeded or failed,
+	// when it finished (the controller's getFinishedTime: the last container's finishedAt,
+	// else the pod's Ready=False transition), absent while it runs or is being deleted. Both
+	// absent when its pod was not read.
+	StartedAt  *time.Time `json:"startedAt,omitempty"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
 }
 
 // RuleMatch is a podFailurePolicy rule that matched a failed pod.

@@ -56,11 +56,11 @@ func withoutSucceededPods(t *testing.T, r *IndexedJobStatus, podNames map[string
 		st.Pods = keep
 		st.LastExitCode, st.LastReason, st.LastContainer, st.Cases = nil, "", "", nil
 		st.Detail = ""
-		// The succeeded attempt's pod, reason and container (its exit code, 0, is known).
+		// The succeeded attempt's pod, reason, container, node and times (its exit code, 0, is known).
 		st.AttemptHistory = append([]Attempt(nil), st.AttemptHistory...)
 		for a := range st.AttemptHistory {
 			if h := &st.AttemptHistory[a]; h.Phase == string(corev1.PodSucceeded) {
-				h.Pod, h.Reason, h.Container = "", "", ""
+				h.Pod, h.Reason, h.Container, h.Node, h.StartedAt, h.FinishedAt = "", "", "", "", nil, nil
 			}
 		}
 	}

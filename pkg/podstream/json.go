@@ -24,8 +24,8 @@ import (
 // streamed: only one item's bytes are held at a time, and each is decoded (by
 // github.com/go-json-experiment/json, into podFields) into the part of a Pod a report reads:
 // metadata for ownership (name, namespace, uid, labels, annotations, owner references,
-// finalizers, creation and deletion), the init containers' name and restartPolicy, and the
-// status's phase, reason, start time, conditions and containers' name, state, last state and
+// finalizers, creation and deletion), the init containers' name and restartPolicy, the node the
+// pod is bound to (spec.nodeName), and the status's phase, reason, start time, conditions and containers' name, state, last state and
 // restart count. Everything else (managedFields, the spec, images, resources, fields this
 // release does not know) is checked to be well-formed JSON and skipped: kubectl is not strict
 // about fields either, and a pod from a newer server carries fields this release has never
@@ -356,6 +356,7 @@ type podFields struct {
 		OwnerReferences            []metav1.OwnerReference `json:"ownerReferences"`
 	} `json:"metadata"`
 	Spec struct {
+		NodeName       string `json:"nodeName"`
 		InitContainers []struct {
 			Name          string                         `json:"name"`
 			RestartPolicy *corev1.ContainerRestartPolicy `json:"restartPolicy"`
@@ -419,6 +420,7 @@ func (s *podFields) fill(p *corev1.Pod) {
 		Labels: m.Labels, Annotations: m.Annotations, CreationTimestamp: mtime(m.CreationTimestamp),
 		DeletionTimestamp: mtimePtr(m.DeletionTimestamp), DeletionGracePeriodSeconds: m.DeletionGracePeriodSeconds,
 		Finalizers: m.Finalizers, OwnerReferences: m.OwnerReferences}
+	p.Spec.NodeName = s.Spec.NodeName
 	for _, c := range s.Spec.InitContainers {
 		p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy})
 	}

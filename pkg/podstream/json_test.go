@@ -25,6 +25,7 @@ func kept(p *corev1.Pod) *corev1.Pod {
 		DeletionTimestamp: p.DeletionTimestamp, DeletionGracePeriodSeconds: p.DeletionGracePeriodSeconds,
 		Labels: p.Labels, Annotations: p.Annotations, OwnerReferences: p.OwnerReferences, Finalizers: p.Finalizers,
 	}}
+	out.Spec.NodeName = p.Spec.NodeName
 	for _, c := range p.Spec.InitContainers {
 		out.Spec.InitContainers = append(out.Spec.InitContainers, corev1.Container{Name: c.Name, RestartPolicy: c.RestartPolicy})
 	}

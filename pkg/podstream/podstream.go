@@ -1,6 +1,7 @@
 // Package podstream decodes a protobuf PodList response as it streams in, one pod at a time,
 // leaving out what a report of the pods never reads: metadata.managedFields (about a third of
-// a pod) and the pod spec except its init containers (their restartPolicy tells sidecars). A
+// a pod) and the pod spec except its init containers (their restartPolicy tells sidecars) and
+// its nodeName (where the attempt ran). A
 // page of pods is then never held, whole or decoded, and decoding costs a fraction of the CPU.
 // It takes bytes and returns typed pods: the request is the caller's (pkg/cmd/status).
 // EachJSON does the same for a JSON pod list (kubectl get pods -o json, the offline report's
@@ -39,6 +40,7 @@ const (
 	podSpec                = 2  // Pod.spec
 	metaManagedFields      = 17 // ObjectMeta.managedFields
 	specInitContainers     = 20 // PodSpec.initContainers
+	specNodeName           = 10 // PodSpec.nodeName
 )
 
 // ErrNotProtobuf: the response is not protobuf (it does not start with Magic); nothing of it
@@ -216,14 +218,15 @@ func malformed(err error) error {
 }
 
 // slimPod appends to dst the Pod message pod without metadata.managedFields and with the spec
-// reduced to its init containers.
+// reduced to its init containers and its nodeName (where the attempt ran, for the report's
+// facts).
 func slimPod(dst, pod []byte) ([]byte, error) {
 	err := eachFieldRaw(pod, func(num protowire.Number, typ protowire.Type, field, v []byte) error {
 		switch {
 		case num == podMetadata && typ == protowire.BytesType:
 			return appendFiltered(&dst, num, v, func(n protowire.Number) bool { return n != metaManagedFields })
 		case num == podSpec && typ == protowire.BytesType:
-			return appendFiltered(&dst, num, v, func(n protowire.Number) bool { return n == specInitContainers })
+			return appendFiltered(&dst, num, v, func(n protowire.Number) bool { return n == specInitContainers || n == specNodeName })
 		default:
 			dst = append(dst, field...)
 		}

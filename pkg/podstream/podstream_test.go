@@ -59,7 +59,7 @@ func TestSlimPodSameReport(t *testing.T) {
 		for i := range slim {
 			if slim[i].ManagedFields != nil || len(slim[i].Spec.Containers) != 0 || slim[i].Name != full[i].Name ||
 				len(slim[i].Status.ContainerStatuses) != len(full[i].Status.ContainerStatuses) ||
-				len(slim[i].Spec.InitContainers) != len(full[i].Spec.InitContainers) {
+				len(slim[i].Spec.InitContainers) != len(full[i].Spec.InitContainers) || slim[i].Spec.NodeName != full[i].Spec.NodeName {
 				t.Fatalf("pod %d not slimmed as expected: %+v", i, slim[i].ObjectMeta)
 			}
 		}

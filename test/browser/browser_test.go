@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -75,16 +76,30 @@ type want struct {
 	states []string
 	// failed is the first Failed index with an exit code (-1: none), exit that code.
 	failed, exit int
+	// node and started are where and when (UTC, as the page writes it) the failed index's
+	// last attempt ran, as its attemptHistory says ("": not known).
+	node, started string
+	// excluded counts the indexes drawn excluded by maxFailedIndexes.
+	excluded int
 }
+
+// excludedState is the page's name (pkg/htmlreport.ExcludedState) of an index that -o json
+// says is Unfinished in a Job whose reason is MaxFailedIndexesExceeded.
+const excludedState = "ExcludedByMaxFailedIndexes"
 
 func expected(t *testing.T, js []byte) want {
 	t.Helper()
 	var r struct {
-		Completions int `json:"completions"`
+		Completions int    `json:"completions"`
+		Reason      string `json:"reason"`
 		Indexes     []struct {
-			Index        int    `json:"index"`
-			State        string `json:"state"`
-			LastExitCode *int   `json:"lastExitCode"`
+			Index          int    `json:"index"`
+			State          string `json:"state"`
+			LastExitCode   *int   `json:"lastExitCode"`
+			AttemptHistory []struct {
+				Node      string     `json:"node"`
+				StartedAt *time.Time `json:"startedAt"`
+			} `json:"attemptHistory"`
 		} `json:"indexes"`
 	}
 	if err := json.Unmarshal(js, &r); err != nil {
@@ -93,8 +108,19 @@ func expected(t *testing.T, js []byte) want {
 	w := want{states: make([]string, r.Completions), failed: -1}
 	for _, ix := range r.Indexes {
 		w.states[ix.Index] = ix.State
+		if ix.State == "Unfinished" && r.Reason == "MaxFailedIndexesExceeded" {
+			w.states[ix.Index] = excludedState
+			w.excluded++
+		}
 		if w.failed < 0 && ix.State == "Failed" && ix.LastExitCode != nil {
 			w.failed, w.exit = ix.Index, *ix.LastExitCode
+			if n := len(ix.AttemptHistory); n > 0 {
+				last := ix.AttemptHistory[n-1]
+				w.node = last.Node
+				if last.StartedAt != nil {
+					w.started = last.StartedAt.UTC().Format("2006-01-02 15:04:05") + " UTC"
+				}
+			}
 		}
 	}
 	return w
@@ -110,7 +136,39 @@ type page struct {
 	// failedWithExit is the index whose hover text is read (-1: none), hover that text.
 	failedWithExit int
 	hover          string
+	// timelineWords is the timeline's sentence ("": no timeline section), timelineInk the
+	// pixels of its chart that are not white (-1: no chart), timelineDraw the ms it took.
+	timelineWords string
+	timelineInk   int
+	timelineDraw  float64
+	// printed names the parts shown with print media (grid, timeline, timeline-words).
+	printed string
 }
+
+// printedParts names the parts of the page a print shows, of the grid and the timeline.
+const printedParts = `["grid", "timeline-words", "timeline"].filter(id => {
+  const e = document.getElementById(id);
+  return e && getComputedStyle(e).display !== "none" && e.getBoundingClientRect().height > 0;
+}).join(" ")`
+
+// timelineRead is what readTimeline returns.
+type timelineRead struct {
+	Words string  `json:"words"`
+	Ink   int     `json:"ink"`
+	Ms    float64 `json:"ms"`
+}
+
+// readTimeline reads the timeline section back: its words and how much its chart has drawn.
+const readTimeline = `(() => {
+  const w = document.getElementById("timeline-words"), c = document.getElementById("timeline");
+  let ink = -1;
+  if (c) {
+    ink = 0;
+    const img = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < img.length; i += 4) if (img[i] < 250 || img[i + 1] < 250 || img[i + 2] < 250) ink++;
+  }
+  return {words: w ? w.textContent : "", ink: ink, ms: window.indexedReport.timelineMillis || 0};
+})()`
 
 var (
 	browserOnce sync.Once
@@ -207,6 +265,21 @@ func render(t *testing.T, file, screenshot string, failedWithExit int) page {
 	if p.paint, err = chromedp.Run(tctx, chromedp.Evaluate[float64](`(performance.getEntriesByName("first-contentful-paint")[0] || {startTime: -1}).startTime`)); err != nil {
 		t.Fatal(err)
 	}
+	tl, err := chromedp.Run(tctx, chromedp.Evaluate[timelineRead](readTimeline))
+	if err != nil {
+		t.Fatalf("%s: reading the timeline: %v", file, err)
+	}
+	p.timelineWords, p.timelineInk, p.timelineDraw = tl.Words, tl.Ink, tl.Ms
+	// As printed: the print stylesheet must keep the grid and the timeline.
+	if _, err := chromedp.Call(tctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Media: "print"}); err != nil {
+		t.Fatal(err)
+	}
+	if p.printed, err = chromedp.Run(tctx, chromedp.Evaluate[string](printedParts)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{}); err != nil {
+		t.Fatal(err)
+	}
 	// The hover text of the first failed index with an exit code, as a reader sees it.
 	if i := p.failedWithExit; i >= 0 {
 		if p.hover, err = chromedp.Run(tctx, chromedp.Evaluate[string](fmt.Sprintf(`window.indexedReport.describe(%d)`, i))); err != nil {
@@ -233,6 +306,12 @@ func check(t *testing.T, name string, w want, p page, file string) {
 	want := w.states
 	if w.failed >= 0 && !strings.Contains(p.hover, fmt.Sprintf("last exit code %d", w.exit)) {
 		t.Errorf("%s: the facts of failed index %d do not say its exit code %d: %q", name, w.failed, w.exit, p.hover)
+	}
+	if w.node != "" && !strings.Contains(p.hover, "node "+w.node) {
+		t.Errorf("%s: the facts of failed index %d do not say it ran on node %s: %q", name, w.failed, w.node, p.hover)
+	}
+	if w.started != "" && !strings.Contains(p.hover, "started "+w.started) {
+		t.Errorf("%s: the facts of failed index %d do not say it started %s: %q", name, w.failed, w.started, p.hover)
 	}
 	if len(p.drawn) != len(want) {
 		t.Fatalf("%s: %d cells drawn, want %d indexes", name, len(p.drawn), len(want))
@@ -267,7 +346,7 @@ func TestFixturesRender(t *testing.T) {
 		t.Fatalf("no fixtures: %v", err)
 	}
 	out := t.TempDir()
-	hovered := 0
+	hovered, placed, charted, excluded := 0, 0, 0, 0
 	for _, job := range dirs {
 		dir := filepath.Dir(job)
 		name := filepath.Base(dir)
@@ -277,12 +356,48 @@ func TestFixturesRender(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := expected(t, status(t, job, pods, "json"))
-		check(t, name, w, render(t, html, "", w.failed), html)
+		p := render(t, html, "", w.failed)
+		check(t, name, w, p, html)
+		checkTimeline(t, name, p)
 		if w.failed >= 0 {
 			hovered++
 		}
+		if w.node != "" && w.started != "" {
+			placed++
+		}
+		if p.timelineInk > 0 {
+			charted++
+		}
+		excluded += w.excluded
 	}
-	t.Logf("%d fixtures rendered and checked cell by cell; the facts of a failed index checked in %d", len(dirs), hovered)
+	if placed == 0 || charted == 0 || excluded == 0 {
+		t.Errorf("no fixture checked a failed index's node and start (%d), drew a timeline (%d) or an index excluded by maxFailedIndexes (%d)", placed, charted, excluded)
+	}
+	t.Logf("%d fixtures rendered and checked cell by cell; the facts of a failed index checked in %d, its node and start in %d; %d timelines drawn; %d indexes excluded by maxFailedIndexes",
+		len(dirs), hovered, placed, charted, excluded)
+}
+
+// checkTimeline: a status page has the timeline section; its chart is drawn (ink) when its
+// words count attempts, and absent when they say no time is known.
+func checkTimeline(t *testing.T, name string, p page) {
+	t.Helper()
+	want := "grid timeline-words"
+	if p.timelineInk >= 0 {
+		want += " timeline"
+	}
+	if p.printed != want {
+		t.Errorf("%s: printed, the page shows %q, want %q", name, p.printed, want)
+	}
+	switch {
+	case p.timelineWords == "":
+		t.Errorf("%s: no timeline section", name)
+	case strings.HasPrefix(p.timelineWords, "No attempt"):
+		if p.timelineInk >= 0 {
+			t.Errorf("%s: the timeline says no time is known but draws a chart", name)
+		}
+	case p.timelineInk <= 0:
+		t.Errorf("%s: the timeline says %q but its chart is blank (%d)", name, p.timelineWords, p.timelineInk)
+	}
 }
 
 // TestLargeJobsRender: generated Jobs of 10,000 and 100,000 indexes (statusgen, from the
@@ -314,7 +429,8 @@ func TestLargeJobsRender(t *testing.T) {
 		p := render(t, html, shot, w.failed)
 		took := time.Since(began)
 		check(t, fmt.Sprintf("%d indexes", n), w, p, html)
-		t.Logf("%d indexes: %d bytes; script drew the grid in %.0f ms; first contentful paint %.0f ms after navigation; opened, drawn and read back in %s",
-			n, len(b), p.draw, p.paint, took.Round(time.Millisecond))
+		checkTimeline(t, fmt.Sprintf("%d indexes", n), p)
+		t.Logf("%d indexes: %d bytes; script drew the grid and the timeline in %.0f ms (timeline %.1f ms); first contentful paint %.0f ms after navigation; opened, drawn and read back in %s; timeline: %s",
+			n, len(b), p.draw, p.timelineDraw, p.paint, took.Round(time.Millisecond), p.timelineWords)
 	}
 }

@@ -212,13 +212,13 @@ func TestStatusNotSucceededEqualsAllPods(t *testing.T) {
 					for _, k := range []string{"lastExitCode", "lastReason", "lastContainer", "cases", "detail"} {
 						delete(ix, k)
 					}
-					// The succeeded attempt's pod, reason and container (its exit code, 0, is known).
+					// The succeeded attempt's pod, reason, container, node and times (its exit code, 0, is known).
 					history, _ := ix["attemptHistory"].([]any)
 					for _, h := range history {
 						if a := h.(map[string]any); a["phase"] == "Succeeded" {
-							delete(a, "pod")
-							delete(a, "reason")
-							delete(a, "container")
+							for _, k := range []string{"pod", "reason", "container", "node", "startedAt", "finishedAt"} {
+								delete(a, k)
+							}
 						}
 					}
 				}
