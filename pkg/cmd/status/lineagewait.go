@@ -46,6 +46,15 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			}
 			return err
 		}
+		if err := o.openLineageRecord(run); err != nil {
+			return err
+		}
+		if err := o.recordLineagePods(ctx, src, run, jobs); err != nil {
+			if o.ExitCode && ctx.Err() != nil {
+				return stoppedWaiting(ctx, what, "its pods not read")
+			}
+			return err
+		}
 		state, finished := lineageState(jobs)
 		if finished {
 			return o.endLineage(ctx, run, jobs, notes, lines > 0 && !tty)
