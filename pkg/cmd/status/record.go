@@ -1,7 +1,6 @@
 package status
 
 import (
-	"context"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -37,7 +36,10 @@ func (o *Options) recordPod(p *corev1.Pod) {
 	if o.rec == nil || o.recErr != nil {
 		return
 	}
-	if err := o.rec.Add(p); err != nil {
+	o.recMu.Lock() // the lineage's pod watch adds too (lineagerecord.go)
+	err := o.rec.Add(p)
+	o.recMu.Unlock()
+	if err != nil {
 		o.recErr = exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
 	}
 }
@@ -47,8 +49,10 @@ func (o *Options) closeRecord() error {
 	if o.rec == nil {
 		return nil
 	}
+	o.recMu.Lock()
 	w := o.rec
 	o.rec = nil
+	o.recMu.Unlock()
 	if err := w.Close(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err))
 	}
@@ -93,38 +97,5 @@ func (o *Options) openLineageRecord(run lineage.RunID) error {
 		_, _ = fmt.Fprintf(o.ErrOut, "warning: --record: %s\n", n)
 	}
 	o.rec = w
-	return nil
-}
-
-// recordLineagePods lists, for --lineage --record, the pods of every Job of run in jobs that
-// has not finished, and once more of each Job after it finished with no pod left running: their terminal pods go in the
-// record (gather.Live's Seen) before the pod garbage collector or the Job controller deletes
-// them. The report at the end reads every pod again.
-func (o *Options) recordLineagePods(ctx context.Context, src gather.Source, run lineage.RunID, jobs []*batchv1.Job) error {
-	if o.rec == nil {
-		return nil
-	}
-	if o.recRead == nil {
-		o.recRead = map[types.UID]bool{}
-	}
-	for _, j := range jobs {
-		if !lineage.InRun(j, run) || o.recRead[j.UID] {
-			continue
-		}
-		unfinished := 0
-		if _, err := src.Pods(ctx, j, "", func(p *corev1.Pod) {
-			if !podrecord.Terminal(p) {
-				unfinished++
-			}
-		}); err != nil {
-			return err
-		}
-		if o.recErr != nil {
-			return o.recErr
-		}
-		if lineage.Finished(j) && unfinished == 0 {
-			o.recRead[j.UID] = true
-		}
-	}
 	return nil
 }

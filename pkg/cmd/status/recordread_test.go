@@ -1,16 +1,27 @@
 package status
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
+	testingclock "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 )
@@ -140,5 +151,73 @@ func TestLineageRecord(t *testing.T) {
 	// The one-Job record of the root is read by the lineage too (the root's pods).
 	if v, r := verdict("-f", jobs, "-f", one); r.code != 0 || !strings.Contains(v, "exit 42") {
 		t.Errorf("lineage -f ONE_JOB_RECORD: exit %d %q\n%s", r.code, v, r.errOut)
+	}
+}
+
+// TestLineageRecordWatchesThePods: status --lineage --wait --record polls the Jobs of the
+// lineage every 2 s, but keeps a pod that failed and was deleted (the pod GC) between two polls:
+// the pods are watched. The clock does not move until the pod is recorded, so no poll reads it.
+func TestLineageRecordWatchesThePods(t *testing.T) {
+	j := job("lw", 2)
+	client := clientFor(j, nil)
+	var mu sync.Mutex
+	watching := 0
+	client.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		w, err := client.Tracker().Watch(a.GetResource(), a.GetNamespace())
+		mu.Lock()
+		watching++
+		mu.Unlock()
+		return true, w, err
+	})
+	clk := testingclock.NewFakeClock(t0.Add(time.Minute))
+	io := cmdtest.NewIO("")
+	o := NewOptions(io.Streams())
+	o.Client, o.Clock = client, clk
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	record := filepath.Join(t.TempDir(), "lw.record")
+	done := make(chan cmdtest.Result, 1)
+	go func() {
+		done <- io.Run(NewCmdStatusWithOptions(f, o), "lw", "--lineage", "--wait", "--record", record)
+	}()
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return watching > 0 })
+
+	ctx := context.Background()
+	gone := pod(j, 1, 0, ptr.To[int32](7))
+	if _, err := client.CoreV1().Pods("ns").Create(ctx, gone, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.CoreV1().Pods("ns").Delete(ctx, gone.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { b, _ := os.ReadFile(record); return strings.Count(string(b), "\n") == 2 })
+
+	j2 := j.DeepCopy()
+	j2.Status.FailedIndexes, j2.Status.Active = ptr.To("1"), 0
+	for _, ct := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed} {
+		j2.Status.Conditions = append(j2.Status.Conditions, batchv1.JobCondition{Type: ct, Status: corev1.ConditionTrue, Reason: "FailedIndexes"})
+	}
+	if _, err := client.BatchV1().Jobs("ns").UpdateStatus(ctx, j2, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var r cmdtest.Result
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		select {
+		case r = <-done:
+		case <-time.After(10 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("the wait did not end")
+			}
+			clk.Step(lineagePoll)
+			continue
+		}
+		break
+	}
+	if r.Code != exitcode.Findings || !strings.Contains(r.Stderr, "recorded 1 terminal pods") {
+		t.Errorf("exit %d, want 1 and the deleted pod recorded:\n%s", r.Code, r.Stderr)
+	}
+	b, _ := os.ReadFile(record)
+	if !strings.Contains(string(b), `"uid":"`+string(gone.UID)+`"`) || !strings.Contains(string(b), `"exitCode":7`) {
+		t.Errorf("the record lacks the deleted pod:\n%s", b)
 	}
 }

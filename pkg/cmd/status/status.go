@@ -11,13 +11,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -154,8 +154,8 @@ type Options struct {
 	Record string
 	rec    *podrecord.Writer
 	recErr error
-	// recRead are the Jobs of a lineage whose pods were recorded after they finished.
-	recRead map[types.UID]bool
+	// recMu guards rec while the lineage's pod watch adds to it (lineagerecord.go).
+	recMu sync.Mutex
 	// Filenames are -f's files (repeatable; Filename says them all); records are those of them
 	// that are records of terminal pods (status --record), jobFiles the others (record.go).
 	Filenames, records, jobFiles []string
