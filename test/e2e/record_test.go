@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // Issue 34 item 2: status --wait|--watch --record keeps the terminal pods' evidence in a file
