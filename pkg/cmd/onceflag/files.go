@@ -25,7 +25,7 @@ func (v *files) Set(s string) error {
 
 func (v *files) String() string {
 	if v.paths == nil || len(*v.paths) == 0 {
-		return "[]"
+		return "" // no "(default [])" in the help
 	}
 	return "[" + strings.Join(*v.paths, ",") + "]"
 }
