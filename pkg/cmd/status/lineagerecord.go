@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -137,10 +138,17 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	in, known := r.ofRun[ref.UID]
 	if !known {
 		job, err := r.o.Client.BatchV1().Jobs(r.o.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		// A Job gone, or made again under its name, is not known to be of the run: its pods
-		// are left out (the lineage report does not count it either).
-		in = err == nil && job.UID == ref.UID && lineage.InRun(job, r.run)
-		r.ofRun[ref.UID] = in
+		switch {
+		case err == nil || apierrors.IsNotFound(err):
+			// A Job gone, or made again under its name, is not known to be of the run: its
+			// pods are left out (the lineage report does not count it either).
+			in = err == nil && job.UID == ref.UID && lineage.InRun(job, r.run)
+			r.ofRun[ref.UID] = in
+		default:
+			// Not known now (the GET failed): the pod is kept rather than lost, and its Job
+			// asked again for the next one; readers take each Job's own pods from a record.
+			in = true
+		}
 	}
 	if !in {
 		return nil
