@@ -1,8 +1,10 @@
 // Package podrecord keeps the evidence of a Job's terminal pods in a file that outlives them:
 // the pod garbage collector (kube-controller-manager's --terminated-pod-gc-threshold) and the
 // Job controller delete finished pods, and with them the exit code and the reason of every
-// failed attempt. status --watch|--wait --record FILE appends each terminal pod as it sees it;
-// status -f and retry -f read the file back with --pods-file, as they read kubectl's pod lists.
+// failed attempt. status --watch|--wait --record FILE appends each terminal pod as it sees it
+// (with --lineage, the pods of every Job of the run, in one file); status -f and retry -f read
+// the file back next to the Job (one of -f's files, or --pods-file), as they read kubectl's pod
+// lists.
 //
 // The file is JSON Lines: a PodRecord header, then one Pod per line, each written whole with
 // one write to a file opened for appending, so a killed writer leaves at most one torn last

@@ -45,6 +45,14 @@ func TestRecordGivenWithF(t *testing.T) {
 	if r := run(t, nil, "", "-f", record+","+jobFile, "-o", "json"); r.out != viaPods.out {
 		t.Errorf("-f RECORD,JOB: exit %d\n%s", r.code, r.errOut)
 	}
+	// The record on standard input.
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, nil, string(b), "-f", jobFile, "-f", "-", "-o", "json"); r.out != viaPods.out {
+		t.Errorf("-f JOB -f - (the record on stdin): exit %d\n%s", r.code, r.errOut)
+	}
 	// The page of -o html explains the index too.
 	if r := run(t, nil, "", "-f", jobFile, "-f", record, "-o", "html"); r.code != 0 || !strings.Contains(r.out, "42") || !strings.HasPrefix(strings.TrimSpace(r.out), "<!") {
 		t.Errorf("-o html: exit %d\n%.300s%s", r.code, r.out, r.errOut)
