@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -52,11 +53,20 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 	go func() {
 		defer close(r.done)
 		for ctx.Err() == nil {
+			began := time.Now()
 			if err := r.listAndWatch(ctx); err != nil && ctx.Err() == nil {
 				r.mu.Lock()
 				r.err = err
 				r.mu.Unlock()
 				return
+			}
+			// A watch the server ended at once (an error event each time) is not listed
+			// again in a tight loop; one that ran a while (the server's watch timeout) is.
+			if time.Since(began) < time.Second {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
 			}
 		}
 	}()
