@@ -134,12 +134,15 @@ func TestNoCredentialPrompt(t *testing.T) {
 }
 
 // A flag that reads one file refuses a second value instead of keeping only the last: status
-// -f A -f B reported B alone.
+// -f A -f B reported B alone. status's -f is repeatable, as kubectl's (a Job and the record of
+// its pods): two Jobs are refused as one file holding both is.
 func TestOneFileFlagsGivenTwice(t *testing.T) {
 	job := filepath.Join("..", "..", "test", "fixtures", "seed", "job.json")
 	other := filepath.Join("..", "..", "test", "fixtures", "retrying", "job.json")
+	if stdout, stderr, code := execute(t, "status", "-f", job, "-f", other); code != 2 || stdout != "" || !strings.Contains(stderr, `holds more than one Job ("seed" and "retrying")`) {
+		t.Errorf("status -f A -f B: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
 	for _, args := range [][]string{
-		{"status", "-f", job, "-f", other},
 		{"status", "-f", job, "--pods-file", job, "--pods-file", other},
 		{"diff", "--live-file", job, "--live-file", other, "-f", job},
 		{"diff", "--live-file", job, "-f", job, "--filename", other},

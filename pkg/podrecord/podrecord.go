@@ -1,8 +1,10 @@
 // Package podrecord keeps the evidence of a Job's terminal pods in a file that outlives them:
 // the pod garbage collector (kube-controller-manager's --terminated-pod-gc-threshold) and the
 // Job controller delete finished pods, and with them the exit code and the reason of every
-// failed attempt. status --watch|--wait --record FILE appends each terminal pod as it sees it;
-// status -f and retry -f read the file back with --pods-file, as they read kubectl's pod lists.
+// failed attempt. status --watch|--wait --record FILE appends each terminal pod as it sees it
+// (with --lineage, the pods of every Job of the run, in one file); status -f and retry -f read
+// the file back next to the Job (one of -f's files, or --pods-file), as they read kubectl's pod
+// lists.
 //
 // The file is JSON Lines: a PodRecord header, then one Pod per line, each written whole with
 // one write to a file opened for appending, so a killed writer leaves at most one torn last
@@ -41,6 +43,10 @@ type Header struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Job        JobRef `json:"job"`
+	// Lineage says that Job is the root of a run and the file holds the terminal pods of every
+	// Job of its lineage, the root and each retry (status --lineage --record); each pod's Job
+	// is its controller.
+	Lineage bool `json:"lineage,omitempty"`
 	// Created is when the file was started.
 	Created metav1.Time `json:"created"`
 	// Torn, set by Read, is the size of a last line without its newline (a write cut short by
@@ -73,9 +79,33 @@ type Writer struct {
 	Notes []string
 }
 
+// Describe names what a record with header h holds, for messages: "job NS/NAME (uid UID)", or
+// "the lineage of job NS/NAME (uid UID)".
+func (h *Header) Describe() string {
+	s := fmt.Sprintf("job %s/%s", h.Job.Namespace, h.Job.Name)
+	if h.Job.UID != "" {
+		s += fmt.Sprintf(" (uid %s)", h.Job.UID)
+	}
+	if h.Lineage {
+		s = "the lineage of " + s
+	}
+	return s
+}
+
 // Open opens the record at path for job: an existing record must be one of job (same UID), and
 // its pods are not written again; a missing or empty file is started with a header.
 func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) {
+	return open(path, Header{Job: JobRef{Name: job.Name, Namespace: job.Namespace, UID: job.UID}}, now)
+}
+
+// OpenLineage opens the record at path for the lineage of the run whose root is root (its name
+// and UID, the UID the retries record): the pods of every Job of the run go in it. An existing
+// record must be one of the same run.
+func OpenLineage(path string, root JobRef, now func() time.Time) (*Writer, error) {
+	return open(path, Header{Job: root, Lineage: true}, now)
+}
+
+func open(path string, want Header, now func() time.Time) (*Writer, error) {
 	w := &Writer{path: path, seen: map[types.UID]struct{}{}, now: now}
 	// O_APPEND: every write lands at the end of the file as it is then, so a line is never
 	// written over another, even when a second writer (a watch started twice) appends too.
@@ -90,14 +120,14 @@ func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) 
 		return nil, fmt.Errorf("cannot open the record: %w", err)
 	}
 	if fi.Size() > 0 {
-		if err := w.resume(job, fi.Size()); err != nil {
+		if err := w.resume(&want, fi.Size()); err != nil {
 			_ = f.Close()
 			return nil, err
 		}
 		return w, nil
 	}
-	h := Header{APIVersion: contract.APIVersion, Kind: contract.PodRecord, Created: metav1.NewTime(now().UTC().Truncate(time.Second)),
-		Job: JobRef{Name: job.Name, Namespace: job.Namespace, UID: job.UID}}
+	h := want
+	h.APIVersion, h.Kind, h.Created = contract.APIVersion, contract.PodRecord, metav1.NewTime(now().UTC().Truncate(time.Second))
 	if err := w.writeLine(h); err != nil {
 		_ = f.Close()
 		return nil, err
@@ -105,17 +135,21 @@ func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) 
 	return w, w.sync()
 }
 
-// resume reads the record already at w.path: the header must name job, the pods' UIDs are
-// learnt, and a torn last line (no newline: the writer before was killed in its write) is cut
-// off. size is the file's size.
-func (w *Writer) resume(job *batchv1.Job, size int64) error {
+// resume reads the record already at w.path: the header must be want's (the same Job, or the
+// same run's lineage), the pods' UIDs are learnt, and a torn last line (no newline: the writer
+// before was killed in its write) is cut off. size is the file's size.
+func (w *Writer) resume(want *Header, size int64) error {
 	var good int64 // bytes up to the end of the last whole line
 	h, err := Read(w.f, func(p *corev1.Pod) { w.seen[p.UID] = struct{}{}; w.Kept++ }, &good)
 	if err != nil {
 		return err
 	}
-	if h.Job.UID != "" && job.UID != "" && h.Job.UID != job.UID {
-		return fmt.Errorf("%s is the record of job %s/%s with UID %s, not of this job %q (UID %s): give another file", w.path, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
+	if !h.sameAs(want) {
+		other := want.Describe()
+		if !want.Lineage {
+			other = "this " + other
+		}
+		return fmt.Errorf("%s is the record of %s, not of %s: give another file", w.path, h.Describe(), other)
 	}
 	if good < size {
 		if err := w.f.Truncate(good); err != nil {
@@ -125,6 +159,18 @@ func (w *Writer) resume(job *batchv1.Job, size int64) error {
 	}
 	_, err = w.f.Seek(0, io.SeekEnd)
 	return err
+}
+
+// sameAs says whether h and want are the records of the same Job, or of the same run's lineage:
+// by UID when both know it, else by name.
+func (h *Header) sameAs(want *Header) bool {
+	if h.Lineage != want.Lineage || h.Job.Namespace != want.Job.Namespace && h.Job.Namespace != "" && want.Job.Namespace != "" {
+		return false
+	}
+	if h.Job.UID != "" && want.Job.UID != "" {
+		return h.Job.UID == want.Job.UID
+	}
+	return h.Job.Name == want.Job.Name
 }
 
 // Add appends p when it is terminal and not in the record yet.
@@ -196,13 +242,20 @@ func slim(p *corev1.Pod) *corev1.Pod {
 var ErrNotARecord = errors.New("not a PodRecord")
 
 // Is says whether br starts with a PodRecord header line (it peeks, reading nothing).
-func Is(br *bufio.Reader) bool {
-	line, _ := br.Peek(512)
+func Is(br *bufio.Reader) bool { return Peek(br) != nil }
+
+// Peek is the header of the record br starts with, or nil when br does not start with a
+// PodRecord header line (it peeks, reading nothing).
+func Peek(br *bufio.Reader) *Header {
+	line, _ := br.Peek(4096)
 	if i := bytes.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
 	}
-	var h struct{ Kind string }
-	return json.Unmarshal(line, &h) == nil && h.Kind == contract.PodRecord
+	var h Header
+	if json.Unmarshal(line, &h) != nil || h.Kind != contract.PodRecord {
+		return nil
+	}
+	return &h
 }
 
 // Read reads a record from r: its header, then every pod, handed to add one at a time (add may

@@ -195,3 +195,35 @@ func TestAppendsAtTheEnd(t *testing.T) {
 		t.Errorf("pods %v, want a,b: a write went over another's line", names)
 	}
 }
+
+// A lineage's record is resumed by the same run only: not by a one-Job record's writer, nor by
+// another run whose root has the same name.
+func TestLineageRecordIsBoundToItsRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.record")
+	root := JobRef{Name: "eval", Namespace: "ml", UID: "root-uid"}
+	w, err := OpenLineage(path, root, clock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	if w, err = OpenLineage(path, root, clock()); err != nil {
+		t.Fatalf("the same run: %v", err)
+	}
+	_ = w.Close()
+	other := root
+	other.UID = "another-uid"
+	if _, err := OpenLineage(path, other, clock()); err == nil || !strings.Contains(err.Error(), "is the record of the lineage of job ml/eval (uid root-uid), not of the lineage of job ml/eval (uid another-uid)") {
+		t.Errorf("another run: %v", err)
+	}
+	if _, err := Open(path, job, clock()); err == nil || !strings.Contains(err.Error(), "not of this job") {
+		t.Errorf("one Job onto a lineage record: %v", err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if h := Peek(bufio.NewReader(f)); h == nil || !h.Lineage || h.Job != root {
+		t.Errorf("Peek: %+v", h)
+	}
+}

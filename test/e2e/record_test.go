@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/kubectl-indexed/kubectl-indexed/test/harness"
 )
 
 // Issue 34 item 2: status --wait|--watch --record keeps the terminal pods' evidence in a file
@@ -25,9 +22,9 @@ import (
 // 1: two failed pods each).
 var recordExits = map[int]int{1: 11, 3: 13, 5: 15, 6: 16}
 
-// TestStatusRecordOutlivesThePodGC runs on a control plane of its own, whose controller manager
-// deletes terminated pods beyond 1 (--terminated-pod-gc-threshold=1; the GC looks every 20 s):
-// the shared one must keep every test's pods. Two recorders follow one Job: `status --wait
+// TestStatusRecordOutlivesThePodGC runs on the control plane of GCCluster, whose controller
+// manager deletes terminated pods beyond 1 (--terminated-pod-gc-threshold=1; the GC looks
+// every 20 s): the shared one must keep every test's pods. Two recorders follow one Job: `status --wait
 // --record R` from start to end, and `status --watch --exit-code --record R2` killed with
 // SIGKILL once it wrote a pod, then started again on R2. Once the GC removed the pods, the live
 // report cannot say why the indexes failed; the Job with R, and with R2, explains each with its
@@ -36,20 +33,7 @@ func TestStatusRecordOutlivesThePodGC(t *testing.T) {
 	RequirePlugin(t)
 	t.Parallel()
 	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	c, err := harness.Start(ctx, harness.Options{
-		BinDir:                 env.ClusterBinDir,
-		LogDir:                 filepath.Join(env.WorkDir, "cluster-logs-record"),
-		ContextName:            "kubectl-indexed-e2e-record",
-		SkipProbe:              true,
-		ControllerManagerFlags: []string{"--terminated-pod-gc-threshold=1"},
-	})
-	cancel()
-	if err != nil {
-		t.Fatalf("starting the control plane with a low pod GC threshold: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	kc := c.Kubeconfig
+	kc := GCCluster(t)
 	run := func(timeout time.Duration, args ...string) Result {
 		t.Helper()
 		return Run(t, Cmd{Args: args, Kubeconfig: kc, Timeout: timeout})

@@ -245,18 +245,27 @@ func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
 
 // readRecord reads a record of terminal pods (podrecord, written by status --watch|--wait
 // --record) from br, read from path. A record of another Job (its UID) is refused: its pods
-// would explain indexes of a run they are not of.
+// would explain indexes of a run they are not of. From the record of a lineage (status
+// --lineage --record), job's own pods are read when job is of that run.
 func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
+	if h := podrecord.Peek(br); h != nil && job != nil {
+		if err := RecordOf(h, path, job); err != nil {
+			return err
+		}
+		if h.Lineage {
+			all := add
+			add = func(p *corev1.Pod) {
+				if PodOf(p, job) {
+					all(p)
+				}
+			}
+		}
+	}
 	h, err := podrecord.Read(br, add, nil)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
 	}
-	if h.Job.UID != "" && job != nil && job.UID != "" && h.Job.UID != job.UID {
-		return exitcode.UsageError("%s is the record of job %s/%s with UID %s, not of job %q (UID %s)", path, h.Job.Namespace, h.Job.Name, h.Job.UID, job.Name, job.UID)
-	}
-	if h.Torn > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
-	}
+	f.tornNote(path, h)
 	return nil
 }
 

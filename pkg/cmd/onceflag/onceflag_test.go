@@ -24,3 +24,16 @@ func TestOnce(t *testing.T) {
 		t.Errorf("the flag must read as a string flag in help: %s %q", fl.Value.Type(), fl.DefValue)
 	}
 }
+
+func TestFilesRepeatsAsKubectl(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	var paths []string
+	var display string
+	FilesVarP(fs, &paths, &display, "filename", "f", "")
+	if err := fs.Parse([]string{"-f", "job.json", "--filename=a.record,b.json"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(paths, "|") != "job.json|a.record|b.json" || display != "job.json and a.record and b.json" {
+		t.Errorf("paths %q, display %q", paths, display)
+	}
+}

@@ -1,6 +1,9 @@
 package retry
 
 import (
+	"cmp"
+	"strings"
+
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 )
@@ -18,14 +21,33 @@ func (o *Options) readOffline() (*gather.File, error) {
 		}
 		return err
 	}
-	if err := read(o.Filename, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted"); err != nil {
-		return nil, err
+	files := o.Filenames
+	if len(files) == 0 {
+		files = []string{o.Filename}
+	}
+	files, records := gather.SplitRecords(files, o.In)
+	if len(files) == 0 {
+		return nil, gather.RecordWithoutJob(records[0], o.In)
+	}
+	for _, f := range files {
+		if err := read(f, "the Job (kubectl get job NAME -o json), with its pods and ConfigMaps if wanted"); err != nil {
+			return nil, err
+		}
 	}
 	if len(in.JobList) > 1 {
 		return nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give the one to retry", o.Filename, in.JobList[0].Name, in.JobList[1].Name)
 	}
 	if len(in.JobList) == 0 {
 		return nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
+	}
+	if len(records) > 0 && (len(in.PodList) > 0 || o.PodsFile != "" || len(records) > 1) {
+		return nil, exitcode.UsageError("%s is a record of pods, and %s gives pods too: give the Job's pods once", records[0], cmp.Or(o.PodsFile, strings.Join(records[1:], " and "), "-f"))
+	}
+	for _, r := range records {
+		// A record of the Job's terminal pods (status --record), or of its lineage's.
+		if _, err := in.ReadRecord(r, in.JobList[0]); err != nil {
+			return nil, err
+		}
 	}
 	if o.PodsFile != "" {
 		if len(in.PodList) > 0 {

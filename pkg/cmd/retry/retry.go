@@ -104,6 +104,9 @@ type Options struct {
 	PodsFile       string
 	ShardsFile     string
 	namespaceGiven bool
+	// Filenames are -f's files (repeatable; Filename says them all), a record of terminal
+	// pods (status --record) among them.
+	Filenames []string
 	// src is where the Job, its ConfigMaps and its lineage are read: the cluster, or the files.
 	src      gather.Source
 	IndexMap string
@@ -168,7 +171,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVar(&o.IndexMap, "index-map", o.IndexMap, "Where the index map is kept: auto, annotation or configmap.")
 	fl.StringArrayVar(&o.PodAnnotations, "pod-annotation", o.PodAnnotations, "Set KEY=VALUE on the retry's pod template, or remove KEY with KEY- (repeatable).")
 	onceflag.StringVarP(fl, &o.FromReconcile, "from-reconcile", "", "", "Re-run the shards a reconcile -o json report (a file, or -) finds incomplete.")
-	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json), or -; needs --dry-run=client.")
+	onceflag.FilesVarP(fl, &o.Filenames, &o.Filename, "filename", "f", "Offline: a saved Job (kubectl get job -o json), or -; repeatable, a status --record file among them; needs --dry-run=client.")
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods (kubectl get pods -o json, status --record).")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json).")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
@@ -288,7 +291,7 @@ func (o *Options) Validate() error {
 		if o.changed("indexes") {
 			return exitcode.UsageError("--from-reconcile chooses the indexes: give it or --indexes, not both")
 		}
-		if o.FromReconcile == "-" && (o.Filename == "-" || o.PodsFile == "-" || o.ShardsFile == "-") {
+		if o.FromReconcile == "-" && (slices.Contains(o.Filenames, "-") || o.PodsFile == "-" || o.ShardsFile == "-") {
 			return exitcode.UsageError("only one file can be read from standard input")
 		}
 		if err := o.readReport(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -98,7 +99,11 @@ func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {
 	if o.Watch && !o.offline() {
-		return o.watchLineage(ctx)
+		err := o.watchLineage(ctx)
+		if cerr := o.closeRecord(); err == nil {
+			err = cerr
+		}
+		return err
 	}
 	var src gather.Source
 	var ns string
@@ -109,6 +114,9 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if o.offline() {
 		var f *gather.File
 		f, run.Root, notes, err = o.offlineLineage()
+		if err != nil {
+			return err // f is nil
+		}
 		src, ns, jobs = f, f.Namespace, f.JobList
 	} else {
 		src, ns = o.live(), o.Namespace
@@ -271,7 +279,7 @@ func lineageManifest(run lineage.RunID, members []lineage.Member, get func(strin
 //	kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=eval -o json > lineage.json
 //	kubectl get job eval -o json >> ... (the root carries no root-job label)
 func (o *Options) offlineLineage() (*gather.File, string, []string, error) {
-	paths := []string{o.Filename}
+	paths := o.offlineFiles()
 	if o.ShardsFile != "" {
 		paths = append(paths, o.ShardsFile)
 	}
@@ -281,13 +289,6 @@ func (o *Options) offlineLineage() (*gather.File, string, []string, error) {
 			return nil, "", nil, err
 		}
 	}
-	if o.PodsFile != "" {
-		p, err := source.ReadPods(o.PodsFile, o.In)
-		if err != nil {
-			return nil, "", nil, gather.PodsReadError(err, "kubectl get pods -n NAMESPACE -o json")
-		}
-		src.PodList = append(src.PodList, p...)
-	}
 	if len(src.JobList) == 0 {
 		return nil, "", nil, exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
 	}
@@ -295,12 +296,43 @@ func (o *Options) offlineLineage() (*gather.File, string, []string, error) {
 	if err != nil {
 		return nil, "", nil, exitcode.Wrap(exitcode.Usage, err)
 	}
+	// The pods: records of the lineage or of its Jobs (-f, --pods-file), and pods as kubectl
+	// saves them (--pods-file).
+	run := offlineRunID(rootName, src.JobList)
+	for _, p := range append(slices.Clone(o.records), o.PodsFile) {
+		if p == "" {
+			continue
+		}
+		if ok, err := src.ReadRunRecord(p, run, src.JobList); ok || err != nil {
+			if err != nil {
+				return nil, "", nil, err
+			}
+			continue
+		}
+		pods, err := source.ReadPods(p, o.In)
+		if err != nil {
+			return nil, "", nil, gather.PodsReadError(err, "kubectl get pods -n NAMESPACE -o json")
+		}
+		src.PodList = append(src.PodList, pods...)
+	}
 	src.Namespace = src.JobList[0].Namespace
-	var notes []string
+	notes := slices.Clone(src.Notes)
 	if len(src.PodList) == 0 {
 		notes = append(notes, "No pods given: the report rests on the Jobs' status alone (no exit codes, so no invalid-input verdict).")
 	}
 	return src, rootName, notes, nil
+}
+
+// offlineRunID is the run of the lineage of root among jobs: the root's UID as its retries
+// record it, else the root Job's ("" when neither says).
+func offlineRunID(root string, jobs []*batchv1.Job) lineage.RunID {
+	run := lineage.RunID{Root: root}
+	for _, j := range jobs {
+		if r := lineage.RunOf(j); r.Root == root && r.RootUID != "" && (run.RootUID == "" || lineage.IsRetry(j)) {
+			run.RootUID = r.RootUID
+		}
+	}
+	return run
 }
 
 // offlineRoot is the root named by the retries in jobs, else the only Job without lineage.

@@ -37,6 +37,8 @@ func (o *Options) watchLineage(ctx context.Context) error {
 		progress = &waitProgress{w: o.ErrOut, what: what, start: start, timeout: o.Timeout}
 	}
 	src := o.live()
+	var recorder *lineageRecorder // --record: the pods' watch (lineagerecord.go)
+	defer func() { recorder.stop() }()
 	lastKey, lines := "", 0
 	for first := true; ; first = false {
 		run, jobs, notes, err := o.liveLineage(ctx, src)
@@ -44,6 +46,14 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			if o.ExitCode && ctx.Err() != nil {
 				return stoppedWaiting(ctx, what, "its Jobs not read")
 			}
+			return err
+		}
+		if first {
+			if recorder, err = o.startLineageRecorder(ctx, run); err != nil {
+				return err
+			}
+		}
+		if err := recorder.failed(); err != nil {
 			return err
 		}
 		state, finished := lineageState(jobs)

@@ -14,7 +14,12 @@ import (
 // streams it. podsGiven says whether pods came from either.
 func (o *Options) readOffline() (src *gather.File, podsGiven bool, err error) {
 	src = &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
-	if _, err := src.Read(o.Filename, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
+	for _, f := range o.offlineFiles() {
+		if _, err := src.Read(f, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := o.recordAsPodsFile(src); err != nil {
 		return nil, false, err
 	}
 	switch {
@@ -22,11 +27,27 @@ func (o *Options) readOffline() (src *gather.File, podsGiven bool, err error) {
 		return nil, false, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
 	case len(src.JobList) > 1:
 		return nil, false, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
-	case o.PodsFile != "" && len(src.PodList) > 0:
+	case src.PodsFile != "" && len(src.PodList) > 0:
 		return nil, false, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 	}
 	src.Namespace = src.JobList[0].Namespace
-	return src, o.PodsFile != "" || len(src.PodList) > 0, nil
+	return src, src.PodsFile != "" || len(src.PodList) > 0, nil
+}
+
+// recordAsPodsFile makes the record given with -f the source's pods file, read as --pods-file
+// reads one (streamed, checked to be the Job's record or its lineage's): one Job's pods come
+// from one place.
+func (o *Options) recordAsPodsFile(src *gather.File) error {
+	switch {
+	case len(o.records) == 0:
+		return nil
+	case o.PodsFile != "":
+		return exitcode.UsageError("%s is a record of pods and --pods-file %s gives pods too: give the Job's pods once", o.records[0], o.PodsFile)
+	case len(o.records) > 1:
+		return exitcode.UsageError("%s and %s are both records of pods: give one Job's record once (a watch run again appends to the same file)", o.records[0], o.records[1])
+	}
+	src.PodsFile = o.records[0]
+	return nil
 }
 
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only

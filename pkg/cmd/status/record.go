@@ -5,8 +5,11 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
 
@@ -33,7 +36,10 @@ func (o *Options) recordPod(p *corev1.Pod) {
 	if o.rec == nil || o.recErr != nil {
 		return
 	}
-	if err := o.rec.Add(p); err != nil {
+	o.recMu.Lock() // the lineage's pod watch adds too (lineagerecord.go)
+	err := o.rec.Add(p)
+	o.recMu.Unlock()
+	if err != nil {
 		o.recErr = exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
 	}
 }
@@ -43,11 +49,53 @@ func (o *Options) closeRecord() error {
 	if o.rec == nil {
 		return nil
 	}
+	o.recMu.Lock()
 	w := o.rec
 	o.rec = nil
+	o.recMu.Unlock()
 	if err := w.Close(); err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "recorded %d terminal pods in %s (%d were in it already)\n", w.Written, o.Record, w.Kept)
+	return nil
+}
+
+// splitRecords sorts -f's files: the records of terminal pods (status --record, known by their
+// first line) read as --pods-file reads one, and the others, which hold the Job. Records alone,
+// with no Job, are a usage error: the report needs the Job they ran for.
+func (o *Options) splitRecords() error {
+	o.jobFiles, o.records = gather.SplitRecords(o.Filenames, o.In)
+	if len(o.jobFiles) == 0 && len(o.records) > 0 {
+		return gather.RecordWithoutJob(o.records[0], o.In)
+	}
+	return nil
+}
+
+// offlineFiles are the files that hold the Job: -f's, without the records (as given when
+// Complete did not sort them, as in tests that call Run).
+func (o *Options) offlineFiles() []string {
+	if o.jobFiles == nil && o.records == nil {
+		if len(o.Filenames) > 0 {
+			return o.Filenames
+		}
+		return []string{o.Filename}
+	}
+	return o.jobFiles
+}
+
+// openLineageRecord opens --record for the lineage of run, once: every Job of the run records
+// its terminal pods in it.
+func (o *Options) openLineageRecord(run lineage.RunID) error {
+	if o.Record == "" || o.rec != nil {
+		return nil
+	}
+	w, err := podrecord.OpenLineage(o.Record, podrecord.JobRef{Name: run.Root, Namespace: o.Namespace, UID: types.UID(run.RootUID)}, o.Clock.Now)
+	if err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record %s: %w", o.Record, err))
+	}
+	for _, n := range w.Notes {
+		_, _ = fmt.Fprintf(o.ErrOut, "warning: --record: %s\n", n)
+	}
+	o.rec = w
 	return nil
 }

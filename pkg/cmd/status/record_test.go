@@ -116,7 +116,6 @@ func TestRecordUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"seed", "--record", "r"}, "--record needs --watch or --wait"},
-		{[]string{"seed", "--wait", "--lineage", "--record", "r"}, "cannot be used with --lineage"},
 	} {
 		if r := run(t, fake.NewClientset(), "", c.args...); r.code != exitcode.Usage || !strings.Contains(r.errOut, c.want) {
 			t.Errorf("%q: exit %d\n%s", c.args, r.code, r.errOut)

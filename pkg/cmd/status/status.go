@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,7 +90,7 @@ var (
 		# The report as JSON, for scripts
 		kubectl indexed status evaluation -o json | jq '.indexes[] | select(.state == "Failed")'
 
-		# Offline, from saved objects (no cluster needed)
+		# Offline, from saved objects (no cluster needed); -f JOB -f eval.record also works
 		kubectl get job evaluation -o json > job.json
 		kubectl get pods -l batch.kubernetes.io/job-name=evaluation -o json > pods.json
 		kubectl indexed status -f job.json --pods-file pods.json`)
@@ -153,6 +154,11 @@ type Options struct {
 	Record string
 	rec    *podrecord.Writer
 	recErr error
+	// recMu guards rec while the lineage's pod watch adds to it (lineagerecord.go).
+	recMu sync.Mutex
+	// Filenames are -f's files (repeatable; Filename says them all); records are those of them
+	// that are records of terminal pods (status --record), jobFiles the others (record.go).
+	Filenames, records, jobFiles []string
 	// States is --state: the index states whose rows the tables keep (states, once
 	// validated); every index of them is listed.
 	States []string
@@ -205,7 +211,7 @@ func NewCmdStatus(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.
 // clock through o).
 func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:                   "status JOB | -f JOB_FILE [--pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--timeout DURATION] [--exit-code] [--record FILE] [--lineage]",
+		Use:                   "status JOB | -f JOB_FILE [-f RECORD | --pods-file PODS_FILE] [-o wide|json|yaml] [--watch] [--wait] [--timeout DURATION] [--exit-code] [--record FILE] [--lineage]",
 		DisableFlagsInUseLine: true,
 		Short:                 "Explain an Indexed Job index by index: phase, completeness, every index, what next",
 		Long:                  long,
@@ -230,9 +236,9 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	onceflag.StringVarP(fl, &o.Filename, "filename", "f", "", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin. No cluster is contacted.")
+	onceflag.FilesVarP(fl, &o.Filenames, &o.Filename, "filename", "f", "Offline: a saved Job (kubectl get job -o json|yaml), with its pods and a retry's index-map ConfigMap if wanted, or - for stdin; repeatable, and a record of its terminal pods (status --record) may be one of the files. No cluster is contacted.")
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods as a PodList (kubectl get pods -o json) or a record of its terminal pods (status --record), or - for stdin.")
-	onceflag.StringVarP(fl, &o.Record, "record", "", "", "With --watch or --wait: append every terminal pod (exit codes, reason, termination message, node, times) to this file as it is seen, so the evidence outlives pod garbage collection; read it back with -f JOB_FILE --pods-file FILE. Reads every pod, as --all-pods; a restarted watch appends to the same file, each pod once.")
+	onceflag.StringVarP(fl, &o.Record, "record", "", "", "With --watch or --wait: append every terminal pod (exit codes, reason, termination message, node, times) to this file as it is seen, so the evidence outlives pod garbage collection; read it back with -f JOB_FILE -f FILE (or --pods-file FILE). Reads every pod, as --all-pods; a restarted watch appends to the same file, each pod once. With --lineage: the pods of every Job of the lineage, in one file.")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMap (kubectl get configmap -o json), for shard IDs.")
 	o.PrintFlags.AddFlags(cmd)
 	fl.BoolVarP(&o.Watch, "watch", "w", false, "Follow the Job until it is Complete or Failed (live only): on a terminal, redraw in place with the elapsed time and an ETA; otherwise a line per change of the Job's state, then the full report. With --lineage: every Job of the lineage.")
@@ -266,12 +272,12 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		o.JobName = name
 	}
 	if o.offline() {
-		if o.PodsFile == source.StdinName && o.In != nil {
+		if (o.PodsFile == source.StdinName || slices.Contains(o.Filenames, source.StdinName)) && o.In != nil {
 			// Standard input is buffered once here, so that Run can peek at it (is it JSON
 			// to stream?) and hand the same reader to the general reader otherwise.
 			o.In = bufio.NewReaderSize(o.In, gather.StdinBuffer)
 		}
-		return nil
+		return o.splitRecords()
 	}
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
@@ -324,9 +330,6 @@ func (o *Options) Validate() error {
 		if !o.Watch || o.offline() {
 			return exitcode.UsageError("--record needs --watch or --wait on a live Job: it keeps the pods they see")
 		}
-		if o.Lineage {
-			return exitcode.UsageError("--record follows one Job: it cannot be used with --lineage (record each Job of the lineage with its own --wait --record)")
-		}
 		o.AllPods = true
 	}
 	if o.timeoutSet {
@@ -358,7 +361,7 @@ func (o *Options) Validate() error {
 			return exitcode.UsageError("--all-pods is for a live Job: offline, the report is made from every pod given")
 		}
 		stdin := 0
-		for _, p := range []string{o.Filename, o.PodsFile, o.ShardsFile} {
+		for _, p := range append(slices.Clone(o.Filenames), o.PodsFile, o.ShardsFile) {
 			if p == source.StdinName {
 				stdin++
 			}

@@ -1,0 +1,144 @@
+package gather
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+)
+
+// SplitRecords sorts the files of -f: the records of terminal pods (status --record, known by
+// their first line) from the others (Jobs, pods, ConfigMaps as kubectl saves them), each in
+// the order given. Standard input (-) is peeked only when stdin is buffered (a *bufio.Reader);
+// a file that cannot be opened is left with the others, whose reader says why.
+func SplitRecords(paths []string, stdin io.Reader) (others, records []string) {
+	for _, p := range paths {
+		if isRecordFile(p, stdin) {
+			records = append(records, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return others, records
+}
+
+func isRecordFile(path string, stdin io.Reader) bool {
+	if path == source.StdinName {
+		br, ok := stdin.(*bufio.Reader)
+		return ok && podrecord.Is(br)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer func() { _ = file.Close() }()
+	return podrecord.Is(bufio.NewReader(file))
+}
+
+// RecordOf checks that the record at path (header h) holds pods of job: it is job's own record
+// (the same UID, or the same name when either UID is unknown), or the record of the lineage of
+// job's run. Otherwise a usage error says whose record it is.
+func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
+	ok := false
+	if h.Lineage {
+		run := lineage.RunOf(job)
+		ok = run.Root == h.Job.Name && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == string(h.Job.UID))
+	} else {
+		ok = sameJob(h.Job, job.Name, job.UID)
+	}
+	if !ok {
+		return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
+	}
+	return nil
+}
+
+func sameJob(ref podrecord.JobRef, name string, uid types.UID) bool {
+	if ref.UID != "" && uid != "" {
+		return ref.UID == uid
+	}
+	return ref.Name == name
+}
+
+// PodOf says whether p is job's: by its controller's UID, else its controller-uid label, else
+// (job saved without a UID) its job-name label.
+func PodOf(p *corev1.Pod, job *batchv1.Job) bool {
+	if job.UID != "" {
+		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
+			return ref.UID == job.UID
+		}
+		if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok {
+			return uid == string(job.UID)
+		}
+	}
+	return p.Labels[batchv1.JobNameLabel] == job.Name
+}
+
+// ReadRunRecord adds to PodList every pod of the record at path for the lineage of run, whose
+// Jobs are jobs (status --lineage -f JOBS -f RECORD): the record of that run's lineage, or of
+// one of jobs. ok is false when path is not a record (nothing is read).
+func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job) (ok bool, err error) {
+	br, done := f.podsReader(path)
+	defer done()
+	if br == nil {
+		return false, nil
+	}
+	h := podrecord.Peek(br)
+	if h == nil {
+		return false, nil
+	}
+	if !recordOfRun(h, run, jobs) {
+		return true, exitcode.UsageError("%s is the record of %s, not of the lineage of job %q (uid %s) given: give the record written by status %s --lineage --record", path, h.Describe(), run.Root, run.RootUID, run.Root)
+	}
+	h, err = podrecord.Read(br, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) }, nil)
+	if err != nil {
+		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
+	}
+	f.tornNote(path, h)
+	return true, nil
+}
+
+func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bool {
+	if h.Lineage {
+		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == string(h.Job.UID))
+	}
+	for _, j := range jobs {
+		if sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run)) {
+			return true
+		}
+	}
+	return false
+}
+
+// tornNote says, in the report's notes, that the record at path ends in a torn line.
+func (f *File) tornNote(path string, h *podrecord.Header) {
+	if h.Torn > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
+	}
+}
+
+// RecordWithoutJob is the usage error of records given with no Job: a record holds pods, and a
+// report needs the Job they ran for.
+func RecordWithoutJob(path string, stdin io.Reader) error {
+	what := "a record of terminal pods (status --record)"
+	if br, done := (&File{Stdin: stdin}).podsReader(path); br != nil {
+		if h := podrecord.Peek(br); h != nil {
+			what = "the record of the terminal pods of " + h.Describe()
+			if h.Job.Name != "" {
+				done()
+				return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it, e.g. kubectl get job %s -n %s -o json > job.json, then -f job.json -f %s", path, what, h.Job.Name, h.Job.Namespace, path)
+			}
+		}
+		done()
+	}
+	return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it (-f JOB_FILE -f %s)", path, what, path)
+}

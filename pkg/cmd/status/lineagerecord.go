@@ -1,0 +1,175 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
+)
+
+// lineageRecorder keeps, for status --lineage --watch|--wait --record, the terminal pods of
+// every Job of a run as they finish: the lineage is polled every 2 s (lineagePoll), and the pod
+// garbage collector or the Job controller may delete a pod within that time, so the pods are
+// watched, as --watch --record watches one Job's: one watch of the namespace's Job pods
+// (those with the job-name label), each terminal pod recorded when its controller is a Job of
+// the run. A Job first seen is read once (GET) to know whether it is of the run. The watch
+// runs beside the poll; the writer (podrecord.Writer) is shared under mu.
+type lineageRecorder struct {
+	o      *Options
+	run    lineage.RunID
+	ofRun  map[types.UID]bool
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu  *sync.Mutex
+	err error
+}
+
+// jobPodsSelector selects the pods the Job controller made (every one carries the label).
+const jobPodsSelector = batchv1.JobNameLabel
+
+// startLineageRecorder opens --record for run and starts watching its pods (nothing without
+// --record); stop ends the watch and says its first error.
+func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (*lineageRecorder, error) {
+	if o.Record == "" {
+		return nil, nil
+	}
+	if err := o.openLineageRecord(run); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &lineageRecorder{o: o, run: run, ofRun: map[types.UID]bool{}, cancel: cancel, done: make(chan struct{}), mu: &o.recMu}
+	go func() {
+		defer close(r.done)
+		for ctx.Err() == nil {
+			began := time.Now()
+			if err := r.listAndWatch(ctx); err != nil && ctx.Err() == nil {
+				r.mu.Lock()
+				r.err = err
+				r.mu.Unlock()
+				return
+			}
+			// A watch the server ended at once (an error event each time) is not listed
+			// again in a tight loop; one that ran a while (the server's watch timeout) is.
+			if time.Since(began) < time.Second {
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+	return r, nil
+}
+
+// failed is the recorder's first error (the record cannot be written, or the pods read).
+func (r *lineageRecorder) failed() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// stop ends the watch, and waits for it.
+func (r *lineageRecorder) stop() {
+	if r == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+}
+
+// listAndWatch lists the namespace's Job pods page by page, recording the run's terminal ones,
+// then watches from that list until the watch ends (nil: list again) or fails.
+func (r *lineageRecorder) listAndWatch(ctx context.Context) error {
+	pods := r.o.Client.CoreV1().Pods(r.o.Namespace)
+	opts := metav1.ListOptions{LabelSelector: jobPodsSelector, Limit: DefaultChunkSize}
+	var rv string
+	for {
+		list, err := pods.List(ctx, opts)
+		if err != nil {
+			return exitcode.APIError(err, "list", "pods", "", r.o.Namespace)
+		}
+		for i := range list.Items {
+			if err := r.add(ctx, &list.Items[i]); err != nil {
+				return err
+			}
+		}
+		if list.Continue == "" {
+			rv = list.ResourceVersion
+			break
+		}
+		opts.Continue = list.Continue
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: jobPodsSelector, ResourceVersion: rv, AllowWatchBookmarks: true})
+	if err != nil {
+		return exitcode.APIError(err, "watch", "pods", "", r.o.Namespace)
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				return nil // closed, or expired: list again (each pod is recorded once)
+			}
+			if p, isPod := ev.Object.(*corev1.Pod); isPod && ev.Type != watch.Bookmark {
+				if err := r.add(ctx, p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// add records p when it is terminal and its Job is of the run.
+func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
+	if !podrecord.Terminal(p) {
+		return nil
+	}
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil || ref.Kind != "Job" {
+		return nil
+	}
+	in, known := r.ofRun[ref.UID]
+	if !known {
+		job, err := r.o.Client.BatchV1().Jobs(r.o.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		switch {
+		case err == nil || apierrors.IsNotFound(err):
+			// A Job gone, or made again under its name, is not known to be of the run: its
+			// pods are left out (the lineage report does not count it either).
+			in = err == nil && job.UID == ref.UID && lineage.InRun(job, r.run)
+			r.ofRun[ref.UID] = in
+		default:
+			// Not known now (the GET failed): the pod is kept rather than lost, and its Job
+			// asked again for the next one; readers take each Job's own pods from a record.
+			in = true
+		}
+	}
+	if !in {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.o.rec == nil {
+		return nil
+	}
+	if err := r.o.rec.Add(p); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
+	}
+	return nil
+}
