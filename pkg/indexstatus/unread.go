@@ -171,7 +171,7 @@ func completionsMayHaveChanged(job *batchv1.Job) bool {
 		return true
 	}
 	for _, e := range job.ManagedFields {
-		if e.FieldsV1 == nil || !ownsCompletions(e.FieldsV1.Raw) {
+		if e.FieldsV1 == nil || !ownsCompletions(e.FieldsV1.GetRawBytes()) {
 			continue
 		}
 		if e.Time == nil || e.Time.After(job.CreationTimestamp.Time) {

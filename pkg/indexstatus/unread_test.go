@@ -210,9 +210,9 @@ func scaled(j *batchv1.Job, after time.Duration) {
 	j.CreationTimestamp, j.Generation = created, 2
 	j.ManagedFields = []metav1.ManagedFieldsEntry{
 		{Manager: "kubectl-create", Operation: metav1.ManagedFieldsOperationUpdate, Time: &set,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:completions":{},"f:parallelism":{},"f:completionMode":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:completions":{},"f:parallelism":{},"f:completionMode":{}}}`)},
 		{Manager: "kueue", Operation: metav1.ManagedFieldsOperationUpdate, Time: &later,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:suspend":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:suspend":{}}}`)},
 	}
 }
 
