@@ -54,7 +54,13 @@ func TestLintCorpusAgainstAPIServer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := append([]string{"lint", "-o", "json", path}, exp.Flags...)
+		args := []string{"lint", "-o", "json", path}
+		for _, fl := range exp.Flags {
+			if q, ok := strings.CutPrefix(fl, "--queues="); ok {
+				fl = "--queues=" + filepath.Join(filepath.Dir(path), q) // relative to the corpus
+			}
+			args = append(args, fl)
+		}
 		lr := KubectlIndexed(t, args...)
 		var report struct {
 			Kind     string `json:"kind"`

@@ -195,6 +195,11 @@ func TestStatusNotSucceededEqualsAllPods(t *testing.T) {
 				// say so): the elastic guard must read every pod (pkg/indexstatus/unread.go).
 				t.Errorf("the scaled Job was read without its succeeded pods (%v not read)", notRead)
 			}
+			if name == "elastic-scale-down" {
+				// It is still running: its two reads are not of one instant, so only the guard
+				// is checked here; the comparison below is for finished Jobs.
+				return
+			}
 			for _, m := range []map[string]any{f, a} {
 				delete(m, "pods")
 				for _, x := range m["indexes"].([]any) {
