@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 	lintcorpus "github.com/kubectl-indexed/kubectl-indexed/test/lint"
 )
@@ -41,7 +40,11 @@ func lintCorpus(t *testing.T) []corpusResult {
 		opts := Options{}
 		for _, fl := range exp.Flags {
 			if q, ok := strings.CutPrefix(fl, "--queues="); ok {
-				opts.Queues = corpusQueues(t, filepath.Join(corpusDir, q))
+				qs, err := ReadQueues(filepath.Join(corpusDir, q), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Queues = qs
 				continue
 			}
 			v, ok := strings.CutPrefix(fl, "--kube-version=")
@@ -70,22 +73,6 @@ func reportedRules(fs []Finding) []string {
 	}
 	sort.Strings(ids)
 	return ids
-}
-
-// corpusQueues reads a --queues file of the corpus header, as lint --queues does.
-func corpusQueues(t *testing.T, path string) *kueue.Queues {
-	t.Helper()
-	docs, err := source.Read([]string{path}, source.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs := &kueue.Queues{}
-	for i := range docs {
-		if _, err := qs.AddObject(docs[i].Object); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return qs
 }
 
 // Every corpus manifest declares exactly which error and warning rules lint reports for it.

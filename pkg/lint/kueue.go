@@ -1,12 +1,15 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // Rules for Jobs that Kueue admits (label kueue.x-k8s.io/queue-name; issue 33).
@@ -51,4 +54,32 @@ func (c *checker) kueueJobRules(job *batchv1.Job, prefix *field.Path) {
 				fmt.Sprintf("container %q requests no resources: Kueue counts the pods' requests against the ClusterQueue's quota, so this container counts for nothing there", ctr.Name))
 		}
 	}
+}
+
+// ReadQueues reads the LocalQueues and ClusterQueues of lint --queues: a file (or - for stdin)
+// with at least one ClusterQueue. Other kinds are an error, as a wrong file would silently check
+// nothing.
+func ReadQueues(path string, stdin io.Reader) (*kueue.Queues, error) {
+	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %w", err)
+	}
+	qs := &kueue.Queues{}
+	for i := range docs {
+		d := &docs[i]
+		if d.Err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), d.Err)
+		}
+		ok, err := qs.AddObject(d.Object)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Location(), err)
+		}
+		if !ok && d.Kind() != "" {
+			return nil, fmt.Errorf("%s: %s %s is not a Kueue LocalQueue or ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)", d.Location(), d.APIVersion(), d.Kind())
+		}
+	}
+	if len(qs.Cluster) == 0 {
+		return nil, errors.New(path + " holds no ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)")
+	}
+	return qs, nil
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -214,9 +213,9 @@ func (o *Options) Validate() error {
 		return exitcode.UsageError("--queues - and the input - both read standard input: give one of them as a file")
 	}
 	if o.Queues != "" {
-		qs, err := readQueues(o.Queues, o.In)
+		qs, err := lint.ReadQueues(o.Queues, o.In)
 		if err != nil {
-			return err
+			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--queues: %w", err))
 		}
 		o.opts.Queues = qs
 	}
@@ -400,31 +399,4 @@ func (o *Options) printCI(report *lint.Report) error {
 	default:
 		return lint.WriteGitHub(o.Out, report)
 	}
-}
-
-// readQueues reads the LocalQueues and ClusterQueues of --queues: a file (or - for stdin) with
-// at least one of them; other kinds are an error, as a wrong file would silently check nothing.
-func readQueues(path string, stdin io.Reader) (*kueue.Queues, error) {
-	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
-	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--queues: cannot read %w", err))
-	}
-	qs := &kueue.Queues{}
-	for i := range docs {
-		d := &docs[i]
-		if d.Err != nil {
-			return nil, exitcode.UsageError("--queues: %s: %v", d.Location(), d.Err)
-		}
-		ok, err := qs.AddObject(d.Object)
-		if err != nil {
-			return nil, exitcode.UsageError("--queues: %s: %v", d.Location(), err)
-		}
-		if !ok && d.Kind() != "" {
-			return nil, exitcode.UsageError("--queues: %s: %s %s is not a Kueue LocalQueue or ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)", d.Location(), d.APIVersion(), d.Kind())
-		}
-	}
-	if len(qs.Cluster) == 0 {
-		return nil, exitcode.UsageError("--queues: %s holds no ClusterQueue (kubectl get clusterqueues,localqueues -A -o yaml)", path)
-	}
-	return qs, nil
 }
