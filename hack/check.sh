@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check, stage by stage: runs the stages named below through make, in two lanes at once,
-# prints each stage's wall time as it ends and a table of them at the end, and fails when any
+# prints each stage's wall and CPU time as it ends and a table of them at the end, and fails when any
 # stage failed (after the others finished). Called by `make check` (the README's test command)
 # with the stages' targets in the environment:
 #
@@ -27,11 +27,19 @@ stage() {
 	shift
 	start=$(date +%s)
 	echo "=== stage $name: make $*" >&2
-	$MAKE --no-print-directory "$@" 2>&1 | tee "$logs/$name.log"
-	rc=${PIPESTATUS[0]}
+	# The CPU time (user + system) of the stage and every process it waited for: on 2 cores the
+	# stages compete, so a stage's wall time depends on the others and its CPU time does not.
+	local TIMEFORMAT='%U %S'
+	{ time {
+		$MAKE --no-print-directory "$@" 2>&1 | tee "$logs/$name.log"
+		echo "${PIPESTATUS[0]}" >"$logs/$name.rc"
+	}; } 2>"$logs/$name.cpu"
+	rc=$(cat "$logs/$name.rc")
 	local took=$(( $(date +%s) - start ))
-	printf '%-18s %5ds  %s\n' "$name" "$took" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (rc $rc)")" >>"$times"
-	echo "=== stage $name: ${took}s, rc $rc" >&2
+	local cpu
+	cpu=$(awk '{ printf "%d", $1 + $2 + 0.5 }' "$logs/$name.cpu")
+	printf '%-18s %5ds %6ds  %s\n' "$name" "$took" "$cpu" "$([ "$rc" = 0 ] && echo ok || echo "FAILED (rc $rc)")" >>"$times"
+	echo "=== stage $name: ${took}s, ${cpu}s CPU, rc $rc" >&2
 	return "$rc"
 }
 
@@ -84,11 +92,12 @@ else
 	lane2 || rc=1
 fi
 echo
-echo "make check: stages (wall time; lanes ran at once: $([ "$LANES" -ge 2 ] && echo yes || echo no))"
+echo "make check: stages (wall time, CPU time; lanes ran at once: $([ "$LANES" -ge 2 ] && echo yes || echo no))"
 sort -k2 -n -r "$times" | sed 's/^/  /'
+echo "make check: $(awk '{ cpu += $3 } END { printf "%d", cpu }' "$times")s of CPU time in all stages"
 # What failed, in a few lines at the end where a CI summary shows it: Go's FAIL lines and the
 # scripts' own FAIL messages of each failed stage (its whole output is above).
-for name in $(awk '$3 == "FAILED" { print $1 }' "$times"); do
+for name in $(awk '$4 == "FAILED" { print $1 }' "$times"); do
 	echo "make check: $name failed:"
 	grep -E -e '--- FAIL|^FAIL|FAIL:|panic:|Error [0-9]+$' "$logs/$name.log" | grep -v '^ok ' | tail -n 12 | sed 's/^/  /'
 done
