@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
 func report() *indexstatus.IndexedJobStatus {
 	exit := int32(42)
 	return &indexstatus.IndexedJobStatus{
-		Job:         indexstatus.JobRef{Name: "eval", Namespace: "ml"},
+		Job:         contract.JobRef{Name: "eval", Namespace: "ml"},
 		Phase:       indexstatus.PhaseFailed,
 		Completions: 6,
 		Explanation: `index 2 failed: <script>alert("x")</script>`,

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 )
 
 // reconcileReport has a shard in each of reconcile's states, out of order as a report never
 // is (the page places each by its index), and receipts that say markup.
 func reconcileReport() *reconcile.Report {
-	return &reconcile.Report{Manifest: reconcile.ManifestRef{Name: "gsm8k", Revision: "3"}, Verdict: "coverage is incomplete: no score",
+	return &reconcile.Report{Manifest: contract.ManifestRef{Name: "gsm8k", Revision: "3"}, Verdict: "coverage is incomplete: no score",
 		Coverage: reconcile.Coverage{Shards: 7, Text: "10/24 (41.7%)"}, DuplicateRule: reconcile.DuplicateRule,
 		Shards: []reconcile.ShardReport{
 			{Index: 0, ShardID: "shard-0", State: reconcile.StateComplete, Results: 4, Evaluated: 4, Passed: 4, Source: "receipts",

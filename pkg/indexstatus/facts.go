@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
@@ -120,7 +121,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	r := &IndexedJobStatus{
 		APIVersion:  APIVersion,
 		Kind:        Kind,
-		Job:         JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
+		Job:         contract.JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
 		ObservedAt:  b.now.UTC().Truncate(time.Second),
 		Completions: *job.Spec.Completions,
 		Parallelism: deref32(job.Spec.Parallelism, 1),

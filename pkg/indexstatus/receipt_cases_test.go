@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 )
 
@@ -18,7 +19,7 @@ func withMessage(p corev1.Pod, msg string) corev1.Pod {
 func summaryMessage(t *testing.T, shard string, completed, infra int) string {
 	t.Helper()
 	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
-		Manifest: receipt.ManifestRef{Name: "m", Revision: "1"}, ShardID: shard, Job: receipt.JobRef{Name: "j"}, AttemptID: "a",
+		Manifest: contract.ManifestRef{Name: "m", Revision: "1"}, ShardID: shard, Job: contract.JobRef{Name: "j"}, AttemptID: "a",
 		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}, Completed: completed}
 	s.Failed.Infrastructure = infra
 	b, err := receipt.Encode(s)

@@ -73,9 +73,9 @@ var States = []State{StateSucceeded, StateFailed, StateRunning, StatePending, St
 
 // IndexedJobStatus is the report. Its JSON field names are a public contract (docs/status.md).
 type IndexedJobStatus struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Job        JobRef `json:"job"`
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Job        contract.JobRef `json:"job"`
 	// ObservedAt is the clock's time when the report was made.
 	ObservedAt time.Time `json:"observedAt"`
 
@@ -142,13 +142,6 @@ type IndexedJobStatus struct {
 	// failedByPolicy and policyRules are FailedByPolicy's answer (policyfailed.go).
 	failedByPolicy indexes.Set
 	policyRules    string
-}
-
-// JobRef names the Job.
-type JobRef struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-	UID       string `json:"uid,omitempty"`
 }
 
 // Policy is the part of the spec that decides retries and failure.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // Options tunes Diff.
@@ -59,7 +61,7 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	r := &Report{
 		APIVersion:  APIVersion,
 		Kind:        Kind,
-		Job:         JobRef{Name: live.Name, Namespace: ns},
+		Job:         Target{JobRef: contract.JobRef{Name: live.Name, Namespace: ns}},
 		Live:        c.state,
 		Differences: c.diffs,
 		Warnings:    c.warnings(opts.Now),

@@ -68,7 +68,7 @@ func (c *classifier) sets() planSets {
 	return s
 }
 
-func (c *classifier) plan(live *batchv1.Job, ref JobRef, opts Options) ([]Step, error) {
+func (c *classifier) plan(live *batchv1.Job, ref Target, opts Options) ([]Step, error) {
 	raw, err := toMap(live)
 	if err != nil {
 		return nil, fmt.Errorf("live job %q: %w", live.Name, err)
@@ -174,7 +174,7 @@ func (c *classifier) templateStep(raw map[string]any, name, ns string, s planSet
 	return Step{Kind: StepSuspend, Description: desc, Commands: cmds, Paths: paths(s.tmplLater)}, nil
 }
 
-func (c *classifier) newJobStep(name, ns string, ref JobRef, s planSets, opts Options) Step {
+func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Options) Step {
 	var b strings.Builder
 	if len(s.newJob) > 0 {
 		fmt.Fprintf(&b, "A new Job is needed for %s. ", fieldNames(s.newJob))

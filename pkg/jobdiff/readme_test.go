@@ -21,7 +21,7 @@ func TestDocsDocumentTheContract(t *testing.T) {
 		section = section[:end]
 	}
 	var names []string
-	for _, v := range []any{Report{}, JobRef{}, LiveState{}, Difference{}, Warning{}, Step{}, ServerCheck{}, ProbeResult{}} {
+	for _, v := range []any{Report{}, Target{}, LiveState{}, Difference{}, Warning{}, Step{}, ServerCheck{}, ProbeResult{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			tag := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]

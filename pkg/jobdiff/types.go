@@ -52,7 +52,7 @@ type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Job names the live Job.
-	Job JobRef `json:"job"`
+	Job Target `json:"job"`
 	// Live is what the live Job is doing, as far as it matters for the classification.
 	Live LiveState `json:"live"`
 	// Differences, ordered by path.
@@ -66,10 +66,9 @@ type Report struct {
 	Server *ServerCheck `json:"server,omitempty"`
 }
 
-// JobRef names a Job.
-type JobRef struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace,omitempty"`
+// Target names the live Job the diff is about, and the desired manifest's name when it differs.
+type Target struct {
+	contract.JobRef
 	// DesiredName is the name in the desired manifest when it differs from Name.
 	DesiredName string `json:"desiredName,omitempty"`
 }

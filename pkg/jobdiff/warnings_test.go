@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 func TestWarnings(t *testing.T) {
@@ -190,7 +192,7 @@ func TestWarningTitlesAreWords(t *testing.T) {
 			t.Errorf("%s: title %q is not words", code, title)
 		}
 	}
-	r := &Report{Job: JobRef{Name: "eval"}, Warnings: []Warning{{Code: WarnTemplateOnlyNewPods, Side: SideChange, Path: "spec.template", Message: "pods are made from the template when they are created"}}}
+	r := &Report{Job: Target{JobRef: contract.JobRef{Name: "eval"}}, Warnings: []Warning{{Code: WarnTemplateOnlyNewPods, Side: SideChange, Path: "spec.template", Message: "pods are made from the template when they are created"}}}
 	var b strings.Builder
 	if err := WriteText(&b, r, time.Now()); err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Root names the root Job (present even when the Job itself is gone).
-	Root indexstatus.JobRef `json:"root"`
+	Root contract.JobRef `json:"root"`
 	// Jobs are the root and its retries, in attempt order.
 	Jobs []JobSummary `json:"jobs"`
 	// Summary counts shards by final state; Shards is their number.
@@ -201,7 +201,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			notes = append(notes, fmt.Sprintf("Job %q retries an earlier Job named %q (uid %s), not this one (uid %s): left out.", m.Job.Name, rootName, l.RootJobUID, run.RootUID))
 		}
 	}
-	r := &Report{APIVersion: APIVersion, Kind: Kind, Root: indexstatus.JobRef{Name: rootName, Namespace: namespace, UID: run.RootUID}}
+	r := &Report{APIVersion: APIVersion, Kind: Kind, Root: contract.JobRef{Name: rootName, Namespace: namespace, UID: run.RootUID}}
 	if root == nil {
 		notes = append(notes, fmt.Sprintf("The root Job %q is gone: only the shards its retries ran are shown, without the root's own results.", rootName))
 	}

@@ -40,9 +40,9 @@ const SyncEvery = time.Second
 
 // Header is the first line of a record: which Job's pods it holds.
 type Header struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Job        JobRef `json:"job"`
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Job        contract.JobRef `json:"job"`
 	// Lineage says that Job is the root of a run and the file holds the terminal pods of every
 	// Job of its lineage, the root and each retry (status --lineage --record); each pod's Job
 	// is its controller.
@@ -52,13 +52,6 @@ type Header struct {
 	// Torn, set by Read, is the size of a last line without its newline (a write cut short by
 	// a killed writer), skipped; 0 when the file ends whole.
 	Torn int `json:"-"`
-}
-
-// JobRef names the Job, with its UID: a Job of the same name made again is another Job.
-type JobRef struct {
-	Name      string    `json:"name"`
-	Namespace string    `json:"namespace,omitempty"`
-	UID       types.UID `json:"uid,omitempty"`
 }
 
 // Terminal says whether p has finished: its evidence is final and worth keeping.
@@ -95,13 +88,13 @@ func (h *Header) Describe() string {
 // Open opens the record at path for job: an existing record must be one of job (same UID), and
 // its pods are not written again; a missing or empty file is started with a header.
 func Open(path string, job *batchv1.Job, now func() time.Time) (*Writer, error) {
-	return open(path, Header{Job: JobRef{Name: job.Name, Namespace: job.Namespace, UID: job.UID}}, now)
+	return open(path, Header{Job: contract.JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)}}, now)
 }
 
 // OpenLineage opens the record at path for the lineage of the run whose root is root (its name
 // and UID, the UID the retries record): the pods of every Job of the run go in it. An existing
 // record must be one of the same run.
-func OpenLineage(path string, root JobRef, now func() time.Time) (*Writer, error) {
+func OpenLineage(path string, root contract.JobRef, now func() time.Time) (*Writer, error) {
 	return open(path, Header{Job: root, Lineage: true}, now)
 }
 

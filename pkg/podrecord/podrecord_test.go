@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 var job = &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "eval", Namespace: "ml", UID: "job-uid"}}
@@ -200,7 +202,7 @@ func TestAppendsAtTheEnd(t *testing.T) {
 // another run whose root has the same name.
 func TestLineageRecordIsBoundToItsRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.record")
-	root := JobRef{Name: "eval", Namespace: "ml", UID: "root-uid"}
+	root := contract.JobRef{Name: "eval", Namespace: "ml", UID: "root-uid"}
 	w, err := OpenLineage(path, root, clock())
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ import (
 
 // The receipt's and the summary's type.
 const (
-	APIVersion  = shards.APIVersion
+	APIVersion  = contract.APIVersion
 	Kind        = contract.ShardReceipt
 	SummaryKind = contract.ShardReceiptSummary
 )
@@ -50,20 +50,6 @@ const (
 	MaxReasonLength = 1024
 )
 
-// ManifestRef names the manifest a receipt was written against.
-type ManifestRef struct {
-	Name     string `json:"name"`
-	Revision string `json:"revision"`
-	// Hash is the manifest hash, "sha256:" and 64 hex digits.
-	Hash string `json:"hash"`
-}
-
-// JobRef names the Job (and its UID) whose pod wrote the receipt.
-type JobRef struct {
-	Name string `json:"name"`
-	UID  string `json:"uid,omitempty"`
-}
-
 // Assigned describes the cases the shard was given: how many and the digest of the shard file
 // ($INDEXED_SHARD_FILE: every case followed by a newline), see CasesDigest.
 type Assigned struct {
@@ -88,13 +74,14 @@ type Failure struct {
 // Receipt is the full record of one attempt at one shard. Its JSON field names are a public
 // contract (docs/reconcile.md, docs/schemas/shardreceipt.v1alpha1.json).
 type Receipt struct {
-	APIVersion string      `json:"apiVersion"`
-	Kind       string      `json:"kind"`
-	Manifest   ManifestRef `json:"manifest"`
-	ShardID    string      `json:"shardID"`
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	Manifest   contract.ManifestRef `json:"manifest"`
+	ShardID    string               `json:"shardID"`
 	// CompletionIndex is the index of the pod that ran the shard (of a retry Job, its own index).
-	CompletionIndex int    `json:"completionIndex"`
-	Job             JobRef `json:"job"`
+	CompletionIndex int `json:"completionIndex"`
+	// Job is the Job whose pod wrote the receipt.
+	Job contract.JobRef `json:"job"`
 	// AttemptID is unique per pod attempt: the pod UID, or pod name and restart count.
 	AttemptID string `json:"attemptID"`
 	// Candidate is what was evaluated (a model, a build); part of the result identity.
@@ -268,7 +255,7 @@ func (r *Receipt) validate(ps *problems) {
 	}
 }
 
-func validateHeader(ps *problems, apiVersion, kind, wantKind string, m ManifestRef, shardID, attemptID string, job JobRef) {
+func validateHeader(ps *problems, apiVersion, kind, wantKind string, m contract.ManifestRef, shardID, attemptID string, job contract.JobRef) {
 	if apiVersion != APIVersion || kind != wantKind {
 		ps.add("expected apiVersion %q and kind %q, found apiVersion %q and kind %q", APIVersion, wantKind, apiVersion, kind)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 const digest = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
@@ -15,10 +17,10 @@ func validReceipt() *Receipt {
 	t1 := t0.Add(time.Minute)
 	return &Receipt{
 		APIVersion: APIVersion, Kind: Kind,
-		Manifest:        ManifestRef{Name: "demo", Revision: "1", Hash: digest},
+		Manifest:        contract.ManifestRef{Name: "demo", Revision: "1", Hash: digest},
 		ShardID:         "shard-0",
 		CompletionIndex: 0,
-		Job:             JobRef{Name: "demo", UID: "u1"},
+		Job:             contract.JobRef{Name: "demo", UID: "u1"},
 		AttemptID:       "pod-a",
 		Assigned:        Assigned{Count: 3, Digest: digest},
 		Completed:       []Result{{Case: "a"}, {Case: "b"}},

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // Summary is the compact form of a receipt that a worker writes to its container's termination
@@ -19,14 +21,14 @@ import (
 // its status manager then keeps the first 12,288 / (containers + init containers) bytes of each
 // container's message (normalizeStatus; the end is lost in a pod of four or more containers).
 type Summary struct {
-	APIVersion      string      `json:"apiVersion"`
-	Manifest        ManifestRef `json:"manifest"`
-	ShardID         string      `json:"shardID"`
-	CompletionIndex int         `json:"completionIndex"`
-	Job             JobRef      `json:"job"`
-	AttemptID       string      `json:"attemptID"`
-	Candidate       string      `json:"candidate,omitempty"`
-	Assigned        Assigned    `json:"assigned"`
+	APIVersion      string               `json:"apiVersion"`
+	Manifest        contract.ManifestRef `json:"manifest"`
+	ShardID         string               `json:"shardID"`
+	CompletionIndex int                  `json:"completionIndex"`
+	Job             contract.JobRef      `json:"job"`
+	AttemptID       string               `json:"attemptID"`
+	Candidate       string               `json:"candidate,omitempty"`
+	Assigned        Assigned             `json:"assigned"`
 	// Completed counts the results evaluated without failure; Failed the failures by class.
 	Completed int          `json:"completed"`
 	Failed    FailedCounts `json:"failed"`

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -117,7 +118,7 @@ type Reconciler struct {
 	rejected   []Rejection
 	candidates map[string]int
 	notes      []string
-	jobs       []JobRef
+	jobs       []LineageJob
 	digests    []string // per shard, computed on first use
 	rereads    int      // receipts of an attempt already read (a second copy of a file)
 	reread     string   // the first such pair
@@ -163,7 +164,7 @@ func (r *Reconciler) Note(format string, a ...any) {
 }
 
 // AddJob records a Job whose pods were read (live).
-func (r *Reconciler) AddJob(j JobRef) { r.jobs = append(r.jobs, j) }
+func (r *Reconciler) AddJob(j LineageJob) { r.jobs = append(r.jobs, j) }
 
 // Candidate is the only candidate accepted (Options.Candidate), "" for any.
 func (r *Reconciler) Candidate() string { return r.opts.Candidate }
@@ -258,7 +259,7 @@ func (r *Reconciler) digest(i int) string {
 
 // checkHeader applies the rules a receipt and a summary share; it returns the shard's
 // position, or false after recording the rejection.
-func (r *Reconciler) checkHeader(source, attemptID string, mref receipt.ManifestRef, candidate, shardID string, assigned receipt.Assigned) (int, bool) {
+func (r *Reconciler) checkHeader(source, attemptID string, mref contract.ManifestRef, candidate, shardID string, assigned receipt.Assigned) (int, bool) {
 	rej := func(reason, format string, a ...any) (int, bool) {
 		r.reject(Rejection{Source: source, ShardID: shardID, AttemptID: attemptID, Reason: reason, Message: fmt.Sprintf(format, a...)})
 		return 0, false

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -53,8 +54,8 @@ func hashOf(m *shards.Manifest) string {
 func rcpt(m *shards.Manifest, i int, id string, minutes int, entries ...string) *receipt.Receipt {
 	fin := t0.Add(time.Duration(minutes) * time.Minute)
 	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
-		Manifest: receipt.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: hashOf(m)},
-		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: receipt.JobRef{Name: "demo"}, AttemptID: id,
+		Manifest: contract.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: hashOf(m)},
+		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: contract.JobRef{Name: "demo"}, AttemptID: id,
 		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
 		Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin,
 		Outputs: []string{"s3://b/" + id}}
@@ -411,11 +412,11 @@ func TestPrintTextCutsLongRetryIndexes(t *testing.T) {
 		b.Add(i)
 	}
 	long := b.Set().String()
-	rep.Jobs = []JobRef{
-		{Name: "eval"},
-		{Name: "eval-r1", RetryAttempt: 1, OriginalIndexes: "1,3,10-19"},
-		{Name: "eval-r2", RetryAttempt: 2, OriginalIndexes: long},
-		{Name: "eval-r3", RetryAttempt: 3, OriginalIndexes: "not,interval,text," + strings.Repeat("x", 200)},
+	rep.Jobs = []LineageJob{
+		{JobRef: contract.JobRef{Name: "eval"}},
+		{JobRef: contract.JobRef{Name: "eval-r1"}, RetryAttempt: 1, OriginalIndexes: "1,3,10-19"},
+		{JobRef: contract.JobRef{Name: "eval-r2"}, RetryAttempt: 2, OriginalIndexes: long},
+		{JobRef: contract.JobRef{Name: "eval-r3"}, RetryAttempt: 3, OriginalIndexes: "not,interval,text," + strings.Repeat("x", 200)},
 	}
 	rep.Candidate = "model-7" // the widest key column
 	var out strings.Builder

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -16,7 +17,7 @@ func (r *Reconciler) Report() *Report {
 	rep := &Report{
 		APIVersion:    APIVersion,
 		Kind:          Kind,
-		Manifest:      ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: r.hash},
+		Manifest:      contract.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: r.hash},
 		Candidate:     r.opts.Candidate,
 		Repetitions:   r.reps,
 		Jobs:          r.jobs,

@@ -54,12 +54,12 @@ type Report struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	// Manifest is the manifest the receipts were checked against.
-	Manifest ManifestRef `json:"manifest"`
+	Manifest contract.ManifestRef `json:"manifest"`
 	// Candidate is the candidate every accepted receipt names ("" when none does).
 	Candidate   string `json:"candidate,omitempty"`
 	Repetitions int    `json:"repetitions"`
 	// Jobs are the Jobs whose pods were read (live), the root first.
-	Jobs []JobRef `json:"jobs,omitempty"`
+	Jobs []LineageJob `json:"jobs,omitempty"`
 
 	Coverage Coverage `json:"coverage"`
 	// Complete is true only when every result of the manifest was evaluated.
@@ -74,17 +74,9 @@ type Report struct {
 	Notes    []string      `json:"notes,omitempty"`
 }
 
-// ManifestRef names a manifest.
-type ManifestRef struct {
-	Name     string `json:"name"`
-	Revision string `json:"revision"`
-	Hash     string `json:"hash"`
-}
-
-// JobRef names a Job that ran shards.
-type JobRef struct {
-	Name string `json:"name"`
-	UID  string `json:"uid,omitempty"`
+// LineageJob names a Job of the lineage that ran shards, and its place in the lineage.
+type LineageJob struct {
+	contract.JobRef
 	// RetryAttempt is the retry's number in its lineage (0 for the root Job).
 	RetryAttempt int `json:"retryAttempt"`
 	// OriginalIndexes are the root indexes a retry ran, in interval form ("" for the root).

@@ -16,6 +16,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -67,8 +68,8 @@ func env2root() string { return env.RepoRoot }
 func invalidInput(m *shards.Manifest, i int, jobName, attempt string) *receipt.Receipt {
 	fin := time.Now().UTC().Truncate(time.Second)
 	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
-		Manifest: receipt.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: m.Hash()},
-		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: receipt.JobRef{Name: jobName}, AttemptID: attempt,
+		Manifest: contract.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: m.Hash()},
+		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: contract.JobRef{Name: jobName}, AttemptID: attempt,
 		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
 		Completed: []receipt.Result{}, FinishedAt: &fin}
 	for _, c := range m.Shards[i].Cases {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -52,7 +53,7 @@ func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
 	ok := false
 	if h.Lineage {
 		run := lineage.RunOf(job)
-		ok = run.Root == h.Job.Name && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == string(h.Job.UID))
+		ok = run.Root == h.Job.Name && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	} else {
 		ok = sameJob(h.Job, job.Name, job.UID)
 	}
@@ -62,9 +63,9 @@ func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
 	return nil
 }
 
-func sameJob(ref podrecord.JobRef, name string, uid types.UID) bool {
+func sameJob(ref contract.JobRef, name string, uid types.UID) bool {
 	if ref.UID != "" && uid != "" {
-		return ref.UID == uid
+		return ref.UID == string(uid)
 	}
 	return ref.Name == name
 }
@@ -109,7 +110,7 @@ func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job
 
 func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bool {
 	if h.Lineage {
-		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == string(h.Job.UID))
+		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	}
 	for _, j := range jobs {
 		if sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run)) {

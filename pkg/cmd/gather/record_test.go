@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
@@ -39,25 +38,14 @@ func TestLineageRecordRead(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "eval.record")
-	w, err := podrecord.OpenLineage(path, podrecord.JobRef{Name: "eval", Namespace: "ns", UID: "root-uid"}, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []*corev1.Pod{podOfJob("a", root), podOfJob("b", r1), podOfJob("c", root)} {
-		if err := w.Add(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, path, root, true, []corev1.Pod{*podOfJob("a", root), *podOfJob("b", r1), *podOfJob("c", root)})
 	for job, want := range map[*batchv1.Job]string{root: "a,c", r1: "b"} {
 		if got := names(t, &File{PodsFile: path}, job, ""); got != want {
 			t.Errorf("%s reads %q from the lineage record, want %q", job.Name, got, want)
 		}
 	}
 	other := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "eval", Namespace: "ns", UID: "another-uid"}}
-	_, err = (&File{PodsFile: path}).Pods(context.Background(), other, "", func(*corev1.Pod) {})
+	_, err := (&File{PodsFile: path}).Pods(context.Background(), other, "", func(*corev1.Pod) {})
 	if exitcode.Code(err) != exitcode.Usage || !strings.Contains(err.Error(), "is the record of the lineage of job ns/eval (uid root-uid), not of job \"eval\" (uid another-uid)") {
 		t.Errorf("another run's Job: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
@@ -84,7 +85,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	completions := len(m.Shards)
 	noSummary, running := &podList{}, &podList{}
 	for _, j := range chain {
-		ref := domain.JobRef{Name: j.Name, UID: string(j.UID)}
+		ref := domain.LineageJob{JobRef: contract.JobRef{Name: j.Name, UID: string(j.UID)}}
 		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
 		if j != root {
 			ref.RetryAttempt = attemptOf(j)

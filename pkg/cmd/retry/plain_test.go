@@ -22,6 +22,8 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -34,14 +36,7 @@ import (
 // plus, in its template, a downward-API env var and volume item reading the completion index.
 func plainSeed(t *testing.T) *batchv1.Job {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "test", "fixtures", "seed", "job.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := &batchv1.Job{}
-	if err := json.Unmarshal(b, job); err != nil {
-		t.Fatal(err)
-	}
+	job, _ := testutil.Fixture(t, "seed")
 	job.Namespace = "ml"
 	label := "metadata.labels['" + batchv1.JobCompletionIndexAnnotation + "']"
 	ann := "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']"
@@ -359,8 +354,8 @@ func TestRetryFromReconcile(t *testing.T) {
 		return p
 	}
 	rep := reconcile.Report{APIVersion: reconcile.APIVersion, Kind: reconcile.Kind,
-		Manifest: reconcile.ManifestRef{Name: "seed-eval", Revision: string(m.Revision), Hash: m.Hash()},
-		Jobs:     []reconcile.JobRef{{Name: "seed", UID: "uid-seed"}}}
+		Manifest: contract.ManifestRef{Name: "seed-eval", Revision: string(m.Revision), Hash: m.Hash()},
+		Jobs:     []reconcile.LineageJob{{JobRef: contract.JobRef{Name: "seed", UID: "uid-seed"}}}}
 	for i, st := range []reconcile.State{reconcile.StateComplete, reconcile.StatePartial, reconcile.StateFailed,
 		reconcile.StateRejected, reconcile.StateNotEvaluated, reconcile.StateComplete} {
 		rep.Shards = append(rep.Shards, reconcile.ShardReport{Index: i, ShardID: m.Shards[i].ID, State: st})
@@ -382,7 +377,7 @@ func TestRetryFromReconcile(t *testing.T) {
 	other := rep
 	other.Manifest.Hash = "sha256:0000"
 	otherJob := rep
-	otherJob.Jobs = []reconcile.JobRef{{Name: "seed", UID: "uid-other"}}
+	otherJob.Jobs = []reconcile.LineageJob{{JobRef: contract.JobRef{Name: "seed", UID: "uid-other"}}}
 	// Issue 35 (LOW): an index or a state reconcile never writes was read around silently.
 	withShard := func(sh reconcile.ShardReport) reconcile.Report {
 		r := rep

@@ -1,19 +1,14 @@
 package retry
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
 
 // TestRetryOfflineWithRecord: retry -f reads the record of the Job's terminal pods (status
@@ -23,30 +18,9 @@ import (
 // tell and re-runs both.
 func TestRetryOfflineWithRecord(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "test", "fixtures", "seed")
-	var job batchv1.Job
-	var pods corev1.PodList
-	for file, v := range map[string]any{"job.json": &job, "pods.json": &pods} {
-		b, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
+	job, pods := testutil.Fixture(t, "seed")
 	record := filepath.Join(t.TempDir(), "seed.record")
-	w, err := podrecord.Open(record, &job, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range pods.Items {
-		if err := w.Add(&pods.Items[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteRecord(t, record, job, false, pods)
 	workers := func(args ...string) ([]string, cmdtest.Result) {
 		t.Helper()
 		io := cmdtest.NewIO("")

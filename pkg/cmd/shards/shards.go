@@ -25,7 +25,7 @@ import (
 var shardsLong = templates.LongDesc(`
 	Make, check and show shard manifests.
 
-	A shard manifest (apiVersion indexed.kubectl.io/v1alpha1, kind ShardManifest) lists, in
+	A shard manifest (apiVersion ` + contract.APIVersion + `, kind ` + contract.ShardManifest + `) lists, in
 	completion-index order, the shards of a piece of work: shard i, with its ID and its case
 	IDs, is what completion index i of the Job made by 'kubectl indexed create' runs.`)
 

@@ -5,10 +5,10 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
@@ -89,7 +89,7 @@ func (o *Options) openLineageRecord(run lineage.RunID) error {
 	if o.Record == "" || o.rec != nil {
 		return nil
 	}
-	w, err := podrecord.OpenLineage(o.Record, podrecord.JobRef{Name: run.Root, Namespace: o.Namespace, UID: types.UID(run.RootUID)}, o.Clock.Now)
+	w, err := podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.Namespace, UID: run.RootUID}, o.Clock.Now)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record %s: %w", o.Record, err))
 	}

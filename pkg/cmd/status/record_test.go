@@ -7,39 +7,21 @@ import (
 	"strings"
 	"testing"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 )
-
-// fixture reads a Job and its pods captured from the control plane (test/fixtures).
-func fixture(t *testing.T, name string) (*batchv1.Job, []corev1.Pod) {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "test", "fixtures", name)
-	var job batchv1.Job
-	var pods corev1.PodList
-	for file, v := range map[string]any{"job.json": &job, "pods.json": &pods} {
-		b, err := os.ReadFile(filepath.Join(dir, file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return &job, pods.Items
-}
 
 // TestRecordReadsBackAsThePods: status --wait --record on the captured seed Job (finished,
 // indexes failed with exit codes 42 and 1) writes its terminal pods; status -f with the Job and
 // --pods-file RECORD then makes the same report as with the pods kubectl saved, and a watch
 // run again on the same record adds nothing.
 func TestRecordReadsBackAsThePods(t *testing.T) {
-	job, pods := fixture(t, "seed")
+	job, pods := testutil.Fixture(t, "seed")
 	job.Namespace = "ns" // the test factory's
 	objs := []runtime.Object{job.DeepCopy()}
 	terminal := 0

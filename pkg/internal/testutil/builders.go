@@ -14,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // EvaluationJob is the seed evaluation Job as a user writes it (the seed scenario, which the
@@ -105,8 +107,8 @@ func WriteFile(t testing.TB, name, content string) string {
 }
 
 // SixShards is a shard manifest of six shards of one case each (eval-six, revision 1).
-const SixShards = `apiVersion: indexed.kubectl.io/v1alpha1
-kind: ShardManifest
+const SixShards = `apiVersion: ` + contract.APIVersion + `
+kind: ` + contract.ShardManifest + `
 metadata: {name: eval-six}
 revision: "1"
 shards:

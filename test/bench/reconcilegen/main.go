@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -61,8 +62,8 @@ func run(n, total int, dir string) error {
 	write := func(k int, attempt string, fin time.Time, drop int) error {
 		sh := m.Shards[k]
 		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
-			Manifest: receipt.ManifestRef{Name: "bench", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
-			Job: receipt.JobRef{Name: "bench"}, AttemptID: attempt,
+			Manifest: contract.ManifestRef{Name: "bench", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
+			Job: contract.JobRef{Name: "bench"}, AttemptID: attempt,
 			Assigned:  receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)},
 			Completed: make([]receipt.Result, 0, len(sh.Cases)), Failed: []receipt.Failure{}, FinishedAt: &fin,
 			Outputs: []string{"s3://bench/" + sh.ID + "/"}}
@@ -131,8 +132,8 @@ func runMixed(n, total int, dir string) error {
 		}
 		attempt := fmt.Sprintf("mixed-%d-a", k)
 		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
-			Manifest: receipt.ManifestRef{Name: "mixed", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
-			Job: receipt.JobRef{Name: "mixed"}, AttemptID: attempt,
+			Manifest: contract.ManifestRef{Name: "mixed", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
+			Job: contract.JobRef{Name: "mixed"}, AttemptID: attempt,
 			Assigned:  receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)},
 			Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin}
 		for i, c := range sh.Cases {

@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 )
 
@@ -168,8 +169,8 @@ func pod(job *batchv1.Job, tmpl *corev1.Pod, i, a, attempts int) *corev1.Pod {
 // termination message of every terminated container of p: all 200 assigned cases completed.
 func addReceipt(job *batchv1.Job, p *corev1.Pod, i int) error {
 	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
-		Manifest: receipt.ManifestRef{Name: job.Name, Revision: "1"}, ShardID: fmt.Sprintf("shard-%d", i),
-		CompletionIndex: i, Job: receipt.JobRef{Name: job.Name}, AttemptID: p.Name,
+		Manifest: contract.ManifestRef{Name: job.Name, Revision: "1"}, ShardID: fmt.Sprintf("shard-%d", i),
+		CompletionIndex: i, Job: contract.JobRef{Name: job.Name}, AttemptID: p.Name,
 		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}, Completed: 200}
 	b, err := receipt.Encode(s)
 	if err != nil {
