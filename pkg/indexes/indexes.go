@@ -186,9 +186,6 @@ func (s Set) Difference(o Set) Set {
 // Complement returns the indexes 0..n-1 that are not in s.
 func (s Set) Complement(n int) Set { return Range(0, n-1).Difference(s) }
 
-// Below returns the indexes of s that are less than n.
-func (s Set) Below(n int) Set { return s.Intersect(Range(0, n-1)) }
-
 // First returns the n smallest indexes of s (all of s when it has n or fewer).
 func (s Set) First(n int) Set {
 	var out []Interval

@@ -603,3 +603,6 @@ func TestWrapped(t *testing.T) {
 		t.Errorf("empty: %q", got)
 	}
 }
+
+// Below returns the indexes of s that are less than n.
+func (s Set) Below(n int) Set { return s.Intersect(Range(0, n-1)) }

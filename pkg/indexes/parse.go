@@ -28,15 +28,7 @@ func Parse(s string, completions int) (Set, error) {
 	}
 	ivs := make([]Interval, 0, 1+strings.Count(s, ","))
 	last := -1
-	for start := 0; start <= len(s); {
-		end := strings.IndexByte(s[start:], ',')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
-		frag := s[start:end]
-		start = end + 1
+	for frag := range strings.SplitSeq(s, ",") {
 		x, y, err := parseInterval(frag, limit)
 		if err != nil {
 			return Set{}, err
@@ -49,9 +41,6 @@ func Parse(s string, completions int) (Set, error) {
 			ivs[n-1].Last = y
 		} else {
 			ivs = append(ivs, Interval{x, y})
-		}
-		if end == len(s) {
-			break
 		}
 	}
 	return Set{ivs: ivs}, nil
@@ -148,24 +137,11 @@ func ParseLenient(s string, completions int) (Set, []string) {
 	// (they may be unsorted or inverted for malformed input).
 	raw := make([]Interval, 0, 1+strings.Count(s, ","))
 	prevLast := -1
-	for start := 0; start <= len(s); {
-		end := strings.IndexByte(s[start:], ',')
-		if end < 0 {
-			end = len(s)
-		} else {
-			end += start
-		}
-		frag := s[start:end]
-		start = end + 1
-		done := end == len(s)
-
+	for frag := range strings.SplitSeq(s, ",") {
 		firstStr, lastStr, parts := splitDash(frag)
 		first, ok := atoi(firstStr)
 		if !ok {
 			note("fragment %q skipped: %q is not a number", frag, firstStr)
-			if done {
-				break
-			}
 			continue
 		}
 		if first >= completions {
@@ -180,9 +156,6 @@ func ParseLenient(s string, completions int) (Set, []string) {
 			l, ok := atoi(lastStr)
 			if !ok {
 				note("fragment %q skipped: %q is not a number", frag, lastStr)
-				if done {
-					break
-				}
 				continue
 			}
 			if l >= completions {
@@ -202,9 +175,6 @@ func ParseLenient(s string, completions int) (Set, []string) {
 			raw[n-1].Last = iv.Last
 		} else {
 			raw = append(raw, iv)
-		}
-		if done {
-			break
 		}
 	}
 	if normalized(raw) {

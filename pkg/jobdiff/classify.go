@@ -237,43 +237,6 @@ func newJob(d *Difference, why string) {
 	d.Class, d.Condition, d.HoldsNow = ClassNewJob, why, false
 }
 
-// TableRow is one row of the mutability table kubectl indexed diff applies.
-type TableRow struct {
-	Field     string
-	Class     Class
-	Condition string
-}
-
-// MutabilityTable lists the rules, for documentation and tests. Fields not listed under the
-// pod template are immutable (NewJob).
-func MutabilityTable() []TableRow {
-	rows := []TableRow{
-		{"metadata.labels, metadata.annotations", ClassLive, "except keys under indexed.kubectl.io/ (NewJob: " + condIdentity + ")"},
-		{"spec.parallelism", ClassLive, ""},
-		{"spec.completions (Indexed)", ClassConditional, condTandem},
-		{"spec.completions (NonIndexed)", ClassNewJob, condImmutable},
-		{"spec.activeDeadlineSeconds", ClassLive, ""},
-		{"spec.backoffLimit", ClassLive, ""},
-		{"spec.backoffLimitPerIndex", ClassNewJob, condImmutable},
-		{"spec.maxFailedIndexes", ClassLive, "requires backoffLimitPerIndex on the live Job (else NewJob); must not exceed completions"},
-		{"spec.podReplacementPolicy", ClassLive, "only Failed when the Job has a podFailurePolicy (else NewJob)"},
-		{"spec.suspend", ClassLive, ""},
-		{"spec.ttlSecondsAfterFinished", ClassLive, ""},
-		{"spec.manualSelector", ClassLive, ""},
-		{"spec.completionMode", ClassNewJob, condImmutable},
-		{"spec.podFailurePolicy", ClassNewJob, condImmutable},
-		{"spec.successPolicy", ClassNewJob, condImmutable},
-		{"spec.managedBy", ClassNewJob, condImmutable},
-		{"spec.selector", ClassNewJob, condImmutable},
-		{"spec.scheduling", ClassNewJob, "immutable except schedulingPolicy.gang.minCount (Live)"},
-	}
-	for _, r := range templateConditionalPrefixes {
-		rows = append(rows, TableRow{r.field, ClassConditional, condTemplate})
-	}
-	rows = append(rows, TableRow{"spec.template (anything else)", ClassNewJob, "immutable"})
-	return rows
-}
-
 // fieldNames lists the fields of differences, for messages: spec fields by name, and the pod
 // template's as one entry with their count, so that the list stays short.
 func fieldNames(ds []Difference) string {

@@ -16,8 +16,8 @@ type Group struct {
 	Jobs int
 }
 
-// GroupRetries folds, in rows as Build orders them, each run of sibling Jobs of one retry
-// (same namespace, parent, attempt and retry set) into one row named by their common prefix
+// GroupRetries folds, in rows as BuildWithMaps orders them, each run of sibling Jobs of one
+// retry (same namespace, parent, attempt and retry set) into one row named by their common prefix
 // and "*": counts summed, complete when every Job is, the phase Running while one runs, else
 // Failed when one failed, else the first's; created is the earliest. -o wide and -o json list
 // every Job.

@@ -89,20 +89,15 @@ func IsIndexed(job *batchv1.Job) bool {
 	return job.Spec.CompletionMode != nil && *job.Spec.CompletionMode == batchv1.IndexedCompletion && job.Spec.Completions != nil
 }
 
-// Build makes the overview of the Indexed Jobs among jobs (others are left out). podsByUID, when
-// not nil, holds the pods of each Job by the Job's UID (--with-pods). Rows come in namespace and
-// name order, each retry right under the Job it retries.
-func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) *List {
-	return BuildWithMaps(jobs, podsByUID, clock, nil)
-}
-
 // ConfigMapGetter returns the ConfigMap name of namespace ns.
 type ConfigMapGetter func(ns, name string) (*corev1.ConfigMap, error)
 
-// BuildWithMaps is Build, with the ConfigMaps that hold the index maps of large retries
-// (annotation original-indexes-from): a retry's Missing is in root shards, which its index map
-// gives; without the map (maps nil, or the ConfigMap cannot be read) Missing is left empty and
-// Error says why.
+// BuildWithMaps makes the overview of the Indexed Jobs among jobs (others are left out).
+// podsByUID, when not nil, holds the pods of each Job by the Job's UID (--with-pods). Rows come
+// in namespace and name order, each retry right under the Job it retries. maps gets the
+// ConfigMaps that hold the index maps of large retries (annotation original-indexes-from): a
+// retry's Missing is in root shards, which its index map gives; without the map (maps nil, or
+// the ConfigMap cannot be read) Missing is left empty and Error says why.
 func BuildWithMaps(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) *List {
 	l := &List{APIVersion: APIVersion, Kind: Kind, Items: []Row{}, WithPods: podsByUID != nil}
 	var rows []Row

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 )
 
@@ -104,4 +105,9 @@ func TestRunningSameWithPods(t *testing.T) {
 	if without.Running != 2 || with.Running != without.Running || with.Attempts == nil {
 		t.Errorf("RUN without pods %d, with pods %d (attempts %v)", without.Running, with.Running, with.Attempts)
 	}
+}
+
+// Build is BuildWithMaps without index-map ConfigMaps.
+func Build(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock) *List {
+	return BuildWithMaps(jobs, podsByUID, clock, nil)
 }

@@ -169,17 +169,6 @@ type Facts struct {
 	sparse map[int][]*Pod
 }
 
-// Count returns how many indexes are in state.
-func (f *Facts) Count(state IndexState) int {
-	n := 0
-	for i := range f.Indexes {
-		if f.Indexes[i].State == state {
-			n++
-		}
-	}
-	return n
-}
-
 // Counting says how p's failure counts for job (getNewFinishedPods, nonIgnoredFailedPodsCount,
 // getValidPodsWithFilter).
 func Counts(job *batchv1.Job, p *Pod) Counting {

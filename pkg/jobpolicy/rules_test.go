@@ -244,3 +244,14 @@ func TestPodFacts(t *testing.T) {
 		t.Error("succeeded pod failed")
 	}
 }
+
+// Count returns how many indexes are in state.
+func (f *Facts) Count(state IndexState) int {
+	n := 0
+	for i := range f.Indexes {
+		if f.Indexes[i].State == state {
+			n++
+		}
+	}
+	return n
+}

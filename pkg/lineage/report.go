@@ -31,7 +31,7 @@ type Member struct {
 	Job    *batchv1.Job
 	Report *indexstatus.IndexedJobStatus
 	// Lineage, when set, is Job's lineage already read and resolved (ReadResolved): the only
-	// way in for a retry whose index map is kept in a ConfigMap. Nil: BuildReport reads it.
+	// way in for a retry whose index map is kept in a ConfigMap. Nil: BuildReportOf reads it.
 	Lineage *Lineage
 }
 
@@ -149,14 +149,9 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 	return &Manifest{IDs: parsed.IDs(), From: "configmap " + cm.Name}, true, nil
 }
 
-// BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
-// ignored) into one report per original shard.
-func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
-	return BuildReportOf(namespace, RunID{Root: rootName}, members, nil, notes)
-}
-
-// BuildReportOf is BuildReport of one run (its root's name, and UID when known: "" takes the
-// root Job of that name among the members) that counts every shard of the manifest: the
+// BuildReportOf folds the members (the root and its retries) of one run (its root's name, and
+// UID when known: "" takes the root Job of that name among the members) into one report per
+// original shard, and counts every shard of the manifest: the
 // root's completions, or when the root is gone, manifest's (nil: not known). A shard that no
 // Job shows is Missing; without the root and without a manifest the shard count is unknown
 // and the report is never complete. A Job of the root's name with another UID (the root

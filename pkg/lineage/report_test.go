@@ -557,3 +557,12 @@ func TestLineageWideIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// BuildReport folds the members (the root, named rootName, and its retries; other Jobs are
+// ignored) into one report per original shard.
+func BuildReport(namespace, rootName string, members []Member, notes []string) (*Report, error) {
+	return BuildReportOf(namespace, RunID{Root: rootName}, members, nil, notes)
+}
+
+// SameRun reports whether a and b belong to the same run.
+func SameRun(a, b *batchv1.Job) bool { return a != nil && b != nil && RunOf(a) == RunOf(b) }

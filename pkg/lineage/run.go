@@ -31,6 +31,3 @@ func (l *Lineage) RunID() RunID { return RunID{Root: l.RootJob, RootUID: l.RootJ
 // InRun reports whether job belongs to run r: it is r's root (same name and UID) or a retry
 // that records them.
 func InRun(job *batchv1.Job, r RunID) bool { return job != nil && RunOf(job) == r }
-
-// SameRun reports whether a and b belong to the same run.
-func SameRun(a, b *batchv1.Job) bool { return a != nil && b != nil && RunOf(a) == RunOf(b) }

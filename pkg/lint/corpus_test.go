@@ -262,3 +262,20 @@ func TestDocsDocumentEveryRule(t *testing.T) {
 		}
 	}
 }
+
+// Lint checks every document: Jobs and CronJobs fully, other kinds are skipped with an info
+// note, unreadable documents become unreadable-document errors. Findings point at file,
+// document and line.
+func Lint(docs []source.Document, opts Options) *Report {
+	l := NewLinter(opts)
+	for i := range docs {
+		l.Add(&docs[i])
+	}
+	r, _ := l.Report() // nothing is written without StreamText
+	return r
+}
+
+// Add lints one document and keeps it: Keep(Check(d)).
+func (l *Linter) Add(d *source.Document) {
+	l.Keep(l.Check(d))
+}

@@ -96,18 +96,6 @@ func NewReport(opts Options) *Report {
 	return &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(), Findings: []Finding{}}
 }
 
-// Lint checks every document: Jobs and CronJobs fully, other kinds are skipped with an info
-// note, unreadable documents become unreadable-document errors. Findings point at file,
-// document and line.
-func Lint(docs []source.Document, opts Options) *Report {
-	l := NewLinter(opts)
-	for i := range docs {
-		l.Add(&docs[i])
-	}
-	r, _ := l.Report() // nothing is written without StreamText
-	return r
-}
-
 // Linter builds a Report from documents: Check lints one, from any number of goroutines at
 // once, and Keep adds what Check found to the report, one document at a time, in input order
 // (see source.ForEachInOrder). It keeps the findings, not the documents; with StreamText it
@@ -214,11 +202,6 @@ func (l *Linter) printPending() {
 		}
 	}
 	l.pending = l.pending[:0]
-}
-
-// Add lints one document and keeps it: Keep(Check(d)).
-func (l *Linter) Add(d *source.Document) {
-	l.Keep(l.Check(d))
 }
 
 // Report returns the report of every document added so far, findings sorted and counted.

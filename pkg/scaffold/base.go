@@ -11,18 +11,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
-// ReadBase reads the object a user starts from (--from-job): a Job (for example as `kubectl get
-// job -o yaml` prints it), a CronJob (its jobTemplate), a PodTemplate, or a Pod (its metadata
-// and spec become the pod template). The file must hold exactly one of them; unknown fields are
-// errors, as with the API server's strict field validation.
-func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
-	b, err := ReadBaseFile(path, stdin)
-	if err != nil {
-		return nil, err
-	}
-	return b.Job, nil
-}
-
 // BaseFile is what a --from-job file holds: the object to start from as a Job and, when the
 // file is the List create prints (its shard ConfigMaps and the Job), those ConfigMaps and a
 // note that says the Job was taken from it.
@@ -32,9 +20,12 @@ type BaseFile struct {
 	Note       string
 }
 
-// ReadBaseFile is ReadBase that also takes what `create --dry-run=client -o yaml` (or --save)
-// prints: ConfigMaps and exactly one Job, in a List or a stream. The Job is the object to start
-// from; the ConfigMaps are returned (they hold create's copy of the shard manifest).
+// ReadBaseFile reads the object a user starts from (--from-job): a Job (for example as `kubectl
+// get job -o yaml` prints it), a CronJob (its jobTemplate), a PodTemplate, or a Pod (its
+// metadata and spec become the pod template), exactly one of them, unknown fields being errors
+// as with the API server's strict field validation; or what `create --dry-run=client -o yaml`
+// (or --save) prints: ConfigMaps and exactly one Job, in a List or a stream. The Job is the
+// object to start from; the ConfigMaps are returned (they hold create's copy of the manifest).
 func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 	docs, err := source.Read([]string{path}, source.Options{Stdin: stdin})
 	if err != nil {
@@ -73,12 +64,6 @@ func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 	b.Note = fmt.Sprintf("--from-job %s holds %d objects, as create prints them: started from its Job %q; the shard ConfigMaps are made from the manifest",
 		path, len(docs), b.Job.Name)
 	return b, nil
-}
-
-// ParseBase is ReadBase on data already read; name is used in messages.
-func ParseBase(name string, data []byte) (*batchv1.Job, error) {
-	job, _, err := baseFromDocs(name, source.Parse(name, data))
-	return job, err
 }
 
 // baseFromDocs is the Job that the one object of docs starts, and a note on what was left out of

@@ -1,10 +1,15 @@
 package scaffold
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // --from-job takes what create prints (ConfigMaps and one Job) and says so; other files of
@@ -44,4 +49,19 @@ func TestReadBaseFileTakesCreatesList(t *testing.T) {
 			t.Errorf("%s: job %q, %d ConfigMaps, note %q", c.name, b.Job.Name, len(b.ConfigMaps), b.Note)
 		}
 	}
+}
+
+// ReadBase is the Job of ReadBaseFile.
+func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
+	b, err := ReadBaseFile(path, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return b.Job, nil
+}
+
+// ParseBase is ReadBase on data already read (for the fuzz test); name is used in messages.
+func ParseBase(name string, data []byte) (*batchv1.Job, error) {
+	job, _, err := baseFromDocs(name, source.Parse(name, data))
+	return job, err
 }

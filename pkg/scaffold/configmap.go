@@ -77,19 +77,6 @@ func manifestAnnotations(m *shards.Manifest) map[string]string {
 	}
 }
 
-// BuildConfigMap returns the immutable ConfigMap holding m in namespace, for a manifest whose
-// store fits in one ConfigMap (an error otherwise: use BuildConfigMaps).
-func BuildConfigMap(m *shards.Manifest, namespace string) (*corev1.ConfigMap, error) {
-	cms, _, err := BuildConfigMaps(m, namespace)
-	if err != nil {
-		return nil, err
-	}
-	if len(cms) > 1 {
-		return nil, fmt.Errorf("shard manifest %q takes %d ConfigMaps", m.Metadata.Name, len(cms))
-	}
-	return cms[0], nil
-}
-
 // BuildConfigMaps returns the immutable ConfigMaps holding m in namespace, the head first (see
 // shards.BuildStore for the layout). Their content depends on m alone (not on the Job), so that
 // every Job made from the same manifest can share them.

@@ -465,3 +465,16 @@ func TestBuildAdoptsAJob(t *testing.T) {
 		t.Errorf("notes %v %v", objs, err)
 	}
 }
+
+// BuildConfigMap returns the immutable ConfigMap holding m in namespace, for a manifest whose
+// store fits in one ConfigMap (an error otherwise: use BuildConfigMaps).
+func BuildConfigMap(m *shards.Manifest, namespace string) (*corev1.ConfigMap, error) {
+	cms, _, err := BuildConfigMaps(m, namespace)
+	if err != nil {
+		return nil, err
+	}
+	if len(cms) > 1 {
+		return nil, fmt.Errorf("shard manifest %q takes %d ConfigMaps", m.Metadata.Name, len(cms))
+	}
+	return cms[0], nil
+}

@@ -56,6 +56,16 @@ func manifestFile(t *testing.T) (string, *shards.Manifest) {
 	return p, m
 }
 
+// configMapOf is the one shard ConfigMap create makes for man in namespace ml.
+func configMapOf(t *testing.T, man *shards.Manifest) *corev1.ConfigMap {
+	t.Helper()
+	cms, _, err := scaffold.BuildConfigMaps(man, "ml")
+	if err != nil || len(cms) != 1 {
+		t.Fatalf("%d ConfigMaps (want 1): %v", len(cms), err)
+	}
+	return cms[0]
+}
+
 func verbs(c *fake.Clientset) []string {
 	var v []string
 	for _, a := range c.Actions() {
@@ -176,10 +186,7 @@ func TestCreateOutputYAML(t *testing.T) {
 
 func TestConfigMapWithOtherContent(t *testing.T) {
 	m, man := manifestFile(t)
-	want, err := scaffold.BuildConfigMap(man, "ml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := configMapOf(t, man)
 	other := want.DeepCopy()
 	other.Data["index-3.cases"] = "tampered\n"
 	c := fake.NewClientset(other)
@@ -197,10 +204,7 @@ func TestConfigMapWithOtherContent(t *testing.T) {
 // content (it is not immutable)", which sent the user looking for a change that is not there).
 func TestConfigMapSameDataNotImmutable(t *testing.T) {
 	m, man := manifestFile(t)
-	want, err := scaffold.BuildConfigMap(man, "ml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := configMapOf(t, man)
 	mutable := want.DeepCopy()
 	mutable.Immutable = nil
 	r := run(t, fake.NewClientset(mutable), "eval", "--manifest", m, "--image", "img")

@@ -162,10 +162,7 @@ func TestRaceLoserAndDeletingConfigMap(t *testing.T) {
 		t.Errorf("says nothing was created although the ConfigMap was:\n%s", msg)
 	}
 
-	want, err := scaffold.BuildConfigMap(man, "ml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := configMapOf(t, man)
 	now := metav1.Now()
 	want.DeletionTimestamp = &now
 	want.Finalizers = []string{"example.com/hold"}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,8 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"k8s.io/kubectl/pkg/scheme"
-	"k8s.io/kubectl/pkg/util"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -49,21 +48,13 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 	objs := make([]runtime.Object, len(jobs))
 	for i, j := range jobs {
 		objs[i] = j
-		if o.SaveConfig {
-			if err := util.CreateOrUpdateAnnotation(true, j, scheme.DefaultJSONEncoder()); err != nil {
-				return err
-			}
-			if err := checkAnnotationsSize(j); err != nil {
-				return err
-			}
-		}
+	}
+	if err := o.saveConfig(objs); err != nil {
+		return err
 	}
 	ops := make([]string, len(jobs))
 	if o.DryRun == cmdutil.DryRunClient {
-		for i := range ops {
-			ops[i] = "created"
-		}
-		if err := o.print(objs, ops); err != nil {
+		if err := o.print(objs, slices.Repeat([]string{"created"}, len(objs))); err != nil {
 			return err
 		}
 		return o.saveJobs(objs)
@@ -74,6 +65,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 		create.DryRun = []string{metav1.DryRunAll}
 	}
 	var done []string
+	interruptedCode := 0
 	for i, want := range jobs {
 		got, err := o.Client.BatchV1().Jobs(ns).Create(ctx, want, create)
 		if apierrors.IsAlreadyExists(err) {
@@ -99,13 +91,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 					if i+1 < len(jobs) {
 						return o.partialJobs(exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q", want.Name, ns)), done, jobs[i+1:])
 					}
-					if perr := o.print(objs, ops); perr != nil {
-						return perr
-					}
-					if serr := o.saveJobs(objs); serr != nil {
-						return serr
-					}
-					return exitcode.Wrap(code, fmt.Errorf("interrupted after the %d %s of this %s were created in namespace %q", len(jobs), plural(len(jobs), "Job"), o.Verb, ns))
+					interruptedCode = code // the last Job: print and save them all, then say so
 				}
 				continue
 			case gerr == nil:
@@ -129,17 +115,16 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 	if err := o.print(objs, ops); err != nil {
 		return err
 	}
-	return o.saveJobs(objs)
+	if err := o.saveJobs(objs); err != nil || interruptedCode == 0 {
+		return err
+	}
+	return exitcode.Wrap(interruptedCode, fmt.Errorf("interrupted after the %d %s of this %s were created in namespace %q", len(jobs), plural(len(jobs), "Job"), o.Verb, ns))
 }
 
 // Unchanged prints objects that exist already and that this run leaves as they are (an earlier
 // run of the same command made them), as kubectl prints an unchanged object, or with -o.
 func (o *Submitter) Unchanged(objs []runtime.Object) error {
-	ops := make([]string, len(objs))
-	for i := range ops {
-		ops[i] = "unchanged"
-	}
-	return o.print(objs, ops)
+	return o.print(objs, slices.Repeat([]string{"unchanged"}, len(objs)))
 }
 
 // made says which Jobs of the command exist before the one in doubt.

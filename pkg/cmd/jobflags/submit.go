@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,15 +95,8 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	if err := o.lint(objs.Job); err != nil {
 		return err
 	}
-	if o.SaveConfig {
-		for _, obj := range allObjects(objs) {
-			if err := util.CreateOrUpdateAnnotation(true, obj, scheme.DefaultJSONEncoder()); err != nil {
-				return err
-			}
-			if err := checkAnnotationsSize(obj); err != nil {
-				return err
-			}
-		}
+	if err := o.saveConfig(allObjects(objs)); err != nil {
+		return err
 	}
 	// --save is opened (never over an existing file) before anything is sent: a name that
 	// cannot be written is a usage error while nothing exists yet.
@@ -112,11 +106,7 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	}
 	if o.DryRun == cmdutil.DryRunClient {
 		all := allObjects(objs)
-		ops := make([]string, len(all))
-		for i := range ops {
-			ops[i] = "created"
-		}
-		err = o.print(all, ops)
+		err = o.print(all, slices.Repeat([]string{"created"}, len(all)))
 	} else {
 		err = o.send(ctx, objs)
 	}
@@ -140,6 +130,23 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		return err
 	}
 	return o.save(f, objs)
+}
+
+// saveConfig records each object in its last-applied-configuration annotation (--save-config),
+// refusing annotations larger than the API server stores.
+func (o *Submitter) saveConfig(objs []runtime.Object) error {
+	if !o.SaveConfig {
+		return nil
+	}
+	for _, obj := range objs {
+		if err := util.CreateOrUpdateAnnotation(true, obj, scheme.DefaultJSONEncoder()); err != nil {
+			return err
+		}
+		if err := checkAnnotationsSize(obj); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // createdAnyway is the error of a send interrupted (SIGINT, SIGTERM) once its Job was created:
