@@ -278,11 +278,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		}
 	}
 	if f.count > 0 {
-		if b.perIndex {
-			f.attempts = int(pods[len(pods)-1].Attempt()) + 1
-		} else {
-			f.attempts = int(f.count)
-		}
+		f.attempts = jobpolicy.AttemptNumber(b.perIndex, &pods[len(pods)-1].Pod, int(f.count)-1)
 	}
 	if b.acc.succeededNotRead && f.succeeded == nil && f.pol.State == jobpolicy.IndexSucceeded && b.completed.Has(i) {
 		// The succeeded pod that was not read is the index's latest attempt. Its failure-count
@@ -448,16 +444,8 @@ func (b *reportBuilder) waitsForSlot(i int) bool {
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.
 func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.Pod) }
 
-// later orders attempts: by the attempt annotation, then by creation, then finish time.
-func later(p, q *podSummary) bool {
-	if p.Attempt() != q.Attempt() {
-		return p.Attempt() > q.Attempt()
-	}
-	if !p.Created().Equal(q.Created()) {
-		return p.Created().After(q.Created())
-	}
-	return p.Finished().After(q.Finished())
-}
+// later says whether p is a later attempt than q (jobpolicy.Later).
+func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 
 // decidePhase picks the phase and the condition that decided it.
 func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {

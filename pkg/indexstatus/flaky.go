@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -30,15 +31,12 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 	}
 	var out []Attempt
 	for k, p := range pods {
-		a := Attempt{Attempt: k + 1, Pod: p.Name, Phase: string(p.Phase), Node: p.node}
+		a := Attempt{Attempt: jobpolicy.AttemptNumber(b.perIndex, &p.Pod, k), Pod: p.Name, Phase: string(p.Phase), Node: p.node}
 		if t := p.startedAt(); !t.IsZero() {
 			a.StartedAt = &t
 		}
 		if t := p.Finished(); !t.IsZero() && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed) {
 			a.FinishedAt = &t
-		}
-		if b.perIndex {
-			a.Attempt = int(p.Attempt()) + 1
 		}
 		if p.Terminating() {
 			a.Phase = "Terminating"

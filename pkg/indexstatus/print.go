@@ -1,13 +1,14 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -99,7 +100,7 @@ func (p *textPrinter) printf(format string, a ...any) {
 }
 
 func (p *textPrinter) header(r *IndexedJobStatus) {
-	tw := tabwriter.NewWriter(p.w, 0, 4, 1, ' ', 0)
+	tw := textwrap.NewTable(p.w, 1)
 	row := func(k, v string) {
 		if v == "" || p.err != nil {
 			return
@@ -155,7 +156,7 @@ func policyWords(r *IndexedJobStatus) string {
 	if pol.MaxFailedIndexes != nil {
 		parts = append(parts, fmt.Sprintf("maxFailedIndexes %d", *pol.MaxFailedIndexes))
 	}
-	if pol.BackoffLimit != nil && (pol.BackoffLimitPerIndex == nil || *pol.BackoffLimit != 1<<31-1) {
+	if pol.BackoffLimit != nil && (pol.BackoffLimitPerIndex == nil || *pol.BackoffLimit != jobpolicy.UnlimitedBackoffLimit) {
 		parts = append(parts, fmt.Sprintf("backoffLimit %d", *pol.BackoffLimit))
 	}
 	if pol.PodFailurePolicyRules > 0 {
@@ -201,7 +202,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 	}
 	room := p.width - (stateW + 2 + countW + 2)
-	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(p.w, 2)
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	}
@@ -282,7 +283,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	// The rows are aligned in table, then printed with their detail: under each row,
 	// wrapped, or (-o wide) at its end, cut to WideWidth.
 	var table strings.Builder
-	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(&table, 2)
 	cols := []string{"INDEX"}
 	if shards {
 		cols = append(cols, "SHARD")
@@ -319,7 +320,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 		}
 		vals := []string{strconv.Itoa(st.Index)}
 		if shards {
-			vals = append(vals, dash(st.ShardID))
+			vals = append(vals, cmp.Or(st.ShardID, "-"))
 		}
 		exit := "-"
 		if st.LastExitCode != nil {
@@ -345,7 +346,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 			details = append(details, textwrap.Words(st.Detail, p.width-4))
 			continue
 		}
-		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, dash(st.LastContainer), rule,
+		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, cmp.Or(st.LastContainer, "-"), rule,
 			failureText(st), left)
 		if cases {
 			vals = append(vals, caseText(st))
@@ -443,7 +444,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	}
 	p.printf("\n")
 	var table strings.Builder
-	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(&table, 2)
 	// The INDEXES column is added after the others are aligned (each row ends in an empty
 	// cell), so that the index list is cut to what the width leaves.
 	if p.err == nil {
@@ -557,13 +558,6 @@ func (p *textPrinter) failedPods(rows []IndexStatus) {
 	if more > 0 {
 		p.printf("  ... and %d more; -o wide lists the pods of every index.\n", more)
 	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // next prints Next; a command that ends an entry goes on a line of its own, unwrapped, so it

@@ -44,6 +44,26 @@ func OwnerUID(pod *corev1.Pod) string {
 	return ""
 }
 
+// OwnerJob is pod's controller owner reference when it names a Job, else nil.
+func OwnerJob(pod *corev1.Pod) *metav1.OwnerReference {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil && ref.Kind == "Job" {
+		return ref
+	}
+	return nil
+}
+
+// OwnerName names the owner of pod (OwnerUID's) for a message: its controller ("Job \"x\""),
+// else the Job its job-name label names, with the UID, else the UID alone.
+func OwnerName(pod *corev1.Pod) string {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
+		return fmt.Sprintf("%s %q", ref.Kind, ref.Name)
+	}
+	if n := pod.Labels[labelJobName]; n != "" {
+		return fmt.Sprintf("Job %q (uid %s)", n, OwnerUID(pod))
+	}
+	return fmt.Sprintf("the Job of uid %s", OwnerUID(pod))
+}
+
 // Owns reports whether pod belongs to job (see OwnerUID; pods of another namespace never do).
 func Owns(job *batchv1.Job, pod *corev1.Pod) bool {
 	if pod.Namespace != "" && job.Namespace != "" && pod.Namespace != job.Namespace {

@@ -102,11 +102,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 	if !finishing(job) {
 		return ""
 	}
-	completed, _ := indexes.ParseLenient(job.Status.CompletedIndexes, completions)
-	var failed indexes.Set
-	if job.Status.FailedIndexes != nil {
-		failed, _ = indexes.ParseLenient(*job.Status.FailedIndexes, completions)
-	}
+	completed, failed := jobpolicy.StatusIndexes(job)
 	read := withPods.Set()
 	for i := range completions {
 		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) {

@@ -2,13 +2,11 @@ package jobdiff
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -92,10 +90,7 @@ func (c *classifier) newJobWarnings(live *batchv1.Job) []Warning {
 	if c.desired.Spec.Completions != nil {
 		total = int(*c.desired.Spec.Completions)
 	}
-	var done indexes.Set
-	if live.Spec.Completions != nil {
-		done, _ = indexes.ParseLenient(live.Status.CompletedIndexes, int(*live.Spec.Completions))
-	}
+	done, _ := jobpolicy.StatusIndexes(live)
 	if n := done.Len(); n > 0 {
 		msg := fmt.Sprintf("the new Job runs all %d indexes from the start, %d of which already succeeded in %q (%s)", total, n, live.Name, done.Truncated(60))
 		if n < total {
@@ -222,7 +217,7 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 		}
 		if bl == jobpolicy.UnlimitedBackoffLimit && c.live.Spec.BackoffLimitPerIndex == nil {
 			c.drastic[d.Path] = "lets failing pods retry without limit (the live Job has no backoffLimitPerIndex)"
-			ws = append(ws, Warning{Code: WarnUnlimitedRetries, Side: SideChange, Path: d.Path, Message: "2147483647 is the backoffLimit " +
+			ws = append(ws, Warning{Code: WarnUnlimitedRetries, Side: SideChange, Path: d.Path, Message: fmt.Sprint(jobpolicy.UnlimitedBackoffLimit) + " is the backoffLimit " +
 				"that comes with backoffLimitPerIndex; on the live Job, which has no per-index limit, it means failing pods are " +
 				"retried without limit"})
 		}
@@ -230,7 +225,8 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 
 	if d := find("spec.maxFailedIndexes"); d != nil && d.Class != ClassNewJob && !st.Ending() && spec.MaxFailedIndexes != nil && status.FailedIndexes != nil {
 		// syncJob's MaxFailedIndexesExceeded, through jobpolicy: failed indexes > maxFailedIndexes.
-		if n := countIndexes(*status.FailedIndexes, c.live.Spec.Completions); int64(n) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
+		if _, failed := jobpolicy.StatusIndexes(c.live); int64(failed.Len()) >= jobpolicy.SpecOf(c.desired).FailedIndexesToFail() && jobpolicy.SpecOf(c.desired).FailedIndexesToFail() > 0 {
+			n := failed.Len()
 			c.drastic[d.Path] = "fails the Job at once (MaxFailedIndexesExceeded)"
 			ws = append(ws, Warning{Code: WarnMaxFailedIndexesFailsNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"%s already failed (%s), more than the desired maxFailedIndexes (%d): once patched the Job "+
@@ -281,16 +277,4 @@ func ptrValue[T any](p *T) T {
 		return zero
 	}
 	return *p
-}
-
-// countIndexes counts the indexes the Job controller reads from an interval list such as
-// "1,3-5,7" (completedIndexes, failedIndexes) on a Job with the given completions (nil: no
-// bound). Fragments that do not parse are skipped, as the controller skips them.
-func countIndexes(s string, completions *int32) int {
-	bound := math.MaxInt
-	if completions != nil {
-		bound = int(*completions)
-	}
-	set, _ := indexes.ParseLenient(s, bound)
-	return set.Len()
 }

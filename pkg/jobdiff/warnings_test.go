@@ -169,18 +169,6 @@ func TestStateOf(t *testing.T) {
 	}
 }
 
-func TestCountIndexes(t *testing.T) {
-	for in, want := range map[string]int{"": 0, "0": 1, "1,3": 2, "0-5": 6, "0,1,3-5,7": 6, "x,2": 1, "5-3": 0, "-1": 0} {
-		if got := countIndexes(in, nil); got != want {
-			t.Errorf("countIndexes(%q) = %d, want %d", in, got, want)
-		}
-	}
-	// Indexes at or above completions are dropped, as the controller drops them.
-	if got := countIndexes("0,4-9", ptrTo[int32](6)); got != 3 {
-		t.Errorf("countIndexes(0,4-9) with 6 completions = %d, want 3", got)
-	}
-}
-
 // The text report heads each warning with what it means in words, not its code and side
 // ("! TemplateOnlyNewPods (change)" before); -o json keeps the code and the side.
 func TestWarningTitlesAreWords(t *testing.T) {

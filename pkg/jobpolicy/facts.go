@@ -191,16 +191,6 @@ func Counts(job *batchv1.Job, p *Pod) Counting {
 	return CountsNext
 }
 
-// parseSet is parseIndexesFromString: lenient, indexes below completions.
-func parseSet(s string, completions int) indexes.Set {
-	set, err := indexes.Parse(s, completions)
-	if err == nil {
-		return set
-	}
-	set, _ = indexes.ParseLenient(s, completions)
-	return set
-}
-
 // IsIndexFailed mirrors isIndexFailed (indexed_job_utils.go) for a Job with
 // backoffLimitPerIndex: a failed pod fails its index when a FailIndex rule matched or when its
 // failure counts and the index had backoffLimitPerIndex counted failures before it.
@@ -297,7 +287,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 
 	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
 	var succ, failed indexes.Builder
-	f.recordedSucceeded = parseSet(job.Status.CompletedIndexes, completions)
+	f.recordedSucceeded = ReadIndexes(job.Status.CompletedIndexes, completions)
 	for _, iv := range f.recordedSucceeded.Intervals() {
 		succ.AddInterval(iv.First, iv.Last)
 	}
@@ -312,7 +302,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
 	if spec.PerIndex() {
 		if job.Status.FailedIndexes != nil {
-			f.recordedFailed = parseSet(*job.Status.FailedIndexes, completions)
+			f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
 			for _, iv := range f.recordedFailed.Intervals() {
 				failed.AddInterval(iv.First, iv.Last)
 			}
@@ -422,7 +412,7 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 				return Decision{Kind: Fail, Reason: batchv1.JobReasonFailedIndexes}
 			}
 		}
-		if matchSuccessPolicy(job.Spec.SuccessPolicy, completions, f.Succeeded) {
+		if _, ok := MatchSuccessPolicy(job.Spec.SuccessPolicy, completions, f.Succeeded); ok {
 			return Decision{Kind: Succeed, Reason: batchv1.JobReasonSuccessPolicy}
 		}
 	}
@@ -447,27 +437,28 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	return Decision{Kind: Continue}
 }
 
-// matchSuccessPolicy mirrors matchSuccessPolicy and matchSucceededIndexesRule
-// (success_policy.go): the first rule met by the succeeded indexes.
-func matchSuccessPolicy(sp *batchv1.SuccessPolicy, completions int, succeeded indexes.Set) bool {
+// MatchSuccessPolicy mirrors matchSuccessPolicy and matchSucceededIndexesRule
+// (success_policy.go): the first rule (its index in sp.Rules) met by the succeeded indexes;
+// ok is false when none is.
+func MatchSuccessPolicy(sp *batchv1.SuccessPolicy, completions int, succeeded indexes.Set) (rule int, ok bool) {
 	if sp == nil || succeeded.IsEmpty() {
-		return false
+		return 0, false
 	}
-	for _, rule := range sp.Rules {
+	for i, rule := range sp.Rules {
 		if rule.SucceededIndexes != nil {
-			required := parseSet(*rule.SucceededIndexes, completions)
+			required := ReadIndexes(*rule.SucceededIndexes, completions)
 			if required.IsEmpty() {
 				continue
 			}
 			have := required.Intersect(succeeded).Len()
 			if have == required.Len() || (rule.SucceededCount != nil && have >= int(*rule.SucceededCount)) {
-				return true
+				return i, true
 			}
 		} else if rule.SucceededCount != nil && succeeded.Len() >= int(*rule.SucceededCount) {
-			return true
+			return i, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // canSucceed reports whether the Job can still end Complete. Failed indexes alone do not rule it
@@ -495,7 +486,7 @@ func canSucceed(job *batchv1.Job, f *Facts) bool {
 	}
 	for _, rule := range sp.Rules {
 		if rule.SucceededIndexes != nil {
-			required := parseSet(*rule.SucceededIndexes, completions)
+			required := ReadIndexes(*rule.SucceededIndexes, completions)
 			if required.IsEmpty() {
 				continue
 			}
@@ -567,6 +558,30 @@ func delayedPod(pods []*Pod) *Pod {
 // is first on a tie does not depend on the order the pods were read in.
 func ListOrder(p, q *Pod) int {
 	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created), strings.Compare(p.Name, q.Name))
+}
+
+// Later says whether p is a later attempt of its index than q: by attempt, then creation, then
+// finish time (ListOrder's tie on creation is broken by the name, to list the pods in a fixed
+// order; which of two pods created in the same second ran last is told by their finish).
+func Later(p, q *Pod) bool {
+	if p.Attempt() != q.Attempt() {
+		return p.Attempt() > q.Attempt()
+	}
+	if !p.Created().Equal(q.Created()) {
+		return p.Created().After(q.Created())
+	}
+	return p.Finished().After(q.Finished())
+}
+
+// AttemptNumber is the attempt (from 1) of p, the k-th (from 0) of its index's pods in
+// ListOrder: with backoffLimitPerIndex, the failures of its index the controller counted
+// before it plus one (getIndexAbsoluteFailureCount), so that a deleted pod leaves a gap;
+// without, the controller keeps no count, and attempts are the pods present in order.
+func AttemptNumber(perIndex bool, p *Pod, k int) int {
+	if perIndex {
+		return int(p.Attempt()) + 1
+	}
+	return k + 1
 }
 
 // index computes one index's facts.

@@ -195,10 +195,7 @@ func parseInt32(v string) int32 {
 // OnlyReplaceFailedPods mirrors onlyReplaceFailedPods (job_controller.go); a Job not defaulted
 // yet gets SetDefaults_Job's value (Failed when a podFailurePolicy is set).
 func OnlyReplaceFailedPods(job *batchv1.Job) bool {
-	if job.Spec.PodReplacementPolicy != nil {
-		return *job.Spec.PodReplacementPolicy == batchv1.Failed
-	}
-	return job.Spec.PodFailurePolicy != nil
+	return DefaultedPodReplacementPolicy(&job.Spec) == batchv1.Failed
 }
 
 // IsPodFailed mirrors isPodFailed (job_controller.go): phase Failed, or, under

@@ -5,6 +5,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // The rules of the Job API that several packages apply, each stated once here.
@@ -24,6 +26,70 @@ func DefaultedBackoffLimit(spec *batchv1.JobSpec) int32 {
 		return UnlimitedBackoffLimit
 	}
 	return DefaultBackoffLimit
+}
+
+// DefaultedParallelism is spec.parallelism as SetDefaults_Job leaves it: as written, else 1.
+func DefaultedParallelism(spec *batchv1.JobSpec) int32 {
+	if spec.Parallelism == nil {
+		return 1
+	}
+	return *spec.Parallelism
+}
+
+// DefaultedCompletions is spec.completions as SetDefaults_Job leaves it: as written, else 1
+// when parallelism is unset too, else unset (nil: a Job that ends at its first success).
+func DefaultedCompletions(spec *batchv1.JobSpec) *int32 {
+	if spec.Completions == nil && spec.Parallelism == nil {
+		one := int32(1)
+		return &one
+	}
+	return spec.Completions
+}
+
+// DefaultPodReplacementPolicy is the podReplacementPolicy SetDefaults_Job gives a Job that
+// leaves it out: Failed with a podFailurePolicy, TerminatingOrFailed without.
+func DefaultPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPolicy {
+	if spec.PodFailurePolicy != nil {
+		return batchv1.Failed
+	}
+	return batchv1.TerminatingOrFailed
+}
+
+// DefaultedPodReplacementPolicy is spec.podReplacementPolicy as SetDefaults_Job leaves it: as
+// written, else DefaultPodReplacementPolicy.
+func DefaultedPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPolicy {
+	if spec.PodReplacementPolicy != nil {
+		return *spec.PodReplacementPolicy
+	}
+	return DefaultPodReplacementPolicy(spec)
+}
+
+// ReadIndexes reads an index list the controller reads (status.completedIndexes,
+// status.failedIndexes, a successPolicy rule's succeededIndexes) as it reads it
+// (parseIndexesFromString): indexes below completions, malformed parts skipped
+// (indexes.ParseLenient). It is the one policy for these lists: a well-formed list is read
+// exactly, a malformed one as far as the controller reads it, never refused.
+func ReadIndexes(s string, completions int) indexes.Set {
+	set, err := indexes.Parse(s, completions)
+	if err == nil {
+		return set
+	}
+	set, _ = indexes.ParseLenient(s, completions)
+	return set
+}
+
+// StatusIndexes is job's status.completedIndexes and status.failedIndexes read by ReadIndexes
+// below spec.completions (none without completions).
+func StatusIndexes(job *batchv1.Job) (completed, failed indexes.Set) {
+	n := 0
+	if job.Spec.Completions != nil {
+		n = int(*job.Spec.Completions)
+	}
+	completed = ReadIndexes(job.Status.CompletedIndexes, n)
+	if job.Status.FailedIndexes != nil {
+		failed = ReadIndexes(*job.Status.FailedIndexes, n)
+	}
+	return completed, failed
 }
 
 // AttemptsPerIndex is how many pods an index runs at most under backoffLimitPerIndex:

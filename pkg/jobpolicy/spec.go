@@ -12,8 +12,7 @@ type Spec struct {
 	// Completions is 0 when unset (a Job without completions is not Indexed).
 	Completions int32
 	Parallelism int32
-	// BackoffLimit is the effective global limit: as written, else 2147483647 with
-	// backoffLimitPerIndex and 6 without.
+	// BackoffLimit is the effective global limit (DefaultedBackoffLimit).
 	BackoffLimit int32
 	// BackoffLimitSet: the Job as given sets backoffLimit.
 	BackoffLimitSet      bool
@@ -30,16 +29,10 @@ func SpecOf(job *batchv1.Job) Spec {
 		BackoffLimitPerIndex: s.BackoffLimitPerIndex,
 		MaxFailedIndexes:     s.MaxFailedIndexes,
 		RestartPolicy:        s.Template.Spec.RestartPolicy,
-		Parallelism:          1,
+		Parallelism:          DefaultedParallelism(&s),
 	}
-	switch {
-	case s.Completions != nil:
-		out.Completions = *s.Completions
-	case s.Parallelism == nil:
-		out.Completions = 1 // SetDefaults_Job: both unset become 1
-	}
-	if s.Parallelism != nil {
-		out.Parallelism = *s.Parallelism
+	if c := DefaultedCompletions(&s); c != nil {
+		out.Completions = *c
 	}
 	out.BackoffLimit, out.BackoffLimitSet = DefaultedBackoffLimit(&s), s.BackoffLimit != nil
 	return out

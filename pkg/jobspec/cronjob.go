@@ -20,6 +20,13 @@ import (
 // each Job it creates (validation.go: ValidateCronJobCreate).
 const maxCronJobNameLength = 52
 
+// JobOf is the Job the CronJob controller makes of cj (getJobFromTemplate2), as far as a
+// manifest says: copies of its jobTemplate's metadata and spec. The name, which the controller
+// derives from the scheduled time, and the namespace are the caller's to set.
+func JobOf(cj *batchv1.CronJob) *batchv1.Job {
+	return &batchv1.Job{ObjectMeta: *cj.Spec.JobTemplate.ObjectMeta.DeepCopy(), Spec: *cj.Spec.JobTemplate.Spec.DeepCopy()}
+}
+
 // DefaultCronJob returns a copy of cj as the API server stores it before validation
 // (SetDefaults_CronJob and the defaults of the nested types; a jobTemplate gets no Job-level
 // defaults such as completions or parallelism).

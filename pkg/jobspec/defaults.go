@@ -75,33 +75,18 @@ func SetDefaultsJob(obj *batchv1.Job) {
 	SetDefaultsJobSpecNested(&obj.Spec)
 }
 
-// setDefaultsJobSpec is the JobSpec part of SetDefaults_Job.
-// DefaultPodReplacementPolicy is the podReplacementPolicy the server gives a Job that leaves
-// it out: Failed with a podFailurePolicy, TerminatingOrFailed without.
-func DefaultPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPolicy {
-	if spec.PodFailurePolicy != nil {
-		return batchv1.Failed
-	}
-	return batchv1.TerminatingOrFailed
-}
-
+// setDefaultsJobSpec is the JobSpec part of SetDefaults_Job; the fields the Job controller
+// reads are defaulted by jobpolicy's rules (rules.go), the one place they are written.
 func setDefaultsJobSpec(spec *batchv1.JobSpec) {
-	if spec.Completions == nil && spec.Parallelism == nil {
-		spec.Completions = ptr.To[int32](1)
-		spec.Parallelism = ptr.To[int32](1)
-	}
-	if spec.Parallelism == nil {
-		spec.Parallelism = ptr.To[int32](1)
-	}
+	spec.Completions = jobpolicy.DefaultedCompletions(spec)
+	spec.Parallelism = ptr.To(jobpolicy.DefaultedParallelism(spec))
 	spec.BackoffLimit = ptr.To(jobpolicy.DefaultedBackoffLimit(spec))
+	spec.PodReplacementPolicy = ptr.To(jobpolicy.DefaultedPodReplacementPolicy(spec))
 	if spec.CompletionMode == nil {
 		spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
 	}
 	if spec.Suspend == nil {
 		spec.Suspend = ptr.To(false)
-	}
-	if spec.PodReplacementPolicy == nil {
-		spec.PodReplacementPolicy = ptr.To(DefaultPodReplacementPolicy(spec))
 	}
 	if spec.ManualSelector == nil {
 		spec.ManualSelector = ptr.To(false)

@@ -2,6 +2,7 @@ package jobspec
 
 import (
 	"fmt"
+	"math"
 
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -57,8 +58,8 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 		}
 	}
 	if spec.ActiveDeadlineSeconds != nil {
-		if v := *spec.ActiveDeadlineSeconds; v < 1 || v > 2147483647 {
-			errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), v, utilvalidation.InclusiveRangeError(1, 2147483647)))
+		if v := *spec.ActiveDeadlineSeconds; v < 1 || v > math.MaxInt32 {
+			errs = append(errs, field.Invalid(path.Child("activeDeadlineSeconds"), v, utilvalidation.InclusiveRangeError(1, math.MaxInt32)))
 		}
 	}
 	if spec.Hostname != "" {

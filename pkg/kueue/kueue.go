@@ -11,6 +11,7 @@
 package kueue
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -22,6 +23,9 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Labels and annotations Kueue reads or writes (Kueue's pkg/controller/constants/constants.go).
@@ -326,7 +330,7 @@ func Interpret(in Input) *Queue {
 		q.LocalQueue = w.Spec.QueueName
 	}
 	if r := w.Spec.PriorityClassRef; r != nil && r.Name != "" {
-		q.PriorityClass = cmpOr(r.Kind, "PriorityClass") + "/" + r.Name
+		q.PriorityClass = cmp.Or(r.Kind, "PriorityClass") + "/" + r.Name
 	}
 	q.Priority = w.Spec.Priority
 	for _, t := range []string{CondQuotaReserved, CondAdmitted, CondEvicted, CondPreempted, CondRequeued, CondPodsReady, CondFinished} {
@@ -350,7 +354,7 @@ func Interpret(in Input) *Queue {
 		q.PodSets = append(q.PodSets, p)
 	}
 	if len(q.PodSets) == 1 && q.PodSets[0].Admitted != nil && *q.PodSets[0].Admitted < q.PodSets[0].Requested {
-		q.RequestedParallelism, q.AdmittedParallelism = ptr(q.PodSets[0].Requested), q.PodSets[0].Admitted
+		q.RequestedParallelism, q.AdmittedParallelism = ptr.To(q.PodSets[0].Requested), q.PodSets[0].Admitted
 	}
 	if s := w.Status.SchedulingStats; s != nil {
 		q.Evictions = s.Evictions
@@ -420,11 +424,7 @@ func holderWords(hs []Holder) string {
 		} else {
 			s = "(" + s
 		}
-		if h.Pods == 1 {
-			s += ", 1 pod"
-		} else {
-			s += fmt.Sprintf(", %d pods", h.Pods)
-		}
+		s += ", " + textwrap.Count(int(h.Pods), "pod", "pods")
 		if h.Priority != nil {
 			s += fmt.Sprintf(", priority %d", *h.Priority)
 		}
@@ -490,15 +490,6 @@ func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, stri
 	b.WriteString(". Leave spec.suspend to Kueue.")
 	_ = job
 	return "Pending", b.String()
-}
-
-func ptr(v int32) *int32 { return &v }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Lines are the Queue block of the text report: a key and a value per line.

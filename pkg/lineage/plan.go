@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -52,12 +53,8 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 		return nil, refuse("job %q is not an Indexed Job: only the indexes of an Indexed Job can be retried", job.Name)
 	}
 	n := int(*job.Spec.Completions)
-	completed, _ := indexes.ParseLenient(job.Status.CompletedIndexes, n)
-	var failed indexes.Set
+	completed, failed := jobpolicy.StatusIndexes(job)
 	tracksFailed := job.Spec.BackoffLimitPerIndex != nil
-	if job.Status.FailedIndexes != nil {
-		failed, _ = indexes.ParseLenient(*job.Status.FailedIndexes, n)
-	}
 	finished := Finished(job)
 	spec = strings.TrimSpace(spec)
 	explicit := spec != SelectFailed && spec != SelectUnfinished && spec != SelectMissing
@@ -115,16 +112,9 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 			hint = fmt.Sprintf(", but %s unfinished (killed or never ran): --indexes unfinished retries %s", unfinished.Named(200)+textwrap.Plural(unfinished.Len(), " is", " are"), textwrap.Plural(unfinished.Len(), "it", "them"))
 		}
 		return nil, refuse("nothing to retry: job %q has no %s indexes (%d of %d succeeded; failedIndexes %q)%s; nothing was created",
-			job.Name, spec, completed.Len(), n, orDash(failed.String()), hint)
+			job.Name, spec, completed.Len(), n, cmp.Or(failed.String(), "-"), hint)
 	}
 	return sel, nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // shellJoin renders words as a command line for a POSIX shell (a word of only safe characters

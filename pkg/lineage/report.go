@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -466,7 +465,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	p.para(fmt.Sprintf("Lineage of job %s (namespace %s): %d %s, %s", r.Root.Name, r.Root.Namespace,
 		len(r.Jobs), textwrap.Plural(len(r.Jobs), "Job", "Jobs"), total), "")
 	p.printf("\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(w, 2)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
 		orig, limit := j.OriginalIndexes, 20
@@ -476,9 +475,9 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
 			orig = set.Truncated(limit)
 		} else {
-			orig = truncate(orig, limit)
+			orig = cutTo(orig, limit)
 		}
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, dash(j.Parent), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, cmp.Or(j.Parent, "-"), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -494,14 +493,14 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	if all && len(rows) > 0 {
 		// DETAIL is added once the other columns are aligned, cut to what the width leaves.
 		var table strings.Builder
-		tw = tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+		tw = textwrap.NewTable(&table, 2)
 		_, _ = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\t")
 		for _, s := range rows {
 			exit := "-"
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, dash(s.ShardID), s.State, s.From, runsText(s.Runs, true), exit)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs, true), exit)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -622,13 +621,6 @@ func (p *printer) para(text, indent string) {
 	p.printf("%s\n", line)
 }
 
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // cutTo shortens s to n columns (at least 20), ending in "..." when it had to.
 func cutTo(s string, n int) string {
 	n = max(n, 20)
@@ -636,11 +628,4 @@ func cutTo(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-3]) + "..."
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // RetriesOf says which of the indexes of job the other Jobs of its lineage re-ran: each Job
@@ -56,11 +57,7 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		}
 		rj := indexstatus.RetryJob{Name: r.Name, Attempt: l.Attempt, Finished: Finished(r)}
 		var all, ok, bad indexes.Builder
-		succeeded := indexesOf(r.Status.CompletedIndexes, r)
-		var failed indexes.Set
-		if r.Status.FailedIndexes != nil {
-			failed = indexesOf(*r.Status.FailedIndexes, r)
-		}
+		succeeded, failed := jobpolicy.StatusIndexes(r)
 		k := 0
 		for root := range l.Original.All() {
 			if i, mine := toOwn(root); mine {
@@ -87,15 +84,4 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		return cmp.Or(cmp.Compare(a.Attempt, b.Attempt), NaturalCompare(a.Name, b.Name))
 	})
 	return out
-}
-
-// indexesOf reads an index list of job's status leniently (the controller writes it; a
-// malformed one is what status reports elsewhere).
-func indexesOf(s string, job *batchv1.Job) indexes.Set {
-	n := 0
-	if job.Spec.Completions != nil {
-		n = int(*job.Spec.Completions)
-	}
-	set, _ := indexes.ParseLenient(s, n)
-	return set
 }

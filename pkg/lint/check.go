@@ -127,7 +127,8 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 		name = jobspec.GenerateName(cj.GenerateName)
 	}
 	// The Jobs the CronJob controller will create.
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name + cronJobNameSuffix}, Spec: *cj.Spec.JobTemplate.Spec.DeepCopy()}
+	job := jobspec.JobOf(cj)
+	job.ObjectMeta = metav1.ObjectMeta{Name: name + cronJobNameSuffix}
 	job.Spec.Selector, job.Spec.ManualSelector = nil, nil
 	def := jobspec.Default(job)
 	prefix := field.NewPath("spec", "jobTemplate", "spec")
@@ -457,13 +458,6 @@ func (c *checker) kubeVersionRules(rs *batchv1.JobSpec, prefix *field.Path) {
 	if rs.Scheduling != nil {
 		check(featScheduling, p("scheduling"))
 	}
-}
-
-func shards(n int64) string {
-	if n == 1 {
-		return "1 healthy shard"
-	}
-	return fmt.Sprintf("%d healthy shards", n)
 }
 
 func humanSeconds(s int64) string {

@@ -12,9 +12,7 @@ import (
 )
 
 var (
-	yamlLineRE = regexp.MustCompile(`yaml: line (\d+):`)
-	dupKeyRE   = regexp.MustCompile(`line (\d+): key "([^"]*)" already set in map`)
-	indexRE    = regexp.MustCompile(`\[[^\]]*\]`)
+	indexRE = regexp.MustCompile(`\[[^\]]*\]`)
 )
 
 // duplicateWords says what the YAML parser reports about a key given twice in one mapping,
@@ -28,8 +26,8 @@ func duplicateWords(dup *source.DuplicateKeyError) string {
 		return fmt.Sprintf("field %q is given twice in one mapping, at lines %d and %d: kubectl keeps the last value (line %d)", dup.Key, dup.First, dup.Again, dup.Again)
 	}
 	parserError := dup.Error()
-	if m := dupKeyRE.FindStringSubmatch(parserError); m != nil {
-		return fmt.Sprintf("field %q is given twice in one mapping (again at line %s): kubectl keeps the last value", m[2], m[1])
+	if key, again, ok := source.DuplicateKeyMessage(parserError); ok {
+		return fmt.Sprintf("field %q is given twice in one mapping (again at line %d): kubectl keeps the last value", key, again)
 	}
 	return strings.Join(strings.Fields(parserError), " ") + ": kubectl keeps the last value"
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // The retry-policy findings put pkg/jobpolicy's facts into words; lint and diff both print
@@ -21,20 +22,17 @@ func PrepareDBMessage(s jobpolicy.Spec) string {
 		what = fmt.Sprintf("backoffLimit (not set, so %d)", s.BackoffLimit)
 	}
 	fmt.Fprintf(&b, "%s is shared by all %d indexes (no backoffLimitPerIndex): %d pod %s anywhere fail the whole Job and the controller deletes every running pod",
-		what, s.Completions, failures, pluralN(failures, "failure", "failures"))
+		what, s.Completions, failures, textwrap.Plural(int(failures), "failure", "failures"))
 	switch together := running - failures; {
 	case s.BackoffLimit == jobpolicy.UnlimitedBackoffLimit:
 	case running <= 1:
 		fmt.Fprintf(&b, "; with parallelism %d no other shard runs at that moment, but every index not yet finished never runs", running)
 	case together > 0:
-		other := "other healthy shards"
-		if together == 1 {
-			other = "other healthy shard"
-		}
+		other := textwrap.Plural(int(together), "other healthy shard", "other healthy shards")
 		fmt.Fprintf(&b, ". With %d indexes running at once, %d transient failures close together kill the %d %s (up to %d if replacements were already running), and indexes not yet started never run",
 			running, failures, together, other, running-1)
 	default:
-		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %s running at that moment, and indexes not yet started never run", running, shards(running-1))
+		fmt.Fprintf(&b, ". With %d indexes running at once, that kills up to %s running at that moment, and indexes not yet started never run", running, textwrap.Count(int(running-1), "healthy shard", "healthy shards"))
 	}
 	if s.RestartsCount() {
 		if n := s.RestartsToFail(); n == 1 {
@@ -51,11 +49,4 @@ func PrepareDBMessage(s jobpolicy.Spec) string {
 func BackoffBesidePerIndexMessage(s jobpolicy.Spec) string {
 	return fmt.Sprintf("backoffLimit %d is enforced before the per-index limits: %d counted pod failures across all %d indexes fail the whole Job and kill every running index, although each index may fail %d times (backoffLimitPerIndex %d); remove backoffLimit or raise it to at least %d",
 		s.BackoffLimit, s.FailuresToFail(), s.Completions, jobpolicy.AttemptsPerIndex(*s.BackoffLimitPerIndex), *s.BackoffLimitPerIndex, s.PerIndexFailuresAtMost())
-}
-
-func pluralN(n int64, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

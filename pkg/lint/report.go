@@ -8,7 +8,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -243,7 +242,6 @@ func (s *Summary) count(sev Severity) {
 }
 
 var (
-	lineRE        = regexp.MustCompile(`line (\d+)`)
 	strictFieldRE = regexp.MustCompile(`field "([^"]*)"`)
 	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 )
@@ -269,8 +267,8 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
-			if m := lineRE.FindStringSubmatch(dup.Error()); m != nil {
-				c.findings[i].Line, _ = strconv.Atoi(m[1])
+			if n, ok := source.ErrorLine(dup.Error()); ok {
+				c.findings[i].Line = n
 			}
 		}
 		out = append(out, c.findings...)
@@ -285,10 +283,8 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		for i := range c.findings {
 			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
 			// The parser names the line it stopped at (a tab, a bad indentation): point there.
-			if m := yamlLineRE.FindStringSubmatch(d.Err.Error()); m != nil {
-				if n, err := strconv.Atoi(m[1]); err == nil && n >= d.Line {
-					c.findings[i].Line = n
-				}
+			if n, ok := source.SyntaxErrorLine(d.Err.Error()); ok && n >= d.Line {
+				c.findings[i].Line = n
 			}
 		}
 		out = append(out, c.findings...)

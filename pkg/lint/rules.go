@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"strconv"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
@@ -52,6 +55,12 @@ const (
 )
 
 const serverRejects = "The API server rejects the object; nothing is created."
+
+// backoffLimit's defaults, as the rules' words give them.
+var (
+	defaultBackoffLimit   = strconv.Itoa(int(jobpolicy.DefaultBackoffLimit))
+	unlimitedBackoffLimit = strconv.Itoa(int(jobpolicy.UnlimitedBackoffLimit))
+)
 
 var rules = []Rule{
 	// Input.
@@ -105,13 +114,13 @@ var rules = []Rule{
 
 	// Accepted by the server, but hurts at run time.
 	{RulePrepareDB, SeverityWarning, "Indexed Job with more than one completion relying on the global backoffLimit (no backoffLimitPerIndex): the \"prepare-db\" mode.",
-		"Pod failures in any index add up: backoffLimit+1 of them (6+1 when unset) fail the whole Job, and the controller then deletes every running pod, killing the healthy shards with them; indexes not yet started never run.",
+		"Pod failures in any index add up: backoffLimit+1 of them (" + defaultBackoffLimit + "+1 when unset) fail the whole Job, and the controller then deletes every running pod, killing the healthy shards with them; indexes not yet started never run.",
 		"Set backoffLimitPerIndex (e.g. 1 or 2) and maxFailedIndexes, plus a podFailurePolicy that ignores DisruptionTarget; leave backoffLimit unset."},
 	{RuleBackoffWithPerIdx, SeverityWarning, "An explicit backoffLimit next to backoffLimitPerIndex, low enough to be reached before the per-index limits.",
 		"The global limit is still enforced, first: backoffLimit+1 counted failures across all indexes fail the whole Job and kill every running index, however many retries each index had left.",
-		"Remove backoffLimit (with backoffLimitPerIndex it defaults to 2147483647), or raise it to at least completions x (backoffLimitPerIndex+1)."},
+		"Remove backoffLimit (with backoffLimitPerIndex it defaults to " + unlimitedBackoffLimit + "), or raise it to at least completions x (backoffLimitPerIndex+1)."},
 	{RulePerIndexOnFailure, SeverityWarning, "backoffLimitPerIndex with restartPolicy OnFailure.",
-		"The kubelet restarts failing containers in place, so pods rarely fail and per-index counting never sees the failures; only the sum of container restarts is compared with backoffLimit (2147483647 by default with per-index), so a crash-looping index restarts until activeDeadlineSeconds, if ever.",
+		"The kubelet restarts failing containers in place, so pods rarely fail and per-index counting never sees the failures; only the sum of container restarts is compared with backoffLimit (" + unlimitedBackoffLimit + " by default with per-index), so a crash-looping index restarts until activeDeadlineSeconds, if ever.",
 		"Use restartPolicy: Never (required anyway for a podFailurePolicy)."},
 	{RuleContainerRestart, SeverityWarning, "A Job's container with its own restartPolicy OnFailure or Always, or restartPolicyRules (ContainerRestartRules, beta in 1.35).",
 		"The kubelet restarts that container in place, so its failures never fail the pod: podFailurePolicy, backoffLimitPerIndex and backoffLimit do not see them, and with Always even a successful exit restarts it, so the pod, and the Job, never finish.",

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // TextOptions control the human-readable output.
@@ -155,25 +157,18 @@ func PrintSummary(w io.Writer, r *Report, opts TextOptions) error {
 // SummaryLine says what was checked and found, in one line.
 func (r *Report) SummaryLine() string {
 	s := r.Summary
-	parts := []string{plural(s.Checked, "Job or CronJob", "Jobs and CronJobs") + " checked"}
+	parts := []string{textwrap.Count(s.Checked, "Job or CronJob", "Jobs and CronJobs") + " checked"}
 	if s.Skipped > 0 {
-		parts = append(parts, plural(s.Skipped, "object", "objects")+" of other kinds skipped")
+		parts = append(parts, textwrap.Count(s.Skipped, "object", "objects")+" of other kinds skipped")
 	}
 	if s.Unreadable > 0 {
-		parts = append(parts, plural(s.Unreadable, "document", "documents")+" unreadable")
+		parts = append(parts, textwrap.Count(s.Unreadable, "document", "documents")+" unreadable")
 	}
 	found := "no findings"
 	if s.Errors+s.Warnings+s.Infos > 0 {
-		found = fmt.Sprintf("%s, %s, %s", plural(s.Errors, "error", "errors"), plural(s.Warnings, "warning", "warnings"), plural(s.Infos, "info", "infos"))
+		found = fmt.Sprintf("%s, %s, %s", textwrap.Count(s.Errors, "error", "errors"), textwrap.Count(s.Warnings, "warning", "warnings"), textwrap.Count(s.Infos, "info", "infos"))
 	}
 	return strings.Join(parts, ", ") + ": " + found
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // colorOf is the ANSI colour of a severity.

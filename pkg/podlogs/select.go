@@ -13,7 +13,7 @@ package podlogs
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -21,6 +21,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // DefaultContainerAnnotation is kubectl's: the container `kubectl logs` picks by default.
@@ -92,20 +93,9 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 	}
 	perIndex := job.Spec.BackoffLimitPerIndex != nil
 	for ix, as := range byIndex {
-		sort.SliceStable(as, func(i, j int) bool {
-			if perIndex && as[i].pol.Attempt() != as[j].pol.Attempt() {
-				return as[i].pol.Attempt() < as[j].pol.Attempt()
-			}
-			if !as[i].pol.Created().Equal(as[j].pol.Created()) {
-				return as[i].pol.Created().Before(as[j].pol.Created())
-			}
-			return as[i].pod.Name < as[j].pod.Name
-		})
+		slices.SortStableFunc(as, func(a, b attempt) int { return jobpolicy.ListOrder(&a.pol, &b.pol) })
 		for k := range as {
-			as[k].n = k + 1
-			if perIndex {
-				as[k].n = int(as[k].pol.Attempt()) + 1
-			}
+			as[k].n = jobpolicy.AttemptNumber(perIndex, &as[k].pol, k)
 		}
 		byIndex[ix] = as
 	}
@@ -157,7 +147,7 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 			if latest == 0 {
 				return nil, &Error{Msg: fmt.Sprintf("index %d has not run yet: no attempt %d", sel.Index, sel.Attempt)}
 			}
-			return nil, &Error{Msg: fmt.Sprintf("index %d has run %d attempt%s: there is no attempt %d", sel.Index, latest, plural(latest), sel.Attempt)}
+			return nil, &Error{Msg: fmt.Sprintf("index %d has run %s: there is no attempt %d", sel.Index, textwrap.Count(latest, "attempt", "attempts"), sel.Attempt)}
 		}
 		return []Target{targetFor(sel.Index, sel.Attempt, as, st, perIndex, sel.Container)}, nil
 	default:
@@ -195,8 +185,8 @@ func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex
 	switch {
 	case perIndex && later != nil:
 		// A later attempt's pod counts the failures before it, so this one failed.
-		t.Known = fmt.Sprintf("its pod is gone; it failed: pod %s (attempt %d) counts %d failure%s of this index before it (%d ignored by the podFailurePolicy)",
-			later.pod.Name, later.n, later.pol.Attempt(), plural(int(later.pol.Attempt())), later.pol.IgnoredCount)
+		t.Known = fmt.Sprintf("its pod is gone; it failed: pod %s (attempt %d) counts %s of this index before it (%d ignored by the podFailurePolicy)",
+			later.pod.Name, later.n, textwrap.Count(int(later.pol.Attempt()), "failure", "failures"), later.pol.IgnoredCount)
 	case st != nil:
 		t.Known = "its pod is gone; " + describe(st)
 	default:
@@ -237,7 +227,7 @@ func describe(st *indexstatus.IndexStatus) string {
 		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s) matched %s", st.Rule.Index, st.Rule.Action, st.Rule.On))
 	}
 	if st.FailureCount > 0 {
-		parts = append(parts, fmt.Sprintf("%d counted failure%s", st.FailureCount, plural(int(st.FailureCount))))
+		parts = append(parts, textwrap.Count(int(st.FailureCount), "counted failure", "counted failures"))
 	}
 	s := strings.Join(parts, ", ")
 	if st.Detail != "" {
@@ -326,11 +316,4 @@ func Container(pod *corev1.Pod, asked string) string {
 
 func summary(r *indexstatus.IndexedJobStatus) string {
 	return fmt.Sprintf("%d of %d succeeded, %d running, %d pending", r.Summary.Succeeded, r.Completions, r.Summary.Running, r.Summary.Pending)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

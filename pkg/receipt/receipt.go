@@ -8,7 +8,6 @@ package receipt
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,7 +103,7 @@ func CasesDigest(cases []string) string {
 		_, _ = io.WriteString(h, c)
 		_, _ = h.Write([]byte{'\n'})
 	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return shards.FormatHash(h.Sum(nil))
 }
 
 // Error is a receipt or summary that cannot be used. Truncated is set when the input looks cut
@@ -265,7 +264,7 @@ func validateHeader(ps *problems, apiVersion, kind, wantKind string, m contract.
 	if m.Revision == "" && m.Hash == "" {
 		ps.add("manifest: give revision or hash (both, preferably)")
 	}
-	if m.Hash != "" && !validHash(m.Hash) {
+	if m.Hash != "" && !shards.ValidHash(m.Hash) {
 		ps.add("manifest.hash %q: must be \"sha256:\" and 64 lowercase hex digits", m.Hash)
 	}
 	if msg := shards.ValidateShardID(shardID); msg != "" {
@@ -285,20 +284,7 @@ func validateAssigned(ps *problems, a Assigned) {
 	if a.Count < 0 {
 		ps.add("assigned.count %d is negative", a.Count)
 	}
-	if !validHash(a.Digest) {
+	if !shards.ValidHash(a.Digest) {
 		ps.add("assigned.digest %q: must be \"sha256:\" and 64 lowercase hex digits (sha256sum of the shard file)", a.Digest)
 	}
-}
-
-func validHash(h string) bool {
-	hexPart, ok := strings.CutPrefix(h, "sha256:")
-	if !ok || len(hexPart) != 64 {
-		return false
-	}
-	for _, c := range hexPart {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

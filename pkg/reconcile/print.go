@@ -1,12 +1,12 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -35,7 +35,7 @@ func PrintWide(w io.Writer, rep *Report) error {
 	p := &printer{w: w}
 	p.header(rep, true)
 	p.printf("\n")
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(w, 2)
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tEVALUATED\tMODEL\tINFRA\tMISSING\tSOURCE\tDETAIL")
 	}
@@ -45,7 +45,7 @@ func PrintWide(w io.Writer, rep *Report) error {
 			break
 		}
 		_, p.err = fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%s\n", s.Index, s.ShardID, s.State, s.Evaluated, s.Results,
-			s.ModelFailures, s.Infrastructure, s.Missing, dash(s.Source), s.Detail)
+			s.ModelFailures, s.Infrastructure, s.Missing, cmp.Or(s.Source, "-"), s.Detail)
 	}
 	if p.err == nil {
 		p.err = tw.Flush()
@@ -70,7 +70,7 @@ func PrintWide(w io.Writer, rep *Report) error {
 
 func (p *printer) header(rep *Report, wide bool) {
 	c := &rep.Coverage
-	tw := tabwriter.NewWriter(p.w, 0, 4, 1, ' ', 0)
+	tw := textwrap.NewTable(p.w, 1)
 	row := func(k, v string) {
 		if v == "" || p.err != nil {
 			return
@@ -435,11 +435,4 @@ func more(n int) string {
 		return " and " + strconv.Itoa(n-maxTextCases) + " more (-o json lists every one)"
 	}
 	return ""
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -101,7 +102,7 @@ func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, string, er
 		if err := decode(cj); err != nil {
 			return nil, "", err
 		}
-		return &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}, "", nil
+		return jobspec.JobOf(cj), "", nil
 	case "v1 PodTemplate":
 		pt := &corev1.PodTemplate{}
 		if err := decode(pt); err != nil {

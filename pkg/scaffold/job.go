@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
@@ -156,19 +157,19 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	spec := &job.Spec
 	indexed := batchv1.IndexedCompletion
 	spec.CompletionMode = &indexed
-	spec.Completions = ptr(n)
+	spec.Completions = ptr.To(n)
 	switch {
 	case o.Parallelism != nil:
-		spec.Parallelism = ptr(*o.Parallelism)
+		spec.Parallelism = ptr.To(*o.Parallelism)
 	case spec.Parallelism == nil:
-		spec.Parallelism = ptr(n)
+		spec.Parallelism = ptr.To(n)
 	}
 	spec.BackoffLimit = nil
 	switch {
 	case o.BackoffLimitPerIndex != nil:
-		spec.BackoffLimitPerIndex = ptr(*o.BackoffLimitPerIndex)
+		spec.BackoffLimitPerIndex = ptr.To(*o.BackoffLimitPerIndex)
 	case spec.BackoffLimitPerIndex == nil:
-		spec.BackoffLimitPerIndex = ptr(DefaultBackoffLimitPerIndex)
+		spec.BackoffLimitPerIndex = ptr.To(DefaultBackoffLimitPerIndex)
 	}
 	switch {
 	case o.MaxFailedIndexes != nil:
@@ -182,10 +183,10 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		return nil, nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
 	}
 	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
 	}
 	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
 	}
 	if o.InvalidInputExitCode != nil {
 		code = *o.InvalidInputExitCode
@@ -253,7 +254,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			// The worker said its shard's input is invalid: a retry cannot help.
 			Action: batchv1.PodFailurePolicyActionFailIndex,
 			OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
-				ContainerName: ptr(w.Name),
+				ContainerName: ptr.To(w.Name),
 				Operator:      batchv1.PodFailurePolicyOnExitCodesOpIn,
 				Values:        []int32{code},
 			},
@@ -545,5 +546,3 @@ func nilIfEmpty(m map[string]string) map[string]string {
 	}
 	return m
 }
-
-func ptr[T any](v T) *T { return &v }

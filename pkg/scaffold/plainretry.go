@@ -11,9 +11,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -115,24 +116,24 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 		maps.Copy(job.Labels, l.Labels())
 
 		spec := &job.Spec
-		spec.Completions, spec.Parallelism = ptr(int32(1)), ptr(int32(1))
+		spec.Completions, spec.Parallelism = ptr.To(int32(1)), ptr.To(int32(1))
 		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = kueue.SuspendFor(job.Labels), nil, nil
-		if rp := spec.PodReplacementPolicy; rp != nil && *rp == jobspec.DefaultPodReplacementPolicy(spec) {
+		if rp := spec.PodReplacementPolicy; rp != nil && *rp == jobpolicy.DefaultPodReplacementPolicy(spec) {
 			// The live Job carries the server's default; left out, the server sets the same,
 			// and lint of the retry reads it as the default it is, not as the user's choice.
 			spec.PodReplacementPolicy = nil
 		}
 		if o.BackoffLimitPerIndex != nil {
-			spec.BackoffLimitPerIndex, spec.BackoffLimit = ptr(*o.BackoffLimitPerIndex), nil
+			spec.BackoffLimitPerIndex, spec.BackoffLimit = ptr.To(*o.BackoffLimitPerIndex), nil
 		}
 		if o.MaxFailedIndexes != nil && spec.BackoffLimitPerIndex != nil {
 			spec.MaxFailedIndexes = RetryBudget(*o.MaxFailedIndexes, 1)
 		}
 		if o.ActiveDeadlineSeconds != nil {
-			spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+			spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
 		}
 		if o.TTLSecondsAfterFinished != nil {
-			spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+			spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
 		}
 		tmpl := &spec.Template
 		applyPodAnnotations(tmpl, o)

@@ -13,6 +13,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
@@ -199,21 +200,21 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 
 	spec := &job.Spec
 	n32 := int32(n)
-	spec.Completions = ptr(n32)
+	spec.Completions = ptr.To(n32)
 	spec.Suspend = kueue.SuspendFor(job.Labels)
 	switch {
 	case o.Parallelism != nil:
-		spec.Parallelism = ptr(*o.Parallelism)
+		spec.Parallelism = ptr.To(*o.Parallelism)
 	case spec.Parallelism == nil || *spec.Parallelism > n32:
-		spec.Parallelism = ptr(n32)
+		spec.Parallelism = ptr.To(n32)
 	}
 	prepareDB := spec.BackoffLimitPerIndex == nil
 	spec.BackoffLimit = nil
 	switch {
 	case o.BackoffLimitPerIndex != nil:
-		spec.BackoffLimitPerIndex = ptr(*o.BackoffLimitPerIndex)
+		spec.BackoffLimitPerIndex = ptr.To(*o.BackoffLimitPerIndex)
 	case prepareDB:
-		spec.BackoffLimitPerIndex = ptr(DefaultBackoffLimitPerIndex)
+		spec.BackoffLimitPerIndex = ptr.To(DefaultBackoffLimitPerIndex)
 	}
 	switch {
 	case o.MaxFailedIndexes != nil:
@@ -224,7 +225,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	case prepareDB:
 		spec.MaxFailedIndexes = RetryBudget(DefaultMaxFailedIndexes, n)
 	case spec.MaxFailedIndexes != nil:
-		spec.MaxFailedIndexes = ptr(ScaleBudget(*spec.MaxFailedIndexes, pn, n))
+		spec.MaxFailedIndexes = ptr.To(ScaleBudget(*spec.MaxFailedIndexes, pn, n))
 	}
 	if n == 1 && o.MaxFailedIndexes == nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes >= 1 {
 		// A budget scaled to one index is 1, which can never be exceeded: the Job behaves the
@@ -237,10 +238,10 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
 	}
 	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr(*o.ActiveDeadlineSeconds)
+		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
 	}
 	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr(*o.TTLSecondsAfterFinished)
+		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
 	}
 	if spec.PodFailurePolicy != nil {
 		replace := batchv1.Failed
@@ -303,7 +304,7 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 		if m, err = shards.Parse(fmt.Sprintf("configmap %s key %s", head.Name, shards.KeyManifest), manifest); err != nil {
 			return nil, err
 		}
-		if want := o.Parent.Annotations[shards.AnnotationManifestHash]; want != "" && m.Hash() != want {
+		if want := shards.RecordedHash(o.Parent); want != "" && m.Hash() != want {
 			return nil, tampered(o, head.Name, fmt.Sprintf("its manifest.json has hash %s but job %q ran manifest %s", m.Hash(), o.Parent.Name, want))
 		}
 	}
@@ -409,7 +410,7 @@ func applyPodAnnotations(tmpl *corev1.PodTemplateSpec, o RetryOptions) {
 // percentage is rounded up (ScaleBudget's rule): 10% of 3 indexes is 1, not 0.
 func RetryBudget(b Budget, n int) *int32 {
 	if b.Percent && !b.Unlimited {
-		return ptr(ScaleBudget(b.Value, 100, n))
+		return ptr.To(ScaleBudget(b.Value, 100, n))
 	}
 	return b.Resolve(n)
 }

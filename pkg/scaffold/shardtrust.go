@@ -52,7 +52,7 @@ func TrustedShards(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, s
 // a root Job's are the manifest's, in order; a retry's are some of them. A store with no copy
 // (a manifest too large to be mounted) is checked by its own manifest-hash annotation only.
 func ShardsChanged(job *batchv1.Job, cm *corev1.ConfigMap, ids []string) string {
-	want := job.Annotations[shards.AnnotationManifestHash]
+	want := shards.RecordedHash(job)
 	if want == "" {
 		return "" // nothing vouches for a copy (a Job annotated by hand)
 	}
@@ -61,7 +61,7 @@ func ShardsChanged(job *batchv1.Job, cm *corev1.ConfigMap, ids []string) string 
 	case err != nil:
 		return err.Error()
 	case !ok:
-		if got := cm.Annotations[shards.AnnotationManifestHash]; got != "" && got != want {
+		if got := shards.RecordedHash(cm); got != "" && got != want {
 			return fmt.Sprintf("configmap %q is annotated with manifest %s but the Job records %s: it was replaced or changed", cm.Name, got, want)
 		}
 		return ""

@@ -2,12 +2,12 @@ package shards
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The keys below are a contract between `kubectl indexed create` (which writes them) and the
@@ -75,6 +75,14 @@ func IDsFromConfigMap(cm *corev1.ConfigMap) ([]string, error) {
 	return ids, nil
 }
 
+// RecordedHash is the manifest hash obj records (its AnnotationManifestHash): on a Job, the
+// hash of the manifest it was made with, the only thing that vouches for the copy in its shard
+// ConfigMaps (ManifestFromConfigMap, ManifestCopyIDs); on a ConfigMap, the hash of the
+// manifest it was written for. "" when obj has none (then nothing is vouched for or checked).
+func RecordedHash(obj metav1.Object) string {
+	return obj.GetAnnotations()[AnnotationManifestHash]
+}
+
 // ManifestFromConfigMap reads the manifest copy (KeyManifest) of a shard ConfigMap and checks
 // it against wantHash, the manifest-hash annotation of the Job that mounts it ("" skips the
 // check). A ConfigMap deleted and made again with other content keeps its name and labels:
@@ -110,7 +118,7 @@ func ManifestCopyIDs(cm *corev1.ConfigMap, wantHash string) (ids []string, ok bo
 	if !ok {
 		return nil, false, nil
 	}
-	if sum := sha256.Sum256([]byte(raw)); wantHash != "" && "sha256:"+hex.EncodeToString(sum[:]) == wantHash {
+	if sum := sha256.Sum256([]byte(raw)); wantHash != "" && FormatHash(sum[:]) == wantHash {
 		var c struct {
 			Shards []struct {
 				ID string `json:"id"`

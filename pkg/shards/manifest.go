@@ -134,7 +134,25 @@ func (m *Manifest) Canonical() []byte {
 // Hash returns "sha256:" and the hex SHA-256 of the canonical serialisation.
 func (m *Manifest) Hash() string {
 	sum := sha256.Sum256(m.Canonical())
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return FormatHash(sum[:])
+}
+
+// FormatHash is the one form of the plugin's SHA-256 digests (the manifest hash, a shard's
+// digest in a receipt): "sha256:" and the lowercase hex of sum.
+func FormatHash(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
+
+// ValidHash reports whether h has FormatHash's form: "sha256:" and 64 lowercase hex digits.
+func ValidHash(h string) bool {
+	hexPart, ok := strings.CutPrefix(h, "sha256:")
+	if !ok || len(hexPart) != 64 {
+		return false
+	}
+	for _, c := range hexPart {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // ShortHash returns the first n hex digits of the hash (n ≤ 64).

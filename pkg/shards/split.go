@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // DefaultIDPrefix is the prefix of generated shard IDs: shard-0, shard-1, ...
@@ -40,7 +42,7 @@ func readCases(name string, r io.Reader, limit int64) ([]string, error) {
 			continue
 		}
 		if msg := ValidateCaseID(text); msg != "" {
-			return nil, fmt.Errorf("case list %s: line %d: invalid case ID %q: %s", name, line, truncate(text, 80), msg)
+			return nil, fmt.Errorf("case list %s: line %d: invalid case ID %q: %s", name, line, textwrap.Truncate(text, 80, "..."), msg)
 		}
 		cases = append(cases, text)
 	}
@@ -54,13 +56,6 @@ func readCases(name string, r io.Reader, limit int64) ([]string, error) {
 		return nil, fmt.Errorf("case list %s: %w", name, err)
 	}
 	return cases, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // SplitOptions says how to make a manifest from a list of case IDs.
@@ -104,7 +99,7 @@ func Split(cases []string, o SplitOptions) (*Manifest, SplitStats, error) {
 	stats := SplitStats{Input: len(cases)}
 	for i, c := range cases {
 		if msg := ValidateCaseID(c); msg != "" {
-			return nil, stats, fmt.Errorf("case %d: invalid case ID %q: %s", i+1, truncate(c, 80), msg)
+			return nil, stats, fmt.Errorf("case %d: invalid case ID %q: %s", i+1, textwrap.Truncate(c, 80, "..."), msg)
 		}
 	}
 	sorted := append([]string(nil), cases...)

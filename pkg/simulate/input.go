@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
@@ -35,7 +36,7 @@ func ReadJob(path string, stdin io.Reader) (job *batchv1.Job, cron bool, err err
 			if _, err := d.DecodeStrict(&cj); err != nil {
 				return nil, false, fmt.Errorf("%s: not a CronJob: %v", d.Location(), err)
 			}
-			j := &batchv1.Job{ObjectMeta: cj.Spec.JobTemplate.ObjectMeta, Spec: cj.Spec.JobTemplate.Spec}
+			j := jobspec.JobOf(&cj)
 			if j.Name == "" {
 				j.Name = cj.Name
 			}

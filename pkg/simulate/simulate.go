@@ -23,10 +23,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Timing chooses how events that race are ordered.
@@ -340,25 +342,15 @@ func Check(job *batchv1.Job) error {
 func Defaulted(job *batchv1.Job) *batchv1.Job {
 	j := job.DeepCopy()
 	j.Status = batchv1.JobStatus{}
-	if j.Spec.Parallelism == nil {
-		j.Spec.Parallelism = ptr32(1)
-	}
-	j.Spec.BackoffLimit = ptr32(jobpolicy.DefaultedBackoffLimit(&j.Spec))
-	if j.Spec.PodReplacementPolicy == nil {
-		p := batchv1.TerminatingOrFailed
-		if j.Spec.PodFailurePolicy != nil {
-			p = batchv1.Failed
-		}
-		j.Spec.PodReplacementPolicy = &p
-	}
+	j.Spec.Parallelism = ptr.To(jobpolicy.DefaultedParallelism(&j.Spec))
+	j.Spec.BackoffLimit = ptr.To(jobpolicy.DefaultedBackoffLimit(&j.Spec))
+	j.Spec.PodReplacementPolicy = ptr.To(jobpolicy.DefaultedPodReplacementPolicy(&j.Spec))
 	if j.Spec.Suspend != nil && *j.Spec.Suspend {
 		// A suspended Job runs once resumed: the simulation starts at the resume.
 		j.Spec.Suspend = nil
 	}
 	return j
 }
-
-func ptr32(v int32) *int32 { return &v }
 
 func (s *sim) push(at time.Time, order int, kind eventKind, p *simPod) {
 	s.seq++
@@ -708,12 +700,8 @@ func (s *sim) recordSucceeded() {
 		return
 	}
 	completions := int(s.spec.Completions)
-	if s.job.Status.CompletedIndexes != "" {
-		if prev, err := indexes.Parse(s.job.Status.CompletedIndexes, completions); err == nil {
-			for _, iv := range prev.Intervals() {
-				b.AddInterval(iv.First, iv.Last)
-			}
-		}
+	for _, iv := range jobpolicy.ReadIndexes(s.job.Status.CompletedIndexes, completions).Intervals() {
+		b.AddInterval(iv.First, iv.Last)
 	}
 	set := b.Set()
 	s.job.Status.CompletedIndexes = set.String()
@@ -814,24 +802,8 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 
 // successMessage is matchSuccessPolicy's message: the first rule met.
 func (s *sim) successMessage(succeeded indexes.Set) string {
-	sp := s.job.Spec.SuccessPolicy
-	completions := int(s.spec.Completions)
-	for i, rule := range sp.Rules {
-		if rule.SucceededIndexes != nil {
-			required, err := indexes.Parse(*rule.SucceededIndexes, completions)
-			if err != nil {
-				required, _ = indexes.ParseLenient(*rule.SucceededIndexes, completions)
-			}
-			if required.IsEmpty() {
-				continue
-			}
-			have := required.Intersect(succeeded).Len()
-			if have == required.Len() || (rule.SucceededCount != nil && have >= int(*rule.SucceededCount)) {
-				return fmt.Sprintf("Matched rules at index %d", i)
-			}
-		} else if rule.SucceededCount != nil && succeeded.Len() >= int(*rule.SucceededCount) {
-			return fmt.Sprintf("Matched rules at index %d", i)
-		}
+	if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), succeeded); ok {
+		return fmt.Sprintf("Matched rules at index %d", i)
 	}
 	return ""
 }
@@ -850,10 +822,8 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 		if st.FailedIndexes == nil || *st.FailedIndexes != failed {
 			var was indexes.Set
 			if st.FailedIndexes != nil {
-				// wasFailed: parsed once, not once per failed index.
-				if set, err := indexes.Parse(*st.FailedIndexes, int(s.spec.Completions)); err == nil {
-					was = set
-				}
+				// wasFailed: read once, not once per failed index.
+				was = jobpolicy.ReadIndexes(*st.FailedIndexes, int(s.spec.Completions))
 			}
 			// The indexes that were not failed before (all of them when the set is new).
 			for i := range f.Failed.Difference(was).All() {
@@ -935,7 +905,7 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		if !failing {
 			words = wordsNot
 		}
-		s.event("PodsKilled", -1, "%s deleted (%s): %s", plural(len(killed), "running pod", "running pods"), set.Named(0), words)
+		s.event("PodsKilled", -1, "%s deleted (%s): %s", textwrap.Count(len(killed), "running pod", "running pods"), set.Named(0), words)
 	}
 	for i, p := range s.live {
 		if !p.tracked {
@@ -970,9 +940,9 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		}
 		s.event(string(s.finalCond.Type), -1, "%s (%s)", s.finalCond.Type, s.finalCond.Reason)
 	} else if len(killed) > 0 {
-		s.event("Terminating", -1, "%s terminating: %s waits until they are gone", plural(terminating, "pod", "pods"), s.finalCond.Type)
+		s.event("Terminating", -1, "%s terminating: %s waits until they are gone", textwrap.Count(terminating, "pod", "pods"), s.finalCond.Type)
 	}
-	s.job.Status.Terminating = ptr32(int32(terminating))
+	s.job.Status.Terminating = ptr.To(int32(terminating))
 }
 
 func (s *sim) kill(p *simPod) {
@@ -1047,7 +1017,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			terminating++
 		}
 	}
-	s.job.Status.Terminating = ptr32(int32(terminating))
+	s.job.Status.Terminating = ptr.To(int32(terminating))
 }
 
 // manage is manageJob for an Indexed Job that is not suspended.
@@ -1078,7 +1048,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		// newBackoffRecord.getRemainingTime: no pod is created until the global backoff passed.
 		total, remaining := jobpolicy.Backoff(s.bFailures, s.bLast, s.now)
 		if remaining > 0 {
-			s.event("Backoff", -1, "%s since the last success: no pod created for %s (backoff %s)", plural(int(s.bFailures), "failure", "failures"), remaining, total)
+			s.event("Backoff", -1, "%s since the last success: no pod created for %s (backoff %s)", textwrap.Count(int(s.bFailures), "failure", "failures"), remaining, total)
 			s.wakeAfter(remaining)
 			return
 		}
@@ -1135,7 +1105,7 @@ scan:
 		s.create(i, facts[k])
 	}
 	set := indexes.Of(cands...)
-	s.event("PodsCreated", -1, "%s created (%s)", plural(len(cands), "pod", "pods"), set.Named(0))
+	s.event("PodsCreated", -1, "%s created (%s)", textwrap.Count(len(cands), "pod", "pods"), set.Named(0))
 	s.changed = true
 }
 
@@ -1210,25 +1180,18 @@ func (s *sim) finish() {
 	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // failWhy adds the numbers behind a failure reason (syncJob's comparisons).
 func (s *sim) failWhy(f *jobpolicy.Facts, reason string) string {
 	switch reason {
 	case batchv1.JobReasonBackoffLimitExceeded:
 		if f.Spec.RestartsCount() && f.RestartsLeft <= 0 {
-			return fmt.Sprintf(" (%s of running pods, backoffLimit %d)", plural(int(f.Restarts), "container restart", "container restarts"), f.Spec.BackoffLimit)
+			return fmt.Sprintf(" (%s of running pods, backoffLimit %d)", textwrap.Count(int(f.Restarts), "container restart", "container restarts"), f.Spec.BackoffLimit)
 		}
-		return fmt.Sprintf(" (%s counted > backoffLimit %d)", plural(int(f.CountedFailures), "failure", "failures"), f.Spec.BackoffLimit)
+		return fmt.Sprintf(" (%s counted > backoffLimit %d)", textwrap.Count(int(f.CountedFailures), "failure", "failures"), f.Spec.BackoffLimit)
 	case batchv1.JobReasonMaxFailedIndexesExceeded:
-		return fmt.Sprintf(" (%s > maxFailedIndexes %d)", plural(f.Failed.Len(), "failed index", "failed indexes"), *f.Spec.MaxFailedIndexes)
+		return fmt.Sprintf(" (%s > maxFailedIndexes %d)", textwrap.Count(f.Failed.Len(), "failed index", "failed indexes"), *f.Spec.MaxFailedIndexes)
 	case batchv1.JobReasonFailedIndexes:
-		return fmt.Sprintf(" (every index has a result, %s)", plural(f.Failed.Len(), "failed", "failed"))
+		return fmt.Sprintf(" (every index has a result, %s)", textwrap.Count(f.Failed.Len(), "failed", "failed"))
 	case batchv1.JobReasonDeadlineExceeded:
 		return fmt.Sprintf(" (activeDeadlineSeconds %d)", *s.job.Spec.ActiveDeadlineSeconds)
 	}

@@ -119,20 +119,57 @@ func splitPath(path string) []string {
 	return segs
 }
 
-// dupKeyRE is the YAML parser's message for a key given twice in one mapping.
-var dupKeyRE = regexp.MustCompile(`line (\d+): key "((?:[^"\\]|\\.)*)" already set in map`)
+// The YAML parser's messages, read here only: the line a message names, the line a syntax
+// error stopped at, and a key given twice in one mapping.
+var (
+	lineRE       = regexp.MustCompile(`line (\d+)`)
+	syntaxLineRE = regexp.MustCompile(`yaml: line (\d+):`)
+	dupKeyRE     = regexp.MustCompile(`line (\d+): key "((?:[^"\\]|\\.)*)" already set in map`)
+)
 
-// duplicateKey finds, in text, the key the parser's message msg names as given twice, and the
-// line of its first occurrence in the same mapping (lines of text, 1-based).
-func duplicateKey(text []byte, msg string) (key string, first, again int, ok bool) {
+// ErrorLine is the first line a YAML parser message names ("line N"); ok is false when it
+// names none.
+func ErrorLine(msg string) (line int, ok bool) {
+	m := lineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, false
+	}
+	line, _ = strconv.Atoi(m[1])
+	return line, true
+}
+
+// SyntaxErrorLine is the line a YAML syntax error stopped at ("yaml: line N:"); ok is false
+// when msg names none.
+func SyntaxErrorLine(msg string) (line int, ok bool) {
+	m := syntaxLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, false
+	}
+	line, err := strconv.Atoi(m[1])
+	return line, err == nil
+}
+
+// DuplicateKeyMessage reads the parser's message for a key given twice in one mapping: the
+// key and the line it is given again at; ok is false for any other message.
+func DuplicateKeyMessage(msg string) (key string, again int, ok bool) {
 	m := dupKeyRE.FindStringSubmatch(msg)
 	if m == nil {
-		return "", 0, 0, false
+		return "", 0, false
 	}
 	again, _ = strconv.Atoi(m[1])
 	key, err := strconv.Unquote(`"` + m[2] + `"`)
 	if err != nil {
 		key = m[2]
+	}
+	return key, again, true
+}
+
+// duplicateKey finds, in text, the key the parser's message msg names as given twice, and the
+// line of its first occurrence in the same mapping (lines of text, 1-based).
+func duplicateKey(text []byte, msg string) (key string, first, again int, ok bool) {
+	key, again, ok = DuplicateKeyMessage(msg)
+	if !ok {
+		return "", 0, 0, false
 	}
 	var root yamlv3.Node
 	if yamlv3.Unmarshal(text, &root) != nil {

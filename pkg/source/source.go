@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -466,11 +465,9 @@ func isSeparator(line []byte) bool {
 	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t'
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
-
 // shiftLines rewrites "line N" in a YAML parser message to a line of the whole file.
 func shiftLines(msg string, offset int) string {
-	return yamlLineRE.ReplaceAllStringFunc(msg, func(m string) string {
+	return lineRE.ReplaceAllStringFunc(msg, func(m string) string {
 		n, err := strconv.Atoi(m[len("line "):])
 		if err != nil {
 			return m

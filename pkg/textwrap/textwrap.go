@@ -1,10 +1,20 @@
 // Package textwrap fills lines of text to a width: the one word wrapper of the plugin's text
-// views (status, reconcile) and of its help.
+// views (status, reconcile) and of its help, with the other small text helpers they share
+// (Count and Plural, Truncate, NewTable).
+//
+// It is kept next to github.com/mitchellh/go-wordwrap, which is in the module graph through
+// k8s.io/kubectl: WrapString (v1.0.1) would replace only Fill (about 20 lines), keeps the
+// input's runs of spaces and newlines where the views re-flow words, and does not move a word
+// at least as long as the width to a line of its own; Command (a shell command broken only
+// between quoted words, each line ending in " \" so that the lines paste as one command) has
+// no counterpart there.
 package textwrap
 
 import (
+	"io"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"unicode/utf8"
 )
 
@@ -85,6 +95,22 @@ func Count(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// NewTable is the one table writer of the text views: columns left-aligned, padded with
+// spaces, padding the spaces at least between two columns (1 for key/value blocks, 2 for
+// tables, 3 for list's kubectl-like table).
+func NewTable(w io.Writer, padding int) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, padding, ' ', 0)
+}
+
+// Truncate is s when it is at most n bytes long, else its first n bytes followed by mark
+// ("..." or "…"): a value quoted in a message, cut so that a long one does not flood it.
+func Truncate(s string, n int, mark string) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + mark
 }
 
 // Plural is one or many, as n asks: Plural(1, "index has", "indexes have").

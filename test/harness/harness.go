@@ -32,6 +32,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
 
@@ -588,7 +589,7 @@ func (c *Cluster) waitHTTP(ctx context.Context, proc *process, url string, hdr h
 	})
 	if err != nil {
 		if last != "" {
-			return fmt.Errorf("%w (last answer from %s: %s)", err, url, truncate(last, 500))
+			return fmt.Errorf("%w (last answer from %s: %s)", err, url, textwrap.Truncate(last, 500, "..."))
 		}
 		return err
 	}
@@ -730,11 +731,4 @@ func freePorts(n int) ([]int, error) {
 func logContains(path, s string) bool {
 	data, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(data), s)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 )
 
 const probeNamespace = "harness-probe"
@@ -25,7 +26,7 @@ func (c *Cluster) probe(ctx context.Context) error {
 		Spec: batchv1.JobSpec{
 			Completions:    &one,
 			Parallelism:    &one,
-			CompletionMode: ptr(batchv1.IndexedCompletion),
+			CompletionMode: ptr.To(batchv1.IndexedCompletion),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationRunTime: "0s"}},
 				Spec: corev1.PodSpec{
@@ -70,5 +71,3 @@ func (c *Cluster) probe(ctx context.Context) error {
 	bg := metav1.DeletePropagationBackground
 	return c.Client.CoreV1().Namespaces().Delete(ctx, probeNamespace, metav1.DeleteOptions{PropagationPolicy: &bg})
 }
-
-func ptr[T any](v T) *T { return &v }

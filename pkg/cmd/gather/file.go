@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -255,7 +256,7 @@ func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add f
 		if h.Lineage {
 			all := add
 			add = func(p *corev1.Pod) {
-				if PodOf(p, job) {
+				if indexstatus.Owns(job, p) {
 					all(p)
 				}
 			}

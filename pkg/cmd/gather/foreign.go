@@ -7,7 +7,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -28,14 +27,8 @@ func (f *ForeignPods) Check(p *corev1.Pod) {
 	if f.Job.UID == "" || uid == "" || uid == string(f.Job.UID) {
 		return
 	}
-	other := fmt.Sprintf("the Job of uid %s", uid)
-	if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
-		other = fmt.Sprintf("%s %q", ref.Kind, ref.Name)
-	} else if n := p.Labels[batchv1.JobNameLabel]; n != "" {
-		other = fmt.Sprintf("Job %q (uid %s)", n, uid)
-	}
 	if f.owner == "" {
-		f.owner = other
+		f.owner = indexstatus.OwnerName(p)
 	}
 	f.names = append(f.names, p.Name)
 }

@@ -8,7 +8,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -68,20 +67,6 @@ func sameJob(ref contract.JobRef, name string, uid types.UID) bool {
 		return ref.UID == string(uid)
 	}
 	return ref.Name == name
-}
-
-// PodOf says whether p is job's: by its controller's UID, else its controller-uid label, else
-// (job saved without a UID) its job-name label.
-func PodOf(p *corev1.Pod, job *batchv1.Job) bool {
-	if job.UID != "" {
-		if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
-			return ref.UID == job.UID
-		}
-		if uid, ok := p.Labels[batchv1.ControllerUidLabel]; ok {
-			return uid == string(job.UID)
-		}
-	}
-	return p.Labels[batchv1.JobNameLabel] == job.Name
 }
 
 // ReadRunRecord adds to PodList every pod of the record at path for the lineage of run, whose

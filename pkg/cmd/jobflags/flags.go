@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -146,19 +147,19 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		if o.Parallelism < 1 {
 			return opts, fmt.Errorf("--parallelism must be at least 1, not %d", o.Parallelism)
 		}
-		opts.Parallelism = ptr(o.Parallelism)
+		opts.Parallelism = ptr.To(o.Parallelism)
 	}
 	if o.changed("backoff-limit-per-index") || o.fs == nil {
 		if o.BackoffLimitPerIndex < 0 {
 			return opts, fmt.Errorf("--backoff-limit-per-index must be 0 or more, not %d", o.BackoffLimitPerIndex)
 		}
-		opts.BackoffLimitPerIndex = ptr(o.BackoffLimitPerIndex)
+		opts.BackoffLimitPerIndex = ptr.To(o.BackoffLimitPerIndex)
 	}
 	if o.changed("invalid-input-exit-code") || o.fs == nil {
 		if err := checkInvalidInputExitCode(o.InvalidInputExitCode); err != nil {
 			return opts, err
 		}
-		opts.InvalidInputExitCode = ptr(o.InvalidInputExitCode)
+		opts.InvalidInputExitCode = ptr.To(o.InvalidInputExitCode)
 	}
 	if o.changed("max-failed-indexes") || o.fs == nil {
 		b, err := scaffold.ParseBudget(o.MaxFailedIndexes)
@@ -173,13 +174,13 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 			// before any pod is created (pastActiveDeadline): refused like --parallelism 0.
 			return opts, fmt.Errorf("--active-deadline-seconds must be at least 1, not %d: 0 fails the Job before any pod runs (leave the flag out for no deadline)", o.ActiveDeadlineSeconds)
 		}
-		opts.ActiveDeadlineSeconds = ptr(o.ActiveDeadlineSeconds)
+		opts.ActiveDeadlineSeconds = ptr.To(o.ActiveDeadlineSeconds)
 	}
 	if o.changed("ttl-seconds-after-finished") {
 		if err := CheckTTL(o.TTLSecondsAfterFinished); err != nil {
 			return opts, err
 		}
-		opts.TTLSecondsAfterFinished = ptr(o.TTLSecondsAfterFinished)
+		opts.TTLSecondsAfterFinished = ptr.To(o.TTLSecondsAfterFinished)
 	}
 	var err error
 	if opts.Requests, err = parseResources("requests", o.Requests); err != nil {
@@ -221,7 +222,7 @@ func CreatableFromJob(path string) error {
 // manifestOf is the shard manifest of what create printed (base): the copy in the ConfigMap
 // the Job mounts, whose hash the Job records.
 func manifestOf(base *scaffold.BaseFile) (*shards.Manifest, error) {
-	want := base.Job.Annotations[shards.AnnotationManifestHash]
+	want := shards.RecordedHash(base.Job)
 	if len(base.ConfigMaps) == 0 || want == "" {
 		return nil, fmt.Errorf("the shard manifest (the --%s file holds no ConfigMap of create's with a copy of it)", FlagFromJob)
 	}
@@ -257,8 +258,6 @@ func parseResources(flag, s string) (corev1.ResourceList, error) {
 	}
 	return list, nil
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // checkInvalidInputExitCode refuses exit codes that mean something else: 0 (success), and 128+N
 // for a signal N (129..159), which a shell or the container runtime reports for a process killed

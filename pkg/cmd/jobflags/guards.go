@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // checkFlags refuses, before anything is read from or sent to the cluster, the flags the API
@@ -27,7 +28,7 @@ import (
 func (o *Submitter) checkFlags() error {
 	if errs := metav1validation.ValidateFieldManager(o.FieldManager, field.NewPath("fieldManager")); len(errs) > 0 {
 		return exitcode.UsageError("--field-manager %q: %s (the API server allows at most %d printable characters)",
-			truncate(o.FieldManager, 40), errs.ToAggregate().Error(), metav1validation.FieldManagerMaxLength)
+			textwrap.Truncate(o.FieldManager, 40, "..."), errs.ToAggregate().Error(), metav1validation.FieldManagerMaxLength)
 	}
 	switch {
 	case o.SaveFile == source.StdinName:
@@ -59,13 +60,6 @@ func checkAnnotationsSize(obj runtime.Object) error {
 			strings.ToLower(kind), m.GetName(), apivalidation.TotalAnnotationSizeLimitB, err)
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // checkImages refuses an image reference no kubelet can pull (a trailing space, an uppercase

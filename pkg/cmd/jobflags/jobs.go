@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // SubmitJobs is Submit for objects that are Jobs alone (a retry of a Job that create did not
@@ -118,7 +119,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 	if err := o.saveJobs(objs); err != nil || interruptedCode == 0 {
 		return err
 	}
-	return exitcode.Wrap(interruptedCode, fmt.Errorf("interrupted after the %d %s of this %s were created in namespace %q", len(jobs), plural(len(jobs), "Job"), o.Verb, ns))
+	return exitcode.Wrap(interruptedCode, fmt.Errorf("interrupted after the %d %s of this %s were created in namespace %q", len(jobs), textwrap.Plural(len(jobs), "Job", "Jobs"), o.Verb, ns))
 }
 
 // Unchanged prints objects that exist already and that this run leaves as they are (an earlier
@@ -161,13 +162,8 @@ func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job
 	if len(missing) > 5 {
 		more = fmt.Sprintf(" and %d more", len(missing)-5)
 	}
-	exist, were := "Jobs of this %s exist", "were"
-	if len(done) == 1 {
-		exist = "Job of this %s exists"
-	}
-	if len(missing) == 1 {
-		were = "was"
-	}
+	exist := textwrap.Plural(len(done), "Job of this %s exists", "Jobs of this %s exist")
+	were := textwrap.Plural(len(missing), "was", "were")
 	return exitcode.Wrap(exitcode.Code(why), fmt.Errorf("%w\n%d "+exist+" (%s ...) but %s%s %s not created: run the same command again once the cause is fixed; it keeps the Jobs it made and creates the rest%s",
 		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were, o.notSaved()))
 }
@@ -194,6 +190,6 @@ func (o *Submitter) saveJobs(objs []runtime.Object) error {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		len(objs), plural(len(objs), "Job"), o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
+		len(objs), textwrap.Plural(len(objs), "Job", "Jobs"), o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }

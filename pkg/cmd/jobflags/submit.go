@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // DefaultFieldManager is the field manager of the objects create and retry write.
@@ -198,16 +199,9 @@ func (o *Submitter) lint(job *batchv1.Job) error {
 		_, _ = fmt.Fprint(o.ErrOut, lint.FormatFinding(f, opts))
 	}
 	if errs > 0 {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent (%d %s above)", job.Name, errs, plural(errs, "error")))
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("job %q would be rejected by the API server, nothing was sent (%d %s above)", job.Name, errs, textwrap.Plural(errs, "error", "errors")))
 	}
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // list wraps the objects in a v1 List, as kubectl get prints several objects.
@@ -382,7 +376,7 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 	check := ""
 	if hash := objs.ConfigMap.Labels[shards.LabelManifestHash]; hash != "" {
 		check = fmt.Sprintf(" Another Job of the same manifest may use %s by now; before deleting, check that this lists none: %s.",
-			pluralIt(len(created)), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
+			textwrap.Plural(len(created), "it", "them"), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
 	}
 	del := o.cmdline(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
 	if len(created) == 1 {
@@ -621,7 +615,7 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 	look := o.cmdline("kubectl", "get", "job", name, "-n", ns)
 	keep := ""
 	if len(cms) > 0 {
-		keep = fmt.Sprintf(" Do not delete %s: the Job, if it was created, uses %s.", strings.Join(cms, ", "), pluralIt(len(cms)))
+		keep = fmt.Sprintf(" Do not delete %s: the Job, if it was created, uses %s.", strings.Join(cms, ", "), textwrap.Plural(len(cms), "it", "them"))
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nwhether job %q was created is unknown (the GET that would tell failed too: %v). Look with %s before running %s again.%s",
 		why, name, err, look, o.Verb, keep))
@@ -663,11 +657,4 @@ func configMapNames(objs []runtime.Object) []string {
 		}
 	}
 	return out
-}
-
-func pluralIt(n int) string {
-	if n == 1 {
-		return "it"
-	}
-	return "them"
 }

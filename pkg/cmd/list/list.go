@@ -9,7 +9,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,6 +29,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 var (
@@ -224,7 +224,7 @@ func (o *Options) text(format string, l *joblist.List) error {
 // table prints the overview as kubectl prints a table.
 func (o *Options) table(w io.Writer, l *joblist.List) error {
 	wide := o.PrintFlags.IsWide()
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	tw := textwrap.NewTable(w, 3)
 	var head []string
 	if o.AllNamespaces {
 		head = append(head, "NAMESPACE")

@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // maxIndexCandidates bounds what a TAB offers on a Job of thousands of indexes.
@@ -67,10 +67,7 @@ func IndexCandidates(job *batchv1.Job, toComplete string) []string {
 	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
 		head, word = toComplete[:i+1], toComplete[i+1:]
 	}
-	var failed indexes.Set
-	if job.Status.FailedIndexes != nil {
-		failed, _ = indexes.ParseLenient(*job.Status.FailedIndexes, n)
-	}
+	_, failed := jobpolicy.StatusIndexes(job)
 	var out []string
 	add := func(i int, desc string) bool {
 		s := strconv.Itoa(i)

@@ -157,7 +157,7 @@ func attemptOf(j *batchv1.Job) int {
 // given, against the Job's manifest hash). rootGone says that job is a retry read in place of
 // its root, which is gone.
 func (o *Options) liveManifest(ctx context.Context, job *batchv1.Job, rootGone bool) (*shards.Manifest, error) {
-	wantHash := job.Annotations[shards.AnnotationManifestHash]
+	wantHash := shards.RecordedHash(job)
 	if o.ManifestFile != "" {
 		m, err := shards.Read(o.ManifestFile, o.In)
 		if err != nil {

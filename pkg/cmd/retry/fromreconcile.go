@@ -57,7 +57,7 @@ func (o *Options) reportIndexes(root *batchv1.Job, pl *lineage.Lineage) (string,
 	if pl != nil {
 		return "", exitcode.UsageError("--from-reconcile re-runs shards by their root index: give the root Job %q, not its retry %q", pl.RootJob, root.Name)
 	}
-	if want := root.Annotations[shards.AnnotationManifestHash]; want != "" && rep.Manifest.Hash != want {
+	if want := shards.RecordedHash(root); want != "" && rep.Manifest.Hash != want {
 		return "", exitcode.UsageError("--from-reconcile %s is about manifest hash %q, but job %q ran %q: run reconcile again for this Job; nothing was created", o.FromReconcile, rep.Manifest.Hash, root.Name, want)
 	}
 	if want := root.Annotations[shards.AnnotationManifestRevision]; want != "" && rep.Manifest.Revision != want {

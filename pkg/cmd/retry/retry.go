@@ -503,12 +503,8 @@ func (o *Options) Run(ctx context.Context) error {
 	for _, n := range objs.Notes {
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
-	noun := "indexes"
-	if sel.Indexes.Len() == 1 {
-		noun = "index"
-	}
-	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s) as job %q: root %s of job %q, attempt %d\n",
-		sel.Indexes.Len(), noun, parent.Name, sel.Indexes.Truncated(200), name, l.Original.Named(200), l.RootJob, l.Attempt)
+	_, _ = fmt.Fprintf(o.ErrOut, "retrying %s of job %q (%s) as job %q: root %s of job %q, attempt %d\n",
+		textwrap.Count(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), name, l.Original.Named(200), l.RootJob, l.Attempt)
 	if m := objs.IndexMap; m != nil {
 		_, _ = fmt.Fprintf(o.ErrOut, "the index map (%d bytes as intervals) is kept in immutable ConfigMap %q, which annotation %s names\n",
 			len(l.Original.String()), m.Name, shards.AnnotationOriginalIndexesFrom)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -443,7 +442,7 @@ func (o *ShowOptions) Run() error {
 			}
 			return nil
 		}
-		w := tabwriter.NewWriter(o.Out, 0, 4, 2, ' ', 0)
+		w := textwrap.NewTable(o.Out, 2)
 		if !o.PrintFlags.NoHeaders {
 			_, _ = fmt.Fprintln(w, "INDEX\tSHARD\tCASES\tFIRST CASE")
 		}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -375,7 +374,7 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 		fmt.Fprintf(&b, "  ... %d more events\n", r.MoreEvents)
 	}
 	b.WriteString("\nIndexes:\n")
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(&b, 2)
 	_, _ = fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
 	for _, g := range r.Indexes {
 		set, err := indexes.Parse(g.Indexes, math.MaxInt32)
@@ -477,7 +476,7 @@ func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
 	if wide {
 		width = 0
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	tw := textwrap.NewTable(w, 2)
 	row := func(name string, f func(r *simulate.Report) string) {
 		cells := []string{name}
 		for i := range reports {

@@ -262,7 +262,7 @@ func lineageManifest(run lineage.RunID, members []lineage.Member, get func(strin
 			notes = append(notes, fmt.Sprintf("The manifest copy in ConfigMap %q of Job %q cannot be read: %v.", name, m.Job.Name, err))
 			continue
 		}
-		man, ok, err := lineage.ManifestFromConfigMap(cm, m.Job.Annotations[shards.AnnotationManifestHash])
+		man, ok, err := lineage.ManifestFromConfigMap(cm, shards.RecordedHash(m.Job))
 		switch {
 		case err != nil:
 			notes = append(notes, fmt.Sprintf("The manifest copy of Job %q is not used: %v.", m.Job.Name, err))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
@@ -141,8 +142,8 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	if !podrecord.Terminal(p) {
 		return nil
 	}
-	ref := metav1.GetControllerOfNoCopy(p)
-	if ref == nil || ref.Kind != "Job" {
+	ref := indexstatus.OwnerJob(p)
+	if ref == nil {
 		return nil
 	}
 	in, known := r.ofRun[ref.UID]

@@ -10,7 +10,6 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -152,7 +151,7 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 		if j.Spec.Completions != nil {
 			n = int(*j.Spec.Completions)
 		}
-		done, _ := indexes.ParseLenient(j.Status.CompletedIndexes, n)
+		done, _ := jobpolicy.StatusIndexes(j)
 		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, jobPhaseWord(j), done.Len(), n)
 		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
 			phrase += ", failed indexes " + *j.Status.FailedIndexes

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -47,9 +48,7 @@ type jobState struct {
 func stateOf(job *batchv1.Job, r *indexstatus.IndexedJobStatus) jobState {
 	s := jobState{phase: r.Phase, completions: r.Completions, succeeded: r.Completeness.Succeeded,
 		failedPods: job.Status.Failed, active: job.Status.Active}
-	if job.Status.FailedIndexes != nil {
-		s.failedIx, _ = indexes.ParseLenient(*job.Status.FailedIndexes, int(r.Completions))
-	}
+	_, s.failedIx = jobpolicy.StatusIndexes(job)
 	for _, c := range job.Status.Conditions {
 		if c.Status == corev1.ConditionTrue {
 			s.conditions = append(s.conditions, string(c.Type))

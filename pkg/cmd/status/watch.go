@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -243,7 +242,7 @@ func (w *watcher) hold(r *indexstatus.IndexedJobStatus) bool {
 func runsAgain(r *indexstatus.IndexedJobStatus) indexes.Set {
 	for _, e := range r.NextEntries {
 		if e.Kind == indexstatus.EntryRunsAgain {
-			s, _ := indexes.ParseLenient(e.Indexes, math.MaxInt32)
+			s, _ := indexes.Parse(e.Indexes, indexes.Unbounded)
 			return s
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
@@ -128,7 +127,7 @@ func runMixed(n, total int, dir string) error {
 		}
 		hash := m.Hash()
 		if kind == 6 {
-			hash = "sha256:" + strings.Repeat("0", 64) // another manifest's: rejected
+			hash = shards.FormatHash(make([]byte, 32)) // another manifest's: rejected
 		}
 		attempt := fmt.Sprintf("mixed-%d-a", k)
 		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,

@@ -24,7 +24,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -34,6 +33,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
 
 func main() {
@@ -171,7 +171,7 @@ func addReceipt(job *batchv1.Job, p *corev1.Pod, i int) error {
 	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
 		Manifest: contract.ManifestRef{Name: job.Name, Revision: "1"}, ShardID: fmt.Sprintf("shard-%d", i),
 		CompletionIndex: i, Job: contract.JobRef{Name: job.Name}, AttemptID: p.Name,
-		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}, Completed: 200}
+		Assigned: receipt.Assigned{Count: 200, Digest: shards.FormatHash(make([]byte, 32))}, Completed: 200}
 	b, err := receipt.Encode(s)
 	if err != nil {
 		return err
