@@ -44,3 +44,7 @@ func ConditionTrue(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCon
 	}
 	return nil
 }
+
+// Suspended is jobSuspended: spec.suspend is true, so the controller creates no pod and deletes
+// the active ones without counting them as failed.
+func Suspended(job *batchv1.Job) bool { return job.Spec.Suspend != nil && *job.Spec.Suspend }
