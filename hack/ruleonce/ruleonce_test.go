@@ -79,12 +79,6 @@ var rules = []rule{
 // pending are statements the test knows of outside their rule's home, each with why it is
 // still there. An entry that no longer matches fails the test, so that it is removed.
 var pending = map[string]string{
-	// pkg/indexstatus/report.go is being split (issue 32 item 4); the split takes the rules'
-	// functions instead of these.
-	"pkg/indexstatus/report.go|backoffLimit's default": "deref32(BackoffLimit, 6) in the BackoffLimitExceeded words: jobpolicy.DefaultedBackoffLimit",
-	"pkg/indexstatus/report.go|the status index sets":  "readSets notes a malformed list with indexes.Parse's error and ParseLenient's problems",
-	"pkg/indexstatus/report.go|cutting a quoted value": "truncate(s, n) with \"…\": textwrap.Truncate(s, n, \"…\")",
-	"pkg/indexstatus/report.go|a pointer to a value":   "count64: ptr.To",
 	// Report fields that hold index strings (an Entry's Indexes, a group's, a member's original
 	// indexes, list's missing indexes) and the lineage's stored strings (the retry-set
 	// annotation, the index map) are parsed where they are used.

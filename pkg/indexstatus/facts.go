@@ -13,10 +13,10 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
-// The report is made in two steps: facts, then words. This file computes the facts, without
-// side effects: jobpolicy's model of the controller's next sync, each index's state and the
-// pods that explain it, and the Job-wide sets the sentences name. report.go and words.go put
-// them into words; nothing there decides a state or re-derives a controller rule.
+// The facts of a report (the package comment says where the decisions and words are), computed
+// without side effects: jobpolicy's model of the controller's next sync, each index's state and
+// the pods that explain it, and the Job-wide sets the sentences name. The files that word them
+// decide no state and re-derive no controller rule.
 
 // indexFacts is what is known about one completion index (a report holds one per index:
 // 120 bytes, its fields ordered so that none is padded).
@@ -461,7 +461,7 @@ func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 	if c := jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
 		return PhaseCompleting, c
 	}
-	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+	if jobpolicy.Suspended(job) {
 		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)
 		if c == nil {
 			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}

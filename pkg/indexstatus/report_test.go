@@ -282,6 +282,17 @@ func TestFailJobExplanation(t *testing.T) {
 	}
 }
 
+// The condition's message is read by building it again from each pod (jobpolicy.FailJobMessage),
+// never parsed: when the pod it names is gone, the explanation quotes the message.
+func TestFailJobExplanationPodGone(t *testing.T) {
+	msg := "Container worker for pod ns/fj-2-a0 failed with exit code 3 matching FailJob rule at index 0"
+	j := newJob("fj", 4, 4).rule(failJob, "", opIn, 3).status("0", nil, 1, 3, 0).
+		cond(batchv1.JobFailureTarget, "PodFailurePolicy", msg, time.Second).
+		cond(batchv1.JobFailed, "PodFailurePolicy", msg, 2*time.Second).get()
+	r := build(t, j, []corev1.Pod{newPod(j, 0, 0, 0).exited(0, time.Second).counted().get()}, at(time.Minute))
+	wantContains(t, "explanation", r.Explanation, "A pod matched a FailJob rule of the podFailurePolicy: "+msg+".")
+}
+
 func TestPolicyMatching(t *testing.T) {
 	term := func(name string, code int32) corev1.ContainerStatus {
 		return corev1.ContainerStatus{Name: name, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: "Error"}}}

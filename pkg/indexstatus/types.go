@@ -7,6 +7,13 @@
 // to an Accumulator (the live command reduces each page of a paginated list and drops it), or
 // all at once with Build (the offline command); both run the same code. Every rule mirrors the
 // Job controller of the Kubernetes release in pkg/version (pkg/controller/job and pkg/apis/batch/validation).
+//
+// A report is made in three steps, each part in the file named by it: the facts (facts.go, and
+// jobfields.go for the Job's own fields), the decisions of what happens next (next.go, one
+// function per entry in next_*.go), and the words: each index's row (rows.go) and detail
+// (detail.go), Why (explain.go, whypods.go, conditionwords.go), Completeness and Waiting for
+// (completeness.go), Unknown (unknown.go), Notes (notes.go), the small words they share
+// (words.go), and the text view (print.go).
 package indexstatus
 
 import (

@@ -124,7 +124,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 func NoPodsLeft(job *batchv1.Job) bool {
 	st := job.Status
 	u := st.UncountedTerminatedPods
-	return job.Spec.Suspend != nil && *job.Spec.Suspend &&
+	return jobpolicy.Suspended(job) &&
 		st.Active == 0 && st.Succeeded == 0 && st.Failed == 0 && st.Terminating != nil && *st.Terminating == 0 &&
 		(st.Ready == nil || *st.Ready == 0) && (u == nil || len(u.Succeeded)+len(u.Failed) == 0) && !hasIgnoreRule(job)
 }

@@ -243,7 +243,7 @@ func (f *Facts) IndexAt(i int) Index {
 func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
-	f := &Facts{Spec: spec, Now: now, Suspended: job.Spec.Suspend != nil && *job.Spec.Suspend}
+	f := &Facts{Spec: spec, Now: now, Suspended: Suspended(job)}
 	for _, p := range pods {
 		if p.Index == NoIndex || p.Index >= completions {
 			f.OutOfRange++

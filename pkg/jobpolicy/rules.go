@@ -70,12 +70,20 @@ func DefaultedPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacement
 // (indexes.ParseLenient). It is the one policy for these lists: a well-formed list is read
 // exactly, a malformed one as far as the controller reads it, never refused.
 func ReadIndexes(s string, completions int) indexes.Set {
-	set, err := indexes.Parse(s, completions)
-	if err == nil {
-		return set
-	}
-	set, _ = indexes.ParseLenient(s, completions)
+	set, _, _ := ReadIndexesNoting(s, completions)
 	return set
+}
+
+// ReadIndexesNoting is ReadIndexes that also says why s is malformed, for a report that notes
+// it: the API server's error and the parts the controller skips (nil and none when s is
+// well-formed).
+func ReadIndexesNoting(s string, completions int) (set indexes.Set, problems []string, err error) {
+	set, err = indexes.Parse(s, completions)
+	if err == nil {
+		return set, nil, nil
+	}
+	set, problems = indexes.ParseLenient(s, completions)
+	return set, problems, err
 }
 
 // StatusIndexes is job's status.completedIndexes and status.failedIndexes read by ReadIndexes
@@ -110,3 +118,7 @@ func ConditionTrue(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCon
 	}
 	return nil
 }
+
+// Suspended is jobSuspended: spec.suspend is true, so the controller creates no pod and deletes
+// the active ones without counting them as failed.
+func Suspended(job *batchv1.Job) bool { return job.Spec.Suspend != nil && *job.Spec.Suspend }

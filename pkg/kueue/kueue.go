@@ -5,7 +5,8 @@
 // preemptions, requeueing, and for MultiKueue the worker cluster.
 //
 // It is a domain package: it takes the Job and the Workload as objects (a map, as a dynamic
-// client or a saved file gives it) and returns values; reading them is pkg/cmd's work. The
+// client or a saved file gives it) and returns values. ReadQueue decides which objects a Job's
+// Queue needs; reading them is pkg/cmd's work (a Reader). The
 // Workload's fields are decoded into this package's own types, named as in Kueue's
 // apis/kueue/v1beta2/workload_types.go, so the plugin does not depend on Kueue's module.
 package kueue

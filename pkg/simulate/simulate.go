@@ -775,26 +775,13 @@ func (s *sim) condition(t batchv1.JobConditionType) *batchv1.JobCondition {
 
 // failMessage is the condition message syncJob writes for a failure reason.
 func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
-	switch reason {
-	case batchv1.JobReasonBackoffLimitExceeded:
-		return "Job has reached the specified backoff limit"
-	case batchv1.JobReasonDeadlineExceeded:
-		return "Job was active longer than specified deadline"
-	case batchv1.JobReasonMaxFailedIndexesExceeded:
-		return "Job has exceeded the specified maximal number of failed indexes"
-	case batchv1.JobReasonFailedIndexes:
-		return "Job has failed indexes"
-	case batchv1.JobReasonPodFailurePolicy:
-		// getFailJobMessage: the first failed pod matching a FailJob rule.
-		for i := range obs {
-			m := obs[i].Match
-			if !obs[i].Failed || !m.Is(batchv1.PodFailurePolicyActionFailJob) {
-				continue
-			}
-			if m.Condition != "" {
-				return fmt.Sprintf("Pod %s/%s has condition %v matching %v rule at index %d", s.ns, obs[i].Name, m.Condition, m.Action, m.Rule)
-			}
-			return fmt.Sprintf("Container %s for pod %s/%s failed with exit code %v matching %v rule at index %d", m.Container, s.ns, obs[i].Name, m.ExitCode, m.Action, m.Rule)
+	if reason != batchv1.JobReasonPodFailurePolicy {
+		return jobpolicy.ConditionMessage(reason)
+	}
+	// getFailJobMessage: the first failed pod matching a FailJob rule.
+	for i := range obs {
+		if obs[i].Failed && obs[i].Match.Is(batchv1.PodFailurePolicyActionFailJob) {
+			return jobpolicy.FailJobMessage(s.ns, obs[i].Name, obs[i].Match)
 		}
 	}
 	return ""
@@ -803,7 +790,7 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 // successMessage is matchSuccessPolicy's message: the first rule met.
 func (s *sim) successMessage(succeeded indexes.Set) string {
 	if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), succeeded); ok {
-		return fmt.Sprintf("Matched rules at index %d", i)
+		return jobpolicy.SuccessPolicyMessage(i)
 	}
 	return ""
 }
@@ -876,7 +863,7 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: msg}
 			s.event("SuccessCriteriaMet", -1, "SuccessCriteriaMet (%s): %s", d.Reason, msg)
 		default:
-			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: "Reached expected number of succeeded pods"}
+			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: jobpolicy.ConditionMessage(batchv1.JobReasonCompletionsReached)}
 		}
 	} else if s.finalCond == nil {
 		c := s.condition(batchv1.JobFailureTarget)

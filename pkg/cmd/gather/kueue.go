@@ -12,20 +12,10 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
 
-// WorkloadSource is a Source that also answers for Kueue's objects (Live and File).
-type WorkloadSource interface {
-	// Workloads are the Workloads (as object maps) whose labels match labelSelector.
-	Workloads(ctx context.Context, labelSelector string) ([]map[string]any, error)
-	// LocalQueueClusterQueue is the spec.clusterQueue of LocalQueue name.
-	LocalQueueClusterQueue(ctx context.Context, name string) (string, error)
-	// PendingPosition is the position of Workload workload in LocalQueue lq from Kueue's
-	// visibility API (nil when it is not among the pending Workloads).
-	PendingPosition(ctx context.Context, lq, workload string) (*int32, error)
-}
-
+// Live and File answer for Kueue's objects too: the reads kueue.ReadQueue plans.
 var (
-	_ WorkloadSource = (*Live)(nil)
-	_ WorkloadSource = (*File)(nil)
+	_ kueue.Reader = (*Live)(nil)
+	_ kueue.Reader = (*File)(nil)
 )
 
 // raw is a REST client for paths outside client-go's typed groups, or nil (a fake clientset).

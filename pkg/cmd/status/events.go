@@ -33,7 +33,7 @@ const maxFailedCreateNotes = 3
 // said when the Job has the pods it should, is suspended or finished, or when events cannot be
 // listed (a user without "list events" gets the report without this note).
 func (o *Options) failedCreateNotes(ctx context.Context, src gather.Source, job *batchv1.Job) []string {
-	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+	if jobpolicy.Suspended(job) {
 		return nil
 	}
 	for _, t := range []batchv1.JobConditionType{batchv1.JobComplete, batchv1.JobFailed, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet} {

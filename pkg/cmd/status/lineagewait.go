@@ -176,7 +176,7 @@ func jobPhaseWord(j *batchv1.Job) string {
 		return "Failing"
 	case jobpolicy.ConditionTrue(j, batchv1.JobSuccessCriteriaMet) != nil:
 		return "Completing"
-	case j.Spec.Suspend != nil && *j.Spec.Suspend:
+	case jobpolicy.Suspended(j):
 		return "Suspended"
 	}
 	return "Running"

@@ -1,0 +1,61 @@
+package indexstatus
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
+)
+
+// Notes: the other observations.
+
+// notes are other observations.
+func (b *reportBuilder) notes() []string {
+	var out []string
+	job := b.job
+	if job.DeletionTimestamp != nil {
+		out = append(out, "The Job is being deleted.")
+	}
+	if mb := job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
+		out = append(out, fmt.Sprintf("spec.managedBy is %q: the built-in Job controller ignores this Job; its status is written by that controller.", *mb))
+	}
+	if job.Spec.Suspend != nil && !*job.Spec.Suspend && jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil && !b.finishing {
+		out = append(out, "spec.suspend is false but the Suspended condition is still True: the controller has not resumed the Job yet.")
+	}
+	if s := set(&b.notRecorded); !s.IsEmpty() {
+		out = append(out, fmt.Sprintf("%s %s a succeeded pod that the controller has not recorded in completedIndexes yet; shown as Succeeded.",
+			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
+	}
+	if s := set(&b.duplicates); !s.IsEmpty() {
+		out = append(out, fmt.Sprintf("%s %s more than one active pod; the controller deletes the extra ones.",
+			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
+	}
+	if b.beyond > 0 {
+		var kinds []string
+		if n := b.beyondActive; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d active, which the controller deletes without counting %s as failed", n, textwrap.Plural(n, "it", "them")))
+		}
+		if n := b.beyondDeleting; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d being deleted", n))
+		}
+		if n := b.beyondSucceeded; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d succeeded, whose %s no longer counted in completedIndexes and succeeded", n, textwrap.Plural(n, "index is", "indexes are")))
+		}
+		if n := b.beyondFailed; n > 0 {
+			kinds = append(kinds, fmt.Sprintf("%d failed, still counted in status.failed", n))
+		}
+		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down) and %s not shown: %s.",
+			b.beyond, textwrap.Plural(b.beyond, "pod has", "pods have"), b.completions, textwrap.Plural(b.beyond, "is", "are"), strings.Join(kinds, "; ")))
+	}
+	if n := len(b.acc.ignored); n > 0 {
+		out = append(out, fmt.Sprintf("%d %s given %s ignored: they belong to another Job or carry no completion index.",
+			n, textwrap.Plural(n, "pod", "pods"), textwrap.Plural(n, "was", "were")))
+	}
+	if ids := b.opts.ShardIDs; len(ids) > 0 && len(ids) != b.completions {
+		out = append(out, fmt.Sprintf("The shard list has %d IDs but completions is %d: indexes without an entry show no shard ID.", len(ids), b.completions))
+	}
+	return out
+}

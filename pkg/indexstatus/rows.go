@@ -1,0 +1,101 @@
+package indexstatus
+
+import (
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+)
+
+// The rows of the report: each index's facts walked once into the summary, the grid and the
+// listed rows (indexes[]).
+
+// walkIndexes words every index's facts, folding the grid and the summary as it goes.
+func (b *reportBuilder) walkIndexes() {
+	r := b.r
+	var omitted indexes.Builder
+	var groups grouper
+	defer func() { r.omitted = omitted.Set(); r.groups = groups.done(b) }()
+	if b.opts.AllIndexes {
+		// One allocation: growing by append copies the list many times over (about five
+		// times its size at 100,000 indexes).
+		r.Indexes = make([]IndexStatus, 0, len(b.facts))
+	}
+	for k := range b.facts {
+		f := &b.facts[k]
+		r.Summary.add(f.state, 1)
+		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == f.state && r.Grid[n-1].Last == f.index-1 {
+			r.Grid[n-1].Last = f.index
+		} else {
+			r.Grid = append(r.Grid, Run{First: f.index, Last: f.index, State: f.state})
+		}
+		// An index's words are made only when it is listed: at 100,000 completions the
+		// text view lists a few, and words for all the others were most of the report's
+		// garbage.
+		if needsAttention(f.state, int(f.count)) {
+			groups.add(f)
+		}
+		switch {
+		case b.opts.AllIndexes:
+			r.Indexes = append(r.Indexes, b.indexStatus(f))
+		case !needsAttention(f.state, int(f.count)):
+		case b.opts.ListLimit > 0 && len(r.Indexes) >= b.opts.ListLimit:
+			omitted.Add(f.index)
+		default:
+			r.Indexes = append(r.Indexes, b.indexStatus(f))
+		}
+	}
+	for k := range r.Grid {
+		r.Grid[k].Indexes = indexes.Range(r.Grid[k].First, r.Grid[k].Last).String()
+	}
+}
+
+// needsAttention selects the indexes the text view lists when not every index is wanted, from
+// an index's state and its number of pods.
+func needsAttention(state State, pods int) bool {
+	switch state {
+	case StateSucceeded:
+		return false
+	case StatePending:
+		return pods > 0
+	case StateUnfinished:
+		return pods > 0
+	}
+	return true
+}
+
+// indexStatus puts one index's facts into the report's fields and words.
+func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
+	st := IndexStatus{Index: f.index, State: f.state, Attempts: f.attempts, Pods: []string{},
+		FailureCount: f.pol.FailureCount, IgnoredFailureCount: f.pol.IgnoredCount, RetriesLeft: f.pol.RetriesLeft}
+	if f.unread && b.perIndex {
+		// jobpolicy counted the pods read; the succeeded pod's own annotations were these.
+		left := max(b.limit-f.unreadCounts[0], 0)
+		st.FailureCount, st.IgnoredFailureCount, st.RetriesLeft = f.unreadCounts[0], f.unreadCounts[1], &left
+	}
+	if f.index < len(b.opts.ShardIDs) {
+		st.ShardID = b.opts.ShardIDs[f.index]
+	}
+	st.Pods = make([]string, len(b.byIndex[f.index]))
+	for k, p := range b.byIndex[f.index] {
+		st.Pods[k] = p.Name
+	}
+	if lf := f.lastFinished; lf != nil && lf.exit != nil {
+		code := lf.exit.code
+		st.LastExitCode = &code
+		st.LastReason, st.LastContainer = lf.exit.cause, lf.exit.container
+	}
+	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.r().podReason != "" {
+		st.LastReason = lf.r().podReason
+	}
+	if lf := f.lastFailed; lf != nil && lf.Match.Matched() {
+		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.r().matchedBy}
+	}
+	if f.retrying || f.state == StateRetrying {
+		ts, rs := int64(f.backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
+		st.BackoffSeconds, st.BackoffRemainingSeconds = &ts, &rs
+	}
+	st.Flaky = isFlaky(f)
+	st.AttemptHistory, st.AttemptsNotListed = b.attemptHistory(f)
+	st.Detail = b.detail(f, &st)
+	return st
+}

@@ -1,0 +1,84 @@
+package indexstatus
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
+)
+
+// The small words every part of the report shares: how many indexes a sentence names, how a
+// duration, an age, a failed attempt's exit and a pod's restarts read.
+
+// listLimit is how many indexes a sentence names before it says "and N more".
+const listLimit = 5
+
+// setWidth is how many bytes of an interval string a sentence shows.
+const setWidth = 60
+
+func set(bld *indexes.Builder) indexes.Set { return bld.Set() }
+
+// fmtDuration rounds to seconds: "20s", "1m40s", "2h0m0s".
+func fmtDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return d.Round(time.Second).String()
+}
+
+func (b *reportBuilder) age(started, created time.Time) string {
+	t := started
+	if t.IsZero() {
+		t = created
+	}
+	if t.IsZero() {
+		return "an unknown time"
+	}
+	return fmtDuration(b.now.Sub(t))
+}
+
+// exitWords describes how a failed attempt ended: "exit code 1 in container worker".
+func exitWords(p *podSummary) string {
+	var parts []string
+	if e := p.exit; e != nil {
+		s := fmt.Sprintf("exit code %d in container %s", e.code, e.container)
+		if e.cause != "" && e.cause != "Error" && e.cause != "Completed" {
+			s += ", " + e.cause
+		}
+		parts = append(parts, s)
+	}
+	if p.r().podReason != "" {
+		parts = append(parts, "pod "+p.r().podReason)
+	}
+	if p.r().condition != "" {
+		parts = append(parts, p.r().condition)
+	}
+	if p.Match.Matched() {
+		parts = append(parts, fmt.Sprintf("podFailurePolicy rule %d (%s)", p.Match.Rule, p.Match.Action))
+	}
+	if len(parts) == 0 {
+		return "no exit code recorded"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// restartWords says how often a pod's containers were restarted in place (restartPolicy
+// OnFailure); the controller counts these restarts against backoffLimit while the pod is pending
+// or running (pastBackoffLimitOnFailure).
+func restartWords(p *podSummary) string {
+	if p == nil || p.Restarts == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; containers restarted %d %s", p.Restarts, textwrap.Plural(int(p.Restarts), "time", "times"))
+	if e := p.exit; e != nil && e.code != 0 {
+		s += fmt.Sprintf(" (last exit code %d in container %s)", e.code, e.container)
+	}
+	return s
+}
+
+func timePtr(t time.Time) *time.Time {
+	u := t.UTC().Truncate(time.Second)
+	return &u
+}
