@@ -55,6 +55,8 @@ type File struct {
 
 var _ Source = (*File)(nil)
 
+func (f *File) InNamespace() string { return f.Namespace }
+
 // Read adds to f the Jobs, Pods and ConfigMaps that path (- for Stdin) holds, alone, in Lists or
 // in a stream of documents; any other kind, or one not in kinds when given, is an error. Its
 // errors are usage errors (exit 2) that say what path should hold: what, as "the Job (kubectl

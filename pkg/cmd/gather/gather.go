@@ -36,6 +36,8 @@ type Source interface {
 	ConfigMap(ctx context.Context, name string) (*corev1.ConfigMap, error)
 	// Events are the events whose fields match fieldSelector.
 	Events(ctx context.Context, fieldSelector string) ([]corev1.Event, error)
+	// InNamespace is the namespace read: the one asked for (Live), the saved objects' (File).
+	InNamespace() string
 }
 
 // Live reads from the API server, in Namespace.
@@ -54,6 +56,8 @@ type Live struct {
 }
 
 var _ Source = (*Live)(nil)
+
+func (l *Live) InNamespace() string { return l.Namespace }
 
 func (l *Live) Job(ctx context.Context, name string) (*batchv1.Job, error) {
 	return l.Client.BatchV1().Jobs(l.Namespace).Get(ctx, name, metav1.GetOptions{})

@@ -40,7 +40,7 @@ func jobLineage(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, erro
 
 // indexMap reads the ConfigMap of an index map of job's lineage (lineage.ReadResolved), saying
 // in the error what is missing.
-func (o *Options) indexMap(ctx context.Context, src gather.Source, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
+func indexMap(ctx context.Context, src gather.Source, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
 	return func(name string) (*corev1.ConfigMap, error) {
 		cm, err := src.ConfigMap(ctx, name)
 		if m, ok := gather.IsMissing(err); ok {
@@ -48,7 +48,7 @@ func (o *Options) indexMap(ctx context.Context, src gather.Source, job *batchv1.
 		}
 		switch {
 		case apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("it does not exist in namespace %q: the original index of each index is not shown", o.Namespace)
+			return nil, fmt.Errorf("it does not exist in namespace %q: the original index of each index is not shown", src.InNamespace())
 		case apierrors.IsForbidden(err):
 			return nil, fmt.Errorf("not allowed to get it (ask for \"get\" on \"configmaps\")")
 		}
@@ -106,7 +106,6 @@ func (o *Options) runLineage(ctx context.Context) error {
 		return err
 	}
 	var src gather.Source
-	var ns string
 	var run lineage.RunID
 	var jobs []*batchv1.Job
 	var notes []string
@@ -117,15 +116,15 @@ func (o *Options) runLineage(ctx context.Context) error {
 		if err != nil {
 			return err // f is nil
 		}
-		src, ns, jobs = f, f.Namespace, f.JobList
+		src, jobs = f, f.JobList
 	} else {
-		src, ns = o.live(), o.Namespace
+		src = o.cluster
 		run, jobs, notes, err = o.liveLineage(ctx, src)
 	}
 	if err != nil {
 		return err
 	}
-	r, err := o.lineageReport(ctx, src, ns, run, jobs, notes)
+	r, err := o.lineageReport(ctx, src, run, jobs, notes)
 	if err != nil {
 		return err
 	}
@@ -181,7 +180,7 @@ func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatu
 // is the Job's (lineage.RunOf): a Job of the root's name with another UID is not its root and
 // is left out, with a note.
 func (o *Options) liveLineage(ctx context.Context, src gather.Source) (lineage.RunID, []*batchv1.Job, []string, error) {
-	run, err := gather.ReadRun(ctx, src, o.JobName, o.Namespace)
+	run, err := gather.ReadRun(ctx, src, o.JobName, src.InNamespace())
 	if err != nil {
 		return lineage.RunID{}, nil, nil, err
 	}
@@ -203,7 +202,7 @@ func (o *Options) liveLineage(ctx context.Context, src gather.Source) (lineage.R
 
 // lineageReport reads, live or offline, each Job's pods, index map and shard ConfigMap as
 // plain status does, and makes the report of the lineage of run.
-func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns string, run lineage.RunID, all []*batchv1.Job, notes []string) (*lineage.Report, error) {
+func (o *Options) lineageReport(ctx context.Context, src gather.Source, run lineage.RunID, all []*batchv1.Job, notes []string) (*lineage.Report, error) {
 	members := make([]lineage.Member, 0, len(all))
 	for _, j := range all {
 		if err := indexstatus.CheckIndexed(j); err != nil {
@@ -215,7 +214,7 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns strin
 			return nil, err
 		}
 		m := lineage.Member{Job: j}
-		if l, ok, err := lineage.ReadResolved(j, o.indexMap(ctx, src, j)); ok {
+		if l, ok, err := lineage.ReadResolved(j, indexMap(ctx, src, j)); ok {
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 				continue
@@ -234,7 +233,7 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, ns strin
 		}
 		return cm, err
 	})
-	r, err := lineage.BuildReportOf(ns, run, members, manifest, append(notes, n...))
+	r, err := lineage.BuildReportOf(src.InNamespace(), run, members, manifest, append(notes, n...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

@@ -96,13 +96,14 @@ func (r *lineageRecorder) stop() {
 // listAndWatch lists the namespace's Job pods page by page, recording the run's terminal ones,
 // then watches from that list until the watch ends (nil: list again) or fails.
 func (r *lineageRecorder) listAndWatch(ctx context.Context) error {
-	pods := r.o.Client.CoreV1().Pods(r.o.Namespace)
+	l := r.o.cluster
+	pods := l.Client.CoreV1().Pods(l.Namespace)
 	opts := metav1.ListOptions{LabelSelector: jobPodsSelector, Limit: DefaultChunkSize}
 	var rv string
 	for {
 		list, err := pods.List(ctx, opts)
 		if err != nil {
-			return exitcode.APIError(err, "list", "pods", "", r.o.Namespace)
+			return exitcode.APIError(err, "list", "pods", "", l.Namespace)
 		}
 		for i := range list.Items {
 			if err := r.add(ctx, &list.Items[i]); err != nil {
@@ -117,7 +118,7 @@ func (r *lineageRecorder) listAndWatch(ctx context.Context) error {
 	}
 	w, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: jobPodsSelector, ResourceVersion: rv, AllowWatchBookmarks: true})
 	if err != nil {
-		return exitcode.APIError(err, "watch", "pods", "", r.o.Namespace)
+		return exitcode.APIError(err, "watch", "pods", "", l.Namespace)
 	}
 	defer w.Stop()
 	for {
@@ -148,7 +149,7 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	}
 	in, known := r.ofRun[ref.UID]
 	if !known {
-		job, err := r.o.Client.BatchV1().Jobs(r.o.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		job, err := r.o.cluster.Job(ctx, ref.Name)
 		switch {
 		case err == nil || apierrors.IsNotFound(err):
 			// A Job gone, or made again under its name, is not known to be of the run: its

@@ -35,7 +35,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 	if o.Wait {
 		progress = &waitProgress{w: o.ErrOut, what: what, start: start, timeout: o.Timeout}
 	}
-	src := o.live()
+	src := o.cluster
 	var recorder *lineageRecorder // --record: the pods' watch (lineagerecord.go)
 	defer func() { recorder.stop() }()
 	lastKey, lines := "", 0
@@ -64,7 +64,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 		if key != lastKey {
 			switch {
 			case tty:
-				r, err := o.lineageReport(ctx, src, o.Namespace, run, jobs, notes)
+				r, err := o.lineageReport(ctx, src, run, jobs, notes)
 				if err != nil {
 					return err
 				}
@@ -79,7 +79,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			case !o.Wait:
 				line := fmt.Sprintf("+%s %s", fmtElapsed(now.Sub(start)), key)
 				if first {
-					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.Namespace, run.Root)
+					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", src.Namespace, run.Root)
 				}
 				out := o.Out
 				if structured(o) {
@@ -118,7 +118,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 
 // endLineage prints the report of the finished lineage and exits by its verdict.
 func (o *Options) endLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool) error {
-	r, err := o.lineageReport(ctx, o.live(), o.Namespace, run, jobs, notes)
+	r, err := o.lineageReport(ctx, o.cluster, run, jobs, notes)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/pager"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
@@ -53,7 +54,7 @@ func BenchmarkPodList(b *testing.B) {
 			b.Run(fmt.Sprintf("pods=%d/page=%d/stream", n, page), func(b *testing.B) {
 				o := benchOptions(b, srv.URL, page)
 				measure(b, n, func(acc *indexstatus.Accumulator) error {
-					_, err := o.live().Pods(context.Background(), j, "", acc.Add)
+					_, err := o.cluster.Pods(context.Background(), j, "", acc.Add)
 					return err
 				})
 			})
@@ -161,8 +162,13 @@ func benchClient(b *testing.B, url string) kubernetes.Interface {
 
 func benchOptions(b *testing.B, url string, page int64) *Options {
 	o := NewOptions(genericiooptions.IOStreams{})
-	o.Client, o.Namespace = benchClient(b, url), "ns"
+	o.Client = benchClient(b, url)
 	o.FirstPageSize, o.ChunkSize = page, page
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	if err := o.Complete(f, []string{"seed"}); err != nil {
+		b.Fatal(err)
+	}
 	return o
 }
 

@@ -17,6 +17,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -140,12 +141,17 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.Namespace, o.JobName, o.PrintFlags.OutputFormat, o.AllPods = client, "ns", "seed", "json", allPods
+	o.Client, o.PrintFlags.OutputFormat, o.AllPods = client, "json", allPods
 	switch {
 	case first < 0:
 		o.FirstPageSize, o.ChunkSize = 0, 0
 	case first > 0:
 		o.FirstPageSize, o.ChunkSize = first, chunk
+	}
+	f := cmdtesting.NewTestFactory().WithNamespace("ns")
+	defer f.Cleanup()
+	if err := o.Complete(f, []string{"seed"}); err != nil {
+		t.Fatal(err)
 	}
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	if err := o.Run(t.Context()); err != nil {

@@ -150,22 +150,13 @@ func (s *liveState) report(o *Options, set ...func(*indexstatus.Options)) *index
 	return r
 }
 
-// live is the cluster, read with o's client and page sizes.
-func (o *Options) live() *gather.Live {
-	l := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
-	if o.Record != "" {
-		l.Seen = o.recordPod
-	}
-	return l
-}
-
 // load GETs the Job, LISTs its pods page by page (reducing each page into the accumulator
 // before reading the next) and GETs its shard ConfigMap when the Job names one.
 func (o *Options) load(ctx context.Context) (*liveState, error) {
-	src := o.live()
+	src := o.cluster
 	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
-		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, o.Namespace)
+		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, src.Namespace)
 	}
 	if err := o.openRecord(job); err != nil {
 		return nil, err
@@ -190,10 +181,10 @@ func (o *Options) gatherNotes(ctx context.Context, src gather.Source, st *liveSt
 	job := st.job
 	st.notes = append(st.notes, o.failedCreateNotes(ctx, src, job)...)
 	st.notes = append(st.notes, sharedConfigMapNote(ctx, src, job, st.shards.configMap)...)
-	lin, lnotes := jobLineage(job, o.indexMap(ctx, src, job))
+	lin, lnotes := jobLineage(job, indexMap(ctx, src, job))
 	st.notes = append(st.notes, lnotes...)
 	st.notes = append(st.notes, lineageNote(job, lin, o.conn)...)
-	retries, rnotes := o.loadRetries(ctx, src, job)
+	retries, rnotes := loadRetries(ctx, src, job)
 	st.notes = append(st.notes, rnotes...)
 	st.lin, st.retries = lin, retries
 	st.queue = o.kueueQueue(ctx, src, job)
@@ -291,5 +282,5 @@ func (o *Options) refreshQueue(ctx context.Context, st *liveState, job *batchv1.
 	if st.queue == nil || jobpolicy.Suspended(st.job) == jobpolicy.Suspended(job) {
 		return
 	}
-	st.queue = o.kueueQueue(ctx, o.live(), job)
+	st.queue = o.kueueQueue(ctx, o.cluster, job)
 }

@@ -89,7 +89,7 @@ func (o *Options) openLineageRecord(run lineage.RunID) error {
 	if o.Record == "" || o.rec != nil {
 		return nil
 	}
-	w, err := podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.Namespace, UID: run.RootUID}, o.Clock.Now)
+	w, err := podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.cluster.Namespace, UID: run.RootUID}, o.Clock.Now)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record %s: %w", o.Record, err))
 	}

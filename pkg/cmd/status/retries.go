@@ -20,7 +20,7 @@ import (
 // on the lineage's root label, and a GET per retry whose index map is in a ConfigMap. Only a
 // failed Job is asked about (the advice to retry is given for no other); a LIST that is not
 // allowed, or fails, is a note and the advice stands as if there were no retries.
-func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batchv1.Job) ([]indexstatus.RetryJob, []string) {
+func loadRetries(ctx context.Context, src gather.Source, job *batchv1.Job) ([]indexstatus.RetryJob, []string) {
 	if jobpolicy.ConditionTrue(job, batchv1.JobFailed) == nil {
 		return nil, nil
 	}
@@ -31,7 +31,7 @@ func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batch
 	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: root}.String())
 	switch {
 	case apierrors.IsForbidden(err):
-		return nil, []string{fmt.Sprintf("Its retries are not known: not allowed to list jobs in namespace %q (ask for \"list\" on \"jobs\"), so Next cannot tell whether they re-ran its shards.", o.Namespace)}
+		return nil, []string{fmt.Sprintf("Its retries are not known: not allowed to list jobs in namespace %q (ask for \"list\" on \"jobs\"), so Next cannot tell whether they re-ran its shards.", src.InNamespace())}
 	case err != nil:
 		return nil, []string{fmt.Sprintf("Its retries are not known (listing Jobs failed: %v), so Next cannot tell whether they re-ran its shards.", err)}
 	}
@@ -41,7 +41,7 @@ func (o *Options) loadRetries(ctx context.Context, src gather.Source, job *batch
 	for i := range list {
 		j := &list[i]
 		jobs = append(jobs, j)
-		l, ok, err := lineage.ReadResolved(j, o.indexMap(ctx, src, j))
+		l, ok, err := lineage.ReadResolved(j, indexMap(ctx, src, j))
 		switch {
 		case ok && err != nil:
 			notes = append(notes, fmt.Sprintf("Retry %q is left out: its index map cannot be read (%v).", j.Name, err))

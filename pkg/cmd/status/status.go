@@ -167,13 +167,15 @@ type Options struct {
 	ChunkSize     int64
 	FirstPageSize int64
 
-	JobName   string
-	Namespace string
+	JobName string
 
-	// Client talks to the cluster (live mode); set by Complete, or by tests.
-	Client kubernetes.Interface
-	// NewClient makes Client from the REST config; clientutil.NewClientset by default (requests
-	// end with their context even while a credential plugin hangs).
+	// cluster is what a live status reads, made once by Complete: -n's namespace, through
+	// Client, with the page sizes above; --record sees every pod it reads.
+	cluster *gather.Live
+	// Client, when tests set it, is the client cluster reads through; else NewClient makes one
+	// from the REST config: clientutil.NewClientset by default (requests end with their
+	// context even while a credential plugin hangs).
+	Client    kubernetes.Interface
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
 	// Clock gives "now" for backoff and ages.
 	Clock clock.WithTicker
@@ -278,7 +280,10 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Namespace = ns
+	o.cluster = &gather.Live{Client: o.Client, Namespace: ns, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
+	if o.Record != "" {
+		o.cluster.Seen = o.recordPod
+	}
 	if o.Client != nil {
 		return nil
 	}
@@ -297,7 +302,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if cfg.QPS == 0 && cfg.RateLimiter == nil {
 		cfg.QPS, cfg.Burst = ListQPS, ListBurst
 	}
-	o.Client, err = o.NewClient(cfg)
+	o.cluster.Client, err = o.NewClient(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}

@@ -140,7 +140,7 @@ func (o *Options) watch(ctx context.Context) error {
 		if next.Phase.Terminal() {
 			// The Job and its pods come on two watches: a pod's last event may still be on its
 			// way when the Job's final condition arrives. The final report reads the pods again.
-			acc, _, err := o.readPods(ctx, o.live(), w.st.job)
+			acc, _, err := o.readPods(ctx, o.cluster, w.st.job)
 			if err != nil {
 				if ctx.Err() != nil {
 					return w.end(ctx, r)
@@ -329,7 +329,7 @@ func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
 	}
 	line := changeLine(w.state, s, w.o.Clock.Now().Sub(w.start))
 	if w.state == nil {
-		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.Namespace, w.o.JobName)
+		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.cluster.Namespace, w.o.JobName)
 	}
 	w.state = &s
 	out := w.o.Out
@@ -371,9 +371,9 @@ func (w *watcher) stop() {
 
 func (w *watcher) startWatches(ctx context.Context) error {
 	o := w.o
-	w.jobW = o.live().FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
+	w.jobW = o.cluster.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
 	var err error
-	w.podW, err = o.live().FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
+	w.podW, err = o.cluster.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
 	return err
 }
 
@@ -382,7 +382,7 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the Job again by the watch's own selector, and watch from
 		// that list.
-		job, rv, err := w.o.live().JobNamed(ctx, w.o.JobName)
+		job, rv, err := w.o.cluster.JobNamed(ctx, w.o.JobName)
 		ev.Relist(rv, err)
 		switch {
 		case err != nil:
@@ -398,7 +398,7 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	case watch.Deleted:
 		return w.deleted()
 	case watch.Error:
-		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.Namespace)
+		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.cluster.Namespace)
 	}
 	return nil
 }
@@ -418,11 +418,11 @@ func (w *watcher) setJob(ctx context.Context, job *batchv1.Job) error {
 }
 
 func (w *watcher) deleted() error {
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.Namespace))
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.cluster.Namespace))
 }
 
 func (w *watcher) recreated() error {
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.Namespace))
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.cluster.Namespace))
 }
 
 func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
@@ -430,7 +430,7 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the pods again as the first read did (replacing what was
 		// held), and watch from that read.
-		acc, rv, err := w.o.readPods(ctx, w.o.live(), w.st.job)
+		acc, rv, err := w.o.readPods(ctx, w.o.cluster, w.st.job)
 		ev.Relist(rv, err)
 		if err != nil {
 			return err
@@ -450,7 +450,7 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 			w.st.acc.Add(pod)
 		}
 	case watch.Error:
-		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.Namespace))
+		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.cluster.Namespace))
 	}
 	return nil
 }
