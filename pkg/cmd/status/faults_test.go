@@ -129,7 +129,7 @@ func TestResumeCommandCarriesConnectionFlags(t *testing.T) {
 	j.Status.Conditions = []batchv1.JobCondition{{Type: batchv1.JobSuspended, Status: corev1.ConditionTrue, Reason: "JobSuspended"}}
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client = clientFor(j, nil)
+	o.NewClient = clientIs(clientFor(j, nil))
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
@@ -214,7 +214,7 @@ func TestLineageNoteCarriesConnectionFlags(t *testing.T) {
 	root, r1, pods := seedLineage()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client = clientFor(r1, pods, root)
+	o.NewClient = clientIs(clientFor(r1, pods, root))
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
@@ -245,7 +245,7 @@ func TestNextPluginCommandsCarryConnectionFlags(t *testing.T) {
 	j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards"}
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client = clientFor(j, pods)
+	o.NewClient = clientIs(clientFor(j, pods))
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
@@ -326,7 +326,7 @@ func TestNextTextMatchesJSON(t *testing.T) {
 		j.Annotations = map[string]string{shards.AnnotationShardsConfigMap: "m-shards"}
 		streams, _, out, errOut := genericiooptions.NewTestIOStreams()
 		o := NewOptions(streams)
-		o.Client = clientFor(j, pods)
+		o.NewClient = clientIs(clientFor(j, pods))
 		o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 		f := cmdtesting.NewTestFactory().WithNamespace("ns")
 		defer f.Cleanup()

@@ -39,7 +39,7 @@ func startPiped(t *testing.T, client *fake.Clientset, args ...string) *piped {
 	p := &piped{clk: testingclock.NewFakeClock(t0.Add(time.Minute)), out: &lockedBuffer{}, errOut: &lockedBuffer{}, done: make(chan result, 1), cancel: cancel}
 	t.Cleanup(func() { cancel(nil) })
 	o := NewOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: p.out, ErrOut: p.errOut})
-	o.Client, o.Clock = client, p.clk
+	o.NewClient, o.Clock = clientIs(client), p.clk
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	t.Cleanup(f.Cleanup)
 	cmd := NewCmdStatusWithOptions(f, o)

@@ -162,7 +162,7 @@ func benchClient(b *testing.B, url string) kubernetes.Interface {
 
 func benchOptions(b *testing.B, url string, page int64) *Options {
 	o := NewOptions(genericiooptions.IOStreams{})
-	o.Client = benchClient(b, url)
+	o.NewClient = clientIs(benchClient(b, url))
 	o.FirstPageSize, o.ChunkSize = page, page
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()

@@ -141,7 +141,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 	}
 	streams, _, out, _ := genericiooptions.NewTestIOStreams()
 	o := NewOptions(streams)
-	o.Client, o.PrintFlags.OutputFormat, o.AllPods = client, "json", allPods
+	o.NewClient, o.PrintFlags.OutputFormat, o.AllPods = clientIs(client), "json", allPods
 	switch {
 	case first < 0:
 		o.FirstPageSize, o.ChunkSize = 0, 0

@@ -180,7 +180,7 @@ func TestLineageRecordWatchesThePods(t *testing.T) {
 	clk := testingclock.NewFakeClock(t0.Add(time.Minute))
 	io := cmdtest.NewIO("")
 	o := NewOptions(io.Streams())
-	o.Client, o.Clock = client, clk
+	o.NewClient, o.Clock = clientIs(client), clk
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
 	record := filepath.Join(t.TempDir(), "lw.record")

@@ -170,12 +170,10 @@ type Options struct {
 	JobName string
 
 	// cluster is what a live status reads, made once by Complete: -n's namespace, through
-	// Client, with the page sizes above; --record sees every pod it reads.
+	// the client NewClient makes, with the page sizes above; --record sees every pod it reads.
 	cluster *gather.Live
-	// Client, when tests set it, is the client cluster reads through; else NewClient makes one
-	// from the REST config: clientutil.NewClientset by default (requests end with their
-	// context even while a credential plugin hangs).
-	Client    kubernetes.Interface
+	// NewClient makes the client from the REST config: clientutil.NewClientset by default
+	// (requests end with their context even while a credential plugin hangs), or tests' fake.
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
 	// Clock gives "now" for backoff and ages.
 	Clock clock.WithTicker
@@ -280,12 +278,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.cluster = &gather.Live{Client: o.Client, Namespace: ns, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
+	o.cluster = &gather.Live{Namespace: ns, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
 	if o.Record != "" {
 		o.cluster.Seen = o.recordPod
-	}
-	if o.Client != nil {
-		return nil
 	}
 	cfg, err := f.ToRESTConfig()
 	if err != nil {

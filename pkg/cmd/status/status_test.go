@@ -103,7 +103,7 @@ func run(t *testing.T, client *fake.Clientset, stdin string, args ...string) res
 	io := cmdtest.NewIO(stdin)
 	o := NewOptions(io.Streams())
 	if client != nil {
-		o.Client = client
+		o.NewClient = clientIs(client)
 	}
 	o.Clock = testingclock.NewFakeClock(t0.Add(time.Minute))
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
@@ -130,6 +130,11 @@ func writeObjects(t *testing.T, j *batchv1.Job, pods []*corev1.Pod) (jobFile, po
 		}
 	}
 	return jobFile, podsFile
+}
+
+// clientIs is a NewClient that returns c: Complete makes the command read through it.
+func clientIs(c kubernetes.Interface) func(*rest.Config) (kubernetes.Interface, error) {
+	return func(*rest.Config) (kubernetes.Interface, error) { return c, nil }
 }
 
 func clientFor(j *batchv1.Job, pods []*corev1.Pod, extra ...runtime.Object) *fake.Clientset {

@@ -398,7 +398,7 @@ func runWith(t *testing.T, client *fake.Clientset, clk *testingclock.FakeClock, 
 	t.Helper()
 	errOut := &bytes.Buffer{}
 	o := NewOptions(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: errOut})
-	o.Client = client
+	o.NewClient = clientIs(client)
 	o.Clock = clk
 	f := cmdtesting.NewTestFactory().WithNamespace("ns")
 	defer f.Cleanup()
