@@ -88,10 +88,6 @@ var pending = map[string]string{
 	"pkg/cmd/status/watch.go|index strings":      "the entry that runs again",
 	"pkg/indexstatus/actions.go|index strings":   "an entry's indexes",
 	"pkg/joblist/group.go|index strings":         "the missing indexes of two rows",
-	"pkg/lineage/indexmap.go|index strings":      "the stored index map (read from its ConfigMap)",
-	"pkg/lineage/lineage.go|index strings":       "the retry-set annotation (read from the Job)",
-	"pkg/lineage/report.go|index strings":        "a member's original indexes",
-	"pkg/reconcile/print.go|index strings":       "a retry's original indexes",
 }
 
 // skip holds the Go files the test does not read: test support that cannot import the rules'
