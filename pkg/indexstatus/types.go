@@ -238,7 +238,7 @@ type Completeness struct {
 	// completed through its success policy with indexes missing.
 	Complete bool `json:"complete"`
 	// Missing are the indexes without a successful result, in the controller's interval format.
-	Missing string `json:"missing"`
+	Missing indexes.Set `json:"missing"`
 	// Verdict says in words whether the result can be used as complete.
 	Verdict string `json:"verdict"`
 }
