@@ -82,10 +82,9 @@ var pending = map[string]string{
 	// Report fields that hold index strings (an Entry's Indexes, a group's, a member's original
 	// indexes, list's missing indexes) and the lineage's stored strings (the retry-set
 	// annotation, the index map) are parsed where they are used.
-	"pkg/cmd/simulate/simulate.go|index strings": "the groups of the status view and of --compare",
-	"pkg/cmd/status/progress.go|index strings":   "the entry that runs again",
-	"pkg/cmd/status/watch.go|index strings":      "the entry that runs again",
-	"pkg/indexstatus/actions.go|index strings":   "an entry's indexes",
+	"pkg/cmd/status/progress.go|index strings": "the entry that runs again",
+	"pkg/cmd/status/watch.go|index strings":    "the entry that runs again",
+	"pkg/indexstatus/actions.go|index strings": "an entry's indexes",
 }
 
 // skip holds the Go files the test does not read: test support that cannot import the rules'
