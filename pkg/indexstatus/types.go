@@ -428,7 +428,7 @@ type Entry struct {
 	// Reason is the Job condition's reason (EntryReason; EntryNextSyncFinishes: the one the next sync sets).
 	Reason string `json:"reason,omitempty"`
 	// Indexes concerned, in the controller's interval format.
-	Indexes string `json:"indexes,omitempty"`
+	Indexes indexes.Set `json:"indexes,omitzero"`
 	// Count is how many more failures, restarts or failed indexes a limit allows.
 	Count *int64 `json:"count,omitempty"`
 	// DueAt is when it happens (a retry, the deadline, the TTL deletion).
