@@ -472,8 +472,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		if all {
 			limit = 60
 		}
-		orig := j.OriginalIndexes.Truncated(limit)
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, cmp.Or(j.Parent, "-"), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, cmp.Or(j.Parent, "-"), j.Phase, j.Completions, j.Succeeded, j.Failed, j.OriginalIndexes.Truncated(limit))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
