@@ -76,31 +76,12 @@ var rules = []rule{
 	{`an empty text cell written as "-" (cmp.Or(s, "-"), no copy in the module)`, "cmp.Or (the standard library)", `func \w*[dD]ash\(\w+ string\) string \{|== "" \{\s*return "-"|func cmpOr\(`},
 }
 
-// pending are statements the test knows of outside their rule's home, each with why it is
-// still there. An entry that no longer matches fails the test, so that it is removed.
-var pending = map[string]string{
-	// Report fields that hold index strings (an Entry's Indexes, a group's, a member's original
-	// indexes, list's missing indexes) and the lineage's stored strings (the retry-set
-	// annotation, the index map) are parsed where they are used.
-	"pkg/cmd/list/list.go|index strings":         "list's MISSING column",
-	"pkg/cmd/simulate/simulate.go|index strings": "the groups of the status view and of --compare",
-	"pkg/cmd/status/progress.go|index strings":   "the entry that runs again",
-	"pkg/cmd/status/watch.go|index strings":      "the entry that runs again",
-	"pkg/indexstatus/actions.go|index strings":   "an entry's indexes",
-	"pkg/joblist/group.go|index strings":         "the missing indexes of two rows",
-	"pkg/lineage/indexmap.go|index strings":      "the stored index map (read from its ConfigMap)",
-	"pkg/lineage/lineage.go|index strings":       "the retry-set annotation (read from the Job)",
-	"pkg/lineage/report.go|index strings":        "a member's original indexes",
-	"pkg/reconcile/print.go|index strings":       "a retry's original indexes",
-}
-
 // skip holds the Go files the test does not read: test support that cannot import the rules'
 // packages (pkg/internal/testutil is imported by their own in-package tests).
 var skip = []string{"pkg/internal/testutil/"}
 
 func TestEachRuleStatedOnce(t *testing.T) {
 	files := goFiles(t)
-	used := map[string]bool{}
 	for _, r := range rules {
 		re := regexp.MustCompile("(?m)" + r.grep)
 		home := 0
@@ -109,8 +90,6 @@ func TestEachRuleStatedOnce(t *testing.T) {
 				switch {
 				case inHome(f.path, r.home):
 					home++
-				case pendingFor(f.path, r.name) != "":
-					used[pendingFor(f.path, r.name)] = true
 				default:
 					t.Errorf("%s:%d states %q, which lives in %s only (grep %s)", f.path, line, r.name, r.home, r.grep)
 				}
@@ -121,11 +100,6 @@ func TestEachRuleStatedOnce(t *testing.T) {
 			t.Errorf("rule %q: its home is outside the module", r.name)
 		case inModule(r.home) && home == 0:
 			t.Errorf("rule %q: the grep finds nothing in its home %s any more: update the table", r.name, r.home)
-		}
-	}
-	for k := range pending {
-		if !used[k] {
-			t.Errorf("pending %q no longer matches: remove it", k)
 		}
 	}
 }
@@ -249,15 +223,4 @@ func inHome(path, home string) bool {
 		return strings.HasPrefix(path, home)
 	}
 	return path == home
-}
-
-// pendingFor is the key of pending that covers a statement of rule in path, or "".
-func pendingFor(path, rule string) string {
-	for k := range pending {
-		file, prefix, _ := strings.Cut(k, "|")
-		if file == path && strings.HasPrefix(rule, prefix) {
-			return k
-		}
-	}
-	return ""
 }

@@ -103,7 +103,7 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 			attempt = "retry " + strconv.Itoa(j.Attempt)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: -1, Cells: []string{j.Name, attempt, j.Phase, strconv.Itoa(j.Completions),
-			cut(j.OriginalIndexes, j.Completions), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
+			cut(j.OriginalIndexes.String(), j.Completions), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
 	}
 	return p, nil
 }

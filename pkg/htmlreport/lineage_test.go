@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 )
@@ -33,8 +34,8 @@ func lineageReport() *lineage.Report {
 	s6 := lineage.ShardStatus{Index: 6, State: lineage.StateMissing, Detail: "no Job of the lineage shows it"}
 	return &lineage.Report{Root: contract.JobRef{Name: "seed", Namespace: "ml"}, Shards: 7, ManifestFrom: "job seed",
 		Verdict: `4 of 7 shards succeeded <b>bold</b>`, Notes: []string{`<img src=x onerror=alert(2)>`},
-		Jobs: []lineage.JobSummary{{Name: "seed", Phase: "Failed", Completions: 7, OriginalIndexes: "0-6"}, {Name: "seed-r1", Attempt: 1, Phase: "Failed", Completions: 2, OriginalIndexes: "2,4"},
-			{Name: "seed-r2", Attempt: 2, Phase: "Running", Completions: 1, OriginalIndexes: "5"}},
+		Jobs: []lineage.JobSummary{{Name: "seed", Phase: "Failed", Completions: 7, OriginalIndexes: indexes.Range(0, 6)}, {Name: "seed-r1", Attempt: 1, Phase: "Failed", Completions: 2, OriginalIndexes: indexes.Of(2, 4)},
+			{Name: "seed-r2", Attempt: 2, Phase: "Running", Completions: 1, OriginalIndexes: indexes.Of(5)}},
 		ShardStatuses: []lineage.ShardStatus{ok(0), ok(1), s2, s3, s4, s5, s6}}
 }
 

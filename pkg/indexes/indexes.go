@@ -75,6 +75,10 @@ func (s Set) Len() int {
 // IsEmpty reports whether the set holds no index.
 func (s Set) IsEmpty() bool { return len(s.ivs) == 0 }
 
+// IsZero is IsEmpty, so that a field `json:",omitzero"` leaves out an empty set as
+// `json:",omitempty"` leaves out an empty string.
+func (s Set) IsZero() bool { return s.IsEmpty() }
+
 // Has reports whether i is in the set, in O(log intervals).
 func (s Set) Has(i int) bool {
 	k := sort.Search(len(s.ivs), func(k int) bool { return s.ivs[k].Last >= i })

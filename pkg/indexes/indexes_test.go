@@ -1,6 +1,7 @@
 package indexes
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -205,6 +206,26 @@ func TestJSON(t *testing.T) {
 	}
 	if err := s.UnmarshalText([]byte("2,1")); err == nil {
 		t.Error("UnmarshalText accepted a decreasing list")
+	}
+	// omitzero leaves out an empty set however it was made, as omitempty an empty string.
+	type row struct {
+		A Set `json:"a,omitzero"`
+		B Set `json:"b"`
+	}
+	if b, err := json.Marshal(row{A: Set{}.Union(Set{}), B: Of(3)}); err != nil || string(b) != `{"b":"3"}` {
+		t.Errorf("json = %s, %v", b, err)
+	}
+}
+
+func TestParseRootIndexes(t *testing.T) {
+	if s, err := ParseRootIndexes("0,2147483646"); err != nil || s.Max() != 2147483646 {
+		t.Errorf("the largest completion index: %v, %v", s, err)
+	}
+	if _, err := ParseRootIndexes("2147483647"); err == nil {
+		t.Error("an index no Job has was accepted")
+	}
+	if _, err := ParseRootIndexes("3,1"); err == nil {
+		t.Error("a decreasing list was accepted")
 	}
 }
 

@@ -46,6 +46,12 @@ func Parse(s string, completions int) (Set, error) {
 	return Set{ivs: ivs}, nil
 }
 
+// ParseRootIndexes reads root completion indexes the plugin stored in an object of the API
+// server (a retry's index map, in its annotation or its ConfigMap): Parse below the largest
+// completions a Job can have (spec.completions is an int32), as the root Job, whose own
+// completions bound them, is not at hand where the map is read.
+func ParseRootIndexes(s string) (Set, error) { return Parse(s, math.MaxInt32) }
+
 // ValidateFormat is the API server's validateIndexesFormat, with its signature: it accepts
 // what Parse accepts below completions (nothing but "" when completions is 0 or less, as on the
 // server; there is no Unbounded here), returns the same error texts, and returns the number of

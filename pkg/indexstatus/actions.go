@@ -52,7 +52,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 	// last attempt failed (what logs --failed shows).
 	withPods := failed.Difference(set(&b.failedGone)).Union(set(&b.ownFailure))
 	if !withPods.IsEmpty() {
-		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods.String(),
+		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods,
 			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),
 			Text:    fmt.Sprintf("See why %s %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", textwrap.Plural(withPods.Len(), "index", "indexes"), withPods.Truncated(setWidth), b.job.Name, b.nsFlag())})
 	}
@@ -81,7 +81,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 		cmd := fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), remaining)
 		why := fmt.Sprintf("%s %s %s failed by the Job's own podFailurePolicy, %s: the Job declares that failure final, and a plain re-run of the same input fails the same way, so %s not offered",
 			textwrap.Plural(final.Len(), "Index", "Indexes"), final.Truncated(setWidth), textwrap.Plural(final.Len(), "was", "were"), rules, textwrap.Plural(final.Len(), "it is", "they are"))
-		out = append(out, Entry{Kind: EntryFailedByPolicy, Indexes: final.String(), Command: cmd,
+		out = append(out, Entry{Kind: EntryFailedByPolicy, Indexes: final, Command: cmd,
 			Text: fmt.Sprintf("%s. After fixing %s input, re-run %s deliberately by naming the indexes: %s", why, textwrap.Plural(final.Len(), "its", "their"), textwrap.Plural(final.Len(), "it", "them"), cmd)})
 		if offered.IsEmpty() {
 			return out
@@ -90,7 +90,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 	}
 	switch {
 	case !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector:
-		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining.String(),
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining,
 			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry cannot re-run them: the Job sets manualSelector, so its retries would select each other's pods.",
 				textwrap.Plural(remaining.Len(), "Index", "Indexes"), remaining.Truncated(setWidth), textwrap.Plural(remaining.Len(), "has", "have"))})
 	default:
@@ -125,7 +125,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 				as = fmt.Sprintf("Jobs of their own, each seeing its original index, at most %d at a time (or re-create the run with kubectl indexed create --from-job, whose retries are one Job); the first %d", shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs)
 			}
 		}
-		out = append(out, Entry{Kind: EntryRetryShards, Indexes: batch.String(), Command: cmd,
+		out = append(out, Entry{Kind: EntryRetryShards, Indexes: batch, Command: cmd,
 			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, remaining.Truncated(setWidth), as, cmd)})
 	}
 	if b.pol.Spec.SharedBudget() {
@@ -171,20 +171,11 @@ func (b *reportBuilder) unschedulable() []Entry {
 		if msg == "" {
 			msg = "the scheduler gave no message"
 		}
-		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s.String(),
+		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s,
 			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
 				textwrap.Plural(s.Len(), "pod", "pods"), textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})
 	}
 	return out
-}
-
-// indexesLen counts the indexes of an interval string the report wrote.
-func indexesLen(s string) int {
-	set, err := indexes.Parse(s, indexes.Unbounded)
-	if err != nil {
-		return 0
-	}
-	return set.Len()
 }
 
 // notGiven says the pods were not given (offline without --pods-file).
@@ -237,7 +228,7 @@ func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running
 	if len(parts) > 5 {
 		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
 	}
-	return &Entry{Kind: EntryRetried, Indexes: touched.String(), Command: cmd,
+	return &Entry{Kind: EntryRetried, Indexes: touched, Command: cmd,
 		Text: fmt.Sprintf("%s %s %s re-run by %s; what stands per shard: %s",
 			textwrap.Plural(touched.Len(), "Index", "Indexes"), touched.Truncated(setWidth), textwrap.Plural(touched.Len(), "was", "were"), strings.Join(parts, "; "), cmd)}, settled, running
 }

@@ -29,7 +29,7 @@ func entryOf(r *IndexedJobStatus, kind EntryKind) *Entry {
 func TestFinishedJobNextCommands(t *testing.T) {
 	seed := loadFixture(t, "seed")
 	logs := entryOf(seed.r, EntryShowLogs)
-	if logs == nil || logs.Command != "kubectl indexed logs seed -n seed --failed" || logs.Indexes != "2,4" {
+	if logs == nil || logs.Command != "kubectl indexed logs seed -n seed --failed" || logs.Indexes.String() != "2,4" {
 		t.Fatalf("seed ShowLogs = %+v", logs)
 	}
 	// seed was created with kubectl create, not kubectl indexed create: retry runs any
@@ -38,11 +38,11 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	// for a plain re-run (issue 35 item 9), only named deliberately with the others; index 4
 	// used up its backoffLimitPerIndex: offered, by the command without --indexes (retry leaves
 	// 2 out by the same rule).
-	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "4" || !strings.Contains(e.Text, "Jobs of their own") ||
+	if e := entryOf(seed.r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes.String() != "4" || !strings.Contains(e.Text, "Jobs of their own") ||
 		!strings.Contains(e.Text, "used up their retries (4)") {
 		t.Errorf("seed RetryShards = %+v", e)
 	}
-	if e := entryOf(seed.r, EntryFailedByPolicy); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4" || e.Indexes != "2" ||
+	if e := entryOf(seed.r, EntryFailedByPolicy); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4" || e.Indexes.String() != "2" ||
 		!strings.Contains(e.Text, "rule 0 (FailIndex: exit code 42 in container worker)") || !strings.Contains(e.Text, "After fixing its input") {
 		t.Errorf("seed FailedByPolicy = %+v", e)
 	}
@@ -70,14 +70,14 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "4" || !strings.Contains(e.Text, "as a new Job") {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes.String() != "4" || !strings.Contains(e.Text, "as a new Job") {
 		t.Errorf("RetryShards = %+v", e)
 	}
 
 	// prepare-db: killed indexes have no result (Unfinished): retry every missing shard, the
 	// logs of the three whose attempt failed, and lint for the shared backoffLimit.
 	pdb := loadFixture(t, "prepare-db-failed")
-	if e := entryOf(pdb.r, EntryShowLogs); e == nil || e.Indexes != "1,4,7" {
+	if e := entryOf(pdb.r, EntryShowLogs); e == nil || e.Indexes.String() != "1,4,7" {
 		t.Errorf("prepare-db ShowLogs = %+v", e)
 	}
 	if e := entryOf(pdb.r, EntryLintPolicy); e == nil || e.Command != "kubectl get job prepare-db -n prepare-db-failed -o yaml | kubectl indexed lint -f -" {
@@ -89,7 +89,7 @@ func TestFinishedJobNextCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry prepare-db -n prepare-db-failed --indexes missing" || e.Indexes != "0-9" {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry prepare-db -n prepare-db-failed --indexes missing" || e.Indexes.String() != "0-9" {
 		t.Errorf("prepare-db RetryShards = %+v", e)
 	}
 
@@ -175,7 +175,7 @@ func TestPlainRetryBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := entryOf(r, EntryRetryShards)
-	if e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4,10-1007" || e.Indexes != "2,4,10-1007" || !strings.Contains(e.Text, "at most 1000 at a time") {
+	if e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2,4,10-1007" || e.Indexes.String() != "2,4,10-1007" || !strings.Contains(e.Text, "at most 1000 at a time") {
 		t.Fatalf("RetryShards = %+v", e)
 	}
 	// Made by create: one Job at any size, the whole set.
@@ -183,7 +183,7 @@ func TestPlainRetryBatch(t *testing.T) {
 	if r, err = Build(job, nil, Options{Clock: fixedClock(seed.r.ObservedAt)}); err != nil {
 		t.Fatal(err)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes != "2,4,10-1999" {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed" || e.Indexes.String() != "2,4,10-1999" {
 		t.Errorf("create'd RetryShards = %+v", e)
 	}
 }
@@ -209,11 +209,11 @@ func TestRetriedIndexesAreNotOfferedAgain(t *testing.T) {
 	r := build(RetryJob{Name: "seed-r1-2", Attempt: 1, Indexes: indexes.Of(2), Failed: indexes.Of(2), Finished: true},
 		RetryJob{Name: "seed-r1-4", Attempt: 1, Indexes: indexes.Of(4), Succeeded: indexes.Of(4), Finished: true})
 	e := entryOf(r, EntryRetried)
-	if e == nil || e.Indexes != "2,4" || e.Command != "kubectl indexed status seed -n seed --lineage" ||
+	if e == nil || e.Indexes.String() != "2,4" || e.Command != "kubectl indexed status seed -n seed --lineage" ||
 		!strings.Contains(e.Text, "seed-r1-2 (attempt 1: 2 failed)") || !strings.Contains(e.Text, "seed-r1-4 (attempt 1: 4 succeeded)") {
 		t.Errorf("Retried = %+v", e)
 	}
-	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2" || e.Indexes != "2" {
+	if e := entryOf(r, EntryRetryShards); e == nil || e.Command != "kubectl indexed retry seed -n seed --indexes 2" || e.Indexes.String() != "2" {
 		t.Errorf("RetryShards = %+v", e)
 	}
 	if len(r.Retries) != 2 {

@@ -37,7 +37,7 @@ func TestCase1SuccessPolicyWithFailedIndex(t *testing.T) {
 	if strings.Contains(next, "cannot succeed") {
 		t.Fatalf("a Job whose success policy can still be met is called lost:\n%s", next)
 	}
-	if e, ok := nextKinds(r)[EntryCanStillSucceed]; !ok || e.Indexes != "0" {
+	if e, ok := nextKinds(r)[EntryCanStillSucceed]; !ok || e.Indexes.String() != "0" {
 		t.Fatalf("no CanStillSucceed entry: %+v", r.NextEntries)
 	}
 	// Without the success policy the same Job cannot succeed.
@@ -144,7 +144,7 @@ func TestCase6SucceededPodWithoutFinalizer(t *testing.T) {
 		t.Fatalf("index 1 shown as Succeeded: %s", st.Detail)
 	}
 	wantContains(t, "detail", st.Detail, "not count it", "runs again")
-	if e := nextKinds(r)[EntryRunsAgain]; e.Indexes != "1" {
+	if e := nextKinds(r)[EntryRunsAgain]; e.Indexes.String() != "1" {
 		t.Fatalf("runs-again entry: %+v", r.NextEntries)
 	}
 }

@@ -16,7 +16,7 @@ func (b *reportBuilder) completeness() Completeness {
 	m := b.completions
 	n := b.completed.Len()
 	missing := b.completed.Complement(m)
-	c := Completeness{Succeeded: n, Completions: int32(m), Complete: n == m, Missing: missing.String()}
+	c := Completeness{Succeeded: n, Completions: int32(m), Complete: n == m, Missing: missing}
 	switch {
 	case n == m && b.phase != PhaseFailed && b.phase != PhaseFailing:
 		c.Verdict = fmt.Sprintf("complete: all %d indexes succeeded", m)

@@ -30,9 +30,9 @@ func (b *reportBuilder) explainEntry() Entry {
 		e.Kind, e.Reason = EntryReason, b.r.Reason
 		switch {
 		case !b.failed.IsEmpty():
-			e.Indexes = b.failed.String()
+			e.Indexes = b.failed
 		case b.states[StateUnfinished].Set().Len() > 0:
-			e.Indexes = b.states[StateUnfinished].Set().String()
+			e.Indexes = b.states[StateUnfinished].Set()
 		}
 	}
 	return e

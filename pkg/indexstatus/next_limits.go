@@ -20,7 +20,7 @@ func (b *reportBuilder) nextMaxFailed() []Entry {
 		return nil
 	}
 	k := max(*left, 1)
-	return []Entry{{Kind: EntryMaxFailed, Count: ptr.To(k), Indexes: b.pol.Failed.String(), Text: fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
+	return []Entry{{Kind: EntryMaxFailed, Count: ptr.To(k), Indexes: b.pol.Failed, Text: fmt.Sprintf("%d more failed %s the Job (maxFailedIndexes %d, %d failed so far), killing its running pods.",
 		k, textwrap.Plural(int(k), "index aborts", "indexes abort"), *b.job.Spec.MaxFailedIndexes, b.pol.Failed.Len())}}
 }
 
@@ -32,10 +32,10 @@ func (b *reportBuilder) nextSucceedOrNot() []Entry {
 	case !b.perIndex || failed.Len() == 0:
 		return nil
 	case b.pol.CanSucceed:
-		return []Entry{{Kind: EntryCanStillSucceed, Indexes: failed.String(), Text: fmt.Sprintf("Indexes %s failed, but the Job can still succeed: the controller fails it for failed indexes only once every index has a result, and the success policy is checked before that; if the policy is not met by then, it ends Failed (FailedIndexes).",
+		return []Entry{{Kind: EntryCanStillSucceed, Indexes: failed, Text: fmt.Sprintf("Indexes %s failed, but the Job can still succeed: the controller fails it for failed indexes only once every index has a result, and the success policy is checked before that; if the policy is not met by then, it ends Failed (FailedIndexes).",
 			failed.Truncated(setWidth))}}
 	}
-	return []Entry{{Kind: EntryCannotSucceed, Indexes: failed.String(), Text: fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", failed.Truncated(setWidth))}}
+	return []Entry{{Kind: EntryCannotSucceed, Indexes: failed, Text: fmt.Sprintf("The Job cannot succeed any more (indexes %s failed): it ends Failed (FailedIndexes) once every other index has a result.", failed.Truncated(setWidth))}}
 }
 
 // nextBackoffLimit: how many counted failures (and, under restartPolicy OnFailure, container
@@ -44,7 +44,7 @@ func (b *reportBuilder) nextSucceedOrNot() []Entry {
 func (b *reportBuilder) nextBackoffLimit(unsched []Entry) []Entry {
 	running := b.r.Summary.Running + b.r.Summary.Pending - b.notStarted // indexes with an active pod
 	for _, e := range unsched {
-		running -= indexesLen(e.Indexes)
+		running -= e.Indexes.Len()
 	}
 	pol, spec := b.pol, b.pol.Spec
 	if (b.perIndex && spec.BackoffLimit == jobpolicy.UnlimitedBackoffLimit) || (running == 0 && len(unsched) > 0) {

@@ -25,7 +25,7 @@ func (b *reportBuilder) nextRunsAgain() []Entry {
 		// finalizer: no failure count is handed on, but status.failed keeps what it counted.
 		text += "; a failed one hands no failure count on (the index runs with its failure count back at 0), but stays in status.failed if the controller counted it"
 	}
-	return []Entry{{Kind: EntryRunsAgain, Indexes: s.String(), Text: text + "."}}
+	return []Entry{{Kind: EntryRunsAgain, Indexes: s, Text: text + "."}}
 }
 
 // nextNotStartedYet: indexes without a pod start, lowest first, as parallelism's slots free up.

@@ -3,7 +3,6 @@ package indexstatus
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -20,7 +19,7 @@ func (b *reportBuilder) nextRetries() []Entry {
 	var out []Entry
 	for k, i := range retrying {
 		if k == listLimit {
-			return append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(retrying[k:]...).String(),
+			return append(out, Entry{Kind: EntryRetry, Indexes: indexes.Of(retrying[k:]...),
 				Text: fmt.Sprintf("%d more retrying indexes are retried after their backoff.", len(retrying)-k)})
 		}
 		out = append(out, b.retryEntry(i))
@@ -34,7 +33,7 @@ func (b *reportBuilder) retryEntry(i int) Entry {
 	f := &b.facts[i]
 	st := IndexStatus{Attempts: f.attempts, IgnoredFailureCount: f.pol.IgnoredCount}
 	attempt := strings.TrimPrefix(b.nextAttemptWords(&st), ", ")
-	e := Entry{Kind: EntryRetry, Indexes: strconv.Itoa(i), DueAt: timePtr(b.now.Add(f.remaining))}
+	e := Entry{Kind: EntryRetry, Indexes: indexes.Of(i), DueAt: timePtr(b.now.Add(f.remaining))}
 	switch {
 	case b.perIndex && f.remaining > 0:
 		e.Text = fmt.Sprintf("Index %d will be retried after %s (%s).", i, fmtDuration(f.remaining), attempt)
@@ -69,7 +68,7 @@ func (b *reportBuilder) nextRetryWaits() []Entry {
 		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s %s)",
 			b.r.Parallelism, b.free, textwrap.Plural(b.free, "slot", "slots"), textwrap.Plural(len(ahead), "index", "indexes"), indexes.Of(ahead...).Truncated(setWidth))
 	}
-	return []Entry{{Kind: EntryRetryWaits, Indexes: ix.String(), Text: fmt.Sprintf("%s %s %s for a free pod slot: %s. %s retried once a slot is free for %s and %s backoff has passed, not at a time known now.",
+	return []Entry{{Kind: EntryRetryWaits, Indexes: ix, Text: fmt.Sprintf("%s %s %s for a free pod slot: %s. %s retried once a slot is free for %s and %s backoff has passed, not at a time known now.",
 		textwrap.Plural(ix.Len(), "Index", "Indexes"), ix.Truncated(setWidth), textwrap.Plural(ix.Len(), "waits", "wait"), why,
 		textwrap.Plural(ix.Len(), "It is", "They are"), textwrap.Plural(ix.Len(), "it", "them"), textwrap.Plural(ix.Len(), "its", "their"))}}
 }
@@ -80,10 +79,10 @@ func (b *reportBuilder) nextLastAttempt() []Entry {
 	var out []Entry
 	for k, i := range b.lastAttempt {
 		if k == listLimit {
-			return append(out, Entry{Kind: EntryLastAttempt, Indexes: indexes.Of(b.lastAttempt[k:]...).String(),
+			return append(out, Entry{Kind: EntryLastAttempt, Indexes: indexes.Of(b.lastAttempt[k:]...),
 				Text: fmt.Sprintf("%d more running indexes are on their last attempt.", len(b.lastAttempt)-k)})
 		}
-		out = append(out, Entry{Kind: EntryLastAttempt, Indexes: strconv.Itoa(i),
+		out = append(out, Entry{Kind: EntryLastAttempt, Indexes: indexes.Of(i),
 			Text: fmt.Sprintf("Index %d is on its last attempt: one more failure fails the index (backoffLimitPerIndex %d).", i, b.limit)})
 	}
 	return out

@@ -49,6 +49,6 @@ func (b *reportBuilder) nextFailedWhileSuspended() []Entry {
 	if failed.IsEmpty() {
 		return nil
 	}
-	return []Entry{{Kind: EntryCannotSucceed, Indexes: failed.String(), Text: fmt.Sprintf("%s %s failed (backoffLimitPerIndex exhausted, counted while the Job is suspended): %s never started again.",
+	return []Entry{{Kind: EntryCannotSucceed, Indexes: failed, Text: fmt.Sprintf("%s %s failed (backoffLimitPerIndex exhausted, counted while the Job is suspended): %s never started again.",
 		textwrap.Plural(failed.Len(), "Index", "Indexes"), failed.Truncated(setWidth), textwrap.Plural(failed.Len(), "it is", "they are"))}}
 }

@@ -21,7 +21,7 @@ func retryEntries(r *IndexedJobStatus) map[string]Entry {
 	out := map[string]Entry{}
 	for _, e := range r.NextEntries {
 		if e.Kind == EntryRetry {
-			out[e.Indexes] = e
+			out[e.Indexes.String()] = e
 		}
 	}
 	return out
@@ -58,7 +58,7 @@ func TestNextRetryWaitsBehindLowerIndexInBackoff(t *testing.T) {
 			waits = &r.NextEntries[k]
 		}
 	}
-	if waits == nil || waits.Indexes != "1" || waits.DueAt != nil {
+	if waits == nil || waits.Indexes.String() != "1" || waits.DueAt != nil {
 		t.Fatalf("no %s entry for index 1 without a due time: %+v", EntryRetryWaits, r.NextEntries)
 	}
 	wantContains(t, "entry", waits.Text, "Index 1 waits", "lowest pending indexes first", "index 0")
@@ -195,7 +195,7 @@ func TestRunsAgainAfterResumeKeepsCountedFailure(t *testing.T) {
 			e = &r.NextEntries[k]
 		}
 	}
-	if e == nil || e.Indexes != "0" {
+	if e == nil || e.Indexes.String() != "0" {
 		t.Fatalf("no RunsAgain entry for index 0: %+v", r.NextEntries)
 	}
 	for _, wrong := range []string{"before the controller recorded", "not counted"} {

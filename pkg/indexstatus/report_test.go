@@ -95,7 +95,7 @@ func TestSeedFinalState(t *testing.T) {
 		t.Errorf("index 4 = %+v", i4)
 	}
 	wantContains(t, "index 4 detail", i4.Detail, "after 2 attempts", "backoffLimitPerIndex 1 exhausted")
-	if c := r.Completeness; c.Succeeded != 4 || c.Completions != 6 || c.Complete || c.Missing != "2,4" {
+	if c := r.Completeness; c.Succeeded != 4 || c.Completions != 6 || c.Complete || c.Missing.String() != "2,4" {
 		t.Errorf("completeness = %+v", c)
 	}
 	if s := r.Summary; s.Succeeded != 4 || s.Failed != 2 || s.Running+s.Pending+s.Retrying+s.Terminating+s.Unfinished != 0 {

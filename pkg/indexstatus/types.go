@@ -238,7 +238,7 @@ type Completeness struct {
 	// completed through its success policy with indexes missing.
 	Complete bool `json:"complete"`
 	// Missing are the indexes without a successful result, in the controller's interval format.
-	Missing string `json:"missing"`
+	Missing indexes.Set `json:"missing"`
 	// Verdict says in words whether the result can be used as complete.
 	Verdict string `json:"verdict"`
 }
@@ -428,7 +428,7 @@ type Entry struct {
 	// Reason is the Job condition's reason (EntryReason; EntryNextSyncFinishes: the one the next sync sets).
 	Reason string `json:"reason,omitempty"`
 	// Indexes concerned, in the controller's interval format.
-	Indexes string `json:"indexes,omitempty"`
+	Indexes indexes.Set `json:"indexes,omitzero"`
 	// Count is how many more failures, restarts or failed indexes a limit allows.
 	Count *int64 `json:"count,omitempty"`
 	// DueAt is when it happens (a retry, the deadline, the TTL deletion).

@@ -12,7 +12,7 @@ import (
 func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := set(&b.failedGone); !s.IsEmpty() {
-		e := Entry{Kind: EntryFailureGone, Indexes: s.String(), Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
+		e := Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
 			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), textwrap.Plural(s.Len(), "its", "their"))}
 		if b.opts.PodsNotGiven {
 			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
@@ -20,7 +20,7 @@ func (b *reportBuilder) unknown() []Entry {
 		out = append(out, e)
 	}
 	if s := set(&b.noPodLeft); !s.IsEmpty() {
-		e := Entry{Kind: EntryRunUnknown, Indexes: s.String(), Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
+		e := Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
 			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
 		if b.opts.PodsNotGiven {
 			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
@@ -33,7 +32,7 @@ func GroupRetries(rows []Row) []Group {
 			g.Running += r.Running
 			g.Total += r.Total
 			g.Complete = g.Complete && r.Complete
-			g.Missing = unionMissing(g.Missing, r.Missing)
+			g.Missing = g.Missing.Union(r.Missing)
 			g.Attempts = addPtr(g.Attempts, r.Attempts)
 			g.Pods = addPtr(g.Pods, r.Pods)
 			if r.Created.Before(g.Created) {
@@ -58,17 +57,6 @@ func GroupRetries(rows []Row) []Group {
 		}
 	}
 	return out
-}
-
-// unionMissing is the union of two Missing lists (root shards, so those of the Jobs of one
-// retry add up).
-func unionMissing(a, b string) string {
-	x, errA := indexes.Parse(a, indexes.Unbounded)
-	y, errB := indexes.Parse(b, indexes.Unbounded)
-	if errA != nil || errB != nil {
-		return a
-	}
-	return x.Union(y).String()
 }
 
 func sameRetry(a, b Row) bool {

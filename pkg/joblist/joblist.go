@@ -49,8 +49,8 @@ type Row struct {
 	// Complete and Missing are status's completeness: every index succeeded, and which did not,
 	// in root shards: for a retry, the root indexes its index map gives (a retry of shards 22
 	// and 30 missing both says 22,30, not its own 0,1).
-	Complete bool   `json:"complete"`
-	Missing  string `json:"missing,omitempty"`
+	Complete bool        `json:"complete"`
+	Missing  indexes.Set `json:"missing,omitzero"`
 	// Created is the Job's creation time.
 	Created time.Time `json:"created"`
 	// Parallelism and BackoffLimitPerIndex are from the spec (the wide view).
@@ -162,33 +162,25 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 
 // rootMissing is missing, the indexes of job without a success, in root shards: for a retry
 // (lineage l), the root indexes its index map gives them; for a root Job, missing itself.
-func rootMissing(job *batchv1.Job, l *lineage.Lineage, missing string, maps ConfigMapGetter) (string, error) {
-	if l == nil || missing == "" {
+func rootMissing(job *batchv1.Job, l *lineage.Lineage, missing indexes.Set, maps ConfigMapGetter) (indexes.Set, error) {
+	if l == nil || missing.IsEmpty() {
 		return missing, nil
 	}
 	if !l.Resolved() {
 		if maps == nil {
-			return "", nil
+			return indexes.Set{}, nil
 		}
 		cm, err := maps(job.Namespace, l.OriginalFrom.ConfigMap)
 		if err != nil {
-			return "", fmt.Errorf("the missing root shards are unknown: job %q keeps its index map in ConfigMap %q: %w", job.Name, l.OriginalFrom.ConfigMap, err)
+			return indexes.Set{}, fmt.Errorf("the missing root shards are unknown: job %q keeps its index map in ConfigMap %q: %w", job.Name, l.OriginalFrom.ConfigMap, err)
 		}
 		resolved := *l
 		if err := resolved.Resolve(job, cm); err != nil {
-			return "", err
+			return indexes.Set{}, err
 		}
 		l = &resolved
 	}
-	own, err := indexes.Parse(missing, int(*job.Spec.Completions))
-	if err != nil {
-		return "", err
-	}
-	root, err := lineage.Compose(l, int(*job.Spec.Completions), own)
-	if err != nil {
-		return "", err
-	}
-	return root.String(), nil
+	return lineage.Compose(l, int(*job.Spec.Completions), missing)
 }
 
 // tree orders rows by namespace and name, each retry placed after the Job it retries (its

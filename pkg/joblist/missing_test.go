@@ -50,18 +50,18 @@ func TestMissingInRootShards(t *testing.T) {
 	})
 	want := map[string]string{"eval": "22,30", "eval-r1": "22,30", "eval-r2": "30"}
 	for _, r := range got.Items {
-		if r.Missing != want[r.Name] || r.Error != "" {
+		if r.Missing.String() != want[r.Name] || r.Error != "" {
 			t.Errorf("%s: missing %q (error %q), want %q", r.Name, r.Missing, r.Error, want[r.Name])
 		}
 	}
 	// Without the maps (the default table does not show MISSING), nothing is read.
 	for _, r := range Build(jobs, nil, nil).Items {
-		if w := want[r.Name]; r.Name == "eval-r2" && r.Missing != "" || r.Name != "eval-r2" && r.Missing != w {
+		if w := want[r.Name]; r.Name == "eval-r2" && r.Missing.String() != "" || r.Name != "eval-r2" && r.Missing.String() != w {
 			t.Errorf("no maps: %s missing %q", r.Name, r.Missing)
 		}
 	}
 	gone := BuildWithMaps(jobs, nil, nil, func(string, string) (*corev1.ConfigMap, error) { return nil, errors.New("not found") })
-	if r := gone.Items[2]; r.Name != "eval-r2" || r.Missing != "" || r.Error == "" {
+	if r := gone.Items[2]; r.Name != "eval-r2" || r.Missing.String() != "" || r.Error == "" {
 		t.Errorf("map gone: %+v", r)
 	}
 }

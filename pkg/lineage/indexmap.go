@@ -133,7 +133,7 @@ func (l *Lineage) Resolve(job *batchv1.Job, cm *corev1.ConfigMap) error {
 	if h := MapHash(text); !strings.HasSuffix(ref.ConfigMap, "-"+h) {
 		return fmt.Errorf("job %q: %s: its content (hash %s) is not the map the retry wrote, whose hash ends the ConfigMap's name: it was deleted and made again with other content", job.Name, where, h)
 	}
-	set, err := indexes.Parse(text, indexes.Unbounded)
+	set, err := indexes.ParseRootIndexes(text)
 	if err != nil {
 		return fmt.Errorf("job %q: %s: %w", job.Name, where, err)
 	}

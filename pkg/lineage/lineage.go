@@ -107,7 +107,7 @@ func Read(job *batchv1.Job) (l *Lineage, ok bool, err error) {
 	if len(s) > MaxOriginalIndexesBytes {
 		return nil, true, fmt.Errorf("job %q: annotation %s holds %d bytes, more than the %d a retry writes", job.Name, shards.AnnotationOriginalIndexes, len(s), MaxOriginalIndexesBytes)
 	}
-	if l.Original, err = indexes.Parse(s, indexes.Unbounded); err != nil {
+	if l.Original, err = indexes.ParseRootIndexes(s); err != nil {
 		return nil, true, fmt.Errorf("job %q: annotation %s: %w", job.Name, shards.AnnotationOriginalIndexes, err)
 	}
 	if err := checkCompletions(job, shards.AnnotationOriginalIndexes, l.Original); err != nil {

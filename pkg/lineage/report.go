@@ -79,10 +79,10 @@ type JobSummary struct {
 	Parent  string `json:"parent,omitempty"`
 	Phase   string `json:"phase"`
 	// Completions is the Job's number of indexes; OriginalIndexes the root indexes they run.
-	Completions     int    `json:"completions"`
-	OriginalIndexes string `json:"originalIndexes"`
-	Succeeded       int    `json:"succeeded"`
-	Failed          int    `json:"failed"`
+	Completions     int         `json:"completions"`
+	OriginalIndexes indexes.Set `json:"originalIndexes"`
+	Succeeded       int         `json:"succeeded"`
+	Failed          int         `json:"failed"`
 }
 
 // ShardStatus is one shard (root completion index) across the lineage.
@@ -234,9 +234,9 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		}
 		js := JobSummary{Name: e.Job.Name, UID: string(e.Job.UID), Phase: string(e.Report.Phase), Completions: int(e.Report.Completions)}
 		if e.l != nil {
-			js.Attempt, js.Parent, js.OriginalIndexes = e.l.Attempt, e.l.ParentJob, e.l.Original.String()
+			js.Attempt, js.Parent, js.OriginalIndexes = e.l.Attempt, e.l.ParentJob, e.l.Original
 		} else if js.Completions > 0 {
-			js.OriginalIndexes = indexes.Range(0, js.Completions-1).String()
+			js.OriginalIndexes = indexes.Range(0, js.Completions-1)
 		}
 		js.Succeeded, js.Failed = e.Report.Summary.Succeeded, e.Report.Summary.Failed
 		r.Jobs = append(r.Jobs, js)
@@ -468,16 +468,11 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	tw := textwrap.NewTable(w, 2)
 	_, _ = fmt.Fprintln(tw, "JOB\tATTEMPT\tPARENT\tPHASE\tINDEXES\tSUCCEEDED\tFAILED\tROOT INDEXES")
 	for _, j := range r.Jobs {
-		orig, limit := j.OriginalIndexes, 20
+		limit := 20
 		if all {
 			limit = 60
 		}
-		if set, err := indexes.Parse(orig, indexes.Unbounded); err == nil {
-			orig = set.Truncated(limit)
-		} else {
-			orig = cutTo(orig, limit)
-		}
-		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, cmp.Or(j.Parent, "-"), j.Phase, j.Completions, j.Succeeded, j.Failed, orig)
+		_, _ = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", j.Name, j.Attempt, cmp.Or(j.Parent, "-"), j.Phase, j.Completions, j.Succeeded, j.Failed, j.OriginalIndexes.Truncated(limit))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -356,34 +356,18 @@ const (
 // interval boundary and counted: "root indexes 0,2,4,6,8,... (50000 indexes)". A Job name
 // too long to leave room keeps the first interval only. The JSON and YAML reports keep the
 // whole string.
-func retryLine(name string, attempt int, original string) string {
+func retryLine(name string, attempt int, set indexes.Set) string {
 	head := fmt.Sprintf("%s (attempt %d, root indexes ", name, attempt)
 	room := textWidth - keyWidth - len(head) - len(")")
-	if len(original) <= room {
+	if original := set.String(); len(original) <= room {
 		return head + original + ")"
-	}
-	set, err := indexes.Parse(original, indexes.Unbounded)
-	if err != nil { // not interval text (never from this project's tools): cut it by bytes
-		tail := fmt.Sprintf("... (%d bytes)", len(original))
-		return head + cutUTF8(original, max(room-len(tail), 1)) + tail + ")"
 	}
 	tail := fmt.Sprintf(",... (%d indexes)", set.Len())
 	shown, _, cut := strings.Cut(set.Truncated(max(room-len(tail), 1)), " (and ")
-	if !cut { // text the controller writes shorter ("1-2" as "1,2"): all of it fits
+	if !cut { // one interval, shown whole
 		tail = fmt.Sprintf(" (%d indexes)", set.Len())
 	}
 	return head + shown + tail + ")"
-}
-
-// cutUTF8 returns at most n bytes of s, not splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 type printer struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
 
 // APIVersion and Kind identify the report in JSON and YAML.
@@ -80,7 +81,7 @@ type LineageJob struct {
 	// RetryAttempt is the retry's number in its lineage (0 for the root Job).
 	RetryAttempt int `json:"retryAttempt"`
 	// OriginalIndexes are the root indexes a retry ran, in interval form ("" for the root).
-	OriginalIndexes string `json:"originalIndexes,omitempty"`
+	OriginalIndexes indexes.Set `json:"originalIndexes,omitzero"`
 }
 
 // Coverage counts results (a case and a repetition) and shards. Every result and shard of the

@@ -177,7 +177,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 // IndexGroup is a set of indexes that ended the same way.
 type IndexGroup struct {
 	// Indexes in the API's interval format ("0-3,7").
-	Indexes string `json:"indexes"`
+	Indexes indexes.Set `json:"indexes"`
 	IndexResult
 }
 
@@ -216,7 +216,7 @@ func Group(ixs []IndexResult) []IndexGroup {
 		g := groups[k]
 		r := g.first
 		r.Index = -1
-		out = append(out, IndexGroup{Indexes: g.b.Set().String(), IndexResult: r})
+		out = append(out, IndexGroup{Indexes: g.b.Set(), IndexResult: r})
 	}
 	return out
 }

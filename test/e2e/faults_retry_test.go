@@ -99,7 +99,7 @@ func TestFaultsConcurrentRetries(t *testing.T) {
 		t.Errorf("printed wait command:\n%s", rr)
 	}
 	st := statusJSON(t, "cr", "-n", ns, kc)
-	if e := nextEntry(st, indexstatus.EntryRetried); e == nil || e.Indexes != "1,3" {
+	if e := nextEntry(st, indexstatus.EntryRetried); e == nil || e.Indexes.String() != "1,3" {
 		t.Errorf("status while the retries run: Retried = %+v\n%v", e, st.Next)
 	}
 	if e := nextEntry(st, indexstatus.EntryRetryShards); e != nil {
@@ -114,7 +114,7 @@ func TestFaultsConcurrentRetries(t *testing.T) {
 		t.Errorf("status after the retries: Retried = %+v", e)
 	}
 	rs := nextEntry(st, indexstatus.EntryRetryShards)
-	if rs == nil || rs.Indexes != "3" {
+	if rs == nil || rs.Indexes.String() != "3" {
 		t.Fatalf("status after the retries: RetryShards = %+v\n%v", rs, st.Next)
 	}
 	// The printed command, as printed (it carries --kubeconfig): retries index 3 alone.

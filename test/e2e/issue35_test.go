@@ -237,10 +237,10 @@ func TestIssue35RetryRespectsThePolicy(t *testing.T) {
 	WaitForFinished(t, ns, "seed", 3*time.Minute)
 	kc := "--kubeconfig=" + env.Kubeconfig
 	st := statusJSON(t, "seed", "-n", ns, kc)
-	if e := nextEntry(st, indexstatus.EntryRetryShards); e == nil || e.Indexes != "4" || e.Command != "kubectl indexed retry seed -n "+ns+" "+kc {
+	if e := nextEntry(st, indexstatus.EntryRetryShards); e == nil || e.Indexes.String() != "4" || e.Command != "kubectl indexed retry seed -n "+ns+" "+kc {
 		t.Errorf("RetryShards = %+v", e)
 	}
-	if e := nextEntry(st, indexstatus.EntryFailedByPolicy); e == nil || e.Indexes != "2" || !strings.Contains(e.Text, "FailIndex: exit code 42") ||
+	if e := nextEntry(st, indexstatus.EntryFailedByPolicy); e == nil || e.Indexes.String() != "2" || !strings.Contains(e.Text, "FailIndex: exit code 42") ||
 		!strings.Contains(e.Command, "--indexes 2,4") {
 		t.Errorf("FailedByPolicy = %+v", e)
 	}

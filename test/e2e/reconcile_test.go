@@ -202,7 +202,7 @@ func TestReconcileSeedWithRetry(t *testing.T) {
 			t.Errorf("shard %d: %+v", i, s)
 		}
 	}
-	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != retry.Name || rep.Jobs[1].OriginalIndexes != "4" {
+	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != retry.Name || rep.Jobs[1].OriginalIndexes.String() != "4" {
 		t.Errorf("jobs: %+v", rep.Jobs)
 	}
 	if c := rep.Coverage; c.Results != 12 || c.Evaluated != 10 || c.Infrastructure != 2 || c.Missing != 0 {

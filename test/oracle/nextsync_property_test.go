@@ -58,7 +58,7 @@ func claimsOf(r *indexstatus.IndexedJobStatus, j *batchv1.Job) nextSyncClaims {
 		case indexstatus.EntryBeingDeleted:
 			c.deleting = true
 		case indexstatus.EntryRetryWaits:
-			for _, i := range parseIndexes(e.Indexes) {
+			for i := range e.Indexes.All() {
 				waits[i] = true
 			}
 		}
@@ -66,7 +66,7 @@ func claimsOf(r *indexstatus.IndexedJobStatus, j *batchv1.Job) nextSyncClaims {
 	retry := map[int]bool{}
 	for k := range r.NextEntries {
 		if e := &r.NextEntries[k]; e.Kind == indexstatus.EntryRetry {
-			for _, i := range parseIndexes(e.Indexes) {
+			for i := range e.Indexes.All() {
 				retry[i] = true
 			}
 		}
@@ -94,22 +94,6 @@ func claimsOf(r *indexstatus.IndexedJobStatus, j *batchv1.Job) nextSyncClaims {
 		}
 	}
 	return c
-}
-
-// parseIndexes reads "1,3-5".
-func parseIndexes(s string) []int {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		var a, b int
-		if n, _ := fmt.Sscanf(part, "%d-%d", &a, &b); n == 2 {
-			for i := a; i <= b; i++ {
-				out = append(out, i)
-			}
-		} else if n, _ := fmt.Sscanf(part, "%d", &a); n == 1 {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 var finishingTypes = []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete}

@@ -222,7 +222,7 @@ func TestNextSyncRetryWaitsBehindLowerIndex(t *testing.T) {
 			waits := entries(r, indexstatus.EntryRetryWaits)
 			switch par {
 			case 1:
-				if len(retries) != 1 || retries[0].Indexes != "0" || len(waits) != 1 || waits[0].Indexes != "1" {
+				if len(retries) != 1 || retries[0].Indexes.String() != "0" || len(waits) != 1 || waits[0].Indexes.String() != "1" {
 					t.Errorf("want a retry of index 0 and index 1 waiting: %+v", r.NextEntries)
 				}
 			case 2:

@@ -27,7 +27,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -285,7 +284,7 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 			if r.BackoffLimitPerIndex != nil {
 				limit = fmt.Sprint(*r.BackoffLimitPerIndex)
 			}
-			cells = append(cells, fmt.Sprint(r.Parallelism), limit, orNone(cutMissing(r.Missing)), orNone(r.Reason))
+			cells = append(cells, fmt.Sprint(r.Parallelism), limit, orNone(r.Missing.Truncated(missingWidth)), orNone(r.Reason))
 		}
 		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -321,19 +320,7 @@ func orNone(s string) string {
 	return s
 }
 
-// missingWidth bounds the MISSING cell of -o wide: a Job of thousands of scattered missing
+// missingWidth bounds the MISSING cell of -o wide, cut at an interval boundary with the count
+// of the shards left out ("3,7,11 (and 997 more)"): a Job of thousands of scattered missing
 // shards made a row of hundreds of columns. -o json|yaml keep the whole list.
 const missingWidth = 40
-
-// cutMissing is the MISSING cell: the list cut at an interval boundary, with the count of the
-// shards left out ("3,7,11 (and 997 more)").
-func cutMissing(missing string) string {
-	if len(missing) <= missingWidth {
-		return missing
-	}
-	set, err := indexes.Parse(missing, indexes.Unbounded)
-	if err != nil {
-		return missing
-	}
-	return set.Truncated(missingWidth)
-}

@@ -269,7 +269,7 @@ func TestWideMissingIsCut(t *testing.T) {
 	if err := json.Unmarshal([]byte(list("-o", "json")), &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Items) != 1 || l.Items[0].Missing != *j.Status.FailedIndexes {
+	if len(l.Items) != 1 || l.Items[0].Missing.String() != *j.Status.FailedIndexes {
 		t.Errorf("-o json lost missing shards: %+v", l.Items)
 	}
 }

@@ -95,7 +95,7 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 				rec.AddJob(ref)
 				continue
 			}
-			ref.OriginalIndexes = set.String()
+			ref.OriginalIndexes = set
 			orig := slices.Collect(set.All())
 			toRoot = func(k int) (int, bool) {
 				if k < 0 || k >= len(orig) {

@@ -319,7 +319,7 @@ func testLiveFollowsRetries(t *testing.T, place string) {
 	if s := rep.Shards[3]; s.State != domain.StateComplete || s.Attempts[0].Source != "pod/demo-retry-1-0-a" {
 		t.Errorf("shard-3 %+v", s)
 	}
-	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != "demo-retry-1" || rep.Jobs[1].OriginalIndexes != "3" {
+	if len(rep.Jobs) != 2 || rep.Jobs[1].Name != "demo-retry-1" || rep.Jobs[1].OriginalIndexes.String() != "3" {
 		t.Errorf("jobs %+v", rep.Jobs)
 	}
 	notes := strings.Join(rep.Notes, "\n")
@@ -616,7 +616,7 @@ func TestLiveRootGoneCountsTheManifest(t *testing.T) {
 	if !strings.Contains(notes, `The root Job "demo" is gone (deleted by hand or by its TTL): the manifest, 4 shards, is read from the copy in shard ConfigMap "`+ro.ConfigMap.Name+`" of "demo-r1"`) {
 		t.Errorf("notes:\n%s", notes)
 	}
-	if len(rep.Jobs) != 1 || rep.Jobs[0].Name != "demo-r1" || rep.Jobs[0].OriginalIndexes != "3" {
+	if len(rep.Jobs) != 1 || rep.Jobs[0].Name != "demo-r1" || rep.Jobs[0].OriginalIndexes.String() != "3" {
 		t.Errorf("jobs %+v", rep.Jobs)
 	}
 	// The text view says so too, and --allow-partial still states it.

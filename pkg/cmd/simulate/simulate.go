@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -289,33 +288,27 @@ const (
 	indexesUntracked = "not tracked"
 )
 
-// indexCell is an index-set field of the status as the text views show it: the set (cut at
-// width, 0 for all of it), noIndexes when empty, indexesUntracked when absent.
-func indexCell(s *string, width int) string {
-	switch {
-	case s == nil:
-		return indexesUntracked
-	case *s == "":
-		return noIndexes
+// indexCells are the status's completedIndexes and failedIndexes as the text views show them:
+// each set cut at about width bytes ("0-99,101-199 (and 98900 more)", 0 for all of it),
+// noIndexes when empty, indexesUntracked when absent.
+func indexCells(r *simulate.Report, width int) (completed, failed string) {
+	c, f := jobpolicy.StatusIndexes(r.Result().Job)
+	cell := func(s *string, set indexes.Set) string {
+		switch {
+		case s == nil:
+			return indexesUntracked
+		case *s == "":
+			return noIndexes
+		case width <= 0:
+			return *s
+		}
+		return set.Truncated(width)
 	}
-	return cutSet(*s, width)
+	return cell(&r.Status.CompletedIndexes, c), cell(r.Status.FailedIndexes, f)
 }
 
 // setWidth is how many bytes of an interval string the text view shows (status's width).
 const setWidth = 60
-
-// cutSet cuts the interval string s at about width bytes ("0-99,101-199 (and 98900 more)");
-// width 0, or a string that is not an interval string, leaves it whole.
-func cutSet(s string, width int) string {
-	if width <= 0 || len(s) <= width {
-		return s
-	}
-	set, err := indexes.Parse(s, math.MaxInt32)
-	if err != nil {
-		return s
-	}
-	return set.Truncated(width)
-}
 
 func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
 	var b strings.Builder
@@ -326,7 +319,8 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	if wide {
 		width = 0
 	}
-	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", indexCell(&st.CompletedIndexes, width), indexCell(st.FailedIndexes, width), st.Succeeded, st.Failed)
+	completed, failed := indexCells(r, width)
+	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", completed, failed, st.Succeeded, st.Failed)
 	for _, c := range conditionWords(st, start) {
 		fmt.Fprintf(&b, "  %s\n", c)
 	}
@@ -377,11 +371,7 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	tw := textwrap.NewTable(&b, 2)
 	_, _ = fmt.Fprintln(tw, "  INDEXES\tSTATE\tPODS\tFAILURES\tIGNORED\tRESTARTS\tEXIT CODES")
 	for _, g := range r.Indexes {
-		set, err := indexes.Parse(g.Indexes, math.MaxInt32)
-		if err != nil {
-			return err
-		}
-		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", set.Truncated(setWidth), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
+		_, _ = fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%s\n", g.Indexes.Truncated(setWidth), g.State, g.Pods, g.Failures, g.Ignored, g.Restarts, codes(g.ExitCodes))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -495,16 +485,15 @@ func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
 		return r.Outcome + reason
 	})
 	row("after", func(r *simulate.Report) string { return r.Duration })
-	row("completedIndexes", func(r *simulate.Report) string { return indexCell(&r.Status.CompletedIndexes, width) })
-	row("failedIndexes", func(r *simulate.Report) string { return indexCell(r.Status.FailedIndexes, width) })
+	row("completedIndexes", func(r *simulate.Report) string { c, _ := indexCells(r, width); return c })
+	row("failedIndexes", func(r *simulate.Report) string { _, f := indexCells(r, width); return f })
 	row("succeeded", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Succeeded)) })
 	row("failed", func(r *simulate.Report) string { return strconv.Itoa(int(r.Status.Failed)) })
 	row("indexes never finished", func(r *simulate.Report) string {
 		n := 0
 		for _, g := range r.Indexes {
 			if g.State != jobpolicy.IndexSucceeded && g.State != jobpolicy.IndexFailed {
-				set, _ := indexes.Parse(g.Indexes, math.MaxInt32)
-				n += set.Len()
+				n += g.Indexes.Len()
 			}
 		}
 		return strconv.Itoa(n)

@@ -231,6 +231,19 @@ func TestTextCutsIndexLists(t *testing.T) {
 	if !strings.Contains(pods, "9901-9999:1") || !strings.Contains(pods, "9800,9900:2") || strings.Contains(pods, "more)") {
 		t.Errorf("-o wide: the pods line is not whole: %.300s...", pods)
 	}
+	// Every 100th index failing twice: failedIndexes holds 100 scattered indexes, cut the same.
+	for i := range flags {
+		flags[i] = strings.Replace(flags[i], "=1,0", "=1,1", 1)
+	}
+	out, _ = runCmd(t, append([]string{path}, flags...)...)
+	_, failed, _ := strings.Cut(strings.Join(strings.Fields(out), " "), "failedIndexes: ")
+	if failed, _, _ = strings.Cut(failed, " succeeded:"); !strings.HasPrefix(failed, "0,100,200,") || !strings.HasSuffix(failed, "more)") {
+		t.Errorf("text: failedIndexes is not cut: %s", failed)
+	}
+	wide, _ = runCmd(t, append([]string{path, "-o", "wide"}, flags...)...)
+	if failed = line(wide, "completedIndexes:"); !strings.Contains(failed, ",9800,9900 ") || strings.Contains(failed, "more)") {
+		t.Errorf("-o wide: failedIndexes is not whole: %.300s...", failed)
+	}
 }
 
 // A Job above MaxCompletions is refused before anything is simulated: exit 2, the limit named.

@@ -72,7 +72,7 @@ func TestStatusIndexMapInConfigMap(t *testing.T) {
 	for _, name := range []string{"seed", "seed-r1"} {
 		r := run(t, c, "", name, "--lineage", "-o", "json")
 		var rep lineage.Report
-		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil || rep.Verdict != want || len(rep.Jobs) != 2 || rep.Jobs[1].OriginalIndexes != "2,4" {
+		if r.code != 0 || json.Unmarshal([]byte(r.out), &rep) != nil || rep.Verdict != want || len(rep.Jobs) != 2 || rep.Jobs[1].OriginalIndexes.String() != "2,4" {
 			t.Errorf("live --lineage %s: exit %d %q\n%s", name, r.code, rep.Verdict, r.errOut)
 		}
 	}

@@ -42,7 +42,7 @@ type jobState struct {
 	active      int32
 	failedIx    indexes.Set
 	conditions  []string
-	runsAgain   string
+	runsAgain   indexes.Set
 }
 
 func stateOf(job *batchv1.Job, r *indexstatus.IndexedJobStatus) jobState {
@@ -96,10 +96,10 @@ func changeLine(prev *jobState, s jobState, elapsed time.Duration) string {
 	if len(conds) > 0 {
 		fmt.Fprintf(&b, "; %s %s", textwrap.Plural(len(conds), "condition", "conditions"), strings.Join(conds, ", "))
 	}
-	if s.runsAgain != "" && (prev == nil || prev.runsAgain != s.runsAgain) {
+	if !s.runsAgain.IsEmpty() && (prev == nil || !prev.runsAgain.Equal(s.runsAgain)) {
 		// The report's RunsAgain: finished pods the Job's status does not count (watch.hold).
 		verb := "indexes %s run again"
-		if ix, err := indexes.Parse(s.runsAgain, indexes.Unbounded); err == nil && ix.Len() == 1 {
+		if s.runsAgain.Len() == 1 {
 			verb = "index %s runs again"
 		}
 		fmt.Fprintf(&b, "; "+verb+" (finished pods not counted by the Job)", s.runsAgain)

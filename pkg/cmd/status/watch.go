@@ -242,8 +242,7 @@ func (w *watcher) hold(r *indexstatus.IndexedJobStatus) bool {
 func runsAgain(r *indexstatus.IndexedJobStatus) indexes.Set {
 	for _, e := range r.NextEntries {
 		if e.Kind == indexstatus.EntryRunsAgain {
-			s, _ := indexes.Parse(e.Indexes, indexes.Unbounded)
-			return s
+			return e.Indexes
 		}
 	}
 	return indexes.Set{}
