@@ -44,10 +44,6 @@ func (o *Objects) ConfigMaps() []*corev1.ConfigMap {
 	return out
 }
 
-// completionIndexAnnotation is where the Job controller writes a pod's completion index
-// (always, on every cluster version that has Indexed Jobs).
-const completionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
-
 // Annotations the API server or the Job controller writes, dropped from a --from-job object
 // (they belong to the Job they were read from), as are the generated labels
 // (jobspec.GeneratedLabels).
@@ -263,7 +259,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	ours := len(rules)
 	if spec.PodFailurePolicy != nil {
 		for _, r := range spec.PodFailurePolicy.Rules {
-			if !containsRule(rules[:ours], r) {
+			if !slices.ContainsFunc(rules[:ours], func(o batchv1.PodFailurePolicyRule) bool { return reflect.DeepEqual(o, r) }) {
 				rules = append(rules, r)
 			}
 		}
@@ -392,7 +388,7 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	idx := "$(" + EnvCompletionIndex + ")"
 	ours := []corev1.EnvVar{
 		{Name: EnvCompletionIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
-			APIVersion: "v1", FieldPath: "metadata.annotations['" + completionIndexAnnotation + "']",
+			APIVersion: "v1", FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
 		}}},
 		{Name: EnvShardFile, Value: MountPath + "/index-" + idx + ".cases"},
 		{Name: EnvShardIDFile, Value: MountPath + "/index-" + idx + ".id"},
@@ -412,7 +408,7 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	}
 	env := ours
 	for _, e := range base {
-		if e.Name == EnvCompletionIndex && !isIndexRef(e) {
+		if e.Name == EnvCompletionIndex && !readsIndex(e) {
 			return nil, fmt.Errorf("%s sets %s in the worker container to something other than the completion index; remove it: kubectl indexed sets it", from, EnvCompletionIndex)
 		}
 		if reserved[e.Name] {
@@ -435,14 +431,6 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 		}
 	}
 	return env, nil
-}
-
-func isIndexRef(e corev1.EnvVar) bool {
-	if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil {
-		return false
-	}
-	p := e.ValueFrom.FieldRef.FieldPath
-	return p == "metadata.annotations['"+completionIndexAnnotation+"']" || p == "metadata.labels['"+completionIndexAnnotation+"']"
 }
 
 func setResources(r *corev1.ResourceRequirements, requests, limits corev1.ResourceList) {
@@ -529,15 +517,6 @@ func ShardConfigMapNames(spec *corev1.PodSpec) []string {
 		}
 	}
 	return nil
-}
-
-func containsRule(rules []batchv1.PodFailurePolicyRule, r batchv1.PodFailurePolicyRule) bool {
-	for _, o := range rules {
-		if reflect.DeepEqual(o, r) {
-			return true
-		}
-	}
-	return false
 }
 
 func nilIfEmpty(m map[string]string) map[string]string {

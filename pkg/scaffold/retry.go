@@ -176,28 +176,8 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	cm := cms[0]
 	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:], IndexMap: mapCM}}
 
-	job := cleanBase(p)
-	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
-	job.Name, job.Namespace = o.JobName, o.Namespace
-	ann := map[string]string{}
-	for k, v := range job.Annotations {
-		ann[k] = v
-	}
-	// A Job copied from a parent whose map was kept elsewhere must not carry both keys.
-	delete(ann, shards.AnnotationOriginalIndexes)
-	delete(ann, shards.AnnotationOriginalIndexesFrom)
-	for k, v := range l.Annotations() {
-		ann[k] = v
-	}
-	ann[shards.AnnotationShardsConfigMap] = cm.Name
-	job.Annotations = ann
-	if job.Labels == nil {
-		job.Labels = map[string]string{}
-	}
-	for k, v := range o.Lineage.Labels() {
-		job.Labels[k] = v
-	}
-
+	job := retryJob(o, &l, o.JobName)
+	job.Annotations[shards.AnnotationShardsConfigMap] = cm.Name
 	spec := &job.Spec
 	n32 := int32(n)
 	spec.Completions = ptr.To(n32)
@@ -237,12 +217,6 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
 	}
-	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-	}
-	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-	}
 	if spec.PodFailurePolicy != nil {
 		replace := batchv1.Failed
 		spec.PodReplacementPolicy = &replace
@@ -269,7 +243,6 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 			})
 		}
 	}
-	applyPodAnnotations(tmpl, o)
 	res.Job = job
 	return res, nil
 }
@@ -391,19 +364,40 @@ func ScaleBudget(parentMax int32, pn, n int) int32 {
 	return int32(min(v, int64(n)))
 }
 
-// applyPodAnnotations sets --pod-annotation and removes --remove-pod-annotation on a retry's
-// pod template (both kinds of retry).
-func applyPodAnnotations(tmpl *corev1.PodTemplateSpec, o RetryOptions) {
-	if len(o.PodAnnotations) == 0 && len(o.RemovePodAnnotations) == 0 {
-		return
+// retryJob is the parent as a Job of either kind of retry, named name: cleaned (cleanBase),
+// with l's lineage annotations (a parent whose index map was kept elsewhere must not leave
+// both keys) and root-job label, the deadlines the flags give, and --pod-annotation set and
+// removed on the pod template.
+func retryJob(o RetryOptions, l *lineage.Lineage, name string) *batchv1.Job {
+	job := cleanBase(o.Parent)
+	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+	job.Name, job.Namespace = name, o.Namespace
+	ann := map[string]string{}
+	maps.Copy(ann, job.Annotations)
+	delete(ann, shards.AnnotationOriginalIndexes)
+	delete(ann, shards.AnnotationOriginalIndexesFrom)
+	maps.Copy(ann, l.Annotations())
+	job.Annotations = ann
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
 	}
-	a := map[string]string{}
-	maps.Copy(a, tmpl.Annotations)
-	for _, k := range o.RemovePodAnnotations {
-		delete(a, k)
+	maps.Copy(job.Labels, l.Labels())
+	if o.ActiveDeadlineSeconds != nil {
+		job.Spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
 	}
-	maps.Copy(a, o.PodAnnotations)
-	tmpl.Annotations = nilIfEmpty(a)
+	if o.TTLSecondsAfterFinished != nil {
+		job.Spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
+	}
+	if tmpl := &job.Spec.Template; len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
+		a := map[string]string{}
+		maps.Copy(a, tmpl.Annotations)
+		for _, k := range o.RemovePodAnnotations {
+			delete(a, k)
+		}
+		maps.Copy(a, o.PodAnnotations)
+		tmpl.Annotations = nilIfEmpty(a)
+	}
+	return job
 }
 
 // RetryBudget resolves a budget over a retry's n indexes as Resolve does, except that a
