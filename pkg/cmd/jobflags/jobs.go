@@ -61,10 +61,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 		return o.saveJobs(objs)
 	}
 	ns := o.Namespace
-	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
-	if o.DryRun == cmdutil.DryRunServer {
-		create.DryRun = []string{metav1.DryRunAll}
-	}
+	create := o.createOptions()
 	var done []string
 	interruptedCode := 0
 	for i, want := range jobs {
@@ -106,7 +103,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 				why, want.Name, gerr, made(done, o.Verb), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelRootJob+"="+want.Labels[shards.LabelRootJob]), o.notSaved()))
 		}
 		if err != nil {
-			return o.partialJobs(o.permissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
+			return o.partialJobs(o.PermissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
 		}
 		objs[i], ops[i] = got, "created"
 		if o.DryRun != cmdutil.DryRunServer {

@@ -318,16 +318,13 @@ func setKinds(objs ...runtime.Object) {
 // an existing object. With --dry-run=server nothing is persisted, but every check runs.
 func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	ns, jobName := o.Namespace, objs.Job.Name
-	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
-	if o.DryRun == cmdutil.DryRunServer {
-		create.DryRun = []string{metav1.DryRunAll}
-	}
+	create := o.createOptions()
 
 	// An existing Job is never touched.
 	if _, err := o.Client.BatchV1().Jobs(ns).Get(ctx, jobName, metav1.GetOptions{}); err == nil {
 		return o.jobExists(jobName, false)
 	} else if !apierrors.IsNotFound(err) {
-		return o.permissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
+		return o.PermissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
 	}
 
 	// The ConfigMaps: reuse an identical one, refuse a different one.
@@ -358,11 +355,21 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 			// Another create won the race for the name since we looked.
 			why = o.jobExists(jobName, len(created) > 0)
 		} else {
-			why = o.permissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
+			why = o.PermissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
 		}
 		return o.leftBehind(why, created, jobName, objs)
 	}
 	return o.print(append(sent, job), append(ops, "created"))
+}
+
+// createOptions are the options of every create: strict field validation, and nothing
+// persisted under --dry-run=server.
+func (o *Submitter) createOptions() metav1.CreateOptions {
+	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
+	if o.DryRun == cmdutil.DryRunServer {
+		create.DryRun = []string{metav1.DryRunAll}
+	}
+	return create
 }
 
 // leftBehind adds to why the ConfigMaps created before the Job failed, and how to remove them.
@@ -413,13 +420,13 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 	case err == nil:
 		return o.reuse(existing, want)
 	case !apierrors.IsNotFound(err):
-		return nil, "", o.permissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
+		return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 	}
 	got, err := cms.Create(ctx, want, create)
 	if apierrors.IsAlreadyExists(err) {
 		// Created by someone else since we looked.
 		if existing, err = cms.Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return nil, "", o.permissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
+			return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 		}
 		return o.reuse(existing, want)
 	}
@@ -427,7 +434,7 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 		return nil, "", &lostWrite{err: err}
 	}
 	if err != nil {
-		return nil, "", o.permissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
+		return nil, "", o.PermissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
 	}
 	return got, "created", nil
 }
@@ -479,8 +486,8 @@ func (o *Submitter) jobExists(name string, partial bool) error {
 		name, ns, o.Verb, outcome, o.cmdline("kubectl", "indexed", "status", name, "-n", ns), diffHint))
 }
 
-// permissionHint adds, to a permission error, everything the command needs.
-func (o *Submitter) permissionHint(err error) error {
+// PermissionHint adds, to a permission error, everything the command needs (Permissions).
+func (o *Submitter) PermissionHint(err error) error {
 	var e *exitcode.Error
 	if errors.As(err, &e) && e.Err != nil && strings.HasPrefix(e.Err.Error(), "permission denied") {
 		return exitcode.Wrap(e.Code, fmt.Errorf("%w\n%s", e.Err, o.Permissions))
@@ -521,8 +528,7 @@ func ambiguous(err error) bool {
 // ctx (which an interrupt or --request-timeout may have ended), and bounded.
 func confirmContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	d := confirmTimeout
-	var in *exitcode.Interrupt
-	if errors.As(context.Cause(ctx), &in) {
+	if _, ok := interrupted(ctx); ok {
 		d = confirmTimeoutInterrupt
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
@@ -541,13 +547,12 @@ func interrupted(ctx context.Context) (int, bool) {
 // want (its shard ConfigMap, manifest hash and lineage among them) is on it. The Job did not
 // exist when the command began (send GETs it first).
 func sentJob(got, want *batchv1.Job) bool {
-	for k, v := range want.Annotations {
-		if got.Annotations[k] != v {
-			return false
-		}
-	}
-	for k, v := range want.Labels {
-		if got.Labels[k] != v {
+	return hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels)
+}
+
+func hasAll(got, want map[string]string) bool {
+	for k, v := range want {
+		if got[k] != v {
 			return false
 		}
 	}
