@@ -249,8 +249,7 @@ func matchOnExitCodes(st *corev1.PodStatus, req *batchv1.PodFailurePolicyOnExitC
 	return matchingContainer(st.InitContainerStatuses, req)
 }
 
-// matchingContainer mirrors getMatchingContainerFromList and isOnExitCodesOperatorMatching
-// (pod_failure_policy.go): terminated containers with a non-zero exit code only.
+// matchingContainer mirrors getMatchingContainerFromList (pod_failure_policy.go): terminated containers with a non-zero exit code only.
 func matchingContainer(list []corev1.ContainerStatus, req *batchv1.PodFailurePolicyOnExitCodesRequirement) *corev1.ContainerStatus {
 	for i := range list {
 		cs := &list[i]
@@ -260,19 +259,23 @@ func matchingContainer(list []corev1.ContainerStatus, req *batchv1.PodFailurePol
 		if req.ContainerName != nil && *req.ContainerName != cs.Name {
 			continue
 		}
-		code := cs.State.Terminated.ExitCode
-		switch req.Operator {
-		case batchv1.PodFailurePolicyOnExitCodesOpIn:
-			if slices.Contains(req.Values, code) {
-				return cs
-			}
-		case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
-			if !slices.Contains(req.Values, code) {
-				return cs
-			}
+		if ExitCodeMatches(req, cs.State.Terminated.ExitCode) {
+			return cs
 		}
 	}
 	return nil
+}
+
+// ExitCodeMatches mirrors isOnExitCodesOperatorMatching (pod_failure_policy.go): whether code
+// is, or with NotIn is not, among req's values.
+func ExitCodeMatches(req *batchv1.PodFailurePolicyOnExitCodesRequirement, code int32) bool {
+	switch req.Operator {
+	case batchv1.PodFailurePolicyOnExitCodesOpIn:
+		return slices.Contains(req.Values, code)
+	case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
+		return !slices.Contains(req.Values, code)
+	}
+	return false
 }
 
 // matchOnPodConditions mirrors matchOnPodConditions (pod_failure_policy.go); an empty pattern
