@@ -125,17 +125,8 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: the live Job has no list at %q", d.Path, ptr)
 		}
-		idx := s.index
-		if s.kind == segName {
-			idx = -1
-			for j, it := range l {
-				if n, _ := itemName(it); n == s.name {
-					idx = j
-					break
-				}
-			}
-		}
-		if idx < 0 || idx >= len(l) {
+		idx := namedItem(l, s.name)
+		if idx < 0 {
 			return nil, fmt.Errorf("%s: the live Job has no such item at %q", d.Path, ptr)
 		}
 		cur, ptr = l[idx], ptr+"/"+strconv.Itoa(idx)
