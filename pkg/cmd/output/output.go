@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -28,12 +29,7 @@ var templatePrefixes = []string{
 
 // IsTemplate reports whether format is one of kubectl's template formats.
 func IsTemplate(format string) bool {
-	for _, p := range templatePrefixes {
-		if strings.HasPrefix(format, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(templatePrefixes, func(p string) bool { return strings.HasPrefix(format, p) })
 }
 
 // Printer returns the printer of a template format (create and retry print objects through
