@@ -76,12 +76,8 @@ type annKey struct {
 var annBases = []string{AnnotationExitCode, AnnotationRunTime, AnnotationCondition, AnnotationContainer, AnnotationTerminationDelay}
 
 func baseID(base string) (uint8, bool) {
-	for i, b := range annBases {
-		if b == base {
-			return uint8(i), true
-		}
-	}
-	return 0, false
+	i := slices.Index(annBases, base)
+	return uint8(i), i >= 0
 }
 
 type runTime struct {
@@ -238,14 +234,11 @@ func atoi32(v string) int32 {
 // parseRunTimeLenient reads a run time as kwok's durationFrom does; an unparsable value falls
 // back to the stage's durationMilliseconds (1s).
 func parseRunTimeLenient(v string) runTime {
-	if v == RunTimeNever {
-		return runTime{never: true}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
+	rt, err := ParseRunTime(v)
+	if err != nil {
 		return runTime{d: DefaultRunTime}
 	}
-	return runTime{d: d}
+	return rt
 }
 
 // ValidateAnnotations checks scenario annotations as the harness does
