@@ -81,21 +81,25 @@ func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	job = jobspec.DesiredSpec(job)
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
 	def := jobspec.Default(job)
-	violations := jobspec.ValidateDefaulted(def)
-	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
-	}
-	if len(violations) == 0 {
-		// The server computes its warnings only for objects that pass validation.
-		for _, w := range jobspec.WarningsOnCreateDefaulted(def) {
-			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
-		}
-	}
+	c.server(jobspec.ValidateDefaulted(def), func() []jobspec.ServerWarning { return jobspec.WarningsOnCreateDefaulted(def) })
 	c.runtimeRules(job, def, field.NewPath("spec"))
 	c.kueueJobRules(job, field.NewPath("spec"))
 	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings
+}
+
+// server adds the API server's errors, and its warnings when there is none: the server
+// computes its warnings only for objects that pass validation.
+func (c *checker) server(violations []jobspec.Violation, warnings func() []jobspec.ServerWarning) {
+	for _, v := range violations {
+		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+	}
+	if len(violations) == 0 {
+		for _, w := range warnings() {
+			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+		}
+	}
 }
 
 // cronJobNameSuffix is what the CronJob controller appends to the CronJob's name for each Job
@@ -106,15 +110,7 @@ const cronJobNameSuffix = "-29000000"
 // jobTemplate, with paths under spec.jobTemplate.spec.
 func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("CronJob", cj.ObjectMeta), ns: cj.Namespace}
-	violations := jobspec.ValidateCronJob(cj)
-	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
-	}
-	if len(violations) == 0 {
-		for _, w := range jobspec.CronJobWarningsOnCreate(cj) {
-			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
-		}
-	}
+	c.server(jobspec.ValidateCronJob(cj), func() []jobspec.ServerWarning { return jobspec.CronJobWarningsOnCreate(cj) })
 	name := cj.Name
 	if name == "" {
 		name = jobspec.GenerateName(cj.GenerateName)
