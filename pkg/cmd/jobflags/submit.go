@@ -230,7 +230,7 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 			done = "the objects above were printed (dry run), nothing was sent"
 		}
 		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("--save %s could not be written (%w), but %s: do not run %s again for them; %s prints them",
-			o.SaveFile, err, done, o.Verb, o.cmdline("kubectl", "get", "job", objs.Job.Name, "-n", o.Namespace, "-o", "yaml")))
+			o.SaveFile, err, done, o.Verb, o.Conn.Command("kubectl", "get", "job", objs.Job.Name, "-n", o.Namespace, "-o", "yaml")))
 	}
 	what := "the ConfigMap"
 	if n := len(objs.ConfigMaps()); n > 1 {
@@ -239,7 +239,7 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 	// kubectl create, never apply: apply would change a Job that already exists (a Job of the
 	// same name made from another manifest), while create refuses it.
 	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		what, o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
+		what, o.SaveFile, o.Conn.Command("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }
 
@@ -383,9 +383,9 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 	check := ""
 	if hash := objs.ConfigMap.Labels[shards.LabelManifestHash]; hash != "" {
 		check = fmt.Sprintf(" Another Job of the same manifest may use %s by now; before deleting, check that this lists none: %s.",
-			textwrap.Plural(len(created), "it", "them"), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
+			textwrap.Plural(len(created), "it", "them"), o.Conn.Command("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
 	}
-	del := o.cmdline(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
+	del := o.Conn.Command(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
 	if len(created) == 1 {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from its content's hash, so a later %s of the same shards reuses it.%s To remove it: %s",
 			why, created[0], ns, jobName, o.Verb, check, del))
@@ -406,9 +406,6 @@ func mayMountSelector(hash string, job *batchv1.Job) string {
 	}
 	return shards.LabelManifestHash + "=" + hash + ",!" + shards.LabelRootJob
 }
-
-// cmdline renders a command for the user to run, with the connection flags given.
-func (o *Submitter) cmdline(words ...string) string { return o.Conn.Command(words...) }
 
 // ensureConfigMap creates want, or returns an existing ConfigMap of that name when it has the
 // same content. The operation is "created" or "unchanged".
@@ -446,10 +443,10 @@ func (o *Submitter) reuse(existing, want *corev1.ConfigMap) (*corev1.ConfigMap, 
 		return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
 			"configmap %q in namespace %q is being deleted (since %s): a Job using it would lose its shards, so it is not reused and no Job was created. Wait until it is gone (%s), then run %s again",
 			want.Name, want.Namespace, existing.DeletionTimestamp.UTC().Format("15:04:05Z"),
-			o.cmdline("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
+			o.Conn.Command("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
 	}
 	if d := scaffold.Difference(existing, want); d != "" {
-		look := o.cmdline("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")
+		look := o.Conn.Command("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")
 		// The way out depends on where the name comes from: create's store is named from
 		// the manifest's metadata.name, a retry's store and index map from the root Job and
 		// their content's hash, which no manifest name changes.
@@ -475,7 +472,7 @@ func (o *Submitter) jobExists(name string, partial bool) error {
 	ns := o.Namespace
 	diffHint := ""
 	if o.Verb == "create" {
-		diffHint = fmt.Sprintf("  see what this create would change: %s (with the same --manifest and flags)\n", o.cmdline("kubectl", "indexed", "diff", name, "-n", ns))
+		diffHint = fmt.Sprintf("  see what this create would change: %s (with the same --manifest and flags)\n", o.Conn.Command("kubectl", "indexed", "diff", name, "-n", ns))
 	}
 	outcome := "nothing was created"
 	if partial {
@@ -483,7 +480,7 @@ func (o *Submitter) jobExists(name string, partial bool) error {
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
 		"job %q already exists in namespace %q and kubectl indexed %s never replaces a Job: %s\n  see how it ran:                     %s\n%s  or choose another Job name",
-		name, ns, o.Verb, outcome, o.cmdline("kubectl", "indexed", "status", name, "-n", ns), diffHint))
+		name, ns, o.Verb, outcome, o.Conn.Command("kubectl", "indexed", "status", name, "-n", ns), diffHint))
 }
 
 // PermissionHint adds, to a permission error, everything the command needs (Permissions).
@@ -596,7 +593,7 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 			return err
 		}
 		if code, ok := interrupted(ctx); ok {
-			return &createdAnyway{exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.cmdline("kubectl", "indexed", "status", name, "-n", ns)))}
+			return &createdAnyway{exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.Conn.Command("kubectl", "indexed", "status", name, "-n", ns)))}
 		}
 		return nil
 	case err == nil:
@@ -617,7 +614,7 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\njob %q was not created: a GET at %s found no Job of that name in namespace %q.%s Run %s again",
 			why, name, time.Now().UTC().Format("15:04:05Z"), ns, kept, o.Verb))
 	}
-	look := o.cmdline("kubectl", "get", "job", name, "-n", ns)
+	look := o.Conn.Command("kubectl", "get", "job", name, "-n", ns)
 	keep := ""
 	if len(cms) > 0 {
 		keep = fmt.Sprintf(" Do not delete %s: the Job, if it was created, uses %s.", strings.Join(cms, ", "), textwrap.Plural(len(cms), "it", "them"))
