@@ -3,6 +3,7 @@ package scaffold
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -144,9 +145,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			ann[k] = v
 		}
 	}
-	for k, v := range manifestAnnotations(m) {
-		ann[k] = v
-	}
+	maps.Copy(ann, manifestAnnotations(m))
 	ann[shards.AnnotationShardsConfigMap] = cmName
 
 	// The spec.
