@@ -370,16 +370,8 @@ func readReceipt(path, src string) (*receipt.Receipt, []byte, error) {
 		return nil, nil, &receipt.Error{Source: src, Problems: []string{nr.Error()}}
 	}
 	if err != nil {
-		return nil, nil, unwrapPath(err)
+		return nil, nil, source.UnwrapPathError(err)
 	}
 	r, err := receipt.Parse(src, data)
 	return r, data, err
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
