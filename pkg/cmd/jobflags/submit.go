@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +64,7 @@ type Submitter struct {
 	// prints them (see AddLintTextFlags).
 	LintText LintText
 
-	// printer is the -o printer, made once by CompletePrinter (PrintFlags.ToPrinter changes
+	// printer is the -o printer, made once by CompleteDryRun (PrintFlags.ToPrinter changes
 	// the PrintFlags it is called on, so Run must not call it).
 	printer printers.ResourcePrinter
 
@@ -243,24 +244,40 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 	return nil
 }
 
-// CompletePrinter makes the -o printer, once, for the command's Complete (after the dry-run
-// strategy is applied to PrintFlags). Without -o nothing is made: the objects are printed as
+// AddFlags adds the flags every verb that submits shares, with their completion: -o and its
+// printer flags, --dry-run and --field-manager.
+func (o *Submitter) AddFlags(cmd *cobra.Command) {
+	o.PrintFlags.AddFlags(cmd)
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// CompleteDryRun reads --dry-run and makes the -o printer for it, once, for the command's
+// Complete (a usage error: exit 2). Without -o no printer is made: the objects are printed as
 // "kind/name operation" lines.
-func (o *Submitter) CompletePrinter() error {
+func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
+	var err error
+	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
 	if !o.PrintFlags.OutputFlagSpecified() {
 		return nil
 	}
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
 	var p printers.ResourcePrinter
-	var err error
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
 		p, err = output.Printer(*f)
 	} else {
 		p, err = o.PrintFlags.ToPrinter()
 	}
 	if err != nil {
-		return err
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	o.printer = p
 	return nil

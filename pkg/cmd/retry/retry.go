@@ -174,18 +174,12 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods (kubectl get pods -o json, status --record).")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json).")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
-	o.PrintFlags.AddFlags(cmd)
-	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
+	o.AddFlags(cmd)
 	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the objects to this file (a v1 List); never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("index-map", cobra.FixedCompletions(scaffold.IndexMapPlacements, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions(keywords, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -209,14 +203,10 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	default:
 		return exitcode.UsageError("exactly one Job name is required, got %d (%s)", len(args), strings.Join(args, " "))
 	}
+	if err := o.CompleteDryRun(cmd); err != nil {
+		return err
+	}
 	var err error
-	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
-	if err := o.CompletePrinter(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
 	if o.Filename != "" {
 		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
 		if o.DryRun != cmdutil.DryRunClient {
