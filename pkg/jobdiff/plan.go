@@ -1,6 +1,7 @@
 package jobdiff
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -201,10 +202,7 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
 		}
 	}
-	newName := opts.NewName
-	if newName == "" {
-		newName = SuggestNames(name, 1)[0]
-	}
+	newName := cmp.Or(opts.NewName, SuggestNames(name, 1)[0])
 	src := opts.DesiredSource
 	switch {
 	case opts.CreateCommand != "":

@@ -11,6 +11,7 @@
 package jobpolicy
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -284,10 +285,7 @@ func matchOnPodConditions(st *corev1.PodStatus, patterns []batchv1.PodFailurePol
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		for _, p := range patterns {
-			status := p.Status
-			if status == "" {
-				status = corev1.ConditionTrue
-			}
+			status := cmp.Or(p.Status, corev1.ConditionTrue)
 			if c.Type == p.Type && c.Status == status {
 				return c
 			}

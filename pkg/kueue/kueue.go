@@ -328,9 +328,7 @@ func Interpret(in Input) *Queue {
 		return q
 	}
 	q.Workload = w.Name
-	if q.LocalQueue == "" {
-		q.LocalQueue = w.Spec.QueueName
-	}
+	q.LocalQueue = cmp.Or(q.LocalQueue, w.Spec.QueueName)
 	if r := w.Spec.PriorityClassRef; r != nil && r.Name != "" {
 		q.PriorityClass = cmp.Or(r.Kind, "PriorityClass") + "/" + r.Name
 	}

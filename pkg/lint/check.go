@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -111,10 +112,7 @@ const cronJobNameSuffix = "-29000000"
 func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("CronJob", cj.ObjectMeta), ns: cj.Namespace}
 	c.server(jobspec.ValidateCronJob(cj), func() []jobspec.ServerWarning { return jobspec.CronJobWarningsOnCreate(cj) })
-	name := cj.Name
-	if name == "" {
-		name = jobspec.GenerateName(cj.GenerateName)
-	}
+	name := cmp.Or(cj.Name, jobspec.GenerateName(cj.GenerateName))
 	// The Jobs the CronJob controller will create.
 	job := jobspec.JobOf(cj)
 	job.ObjectMeta = metav1.ObjectMeta{Name: name + cronJobNameSuffix}

@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -203,10 +204,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		return nil, nil, err
 	}
 	if wi < 0 {
-		name := containerName
-		if name == "" {
-			name = DefaultContainerName
-		}
+		name := cmp.Or(containerName, DefaultContainerName)
 		tmpl.Spec.Containers = append([]corev1.Container{{Name: name}}, tmpl.Spec.Containers...)
 		wi = 0
 	}

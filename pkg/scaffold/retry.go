@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -306,10 +307,7 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the retry's shards cannot be stored: %w", err)
 	}
-	name := head.Annotations[shards.AnnotationManifestName]
-	if name == "" {
-		name = o.Lineage.RootJob
-	}
+	name := cmp.Or(head.Annotations[shards.AnnotationManifestName], o.Lineage.RootJob)
 	labels := map[string]string{}
 	maps.Copy(labels, head.Labels)
 	maps.Copy(labels, o.Lineage.Labels())

@@ -4,6 +4,7 @@
 package retry
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -471,10 +472,7 @@ func (o *Options) Run(ctx context.Context) error {
 		cms = append(cms, cm)
 	}
 
-	name := o.Name
-	if name == "" {
-		name = lineage.RetryName(l.RootJob, l.Attempt)
-	}
+	name := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
 	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
 		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
 	if err := o.overrides(&ro); err != nil {
@@ -735,10 +733,7 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 // runPlain retries a Job that create did not make: its workers take their shard from the
 // completion index, so each chosen index runs as a Job of its own with the index pinned.
 func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
-	prefix := o.Name
-	if prefix == "" {
-		prefix = lineage.RetryName(l.RootJob, l.Attempt)
-	}
+	prefix := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
 	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
 	if err := o.overrides(&ro); err != nil {
 		return err
