@@ -19,6 +19,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Backoff constants of the controller.
@@ -307,11 +308,7 @@ func FinishedTime(p *corev1.Pod) time.Time {
 		}
 	}
 	if p.DeletionTimestamp != nil {
-		var grace int64
-		if p.DeletionGracePeriodSeconds != nil {
-			grace = *p.DeletionGracePeriodSeconds
-		}
-		return p.DeletionTimestamp.Add(-time.Duration(grace) * time.Second)
+		return p.DeletionTimestamp.Add(-time.Duration(ptr.Deref(p.DeletionGracePeriodSeconds, 0)) * time.Second)
 	}
 	return p.CreationTimestamp.Time
 }

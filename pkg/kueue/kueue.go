@@ -376,9 +376,7 @@ func Interpret(in Input) *Queue {
 			q.RequeueAt = &t
 		}
 	}
-	if w.Status.ClusterName != nil {
-		q.WorkerCluster = *w.Status.ClusterName
-	}
+	q.WorkerCluster = ptr.Deref(w.Status.ClusterName, "")
 	if !isTrue(cond(w, CondQuotaReserved)) && q.ClusterQueue != "" {
 		q.WaitsFor = holders(in.Namespace, q.ClusterQueue, w.UID)
 	}

@@ -184,9 +184,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	if o.TTLSecondsAfterFinished != nil {
 		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
 	}
-	if o.InvalidInputExitCode != nil {
-		code = *o.InvalidInputExitCode
-	}
+	code = ptr.Deref(o.InvalidInputExitCode, code)
 	if code < 1 || code > 255 {
 		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
 	}
