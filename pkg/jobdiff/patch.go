@@ -3,6 +3,7 @@ package jobdiff
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,13 +27,7 @@ type Patch struct {
 // live Job as the server returned it). It is a JSON merge patch when no difference lies inside
 // a list item, and a JSON patch (RFC 6902) with the items' positions in the live Job otherwise.
 func buildPatch(raw map[string]any, ds []Difference) (Patch, error) {
-	inList := false
-	for _, d := range ds {
-		if d.path.inList() {
-			inList = true
-		}
-	}
-	if !inList {
+	if !slices.ContainsFunc(ds, func(d Difference) bool { return d.path.inList() }) {
 		body, err := json.Marshal(mergePatch(ds))
 		return Patch{Type: PatchMerge, Body: body}, err
 	}

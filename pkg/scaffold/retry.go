@@ -225,16 +225,11 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 
 	// The shard volume now holds the retry's ConfigMaps.
 	tmpl := &spec.Template
-	found := false
-	for i := range tmpl.Spec.Volumes {
-		if tmpl.Spec.Volumes[i].Name == VolumeName {
-			tmpl.Spec.Volumes[i] = ShardVolume(configMapNames(cms))
-			found = true
-		}
-	}
-	if !found {
+	vi := slices.IndexFunc(tmpl.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == VolumeName })
+	if vi < 0 {
 		return nil, fmt.Errorf("job %q has no volume %q: it was not made by kubectl indexed create, so its workers do not read their shard from the files a retry can remap", p.Name, VolumeName)
 	}
+	tmpl.Spec.Volumes[vi] = ShardVolume(configMapNames(cms))
 	if _, ok := cm.Data[shards.KeyManifest]; !ok {
 		// No manifest.json in the retry's store: the worker must not be pointed at it.
 		for i := range tmpl.Spec.Containers {

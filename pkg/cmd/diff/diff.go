@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -598,10 +599,7 @@ func (o *Options) scaffoldArgs() []string {
 // printSimulateHint prints, when a side of the diff is in the prepare-db mode, the simulate
 // --compare command that plays both sides on the same failures.
 func (o *Options) printSimulateHint(r *jobdiff.Report, live, desired *batchv1.Job) {
-	prepareDB := false
-	for _, w := range r.Warnings {
-		prepareDB = prepareDB || w.Code == jobdiff.WarnPrepareDBMode
-	}
+	prepareDB := slices.ContainsFunc(r.Warnings, func(w jobdiff.Warning) bool { return w.Code == jobdiff.WarnPrepareDBMode })
 	if !prepareDB || o.Filename == "" || o.Filename == "-" {
 		return
 	}
