@@ -120,10 +120,7 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 			if part.text == "" {
 				continue
 			}
-			if opts.Width <= 0 {
-				b.WriteString("    " + part.label + ": " + part.text + "\n")
-				continue
-			}
+			// Not wrapped (width 0), the text is one line.
 			for k, l := range WrapText(part.text, 9, 9, opts.Width) {
 				if k == 0 {
 					b.WriteString("    " + part.label + ": " + l + "\n")
