@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -95,32 +96,30 @@ func unix(t *time.Time) int64 {
 // its finish. It reads every index's history, not only those whose facts the page carries,
 // and costs the same few hundred bytes for any number of attempts.
 func timeline(r *indexstatus.IndexedJobStatus) *Timeline {
-	tl := &Timeline{}
+	type run struct {
+		start, end int64
+		ended      bool
+		phase      string
+	}
+	var runs []run
 	observed := r.ObservedAt.Unix()
-	var first, last int64
 	for i := range r.Indexes {
 		for _, a := range r.Indexes[i].AttemptHistory {
-			s := unix(a.StartedAt)
-			if s == 0 {
-				continue
+			if s := unix(a.StartedAt); s != 0 {
+				e := unix(a.FinishedAt)
+				runs = append(runs, run{start: s, end: cmp.Or(e, max(observed, s)), ended: e != 0, phase: a.Phase})
 			}
-			e := unix(a.FinishedAt)
-			if e == 0 {
-				e = max(observed, s)
-			}
-			if tl.Attempts == 0 || s < first {
-				first = s
-			}
-			if tl.Attempts == 0 || e > last {
-				last = e
-			}
-			tl.Attempts++
 		}
 	}
+	tl := &Timeline{Attempts: len(runs)}
 	const scope = "Drawn from the attempts the report lists: those of every index that took more than one attempt or whose attempt did not succeed (an index that succeeded on its first attempt is not drawn), each from its pod's start to its finish."
-	if tl.Attempts == 0 {
+	if len(runs) == 0 {
 		tl.Words = "No attempt's times are known: no listed attempt has a pod that was read with a start time (pods gone, not yet started, or every index succeeded on its first attempt)."
 		return tl
+	}
+	first, last := runs[0].start, runs[0].end
+	for _, ru := range runs {
+		first, last = min(first, ru.start), max(last, ru.end)
 	}
 	span := max(last-first, 1)
 	tl.Start, tl.End = first, first+span
@@ -129,31 +128,20 @@ func timeline(r *indexstatus.IndexedJobStatus) *Timeline {
 	tl.Running, tl.Succeeded, tl.Failed = make([]int, bins), make([]int, bins), make([]int, bins)
 	bin := func(t int64) int { return min(int((t-first)*int64(bins)/span), bins-1) }
 	ended, failed := 0, 0
-	for i := range r.Indexes {
-		for _, a := range r.Indexes[i].AttemptHistory {
-			s := unix(a.StartedAt)
-			if s == 0 {
-				continue
-			}
-			e := unix(a.FinishedAt)
-			open := e == 0
-			if open {
-				e = max(observed, s)
-			}
-			for b := bin(s); b <= bin(e); b++ {
-				tl.Running[b]++
-			}
-			if open {
-				continue
-			}
-			ended++
-			switch a.Phase {
-			case "Succeeded":
-				tl.Succeeded[bin(e)]++
-			case "Failed":
-				tl.Failed[bin(e)]++
-				failed++
-			}
+	for _, ru := range runs {
+		for b := bin(ru.start); b <= bin(ru.end); b++ {
+			tl.Running[b]++
+		}
+		if !ru.ended {
+			continue
+		}
+		ended++
+		switch ru.phase {
+		case "Succeeded":
+			tl.Succeeded[bin(ru.end)]++
+		case "Failed":
+			tl.Failed[bin(ru.end)]++
+			failed++
 		}
 	}
 	tl.Words = fmt.Sprintf("%d %s with a known start, from %s to %s (%s); %d ended, %d of them failed. %s",

@@ -79,11 +79,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 		if ix.State == indexstatus.StateSucceeded && ix.Attempts <= 1 && ix.ShardID == "" && !ix.Flaky {
 			continue
 		}
-		if len(p.Facts) == MaxFacts {
-			p.FactsCut++
-			continue
-		}
-		p.Facts = append(p.Facts, statusFact(ix))
+		p.addFact(func() Fact { return statusFact(ix) })
 	}
 	groups := r.CauseGroups()
 	if len(groups) > 0 {

@@ -76,22 +76,14 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 		if s.Index < 0 {
 			return nil, fmt.Errorf("shard %d: negative index", s.Index)
 		}
-		k := p.stateIndex(LineageState(s))
-		if k < 0 {
-			return nil, fmt.Errorf("shard state %q has no colour", s.State)
+		var err error
+		if states, err = p.shardCell(states, s.Index, LineageState(s)); err != nil {
+			return nil, err
 		}
-		for len(states) <= s.Index {
-			states = append(states, -1)
-		}
-		states[s.Index] = k
-		if k == 0 && len(s.Runs) <= 1 && s.ShardID == "" {
+		if states[s.Index] == 0 && len(s.Runs) <= 1 && s.ShardID == "" {
 			continue // succeeded in the root, its one run: the cell says it all
 		}
-		if len(p.Facts) == MaxFacts {
-			p.FactsCut++
-			continue
-		}
-		p.Facts = append(p.Facts, lineageFact(s))
+		p.addFact(func() Fact { return lineageFact(s) })
 	}
 	p.Cells, p.Runs = len(states), grid(states)
 	if len(r.Jobs) > 0 {

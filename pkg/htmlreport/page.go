@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -255,10 +256,29 @@ func grid(states []int) []Run {
 
 // stateIndex finds a state by name in p.States (-1: none).
 func (p *Page) stateIndex(name string) int {
-	for i, s := range p.States {
-		if s.Name == name {
-			return i
-		}
+	return slices.IndexFunc(p.States, func(s State) bool { return s.Name == name })
+}
+
+// addFact adds the facts fact makes, or only counts them in FactsCut once the page carries
+// MaxFacts.
+func (p *Page) addFact(fact func() Fact) {
+	if len(p.Facts) == MaxFacts {
+		p.FactsCut++
+		return
 	}
-	return -1
+	p.Facts = append(p.Facts, fact())
+}
+
+// shardCell sets states[index] to the page's state named state, growing states with -1 (no
+// cell) as needed.
+func (p *Page) shardCell(states []int, index int, state string) ([]int, error) {
+	k := p.stateIndex(state)
+	if k < 0 {
+		return nil, fmt.Errorf("shard state %q has no colour", state)
+	}
+	for len(states) <= index {
+		states = append(states, -1)
+	}
+	states[index] = k
+	return states, nil
 }

@@ -73,19 +73,11 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 		if s.Index < 0 {
 			return nil, fmt.Errorf("shard %s: negative index %d", s.ShardID, s.Index)
 		}
-		k := p.stateIndex(string(s.State))
-		if k < 0 {
-			return nil, fmt.Errorf("shard state %q has no colour", s.State)
+		var err error
+		if states, err = p.shardCell(states, s.Index, string(s.State)); err != nil {
+			return nil, err
 		}
-		for len(states) <= s.Index {
-			states = append(states, -1)
-		}
-		states[s.Index] = k
-		if len(p.Facts) == MaxFacts {
-			p.FactsCut++
-			continue
-		}
-		p.Facts = append(p.Facts, reconcileFact(s))
+		p.addFact(func() Fact { return reconcileFact(s) })
 	}
 	p.Cells, p.Runs = len(states), grid(states)
 	if len(r.Rejected) > 0 {

@@ -1,7 +1,8 @@
 package jobdiff
 
 import (
-	"sort"
+	"maps"
+	"slices"
 )
 
 // compareObjects walks the normalized live and desired Jobs and returns one Difference per
@@ -33,16 +34,13 @@ func compareValue(p fieldPath, a, b any, out *[]Difference) {
 		am, aIsMap = map[string]any{}, true
 	}
 	if aIsMap && bIsMap {
-		keys := make([]string, 0, len(am)+len(bm))
-		for k := range am {
-			keys = append(keys, k)
-		}
+		keys := slices.Collect(maps.Keys(am))
 		for k := range bm {
 			if _, ok := am[k]; !ok {
 				keys = append(keys, k)
 			}
 		}
-		sort.Strings(keys)
+		slices.Sort(keys)
 		for _, k := range keys {
 			compareValue(p.child(k), am[k], bm[k], out)
 		}
@@ -86,6 +84,14 @@ func sameNames(a, b []any) ([]string, bool) {
 		names[i] = na
 	}
 	return names, true
+}
+
+// namedItem is the position of the item named name in l, or -1.
+func namedItem(l []any, name string) int {
+	return slices.IndexFunc(l, func(it any) bool {
+		n, _ := itemName(it)
+		return n == name
+	})
 }
 
 func itemName(v any) (string, bool) {

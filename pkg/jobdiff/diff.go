@@ -1,6 +1,7 @@
 package jobdiff
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -50,10 +51,7 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("desired job %q: %w", desired.Name, err)
 	}
 	pairSelectors(nl, nd)
-	ns := opts.Namespace
-	if ns == "" {
-		ns = live.Namespace
-	}
+	ns := cmp.Or(opts.Namespace, live.Namespace)
 	c := &classifier{live: nl.job, desired: nd.job, state: StateOf(live), diffs: compareObjects(nl.obj, nd.obj)}
 	c.desiredAsGiven = desired
 	c.classify()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -123,15 +124,7 @@ func equalValues(a, b any) bool {
 		return true
 	case []any:
 		tb, ok := b.([]any)
-		if !ok || len(ta) != len(tb) {
-			return false
-		}
-		for i := range ta {
-			if !equalValues(ta[i], tb[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(ta, tb, equalValues)
 	default:
 		return a == b
 	}

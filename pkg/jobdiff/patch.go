@@ -3,6 +3,7 @@ package jobdiff
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,13 +27,7 @@ type Patch struct {
 // live Job as the server returned it). It is a JSON merge patch when no difference lies inside
 // a list item, and a JSON patch (RFC 6902) with the items' positions in the live Job otherwise.
 func buildPatch(raw map[string]any, ds []Difference) (Patch, error) {
-	inList := false
-	for _, d := range ds {
-		if d.path.inList() {
-			inList = true
-		}
-	}
-	if !inList {
+	if !slices.ContainsFunc(ds, func(d Difference) bool { return d.path.inList() }) {
 		body, err := json.Marshal(mergePatch(ds))
 		return Patch{Type: PatchMerge, Body: body}, err
 	}
@@ -125,17 +120,8 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: the live Job has no list at %q", d.Path, ptr)
 		}
-		idx := s.index
-		if s.kind == segName {
-			idx = -1
-			for j, it := range l {
-				if n, _ := itemName(it); n == s.name {
-					idx = j
-					break
-				}
-			}
-		}
-		if idx < 0 || idx >= len(l) {
+		idx := namedItem(l, s.name)
+		if idx < 0 {
 			return nil, fmt.Errorf("%s: the live Job has no such item at %q", d.Path, ptr)
 		}
 		cur, ptr = l[idx], ptr+"/"+strconv.Itoa(idx)

@@ -6,13 +6,11 @@ import (
 	"strings"
 )
 
-// segment is one step of a field path: a map key, a list item picked by its name, or a list
-// item picked by position.
+// segment is one step of a field path: a map key, or a list item picked by its name.
 type segment struct {
-	key   string
-	name  string
-	index int
-	kind  segKind
+	key  string
+	name string
+	kind segKind
 }
 
 type segKind int
@@ -20,7 +18,6 @@ type segKind int
 const (
 	segKey segKind = iota
 	segName
-	segIndex
 )
 
 type fieldPath []segment
@@ -54,10 +51,6 @@ func (p fieldPath) String() string {
 		case segName:
 			b.WriteString("[name=")
 			b.WriteString(s.name)
-			b.WriteString("]")
-		case segIndex:
-			b.WriteString("[")
-			b.WriteString(strconv.Itoa(s.index))
 			b.WriteString("]")
 		}
 	}

@@ -1,12 +1,15 @@
 package jobdiff
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -151,12 +154,8 @@ func (c *classifier) templateStep(raw map[string]any, name, ns string, s planSet
 	if err != nil {
 		return Step{}, err
 	}
-	suspendNow := false
-	for _, d := range s.now {
-		if d.Field == "spec.suspend" && c.desired.Spec.Suspend != nil && *c.desired.Spec.Suspend {
-			suspendNow = true
-		}
-	}
+	suspendNow := ptr.Deref(c.desired.Spec.Suspend, false) &&
+		slices.ContainsFunc(s.now, func(d Difference) bool { return d.Field == "spec.suspend" })
 	var cmds []string
 	desc := "Change the pod template: the API server allows it only while the Job is suspended with no active pods. "
 	if !c.state.Suspend && !suspendNow {
@@ -201,10 +200,7 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
 		}
 	}
-	newName := opts.NewName
-	if newName == "" {
-		newName = SuggestNames(name, 1)[0]
-	}
+	newName := cmp.Or(opts.NewName, SuggestNames(name, 1)[0])
 	src := opts.DesiredSource
 	switch {
 	case opts.CreateCommand != "":

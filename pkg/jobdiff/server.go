@@ -145,16 +145,11 @@ func valueAt(obj any, p fieldPath) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			found := false
-			for i, it := range l {
-				if n, _ := itemName(it); (s.kind == segName && n == s.name) || (s.kind == segIndex && i == s.index) {
-					cur, found = it, true
-					break
-				}
-			}
-			if !found {
+			i := namedItem(l, s.name)
+			if i < 0 {
 				return nil, false
 			}
+			cur = l[i]
 		}
 	}
 	return cur, true

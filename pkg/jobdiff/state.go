@@ -24,17 +24,24 @@ func StateOf(job *batchv1.Job) LiveState {
 	s.TemplateMutable = s.Suspend && job.Status.Active == 0 &&
 		(job.Status.StartTime == nil || jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil)
 
+	// The first of these conditions that is True decides the phase.
+	for _, c := range []struct {
+		t     batchv1.JobConditionType
+		phase Phase
+	}{
+		{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed},
+		{batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseSucceeding},
+	} {
+		if cond := jobpolicy.ConditionTrue(job, c.t); cond != nil {
+			s.Phase, s.Reason = c.phase, cond.Reason
+			if s.Finished() && !cond.LastTransitionTime.IsZero() {
+				t := cond.LastTransitionTime.Time
+				s.FinishTime = &t
+			}
+			return s
+		}
+	}
 	switch {
-	case jobpolicy.ConditionTrue(job, batchv1.JobComplete) != nil:
-		s.Phase, s.Reason = PhaseComplete, conditionReason(job, batchv1.JobComplete)
-		s.FinishTime = conditionTime(job, batchv1.JobComplete)
-	case jobpolicy.ConditionTrue(job, batchv1.JobFailed) != nil:
-		s.Phase, s.Reason = PhaseFailed, conditionReason(job, batchv1.JobFailed)
-		s.FinishTime = conditionTime(job, batchv1.JobFailed)
-	case jobpolicy.ConditionTrue(job, batchv1.JobFailureTarget) != nil:
-		s.Phase, s.Reason = PhaseFailing, conditionReason(job, batchv1.JobFailureTarget)
-	case jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet) != nil:
-		s.Phase, s.Reason = PhaseSucceeding, conditionReason(job, batchv1.JobSuccessCriteriaMet)
 	case s.Suspend && s.TemplateMutable:
 		s.Phase = PhaseSuspended
 	case s.Suspend:
@@ -63,20 +70,4 @@ func (s LiveState) runningSince(now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	return now.Sub(*s.StartTime), true
-}
-
-// conditionReason is the reason of job's condition of type t when it is True.
-func conditionReason(job *batchv1.Job, t batchv1.JobConditionType) string {
-	if c := jobpolicy.ConditionTrue(job, t); c != nil {
-		return c.Reason
-	}
-	return ""
-}
-
-func conditionTime(job *batchv1.Job, t batchv1.JobConditionType) *time.Time {
-	if c := jobpolicy.ConditionTrue(job, t); c != nil && !c.LastTransitionTime.IsZero() {
-		tt := c.LastTransitionTime.Time
-		return &tt
-	}
-	return nil
 }

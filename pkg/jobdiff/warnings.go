@@ -6,6 +6,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
@@ -193,7 +194,7 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 			ws = append(ws, Warning{Code: WarnTTLNotStarted, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 				"the Job is %s but not yet %s: the TTL counts from the terminal condition, which waits until no pod is "+
 					"terminating (terminating: %d); if pods are stuck terminating the TTL never starts",
-				st.Phase, map[Phase]string{PhaseFailing: "Failed", PhaseSucceeding: "Complete"}[st.Phase], ptrValue(status.Terminating))})
+				st.Phase, map[Phase]string{PhaseFailing: "Failed", PhaseSucceeding: "Complete"}[st.Phase], ptr.Deref(status.Terminating, 0))})
 		case st.Finished() && st.FinishTime != nil && !st.FinishTime.Add(ttl).After(now):
 			c.drastic[d.Path] = "makes the TTL controller delete the Job and its pods at once"
 			ws = append(ws, Warning{Code: WarnTTLDeletesNow, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
@@ -269,12 +270,4 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 		ws = append(ws, Warning{Code: WarnTemplateOnlyNewPods, Side: SideChange, Path: "spec.template", Message: msg})
 	}
 	return ws
-}
-
-func ptrValue[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
 }

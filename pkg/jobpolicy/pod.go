@@ -11,6 +11,7 @@
 package jobpolicy
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Backoff constants of the controller.
@@ -249,8 +251,7 @@ func matchOnExitCodes(st *corev1.PodStatus, req *batchv1.PodFailurePolicyOnExitC
 	return matchingContainer(st.InitContainerStatuses, req)
 }
 
-// matchingContainer mirrors getMatchingContainerFromList and isOnExitCodesOperatorMatching
-// (pod_failure_policy.go): terminated containers with a non-zero exit code only.
+// matchingContainer mirrors getMatchingContainerFromList (pod_failure_policy.go): terminated containers with a non-zero exit code only.
 func matchingContainer(list []corev1.ContainerStatus, req *batchv1.PodFailurePolicyOnExitCodesRequirement) *corev1.ContainerStatus {
 	for i := range list {
 		cs := &list[i]
@@ -260,19 +261,23 @@ func matchingContainer(list []corev1.ContainerStatus, req *batchv1.PodFailurePol
 		if req.ContainerName != nil && *req.ContainerName != cs.Name {
 			continue
 		}
-		code := cs.State.Terminated.ExitCode
-		switch req.Operator {
-		case batchv1.PodFailurePolicyOnExitCodesOpIn:
-			if slices.Contains(req.Values, code) {
-				return cs
-			}
-		case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
-			if !slices.Contains(req.Values, code) {
-				return cs
-			}
+		if ExitCodeMatches(req, cs.State.Terminated.ExitCode) {
+			return cs
 		}
 	}
 	return nil
+}
+
+// ExitCodeMatches mirrors isOnExitCodesOperatorMatching (pod_failure_policy.go): whether code
+// is, or with NotIn is not, among req's values.
+func ExitCodeMatches(req *batchv1.PodFailurePolicyOnExitCodesRequirement, code int32) bool {
+	switch req.Operator {
+	case batchv1.PodFailurePolicyOnExitCodesOpIn:
+		return slices.Contains(req.Values, code)
+	case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
+		return !slices.Contains(req.Values, code)
+	}
+	return false
 }
 
 // matchOnPodConditions mirrors matchOnPodConditions (pod_failure_policy.go); an empty pattern
@@ -281,10 +286,7 @@ func matchOnPodConditions(st *corev1.PodStatus, patterns []batchv1.PodFailurePol
 	for i := range st.Conditions {
 		c := &st.Conditions[i]
 		for _, p := range patterns {
-			status := p.Status
-			if status == "" {
-				status = corev1.ConditionTrue
-			}
+			status := cmp.Or(p.Status, corev1.ConditionTrue)
 			if c.Type == p.Type && c.Status == status {
 				return c
 			}
@@ -306,11 +308,7 @@ func FinishedTime(p *corev1.Pod) time.Time {
 		}
 	}
 	if p.DeletionTimestamp != nil {
-		var grace int64
-		if p.DeletionGracePeriodSeconds != nil {
-			grace = *p.DeletionGracePeriodSeconds
-		}
-		return p.DeletionTimestamp.Add(-time.Duration(grace) * time.Second)
+		return p.DeletionTimestamp.Add(-time.Duration(ptr.Deref(p.DeletionGracePeriodSeconds, 0)) * time.Second)
 	}
 	return p.CreationTimestamp.Time
 }

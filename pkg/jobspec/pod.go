@@ -3,6 +3,7 @@ package jobspec
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -43,14 +44,8 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	errs = append(errs, volErrs...)
 	errs = append(errs, validateContainers(spec.Containers, vols, path.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
-	switch spec.RestartPolicy {
-	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
-	case "":
-		errs = append(errs, field.Required(path.Child("restartPolicy"), ""))
-	default:
-		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), spec.RestartPolicy,
-			[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
-	}
+	errs = append(errs, requiredOneOf(spec.RestartPolicy, path.Child("restartPolicy"),
+		corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)...)
 	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
 	if spec.ServiceAccountName != "" {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
@@ -121,6 +116,18 @@ func validateContainers(containers []corev1.Container, vols map[string]bool, pat
 	return errs
 }
 
+// requiredOneOf is the server's check of a field that must be one of supported: Required when
+// v is empty, else NotSupported (listing supported in the server's order) when it is none.
+func requiredOneOf[T ~string](v T, path *field.Path, supported ...T) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, "")}
+	case !slices.Contains(supported, v):
+		return field.ErrorList{field.NotSupported(path, v, supported)}
+	}
+	return nil
+}
+
 // validateContainerRestartPolicy mirrors the policy part of validateContainerRestartPolicy
 // (ContainerRestartRules on): Always, Never or OnFailure.
 func validateContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, path *field.Path) field.ErrorList {
@@ -184,25 +191,12 @@ func validateContainerCommon(c *corev1.Container, vols map[string]bool, path *fi
 	if c.Image == "" {
 		errs = append(errs, field.Required(path.Child("image"), ""))
 	}
-	switch c.TerminationMessagePolicy {
-	case corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError:
-	case "":
-		errs = append(errs, field.Required(path.Child("terminationMessagePolicy"), ""))
-	default:
-		errs = append(errs, field.NotSupported(path.Child("terminationMessagePolicy"), c.TerminationMessagePolicy,
-			[]corev1.TerminationMessagePolicy{corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError}))
-	}
+	errs = append(errs, requiredOneOf(c.TerminationMessagePolicy, path.Child("terminationMessagePolicy"),
+		corev1.TerminationMessageReadFile, corev1.TerminationMessageFallbackToLogsOnError)...)
 	errs = append(errs, validateContainerPorts(c.Ports, path.Child("ports"))...)
 	errs = append(errs, validateEnv(c.Env, path.Child("env"))...)
 	errs = append(errs, validateVolumeMounts(c.VolumeMounts, vols, path.Child("volumeMounts"))...)
-	switch c.ImagePullPolicy {
-	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-	case "":
-		errs = append(errs, field.Required(path.Child("imagePullPolicy"), ""))
-	default:
-		errs = append(errs, field.NotSupported(path.Child("imagePullPolicy"), c.ImagePullPolicy,
-			[]corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever}))
-	}
+	errs = append(errs, requiredOneOf(c.ImagePullPolicy, path.Child("imagePullPolicy"), corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever)...)
 	errs = append(errs, validateResources(&c.Resources, path.Child("resources"))...)
 	return errs
 }
@@ -235,13 +229,7 @@ func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) fiel
 				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
 			}
 		}
-		switch port.Protocol {
-		case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
-		case "":
-			errs = append(errs, field.Required(p.Child("protocol"), ""))
-		default:
-			errs = append(errs, field.NotSupported(p.Child("protocol"), port.Protocol, []corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP}))
-		}
+		errs = append(errs, requiredOneOf(port.Protocol, p.Child("protocol"), corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP)...)
 	}
 	return errs
 }

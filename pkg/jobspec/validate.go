@@ -3,6 +3,7 @@ package jobspec
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -322,7 +323,7 @@ func validatePodFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailur
 		if spec.BackoffLimitPerIndex == nil {
 			vs.add(RuleFailIndexNeedsPerIdx, field.Invalid(actionPath, rule.Action, "requires the backoffLimitPerIndex to be set"))
 		}
-	case !contains(supportedPodFailurePolicyActions, string(rule.Action)):
+	case !slices.Contains(supportedPodFailurePolicyActions, string(rule.Action)):
 		vs.add(RulePodFailurePolicy, field.NotSupported(actionPath, rule.Action, supportedPodFailurePolicyActions))
 	}
 	if rule.OnExitCodes != nil {
@@ -353,7 +354,7 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 		switch {
 		case p.Status == "":
 			errs = append(errs, field.Required(pp.Child("status"), fmt.Sprintf("valid values: %q", supportedConditionStatuses)))
-		case !contains(supportedConditionStatuses, string(p.Status)):
+		case !slices.Contains(supportedConditionStatuses, string(p.Status)):
 			errs = append(errs, field.NotSupported(pp.Child("status"), p.Status, supportedConditionStatuses))
 		}
 	}
@@ -366,7 +367,7 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 	switch {
 	case req.Operator == "":
 		errs = append(errs, field.Required(opPath, fmt.Sprintf("valid values: %q", supportedOnExitCodesOperators)))
-	case !contains(supportedOnExitCodesOperators, string(req.Operator)):
+	case !slices.Contains(supportedOnExitCodesOperators, string(req.Operator)):
 		errs = append(errs, field.NotSupported(opPath, req.Operator, supportedOnExitCodesOperators))
 	}
 	if req.ContainerName != nil && !containerNames[*req.ContainerName] {
@@ -480,13 +481,4 @@ func internalJSON(v any) json.RawMessage {
 		return json.RawMessage(`null`)
 	}
 	return b
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -15,6 +15,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -327,9 +328,7 @@ func Interpret(in Input) *Queue {
 		return q
 	}
 	q.Workload = w.Name
-	if q.LocalQueue == "" {
-		q.LocalQueue = w.Spec.QueueName
-	}
+	q.LocalQueue = cmp.Or(q.LocalQueue, w.Spec.QueueName)
 	if r := w.Spec.PriorityClassRef; r != nil && r.Name != "" {
 		q.PriorityClass = cmp.Or(r.Kind, "PriorityClass") + "/" + r.Name
 	}
@@ -365,11 +364,9 @@ func Interpret(in Input) *Queue {
 			q.PreemptedBy = &Preemptor{WorkloadUID: m[1], JobUID: m[2], Reason: c.Reason}
 		}
 	}
-	if q.PreemptedBy == nil {
-		if c := cond(w, CondEvicted); c != nil && c.Reason == "Preempted" {
-			if m := preemptorRE.FindStringSubmatch(c.Message); m != nil {
-				q.PreemptedBy = &Preemptor{WorkloadUID: m[1], JobUID: m[2]}
-			}
+	if c := cond(w, CondEvicted); q.PreemptedBy == nil && c != nil && c.Reason == "Preempted" {
+		if m := preemptorRE.FindStringSubmatch(c.Message); m != nil {
+			q.PreemptedBy = &Preemptor{WorkloadUID: m[1], JobUID: m[2]}
 		}
 	}
 	if rs := w.Status.RequeueState; rs != nil {
@@ -379,13 +376,11 @@ func Interpret(in Input) *Queue {
 			q.RequeueAt = &t
 		}
 	}
-	if w.Status.ClusterName != nil {
-		q.WorkerCluster = *w.Status.ClusterName
-	}
+	q.WorkerCluster = ptr.Deref(w.Status.ClusterName, "")
 	if !isTrue(cond(w, CondQuotaReserved)) && q.ClusterQueue != "" {
 		q.WaitsFor = holders(in.Namespace, q.ClusterQueue, w.UID)
 	}
-	q.State, q.Next = state(q, w, job, in.Now)
+	q.State, q.Next = state(q, w, in.Now)
 	return q
 }
 
@@ -434,7 +429,7 @@ func holderWords(hs []Holder) string {
 	return strings.Join(parts, ", ")
 }
 
-func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, string) {
+func state(q *Queue, w *Workload, now time.Time) (string, string) {
 	cq := "its ClusterQueue"
 	if q.ClusterQueue != "" {
 		cq = "ClusterQueue " + q.ClusterQueue
@@ -489,7 +484,6 @@ func state(q *Queue, w *Workload, job *batchv1.Job, now time.Time) (string, stri
 		fmt.Fprintf(&b, ". Kueue says (%s): %s", qr.Reason, strings.TrimSuffix(qr.Message, "."))
 	}
 	b.WriteString(". Leave spec.suspend to Kueue.")
-	_ = job
 	return "Pending", b.String()
 }
 
@@ -548,13 +542,8 @@ func (q *Queue) Lines() [][2]string {
 		}
 		s := fmt.Sprintf("pod set %s: %d of %d pods", ps.Name, *ps.Admitted, ps.Requested)
 		if len(ps.Flavors) > 0 {
-			keys := make([]string, 0, len(ps.Flavors))
-			for k := range ps.Flavors {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
 			var fl []string
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(ps.Flavors)) {
 				fl = append(fl, k+"="+ps.Flavors[k])
 			}
 			s += ", flavors " + strings.Join(fl, " ")
@@ -605,6 +594,5 @@ func SuspendFor(labels map[string]string) *bool {
 	if labels[QueueLabel] == "" {
 		return nil
 	}
-	t := true
-	return &t
+	return ptr.To(true)
 }

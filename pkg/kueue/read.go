@@ -1,6 +1,7 @@
 package kueue
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -48,10 +49,7 @@ func ReadQueue(ctx context.Context, r Reader, job *batchv1.Job, now time.Time, s
 	if w == nil || (w.Status.Admission != nil && w.Status.Admission.ClusterQueue != "") {
 		return Interpret(in)
 	}
-	lq := job.Labels[QueueLabel]
-	if lq == "" {
-		lq = w.Spec.QueueName
-	}
+	lq := cmp.Or(job.Labels[QueueLabel], w.Spec.QueueName)
 	if lq == "" {
 		return Interpret(in)
 	}

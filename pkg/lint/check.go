@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -39,15 +41,7 @@ func (o Options) kubeVersion() Version {
 }
 
 func (o Options) reports(rule string, sev Severity) bool {
-	if o.MinSeverity != "" && sev.Rank() < o.MinSeverity.Rank() {
-		return false
-	}
-	for _, d := range o.Disable {
-		if d == rule {
-			return false
-		}
-	}
-	return true
+	return (o.MinSeverity == "" || sev.Rank() >= o.MinSeverity.Rank()) && !slices.Contains(o.Disable, rule)
 }
 
 // TTLThresholdSeconds is the ttlSecondsAfterFinished below which ttl-too-short warns.
@@ -88,21 +82,25 @@ func CheckJob(job *batchv1.Job, opts Options) []Finding {
 	job = jobspec.DesiredSpec(job)
 	c := &checker{opts: opts, object: objectName("Job", job.ObjectMeta), ns: job.Namespace}
 	def := jobspec.Default(job)
-	violations := jobspec.ValidateDefaulted(def)
-	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
-	}
-	if len(violations) == 0 {
-		// The server computes its warnings only for objects that pass validation.
-		for _, w := range jobspec.WarningsOnCreateDefaulted(def) {
-			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
-		}
-	}
+	c.server(jobspec.ValidateDefaulted(def), func() []jobspec.ServerWarning { return jobspec.WarningsOnCreateDefaulted(def) })
 	c.runtimeRules(job, def, field.NewPath("spec"))
 	c.kueueJobRules(job, field.NewPath("spec"))
 	c.dropWarningsOnRejectedFields()
 	Sort(c.findings)
 	return c.findings
+}
+
+// server adds the API server's errors, and its warnings when there is none: the server
+// computes its warnings only for objects that pass validation.
+func (c *checker) server(violations []jobspec.Violation, warnings func() []jobspec.ServerWarning) {
+	for _, v := range violations {
+		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+	}
+	if len(violations) == 0 {
+		for _, w := range warnings() {
+			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
+		}
+	}
 }
 
 // cronJobNameSuffix is what the CronJob controller appends to the CronJob's name for each Job
@@ -113,19 +111,8 @@ const cronJobNameSuffix = "-29000000"
 // jobTemplate, with paths under spec.jobTemplate.spec.
 func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	c := &checker{opts: opts, object: objectName("CronJob", cj.ObjectMeta), ns: cj.Namespace}
-	violations := jobspec.ValidateCronJob(cj)
-	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
-	}
-	if len(violations) == 0 {
-		for _, w := range jobspec.CronJobWarningsOnCreate(cj) {
-			c.add(w.Rule, SeverityWarning, w.Path, w.Message)
-		}
-	}
-	name := cj.Name
-	if name == "" {
-		name = jobspec.GenerateName(cj.GenerateName)
-	}
+	c.server(jobspec.ValidateCronJob(cj), func() []jobspec.ServerWarning { return jobspec.CronJobWarningsOnCreate(cj) })
+	name := cmp.Or(cj.Name, jobspec.GenerateName(cj.GenerateName))
 	// The Jobs the CronJob controller will create.
 	job := jobspec.JobOf(cj)
 	job.ObjectMeta = metav1.ObjectMeta{Name: name + cronJobNameSuffix}
@@ -159,21 +146,13 @@ func (c *checker) dropWarningsOnRejectedFields() {
 	}
 	kept := c.findings[:0]
 	for _, f := range c.findings {
-		if f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlapsAny(f.Path, errPaths) {
+		overlaps := slices.ContainsFunc(errPaths, func(e string) bool { return e == f.Path || isUnder(f.Path, e) })
+		if f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlaps {
 			continue
 		}
 		kept = append(kept, f)
 	}
 	c.findings = kept
-}
-
-func overlapsAny(p string, paths []string) bool {
-	for _, e := range paths {
-		if e == p || isUnder(p, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // isUnder reports whether path a is inside path b ("spec.x.y" or "spec.x[0]" inside "spec.x").
@@ -336,20 +315,11 @@ func (c *checker) disruptionRules(spec *batchv1.JobSpec, prefix *field.Path) {
 	pfpPath := prefix.Child("podFailurePolicy")
 	ignoreAt := -1
 	if spec.PodFailurePolicy != nil {
-		for i, r := range spec.PodFailurePolicy.Rules {
-			if r.Action != batchv1.PodFailurePolicyActionIgnore {
-				continue
-			}
-			for _, pc := range r.OnPodConditions {
-				if pc.Type == corev1.DisruptionTarget && (pc.Status == corev1.ConditionTrue || pc.Status == "") {
-					ignoreAt = i
-					break
-				}
-			}
-			if ignoreAt >= 0 {
-				break
-			}
-		}
+		ignoreAt = slices.IndexFunc(spec.PodFailurePolicy.Rules, func(r batchv1.PodFailurePolicyRule) bool {
+			return r.Action == batchv1.PodFailurePolicyActionIgnore && slices.ContainsFunc(r.OnPodConditions, func(pc batchv1.PodFailurePolicyOnPodConditionsPattern) bool {
+				return pc.Type == corev1.DisruptionTarget && (pc.Status == corev1.ConditionTrue || pc.Status == "")
+			})
+		})
 	}
 	if ignoreAt < 0 {
 		path := pfpPath.String()
@@ -366,29 +336,13 @@ func (c *checker) disruptionRules(spec *batchv1.JobSpec, prefix *field.Path) {
 			continue
 		}
 		for _, code := range []int32{137, 143} {
-			if exitCodeMatches(r.OnExitCodes, code) {
+			if jobpolicy.ExitCodeMatches(r.OnExitCodes, code) {
 				c.add(RuleDisruptionShadowed, SeverityWarning, pfpPath.Child("rules").Index(i).String(), fmt.Sprintf(
 					"rule %d (%s on exit code %d, the code of a killed container) comes before the Ignore rule for DisruptionTarget (rule %d): an evicted or preempted pod is matched by rule %d first", i, r.Action, code, ignoreAt, i))
 				break
 			}
 		}
 	}
-}
-
-func exitCodeMatches(req *batchv1.PodFailurePolicyOnExitCodesRequirement, code int32) bool {
-	in := false
-	for _, v := range req.Values {
-		if v == code {
-			in = true
-		}
-	}
-	switch req.Operator {
-	case batchv1.PodFailurePolicyOnExitCodesOpIn:
-		return in
-	case batchv1.PodFailurePolicyOnExitCodesOpNotIn:
-		return !in
-	}
-	return false
 }
 
 func describeMatch(r batchv1.PodFailurePolicyRule) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -77,7 +78,8 @@ func didYouMean(kind, path string) string {
 	}
 	unknown := segs[len(segs)-1]
 	best, bestDist := "", 3
-	for _, name := range jsonFields(t) {
+	for _, f := range jsonFields(t) {
+		name := f.Name
 		d := editDistance(strings.ToLower(unknown), strings.ToLower(name))
 		if strings.EqualFold(unknown, name) {
 			d = 0
@@ -99,33 +101,22 @@ func deref(t reflect.Type) reflect.Type {
 
 // fieldType is the type of the field with JSON name seg in struct t (inlined structs included).
 func fieldType(t reflect.Type, seg string) reflect.Type {
-	t = deref(t)
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" && strings.Contains(opts, "inline") || f.Anonymous && name == "" {
-			if ft := fieldType(f.Type, seg); ft != nil {
-				return ft
-			}
-			continue
-		}
-		if name == seg {
+	for _, f := range jsonFields(t) {
+		if f.Name == seg {
 			return deref(f.Type)
 		}
 	}
 	return nil
 }
 
-// jsonFields lists the JSON field names of struct t (inlined structs included).
-func jsonFields(t reflect.Type) []string {
+// jsonFields lists the fields of struct t by their JSON names (inlined structs included), in
+// order; Name is the JSON name.
+func jsonFields(t reflect.Type) []reflect.StructField {
 	t = deref(t)
 	if t.Kind() != reflect.Struct {
 		return nil
 	}
-	var out []string
+	var out []reflect.StructField
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -134,7 +125,8 @@ func jsonFields(t reflect.Type) []string {
 		case name == "" && (strings.Contains(opts, "inline") || f.Anonymous):
 			out = append(out, jsonFields(f.Type)...)
 		case name != "":
-			out = append(out, name)
+			f.Name = name
+			out = append(out, f)
 		}
 	}
 	return out
@@ -163,11 +155,5 @@ func editDistance(a, b string) int {
 
 // dropRule removes the findings of rule.
 func dropRule(fs []Finding, rule string) []Finding {
-	out := fs[:0]
-	for _, f := range fs {
-		if f.Rule != rule {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(fs, func(f Finding) bool { return f.Rule == rule })
 }

@@ -93,22 +93,19 @@ func WriteJUnit(w io.Writer, report *Report) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	// One case per object: two List items of one document with the same name are one case.
 	seen := map[key]bool{}
-	for _, o := range report.Objects {
-		k := key{o.File, o.Document, o.Name}
-		if seen[k] {
-			continue // two List items of one document with the same name: one case
+	objectCaseOnce := func(file, name string, doc, line int) {
+		if k := (key{file, doc, name}); !seen[k] {
+			seen[k] = true
+			addCase(file, objectCase(file, name, doc, line, byObject[k]))
 		}
-		seen[k] = true
-		addCase(o.File, objectCase(o.File, o.Name, o.Document, o.Line, byObject[k]))
+	}
+	for _, o := range report.Objects {
+		objectCaseOnce(o.File, o.Name, o.Document, o.Line)
 	}
 	for _, f := range report.Findings {
-		k := key{f.File, f.Document, f.Object}
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		addCase(f.File, objectCase(f.File, f.Object, f.Document, f.Line, byObject[k]))
+		objectCaseOnce(f.File, f.Object, f.Document, f.Line)
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

@@ -23,9 +23,10 @@ type TextOptions struct {
 	Width int
 }
 
-// wrapText breaks text at spaces into lines that end by column width, the first starting at
-// column first and the others at column rest; a longer word stays whole.
-func wrapText(text string, first, rest, width int) []string {
+// WrapText breaks text at spaces into lines that end by column width, the first starting at
+// column first and the others at column rest; a word longer than a line is cut. It is the
+// wrapping of lint's text and of the other reports that print prose (diff's warnings and plan).
+func WrapText(text string, first, rest, width int) []string {
 	words := strings.Fields(text)
 	if len(words) == 0 || width <= 0 {
 		return []string{text}
@@ -107,7 +108,7 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 		// The whole finding line wrapped, continuations indented under it.
 		line := b.String() + msg
 		b.Reset()
-		for k, l := range wrapText(line, 0, 4, opts.Width) {
+		for k, l := range WrapText(line, 0, 4, opts.Width) {
 			if k > 0 {
 				b.WriteString("    ")
 			}
@@ -119,11 +120,8 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 			if part.text == "" {
 				continue
 			}
-			if opts.Width <= 0 {
-				b.WriteString("    " + part.label + ": " + part.text + "\n")
-				continue
-			}
-			for k, l := range wrapText(part.text, 9, 9, opts.Width) {
+			// Not wrapped (width 0), the text is one line.
+			for k, l := range WrapText(part.text, 9, 9, opts.Width) {
 				if k == 0 {
 					b.WriteString("    " + part.label + ": " + l + "\n")
 				} else {
@@ -148,7 +146,7 @@ func PrintSummary(w io.Writer, r *Report, opts TextOptions) error {
 	line := r.SummaryLine()
 	if opts.Width > 0 && !opts.Brief {
 		// Wrapped as the findings are; --brief keeps it one line, for grep.
-		line = strings.Join(wrapText(line, 0, 4, opts.Width), "\n    ")
+		line = strings.Join(WrapText(line, 0, 4, opts.Width), "\n    ")
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err
@@ -183,13 +181,6 @@ func colorOf(s Severity) string {
 	}
 }
 
-// WrapText breaks text at spaces into lines that end by column width, the first starting at
-// column first and the others at column rest (a longer word is cut): the wrapping of lint's
-// text, for the other reports that print prose (diff's warnings and plan).
-func WrapText(text string, first, rest, width int) []string {
-	return wrapText(text, first, rest, width)
-}
-
 // PrintRules writes the rules as lint --list-rules prints them: a line with each rule's ID and
 // severity, and what it flags under it, wrapped at width (0: on the same line, unwrapped).
 func PrintRules(w io.Writer, rules []Rule, width int) error {
@@ -202,7 +193,7 @@ func PrintRules(w io.Writer, rules []Rule, width int) error {
 		if width <= 0 {
 			_, err = fmt.Fprintf(w, "%-*s  %-7s  %s\n", idWidth, r.ID, r.Severity, r.What)
 		} else {
-			_, err = fmt.Fprintf(w, "%-*s  %s\n    %s\n", idWidth, r.ID, r.Severity, strings.Join(wrapText(r.What, 4, 4, width), "\n    "))
+			_, err = fmt.Fprintf(w, "%-*s  %s\n    %s\n", idWidth, r.ID, r.Severity, strings.Join(WrapText(r.What, 4, 4, width), "\n    "))
 		}
 		if err != nil {
 			return err

@@ -38,20 +38,10 @@ func (v Version) IsZero() bool { return v == Version{} }
 // ParseVersion parses "1.29", "v1.29" or "1.29.3" and checks that lint knows it
 // (OldestKubeVersion to DefaultKubeVersion).
 func ParseVersion(s string) (Version, error) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
-	if len(parts) < 2 || len(parts) > 3 {
+	v, ok := parseVersion(s)
+	if !ok {
 		return Version{}, fmt.Errorf("invalid Kubernetes version %q: want MAJOR.MINOR, e.g. 1.33", s)
 	}
-	var nums [3]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 0 {
-			return Version{}, fmt.Errorf("invalid Kubernetes version %q: want MAJOR.MINOR, e.g. 1.33", s)
-		}
-		nums[i] = n
-	}
-	v := Version{nums[0], nums[1]}
 	if v.Less(OldestKubeVersion) || DefaultKubeVersion.Less(v) {
 		return Version{}, fmt.Errorf("unsupported Kubernetes version %s: lint knows %s to %s", v, OldestKubeVersion, DefaultKubeVersion)
 	}
@@ -61,8 +51,13 @@ func ParseVersion(s string) (Version, error) {
 // NewerThanKnown reports whether s is a well-formed version newer than DefaultKubeVersion:
 // lint then checks with the newest rules it mirrors, and says so.
 func NewerThanKnown(s string) (Version, bool) {
-	t := strings.TrimPrefix(strings.TrimSpace(s), "v")
-	parts := strings.Split(t, ".")
+	v, ok := parseVersion(s)
+	return v, ok && DefaultKubeVersion.Less(v)
+}
+
+// parseVersion reads "1.29", "v1.29" or "1.29.3"; ok is false for anything else.
+func parseVersion(s string) (Version, bool) {
+	parts := strings.Split(strings.TrimPrefix(strings.TrimSpace(s), "v"), ".")
 	if len(parts) < 2 || len(parts) > 3 {
 		return Version{}, false
 	}
@@ -74,8 +69,7 @@ func NewerThanKnown(s string) (Version, bool) {
 		}
 		nums[i] = n
 	}
-	v := Version{nums[0], nums[1]}
-	return v, DefaultKubeVersion.Less(v)
+	return Version{nums[0], nums[1]}, true
 }
 
 // feature is a row of the Job feature history (Kubernetes release notes and feature gates).

@@ -199,8 +199,7 @@ func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex
 func lastFailed(st *indexstatus.IndexStatus, as []attempt, perIndex bool, container string) Target {
 	for k := len(as) - 1; k >= 0; k-- {
 		if as[k].pol.Failed {
-			t := targetFor(st.Index, as[k].n, as, st, perIndex, container)
-			return t
+			return targetFor(st.Index, as[k].n, as, st, perIndex, container)
 		}
 	}
 	n := st.Attempts
@@ -283,11 +282,7 @@ func Facts(pod *corev1.Pod, container string) string {
 
 // oneLine folds s onto one line and cuts it at maxMessage bytes.
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > maxMessage {
-		s = s[:maxMessage] + "…"
-	}
-	return s
+	return textwrap.Truncate(strings.Join(strings.Fields(s), " "), maxMessage, "…")
 }
 
 // Container picks the container whose logs to show: the one asked for; else kubectl's

@@ -60,9 +60,7 @@ func ConfigMapName(m *shards.Manifest) string {
 // manifestLabels are the labels recording m on the ConfigMap and the Job.
 func manifestLabels(m *shards.Manifest) map[string]string {
 	l := make(map[string]string, len(m.Metadata.Labels)+3)
-	for k, v := range m.Metadata.Labels {
-		l[k] = v
-	}
+	maps.Copy(l, m.Metadata.Labels)
 	l[shards.LabelManifestName] = m.Metadata.Name
 	l[shards.LabelManifestRevision] = string(m.Revision)
 	l[shards.LabelManifestHash] = m.ShortHash(HashLength)

@@ -1,8 +1,10 @@
 package scaffold
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -43,10 +45,6 @@ func (o *Objects) ConfigMaps() []*corev1.ConfigMap {
 	}
 	return out
 }
-
-// completionIndexAnnotation is where the Job controller writes a pod's completion index
-// (always, on every cluster version that has Indexed Jobs).
-const completionIndexAnnotation = "batch.kubernetes.io/job-completion-index"
 
 // Annotations the API server or the Job controller writes, dropped from a --from-job object
 // (they belong to the Job they were read from), as are the generated labels
@@ -148,9 +146,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			ann[k] = v
 		}
 	}
-	for k, v := range manifestAnnotations(m) {
-		ann[k] = v
-	}
+	maps.Copy(ann, manifestAnnotations(m))
 	ann[shards.AnnotationShardsConfigMap] = cmName
 
 	// The spec.
@@ -188,9 +184,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	if o.TTLSecondsAfterFinished != nil {
 		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
 	}
-	if o.InvalidInputExitCode != nil {
-		code = *o.InvalidInputExitCode
-	}
+	code = ptr.Deref(o.InvalidInputExitCode, code)
 	if code < 1 || code > 255 {
 		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
 	}
@@ -208,10 +202,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		return nil, nil, err
 	}
 	if wi < 0 {
-		name := containerName
-		if name == "" {
-			name = DefaultContainerName
-		}
+		name := cmp.Or(containerName, DefaultContainerName)
 		tmpl.Spec.Containers = append([]corev1.Container{{Name: name}}, tmpl.Spec.Containers...)
 		wi = 0
 	}
@@ -263,7 +254,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	ours := len(rules)
 	if spec.PodFailurePolicy != nil {
 		for _, r := range spec.PodFailurePolicy.Rules {
-			if !containsRule(rules[:ours], r) {
+			if !slices.ContainsFunc(rules[:ours], func(o batchv1.PodFailurePolicyRule) bool { return reflect.DeepEqual(o, r) }) {
 				rules = append(rules, r)
 			}
 		}
@@ -392,7 +383,7 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	idx := "$(" + EnvCompletionIndex + ")"
 	ours := []corev1.EnvVar{
 		{Name: EnvCompletionIndex, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
-			APIVersion: "v1", FieldPath: "metadata.annotations['" + completionIndexAnnotation + "']",
+			APIVersion: "v1", FieldPath: "metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']",
 		}}},
 		{Name: EnvShardFile, Value: MountPath + "/index-" + idx + ".cases"},
 		{Name: EnvShardIDFile, Value: MountPath + "/index-" + idx + ".id"},
@@ -412,7 +403,7 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	}
 	env := ours
 	for _, e := range base {
-		if e.Name == EnvCompletionIndex && !isIndexRef(e) {
+		if e.Name == EnvCompletionIndex && !readsIndex(e) {
 			return nil, fmt.Errorf("%s sets %s in the worker container to something other than the completion index; remove it: kubectl indexed sets it", from, EnvCompletionIndex)
 		}
 		if reserved[e.Name] {
@@ -435,14 +426,6 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 		}
 	}
 	return env, nil
-}
-
-func isIndexRef(e corev1.EnvVar) bool {
-	if e.ValueFrom == nil || e.ValueFrom.FieldRef == nil {
-		return false
-	}
-	p := e.ValueFrom.FieldRef.FieldPath
-	return p == "metadata.annotations['"+completionIndexAnnotation+"']" || p == "metadata.labels['"+completionIndexAnnotation+"']"
 }
 
 func setResources(r *corev1.ResourceRequirements, requests, limits corev1.ResourceList) {
@@ -529,15 +512,6 @@ func ShardConfigMapNames(spec *corev1.PodSpec) []string {
 		}
 	}
 	return nil
-}
-
-func containsRule(rules []batchv1.PodFailurePolicyRule, r batchv1.PodFailurePolicyRule) bool {
-	for _, o := range rules {
-		if reflect.DeepEqual(o, r) {
-			return true
-		}
-	}
-	return false
 }
 
 func nilIfEmpty(m map[string]string) map[string]string {

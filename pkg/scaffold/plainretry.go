@@ -5,12 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -43,6 +41,11 @@ const (
 var completionIndexPaths = map[string]bool{
 	"metadata.labels['" + batchv1.JobCompletionIndexAnnotation + "']":      true,
 	"metadata.annotations['" + batchv1.JobCompletionIndexAnnotation + "']": true,
+}
+
+// readsIndex reports whether e reads the pod's completion index through a fieldRef.
+func readsIndex(e corev1.EnvVar) bool {
+	return e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && completionIndexPaths[e.ValueFrom.FieldRef.FieldPath]
 }
 
 // PlainRetryJobName names the Job of root index r in a plain retry whose Jobs share prefix.
@@ -100,21 +103,8 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 	for r := range o.Lineage.Original.All() {
 		l := *o.Lineage
 		l.Original, l.OriginalFrom = indexes.Of(r), nil
-		job := cleanBase(p)
-		job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
-		job.Name, job.Namespace = PlainRetryJobName(o.JobName, r), o.Namespace
-		ann := map[string]string{}
-		maps.Copy(ann, job.Annotations)
-		delete(ann, shards.AnnotationOriginalIndexes)
-		delete(ann, shards.AnnotationOriginalIndexesFrom)
-		maps.Copy(ann, l.Annotations())
-		ann[lineage.AnnotationRetrySet] = set
-		job.Annotations = ann
-		if job.Labels == nil {
-			job.Labels = map[string]string{}
-		}
-		maps.Copy(job.Labels, l.Labels())
-
+		job := retryJob(o, &l, PlainRetryJobName(o.JobName, r))
+		job.Annotations[lineage.AnnotationRetrySet] = set
 		spec := &job.Spec
 		spec.Completions, spec.Parallelism = ptr.To(int32(1)), ptr.To(int32(1))
 		spec.Suspend, spec.SuccessPolicy, spec.MaxFailedIndexes = kueue.SuspendFor(job.Labels), nil, nil
@@ -129,15 +119,7 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 		if o.MaxFailedIndexes != nil && spec.BackoffLimitPerIndex != nil {
 			spec.MaxFailedIndexes = RetryBudget(*o.MaxFailedIndexes, 1)
 		}
-		if o.ActiveDeadlineSeconds != nil {
-			spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-		}
-		if o.TTLSecondsAfterFinished != nil {
-			spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-		}
-		tmpl := &spec.Template
-		applyPodAnnotations(tmpl, o)
-		PinCompletionIndex(tmpl, r)
+		PinCompletionIndex(&spec.Template, r)
 		jobs = append(jobs, job)
 	}
 	return jobs, notes, nil
@@ -157,7 +139,7 @@ func PinCompletionIndex(tmpl *corev1.PodTemplateSpec, r int) {
 			switch {
 			case e.Name == EnvCompletionIndex:
 				e.Value, e.ValueFrom, has = v, nil, true
-			case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && completionIndexPaths[e.ValueFrom.FieldRef.FieldPath]:
+			case readsIndex(*e):
 				e.Value, e.ValueFrom = v, nil
 			}
 		}

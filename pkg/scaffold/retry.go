@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -176,28 +177,8 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 	cm := cms[0]
 	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:], IndexMap: mapCM}}
 
-	job := cleanBase(p)
-	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
-	job.Name, job.Namespace = o.JobName, o.Namespace
-	ann := map[string]string{}
-	for k, v := range job.Annotations {
-		ann[k] = v
-	}
-	// A Job copied from a parent whose map was kept elsewhere must not carry both keys.
-	delete(ann, shards.AnnotationOriginalIndexes)
-	delete(ann, shards.AnnotationOriginalIndexesFrom)
-	for k, v := range l.Annotations() {
-		ann[k] = v
-	}
-	ann[shards.AnnotationShardsConfigMap] = cm.Name
-	job.Annotations = ann
-	if job.Labels == nil {
-		job.Labels = map[string]string{}
-	}
-	for k, v := range o.Lineage.Labels() {
-		job.Labels[k] = v
-	}
-
+	job := retryJob(o, &l, o.JobName)
+	job.Annotations[shards.AnnotationShardsConfigMap] = cm.Name
 	spec := &job.Spec
 	n32 := int32(n)
 	spec.Completions = ptr.To(n32)
@@ -237,12 +218,6 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("job %q has no backoffLimitPerIndex (a global backoffLimit: one shard's failures can kill the others); the retry uses create's defaults instead: backoffLimitPerIndex %d, no backoffLimit, maxFailedIndexes %s",
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
 	}
-	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-	}
-	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-	}
 	if spec.PodFailurePolicy != nil {
 		replace := batchv1.Failed
 		spec.PodReplacementPolicy = &replace
@@ -250,16 +225,11 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 
 	// The shard volume now holds the retry's ConfigMaps.
 	tmpl := &spec.Template
-	found := false
-	for i := range tmpl.Spec.Volumes {
-		if tmpl.Spec.Volumes[i].Name == VolumeName {
-			tmpl.Spec.Volumes[i] = ShardVolume(configMapNames(cms))
-			found = true
-		}
-	}
-	if !found {
+	vi := slices.IndexFunc(tmpl.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == VolumeName })
+	if vi < 0 {
 		return nil, fmt.Errorf("job %q has no volume %q: it was not made by kubectl indexed create, so its workers do not read their shard from the files a retry can remap", p.Name, VolumeName)
 	}
+	tmpl.Spec.Volumes[vi] = ShardVolume(configMapNames(cms))
 	if _, ok := cm.Data[shards.KeyManifest]; !ok {
 		// No manifest.json in the retry's store: the worker must not be pointed at it.
 		for i := range tmpl.Spec.Containers {
@@ -269,7 +239,6 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 			})
 		}
 	}
-	applyPodAnnotations(tmpl, o)
 	res.Job = job
 	return res, nil
 }
@@ -333,10 +302,7 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the retry's shards cannot be stored: %w", err)
 	}
-	name := head.Annotations[shards.AnnotationManifestName]
-	if name == "" {
-		name = o.Lineage.RootJob
-	}
+	name := cmp.Or(head.Annotations[shards.AnnotationManifestName], o.Lineage.RootJob)
 	labels := map[string]string{}
 	maps.Copy(labels, head.Labels)
 	maps.Copy(labels, o.Lineage.Labels())
@@ -391,19 +357,40 @@ func ScaleBudget(parentMax int32, pn, n int) int32 {
 	return int32(min(v, int64(n)))
 }
 
-// applyPodAnnotations sets --pod-annotation and removes --remove-pod-annotation on a retry's
-// pod template (both kinds of retry).
-func applyPodAnnotations(tmpl *corev1.PodTemplateSpec, o RetryOptions) {
-	if len(o.PodAnnotations) == 0 && len(o.RemovePodAnnotations) == 0 {
-		return
+// retryJob is the parent as a Job of either kind of retry, named name: cleaned (cleanBase),
+// with l's lineage annotations (a parent whose index map was kept elsewhere must not leave
+// both keys) and root-job label, the deadlines the flags give, and --pod-annotation set and
+// removed on the pod template.
+func retryJob(o RetryOptions, l *lineage.Lineage, name string) *batchv1.Job {
+	job := cleanBase(o.Parent)
+	job.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+	job.Name, job.Namespace = name, o.Namespace
+	ann := map[string]string{}
+	maps.Copy(ann, job.Annotations)
+	delete(ann, shards.AnnotationOriginalIndexes)
+	delete(ann, shards.AnnotationOriginalIndexesFrom)
+	maps.Copy(ann, l.Annotations())
+	job.Annotations = ann
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
 	}
-	a := map[string]string{}
-	maps.Copy(a, tmpl.Annotations)
-	for _, k := range o.RemovePodAnnotations {
-		delete(a, k)
+	maps.Copy(job.Labels, l.Labels())
+	if o.ActiveDeadlineSeconds != nil {
+		job.Spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
 	}
-	maps.Copy(a, o.PodAnnotations)
-	tmpl.Annotations = nilIfEmpty(a)
+	if o.TTLSecondsAfterFinished != nil {
+		job.Spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
+	}
+	if tmpl := &job.Spec.Template; len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
+		a := map[string]string{}
+		maps.Copy(a, tmpl.Annotations)
+		for _, k := range o.RemovePodAnnotations {
+			delete(a, k)
+		}
+		maps.Copy(a, o.PodAnnotations)
+		tmpl.Annotations = nilIfEmpty(a)
+	}
+	return job
 }
 
 // RetryBudget resolves a budget over a retry's n indexes as Resolve does, except that a

@@ -3,6 +3,7 @@ package shards
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -127,10 +128,7 @@ func Split(cases []string, o SplitOptions) (*Manifest, SplitStats, error) {
 	case o.Shards > len(unique):
 		return nil, stats, fmt.Errorf("%d shards for %d distinct cases would leave shards empty: use at most %d shards", o.Shards, len(unique), len(unique))
 	}
-	prefix := o.IDPrefix
-	if prefix == "" {
-		prefix = DefaultIDPrefix
-	}
+	prefix := cmp.Or(o.IDPrefix, DefaultIDPrefix)
 	width := len(strconv.Itoa(o.Shards - 1))
 	m := &Manifest{
 		APIVersion: APIVersion,

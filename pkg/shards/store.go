@@ -72,7 +72,7 @@ type Layout struct {
 func (s *Store) Layout() Layout {
 	l := Layout{ConfigMaps: 1 + len(s.Parts), ManifestMounted: s.ManifestMounted}
 	_, l.ShardIDsCompressed = s.HeadBinary[KeyShardIDsGzip]
-	l.Bytes = dataSize(s.Head) + binarySize(s.HeadBinary)
+	l.Bytes = dataSize(s.Head) + dataSize(s.HeadBinary)
 	for _, p := range s.Parts {
 		l.Bytes += dataSize(p)
 	}
@@ -101,15 +101,8 @@ func CasesKey(i int) string { return "index-" + strconv.Itoa(i) + ".cases" }
 // IDKey is the key of the file holding the ID of index i's shard.
 func IDKey(i int) string { return "index-" + strconv.Itoa(i) + ".id" }
 
-func dataSize(m map[string]string) int {
-	n := 0
-	for k, v := range m {
-		n += len(k) + len(v)
-	}
-	return n
-}
-
-func binarySize(m map[string][]byte) int {
+// dataSize counts the keys and values of a ConfigMap's data or binaryData.
+func dataSize[V string | []byte](m map[string]V) int {
 	n := 0
 	for k, v := range m {
 		n += len(k) + len(v)

@@ -40,7 +40,7 @@ func checkStore(t *testing.T, m *Manifest, st *Store) {
 			t.Errorf("part %d does not start at index %d", p, first)
 		}
 	}
-	if n := dataSize(st.Head) + binarySize(st.HeadBinary); n > ConfigMapBudget {
+	if n := dataSize(st.Head) + dataSize(st.HeadBinary); n > ConfigMapBudget {
 		t.Errorf("head holds %d bytes", n)
 	}
 	for i, s := range m.Shards {

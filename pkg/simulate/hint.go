@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Hint is the `simulate --compare` command that shows what the prepare-db mode (an Indexed Job
@@ -76,8 +77,8 @@ func PrepareDBHint(file string, job *batchv1.Job, cron bool) (Hint, bool) {
 		patch = `{"spec":` + patch + `}`
 	}
 	return Hint{
-		Fix:      fmt.Sprintf("kubectl patch --local -f %s --type merge -o yaml -p '%s' > %s", ShellQuote(file), patch, ShellQuote(fixed)),
-		Simulate: fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", ShellQuote(file), ShellQuote(fixed), flags),
+		Fix:      fmt.Sprintf("kubectl patch --local -f %s --type merge -o yaml -p '%s' > %s", textwrap.ShellQuote(file), patch, textwrap.ShellQuote(fixed)),
+		Simulate: fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", textwrap.ShellQuote(file), textwrap.ShellQuote(fixed), flags),
 	}, true
 }
 
@@ -105,12 +106,4 @@ func PrepareDBOutcomes(job *batchv1.Job) (flags string, perIndex int, ok bool) {
 		args = append(args, fmt.Sprintf("--outcome %d=%s --duration %d=%s", i, codes, i, durations))
 	}
 	return strings.Join(args, " "), perIndex, true
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@%+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

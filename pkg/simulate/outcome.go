@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -75,12 +76,8 @@ type annKey struct {
 var annBases = []string{AnnotationExitCode, AnnotationRunTime, AnnotationCondition, AnnotationContainer, AnnotationTerminationDelay}
 
 func baseID(base string) (uint8, bool) {
-	for i, b := range annBases {
-		if b == base {
-			return uint8(i), true
-		}
-	}
-	return 0, false
+	i := slices.Index(annBases, base)
+	return uint8(i), i >= 0
 }
 
 type runTime struct {
@@ -237,14 +234,11 @@ func atoi32(v string) int32 {
 // parseRunTimeLenient reads a run time as kwok's durationFrom does; an unparsable value falls
 // back to the stage's durationMilliseconds (1s).
 func parseRunTimeLenient(v string) runTime {
-	if v == RunTimeNever {
-		return runTime{never: true}
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
+	rt, err := ParseRunTime(v)
+	if err != nil {
 		return runTime{d: DefaultRunTime}
 	}
-	return runTime{d: d}
+	return rt
 }
 
 // ValidateAnnotations checks scenario annotations as the harness does
@@ -292,63 +286,31 @@ func ValidateAnnotations(a map[string]string) error {
 
 // ParseOutcome parses one --outcome value, INDEX=CODE[,CODE...] (INDEX a list such as 2,5,11-14).
 func (o *Outcomes) ParseOutcome(v string) error {
-	idx, list, err := splitFlag(v, "--outcome", "INDEX=CODE[,CODE...]")
-	if err != nil {
-		return err
-	}
-	codes := make([]int32, 0, len(list))
-	for _, s := range list {
+	return parseFlag(o.Codes, v, "--outcome", "INDEX=CODE[,CODE...]", func(s string) (int32, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n < 0 || n > 255 {
-			return fmt.Errorf("--outcome %q: %q is not an exit code (0-255)", v, s)
+			return 0, fmt.Errorf("%q is not an exit code (0-255)", s)
 		}
-		codes = append(codes, int32(n))
-	}
-	for _, i := range idx {
-		o.Codes[i] = codes
-	}
-	return nil
+		return int32(n), nil
+	})
 }
 
 // ParseDuration parses one --duration value, INDEX=DUR[,DUR...] (DUR a Go duration or never).
 func (o *Outcomes) ParseDuration(v string) error {
-	idx, list, err := splitFlag(v, "--duration", "INDEX=DURATION[,DURATION...]")
-	if err != nil {
-		return err
-	}
-	ds := make([]runTime, 0, len(list))
-	for _, s := range list {
-		rt, err := ParseRunTime(strings.TrimSpace(s))
-		if err != nil {
-			return fmt.Errorf("--duration %q: %w", v, err)
-		}
-		ds = append(ds, rt)
-	}
-	for _, i := range idx {
-		o.Durations[i] = ds
-	}
-	return nil
+	return parseFlag(o.Durations, v, "--duration", "INDEX=DURATION[,DURATION...]", func(s string) (runTime, error) {
+		return ParseRunTime(strings.TrimSpace(s))
+	})
 }
 
 // ParseCondition parses one --condition value, INDEX=TYPE[,TYPE...]; an empty TYPE is an attempt
 // without a condition.
 func (o *Outcomes) ParseCondition(v string) error {
-	idx, list, err := splitFlag(v, "--condition", "INDEX=TYPE[,TYPE...]")
-	if err != nil {
-		return err
-	}
-	conds := make([]string, 0, len(list))
-	for _, s := range list {
-		s = strings.TrimSpace(s)
-		if strings.ContainsAny(s, " =") {
-			return fmt.Errorf("--condition %q: %q is not a pod condition type", v, s)
+	return parseFlag(o.Conditions, v, "--condition", "INDEX=TYPE[,TYPE...]", func(s string) (string, error) {
+		if s = strings.TrimSpace(s); strings.ContainsAny(s, " =") {
+			return "", fmt.Errorf("%q is not a pod condition type", s)
 		}
-		conds = append(conds, s)
-	}
-	for _, i := range idx {
-		o.Conditions[i] = conds
-	}
-	return nil
+		return s, nil
+	})
 }
 
 // ParseRunTime parses a Go duration or "never".
@@ -376,48 +338,40 @@ func (o *Outcomes) SetDefaultDuration(s string) error {
 // maxFlagIndexes bounds a range in one flag.
 const maxFlagIndexes = 1 << 20
 
-func splitFlag(v, flag, form string) ([]int, []string, error) {
+// parseFlag parses v, one INDEX=VALUE[,VALUE...] value of flag (form is its syntax), into dst:
+// each index named gets the values, each read by parse.
+func parseFlag[T any](dst map[int][]T, v, flag, form string, parse func(string) (T, error)) error {
 	key, val, ok := strings.Cut(v, "=")
 	if !ok || val == "" {
-		return nil, nil, fmt.Errorf("%s %q: want %s", flag, v, form)
+		return fmt.Errorf("%s %q: want %s", flag, v, form)
 	}
 	// INDEX is the plugin's one index grammar (2,5,11-14), as for logs --index and retry.
 	set, err := indexes.ParseFlag(flag+" INDEX", key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s %q: %w", flag, v, err)
+		return fmt.Errorf("%s %q: %w", flag, v, err)
 	}
 	if set.Len() > maxFlagIndexes {
-		return nil, nil, fmt.Errorf("%s %q: too many indexes (at most %d)", flag, v, maxFlagIndexes)
+		return fmt.Errorf("%s %q: too many indexes (at most %d)", flag, v, maxFlagIndexes)
 	}
-	idx := make([]int, 0, set.Len())
+	var values []T
+	for _, s := range strings.Split(val, ",") {
+		x, err := parse(s)
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", flag, v, err)
+		}
+		values = append(values, x)
+	}
 	for i := range set.All() {
-		idx = append(idx, i)
+		dst[i] = values
 	}
-	return idx, strings.Split(val, ","), nil
+	return nil
 }
 
 // OutOfRange lists the indexes the flags name that a Job of completions indexes does not have.
 func (o *Outcomes) OutOfRange(completions int) []int {
-	seen := map[int]bool{}
-	for _, m := range []map[int]bool{keys(o.Codes), keys(o.Durations), keys(o.Conditions)} {
-		for i := range m {
-			if i >= completions {
-				seen[i] = true
-			}
-		}
-	}
-	out := make([]int, 0, len(seen))
-	for i := range seen {
-		out = append(out, i)
-	}
+	named := slices.Concat(slices.Collect(maps.Keys(o.Codes)),
+		slices.Collect(maps.Keys(o.Durations)), slices.Collect(maps.Keys(o.Conditions)))
+	out := slices.DeleteFunc(named, func(i int) bool { return i < completions })
 	slices.Sort(out)
-	return out
-}
-
-func keys[V any](m map[int]V) map[int]bool {
-	out := make(map[int]bool, len(m))
-	for k := range m {
-		out[k] = true
-	}
-	return out
+	return slices.Compact(out)
 }

@@ -86,25 +86,22 @@ type Event struct {
 	Cause string `json:"-"`
 }
 
+// eventJSON is an Event as JSON, At a Go duration ("31s").
+type eventJSON struct {
+	At      string `json:"at"`
+	Type    string `json:"type"`
+	Index   int    `json:"index"`
+	Message string `json:"message"`
+}
+
 // MarshalJSON writes At as a Go duration ("31s").
 func (e Event) MarshalJSON() ([]byte, error) {
-	type plain struct {
-		At      string `json:"at"`
-		Type    string `json:"type"`
-		Index   int    `json:"index"`
-		Message string `json:"message"`
-	}
-	return json.Marshal(plain{At: e.At.String(), Type: e.Type, Index: e.Index, Message: e.Message})
+	return json.Marshal(eventJSON{At: e.At.String(), Type: e.Type, Index: e.Index, Message: e.Message})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	var plain struct {
-		At      string `json:"at"`
-		Type    string `json:"type"`
-		Index   int    `json:"index"`
-		Message string `json:"message"`
-	}
+	var plain eventJSON
 	if err := json.Unmarshal(b, &plain); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -27,10 +28,8 @@ type Summary struct {
 
 // Summarize reduces a JobStatus and the pods per index to a Summary.
 func Summarize(st *batchv1.JobStatus, podsPerIndex map[string]int) Summary {
-	s := Summary{CompletedIndexes: st.CompletedIndexes, Succeeded: st.Succeeded, Failed: st.Failed, PodsPerIndex: map[string]int{}}
-	if st.FailedIndexes != nil {
-		s.FailedIndexes = *st.FailedIndexes
-	}
+	s := Summary{CompletedIndexes: st.CompletedIndexes, FailedIndexes: ptr.Deref(st.FailedIndexes, ""), Succeeded: st.Succeeded, Failed: st.Failed,
+		PodsPerIndex: map[string]int{}}
 	for _, c := range st.Conditions {
 		if c.Status == corev1.ConditionTrue {
 			s.Conditions = append(s.Conditions, string(c.Type)+"/"+c.Reason)

@@ -20,18 +20,12 @@ func (d *Document) DecodeStrict(out any) (strict []string, err error) {
 	}
 	strictErrs, err := kjson.UnmarshalStrict(d.JSON, out, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
 	if err != nil {
-		return nil, fmt.Errorf("cannot decode %s %q: %v", d.Kind(), d.Name(), cleanJSONError(err))
+		return nil, fmt.Errorf("cannot decode %s %q: %s", d.Kind(), d.Name(), strings.TrimPrefix(err.Error(), "json: "))
 	}
 	for _, e := range strictErrs {
 		strict = append(strict, e.Error())
 	}
 	return strict, nil
-}
-
-func cleanJSONError(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "json: ")
-	return msg
 }
 
 // ErrNoObject is the error of a ReadError for an input that holds no object at all: empty,

@@ -129,19 +129,14 @@ var (
 
 // ErrorLine is the first line a YAML parser message names ("line N"); ok is false when it
 // names none.
-func ErrorLine(msg string) (line int, ok bool) {
-	m := lineRE.FindStringSubmatch(msg)
-	if m == nil {
-		return 0, false
-	}
-	line, _ = strconv.Atoi(m[1])
-	return line, true
-}
+func ErrorLine(msg string) (line int, ok bool) { return lineIn(lineRE, msg) }
 
 // SyntaxErrorLine is the line a YAML syntax error stopped at ("yaml: line N:"); ok is false
 // when msg names none.
-func SyntaxErrorLine(msg string) (line int, ok bool) {
-	m := syntaxLineRE.FindStringSubmatch(msg)
+func SyntaxErrorLine(msg string) (line int, ok bool) { return lineIn(syntaxLineRE, msg) }
+
+func lineIn(re *regexp.Regexp, msg string) (int, bool) {
+	m := re.FindStringSubmatch(msg)
 	if m == nil {
 		return 0, false
 	}

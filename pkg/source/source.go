@@ -252,11 +252,7 @@ func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, wo
 	}
 	var wg sync.WaitGroup
 	for w := 1; w < max(workers, 1); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
+		wg.Go(work)
 	}
 	work()
 	wg.Wait()
@@ -293,7 +289,7 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			if streamFile != nil {
 				done, err := streamFile(f)
 				if err != nil {
-					return &ReadError{Path: f, Err: unwrapPathError(err)}
+					return &ReadError{Path: f, Err: UnwrapPathError(err)}
 				}
 				if done {
 					continue
@@ -301,7 +297,7 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 			}
 			data, err := ReadFile(f, opts.maxBytes())
 			if err != nil {
-				return &ReadError{Path: f, Err: unwrapPathError(err)}
+				return &ReadError{Path: f, Err: UnwrapPathError(err)}
 			}
 			parse(f, data)
 		}
@@ -309,7 +305,9 @@ func readInputs(paths []string, opts Options, parse func(name string, data []byt
 	return nil
 }
 
-func unwrapPathError(err error) error {
+// UnwrapPathError is the error of a *fs.PathError without the path (which the caller's message
+// names already), or err.
+func UnwrapPathError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
@@ -321,7 +319,7 @@ func unwrapPathError(err error) error {
 func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 	info, err := os.Stat(p)
 	if err != nil {
-		return nil, &ReadError{Path: p, Err: unwrapPathError(err)}
+		return nil, &ReadError{Path: p, Err: UnwrapPathError(err)}
 	}
 	if !info.IsDir() {
 		return []string{p}, nil
@@ -329,7 +327,7 @@ func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 	var files []string
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return &ReadError{Path: path, Err: unwrapPathError(err)}
+			return &ReadError{Path: path, Err: UnwrapPathError(err)}
 		}
 		if d.IsDir() {
 			if path != p && !recursive {

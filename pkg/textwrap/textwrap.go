@@ -63,6 +63,15 @@ func Command(cmd string, width int) []string {
 	return lines
 }
 
+// ShellQuote quotes s for a POSIX shell when it needs it: a word of only safe characters is
+// kept as it is, anything else is single-quoted.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // ShellWords splits a command at the spaces outside single or double quotes.
 func ShellWords(cmd string) []string {
 	var words []string

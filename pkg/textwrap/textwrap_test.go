@@ -67,3 +67,18 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"eval":              "eval",
+		"a,b@c%d+e/f=g:h.i": "a,b@c%d+e/f=g:h.i",
+		"":                  "''",
+		"a b":               "'a b'",
+		"it's":              `'it'\''s'`,
+		`{"a":1}`:           `'{"a":1}'`,
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

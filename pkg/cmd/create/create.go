@@ -114,20 +114,12 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 	}
 	jobflags.AddScaffoldFlags(cmd.Flags(), o.Scaffold)
 	jobflags.AddLintTextFlags(cmd.Flags(), &o.LintText)
-	o.PrintFlags.AddFlags(cmd)
-	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
+	o.AddFlags(cmd)
 	cmd.Flags().StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the exact objects (a v1 List of the ConfigMap and the Job) to this file once they were printed or created (nothing is written when create fails), for kubectl create -f later. An existing file is never overwritten; - is refused.")
 	cmd.Flags().BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does, so that kubectl apply can update them later.")
 	for _, name := range []string{jobflags.FlagManifest, jobflags.FlagFromJob, "save"} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
@@ -148,14 +140,10 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	o.JobName = names[0]
 	o.Conn = printcmd.FromCommand(cmd)
 
+	if err := o.CompleteDryRun(cmd); err != nil {
+		return err
+	}
 	var err error
-	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
-	if err := o.CompletePrinter(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
 	if o.Namespace == "" {
 		if o.Namespace, o.EnforceNamespace, err = f.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)

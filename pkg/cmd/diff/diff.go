@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 var (
@@ -555,26 +557,19 @@ func invalidMessage(err error) string {
 // createCommand is the create command that makes the desired Job under a new name: the
 // create flags given to diff, in their canonical form, with the Job named newName.
 func (o *Options) createCommand(newName string) string {
-	parts := []string{"kubectl indexed create " + quote(newName)}
+	parts := []string{"kubectl indexed create " + textwrap.ShellQuote(newName)}
 	if o.Namespace != "" {
-		parts = append(parts, "-n "+quote(o.Namespace))
+		parts = append(parts, "-n "+textwrap.ShellQuote(o.Namespace))
 	}
 	parts = append(parts, o.scaffoldArgs()...)
 	parts = append(parts, o.conn.Words()...)
 	if len(o.Command) > 0 {
 		parts = append(parts, "--")
 		for _, a := range o.Command {
-			parts = append(parts, quote(a))
+			parts = append(parts, textwrap.ShellQuote(a))
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // scaffoldArgs renders the create flags given on the command line, in a stable order.
@@ -595,7 +590,7 @@ func (o *Options) scaffoldArgs() []string {
 			values = sv.GetSlice()
 		}
 		for _, v := range values {
-			out = append(out, "--"+f.Name+"="+quote(v))
+			out = append(out, "--"+f.Name+"="+textwrap.ShellQuote(v))
 		}
 	})
 	return out
@@ -604,10 +599,7 @@ func (o *Options) scaffoldArgs() []string {
 // printSimulateHint prints, when a side of the diff is in the prepare-db mode, the simulate
 // --compare command that plays both sides on the same failures.
 func (o *Options) printSimulateHint(r *jobdiff.Report, live, desired *batchv1.Job) {
-	prepareDB := false
-	for _, w := range r.Warnings {
-		prepareDB = prepareDB || w.Code == jobdiff.WarnPrepareDBMode
-	}
+	prepareDB := slices.ContainsFunc(r.Warnings, func(w jobdiff.Warning) bool { return w.Code == jobdiff.WarnPrepareDBMode })
 	if !prepareDB || o.Filename == "" || o.Filename == "-" {
 		return
 	}
@@ -617,10 +609,10 @@ func (o *Options) printSimulateHint(r *jobdiff.Report, live, desired *batchv1.Jo
 			return
 		}
 	}
-	cmd := fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", simulate.ShellQuote(o.LiveFile), simulate.ShellQuote(o.Filename), flags)
+	cmd := fmt.Sprintf("kubectl indexed simulate %s --compare %s %s", textwrap.ShellQuote(o.LiveFile), textwrap.ShellQuote(o.Filename), flags)
 	if o.LiveFile == "" || o.LiveFile == "-" {
 		cmd = fmt.Sprintf("kubectl get job %s -n %s -o yaml | kubectl indexed simulate - --compare %s %s",
-			simulate.ShellQuote(live.Name), simulate.ShellQuote(live.Namespace), simulate.ShellQuote(o.Filename), flags)
+			textwrap.ShellQuote(live.Name), textwrap.ShellQuote(live.Namespace), textwrap.ShellQuote(o.Filename), flags)
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "hint: see what the live and the desired Job do on the same failures (the prepare-db mode):\n  %s\n", cmd)
 }

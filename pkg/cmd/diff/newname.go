@@ -2,6 +2,7 @@ package diff
 
 import (
 	"context"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -35,10 +36,5 @@ func (o *Options) freeName(ctx context.Context, base string) string {
 
 // needsNewJob says whether the plan creates a new Job.
 func needsNewJob(r *jobdiff.Report) bool {
-	for _, s := range r.Plan {
-		if s.Kind == jobdiff.StepNewJob {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Plan, func(s jobdiff.Step) bool { return s.Kind == jobdiff.StepNewJob })
 }

@@ -61,10 +61,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 		return o.saveJobs(objs)
 	}
 	ns := o.Namespace
-	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
-	if o.DryRun == cmdutil.DryRunServer {
-		create.DryRun = []string{metav1.DryRunAll}
-	}
+	create := o.createOptions()
 	var done []string
 	interruptedCode := 0
 	for i, want := range jobs {
@@ -103,10 +100,10 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 			}
 			// Unknown: neither this Job nor the rest can be said not to exist.
 			return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nwhether job %q was created is unknown (the GET that would tell failed too: %v); %s. Look with %s, then run the same command again: it keeps the Jobs it made and creates the rest%s",
-				why, want.Name, gerr, made(done, o.Verb), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelRootJob+"="+want.Labels[shards.LabelRootJob]), o.notSaved()))
+				why, want.Name, gerr, made(done, o.Verb), o.Conn.Command("kubectl", "get", "jobs", "-n", ns, "-l", shards.LabelRootJob+"="+want.Labels[shards.LabelRootJob]), o.notSaved()))
 		}
 		if err != nil {
-			return o.partialJobs(o.permissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
+			return o.partialJobs(o.PermissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
 		}
 		objs[i], ops[i] = got, "created"
 		if o.DryRun != cmdutil.DryRunServer {
@@ -190,6 +187,6 @@ func (o *Submitter) saveJobs(objs []runtime.Object) error {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		len(objs), textwrap.Plural(len(objs), "Job", "Jobs"), o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
+		len(objs), textwrap.Plural(len(objs), "Job", "Jobs"), o.SaveFile, o.Conn.Command("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -63,7 +64,7 @@ type Submitter struct {
 	// prints them (see AddLintTextFlags).
 	LintText LintText
 
-	// printer is the -o printer, made once by CompletePrinter (PrintFlags.ToPrinter changes
+	// printer is the -o printer, made once by CompleteDryRun (PrintFlags.ToPrinter changes
 	// the PrintFlags it is called on, so Run must not call it).
 	printer printers.ResourcePrinter
 
@@ -230,7 +231,7 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 			done = "the objects above were printed (dry run), nothing was sent"
 		}
 		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("--save %s could not be written (%w), but %s: do not run %s again for them; %s prints them",
-			o.SaveFile, err, done, o.Verb, o.cmdline("kubectl", "get", "job", objs.Job.Name, "-n", o.Namespace, "-o", "yaml")))
+			o.SaveFile, err, done, o.Verb, o.Conn.Command("kubectl", "get", "job", objs.Job.Name, "-n", o.Namespace, "-o", "yaml")))
 	}
 	what := "the ConfigMap"
 	if n := len(objs.ConfigMaps()); n > 1 {
@@ -239,28 +240,44 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 	// kubectl create, never apply: apply would change a Job that already exists (a Job of the
 	// same name made from another manifest), while create refuses it.
 	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		what, o.SaveFile, o.cmdline("kubectl", "create", "-f", o.SaveFile))
+		what, o.SaveFile, o.Conn.Command("kubectl", "create", "-f", o.SaveFile))
 	return nil
 }
 
-// CompletePrinter makes the -o printer, once, for the command's Complete (after the dry-run
-// strategy is applied to PrintFlags). Without -o nothing is made: the objects are printed as
+// AddFlags adds the flags every verb that submits shares, with their completion: -o and its
+// printer flags, --dry-run and --field-manager.
+func (o *Submitter) AddFlags(cmd *cobra.Command) {
+	o.PrintFlags.AddFlags(cmd)
+	cmdutil.AddDryRunFlag(cmd)
+	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
+	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// CompleteDryRun reads --dry-run and makes the -o printer for it, once, for the command's
+// Complete (a usage error: exit 2). Without -o no printer is made: the objects are printed as
 // "kind/name operation" lines.
-func (o *Submitter) CompletePrinter() error {
+func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
+	var err error
+	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
+		return exitcode.Wrap(exitcode.Usage, err)
+	}
+	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
 	if !o.PrintFlags.OutputFlagSpecified() {
 		return nil
 	}
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
 	var p printers.ResourcePrinter
-	var err error
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
 		p, err = output.Printer(*f)
 	} else {
 		p, err = o.PrintFlags.ToPrinter()
 	}
 	if err != nil {
-		return err
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	o.printer = p
 	return nil
@@ -318,16 +335,13 @@ func setKinds(objs ...runtime.Object) {
 // an existing object. With --dry-run=server nothing is persisted, but every check runs.
 func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	ns, jobName := o.Namespace, objs.Job.Name
-	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
-	if o.DryRun == cmdutil.DryRunServer {
-		create.DryRun = []string{metav1.DryRunAll}
-	}
+	create := o.createOptions()
 
 	// An existing Job is never touched.
 	if _, err := o.Client.BatchV1().Jobs(ns).Get(ctx, jobName, metav1.GetOptions{}); err == nil {
 		return o.jobExists(jobName, false)
 	} else if !apierrors.IsNotFound(err) {
-		return o.permissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
+		return o.PermissionHint(exitcode.APIError(err, "get", "jobs", jobName, ns))
 	}
 
 	// The ConfigMaps: reuse an identical one, refuse a different one.
@@ -358,11 +372,21 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 			// Another create won the race for the name since we looked.
 			why = o.jobExists(jobName, len(created) > 0)
 		} else {
-			why = o.permissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
+			why = o.PermissionHint(exitcode.APIError(err, "create", "jobs", jobName, ns))
 		}
 		return o.leftBehind(why, created, jobName, objs)
 	}
 	return o.print(append(sent, job), append(ops, "created"))
+}
+
+// createOptions are the options of every create: strict field validation, and nothing
+// persisted under --dry-run=server.
+func (o *Submitter) createOptions() metav1.CreateOptions {
+	create := metav1.CreateOptions{FieldManager: o.FieldManager, FieldValidation: metav1.FieldValidationStrict}
+	if o.DryRun == cmdutil.DryRunServer {
+		create.DryRun = []string{metav1.DryRunAll}
+	}
+	return create
 }
 
 // leftBehind adds to why the ConfigMaps created before the Job failed, and how to remove them.
@@ -376,9 +400,9 @@ func (o *Submitter) leftBehind(why error, created []string, jobName string, objs
 	check := ""
 	if hash := objs.ConfigMap.Labels[shards.LabelManifestHash]; hash != "" {
 		check = fmt.Sprintf(" Another Job of the same manifest may use %s by now; before deleting, check that this lists none: %s.",
-			textwrap.Plural(len(created), "it", "them"), o.cmdline("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
+			textwrap.Plural(len(created), "it", "them"), o.Conn.Command("kubectl", "get", "jobs", "-n", ns, "-l", mayMountSelector(hash, objs.Job)))
 	}
-	del := o.cmdline(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
+	del := o.Conn.Command(append(append([]string{"kubectl", "delete", "configmap"}, created...), "-n", ns)...)
 	if len(created) == 1 {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\nconfigmap %q was created in namespace %q but job %q was not: the ConfigMap is left behind. It is immutable and named from its content's hash, so a later %s of the same shards reuses it.%s To remove it: %s",
 			why, created[0], ns, jobName, o.Verb, check, del))
@@ -400,9 +424,6 @@ func mayMountSelector(hash string, job *batchv1.Job) string {
 	return shards.LabelManifestHash + "=" + hash + ",!" + shards.LabelRootJob
 }
 
-// cmdline renders a command for the user to run, with the connection flags given.
-func (o *Submitter) cmdline(words ...string) string { return o.Conn.Command(words...) }
-
 // ensureConfigMap creates want, or returns an existing ConfigMap of that name when it has the
 // same content. The operation is "created" or "unchanged".
 func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap, create metav1.CreateOptions) (*corev1.ConfigMap, string, error) {
@@ -413,13 +434,13 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 	case err == nil:
 		return o.reuse(existing, want)
 	case !apierrors.IsNotFound(err):
-		return nil, "", o.permissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
+		return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 	}
 	got, err := cms.Create(ctx, want, create)
 	if apierrors.IsAlreadyExists(err) {
 		// Created by someone else since we looked.
 		if existing, err = cms.Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return nil, "", o.permissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
+			return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 		}
 		return o.reuse(existing, want)
 	}
@@ -427,7 +448,7 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 		return nil, "", &lostWrite{err: err}
 	}
 	if err != nil {
-		return nil, "", o.permissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
+		return nil, "", o.PermissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
 	}
 	return got, "created", nil
 }
@@ -439,10 +460,10 @@ func (o *Submitter) reuse(existing, want *corev1.ConfigMap) (*corev1.ConfigMap, 
 		return nil, "", exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
 			"configmap %q in namespace %q is being deleted (since %s): a Job using it would lose its shards, so it is not reused and no Job was created. Wait until it is gone (%s), then run %s again",
 			want.Name, want.Namespace, existing.DeletionTimestamp.UTC().Format("15:04:05Z"),
-			o.cmdline("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
+			o.Conn.Command("kubectl", "wait", "--for=delete", "configmap/"+want.Name, "-n", want.Namespace), o.Verb))
 	}
 	if d := scaffold.Difference(existing, want); d != "" {
-		look := o.cmdline("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")
+		look := o.Conn.Command("kubectl", "get", "configmap", want.Name, "-n", want.Namespace, "-o", "yaml")
 		// The way out depends on where the name comes from: create's store is named from
 		// the manifest's metadata.name, a retry's store and index map from the root Job and
 		// their content's hash, which no manifest name changes.
@@ -468,7 +489,7 @@ func (o *Submitter) jobExists(name string, partial bool) error {
 	ns := o.Namespace
 	diffHint := ""
 	if o.Verb == "create" {
-		diffHint = fmt.Sprintf("  see what this create would change: %s (with the same --manifest and flags)\n", o.cmdline("kubectl", "indexed", "diff", name, "-n", ns))
+		diffHint = fmt.Sprintf("  see what this create would change: %s (with the same --manifest and flags)\n", o.Conn.Command("kubectl", "indexed", "diff", name, "-n", ns))
 	}
 	outcome := "nothing was created"
 	if partial {
@@ -476,11 +497,11 @@ func (o *Submitter) jobExists(name string, partial bool) error {
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf(
 		"job %q already exists in namespace %q and kubectl indexed %s never replaces a Job: %s\n  see how it ran:                     %s\n%s  or choose another Job name",
-		name, ns, o.Verb, outcome, o.cmdline("kubectl", "indexed", "status", name, "-n", ns), diffHint))
+		name, ns, o.Verb, outcome, o.Conn.Command("kubectl", "indexed", "status", name, "-n", ns), diffHint))
 }
 
-// permissionHint adds, to a permission error, everything the command needs.
-func (o *Submitter) permissionHint(err error) error {
+// PermissionHint adds, to a permission error, everything the command needs (Permissions).
+func (o *Submitter) PermissionHint(err error) error {
 	var e *exitcode.Error
 	if errors.As(err, &e) && e.Err != nil && strings.HasPrefix(e.Err.Error(), "permission denied") {
 		return exitcode.Wrap(e.Code, fmt.Errorf("%w\n%s", e.Err, o.Permissions))
@@ -521,8 +542,7 @@ func ambiguous(err error) bool {
 // ctx (which an interrupt or --request-timeout may have ended), and bounded.
 func confirmContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	d := confirmTimeout
-	var in *exitcode.Interrupt
-	if errors.As(context.Cause(ctx), &in) {
+	if _, ok := interrupted(ctx); ok {
 		d = confirmTimeoutInterrupt
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), d)
@@ -541,13 +561,12 @@ func interrupted(ctx context.Context) (int, bool) {
 // want (its shard ConfigMap, manifest hash and lineage among them) is on it. The Job did not
 // exist when the command began (send GETs it first).
 func sentJob(got, want *batchv1.Job) bool {
-	for k, v := range want.Annotations {
-		if got.Annotations[k] != v {
-			return false
-		}
-	}
-	for k, v := range want.Labels {
-		if got.Labels[k] != v {
+	return hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels)
+}
+
+func hasAll(got, want map[string]string) bool {
+	for k, v := range want {
+		if got[k] != v {
 			return false
 		}
 	}
@@ -591,7 +610,7 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 			return err
 		}
 		if code, ok := interrupted(ctx); ok {
-			return &createdAnyway{exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.cmdline("kubectl", "indexed", "status", name, "-n", ns)))}
+			return &createdAnyway{exitcode.Wrap(code, fmt.Errorf("interrupted after job %q was created in namespace %q: see it with %s", name, ns, o.Conn.Command("kubectl", "indexed", "status", name, "-n", ns)))}
 		}
 		return nil
 	case err == nil:
@@ -612,7 +631,7 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\njob %q was not created: a GET at %s found no Job of that name in namespace %q.%s Run %s again",
 			why, name, time.Now().UTC().Format("15:04:05Z"), ns, kept, o.Verb))
 	}
-	look := o.cmdline("kubectl", "get", "job", name, "-n", ns)
+	look := o.Conn.Command("kubectl", "get", "job", name, "-n", ns)
 	keep := ""
 	if len(cms) > 0 {
 		keep = fmt.Sprintf(" Do not delete %s: the Job, if it was created, uses %s.", strings.Join(cms, ", "), textwrap.Plural(len(cms), "it", "them"))

@@ -268,7 +268,7 @@ func (o *Options) Run() error {
 		}
 	} else {
 		printErr = o.PrintFlags.Print(o.Out, report, func(format string) error {
-			if isCIFormat(format) {
+			if slices.Contains(ciFormats, format) {
 				// lint's own formats for CI (docs/lint.md#in-ci).
 				return o.printCI(report)
 			}
@@ -373,15 +373,6 @@ const (
 )
 
 var ciFormats = []string{formatSARIF, formatJUnit, formatGitHub}
-
-func isCIFormat(format string) bool {
-	for _, f := range ciFormats {
-		if format == f {
-			return true
-		}
-	}
-	return false
-}
 
 // printCI prints the report in one of the CI formats.
 func (o *Options) printCI(report *lint.Report) error {

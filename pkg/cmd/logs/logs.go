@@ -4,6 +4,7 @@ package logs
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -348,10 +349,7 @@ func (e *fetchError) Unwrap() error { return e.err }
 // fallback is the one line --failed prints instead of the log: what the pod's status says.
 func (e *fetchError) fallback() string {
 	t := e.t
-	facts := t.Facts
-	if facts == "" {
-		facts = fmt.Sprintf("its status records no exit for container %s", t.Container)
-	}
+	facts := cmp.Or(t.Facts, fmt.Sprintf("its status records no exit for container %s", t.Container))
 	return fmt.Sprintf("%s: logs not fetched (pod %s: %v); the pod's status says: %s", t.Label(), t.Pod, e.err, facts)
 }
 

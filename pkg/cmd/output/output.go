@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -28,12 +30,7 @@ var templatePrefixes = []string{
 
 // IsTemplate reports whether format is one of kubectl's template formats.
 func IsTemplate(format string) bool {
-	for _, p := range templatePrefixes {
-		if strings.HasPrefix(format, p) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(templatePrefixes, func(p string) bool { return strings.HasPrefix(format, p) })
 }
 
 // Printer returns the printer of a template format (create and retry print objects through
@@ -49,18 +46,16 @@ type Options struct {
 }
 
 func printerFor(format string, opts Options) (printers.ResourcePrinter, error) {
+	var p printers.ResourcePrinter
+	var err error
 	if strings.HasPrefix(format, "custom-columns") {
-		cf := &get.CustomColumnsPrintFlags{NoHeaders: opts.NoHeaders, TemplateArgument: ""}
-		p, err := cf.ToPrinter(format)
-		if err != nil {
-			return nil, fmt.Errorf("-o %s: %w", format, err)
-		}
-		return p, nil
+		p, err = (&get.CustomColumnsPrintFlags{NoHeaders: opts.NoHeaders}).ToPrinter(format)
+	} else {
+		pf := genericclioptions.NewPrintFlags("")
+		f := format
+		pf.OutputFormat = &f
+		p, err = pf.ToPrinter()
 	}
-	pf := genericclioptions.NewPrintFlags("")
-	f := format
-	pf.OutputFormat = &f
-	p, err := pf.ToPrinter()
 	if err != nil {
 		return nil, fmt.Errorf("-o %s: %w", format, err)
 	}
@@ -81,12 +76,8 @@ func printWith(w io.Writer, p printers.ResourcePrinter, format string, report an
 		return fmt.Errorf("cannot print the report with -o %s: %w", format, err)
 	}
 	if items, ok := m[itemsKey].([]any); ok && strings.HasPrefix(format, "custom-columns") {
-		ul := &unstructured.UnstructuredList{Object: map[string]any{}}
-		for k, v := range m {
-			if k != itemsKey {
-				ul.Object[k] = v
-			}
-		}
+		ul := &unstructured.UnstructuredList{Object: maps.Clone(m)}
+		delete(ul.Object, itemsKey)
 		for _, it := range items {
 			if obj, ok := it.(map[string]any); ok {
 				ul.Items = append(ul.Items, unstructured.Unstructured{Object: obj})

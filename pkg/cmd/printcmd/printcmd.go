@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // ConnectionFlags are the kubeconfig flags of cli-runtime's ConfigFlags that choose the cluster
@@ -73,7 +75,7 @@ func FromFlagSet(fs *pflag.FlagSet) Connection {
 			continue
 		}
 		for _, v := range values {
-			c.words = append(c.words, Quote("--"+name+"="+v))
+			c.words = append(c.words, textwrap.ShellQuote("--"+name+"="+v))
 		}
 	}
 	return c
@@ -94,7 +96,7 @@ func (c Connection) Command(words ...string) string {
 			out = append(out, c.words...)
 			inserted = true
 		}
-		out = append(out, Quote(w))
+		out = append(out, textwrap.ShellQuote(w))
 	}
 	if !inserted {
 		out = append(out, c.words...)
@@ -172,13 +174,4 @@ func splitPipe(line string) []string {
 		}
 	}
 	return append(out, line[start:])
-}
-
-// Quote quotes s for a POSIX shell when it needs it: a word of only safe characters is kept
-// as it is, anything else is single-quoted.
-func Quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

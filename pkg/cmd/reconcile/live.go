@@ -139,10 +139,7 @@ func (o *Options) originalIndexes(ctx context.Context, j *batchv1.Job, completio
 // byAttempt orders retries by attempt, then name. The attempts are compared, not subtracted:
 // an annotation is any text, and a difference of two numbers near the int range wraps around.
 func byAttempt(a, b *batchv1.Job) int {
-	if c := cmp.Compare(attemptOf(a), attemptOf(b)); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
+	return cmp.Or(cmp.Compare(attemptOf(a), attemptOf(b)), strings.Compare(a.Name, b.Name))
 }
 
 func attemptOf(j *batchv1.Job) int {
@@ -249,18 +246,13 @@ func (o *Options) addPod(pod *corev1.Pod, job *batchv1.Job, m *shards.Manifest, 
 	}
 	shardID := m.Shards[rootIndex].ID
 	msg, _, ok := receipt.TerminationMessage(pod, container)
-	if !ok {
-		noSummary.add(fmt.Sprintf("%s (shard %s, %s)", pod.Name, shardID, pod.Status.Phase))
-		return
-	}
 	s, err := receipt.Decode(src, msg)
-	if errors.Is(err, receipt.ErrNotSummary) {
+	switch {
+	case !ok || errors.Is(err, receipt.ErrNotSummary):
 		noSummary.add(fmt.Sprintf("%s (shard %s, %s)", pod.Name, shardID, pod.Status.Phase))
-		return
-	}
-	if err != nil {
+	case err != nil:
 		rec.Reject(src, shardID, err)
-		return
+	default:
+		rec.AddSummary(src, s, shardID)
 	}
-	rec.AddSummary(src, s, shardID)
 }

@@ -4,6 +4,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -297,10 +298,7 @@ func (o *Options) Run(ctx context.Context) error {
 // newReconciler reconciles against m, accepting --candidate, else the manifest's candidate
 // label, else any candidate.
 func (o *Options) newReconciler(m *shards.Manifest) (*domain.Reconciler, error) {
-	candidate := o.Candidate
-	if candidate == "" {
-		candidate = m.Metadata.Labels[domain.ManifestCandidateLabel]
-	}
+	candidate := cmp.Or(o.Candidate, m.Metadata.Labels[domain.ManifestCandidateLabel])
 	rec, err := domain.New(domain.Options{Manifest: m, Candidate: candidate, Repetitions: o.Repetitions})
 	if errors.Is(err, domain.ErrTooManyResults) {
 		return nil, exitcode.UsageError("--repetitions %d: %v", o.Repetitions, err)
@@ -370,16 +368,8 @@ func readReceipt(path, src string) (*receipt.Receipt, []byte, error) {
 		return nil, nil, &receipt.Error{Source: src, Problems: []string{nr.Error()}}
 	}
 	if err != nil {
-		return nil, nil, unwrapPath(err)
+		return nil, nil, source.UnwrapPathError(err)
 	}
 	r, err := receipt.Parse(src, data)
 	return r, data, err
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

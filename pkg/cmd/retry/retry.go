@@ -4,8 +4,8 @@
 package retry
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -175,18 +175,12 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	onceflag.StringVarP(fl, &o.PodsFile, "pods-file", "", "", "Offline: the Job's pods (kubectl get pods -o json, status --record).")
 	onceflag.StringVarP(fl, &o.ShardsFile, "shards-file", "", "", "Offline: the Job's shard ConfigMaps (kubectl get configmap -o json).")
 	jobflags.AddLintTextFlags(fl, &o.LintText)
-	o.PrintFlags.AddFlags(cmd)
-	cmdutil.AddDryRunFlag(cmd)
-	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, jobflags.DefaultFieldManager)
+	o.AddFlags(cmd)
 	fl.StringVar(&o.SaveFile, "save", o.SaveFile, "Also write the objects to this file (a v1 List); never overwritten.")
 	fl.BoolVar(&o.SaveConfig, "save-config", o.SaveConfig, "Record the objects in the kubectl.kubernetes.io/last-applied-configuration annotation, as kubectl create --save-config does.")
 	_ = cmd.MarkFlagFilename("save", "yaml", "yml", "json")
 	_ = cmd.RegisterFlagCompletionFunc("index-map", cobra.FixedCompletions(scaffold.IndexMapPlacements, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("indexes", cobra.FixedCompletions(keywords, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -210,14 +204,10 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	default:
 		return exitcode.UsageError("exactly one Job name is required, got %d (%s)", len(args), strings.Join(args, " "))
 	}
+	if err := o.CompleteDryRun(cmd); err != nil {
+		return err
+	}
 	var err error
-	if o.DryRun, err = cmdutil.GetDryRunStrategy(cmd); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	cmdutil.PrintFlagsWithDryRunStrategy(o.PrintFlags, o.DryRun)
-	if err := o.CompletePrinter(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
 	if o.Filename != "" {
 		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
 		if o.DryRun != cmdutil.DryRunClient {
@@ -268,24 +258,20 @@ const (
 	CreateBurst = 100
 )
 
-// indexKeywords are the words --indexes takes besides a list of indexes.
-var indexKeywords = strings.Join([]string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}, ", ")
+// keywords are the words --indexes takes besides a list of indexes.
+var keywords = []string{lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing}
 
-func (o *Options) explicit() bool {
-	if o.FromReconcile != "" {
-		return true // the report's list, known once the Job is read
-	}
-	switch strings.TrimSpace(o.Indexes) {
-	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
-		return false
-	}
-	return true
-}
+// isKeyword reports whether --indexes is a keyword (failed, unfinished, missing), not a list.
+func isKeyword(spec string) bool { return slices.Contains(keywords, strings.TrimSpace(spec)) }
+
+// explicit reports whether the indexes are a list: --indexes LIST, or the report's list, known
+// once the Job is read.
+func (o *Options) explicit() bool { return o.FromReconcile != "" || !isKeyword(o.Indexes) }
 
 // Validate checks the flags that need no cluster.
 func (o *Options) Validate() error {
 	if strings.TrimSpace(o.Indexes) == "" {
-		return exitcode.UsageError("--indexes must not be empty: give completion indexes, %s, or one of %s", indexes.FlagGrammar, indexKeywords)
+		return exitcode.UsageError("--indexes must not be empty: give completion indexes, %s, or one of %s", indexes.FlagGrammar, strings.Join(keywords, ", "))
 	}
 	if o.FromReconcile != "" {
 		if o.changed("indexes") {
@@ -304,7 +290,7 @@ func (o *Options) Validate() error {
 		// Job's completions. lineage.Select reads the list in its canonical form.
 		set, err := indexes.ParseFlag("--indexes", o.Indexes)
 		if err != nil {
-			return exitcode.UsageError("%v, or one of %s", err, indexKeywords)
+			return exitcode.UsageError("%v, or one of %s", err, strings.Join(keywords, ", "))
 		}
 		o.Indexes = set.String()
 	}
@@ -332,21 +318,21 @@ func (o *Options) podAnnotations() (map[string]string, []string, error) {
 	set := map[string]string{}
 	var remove []string
 	for _, a := range o.PodAnnotations {
-		if k, ok := strings.CutSuffix(a, "-"); ok && !strings.Contains(a, "=") {
-			if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
-				return nil, nil, fmt.Errorf("--pod-annotation %q: invalid key: %s", a, strings.Join(msgs, "; "))
-			}
-			remove = append(remove, k)
-			continue
-		}
 		k, v, ok := strings.Cut(a, "=")
+		del := false
 		if !ok {
-			return nil, nil, fmt.Errorf("--pod-annotation %q: give KEY=VALUE to set or KEY- to remove", a)
+			if k, del = strings.CutSuffix(a, "-"); !del {
+				return nil, nil, fmt.Errorf("--pod-annotation %q: give KEY=VALUE to set or KEY- to remove", a)
+			}
 		}
 		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
 			return nil, nil, fmt.Errorf("--pod-annotation %q: invalid key: %s", a, strings.Join(msgs, "; "))
 		}
-		set[k] = v
+		if del {
+			remove = append(remove, k)
+		} else {
+			set[k] = v
+		}
 	}
 	return set, remove, nil
 }
@@ -405,7 +391,7 @@ func (o *Options) Run(ctx context.Context) error {
 		var err error
 		o.src = &gather.Live{Client: o.Client, Namespace: o.Namespace}
 		if parent, err = o.src.Job(ctx, o.ParentName); err != nil {
-			return o.hint(exitcode.APIError(err, "get", "jobs", o.ParentName, o.Namespace))
+			return o.PermissionHint(exitcode.APIError(err, "get", "jobs", o.ParentName, o.Namespace))
 		}
 	}
 	ns := o.Namespace
@@ -481,15 +467,12 @@ func (o *Options) Run(ctx context.Context) error {
 				parent.Name, name, ns))
 		}
 		if err != nil {
-			return o.hint(exitcode.APIError(err, "get", "configmaps", name, ns))
+			return o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 		}
 		cms = append(cms, cm)
 	}
 
-	name := o.Name
-	if name == "" {
-		name = lineage.RetryName(l.RootJob, l.Attempt)
-	}
+	name := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
 	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
 		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
 	if err := o.overrides(&ro); err != nil {
@@ -528,7 +511,7 @@ func (o *Options) resolve(ctx context.Context, parent *batchv1.Job, pl *lineage.
 			parent.Name, name, shards.AnnotationOriginalIndexesFrom, ns, pl.RootJob))
 	}
 	if err != nil {
-		return o.hint(exitcode.APIError(err, "get", "configmaps", name, ns))
+		return o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 	}
 	if err := pl.Resolve(parent, cm); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -544,7 +527,7 @@ func (o *Options) lineageJobs(ctx context.Context, l *lineage.Lineage) ([]*batch
 	}
 	list, err := o.src.Jobs(ctx, labels.Set{shards.LabelRootJob: l.RootJob}.String())
 	if err != nil {
-		return nil, o.hint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
+		return nil, o.PermissionHint(exitcode.APIError(err, "list", "jobs", "", o.Namespace))
 	}
 	run := make([]*batchv1.Job, 0, len(list))
 	for i := range list {
@@ -607,13 +590,8 @@ func (o *Options) alreadyMade(run []*batchv1.Job, parent *batchv1.Job, sel *line
 // the pods that did not succeed, live; the pods given, offline. Pods that cannot be read are a
 // warning, and nothing is left out.
 func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection) error {
-	switch strings.TrimSpace(o.Indexes) {
-	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
-	default:
+	if !isKeyword(o.Indexes) || parent.Spec.PodFailurePolicy == nil {
 		return nil // a list named: run as asked
-	}
-	if parent.Spec.PodFailurePolicy == nil {
-		return nil
 	}
 	acc, err := indexstatus.NewAccumulator(parent)
 	if err != nil {
@@ -674,22 +652,21 @@ func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, f
 		return nil
 	}
 	where := strings.Join(names, ", ")
-	switch strings.TrimSpace(spec) {
-	case lineage.SelectFailed, lineage.SelectUnfinished, lineage.SelectMissing:
-		if force {
-			sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as --force asks", settled.Named(200), parent.Name, where, textwrap.Plural(settled.Len(), "it runs", "they run")))
-			return nil
+	if force || !isKeyword(spec) {
+		why := "as asked"
+		if isKeyword(spec) {
+			why = "as --force asks"
 		}
-		rest := sel.Indexes.Difference(settled)
-		if rest.IsEmpty() {
-			return &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: the %s indexes of job %q (%s) already succeeded in its retry %s; nothing was created. To run them once more anyway, name them (--indexes %s) or give --force",
-				strings.TrimSpace(spec), parent.Name, settled.Truncated(200), where, settled.String())}
-		}
-		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s: left out (name them with --indexes to run them once more)", settled.Named(200), parent.Name, where))
-		sel.Indexes = rest
-	default:
-		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again as asked", settled.Named(200), parent.Name, where, textwrap.Plural(settled.Len(), "it runs", "they run")))
+		sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s; %s again %s", settled.Named(200), parent.Name, where, textwrap.Plural(settled.Len(), "it runs", "they run"), why))
+		return nil
 	}
+	rest := sel.Indexes.Difference(settled)
+	if rest.IsEmpty() {
+		return &lineage.RefusalError{Msg: fmt.Sprintf("nothing to retry: the %s indexes of job %q (%s) already succeeded in its retry %s; nothing was created. To run them once more anyway, name them (--indexes %s) or give --force",
+			strings.TrimSpace(spec), parent.Name, settled.Truncated(200), where, settled.String())}
+	}
+	sel.Warnings = append(sel.Warnings, fmt.Sprintf("%s of job %q already succeeded in its retry %s: left out (name them with --indexes to run them once more)", settled.Named(200), parent.Name, where))
+	sel.Indexes = rest
 	return nil
 }
 
@@ -756,10 +733,7 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 // runPlain retries a Job that create did not make: its workers take their shard from the
 // completion index, so each chosen index runs as a Job of its own with the index pinned.
 func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
-	prefix := o.Name
-	if prefix == "" {
-		prefix = lineage.RetryName(l.RootJob, l.Attempt)
-	}
+	prefix := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
 	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
 	if err := o.overrides(&ro); err != nil {
 		return err
@@ -776,12 +750,4 @@ func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineag
 	return o.SubmitJobs(ctx, jobs, func(existing *batchv1.Job) bool {
 		return existing.Annotations[lineage.AnnotationRetrySet] == set && existing.Annotations[shards.AnnotationRootJobUID] == l.RootJobUID
 	})
-}
-
-func (o *Options) hint(err error) error {
-	var e *exitcode.Error
-	if errors.As(err, &e) && e.Err != nil && strings.HasPrefix(e.Err.Error(), "permission denied") {
-		return exitcode.Wrap(e.Code, fmt.Errorf("%w\n%s", e.Err, Permissions))
-	}
-	return err
 }

@@ -187,12 +187,8 @@ func (o *SplitOptions) Run() error {
 	if err != nil {
 		return err
 	}
-	size := textwrap.Count(stats.Smallest, "case", "cases")
-	if stats.Largest != stats.Smallest {
-		size = fmt.Sprintf("%d-%d cases", stats.Smallest, stats.Largest)
-	}
 	_, _ = fmt.Fprintf(o.ErrOut, "split %s into %s of %s (manifest %q revision %q, %s, ConfigMap %s)\n",
-		textwrap.Count(stats.Unique, "case", "cases"), textwrap.Count(len(m.Shards), "shard", "shards"), size, m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
+		textwrap.Count(stats.Unique, "case", "cases"), textwrap.Count(len(m.Shards), "shard", "shards"), shardSize(stats.Smallest, stats.Largest), m.Metadata.Name, m.Revision, m.Hash(), scaffold.ConfigMapName(m))
 	if note := shards.StoreNote(m, nil); note != "" {
 		_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", m.Metadata.Name, note)
 	}
@@ -204,6 +200,14 @@ func (o *SplitOptions) Run() error {
 		_, _ = fmt.Fprintf(o.ErrOut, "warning: %d duplicate case IDs were dropped (%s%s)\n", dups, strings.Join(stats.Duplicates, ", "), more)
 	}
 	return nil
+}
+
+// shardSize is the size of a manifest's shards: "10 cases", or "9-10 cases".
+func shardSize(smallest, largest int) string {
+	if largest != smallest {
+		return fmt.Sprintf("%d-%d cases", smallest, largest)
+	}
+	return textwrap.Count(smallest, "case", "cases")
 }
 
 // ValidateOptions of `kubectl indexed shards validate`.
@@ -288,10 +292,6 @@ const textWidth = 80
 //	  ConfigMap demo-shards-6c22afd18e
 func (o *ValidateOptions) printText(sums []shards.Summary) error {
 	for _, s := range sums {
-		size := textwrap.Count(s.Smallest, "case", "cases")
-		if s.Largest != s.Smallest {
-			size = fmt.Sprintf("%d-%d cases", s.Smallest, s.Largest)
-		}
 		configMap := "ConfigMap " + s.ConfigMap
 		if s.Store != nil && s.Store.ConfigMaps > 1 {
 			configMap += fmt.Sprintf(", stored in %s, %d bytes", s.Store, s.Store.Bytes)
@@ -299,7 +299,7 @@ func (o *ValidateOptions) printText(sums []shards.Summary) error {
 		lines := []string{
 			s.File + ": valid",
 			fmt.Sprintf("  manifest %q revision %q: %s of %s (%s)", s.Name, s.Revision,
-				textwrap.Count(s.Shards, "shard", "shards"), size, textwrap.Count(s.Cases, "case", "cases")),
+				textwrap.Count(s.Shards, "shard", "shards"), shardSize(s.Smallest, s.Largest), textwrap.Count(s.Cases, "case", "cases")),
 			"  " + s.Hash,
 			"  " + configMap,
 		}
