@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -52,7 +54,7 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	if b.phase == PhaseCompleting {
 		final = "Complete"
 	}
-	terminating := max(int(deref32(b.job.Status.Terminating, 0)), b.terminatingPods)
+	terminating := max(int(ptr.Deref(b.job.Status.Terminating, 0)), b.terminatingPods)
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
 		if ix := set(&b.terminatingIx); !ix.IsEmpty() {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -93,7 +95,7 @@ func (b *reportBuilder) explain() string {
 			b.failed.Len(), b.failedIndexList())
 	case batchv1.JobReasonMaxFailedIndexesExceeded:
 		return fmt.Sprintf("%d indexes failed (%s), more than maxFailedIndexes %d allows, so the whole Job fails: %s. %s",
-			b.failed.Len(), b.failed.Truncated(setWidth), deref32(b.job.Spec.MaxFailedIndexes, 0), b.failedIndexList(), b.killedWords())
+			b.failed.Len(), b.failed.Truncated(setWidth), ptr.Deref(b.job.Spec.MaxFailedIndexes, 0), b.failedIndexList(), b.killedWords())
 	case batchv1.JobReasonBackoffLimitExceeded:
 		if b.job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && b.ownFailedPods == 0 {
 			return fmt.Sprintf("Container restarts reached backoffLimit %d, so the whole Job fails: restartPolicy OnFailure counts the restarts of the containers of pending and running pods (%s). %s",
@@ -110,7 +112,7 @@ func (b *reportBuilder) explain() string {
 			start = b.job.Status.StartTime.UTC().Format(time.RFC3339)
 		}
 		return fmt.Sprintf("The Job ran longer than activeDeadlineSeconds %d (started %s), so it fails whatever its indexes were doing. %s",
-			deref64(b.job.Spec.ActiveDeadlineSeconds), start, b.killedWords())
+			ptr.Deref(b.job.Spec.ActiveDeadlineSeconds, 0), start, b.killedWords())
 	case batchv1.JobReasonPodFailurePolicy:
 		return b.failJobWords() + " " + b.killedWords()
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -124,7 +126,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		Job:         contract.JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
 		ObservedAt:  b.now.UTC().Truncate(time.Second),
 		Completions: *job.Spec.Completions,
-		Parallelism: deref32(job.Spec.Parallelism, 1),
+		Parallelism: ptr.Deref(job.Spec.Parallelism, 1),
 		Policy:      policyOf(job),
 		Counters:    countersOf(job),
 		Indexes:     []IndexStatus{},
@@ -413,7 +415,7 @@ func (b *reportBuilder) slots() {
 	if b.phase != PhaseRunning {
 		return
 	}
-	want := max(min(int(deref32(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
+	want := max(min(int(ptr.Deref(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
 	active := b.activePods - b.beyondActive - b.pol.Duplicates
 	terminating := 0
 	if jobpolicy.OnlyReplaceFailedPods(b.job) {

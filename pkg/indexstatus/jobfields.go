@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/utils/ptr"
+
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -42,8 +44,8 @@ func countersOf(job *batchv1.Job) Counters {
 	st := job.Status
 	c := Counters{
 		Active:           st.Active,
-		Ready:            deref32(st.Ready, 0),
-		Terminating:      deref32(st.Terminating, 0),
+		Ready:            ptr.Deref(st.Ready, 0),
+		Terminating:      ptr.Deref(st.Terminating, 0),
 		Succeeded:        st.Succeeded,
 		Failed:           st.Failed,
 		CompletedIndexes: st.CompletedIndexes,
@@ -80,18 +82,4 @@ func (b *reportBuilder) readSets() {
 		b.r.Notes = append(b.r.Notes, fmt.Sprintf("indexes %s are in both completedIndexes and failedIndexes (the API server rejects this); they are shown as Succeeded", both.Truncated(setWidth)))
 		b.failed = b.failed.Difference(both)
 	}
-}
-
-func deref32(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-func deref64(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
