@@ -148,7 +148,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	})
 	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
-	b.phase, b.cond = decidePhase(job)
+	b.phase, b.cond = DecidePhase(job)
 	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
 	b.facts = make([]indexFacts, b.completions)
 	for i := range b.facts {
@@ -449,8 +449,9 @@ func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.P
 // later says whether p is a later attempt than q (jobpolicy.Later).
 func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 
-// decidePhase picks the phase and the condition that decided it.
-func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
+// DecidePhase picks a Job's phase, from its conditions and spec.suspend, and the condition that
+// decided it.
+func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 	if c := jobpolicy.ConditionTrue(job, batchv1.JobComplete); c != nil {
 		return PhaseComplete, c
 	}

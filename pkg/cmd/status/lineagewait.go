@@ -152,7 +152,8 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 			n = int(*j.Spec.Completions)
 		}
 		done, _ := jobpolicy.StatusIndexes(j)
-		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, jobPhaseWord(j), done.Len(), n)
+		phase, _ := indexstatus.DecidePhase(j)
+		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, phase, done.Len(), n)
 		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
 			phrase += ", failed indexes " + *j.Status.FailedIndexes
 		}
@@ -165,28 +166,11 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 	return out, finished
 }
 
-// jobPhaseWord is a Job's phase from its conditions and spec.suspend, as the report names it.
-func jobPhaseWord(j *batchv1.Job) string {
-	switch {
-	case jobpolicy.ConditionTrue(j, batchv1.JobComplete) != nil:
-		return "Complete"
-	case jobpolicy.ConditionTrue(j, batchv1.JobFailed) != nil:
-		return "Failed"
-	case jobpolicy.ConditionTrue(j, batchv1.JobFailureTarget) != nil:
-		return "Failing"
-	case jobpolicy.ConditionTrue(j, batchv1.JobSuccessCriteriaMet) != nil:
-		return "Completing"
-	case jobpolicy.Suspended(j):
-		return "Suspended"
-	}
-	return "Running"
-}
-
 // warnSuspended warns, once per suspension, of each Job of the lineage that is suspended, in
 // the words of its report made from the Job alone (why: Kueue's admission or spec.suspend).
 func warnSuspended(p *waitProgress, jobs []*batchv1.Job, o *Options) {
 	for _, j := range jobs {
-		if jobPhaseWord(j) != "Suspended" {
+		if phase, _ := indexstatus.DecidePhase(j); phase != indexstatus.PhaseSuspended {
 			delete(p.warned, j.Name)
 			continue
 		}
