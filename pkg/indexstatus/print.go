@@ -314,7 +314,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus) {
 		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 		p.printf("%sDETAIL\n", lines[0])
 		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l+cut(details[k], WideWidth-len(l)), " "))
+			p.printf("%s\n", strings.TrimRight(l+Cut(details[k], WideWidth-len(l)), " "))
 		}
 	}
 	if more := r.omitted.Len(); more > 0 {
@@ -361,9 +361,9 @@ func podText(st *IndexStatus) string {
 	}
 }
 
-// cut shortens s to n columns, ending in "..." when it had to (-o json has it whole); at
+// Cut shortens s to n columns, ending in "..." when it had to (-o json has it whole); at
 // least the first 20 columns are kept.
-func cut(s string, n int) string {
+func Cut(s string, n int) string {
 	n = max(n, 20)
 	if len([]rune(s)) <= n {
 		return s

@@ -197,9 +197,10 @@ func (s *Summary) Count(state State) int {
 	return 0
 }
 
-func (s *Summary) add(state State, n int) {
+// Add counts one more index of state.
+func (s *Summary) Add(state State) {
 	if c := s.count(state); c != nil {
-		*c += n
+		*c++
 	}
 }
 

@@ -298,7 +298,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			r.Unsettled++
 			continue
 		}
-		addState(&r.Summary, s.State)
+		r.Summary.Add(s.State)
 		if s.State == indexstatus.StateFailed {
 			failed = append(failed, s)
 		}
@@ -325,25 +325,6 @@ func invalidInputCode(job *batchv1.Job) *int32 {
 	}
 	c32 := int32(c)
 	return &c32
-}
-
-func addState(s *indexstatus.Summary, st indexstatus.State) {
-	switch st {
-	case indexstatus.StateSucceeded:
-		s.Succeeded++
-	case indexstatus.StateFailed:
-		s.Failed++
-	case indexstatus.StateRunning:
-		s.Running++
-	case indexstatus.StatePending:
-		s.Pending++
-	case indexstatus.StateRetrying:
-		s.Retrying++
-	case indexstatus.StateTerminating:
-		s.Terminating++
-	case indexstatus.StateUnfinished:
-		s.Unfinished++
-	}
 }
 
 // verdictShards is how many shards the verdict names in a list.
@@ -503,7 +484,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 		p.printf("\n%sDETAIL\n", lines[0])
 		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l+cutTo(rows[k].Detail, p.width-len(l)), " "))
+			p.printf("%s\n", strings.TrimRight(l+indexstatus.Cut(rows[k].Detail, p.width-len(l)), " "))
 		}
 	} else if len(rows) > 0 {
 		p.groups(r, rows)
@@ -614,13 +595,4 @@ func (p *printer) para(text, indent string) {
 		}
 	}
 	p.printf("%s\n", line)
-}
-
-// cutTo shortens s to n columns (at least 20), ending in "..." when it had to.
-func cutTo(s string, n int) string {
-	n = max(n, 20)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-3]) + "..."
 }
