@@ -4,9 +4,8 @@ import (
 	"cmp"
 	"fmt"
 
-	"k8s.io/utils/ptr"
-
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
