@@ -153,9 +153,6 @@ func (a *Accumulator) SetJob(job *batchv1.Job) error {
 	return nil
 }
 
-// Job returns the Job the report is about.
-func (a *Accumulator) Job() *batchv1.Job { return a.job }
-
 // Add records pod (or replaces what was recorded for it).
 func (a *Accumulator) Add(pod *corev1.Pod) {
 	key := podKey(pod)
