@@ -2,7 +2,8 @@ package indexstatus
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -30,12 +31,7 @@ const (
 )
 
 // nsFlag is " -n NS" for commands.
-func (b *reportBuilder) nsFlag() string {
-	if b.job.Namespace == "" {
-		return ""
-	}
-	return " -n " + b.job.Namespace
-}
+func (b *reportBuilder) nsFlag() string { return namespaceFlag(b.job.Namespace) }
 
 // finishedActions are the commands for a finished Job whose indexes did not all succeed: the
 // logs of the failed ones, the retry of the missing ones, and lint when the indexes shared
@@ -158,13 +154,8 @@ func (b *reportBuilder) unschedulable() []Entry {
 		}
 		g.ix.Add(f.index)
 	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Entry
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		s := g.ix.Set()
 		msg := strings.TrimSuffix(g.message, ".")
