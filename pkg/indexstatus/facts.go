@@ -148,7 +148,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
 	b.phase, b.cond = DecidePhase(job)
-	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
+	b.finishing = b.phase.Finishing()
 	b.facts = make([]indexFacts, b.completions)
 	for i := range b.facts {
 		b.facts[i] = b.indexFacts(i)

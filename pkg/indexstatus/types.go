@@ -53,6 +53,10 @@ const (
 // Terminal reports whether the Job will not change any more.
 func (p Phase) Terminal() bool { return p == PhaseFailed || p == PhaseComplete }
 
+// Finishing reports whether the Job has a finishing or finished condition (FailureTarget,
+// Failed, SuccessCriteriaMet, Complete).
+func (p Phase) Finishing() bool { return p != PhaseRunning && p != PhaseSuspended }
+
 // State is the state of one completion index.
 type State string
 

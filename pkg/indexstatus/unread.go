@@ -99,7 +99,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 		// ignored-failure count is the only record once such a failed pod is gone.
 		return "the Job has backoffLimitPerIndex and an Ignore rule: a succeeded pod's ignored-failure count may be the only record of its index's attempts"
 	}
-	if !finishing(job) {
+	if phase, _ := DecidePhase(job); !phase.Finishing() {
 		return ""
 	}
 	completed, failed := jobpolicy.StatusIndexes(job)
@@ -135,17 +135,6 @@ func hasIgnoreRule(job *batchv1.Job) bool {
 			if r.Action == batchv1.PodFailurePolicyActionIgnore {
 				return true
 			}
-		}
-	}
-	return false
-}
-
-// finishing reports whether the Job has a finishing or finished condition (FailureTarget,
-// Failed, SuccessCriteriaMet, Complete).
-func finishing(job *batchv1.Job) bool {
-	for _, t := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete} {
-		if jobpolicy.ConditionTrue(job, t) != nil {
-			return true
 		}
 	}
 	return false
