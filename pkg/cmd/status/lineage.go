@@ -100,11 +100,7 @@ func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {
 	if o.Watch && !o.offline() {
-		err := o.watchLineage(ctx)
-		if cerr := o.closeRecord(); err == nil {
-			err = cerr
-		}
-		return err
+		return o.closeRecord(o.watchLineage(ctx))
 	}
 	var src gather.Source
 	var run lineage.RunID

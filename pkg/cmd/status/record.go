@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,20 +43,21 @@ func (o *Options) recordPod(p *corev1.Pod) {
 	}
 }
 
-// closeRecord flushes and closes the record, and says on standard error what it holds.
-func (o *Options) closeRecord() error {
+// closeRecord flushes and closes the record once the watch ended (with watchErr, which comes
+// first), and says on standard error what it holds.
+func (o *Options) closeRecord(watchErr error) error {
 	if o.rec == nil {
-		return nil
+		return watchErr
 	}
 	o.recMu.Lock()
 	w := o.rec
 	o.rec = nil
 	o.recMu.Unlock()
 	if err := w.Close(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err))
+		return cmp.Or(watchErr, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err)))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "recorded %d terminal pods in %s (%d were in it already)\n", w.Written, o.Record, w.Kept)
-	return nil
+	return watchErr
 }
 
 // splitRecords sorts -f's files: the records of terminal pods (status --record, known by their

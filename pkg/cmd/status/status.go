@@ -389,11 +389,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.finish(r)
 	}
 	if o.Watch {
-		err := o.watch(ctx)
-		if cerr := o.closeRecord(); err == nil {
-			err = cerr
-		}
-		return err
+		return o.closeRecord(o.watch(ctx))
 	}
 	st, err := o.load(ctx)
 	if err != nil {
