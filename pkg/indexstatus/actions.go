@@ -39,14 +39,14 @@ func (b *reportBuilder) nsFlag() string { return namespaceFlag(b.job.Namespace) 
 func (b *reportBuilder) finishedActions() []Entry {
 	var out []Entry
 	failed := b.failed
-	unfinished := set(b.states[StateUnfinished])
+	unfinished := b.states[StateUnfinished].Set()
 	missing := failed.Union(unfinished)
 	if missing.IsEmpty() {
 		return nil
 	}
 	// The indexes whose last failed attempt has a pod: failed ones, and unfinished ones whose
 	// last attempt failed (what logs --failed shows).
-	withPods := failed.Difference(set(&b.failedGone)).Union(set(&b.ownFailure))
+	withPods := failed.Difference(b.failedGone.Set()).Union(b.ownFailure.Set())
 	if !withPods.IsEmpty() {
 		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods,
 			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),

@@ -56,7 +56,7 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	terminating := max(int(ptr.Deref(b.job.Status.Terminating, 0)), b.terminatingPods)
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
-		if ix := set(&b.terminatingIx); !ix.IsEmpty() {
+		if ix := b.terminatingIx.Set(); !ix.IsEmpty() {
 			s += fmt.Sprintf(" (%s %s)", textwrap.Plural(ix.Len(), "index", "indexes"), ix.Truncated(setWidth))
 		}
 		parts = append(parts, s)

@@ -52,7 +52,7 @@ func (b *reportBuilder) explain() string {
 		// The count the Completeness line gives (status.completedIndexes); succeeded pods the
 		// controller has not recorded yet are said apart, so the two lines agree.
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
-		if n := set(&b.notRecorded).Len(); n > 0 {
+		if n := b.notRecorded.Set().Len(); n > 0 {
 			s += fmt.Sprintf(" (%d more whose %s succeeded, not yet recorded by the controller)", n, textwrap.Plural(n, "pod", "pods"))
 		}
 		for _, st := range []State{StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating} {
@@ -140,8 +140,8 @@ func (b *reportBuilder) contradiction(missing indexes.Set) string {
 
 // killedWords says what the controller did to the other indexes when the Job failed.
 func (b *reportBuilder) killedWords() string {
-	unfinished := set(b.states[StateUnfinished])
-	terminating := set(&b.terminatingIx)
+	unfinished := b.states[StateUnfinished].Set()
+	terminating := b.terminatingIx.Set()
 	if b.phase == PhaseFailing {
 		s := fmt.Sprintf("The controller is killing the running pods: %d %s terminating", terminating.Len(), textwrap.Plural(terminating.Len(), "index is", "indexes are"))
 		if !terminating.IsEmpty() {

@@ -58,7 +58,7 @@ func (b *reportBuilder) nextFinishing() []Entry {
 		return nil
 	}
 	parts, final := b.waitParts()
-	e := Entry{Kind: EntryFinishing, Indexes: set(&b.terminatingIx)}
+	e := Entry{Kind: EntryFinishing, Indexes: b.terminatingIx.Set()}
 	if len(parts) == 0 {
 		e.Text = fmt.Sprintf("The controller adds the %s condition at its next sync.", final)
 	} else {

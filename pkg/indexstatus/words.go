@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -17,8 +16,6 @@ const listLimit = 5
 
 // setWidth is how many bytes of an interval string a sentence shows.
 const setWidth = 60
-
-func set(bld *indexes.Builder) indexes.Set { return bld.Set() }
 
 // fmtDuration rounds to seconds: "20s", "1m40s", "2h0m0s".
 func fmtDuration(d time.Duration) string {
