@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -581,18 +580,11 @@ func (p *printer) printf(format string, a ...any) {
 // para writes text wrapped to the width (80, -o wide 160), continuation lines indented.
 func (p *printer) para(text, indent string) {
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
-	words := strings.Fields(text)
-	line := lead
-	for _, w := range words {
-		switch {
-		case strings.TrimSpace(line) == "":
-			line = lead + w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > p.width:
-			p.printf("%s\n", line)
-			line = indent + w
-		default:
-			line += " " + w
+	lines := textwrap.Words(text, p.width-len(lead))
+	p.printf("%s%s\n", lead, lines[0])
+	for _, l := range textwrap.Words(strings.Join(lines[1:], " "), p.width-len(indent)) {
+		if l != "" {
+			p.printf("%s%s\n", indent, l)
 		}
 	}
-	p.printf("%s\n", line)
 }
