@@ -85,11 +85,7 @@ func percent(n, d int) string {
 	if n == d {
 		return "100%"
 	}
-	p := float64(n) * 100 / float64(d)
-	if p > 99.9 {
-		p = 99.9
-	}
-	return fmt.Sprintf("%.1f%%", p)
+	return fmt.Sprintf("%.1f%%", min(float64(n)*100/float64(d), 99.9))
 }
 
 func quoted(ss []string) []string {

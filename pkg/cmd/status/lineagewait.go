@@ -69,7 +69,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 					return err
 				}
 				var buf bytes.Buffer
-				buf.WriteString(clearScreen + fmt.Sprintf("Watching for %s.\n\n", fmtElapsed(now.Sub(start))))
+				buf.WriteString(clearScreen + fmt.Sprintf("Watching for %s.\n\n", indexstatus.FormatDuration(now.Sub(start))))
 				if err := o.printLineage(&buf, r); err != nil {
 					return err
 				}
@@ -77,7 +77,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 					return err
 				}
 			case !o.Wait:
-				line := fmt.Sprintf("+%s %s", fmtElapsed(now.Sub(start)), key)
+				line := fmt.Sprintf("+%s %s", indexstatus.FormatDuration(now.Sub(start)), key)
 				if first {
 					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", src.Namespace, run.Root)
 				}
