@@ -264,20 +264,25 @@ func conditionWords(st *batchv1.JobStatus, start time.Time) []string {
 	return out
 }
 
-func outcomeLine(r *simulate.Report) string {
+// outcomeReason is " (REASON)" of the condition of the outcome's type, the last one, or "".
+func outcomeReason(r *simulate.Report) string {
 	reason := ""
 	for _, c := range r.Status.Conditions {
 		if string(c.Type) == r.Outcome {
 			reason = " (" + c.Reason + ")"
 		}
 	}
+	return reason
+}
+
+func outcomeLine(r *simulate.Report) string {
 	switch r.Outcome {
 	case "Running":
 		return fmt.Sprintf("still Running after %s: the remaining pods run forever and nothing else happens", r.Duration)
 	case "Unfinished":
 		return fmt.Sprintf("not finished within the horizon (%s)", r.Duration)
 	}
-	return fmt.Sprintf("%s%s after %s", r.Outcome, reason, r.Duration)
+	return fmt.Sprintf("%s%s after %s", r.Outcome, outcomeReason(r), r.Duration)
 }
 
 // Words for an index-set field of the status in the text views. Both sets say "none" when
@@ -475,15 +480,7 @@ func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
 		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	row("", func(r *simulate.Report) string { return r.Source })
-	row("outcome", func(r *simulate.Report) string {
-		reason := ""
-		for _, c := range r.Status.Conditions {
-			if string(c.Type) == r.Outcome {
-				reason = " (" + c.Reason + ")"
-			}
-		}
-		return r.Outcome + reason
-	})
+	row("outcome", func(r *simulate.Report) string { return r.Outcome + outcomeReason(r) })
 	row("after", func(r *simulate.Report) string { return r.Duration })
 	row("completedIndexes", func(r *simulate.Report) string { c, _ := indexCells(r, width); return c })
 	row("failedIndexes", func(r *simulate.Report) string { _, f := indexCells(r, width); return f })
