@@ -3,6 +3,7 @@ package indexstatus
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -130,14 +131,8 @@ func NoPodsLeft(job *batchv1.Job) bool {
 }
 
 func hasIgnoreRule(job *batchv1.Job) bool {
-	if pfp := job.Spec.PodFailurePolicy; pfp != nil {
-		for _, r := range pfp.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionIgnore {
-				return true
-			}
-		}
-	}
-	return false
+	pfp := job.Spec.PodFailurePolicy
+	return pfp != nil && slices.ContainsFunc(pfp.Rules, func(r batchv1.PodFailurePolicyRule) bool { return r.Action == batchv1.PodFailurePolicyActionIgnore })
 }
 
 // NotSucceededSelector is the field selector of the pods LeaveOutSucceeded wants: phase is a

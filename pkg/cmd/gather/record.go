@@ -3,6 +3,7 @@ package gather
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,12 +81,9 @@ func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bo
 	if h.Lineage {
 		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	}
-	for _, j := range jobs {
-		if sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(jobs, func(j *batchv1.Job) bool {
+		return sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run))
+	})
 }
 
 // tornNote says, in the report's notes, that the record at path ends in a torn line.
