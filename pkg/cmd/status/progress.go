@@ -47,16 +47,11 @@ type jobState struct {
 
 func stateOf(job *batchv1.Job, r *indexstatus.IndexedJobStatus) jobState {
 	s := jobState{phase: r.Phase, completions: r.Completions, succeeded: r.Completeness.Succeeded,
-		failedPods: job.Status.Failed, active: job.Status.Active}
+		failedPods: job.Status.Failed, active: job.Status.Active, runsAgain: runsAgain(r)}
 	_, s.failedIx = jobpolicy.StatusIndexes(job)
 	for _, c := range job.Status.Conditions {
 		if c.Status == corev1.ConditionTrue {
 			s.conditions = append(s.conditions, string(c.Type))
-		}
-	}
-	for _, e := range r.NextEntries {
-		if e.Kind == indexstatus.EntryRunsAgain {
-			s.runsAgain = e.Indexes
 		}
 	}
 	return s
