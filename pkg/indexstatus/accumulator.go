@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
@@ -106,10 +107,7 @@ func namespaceFlag(ns string) string {
 func CheckIndexed(job *batchv1.Job) error {
 	switch {
 	case job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion:
-		mode := "NonIndexed"
-		if job.Spec.CompletionMode != nil {
-			mode = string(*job.Spec.CompletionMode)
-		}
+		mode := ptr.Deref(job.Spec.CompletionMode, batchv1.NonIndexedCompletion)
 		return &NotIndexedError{job.Name, job.Namespace, fmt.Sprintf("its completionMode is %s; status explains Indexed Jobs only", mode)}
 	case job.Spec.Completions == nil:
 		return &NotIndexedError{job.Name, job.Namespace, "spec.completions is not set"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -147,13 +148,9 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 	finished := true
 	out := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		n := 0
-		if j.Spec.Completions != nil {
-			n = int(*j.Spec.Completions)
-		}
 		done, _ := jobpolicy.StatusIndexes(j)
 		phase, _ := indexstatus.DecidePhase(j)
-		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, phase, done.Len(), n)
+		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, phase, done.Len(), ptr.Deref(j.Spec.Completions, 0))
 		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
 			phrase += ", failed indexes " + *j.Status.FailedIndexes
 		}
