@@ -20,6 +20,11 @@ type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
 
+// FixedClock always says the same time (an offline report's, a simulation's end).
+type FixedClock time.Time
+
+func (c FixedClock) Now() time.Time { return time.Time(c) }
+
 // Options controls a report.
 type Options struct {
 	// Clock gives "now" (backoff remaining, ages); the real clock when nil.

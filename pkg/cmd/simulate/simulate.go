@@ -429,10 +429,6 @@ func wrapLines(text string, width int) string {
 // statusViewLimit: up to this many indexes the text view ends with status's own report.
 const statusViewLimit = 10000
 
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
-
 // printStatusView prints what `kubectl indexed status` would say about the Job and its pods at
 // the end of the simulation.
 func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
@@ -440,7 +436,7 @@ func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool
 	if res == nil || res.Job.Spec.Completions == nil || *res.Job.Spec.Completions > statusViewLimit {
 		return nil
 	}
-	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: fixedClock(start.Add(res.End)), AllIndexes: wide})
+	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: indexstatus.FixedClock(start.Add(res.End)), AllIndexes: wide})
 	if err != nil {
 		return nil
 	}
