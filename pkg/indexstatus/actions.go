@@ -1,6 +1,7 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -158,10 +159,7 @@ func (b *reportBuilder) unschedulable() []Entry {
 	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		s := g.ix.Set()
-		msg := strings.TrimSuffix(g.message, ".")
-		if msg == "" {
-			msg = "the scheduler gave no message"
-		}
+		msg := cmp.Or(strings.TrimSuffix(g.message, "."), "the scheduler gave no message")
 		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s,
 			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
 				textwrap.Plural(s.Len(), "pod", "pods"), textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})

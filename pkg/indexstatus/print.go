@@ -111,11 +111,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 			}
 		}
 	}
-	ns := r.Job.Namespace
-	if ns == "" {
-		ns = "(no namespace)"
-	}
-	row("Job", ns+"/"+r.Job.Name)
+	row("Job", cmp.Or(r.Job.Namespace, "(no namespace)")+"/"+r.Job.Name)
 	row("Phase", string(r.Phase))
 	if r.Reason != "" || r.Message != "" {
 		row("Condition", strings.TrimSpace(r.Reason+": "+r.Message))

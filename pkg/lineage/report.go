@@ -251,9 +251,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 				shardAt[ri] = s
 				order = append(order, ri)
 			}
-			if s.ShardID == "" {
-				s.ShardID = ix.ShardID
-			}
+			s.ShardID = cmp.Or(s.ShardID, ix.ShardID)
 			// A Job create did not make names no invalid-input code: its own FailIndex rule on
 			// the exit code says the input cannot succeed.
 			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
@@ -404,10 +402,7 @@ func runOutcome(run Run) string {
 }
 
 func shardName(s ShardStatus) string {
-	if s.ShardID == "" {
-		return strconv.Itoa(s.Index) // the shard of a Job create did not make is its index
-	}
-	return s.ShardID
+	return cmp.Or(s.ShardID, strconv.Itoa(s.Index)) // the shard of a Job create did not make is its index
 }
 
 func andList(s []string) string {
