@@ -367,10 +367,7 @@ func (o *Options) Validate() error {
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
 	}
-	if err := o.validateStates(); err != nil {
-		return err
-	}
-	return nil
+	return o.validateStates()
 }
 
 // Run builds the report and prints it.
