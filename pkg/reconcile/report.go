@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -270,10 +271,7 @@ func topReasons(reasons map[string]int) []ReasonCount {
 		out = append(out, ReasonCount{Reason: reason, Count: n})
 	}
 	slices.SortFunc(out, func(a, b ReasonCount) int {
-		if a.Count != b.Count {
-			return b.Count - a.Count
-		}
-		return strings.Compare(a.Reason, b.Reason)
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
 	})
 	if len(out) > maxReasons {
 		out = out[:maxReasons]
