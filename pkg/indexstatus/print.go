@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -220,9 +221,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		n := r.Summary.Count(s)
 		ix := ""
 		if b := builders[s]; b != nil {
-			if ix = b.Set().String(); len(ix) > room {
-				ix = b.Set().Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
-			}
+			ix = fit(b.Set(), n, room)
 		}
 		if p.err == nil {
 			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
@@ -231,6 +230,15 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
+}
+
+// fit is the n indexes of set in room columns: cut, and followed by " (and N more)", when
+// they do not fit.
+func fit(set indexes.Set, n, room int) string {
+	if s := set.String(); len(s) <= room {
+		return s
+	}
+	return set.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
 }
 
 // lines prints lines, the first after first and the others after rest (one empty line when
@@ -375,15 +383,7 @@ const maxGroupRows = 10
 // alike), then the pods of the first index of each failed group. Every index is one range
 // away; -o wide lists each.
 func (p *textPrinter) groups(r *IndexedJobStatus) {
-	all := r.groups
-	if p.only != nil {
-		all = nil
-		for _, g := range r.groups {
-			if p.only[g.Sample.State] {
-				all = append(all, g)
-			}
-		}
-	}
+	all := slices.DeleteFunc(slices.Clone(r.groups), func(g indexGroup) bool { return !p.keeps(g.Sample.State) })
 	if len(all) == 0 {
 		return
 	}
@@ -395,10 +395,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\t")
 	}
-	gs := all
-	if len(gs) > maxGroupRows {
-		gs = gs[:maxGroupRows]
-	}
+	gs := all[:min(len(all), maxGroupRows)]
 	var details [][]string
 	for k := range gs {
 		g, st := &gs[k], &gs[k].Sample
@@ -428,12 +425,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	p.printf("%sINDEXES\n", lines[0])
 	for k, l := range lines[1:] {
 		g := &gs[k]
-		room := p.width - len(l)
-		cell := g.Indexes.String()
-		if len(cell) > room {
-			// " (and N more)" follows what is shown.
-			cell = g.Indexes.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", g.Count)), 1))
-		}
+		cell := fit(g.Indexes, g.Count, p.width-len(l))
 		p.printf("%s%s\n", l, cell)
 		if p.full && cell != g.Indexes.String() {
 			// -o wide and --state list every index of the group under its row.
