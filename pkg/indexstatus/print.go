@@ -105,12 +105,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 		}
 		// Wrapped to the terminal width (-o wide: WideWidth) under the value column.
 		lines := textwrap.Words(v, p.wrapWidth()-headerKeyWidth)
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
-		for _, l := range lines[1:] {
-			if p.err == nil {
-				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
-			}
-		}
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
 	row("Job", cmp.Or(r.Job.Namespace, "(no namespace)")+"/"+r.Job.Name)
 	row("Phase", string(r.Phase))

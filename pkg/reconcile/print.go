@@ -75,12 +75,7 @@ func (p *printer) header(rep *Report, wide bool) {
 		if !wide {
 			lines = textwrap.Words(v, textWidth-keyWidth)
 		}
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
-		for _, l := range lines[1:] {
-			if p.err == nil {
-				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
-			}
-		}
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
 	hash := rep.Manifest.Hash
 	if !wide {
