@@ -239,13 +239,7 @@ func fit(set indexes.Set, n, room int) string {
 // lines prints lines, the first after first and the others after rest (one empty line when
 // there are none).
 func (p *textPrinter) lines(first, rest string, lines []string) {
-	if len(lines) == 0 {
-		lines = []string{""}
-	}
-	p.printf("%s%s\n", first, lines[0])
-	for _, l := range lines[1:] {
-		p.printf("%s%s\n", rest, l)
-	}
+	p.printf("%s%s\n", first, strings.Join(lines, "\n"+rest))
 }
 
 // stateWords names the states of a --state filter: "Failed or Retrying".

@@ -257,11 +257,7 @@ func (p *printer) para(text, indent string) {
 	if len(indent) >= 2 {
 		first = indent[2:]
 	}
-	lines := textwrap.Words(text, textWidth-len(indent))
-	p.printf("%s%s\n", first, lines[0])
-	for _, l := range lines[1:] {
-		p.printf("%s%s\n", indent, l)
-	}
+	p.printf("%s%s\n", first, strings.Join(textwrap.Words(text, textWidth-len(indent)), "\n"+indent))
 }
 
 // unplaced lists, up to limit, the rejected receipts not already shown as a rejected shard's
