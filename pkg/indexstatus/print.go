@@ -496,9 +496,7 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 // outside quotes, each line but the last ending in a backslash, so that it still runs when
 // pasted (textwrap.Command).
 func (p *textPrinter) command(cmd, indent string) {
-	for _, l := range textwrap.Command(cmd, p.wrapWidth()-len(indent)) {
-		p.printf("%s%s\n", indent, l)
-	}
+	p.lines(indent, indent, textwrap.Command(cmd, p.wrapWidth()-len(indent)))
 }
 
 func (p *textPrinter) list(title string, items []string) {

@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -256,14 +255,6 @@ func (o *Options) Run() error {
 	return o.PrintFlags.Print(o.Out, reports[0], func(string) error { return printText(o.Out, &reports[0], start, o.PrintFlags.IsWide()) })
 }
 
-func conditionWords(st *batchv1.JobStatus, start time.Time) []string {
-	var out []string
-	for _, c := range st.Conditions {
-		out = append(out, fmt.Sprintf("%s=%s %s at %s: %s", c.Type, c.Status, c.Reason, c.LastTransitionTime.Sub(start), c.Message))
-	}
-	return out
-}
-
 // outcomeReason is " (REASON)" of the condition of the outcome's type, the last one, or "".
 func outcomeReason(r *simulate.Report) string {
 	reason := ""
@@ -326,8 +317,8 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	}
 	completed, failed := indexCells(r, width)
 	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", completed, failed, st.Succeeded, st.Failed)
-	for _, c := range conditionWords(st, start) {
-		fmt.Fprintf(&b, "  %s\n", c)
+	for _, c := range st.Conditions {
+		fmt.Fprintf(&b, "  %s=%s %s at %s: %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime.Sub(start), c.Message)
 	}
 	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsTextWidth(r.PodsPerIndex, width), r.PodsCreated)
 	switch {
