@@ -147,16 +147,10 @@ func wrapFlagUsages(usages string, width int) string {
 			fits = fits && col+utf8.RuneCountInString(l) <= width
 		}
 		if fits {
-			out = append(out, head+lines[0])
-			for _, l := range lines[1:] {
-				out = append(out, strings.Repeat(" ", col)+l)
-			}
+			out = append(out, head+strings.Join(lines, "\n"+strings.Repeat(" ", col)))
 			continue
 		}
-		out = append(out, strings.TrimRight(head, " "))
-		for _, l := range textwrap.Words(text, width-8) {
-			out = append(out, "        "+l)
-		}
+		out = append(out, strings.TrimRight(head, " "), "        "+strings.Join(textwrap.Words(text, width-8), "\n        "))
 	}
 	return strings.Join(out, "\n") + "\n"
 }

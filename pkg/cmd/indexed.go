@@ -85,7 +85,10 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(cmdlogs.NewCmdLogs(f, streams))
 	root.AddCommand(cmdlist.NewCmdList(f, streams))
 	root.AddCommand(newCmdOptions(streams))
-	useOptionsCommand(root)
+	// The global flags are listed once, in "kubectl indexed options", instead of on every help
+	// page, as kubectl does ("kubectl options").
+	root.SetUsageTemplate(usageTemplate)
+	root.SetHelpTemplate(helpTemplate)
 
 	return root
 }
@@ -123,13 +126,6 @@ Additional help topics:{{range .Commands}}{{if .IsAdditionalHelpTopicCommand}}
 
 {{optionsHint}}
 `
-
-// useOptionsCommand lists the global flags once, in "kubectl indexed options", instead of on
-// every help page, as kubectl does ("kubectl options").
-func useOptionsCommand(root *cobra.Command) {
-	root.SetUsageTemplate(usageTemplate)
-	root.SetHelpTemplate(helpTemplate)
-}
 
 // newCmdOptions prints the global flags, as "kubectl options".
 func newCmdOptions(streams genericiooptions.IOStreams) *cobra.Command {

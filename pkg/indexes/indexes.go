@@ -19,6 +19,7 @@ package indexes
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"strconv"
 )
@@ -107,17 +108,7 @@ func (s Set) All() iter.Seq[int] {
 }
 
 // Equal reports whether both sets hold the same indexes.
-func (s Set) Equal(o Set) bool {
-	if len(s.ivs) != len(o.ivs) {
-		return false
-	}
-	for k := range s.ivs {
-		if s.ivs[k] != o.ivs[k] {
-			return false
-		}
-	}
-	return true
-}
+func (s Set) Equal(o Set) bool { return slices.Equal(s.ivs, o.ivs) }
 
 // Union returns the indexes in s or o, in O(intervals).
 func (s Set) Union(o Set) Set {
@@ -125,9 +116,7 @@ func (s Set) Union(o Set) Set {
 	i, j := 0, 0
 	push := func(iv Interval) {
 		if n := len(out); n > 0 && iv.First <= out[n-1].Last+1 {
-			if iv.Last > out[n-1].Last {
-				out[n-1].Last = iv.Last
-			}
+			out[n-1].Last = max(out[n-1].Last, iv.Last)
 			return
 		}
 		out = append(out, iv)
@@ -305,9 +294,7 @@ func (b *Builder) Add(i int) { b.AddInterval(i, i) }
 // AddInterval adds first..last. Empty (last < first) or negative intervals are clipped at 0 or
 // ignored.
 func (b *Builder) AddInterval(first, last int) {
-	if first < 0 {
-		first = 0
-	}
+	first = max(first, 0)
 	if last < first {
 		return
 	}
@@ -316,9 +303,7 @@ func (b *Builder) AddInterval(first, last int) {
 		switch {
 		case first > prev.Last+1:
 		case first >= prev.First:
-			if last > prev.Last {
-				prev.Last = last
-			}
+			prev.Last = max(prev.Last, last)
 			return
 		default:
 			b.unsorted = true
@@ -337,9 +322,7 @@ func (b *Builder) Set() Set {
 	out := ivs[:0]
 	for _, iv := range ivs {
 		if n := len(out); n > 0 && iv.First <= out[n-1].Last+1 {
-			if iv.Last > out[n-1].Last {
-				out[n-1].Last = iv.Last
-			}
+			out[n-1].Last = max(out[n-1].Last, iv.Last)
 			continue
 		}
 		out = append(out, iv)

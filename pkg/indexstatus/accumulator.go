@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
@@ -18,6 +19,11 @@ type Clock interface {
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
+
+// FixedClock always says the same time (an offline report's, a simulation's end).
+type FixedClock time.Time
+
+func (c FixedClock) Now() time.Time { return time.Time(c) }
 
 // Options controls a report.
 type Options struct {
@@ -106,10 +112,7 @@ func namespaceFlag(ns string) string {
 func CheckIndexed(job *batchv1.Job) error {
 	switch {
 	case job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion:
-		mode := "NonIndexed"
-		if job.Spec.CompletionMode != nil {
-			mode = string(*job.Spec.CompletionMode)
-		}
+		mode := ptr.Deref(job.Spec.CompletionMode, batchv1.NonIndexedCompletion)
 		return &NotIndexedError{job.Name, job.Namespace, fmt.Sprintf("its completionMode is %s; status explains Indexed Jobs only", mode)}
 	case job.Spec.Completions == nil:
 		return &NotIndexedError{job.Name, job.Namespace, "spec.completions is not set"}
@@ -152,9 +155,6 @@ func (a *Accumulator) SetJob(job *batchv1.Job) error {
 	a.job = job.DeepCopy()
 	return nil
 }
-
-// Job returns the Job the report is about.
-func (a *Accumulator) Job() *batchv1.Job { return a.job }
 
 // Add records pod (or replaces what was recorded for it).
 func (a *Accumulator) Add(pod *corev1.Pod) {

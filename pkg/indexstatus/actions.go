@@ -1,8 +1,10 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -30,12 +32,7 @@ const (
 )
 
 // nsFlag is " -n NS" for commands.
-func (b *reportBuilder) nsFlag() string {
-	if b.job.Namespace == "" {
-		return ""
-	}
-	return " -n " + b.job.Namespace
-}
+func (b *reportBuilder) nsFlag() string { return namespaceFlag(b.job.Namespace) }
 
 // finishedActions are the commands for a finished Job whose indexes did not all succeed: the
 // logs of the failed ones, the retry of the missing ones, and lint when the indexes shared
@@ -43,14 +40,14 @@ func (b *reportBuilder) nsFlag() string {
 func (b *reportBuilder) finishedActions() []Entry {
 	var out []Entry
 	failed := b.failed
-	unfinished := set(b.states[StateUnfinished])
+	unfinished := b.states[StateUnfinished].Set()
 	missing := failed.Union(unfinished)
 	if missing.IsEmpty() {
 		return nil
 	}
 	// The indexes whose last failed attempt has a pod: failed ones, and unfinished ones whose
 	// last attempt failed (what logs --failed shows).
-	withPods := failed.Difference(set(&b.failedGone)).Union(set(&b.ownFailure))
+	withPods := failed.Difference(b.failedGone.Set()).Union(b.ownFailure.Set())
 	if !withPods.IsEmpty() {
 		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods,
 			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),
@@ -158,19 +155,11 @@ func (b *reportBuilder) unschedulable() []Entry {
 		}
 		g.ix.Add(f.index)
 	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var out []Entry
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(groups)) {
 		g := groups[k]
 		s := g.ix.Set()
-		msg := strings.TrimSuffix(g.message, ".")
-		if msg == "" {
-			msg = "the scheduler gave no message"
-		}
+		msg := cmp.Or(strings.TrimSuffix(g.message, "."), "the scheduler gave no message")
 		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s,
 			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
 				textwrap.Plural(s.Len(), "pod", "pods"), textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})

@@ -23,11 +23,7 @@ func CaptureTime(job *batchv1.Job, pods []corev1.Pod) time.Time {
 			newest = t.Time
 		}
 	}
-	seeMeta := func(m *metav1.ObjectMeta) {
-		see(&m.CreationTimestamp)
-		// A deletion timestamp lies in the future by the grace period: not a capture time.
-	}
-	seeMeta(&job.ObjectMeta)
+	see(&job.CreationTimestamp) // not the deletion timestamp: it lies in the future by the grace period
 	see(job.Status.StartTime)
 	see(job.Status.CompletionTime)
 	for i := range job.Status.Conditions {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -52,10 +53,10 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	if b.phase == PhaseCompleting {
 		final = "Complete"
 	}
-	terminating := max(int(deref32(b.job.Status.Terminating, 0)), b.terminatingPods)
+	terminating := max(int(ptr.Deref(b.job.Status.Terminating, 0)), b.terminatingPods)
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
-		if ix := set(&b.terminatingIx); !ix.IsEmpty() {
+		if ix := b.terminatingIx.Set(); !ix.IsEmpty() {
 			s += fmt.Sprintf(" (%s %s)", textwrap.Plural(ix.Len(), "index", "indexes"), ix.Truncated(setWidth))
 		}
 		parts = append(parts, s)

@@ -62,7 +62,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case b.phase == PhaseSuspended:
 			d = "Job suspended: no pod runs until it resumes"
 		case f.remaining > 0:
-			d = fmt.Sprintf("not started yet; the global backoff holds every new pod for about %s more", fmtDuration(f.remaining))
+			d = fmt.Sprintf("not started yet; the global backoff holds every new pod for about %s more", FormatDuration(f.remaining))
 		default:
 			d = "not started yet"
 		}
@@ -173,14 +173,14 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 	}
 	if b.waitsForSlot(f.index) {
 		if f.remaining > 0 {
-			return fmt.Sprintf("; the replacement waits for a free pod slot (lower pending indexes come first), and for its backoff for %s%s more%s", estimate, fmtDuration(f.remaining), next)
+			return fmt.Sprintf("; the replacement waits for a free pod slot (lower pending indexes come first), and for its backoff for %s%s more%s", estimate, FormatDuration(f.remaining), next)
 		}
 		return "; the replacement waits for a free pod slot (lower pending indexes come first)" + next
 	}
 	if f.remaining > 0 {
-		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, fmtDuration(f.remaining), fmtDuration(f.backoff), next)
+		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, FormatDuration(f.remaining), FormatDuration(f.backoff), next)
 	}
-	return fmt.Sprintf("; backoff %s over, the replacement is due now%s", fmtDuration(f.backoff), next)
+	return fmt.Sprintf("; backoff %s over, the replacement is due now%s", FormatDuration(f.backoff), next)
 }
 
 // nextAttemptWords is ", attempt 2 of 2" under backoffLimitPerIndex.
@@ -196,7 +196,7 @@ func (b *reportBuilder) nextAttemptWords(st *IndexStatus) string {
 // failure, and when the index runs again.
 func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string {
 	p := f.term
-	age := fmtDuration(b.now.Sub(p.Finished()).Round(time.Second))
+	age := FormatDuration(b.now.Sub(p.Finished()).Round(time.Second))
 	switch b.phase {
 	case PhaseFailing, PhaseFailed:
 		return fmt.Sprintf("pod %s is being killed because the Job is failing (deleted %s ago)", p.Name, age)

@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -51,7 +52,7 @@ func (b *reportBuilder) explain() string {
 		// The count the Completeness line gives (status.completedIndexes); succeeded pods the
 		// controller has not recorded yet are said apart, so the two lines agree.
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
-		if n := set(&b.notRecorded).Len(); n > 0 {
+		if n := b.notRecorded.Set().Len(); n > 0 {
 			s += fmt.Sprintf(" (%d more whose %s succeeded, not yet recorded by the controller)", n, textwrap.Plural(n, "pod", "pods"))
 		}
 		for _, st := range []State{StateFailed, StateRunning, StatePending, StateRetrying, StateTerminating} {
@@ -93,7 +94,7 @@ func (b *reportBuilder) explain() string {
 			b.failed.Len(), b.failedIndexList())
 	case batchv1.JobReasonMaxFailedIndexesExceeded:
 		return fmt.Sprintf("%d indexes failed (%s), more than maxFailedIndexes %d allows, so the whole Job fails: %s. %s",
-			b.failed.Len(), b.failed.Truncated(setWidth), deref32(b.job.Spec.MaxFailedIndexes, 0), b.failedIndexList(), b.killedWords())
+			b.failed.Len(), b.failed.Truncated(setWidth), ptr.Deref(b.job.Spec.MaxFailedIndexes, 0), b.failedIndexList(), b.killedWords())
 	case batchv1.JobReasonBackoffLimitExceeded:
 		if b.job.Spec.Template.Spec.RestartPolicy == corev1.RestartPolicyOnFailure && b.ownFailedPods == 0 {
 			return fmt.Sprintf("Container restarts reached backoffLimit %d, so the whole Job fails: restartPolicy OnFailure counts the restarts of the containers of pending and running pods (%s). %s",
@@ -110,7 +111,7 @@ func (b *reportBuilder) explain() string {
 			start = b.job.Status.StartTime.UTC().Format(time.RFC3339)
 		}
 		return fmt.Sprintf("The Job ran longer than activeDeadlineSeconds %d (started %s), so it fails whatever its indexes were doing. %s",
-			deref64(b.job.Spec.ActiveDeadlineSeconds), start, b.killedWords())
+			ptr.Deref(b.job.Spec.ActiveDeadlineSeconds, 0), start, b.killedWords())
 	case batchv1.JobReasonPodFailurePolicy:
 		return b.failJobWords() + " " + b.killedWords()
 	}
@@ -139,8 +140,8 @@ func (b *reportBuilder) contradiction(missing indexes.Set) string {
 
 // killedWords says what the controller did to the other indexes when the Job failed.
 func (b *reportBuilder) killedWords() string {
-	unfinished := set(b.states[StateUnfinished])
-	terminating := set(&b.terminatingIx)
+	unfinished := b.states[StateUnfinished].Set()
+	terminating := b.terminatingIx.Set()
 	if b.phase == PhaseFailing {
 		s := fmt.Sprintf("The controller is killing the running pods: %d %s terminating", terminating.Len(), textwrap.Plural(terminating.Len(), "index is", "indexes are"))
 		if !terminating.IsEmpty() {

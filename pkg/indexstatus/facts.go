@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -124,7 +125,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 		Job:         contract.JobRef{Name: job.Name, Namespace: job.Namespace, UID: string(job.UID)},
 		ObservedAt:  b.now.UTC().Truncate(time.Second),
 		Completions: *job.Spec.Completions,
-		Parallelism: deref32(job.Spec.Parallelism, 1),
+		Parallelism: ptr.Deref(job.Spec.Parallelism, 1),
 		Policy:      policyOf(job),
 		Counters:    countersOf(job),
 		Indexes:     []IndexStatus{},
@@ -146,8 +147,8 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	})
 	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
-	b.phase, b.cond = decidePhase(job)
-	b.finishing = b.phase == PhaseFailing || b.phase == PhaseFailed || b.phase == PhaseCompleting || b.phase == PhaseComplete
+	b.phase, b.cond = DecidePhase(job)
+	b.finishing = b.phase.Finishing()
 	b.facts = make([]indexFacts, b.completions)
 	for i := range b.facts {
 		b.facts[i] = b.indexFacts(i)
@@ -413,7 +414,7 @@ func (b *reportBuilder) slots() {
 	if b.phase != PhaseRunning {
 		return
 	}
-	want := max(min(int(deref32(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
+	want := max(min(int(ptr.Deref(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
 	active := b.activePods - b.beyondActive - b.pol.Duplicates
 	terminating := 0
 	if jobpolicy.OnlyReplaceFailedPods(b.job) {
@@ -447,8 +448,9 @@ func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.P
 // later says whether p is a later attempt than q (jobpolicy.Later).
 func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 
-// decidePhase picks the phase and the condition that decided it.
-func decidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
+// DecidePhase picks a Job's phase, from its conditions and spec.suspend, and the condition that
+// decided it.
+func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 	if c := jobpolicy.ConditionTrue(job, batchv1.JobComplete); c != nil {
 		return PhaseComplete, c
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -42,8 +43,8 @@ func countersOf(job *batchv1.Job) Counters {
 	st := job.Status
 	c := Counters{
 		Active:           st.Active,
-		Ready:            deref32(st.Ready, 0),
-		Terminating:      deref32(st.Terminating, 0),
+		Ready:            ptr.Deref(st.Ready, 0),
+		Terminating:      ptr.Deref(st.Terminating, 0),
 		Succeeded:        st.Succeeded,
 		Failed:           st.Failed,
 		CompletedIndexes: st.CompletedIndexes,
@@ -80,18 +81,4 @@ func (b *reportBuilder) readSets() {
 		b.r.Notes = append(b.r.Notes, fmt.Sprintf("indexes %s are in both completedIndexes and failedIndexes (the API server rejects this); they are shown as Succeeded", both.Truncated(setWidth)))
 		b.failed = b.failed.Difference(both)
 	}
-}
-
-func deref32(p *int32, def int32) int32 {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-func deref64(p *int64) int64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

@@ -42,7 +42,7 @@ func (b *reportBuilder) nextFinished() []Entry {
 			at := c.LastTransitionTime.Add(time.Duration(*ttl) * time.Second)
 			e.DueAt = timePtr(at)
 			if at.After(b.now) {
-				e.Text += fmt.Sprintf(" The Job and its pods are deleted in %s (ttlSecondsAfterFinished %d).", fmtDuration(at.Sub(b.now)), *ttl)
+				e.Text += fmt.Sprintf(" The Job and its pods are deleted in %s (ttlSecondsAfterFinished %d).", FormatDuration(at.Sub(b.now)), *ttl)
 			} else {
 				e.Text += fmt.Sprintf(" The Job and its pods are due for deletion (ttlSecondsAfterFinished %d).", *ttl)
 			}
@@ -58,7 +58,7 @@ func (b *reportBuilder) nextFinishing() []Entry {
 		return nil
 	}
 	parts, final := b.waitParts()
-	e := Entry{Kind: EntryFinishing, Indexes: set(&b.terminatingIx)}
+	e := Entry{Kind: EntryFinishing, Indexes: b.terminatingIx.Set()}
 	if len(parts) == 0 {
 		e.Text = fmt.Sprintf("The controller adds the %s condition at its next sync.", final)
 	} else {

@@ -73,7 +73,7 @@ func (b *reportBuilder) nextDeadline() []Entry {
 	}
 	e := Entry{Kind: EntryDeadline, DueAt: timePtr(at)}
 	if at.After(b.now) {
-		e.Text = fmt.Sprintf("activeDeadlineSeconds %d fails the Job in %s if it has not finished by then.", *ads, fmtDuration(at.Sub(b.now)))
+		e.Text = fmt.Sprintf("activeDeadlineSeconds %d fails the Job in %s if it has not finished by then.", *ads, FormatDuration(at.Sub(b.now)))
 	} else {
 		e.Text = fmt.Sprintf("activeDeadlineSeconds %d has passed: the controller fails the Job at its next sync.", *ads)
 	}

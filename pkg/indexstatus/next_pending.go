@@ -14,7 +14,7 @@ import (
 // nextRunsAgain: indexes whose finished pods lost their tracking finalizer without a result
 // are not counted, and run again.
 func (b *reportBuilder) nextRunsAgain() []Entry {
-	s := set(&b.forgotten)
+	s := b.forgotten.Set()
 	if s.IsEmpty() {
 		return nil
 	}

@@ -36,7 +36,7 @@ func (b *reportBuilder) retryEntry(i int) Entry {
 	e := Entry{Kind: EntryRetry, Indexes: indexes.Of(i), DueAt: timePtr(b.now.Add(f.remaining))}
 	switch {
 	case b.perIndex && f.remaining > 0:
-		e.Text = fmt.Sprintf("Index %d will be retried after %s (%s).", i, fmtDuration(f.remaining), attempt)
+		e.Text = fmt.Sprintf("Index %d will be retried after %s (%s).", i, FormatDuration(f.remaining), attempt)
 	case b.perIndex:
 		e.Text = fmt.Sprintf("Index %d is due to be retried now (%s).", i, attempt)
 	default:
@@ -45,7 +45,7 @@ func (b *reportBuilder) retryEntry(i int) Entry {
 			n = b.pol.Global.Failures
 		}
 		e.Text = fmt.Sprintf("Index %d will be retried after about %s (global backoff after %d %s since the last success; %s).",
-			i, fmtDuration(f.remaining), n, textwrap.Plural(int(n), "failure", "failures"), attempt)
+			i, FormatDuration(f.remaining), n, textwrap.Plural(int(n), "failure", "failures"), attempt)
 	}
 	return e
 }

@@ -45,7 +45,7 @@ func (b *reportBuilder) nextResume(left int) Entry {
 
 // nextFailedWhileSuspended: indexes that failed (counted while suspended) never start again.
 func (b *reportBuilder) nextFailedWhileSuspended() []Entry {
-	failed := set(b.states[StateFailed])
+	failed := b.states[StateFailed].Set()
 	if failed.IsEmpty() {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -77,9 +78,9 @@ func (b *reportBuilder) failureCause(reason string) string {
 		}
 		return fmt.Sprintf("%d counted failures exceed backoffLimit %d", pol.CountedFailures, pol.Spec.BackoffLimit)
 	case batchv1.JobReasonDeadlineExceeded:
-		return fmt.Sprintf("activeDeadlineSeconds %d has passed", deref64(b.job.Spec.ActiveDeadlineSeconds))
+		return fmt.Sprintf("activeDeadlineSeconds %d has passed", ptr.Deref(b.job.Spec.ActiveDeadlineSeconds, 0))
 	case batchv1.JobReasonMaxFailedIndexesExceeded:
-		return fmt.Sprintf("%d indexes failed, more than maxFailedIndexes %d", pol.Failed.Len(), deref32(b.job.Spec.MaxFailedIndexes, 0))
+		return fmt.Sprintf("%d indexes failed, more than maxFailedIndexes %d", pol.Failed.Len(), ptr.Deref(b.job.Spec.MaxFailedIndexes, 0))
 	case batchv1.JobReasonFailedIndexes:
 		return fmt.Sprintf("every index has a result and %d failed", pol.Failed.Len())
 	}

@@ -25,11 +25,11 @@ func (b *reportBuilder) notes() []string {
 	if job.Spec.Suspend != nil && !*job.Spec.Suspend && jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil && !b.finishing {
 		out = append(out, "spec.suspend is false but the Suspended condition is still True: the controller has not resumed the Job yet.")
 	}
-	if s := set(&b.notRecorded); !s.IsEmpty() {
+	if s := b.notRecorded.Set(); !s.IsEmpty() {
 		out = append(out, fmt.Sprintf("%s %s a succeeded pod that the controller has not recorded in completedIndexes yet; shown as Succeeded.",
 			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
 	}
-	if s := set(&b.duplicates); !s.IsEmpty() {
+	if s := b.duplicates.Set(); !s.IsEmpty() {
 		out = append(out, fmt.Sprintf("%s %s more than one active pod; the controller deletes the extra ones.",
 			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
 	}

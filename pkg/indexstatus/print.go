@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,8 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
-// maxTextRows is how many indexes the text view details before pointing at -o wide.
-const maxTextRows = 50
-
 // TextViewRows is how many indexes that need attention the text view lists (Options.ListLimit).
-const TextViewRows = maxTextRows
+const TextViewRows = 50
 
 // PrintText writes the report as text. With wide, every index gets a row (with its pods);
 // otherwise only the indexes that need attention do, and the state table folds the rest.
@@ -48,7 +46,7 @@ func PrintTextWith(w io.Writer, r *IndexedJobStatus, opts TextOptions) error {
 	p.queue(r)
 	p.states(r)
 	if p.wide {
-		p.indexes(r, p.wide)
+		p.indexes(r)
 	} else {
 		p.groups(r)
 	}
@@ -107,18 +105,9 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 		}
 		// Wrapped to the terminal width (-o wide: WideWidth) under the value column.
 		lines := textwrap.Words(v, p.wrapWidth()-headerKeyWidth)
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
-		for _, l := range lines[1:] {
-			if p.err == nil {
-				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
-			}
-		}
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
-	ns := r.Job.Namespace
-	if ns == "" {
-		ns = "(no namespace)"
-	}
-	row("Job", ns+"/"+r.Job.Name)
+	row("Job", cmp.Or(r.Job.Namespace, "(no namespace)")+"/"+r.Job.Name)
 	row("Phase", string(r.Phase))
 	if r.Reason != "" || r.Message != "" {
 		row("Condition", strings.TrimSpace(r.Reason+": "+r.Message))
@@ -188,46 +177,6 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 		b.AddInterval(run.First, run.Last)
 	}
-	p.printf("\n")
-	if p.full {
-		p.statesFull(r, builders)
-		return
-	}
-	// The INDEXES cell gets what the STATE and COUNT columns leave of the width, " (and N
-	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
-	stateW, countW := len("STATE"), len("COUNT")
-	for _, s := range States {
-		if n := r.Summary.Count(s); n > 0 && p.keeps(s) {
-			stateW, countW = max(stateW, len(s)), max(countW, len(strconv.Itoa(n)))
-		}
-	}
-	room := p.width - (stateW + 2 + countW + 2)
-	tw := textwrap.NewTable(p.w, 2)
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
-	}
-	for _, s := range States {
-		n := r.Summary.Count(s)
-		if n == 0 || p.err != nil || !p.keeps(s) {
-			continue
-		}
-		ix := ""
-		if b := builders[s]; b != nil {
-			if ix = b.Set().String(); len(ix) > room {
-				ix = b.Set().Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
-			}
-		}
-		_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
-	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
-}
-
-// statesFull is the state table with every index of each state listed, wrapped to the width
-// under the INDEXES column (-o wide, --state): a 2,000-index Job's 40 failed indexes are all
-// there, not "(and 23 more)".
-func (p *textPrinter) statesFull(r *IndexedJobStatus, builders map[State]*indexes.Builder) {
 	stateW, countW := len("STATE"), len("COUNT")
 	var shown []State
 	for _, s := range States {
@@ -236,26 +185,61 @@ func (p *textPrinter) statesFull(r *IndexedJobStatus, builders map[State]*indexe
 			stateW, countW = max(stateW, len(s)), max(countW, len(strconv.Itoa(n)))
 		}
 	}
-	if len(shown) == 0 {
-		p.printf("No index is %s.\n", stateWords(p.only))
+	indent := stateW + 2 + countW + 2
+	p.printf("\n")
+	if p.full {
+		// Every index of each state is listed, wrapped to the width under the INDEXES column
+		// (-o wide, --state): a 2,000-index Job's 40 failed indexes are all there, not
+		// "(and 23 more)".
+		if len(shown) == 0 {
+			p.printf("No index is %s.\n", stateWords(p.only))
+			return
+		}
+		p.printf("%-*s%-*s%s\n", stateW+2, "STATE", countW+2, "COUNT", "INDEXES")
+		for _, s := range shown {
+			var lines []string
+			if b := builders[s]; b != nil {
+				lines = b.Set().Wrapped(max(p.width-indent, 16))
+			}
+			p.lines(fmt.Sprintf("%-*s%-*d", stateW+2, s, countW+2, r.Summary.Count(s)), strings.Repeat(" ", indent), lines)
+		}
 		return
 	}
-	indent := stateW + 2 + countW + 2
-	p.printf("%-*s%-*s%s\n", stateW+2, "STATE", countW+2, "COUNT", "INDEXES")
+	// The INDEXES cell gets what the STATE and COUNT columns leave of the width, " (and N
+	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
+	room := p.width - indent
+	tw := textwrap.NewTable(p.w, 2)
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
+	}
 	for _, s := range shown {
-		var lines []string
+		n := r.Summary.Count(s)
+		ix := ""
 		if b := builders[s]; b != nil {
-			lines = b.Set().Wrapped(max(p.width-indent, 16))
+			ix = fit(b.Set(), n, room)
 		}
-		first := ""
-		if len(lines) > 0 {
-			first = lines[0]
-		}
-		p.printf("%-*s%-*d%s\n", stateW+2, s, countW+2, r.Summary.Count(s), first)
-		for _, l := range lines[min(1, len(lines)):] {
-			p.printf("%s%s\n", strings.Repeat(" ", indent), l)
+		if p.err == nil {
+			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 		}
 	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+}
+
+// fit is the n indexes of set in room columns: cut, and followed by " (and N more)", when
+// they do not fit.
+func fit(set indexes.Set, n, room int) string {
+	if s := set.String(); len(s) <= room {
+		return s
+	}
+	return set.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
+}
+
+// lines prints lines, the first after first and the others after rest (one empty line when
+// there are none).
+func (p *textPrinter) lines(first, rest string, lines []string) {
+	p.printf("%s%s\n", first, strings.Join(lines, "\n"+rest))
 }
 
 // stateWords names the states of a --state filter: "Failed or Retrying".
@@ -269,90 +253,49 @@ func stateWords(only map[State]bool) string {
 	return strings.Join(names, " or ")
 }
 
-// indexes prints a row per listed index.
-func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
+// indexes prints a row per listed index, with its pods (-o wide).
+func (p *textPrinter) indexes(r *IndexedJobStatus) {
 	if len(r.Indexes) == 0 {
 		return
 	}
-	shards := r.Shards != nil
 	cases := r.omittedCases
 	for k := range r.Indexes {
 		cases = cases || r.Indexes[k].Cases != nil
 	}
 	p.printf("\n")
-	// The rows are aligned in table, then printed with their detail: under each row,
-	// wrapped, or (-o wide) at its end, cut to WideWidth.
+	// The rows are aligned in table, each ending in an empty cell; then each is printed with
+	// its detail at its end, cut to what WideWidth leaves.
 	var table strings.Builder
 	tw := textwrap.NewTable(&table, 2)
 	cols := []string{"INDEX"}
-	if shards {
+	if r.Shards != nil {
 		cols = append(cols, "SHARD")
 	}
-	if !wide {
-		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "RETRIES LEFT")
-		if cases {
-			cols = append(cols, "CASES")
-		}
-	} else {
-		// DETAIL is added once the other columns are aligned (each row ends in an empty
-		// cell), cut to what WideWidth leaves.
-		cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "RETRIES LEFT")
-		if cases {
-			cols = append(cols, "CASES")
-		}
-		cols = append(cols, "POD", "")
+	cols = append(cols, "STATE", "ATTEMPTS", "EXIT", "CONTAINER", "RULE", "FAILURES", "RETRIES LEFT")
+	if cases {
+		cols = append(cols, "CASES")
 	}
-	var details [][]string // per row, the wrapped detail lines (80 columns)
-	var wideDetails []string
+	cols = append(cols, "POD", "")
+	var details []string
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
-	rows := r.Indexes
-	more := r.omitted.Len()
-	if !wide && len(rows) > maxTextRows {
-		more += len(rows) - maxTextRows
-		rows = rows[:maxTextRows]
-	}
-	for k := range rows {
-		st := &rows[k]
+	for k := range r.Indexes {
+		st := &r.Indexes[k]
 		if !p.keeps(st.State) {
 			continue
 		}
 		vals := []string{strconv.Itoa(st.Index)}
-		if shards {
+		if r.Shards != nil {
 			vals = append(vals, cmp.Or(st.ShardID, "-"))
 		}
-		exit := "-"
-		if st.LastExitCode != nil {
-			exit = strconv.Itoa(int(*st.LastExitCode))
-		}
-		rule := "-"
-		if st.Rule != nil {
-			rule = fmt.Sprintf("%d %s", st.Rule.Index, st.Rule.Action)
-		}
-		left := "-"
-		if st.RetriesLeft != nil {
-			left = strconv.Itoa(int(*st.RetriesLeft))
-		}
-		if !wide {
-			// 80 columns: the detail goes under its row, wrapped (the whole table is -o wide).
-			vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, left)
-			if cases {
-				vals = append(vals, caseText(st))
-			}
-			if p.err == nil {
-				_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
-			}
-			details = append(details, textwrap.Words(st.Detail, p.width-4))
-			continue
-		}
-		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, cmp.Or(st.LastContainer, "-"), rule,
-			failureText(st), left)
+		exit, rule, left := cells(st)
+		vals = append(vals, string(st.State), strconv.Itoa(st.Attempts), exit, cmp.Or(st.LastContainer, "-"), rule, failureText(st), left)
 		if cases {
 			vals = append(vals, caseText(st))
 		}
 		vals = append(vals, podText(st), "")
-		wideDetails = append(wideDetails, st.Detail)
+		details = append(details, st.Detail)
 		if p.err == nil {
 			_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
 		}
@@ -360,32 +303,31 @@ func (p *textPrinter) indexes(r *IndexedJobStatus, wide bool) {
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
-	if wide && p.err == nil {
+	if p.err == nil {
 		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 		p.printf("%sDETAIL\n", lines[0])
 		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l+cut(wideDetails[k], WideWidth-len(l)), " "))
+			p.printf("%s\n", strings.TrimRight(l+Cut(details[k], WideWidth-len(l)), " "))
 		}
 	}
-	if !wide && p.err == nil {
-		// The rows were aligned together; each is followed by its detail.
-		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
-		p.printf("%s\n", lines[0])
-		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l, " "))
-			if k < len(details) {
-				for _, d := range details[k] {
-					p.printf("    %s\n", d)
-				}
-			}
-		}
-	}
-	if more > 0 {
+	if more := r.omitted.Len(); more > 0 {
 		p.printf("... and %d more indexes that need attention; -o wide lists every index.\n", more)
 	}
-	if !wide {
-		p.failedPods(rows)
+}
+
+// cells are the EXIT, RULE and RETRIES LEFT cells of an index, "-" for what it lacks.
+func cells(st *IndexStatus) (exit, rule, left string) {
+	exit, rule, left = "-", "-", "-"
+	if st.LastExitCode != nil {
+		exit = strconv.Itoa(int(*st.LastExitCode))
 	}
+	if st.Rule != nil {
+		rule = fmt.Sprintf("%d %s", st.Rule.Index, st.Rule.Action)
+	}
+	if st.RetriesLeft != nil {
+		left = strconv.Itoa(int(*st.RetriesLeft))
+	}
+	return exit, rule, left
 }
 
 // failureText is -o wide's FAILURES: the failures counted against backoffLimitPerIndex, and
@@ -412,9 +354,9 @@ func podText(st *IndexStatus) string {
 	}
 }
 
-// cut shortens s to n columns, ending in "..." when it had to (-o json has it whole); at
+// Cut shortens s to n columns, ending in "..." when it had to (-o json has it whole); at
 // least the first 20 columns are kept.
-func cut(s string, n int) string {
+func Cut(s string, n int) string {
 	n = max(n, 20)
 	if len([]rune(s)) <= n {
 		return s
@@ -430,15 +372,7 @@ const maxGroupRows = 10
 // alike), then the pods of the first index of each failed group. Every index is one range
 // away; -o wide lists each.
 func (p *textPrinter) groups(r *IndexedJobStatus) {
-	all := r.groups
-	if p.only != nil {
-		all = nil
-		for _, g := range r.groups {
-			if p.only[g.Sample.State] {
-				all = append(all, g)
-			}
-		}
-	}
+	all := slices.DeleteFunc(slices.Clone(r.groups), func(g indexGroup) bool { return !p.keeps(g.Sample.State) })
 	if len(all) == 0 {
 		return
 	}
@@ -450,25 +384,11 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\t")
 	}
-	gs := all
-	if len(gs) > maxGroupRows {
-		gs = gs[:maxGroupRows]
-	}
+	gs := all[:min(len(all), maxGroupRows)]
 	var details [][]string
 	for k := range gs {
 		g, st := &gs[k], &gs[k].Sample
-		exit := "-"
-		if st.LastExitCode != nil {
-			exit = strconv.Itoa(int(*st.LastExitCode))
-		}
-		rule := "-"
-		if st.Rule != nil {
-			rule = fmt.Sprintf("%d %s", st.Rule.Index, st.Rule.Action)
-		}
-		left := "-"
-		if st.RetriesLeft != nil {
-			left = strconv.Itoa(int(*st.RetriesLeft))
-		}
+		exit, rule, left := cells(st)
 		if p.err == nil {
 			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", st.State, g.Count, exit, rule, left)
 		}
@@ -494,26 +414,13 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	p.printf("%sINDEXES\n", lines[0])
 	for k, l := range lines[1:] {
 		g := &gs[k]
-		room := p.width - len(l)
-		cell := g.Indexes.String()
-		if len(cell) > room {
-			// " (and N more)" follows what is shown.
-			cell = g.Indexes.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", g.Count)), 1))
-		}
+		cell := fit(g.Indexes, g.Count, p.width-len(l))
 		p.printf("%s%s\n", l, cell)
 		if p.full && cell != g.Indexes.String() {
 			// -o wide and --state list every index of the group under its row.
-			for k, ix := range g.Indexes.Wrapped(p.width - 4 - len("indexes: ")) {
-				if k == 0 {
-					p.printf("    indexes: %s\n", ix)
-				} else {
-					p.printf("             %s\n", ix)
-				}
-			}
+			p.lines("    indexes: ", "             ", g.Indexes.Wrapped(p.width-4-len("indexes: ")))
 		}
-		for _, d := range details[k] {
-			p.printf("    %s\n", d)
-		}
+		p.lines("    ", "    ", details[k])
 	}
 	if len(all) > len(gs) {
 		rest := 0
@@ -549,11 +456,7 @@ func (p *textPrinter) failedPods(rows []IndexStatus) {
 			p.printf("\nPods of the first index of each group (oldest attempt first):\n")
 		}
 		n++
-		lines := textwrap.Words(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), p.width-4)
-		p.printf("  %s\n", lines[0])
-		for _, l := range lines[1:] {
-			p.printf("    %s\n", l)
-		}
+		p.lines("  ", "    ", textwrap.Words(fmt.Sprintf("%d: %s", st.Index, strings.Join(st.Pods, ", ")), p.width-4))
 	}
 	if more > 0 {
 		p.printf("  ... and %d more; -o wide lists the pods of every index.\n", more)
@@ -576,11 +479,7 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 		if e.Command != "" && strings.HasSuffix(text, ": "+e.Command) {
 			text, cmd = strings.TrimSuffix(text, " "+e.Command), e.Command
 		}
-		lines := textwrap.Words(text, p.wrapWidth()-4)
-		p.printf("  - %s\n", lines[0])
-		for _, l := range lines[1:] {
-			p.printf("    %s\n", l)
-		}
+		p.lines("  - ", "    ", textwrap.Words(text, p.wrapWidth()-4))
 		if cmd != "" {
 			// A pipeline too long for the width breaks after its pipe (the shell reads on).
 			if left, right, ok := strings.Cut(cmd, " | "); ok && 6+len(cmd) > p.wrapWidth() {
@@ -597,9 +496,7 @@ func (p *textPrinter) next(r *IndexedJobStatus) {
 // outside quotes, each line but the last ending in a backslash, so that it still runs when
 // pasted (textwrap.Command).
 func (p *textPrinter) command(cmd, indent string) {
-	for _, l := range textwrap.Command(cmd, p.wrapWidth()-len(indent)) {
-		p.printf("%s%s\n", indent, l)
-	}
+	p.lines(indent, indent, textwrap.Command(cmd, p.wrapWidth()-len(indent)))
 }
 
 func (p *textPrinter) list(title string, items []string) {
@@ -608,11 +505,7 @@ func (p *textPrinter) list(title string, items []string) {
 	}
 	p.printf("\n%s:\n", title)
 	for _, it := range items {
-		lines := textwrap.Words(it, p.wrapWidth()-4)
-		p.printf("  - %s\n", lines[0])
-		for _, l := range lines[1:] {
-			p.printf("    %s\n", l)
-		}
+		p.lines("  - ", "    ", textwrap.Words(it, p.wrapWidth()-4))
 	}
 }
 
@@ -631,10 +524,6 @@ func (p *textPrinter) queue(r *IndexedJobStatus) {
 	}
 	p.printf("\nQueue:\n")
 	for _, kv := range r.Queue.Lines() {
-		lines := textwrap.Words(kv[1], p.wrapWidth()-13)
-		p.printf("  %-10s %s\n", kv[0]+":", lines[0])
-		for _, l := range lines[1:] {
-			p.printf("  %-10s %s\n", "", l)
-		}
+		p.lines(fmt.Sprintf("  %-10s ", kv[0]+":"), strings.Repeat(" ", 13), textwrap.Words(kv[1], p.wrapWidth()-13))
 	}
 }

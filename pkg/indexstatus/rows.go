@@ -22,7 +22,7 @@ func (b *reportBuilder) walkIndexes() {
 	}
 	for k := range b.facts {
 		f := &b.facts[k]
-		r.Summary.add(f.state, 1)
+		r.Summary.Add(f.state)
 		if n := len(r.Grid); n > 0 && r.Grid[n-1].State == f.state && r.Grid[n-1].Last == f.index-1 {
 			r.Grid[n-1].Last = f.index
 		} else {

@@ -53,6 +53,10 @@ const (
 // Terminal reports whether the Job will not change any more.
 func (p Phase) Terminal() bool { return p == PhaseFailed || p == PhaseComplete }
 
+// Finishing reports whether the Job has a finishing or finished condition (FailureTarget,
+// Failed, SuccessCriteriaMet, Complete).
+func (p Phase) Finishing() bool { return p != PhaseRunning && p != PhaseSuspended }
+
 // State is the state of one completion index.
 type State string
 
@@ -191,42 +195,38 @@ type Summary struct {
 
 // Count returns the count for state.
 func (s *Summary) Count(state State) int {
-	switch state {
-	case StateSucceeded:
-		return s.Succeeded
-	case StateFailed:
-		return s.Failed
-	case StateRunning:
-		return s.Running
-	case StatePending:
-		return s.Pending
-	case StateRetrying:
-		return s.Retrying
-	case StateTerminating:
-		return s.Terminating
-	case StateUnfinished:
-		return s.Unfinished
+	if n := s.count(state); n != nil {
+		return *n
 	}
 	return 0
 }
 
-func (s *Summary) add(state State, n int) {
+// Add counts one more index of state.
+func (s *Summary) Add(state State) {
+	if c := s.count(state); c != nil {
+		*c++
+	}
+}
+
+// count is the field that counts state (nil for no state).
+func (s *Summary) count(state State) *int {
 	switch state {
 	case StateSucceeded:
-		s.Succeeded += n
+		return &s.Succeeded
 	case StateFailed:
-		s.Failed += n
+		return &s.Failed
 	case StateRunning:
-		s.Running += n
+		return &s.Running
 	case StatePending:
-		s.Pending += n
+		return &s.Pending
 	case StateRetrying:
-		s.Retrying += n
+		return &s.Retrying
 	case StateTerminating:
-		s.Terminating += n
+		return &s.Terminating
 	case StateUnfinished:
-		s.Unfinished += n
+		return &s.Unfinished
 	}
+	return nil
 }
 
 // Completeness says how much of the work has a successful result.

@@ -11,7 +11,7 @@ import (
 // unknown says what cannot be known from what is left.
 func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
-	if s := set(&b.failedGone); !s.IsEmpty() {
+	if s := b.failedGone.Set(); !s.IsEmpty() {
 		e := Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
 			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), textwrap.Plural(s.Len(), "its", "their"))}
 		if b.opts.PodsNotGiven {
@@ -19,7 +19,7 @@ func (b *reportBuilder) unknown() []Entry {
 		}
 		out = append(out, e)
 	}
-	if s := set(&b.noPodLeft); !s.IsEmpty() {
+	if s := b.noPodLeft.Set(); !s.IsEmpty() {
 		e := Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
 			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
 		if b.opts.PodsNotGiven {

@@ -3,6 +3,7 @@ package indexstatus
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,7 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 		// ignored-failure count is the only record once such a failed pod is gone.
 		return "the Job has backoffLimitPerIndex and an Ignore rule: a succeeded pod's ignored-failure count may be the only record of its index's attempts"
 	}
-	if !finishing(job) {
+	if phase, _ := DecidePhase(job); !phase.Finishing() {
 		return ""
 	}
 	completed, failed := jobpolicy.StatusIndexes(job)
@@ -130,25 +131,8 @@ func NoPodsLeft(job *batchv1.Job) bool {
 }
 
 func hasIgnoreRule(job *batchv1.Job) bool {
-	if pfp := job.Spec.PodFailurePolicy; pfp != nil {
-		for _, r := range pfp.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionIgnore {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// finishing reports whether the Job has a finishing or finished condition (FailureTarget,
-// Failed, SuccessCriteriaMet, Complete).
-func finishing(job *batchv1.Job) bool {
-	for _, t := range []batchv1.JobConditionType{batchv1.JobFailureTarget, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete} {
-		if jobpolicy.ConditionTrue(job, t) != nil {
-			return true
-		}
-	}
-	return false
+	pfp := job.Spec.PodFailurePolicy
+	return pfp != nil && slices.ContainsFunc(pfp.Rules, func(r batchv1.PodFailurePolicyRule) bool { return r.Action == batchv1.PodFailurePolicyActionIgnore })
 }
 
 // NotSucceededSelector is the field selector of the pods LeaveOutSucceeded wants: phase is a

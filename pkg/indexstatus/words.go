@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -18,14 +17,9 @@ const listLimit = 5
 // setWidth is how many bytes of an interval string a sentence shows.
 const setWidth = 60
 
-func set(bld *indexes.Builder) indexes.Set { return bld.Set() }
-
-// fmtDuration rounds to seconds: "20s", "1m40s", "2h0m0s".
-func fmtDuration(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	return d.Round(time.Second).String()
+// FormatDuration rounds to seconds, a negative d to 0s: "20s", "1m40s", "2h0m0s".
+func FormatDuration(d time.Duration) string {
+	return max(d, 0).Round(time.Second).String()
 }
 
 func (b *reportBuilder) age(started, created time.Time) string {
@@ -36,7 +30,7 @@ func (b *reportBuilder) age(started, created time.Time) string {
 	if t.IsZero() {
 		return "an unknown time"
 	}
-	return fmtDuration(b.now.Sub(t))
+	return FormatDuration(b.now.Sub(t))
 }
 
 // exitWords describes how a failed attempt ended: "exit code 1 in container worker".

@@ -5,12 +5,14 @@
 package joblist
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -115,10 +117,7 @@ func BuildWithMaps(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock 
 func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) Row {
 	r := Row{
 		Name: j.Name, Namespace: j.Namespace, Total: *j.Spec.Completions, Created: j.CreationTimestamp.UTC(),
-		Parallelism: 1, BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex, run: lineage.RunOf(j),
-	}
-	if j.Spec.Parallelism != nil {
-		r.Parallelism = *j.Spec.Parallelism
+		Parallelism: ptr.Deref(j.Spec.Parallelism, 1), BackoffLimitPerIndex: j.Spec.BackoffLimitPerIndex, run: lineage.RunOf(j),
 	}
 	l, ok, err := lineage.Read(j)
 	if ok {
@@ -188,11 +187,8 @@ func rootMissing(job *batchv1.Job, l *lineage.Lineage, missing indexes.Set, maps
 // Job of the parent's or root's name nests the retry only when it is of the same run
 // (lineage.RunOf): one made again under the root's name after the root was deleted is not.
 func tree(rows []Row) []Row {
-	sort.SliceStable(rows, func(a, b int) bool {
-		if rows[a].Namespace != rows[b].Namespace {
-			return rows[a].Namespace < rows[b].Namespace
-		}
-		return lineage.NaturalCompare(rows[a].Name, rows[b].Name) < 0
+	slices.SortStableFunc(rows, func(a, b Row) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), lineage.NaturalCompare(a.Name, b.Name))
 	})
 	type key struct{ ns, name string }
 	present := map[key]lineage.RunID{}
@@ -232,12 +228,8 @@ func tree(rows []Row) []Row {
 		r.Depth = depth
 		out = append(out, r)
 		kids := children[key{r.Namespace, r.Name}]
-		sort.SliceStable(kids, func(a, b int) bool {
-			ra, rb := rows[kids[a]], rows[kids[b]]
-			if ra.RetryAttempt != rb.RetryAttempt {
-				return ra.RetryAttempt < rb.RetryAttempt
-			}
-			return lineage.NaturalCompare(ra.Name, rb.Name) < 0
+		slices.SortStableFunc(kids, func(a, b int) int {
+			return cmp.Or(cmp.Compare(rows[a].RetryAttempt, rows[b].RetryAttempt), lineage.NaturalCompare(rows[a].Name, rows[b].Name))
 		})
 		for _, c := range kids {
 			walk(c, depth+1)

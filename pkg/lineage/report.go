@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -252,9 +251,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 				shardAt[ri] = s
 				order = append(order, ri)
 			}
-			if s.ShardID == "" {
-				s.ShardID = ix.ShardID
-			}
+			s.ShardID = cmp.Or(s.ShardID, ix.ShardID)
 			// A Job create did not make names no invalid-input code: its own FailIndex rule on
 			// the exit code says the input cannot succeed.
 			invalid := ix.State == indexstatus.StateFailed && ix.Rule != nil && ix.Rule.Action == string(batchv1.PodFailurePolicyActionFailIndex) &&
@@ -298,7 +295,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			r.Unsettled++
 			continue
 		}
-		addState(&r.Summary, s.State)
+		r.Summary.Add(s.State)
 		if s.State == indexstatus.StateFailed {
 			failed = append(failed, s)
 		}
@@ -325,25 +322,6 @@ func invalidInputCode(job *batchv1.Job) *int32 {
 	}
 	c32 := int32(c)
 	return &c32
-}
-
-func addState(s *indexstatus.Summary, st indexstatus.State) {
-	switch st {
-	case indexstatus.StateSucceeded:
-		s.Succeeded++
-	case indexstatus.StateFailed:
-		s.Failed++
-	case indexstatus.StateRunning:
-		s.Running++
-	case indexstatus.StatePending:
-		s.Pending++
-	case indexstatus.StateRetrying:
-		s.Retrying++
-	case indexstatus.StateTerminating:
-		s.Terminating++
-	case indexstatus.StateUnfinished:
-		s.Unfinished++
-	}
 }
 
 // verdictShards is how many shards the verdict names in a list.
@@ -424,10 +402,7 @@ func runOutcome(run Run) string {
 }
 
 func shardName(s ShardStatus) string {
-	if s.ShardID == "" {
-		return strconv.Itoa(s.Index) // the shard of a Job create did not make is its index
-	}
-	return s.ShardID
+	return cmp.Or(s.ShardID, strconv.Itoa(s.Index)) // the shard of a Job create did not make is its index
 }
 
 func andList(s []string) string {
@@ -503,7 +478,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 		p.printf("\n%sDETAIL\n", lines[0])
 		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l+cutTo(rows[k].Detail, p.width-len(l)), " "))
+			p.printf("%s\n", strings.TrimRight(l+indexstatus.Cut(rows[k].Detail, p.width-len(l)), " "))
 		}
 	} else if len(rows) > 0 {
 		p.groups(r, rows)
@@ -600,27 +575,11 @@ func (p *printer) printf(format string, a ...any) {
 // para writes text wrapped to the width (80, -o wide 160), continuation lines indented.
 func (p *printer) para(text, indent string) {
 	lead := text[:len(text)-len(strings.TrimLeft(text, " "))]
-	words := strings.Fields(text)
-	line := lead
-	for _, w := range words {
-		switch {
-		case strings.TrimSpace(line) == "":
-			line = lead + w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > p.width:
-			p.printf("%s\n", line)
-			line = indent + w
-		default:
-			line += " " + w
+	lines := textwrap.Words(text, p.width-len(lead))
+	p.printf("%s%s\n", lead, lines[0])
+	for _, l := range textwrap.Words(strings.Join(lines[1:], " "), p.width-len(indent)) {
+		if l != "" {
+			p.printf("%s%s\n", indent, l)
 		}
 	}
-	p.printf("%s\n", line)
-}
-
-// cutTo shortens s to n columns (at least 20), ending in "..." when it had to.
-func cutTo(s string, n int) string {
-	n = max(n, 20)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-3]) + "..."
 }

@@ -56,11 +56,7 @@ func PrintWide(w io.Writer, rep *Report) error {
 	if len(rep.Rejected) > 0 {
 		p.printf("\nRejected (not merged):\n")
 		for _, rj := range rep.Rejected {
-			shard := ""
-			if rj.ShardID != "" {
-				shard = " shard " + rj.ShardID
-			}
-			p.printf("  - %s%s: %s: %s\n", rj.Source, shard, rj.Reason, rj.Message)
+			p.printf("  - %s\n", rj.line())
 		}
 	}
 	p.duplicates(rep, true)
@@ -79,12 +75,7 @@ func (p *printer) header(rep *Report, wide bool) {
 		if !wide {
 			lines = textwrap.Words(v, textWidth-keyWidth)
 		}
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, lines[0])
-		for _, l := range lines[1:] {
-			if p.err == nil {
-				_, p.err = fmt.Fprintf(tw, "\t%s\n", l)
-			}
-		}
+		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
 	hash := rep.Manifest.Hash
 	if !wide {
@@ -148,7 +139,7 @@ type group struct {
 
 // groupReason is what the shards of a group share: the rejection's reason code, the first
 // infrastructure reason; a missing shard has none beyond its state.
-func groupReason(rep *Report, s *ShardReport, rejected map[string]string) string {
+func groupReason(s *ShardReport, rejected map[string]string) string {
 	switch s.State {
 	case StateRejected:
 		return rejected[s.ShardID]
@@ -190,7 +181,7 @@ func (p *printer) groups(rep *Report) {
 			failed++
 			continue
 		}
-		reason := groupReason(rep, s, rejected)
+		reason := groupReason(s, rejected)
 		key := [2]string{string(s.State), reason}
 		g := byKey[key]
 		if g == nil {
@@ -208,15 +199,8 @@ func (p *printer) groups(rep *Report) {
 		}
 	}
 	// Problems first, by state (States order), then the larger group.
-	order := map[State]int{}
-	for k, s := range States {
-		order[s] = k
-	}
 	slices.SortStableFunc(gs, func(a, b *group) int {
-		if a.state != b.state {
-			return order[b.state] - order[a.state]
-		}
-		return b.n - a.n
+		return cmp.Or(slices.Index(States, b.state)-slices.Index(States, a.state), b.n-a.n)
 	})
 	p.printf("\n")
 	evaluated := fmt.Sprintf("%d complete", complete)
@@ -273,11 +257,7 @@ func (p *printer) para(text, indent string) {
 	if len(indent) >= 2 {
 		first = indent[2:]
 	}
-	lines := textwrap.Words(text, textWidth-len(indent))
-	p.printf("%s%s\n", first, lines[0])
-	for _, l := range lines[1:] {
-		p.printf("%s%s\n", indent, l)
-	}
+	p.printf("%s%s\n", first, strings.Join(textwrap.Words(text, textWidth-len(indent)), "\n"+indent))
 }
 
 // unplaced lists, up to limit, the rejected receipts not already shown as a rejected shard's
@@ -304,11 +284,7 @@ func (p *printer) unplaced(rep *Report, limit int) {
 			p.printf("  ... and %d more; -o wide lists every rejected receipt.\n", len(rest)-limit)
 			break
 		}
-		shard := ""
-		if rj.ShardID != "" {
-			shard = " shard " + rj.ShardID
-		}
-		p.para(fmt.Sprintf("- %s%s: %s: %s", rj.Source, shard, rj.Reason, rj.Message), "    ")
+		p.para("- "+rj.line(), "    ")
 	}
 }
 
@@ -368,6 +344,15 @@ func retryLine(name string, attempt int, set indexes.Set) string {
 		tail = fmt.Sprintf(" (%d indexes)", set.Len())
 	}
 	return head + shown + tail + ")"
+}
+
+// line is a rejected receipt in the text views: "SOURCE shard ID: REASON: MESSAGE".
+func (rj Rejection) line() string {
+	shard := ""
+	if rj.ShardID != "" {
+		shard = " shard " + rj.ShardID
+	}
+	return fmt.Sprintf("%s%s: %s: %s", rj.Source, shard, rj.Reason, rj.Message)
 }
 
 type printer struct {

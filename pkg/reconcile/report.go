@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -85,11 +86,7 @@ func percent(n, d int) string {
 	if n == d {
 		return "100%"
 	}
-	p := float64(n) * 100 / float64(d)
-	if p > 99.9 {
-		p = 99.9
-	}
-	return fmt.Sprintf("%.1f%%", p)
+	return fmt.Sprintf("%.1f%%", min(float64(n)*100/float64(d), 99.9))
 }
 
 func quoted(ss []string) []string {
@@ -274,10 +271,7 @@ func topReasons(reasons map[string]int) []ReasonCount {
 		out = append(out, ReasonCount{Reason: reason, Count: n})
 	}
 	slices.SortFunc(out, func(a, b ReasonCount) int {
-		if a.Count != b.Count {
-			return b.Count - a.Count
-		}
-		return strings.Compare(a.Reason, b.Reason)
+		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
 	})
 	if len(out) > maxReasons {
 		out = out[:maxReasons]

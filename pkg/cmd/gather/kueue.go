@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
@@ -23,25 +22,20 @@ func (l *Live) raw() rest.Interface {
 	if l.Client == nil || l.Client.Discovery() == nil {
 		return nil
 	}
-	rc := l.Client.Discovery().RESTClient()
-	if rc == nil {
-		return nil
-	}
-	return rc
+	return l.Client.Discovery().RESTClient()
 }
 
 var errNoRESTClient = fmt.Errorf("no REST client for Kueue's API")
 
-func (l *Live) getJSON(ctx context.Context, path string, query url.Values, out any) error {
+// getJSON GETs path, with labelSelector when given, and decodes the answer into out.
+func (l *Live) getJSON(ctx context.Context, path, labelSelector string, out any) error {
 	rc := l.raw()
 	if rc == nil {
 		return errNoRESTClient
 	}
 	req := rc.Get().AbsPath(path).SetHeader("Accept", "application/json")
-	for k, vs := range query {
-		for _, v := range vs {
-			req = req.Param(k, v)
-		}
+	if labelSelector != "" {
+		req = req.Param("labelSelector", labelSelector)
 	}
 	data, err := req.Do(ctx).Raw()
 	if err != nil {
@@ -59,11 +53,7 @@ func (l *Live) Workloads(ctx context.Context, labelSelector string) ([]map[strin
 	if l.Namespace == "" {
 		path = fmt.Sprintf("/apis/%s/%s/%s", kueue.Group, kueue.Version, kueue.Resource) // every namespace
 	}
-	q := url.Values{}
-	if labelSelector != "" {
-		q.Set("labelSelector", labelSelector)
-	}
-	if err := l.getJSON(ctx, path, q, &list); err != nil {
+	if err := l.getJSON(ctx, path, labelSelector, &list); err != nil {
 		return nil, err
 	}
 	return list.Items, nil
@@ -77,7 +67,7 @@ func (l *Live) LocalQueueClusterQueue(ctx context.Context, name string) (string,
 		} `json:"spec"`
 	}
 	path := fmt.Sprintf("/apis/%s/%s/namespaces/%s/localqueues/%s", kueue.Group, kueue.Version, l.Namespace, name)
-	if err := l.getJSON(ctx, path, nil, &lq); err != nil {
+	if err := l.getJSON(ctx, path, "", &lq); err != nil {
 		return "", err
 	}
 	return lq.Spec.ClusterQueue, nil
@@ -95,7 +85,7 @@ func (l *Live) PendingPosition(ctx context.Context, lq, workload string) (*int32
 		} `json:"items"`
 	}
 	path := fmt.Sprintf("/apis/visibility.kueue.x-k8s.io/v1beta2/namespaces/%s/localqueues/%s/pendingworkloads", l.Namespace, lq)
-	if err := l.getJSON(ctx, path, nil, &list); err != nil {
+	if err := l.getJSON(ctx, path, "", &list); err != nil {
 		return nil, err
 	}
 	for _, it := range list.Items {

@@ -1,10 +1,9 @@
 package gather
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,7 +13,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
 // SplitRecords sorts the files of -f: the records of terminal pods (status --record, known by
@@ -33,30 +31,16 @@ func SplitRecords(paths []string, stdin io.Reader) (others, records []string) {
 }
 
 func isRecordFile(path string, stdin io.Reader) bool {
-	if path == source.StdinName {
-		br, ok := stdin.(*bufio.Reader)
-		return ok && podrecord.Is(br)
-	}
-	file, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer func() { _ = file.Close() }()
-	return podrecord.Is(bufio.NewReader(file))
+	br, done := (&File{Stdin: stdin}).podsReader(path)
+	defer done()
+	return br != nil && podrecord.Is(br)
 }
 
 // RecordOf checks that the record at path (header h) holds pods of job: it is job's own record
 // (the same UID, or the same name when either UID is unknown), or the record of the lineage of
 // job's run. Otherwise a usage error says whose record it is.
 func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
-	ok := false
-	if h.Lineage {
-		run := lineage.RunOf(job)
-		ok = run.Root == h.Job.Name && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
-	} else {
-		ok = sameJob(h.Job, job.Name, job.UID)
-	}
-	if !ok {
+	if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
 		return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
 	}
 	return nil
@@ -97,12 +81,9 @@ func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bo
 	if h.Lineage {
 		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	}
-	for _, j := range jobs {
-		if sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(jobs, func(j *batchv1.Job) bool {
+		return sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run))
+	})
 }
 
 // tornNote says, in the report's notes, that the record at path ends in a torn line.

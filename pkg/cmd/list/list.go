@@ -4,6 +4,7 @@
 package list
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -276,7 +277,7 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 			cells = append(cells, intOr(r.Attempts), intOr(r.Pods))
 		}
 		if queues {
-			cells = append(cells, orNone(r.Queue), orNone(r.Admission))
+			cells = append(cells, cmp.Or(r.Queue, "<none>"), cmp.Or(r.Admission, "<none>"))
 		}
 		cells = append(cells, age(r.Created, now))
 		if wide {
@@ -284,7 +285,7 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 			if r.BackoffLimitPerIndex != nil {
 				limit = fmt.Sprint(*r.BackoffLimitPerIndex)
 			}
-			cells = append(cells, fmt.Sprint(r.Parallelism), limit, orNone(r.Missing.Truncated(missingWidth)), orNone(r.Reason))
+			cells = append(cells, fmt.Sprint(r.Parallelism), limit, cmp.Or(r.Missing.Truncated(missingWidth), "<none>"), cmp.Or(r.Reason, "<none>"))
 		}
 		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
@@ -311,13 +312,6 @@ func intOr(p *int) string {
 		return "-"
 	}
 	return fmt.Sprint(*p)
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }
 
 // missingWidth bounds the MISSING cell of -o wide, cut at an interval boundary with the count

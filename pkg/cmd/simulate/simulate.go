@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
@@ -256,28 +255,25 @@ func (o *Options) Run() error {
 	return o.PrintFlags.Print(o.Out, reports[0], func(string) error { return printText(o.Out, &reports[0], start, o.PrintFlags.IsWide()) })
 }
 
-func conditionWords(st *batchv1.JobStatus, start time.Time) []string {
-	var out []string
-	for _, c := range st.Conditions {
-		out = append(out, fmt.Sprintf("%s=%s %s at %s: %s", c.Type, c.Status, c.Reason, c.LastTransitionTime.Sub(start), c.Message))
-	}
-	return out
-}
-
-func outcomeLine(r *simulate.Report) string {
+// outcomeReason is " (REASON)" of the condition of the outcome's type, the last one, or "".
+func outcomeReason(r *simulate.Report) string {
 	reason := ""
 	for _, c := range r.Status.Conditions {
 		if string(c.Type) == r.Outcome {
 			reason = " (" + c.Reason + ")"
 		}
 	}
+	return reason
+}
+
+func outcomeLine(r *simulate.Report) string {
 	switch r.Outcome {
 	case "Running":
 		return fmt.Sprintf("still Running after %s: the remaining pods run forever and nothing else happens", r.Duration)
 	case "Unfinished":
 		return fmt.Sprintf("not finished within the horizon (%s)", r.Duration)
 	}
-	return fmt.Sprintf("%s%s after %s", r.Outcome, reason, r.Duration)
+	return fmt.Sprintf("%s%s after %s", r.Outcome, outcomeReason(r), r.Duration)
 }
 
 // Words for an index-set field of the status in the text views. Both sets say "none" when
@@ -321,8 +317,8 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	}
 	completed, failed := indexCells(r, width)
 	fmt.Fprintf(&b, "  completedIndexes: %s  failedIndexes: %s  succeeded: %d  failed: %d\n", completed, failed, st.Succeeded, st.Failed)
-	for _, c := range conditionWords(st, start) {
-		fmt.Fprintf(&b, "  %s\n", c)
+	for _, c := range st.Conditions {
+		fmt.Fprintf(&b, "  %s=%s %s at %s: %s\n", c.Type, c.Status, c.Reason, c.LastTransitionTime.Sub(start), c.Message)
 	}
 	fmt.Fprintf(&b, "  pods per index at the end: %s (%d created)\n", simulate.PodsTextWidth(r.PodsPerIndex, width), r.PodsCreated)
 	switch {
@@ -424,10 +420,6 @@ func wrapLines(text string, width int) string {
 // statusViewLimit: up to this many indexes the text view ends with status's own report.
 const statusViewLimit = 10000
 
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }
-
 // printStatusView prints what `kubectl indexed status` would say about the Job and its pods at
 // the end of the simulation.
 func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
@@ -435,7 +427,7 @@ func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool
 	if res == nil || res.Job.Spec.Completions == nil || *res.Job.Spec.Completions > statusViewLimit {
 		return nil
 	}
-	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: fixedClock(start.Add(res.End)), AllIndexes: wide})
+	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: indexstatus.FixedClock(start.Add(res.End)), AllIndexes: wide})
 	if err != nil {
 		return nil
 	}
@@ -475,15 +467,7 @@ func printCompare(w io.Writer, reports []simulate.Report, wide bool) error {
 		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	row("", func(r *simulate.Report) string { return r.Source })
-	row("outcome", func(r *simulate.Report) string {
-		reason := ""
-		for _, c := range r.Status.Conditions {
-			if string(c.Type) == r.Outcome {
-				reason = " (" + c.Reason + ")"
-			}
-		}
-		return r.Outcome + reason
-	})
+	row("outcome", func(r *simulate.Report) string { return r.Outcome + outcomeReason(r) })
 	row("after", func(r *simulate.Report) string { return r.Duration })
 	row("completedIndexes", func(r *simulate.Report) string { c, _ := indexCells(r, width); return c })
 	row("failedIndexes", func(r *simulate.Report) string { _, f := indexCells(r, width); return f })

@@ -17,7 +17,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -33,22 +32,12 @@ const maxFailedCreateNotes = 3
 // said when the Job has the pods it should, is suspended or finished, or when events cannot be
 // listed (a user without "list events" gets the report without this note).
 func (o *Options) failedCreateNotes(ctx context.Context, src gather.Source, job *batchv1.Job) []string {
-	if jobpolicy.Suspended(job) {
-		return nil
+	if phase, _ := indexstatus.DecidePhase(job); phase != indexstatus.PhaseRunning {
+		return nil // suspended, finishing or finished
 	}
-	for _, t := range []batchv1.JobConditionType{batchv1.JobComplete, batchv1.JobFailed, batchv1.JobFailureTarget, batchv1.JobSuccessCriteriaMet} {
-		if jobpolicy.ConditionTrue(job, t) != nil {
-			return nil
-		}
-	}
-	want := int32(1)
-	if job.Spec.Parallelism != nil {
-		want = *job.Spec.Parallelism
-	}
+	want := ptr.Deref(job.Spec.Parallelism, 1)
 	if job.Spec.Completions != nil {
-		if left := *job.Spec.Completions - job.Status.Succeeded; left < want {
-			want = left
-		}
+		want = min(want, *job.Spec.Completions-job.Status.Succeeded)
 	}
 	if want <= 0 || job.Status.Active >= want {
 		return nil
@@ -115,12 +104,9 @@ func failedCreateText(job *batchv1.Job, want int32, events []corev1.Event) []str
 			continue
 		}
 		seen[msg] = true
-		count := e.Count
-		if e.Series != nil && e.Series.Count > count {
-			count = e.Series.Count
-		}
-		if count < 1 {
-			count = 1
+		count := max(e.Count, 1)
+		if e.Series != nil {
+			count = max(count, e.Series.Count)
 		}
 		out = append(out, fmt.Sprintf("The Job has %d active of the %d pods it should run and "+failedCreateMark+" (%d×, last at %s): %s",
 			job.Status.Active, want, count, last(e).UTC().Format("2006-01-02T15:04:05Z"), msg))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -99,11 +100,7 @@ func setOriginalIndexes(r *indexstatus.IndexedJobStatus, l *lineage.Lineage) {
 // all its retries.
 func (o *Options) runLineage(ctx context.Context) error {
 	if o.Watch && !o.offline() {
-		err := o.watchLineage(ctx)
-		if cerr := o.closeRecord(); err == nil {
-			err = cerr
-		}
-		return err
+		return o.closeRecord(o.watchLineage(ctx))
 	}
 	var src gather.Source
 	var run lineage.RunID
@@ -170,12 +167,6 @@ func printLineageText(w io.Writer, format string, r *lineage.Report) error {
 	return lineage.PrintText(w, r, format == output.FormatWide)
 }
 
-func (o *Options) lineageReportOptions(notes []string, sh shardState) indexstatus.Options {
-	opts := o.reportOptions(notes, sh)
-	opts.AllIndexes = true
-	return opts
-}
-
 // liveLineage GETs the Job named and its root, and LISTs the root's retries by label. The run
 // is the Job's (lineage.RunOf): a Job of the root's name with another UID is not its root and
 // is left out, with a note.
@@ -222,7 +213,9 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, run line
 			m.Lineage = l
 		}
 		n, sh := o.loadShards(ctx, src, j)
-		m.Report = acc.Report(o.lineageReportOptions(n, sh))
+		opts := o.reportOptions(n, sh)
+		opts.AllIndexes = true
+		m.Report = acc.Report(opts)
 		members = append(members, m)
 		notes = append(notes, n...)
 	}
@@ -350,11 +343,7 @@ func offlineRoot(jobs []*batchv1.Job) (string, error) {
 		}
 	}
 	if len(roots) != 1 {
-		names := make([]string, 0, len(roots))
-		for n := range roots {
-			names = append(names, n)
-		}
-		return "", fmt.Errorf("the Jobs given belong to %d lineages (%s): give the Jobs of one run only", len(roots), strings.Join(names, ", "))
+		return "", fmt.Errorf("the Jobs given belong to %d lineages (%s): give the Jobs of one run only", len(roots), strings.Join(slices.Collect(maps.Keys(roots)), ", "))
 	}
 	for n := range roots {
 		return n, nil

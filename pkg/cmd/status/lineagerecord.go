@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
@@ -46,7 +47,9 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 	if o.Record == "" {
 		return nil, nil
 	}
-	if err := o.openLineageRecord(run); err != nil {
+	if err := o.openRecord(func() (*podrecord.Writer, error) {
+		return podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.cluster.Namespace, UID: run.RootUID}, o.Clock.Now)
+	}); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -69,7 +70,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 					return err
 				}
 				var buf bytes.Buffer
-				buf.WriteString(clearScreen + fmt.Sprintf("Watching for %s.\n\n", fmtElapsed(now.Sub(start))))
+				buf.WriteString(clearScreen + fmt.Sprintf("Watching for %s.\n\n", indexstatus.FormatDuration(now.Sub(start))))
 				if err := o.printLineage(&buf, r); err != nil {
 					return err
 				}
@@ -77,7 +78,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 					return err
 				}
 			case !o.Wait:
-				line := fmt.Sprintf("+%s %s", fmtElapsed(now.Sub(start)), key)
+				line := fmt.Sprintf("+%s %s", indexstatus.FormatDuration(now.Sub(start)), key)
 				if first {
 					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", src.Namespace, run.Root)
 				}
@@ -147,12 +148,9 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 	finished := true
 	out := make([]string, 0, len(jobs))
 	for _, j := range jobs {
-		n := 0
-		if j.Spec.Completions != nil {
-			n = int(*j.Spec.Completions)
-		}
 		done, _ := jobpolicy.StatusIndexes(j)
-		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, jobPhaseWord(j), done.Len(), n)
+		phase, _ := indexstatus.DecidePhase(j)
+		phrase := fmt.Sprintf("%s %s %d/%d succeeded", j.Name, phase, done.Len(), ptr.Deref(j.Spec.Completions, 0))
 		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
 			phrase += ", failed indexes " + *j.Status.FailedIndexes
 		}
@@ -165,28 +163,11 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 	return out, finished
 }
 
-// jobPhaseWord is a Job's phase from its conditions and spec.suspend, as the report names it.
-func jobPhaseWord(j *batchv1.Job) string {
-	switch {
-	case jobpolicy.ConditionTrue(j, batchv1.JobComplete) != nil:
-		return "Complete"
-	case jobpolicy.ConditionTrue(j, batchv1.JobFailed) != nil:
-		return "Failed"
-	case jobpolicy.ConditionTrue(j, batchv1.JobFailureTarget) != nil:
-		return "Failing"
-	case jobpolicy.ConditionTrue(j, batchv1.JobSuccessCriteriaMet) != nil:
-		return "Completing"
-	case jobpolicy.Suspended(j):
-		return "Suspended"
-	}
-	return "Running"
-}
-
 // warnSuspended warns, once per suspension, of each Job of the lineage that is suspended, in
 // the words of its report made from the Job alone (why: Kueue's admission or spec.suspend).
 func warnSuspended(p *waitProgress, jobs []*batchv1.Job, o *Options) {
 	for _, j := range jobs {
-		if jobPhaseWord(j) != "Suspended" {
+		if phase, _ := indexstatus.DecidePhase(j); phase != indexstatus.PhaseSuspended {
 			delete(p.warned, j.Name)
 			continue
 		}

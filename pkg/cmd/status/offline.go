@@ -53,20 +53,15 @@ func (o *Options) recordAsPodsFile(src *gather.File) error {
 // offlineClock is the clock of an offline report: --now, else the capture time (a note only
 // when the objects carry no time at all); --now before the capture time is a usage error
 // (indexstatus.OfflineTime).
-func (o *Options) offlineClock(at time.Time) (fixedClock, string, error) {
+func (o *Options) offlineClock(at time.Time) (indexstatus.FixedClock, string, error) {
 	t, wall, err := indexstatus.OfflineTime(o.Now, at, o.Clock.Now())
 	if err != nil {
-		return fixedClock{}, "", exitcode.Wrap(exitcode.Usage, err)
+		return indexstatus.FixedClock{}, "", exitcode.Wrap(exitcode.Usage, err)
 	}
 	if wall {
-		return fixedClock(t), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
+		return indexstatus.FixedClock(t), "The objects carry no timestamp: ages and backoff are computed at the current time (give --now to set the time they were saved).", nil
 	}
 	// No note: live and offline reports of the same objects are the same; observedAt says
 	// the time.
-	return fixedClock(t), "", nil
+	return indexstatus.FixedClock(t), "", nil
 }
-
-// fixedClock always says the same time.
-type fixedClock time.Time
-
-func (c fixedClock) Now() time.Time { return time.Time(c) }

@@ -47,16 +47,11 @@ type jobState struct {
 
 func stateOf(job *batchv1.Job, r *indexstatus.IndexedJobStatus) jobState {
 	s := jobState{phase: r.Phase, completions: r.Completions, succeeded: r.Completeness.Succeeded,
-		failedPods: job.Status.Failed, active: job.Status.Active}
+		failedPods: job.Status.Failed, active: job.Status.Active, runsAgain: runsAgain(r)}
 	_, s.failedIx = jobpolicy.StatusIndexes(job)
 	for _, c := range job.Status.Conditions {
 		if c.Status == corev1.ConditionTrue {
 			s.conditions = append(s.conditions, string(c.Type))
-		}
-	}
-	for _, e := range r.NextEntries {
-		if e.Kind == indexstatus.EntryRunsAgain {
-			s.runsAgain = e.Indexes
 		}
 	}
 	return s
@@ -77,7 +72,7 @@ func (s jobState) counts() string {
 // condition FailureTarget".
 func changeLine(prev *jobState, s jobState, elapsed time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "+%s %s", fmtElapsed(elapsed), s.phase)
+	fmt.Fprintf(&b, "+%s %s", indexstatus.FormatDuration(elapsed), s.phase)
 	fmt.Fprintf(&b, ": %d/%d succeeded%s, %s%s, %d active", s.succeeded, s.completions, delta(prev, s.succeeded, func(p jobState) int { return p.succeeded }),
 		textwrap.Count(int(s.failedPods), "failed pod", "failed pods"), delta(prev, int(s.failedPods), func(p jobState) int { return int(p.failedPods) }), s.active)
 	newly, conds := s.failedIx, s.conditions
@@ -114,14 +109,6 @@ func delta(prev *jobState, now int, of func(jobState) int) string {
 	return fmt.Sprintf(" (%+d)", now-of(*prev))
 }
 
-// fmtElapsed is d to the second: "0s", "1m5s", "2h0m3s".
-func fmtElapsed(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	return d.Round(time.Second).String()
-}
-
 // eta estimates how long a running Job has left from the rate its indexes finished (succeeded,
 // or failed for good) since it started: (completions - finished) × elapsed / finished. ok is
 // false when it cannot be estimated (not running, no start time, nothing finished yet).
@@ -141,9 +128,9 @@ func eta(r *indexstatus.IndexedJobStatus, now time.Time) (left time.Duration, fi
 // frameHeader is the first line of a frame on a terminal: how long the watch has run and, when
 // it can be estimated, the ETA.
 func frameHeader(r *indexstatus.IndexedJobStatus, elapsed time.Duration, now time.Time) string {
-	h := fmt.Sprintf("Watching for %s", fmtElapsed(elapsed))
+	h := fmt.Sprintf("Watching for %s", indexstatus.FormatDuration(elapsed))
 	if left, finished, ok := eta(r, now); ok {
-		h += fmt.Sprintf("; %d of %d indexes finished, about %s left at the rate since the Job started", finished, r.Completions, fmtElapsed(left))
+		h += fmt.Sprintf("; %d of %d indexes finished, about %s left at the rate since the Job started", finished, r.Completions, indexstatus.FormatDuration(left))
 	}
 	return h + ".\n\n"
 }
@@ -174,9 +161,9 @@ func (p *waitProgress) update(now time.Time, key, line string) {
 	p.printed, p.last, p.lastKey = true, now, key
 	left := ""
 	if p.timeout > 0 {
-		left = fmt.Sprintf(", timeout in %s", fmtElapsed(p.timeout-now.Sub(p.start)))
+		left = fmt.Sprintf(", timeout in %s", indexstatus.FormatDuration(p.timeout-now.Sub(p.start)))
 	}
-	_, _ = fmt.Fprintf(p.w, "waiting for %s: %s (%s elapsed%s)\n", p.what, line, fmtElapsed(now.Sub(p.start)), left)
+	_, _ = fmt.Fprintf(p.w, "waiting for %s: %s (%s elapsed%s)\n", p.what, line, indexstatus.FormatDuration(now.Sub(p.start)), left)
 }
 
 // suspended warns, once until the Job runs again, that it is suspended: why (Kueue's admission,

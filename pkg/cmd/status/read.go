@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -158,7 +159,7 @@ func (o *Options) load(ctx context.Context) (*liveState, error) {
 	if err != nil {
 		return nil, exitcode.APIError(err, "get", "jobs", o.JobName, src.Namespace)
 	}
-	if err := o.openRecord(job); err != nil {
+	if err := o.openRecord(func() (*podrecord.Writer, error) { return podrecord.Open(o.Record, job, o.Clock.Now) }); err != nil {
 		return nil, err
 	}
 	acc, rv, err := o.readPods(ctx, src, job)

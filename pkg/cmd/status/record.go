@@ -1,25 +1,24 @@
 package status
 
 import (
+	"cmp"
 	"fmt"
 
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
 
-// openRecord opens --record for job, once: a record of another Job (another UID) or a file
-// that is not a record is refused before anything is written.
-func (o *Options) openRecord(job *batchv1.Job) error {
+// openRecord opens --record, once, with open: podrecord.Open for a Job (a record of another Job,
+// another UID, or a file that is not a record is refused before anything is written), or
+// podrecord.OpenLineage for a lineage (every Job of the run records its terminal pods in it).
+func (o *Options) openRecord(open func() (*podrecord.Writer, error)) error {
 	if o.Record == "" || o.rec != nil {
 		return nil
 	}
-	w, err := podrecord.Open(o.Record, job, o.Clock.Now)
+	w, err := open()
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record %s: %w", o.Record, err))
 	}
@@ -44,20 +43,21 @@ func (o *Options) recordPod(p *corev1.Pod) {
 	}
 }
 
-// closeRecord flushes and closes the record, and says on standard error what it holds.
-func (o *Options) closeRecord() error {
+// closeRecord flushes and closes the record once the watch ended (with watchErr, which comes
+// first), and says on standard error what it holds.
+func (o *Options) closeRecord(watchErr error) error {
 	if o.rec == nil {
-		return nil
+		return watchErr
 	}
 	o.recMu.Lock()
 	w := o.rec
 	o.rec = nil
 	o.recMu.Unlock()
 	if err := w.Close(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err))
+		return cmp.Or(watchErr, exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w", err)))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "recorded %d terminal pods in %s (%d were in it already)\n", w.Written, o.Record, w.Kept)
-	return nil
+	return watchErr
 }
 
 // splitRecords sorts -f's files: the records of terminal pods (status --record, known by their
@@ -81,21 +81,4 @@ func (o *Options) offlineFiles() []string {
 		return []string{o.Filename}
 	}
 	return o.jobFiles
-}
-
-// openLineageRecord opens --record for the lineage of run, once: every Job of the run records
-// its terminal pods in it.
-func (o *Options) openLineageRecord(run lineage.RunID) error {
-	if o.Record == "" || o.rec != nil {
-		return nil
-	}
-	w, err := podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.cluster.Namespace, UID: run.RootUID}, o.Clock.Now)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record %s: %w", o.Record, err))
-	}
-	for _, n := range w.Notes {
-		_, _ = fmt.Fprintf(o.ErrOut, "warning: --record: %s\n", n)
-	}
-	o.rec = w
-	return nil
 }

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -24,10 +25,7 @@ func loadRetries(ctx context.Context, src gather.Source, job *batchv1.Job) ([]in
 	if jobpolicy.ConditionTrue(job, batchv1.JobFailed) == nil {
 		return nil, nil
 	}
-	root := job.Name
-	if name := job.Annotations[shards.AnnotationRootJob]; name != "" {
-		root = name
-	}
+	root := cmp.Or(job.Annotations[shards.AnnotationRootJob], job.Name)
 	list, err := src.Jobs(ctx, labels.Set{shards.LabelRootJob: root}.String())
 	switch {
 	case apierrors.IsForbidden(err):

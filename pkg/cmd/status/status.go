@@ -367,10 +367,7 @@ func (o *Options) Validate() error {
 	if o.ChunkSize < 0 {
 		return exitcode.UsageError("--chunk-size must not be negative")
 	}
-	if err := o.validateStates(); err != nil {
-		return err
-	}
-	return nil
+	return o.validateStates()
 }
 
 // Run builds the report and prints it.
@@ -389,11 +386,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return o.finish(r)
 	}
 	if o.Watch {
-		err := o.watch(ctx)
-		if cerr := o.closeRecord(); err == nil {
-			err = cerr
-		}
-		return err
+		return o.closeRecord(o.watch(ctx))
 	}
 	st, err := o.load(ctx)
 	if err != nil {
