@@ -74,7 +74,7 @@ lane2() {
 		# The release build while e2e waits on the control plane.
 		stage e2e e2e 2>&1 | prefix e2e &
 		e2e_pid=$!
-		(renice -n 5 -p "$BASHPID" >/dev/null; release) 2>&1 | prefix release || rc=1
+		(renice -n $(( $(nice) + 5 )) -p "$BASHPID" >/dev/null; release) 2>&1 | prefix release || rc=1
 		wait "$e2e_pid" || rc=1
 	else
 		stage e2e e2e || rc=1
@@ -86,7 +86,7 @@ lane2() {
 start=$(date +%s)
 rc=0
 if [ "$LANES" -ge 2 ]; then
-	(renice -n 10 -p "$BASHPID" >/dev/null; lane1) 2>&1 | prefix 1 &
+	(renice -n $(( $(nice) + 10 )) -p "$BASHPID" >/dev/null; lane1) 2>&1 | prefix 1 &
 	pid1=$!
 	lane2 2>&1 | prefix 2 &
 	pid2=$!
