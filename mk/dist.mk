@@ -72,7 +72,8 @@ dist: $(GORELEASER) ## Snapshot build of every platform into dist/ (or of DIST_T
 	@start=$$(date +%s); \
 	$(GORELEASER) release --snapshot --clean --parallelism $(GORELEASER_PARALLELISM) --config $(DIST_CONFIG); \
 	echo "dist: snapshot build of $(or $(DIST_TARGETS),every platform) took $$(( $$(date +%s) - start ))s"; \
-	ls -l dist/*.tar.gz dist/*.zip | awk '{ printf "dist: %6.1f MiB  %s\n", $$5/1048576, $$9 }'
+	find dist -maxdepth 1 \( -name '*.tar.gz' -o -name '*.zip' \) -printf '%s %p\n' | sort -k2 | \
+	  awk '{ printf "dist: %6.1f MiB  %s\n", $$1/1048576, $$2 }'
 
 dist-host: ## Snapshot build of this machine's platform only into dist/
 	$(MAKE) --no-print-directory dist DIST_TARGETS=$(HOST_TARGET)
