@@ -236,12 +236,16 @@ func TestKueueQueue(t *testing.T) {
 		t.Errorf("list has no QUEUE and ADMISSION columns for Kueue Jobs:\n%s", ls)
 	}
 	var lj struct {
-		Items []struct{ Name, Queue, Admission string } `json:"items"`
+		Items []struct{ Namespace, Name, Queue, Admission string } `json:"items"`
 	}
-	_ = json.Unmarshal([]byte(KubectlIndexed(t, "list", "-A", "-o", "json").Stdout), &lj)
+	if err := json.Unmarshal([]byte(KubectlIndexed(t, "list", "-A", "-o", "json").Stdout), &lj); err != nil {
+		t.Fatalf("list -A -o json: %v", err)
+	}
+	// -A: the other Kueue scenarios run at once in their own namespaces, with Jobs of the same
+	// names (their own a and b), so only this namespace's rows count.
 	states := map[string]string{}
 	for _, it := range lj.Items {
-		if it.Queue == "lq" {
+		if it.Namespace == ns && it.Queue == "lq" {
 			states[it.Name] = it.Admission
 		}
 	}
