@@ -42,6 +42,9 @@ type File struct {
 	// given says).
 	PodList    []corev1.Pod
 	ConfigMaps map[string]*corev1.ConfigMap
+	// ShardsConfigMap, when set, is the shard ConfigMap given apart (status --shards-file):
+	// ReadJob takes the Job's shard IDs from it.
+	ShardsConfigMap *corev1.ConfigMap
 	// WorkloadList are the Kueue Workloads the files hold (kueue.x-k8s.io), as object maps.
 	WorkloadList []map[string]any
 	// PodsFile, when set, is where Pods reads the pods instead (- for Stdin): a JSON file is

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 )
 
@@ -38,6 +40,18 @@ type Source interface {
 	Events(ctx context.Context, fieldSelector string) ([]corev1.Event, error)
 	// InNamespace is the namespace read: the one asked for (Live), the saved objects' (File).
 	InNamespace() string
+
+	// ReadJob reads what the report of one Job is made from (read.go); its errors are final.
+	ReadJob(ctx context.Context, opts ReadOptions) (*JobRead, error)
+	// JobPods reads job's pods into a new accumulator, as want says (live; every pod
+	// offline), and returns the resourceVersion a watch starts from.
+	JobPods(ctx context.Context, job *batchv1.Job, want PodRead) (*indexstatus.Accumulator, string, error)
+	// Shards are job's shard IDs from the ConfigMap it names.
+	Shards(ctx context.Context, job *batchv1.Job) Shards
+	// Facts are what job's report says besides its pods and its shard IDs (in configMap).
+	Facts(ctx context.Context, job *batchv1.Job, configMap string, now time.Time) Facts
+	// Queue is job's Kueue Queue read at now, nil for a Job Kueue does not manage.
+	Queue(ctx context.Context, job *batchv1.Job, now time.Time) *kueue.Queue
 }
 
 // Live reads from the API server, in Namespace.

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,14 +9,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -31,19 +27,11 @@ const maxFailedCreateNotes = 3
 // webhook are reported there only: the Job's status just shows fewer active pods. Nothing is
 // said when the Job has the pods it should, is suspended or finished, or when events cannot be
 // listed (a user without "list events" gets the report without this note).
-func (o *Options) failedCreateNotes(ctx context.Context, src gather.Source, job *batchv1.Job) []string {
-	if phase, _ := indexstatus.DecidePhase(job); phase != indexstatus.PhaseRunning {
-		return nil // suspended, finishing or finished
+func (o *Options) failedCreateNotes(job *batchv1.Job, events []corev1.Event, err error) []string {
+	want := gather.PodsWanted(job)
+	if want == 0 || job.Status.Active >= want {
+		return nil // suspended, finishing or finished, or it has its pods (events not read)
 	}
-	want := ptr.Deref(job.Spec.Parallelism, 1)
-	if job.Spec.Completions != nil {
-		want = min(want, *job.Spec.Completions-job.Status.Succeeded)
-	}
-	if want <= 0 || job.Status.Active >= want {
-		return nil
-	}
-	sel := fields.Set{"involvedObject.uid": string(job.UID), "reason": "FailedCreate"}.String()
-	events, err := src.Events(ctx, sel)
 	if _, ok := gather.IsMissing(err); ok {
 		return nil // saved objects hold no events
 	}
@@ -179,34 +167,13 @@ func (o *Options) carryConnection(r *indexstatus.IndexedJobStatus) *indexstatus.
 // maxSharingJobs bounds how many other Jobs the shared-ConfigMap note names.
 const maxSharingJobs = 10
 
-// sharedConfigMapNote names the other Jobs in the namespace that mount the same shard ConfigMap
-// (every Job and retry of the same manifest does: the ConfigMap is named from the manifest's
-// hash), so that nobody deletes it thinking it is this Job's alone. Jobs are found by the
-// manifest-hash label and kept when their shards-configmap annotation names the same ConfigMap.
-// Nothing is said when there are none or they cannot be listed.
-func sharedConfigMapNote(ctx context.Context, src gather.Source, job *batchv1.Job, cm string) []string {
-	hash := job.Labels[shards.LabelManifestHash]
-	if hash == "" || cm == "" {
-		return nil
-	}
-	jobs, err := src.Jobs(ctx, labels.Set{shards.LabelManifestHash: hash}.String())
-	if err != nil {
-		return nil
-	}
-	var others []string
-	for i := range jobs {
-		j := &jobs[i]
-		if j.UID == job.UID {
-			continue
-		}
-		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm {
-			others = append(others, j.Name)
-		}
-	}
+// sharedConfigMapNote names the other Jobs in the namespace that mount the same shard
+// ConfigMap cm (others, gather's Facts.Shared), so that nobody deletes it thinking it is this
+// Job's alone. Nothing is said when there are none or they cannot be listed.
+func sharedConfigMapNote(cm string, others []string) []string {
 	if len(others) == 0 {
 		return nil
 	}
-	sort.Strings(others)
 	n := len(others)
 	more := ""
 	if len(others) > maxSharingJobs {

@@ -10,7 +10,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
@@ -22,40 +21,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
-
-// jobLineage reads job's lineage, and the index map from the ConfigMap get returns when the
-// Job keeps it in one. l is nil for a root Job; notes say what could not be read (l is then
-// nil too: its root indexes are not shown rather than shown wrong).
-func jobLineage(job *batchv1.Job, get func(name string) (*corev1.ConfigMap, error)) (*lineage.Lineage, []string) {
-	l, ok, err := lineage.ReadResolved(job, get)
-	switch {
-	case !ok:
-		return nil, nil
-	case err != nil && l != nil && l.OriginalFrom != nil:
-		return nil, []string{fmt.Sprintf("The root index of each index is not shown: %v.", err)}
-	case err != nil:
-		return nil, []string{fmt.Sprintf("Lineage annotations cannot be read: %v.", err)}
-	}
-	return l, nil
-}
-
-// indexMap reads the ConfigMap of an index map of job's lineage (lineage.ReadResolved), saying
-// in the error what is missing.
-func indexMap(ctx context.Context, src gather.Source, job *batchv1.Job) func(string) (*corev1.ConfigMap, error) {
-	return func(name string) (*corev1.ConfigMap, error) {
-		cm, err := src.ConfigMap(ctx, name)
-		if m, ok := gather.IsMissing(err); ok {
-			return nil, fmt.Errorf("%s does not hold it: save it with the Job (kubectl get job %s configmap %s -o json)", m.Files, job.Name, name)
-		}
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil, fmt.Errorf("it does not exist in namespace %q: the original index of each index is not shown", src.InNamespace())
-		case apierrors.IsForbidden(err):
-			return nil, fmt.Errorf("not allowed to get it (ask for \"get\" on \"configmaps\")")
-		}
-		return cm, err
-	}
-}
 
 // lineageNote tells, on the report of a retry Job (lineage l, nil for a root), which root
 // indexes its indexes run, and the command that shows the whole run (with the namespace and
@@ -102,23 +67,12 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if o.Watch && !o.offline() {
 		return o.closeRecord(o.watchLineage(ctx))
 	}
-	var src gather.Source
-	var run lineage.RunID
-	var jobs []*batchv1.Job
-	var notes []string
+	src := o.src
+	run, jobs, notes := lineage.RunID{Root: o.lineageRoot}, []*batchv1.Job(nil), o.lineageNotes
 	var err error
-	if o.offline() {
-		var f *gather.File
-		f, run.Root, notes, err = o.offlineLineage()
-		if err != nil {
-			return err // f is nil
-		}
-		src, jobs = f, f.JobList
-	} else {
-		src = o.cluster
-		run, jobs, notes, err = o.liveLineage(ctx, src)
-	}
-	if err != nil {
+	if f, ok := src.(*gather.File); ok {
+		jobs = f.JobList
+	} else if run, jobs, notes, err = o.liveLineage(ctx, src); err != nil {
 		return err
 	}
 	r, err := o.lineageReport(ctx, src, run, jobs, notes)
@@ -200,20 +154,22 @@ func (o *Options) lineageReport(ctx context.Context, src gather.Source, run line
 			notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 			continue
 		}
-		acc, _, err := o.readPods(ctx, src, j) // one read per Job
+		acc, _, err := src.JobPods(ctx, j, o.podRead()) // one read per Job
 		if err != nil {
 			return nil, err
 		}
 		m := lineage.Member{Job: j}
-		if l, ok, err := lineage.ReadResolved(j, indexMap(ctx, src, j)); ok {
+		if l, ok, err := lineage.ReadResolved(j, gather.IndexMap(ctx, src, j)); ok {
 			if err != nil {
 				notes = append(notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))
 				continue
 			}
 			m.Lineage = l
 		}
-		n, sh := o.loadShards(ctx, src, j)
-		opts := o.reportOptions(n, sh)
+		sh := src.Shards(ctx, j)
+		o.warnShardsChanged(j, sh.Changed)
+		n := sh.Notes
+		opts := o.reportOptions(n, shardState{ids: sh.IDs, configMap: sh.ConfigMap})
 		opts.AllIndexes = true
 		m.Report = acc.Report(opts)
 		members = append(members, m)

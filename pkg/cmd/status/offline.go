@@ -1,6 +1,8 @@
 package status
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -8,30 +10,60 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
+// readFiles reads -f's files (and --shards-file's), once, into the source Run reads: the Jobs
+// of a run with --lineage (offlineLineage), else one Job (readOffline).
+func (o *Options) readFiles() error {
+	if o.Lineage {
+		src, root, notes, err := o.offlineLineage()
+		if err != nil {
+			return err
+		}
+		o.src, o.lineageRoot, o.lineageNotes = src, root, notes
+		return nil
+	}
+	src, err := o.readOffline()
+	if err != nil {
+		return err
+	}
+	o.src = src
+	return nil
+}
+
 // readOffline reads -f: one Job, alone (kubectl get job -o json|yaml) or with its pods and
 // ConfigMaps in a List or a stream of documents (kubectl get job,pods -l
 // batch.kubernetes.io/job-name=NAME -o json); --pods-file is left to the source's Pods, which
-// streams it. podsGiven says whether pods came from either.
-func (o *Options) readOffline() (src *gather.File, podsGiven bool, err error) {
-	src = &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
+// streams it; --shards-file's ConfigMap gives the shard IDs.
+func (o *Options) readOffline() (*gather.File, error) {
+	src := &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
 	for _, f := range o.offlineFiles() {
 		if _, err := src.Read(f, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	if err := o.recordAsPodsFile(src); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	switch {
 	case len(src.JobList) == 0:
-		return nil, false, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
+		return nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
 	case len(src.JobList) > 1:
-		return nil, false, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
+		return nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
 	case src.PodsFile != "" && len(src.PodList) > 0:
-		return nil, false, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
+		return nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 	}
 	src.Namespace = src.JobList[0].Namespace
-	return src, src.PodsFile != "" || len(src.PodList) > 0, nil
+	if o.ShardsFile != "" {
+		f := &gather.File{Stdin: o.In}
+		n, err := f.Read(o.ShardsFile, "the shard ConfigMap (kubectl get configmap -o json)", "ConfigMap")
+		if err == nil && n != 1 {
+			err = exitcode.UsageError("%s: holds %d ConfigMaps; give the Job's shard ConfigMap only", o.ShardsFile, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		src.ShardsConfigMap = slices.Collect(maps.Values(f.ConfigMaps))[0]
+	}
+	return src, nil
 }
 
 // recordAsPodsFile makes the record given with -f the source's pods file, read as --pods-file

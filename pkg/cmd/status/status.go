@@ -139,7 +139,7 @@ type Options struct {
 	timeoutSet bool
 	// Lineage reports every shard across the root Job and its retries (lineage.go).
 	Lineage bool
-	// AllPods reads every pod live, the succeeded ones too (readPods).
+	// AllPods reads every pod live, the succeeded ones too (gather.PodRead).
 	AllPods bool
 	// Record is --record: the file the terminal pods seen by --watch or --wait are appended to
 	// (record.go); rec writes it once the Job is read, recErr is its first error.
@@ -172,6 +172,12 @@ type Options struct {
 	// cluster is what a live status reads, made once by Complete: -n's namespace, through
 	// the client NewClient makes, with the page sizes above; --record sees every pod it reads.
 	cluster *gather.Live
+	// src is the one source Run reads every fact from, made by Complete: cluster live, the
+	// files of -f (and --pods-file, --shards-file) offline; with --lineage offline,
+	// lineageRoot is the run's root and lineageNotes what reading the files found.
+	src          gather.Source
+	lineageRoot  string
+	lineageNotes []string
 	// NewClient makes the client from the REST config: clientutil.NewClientset by default
 	// (requests end with their context even while a credential plugin hangs), or tests' fake.
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
@@ -251,7 +257,8 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 
 func (o *Options) offline() bool { return o.Filename != "" }
 
-// Complete resolves the Job name, the namespace and, live, the client.
+// Complete resolves the Job name, the namespace and the one source Run reads from: live, the
+// client; offline, -f's files, read.
 func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if len(args) > 1 {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed status --help' for usage.", len(args))
@@ -269,7 +276,15 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 			// to stream?) and hand the same reader to the general reader otherwise.
 			o.In = bufio.NewReaderSize(o.In, gather.StdinBuffer)
 		}
-		return o.splitRecords()
+		if err := o.splitRecords(); err != nil {
+			return err
+		}
+		// The flags are checked (Validate checks them again: it changes nothing the second
+		// time) before a file is read, so that a wrong flag is said rather than a file's error.
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.readFiles()
 	}
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
@@ -301,6 +316,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
+	o.src = o.cluster
 	return nil
 }
 
@@ -378,17 +394,14 @@ func (o *Options) Run(ctx context.Context) error {
 	if o.Lineage {
 		return o.runLineage(ctx)
 	}
-	if o.offline() {
-		r, err := o.offlineReport(ctx)
-		if err != nil {
-			return err
-		}
-		return o.finish(r)
-	}
 	if o.Watch {
 		return o.closeRecord(o.watch(ctx))
 	}
-	st, err := o.load(ctx)
+	rd, err := o.src.ReadJob(ctx, o.readOptions())
+	if err != nil {
+		return err
+	}
+	st, err := o.state(rd)
 	if err != nil {
 		return err
 	}

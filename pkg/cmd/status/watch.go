@@ -70,7 +70,11 @@ func (o *Options) watch(ctx context.Context) error {
 	start := o.Clock.Now()
 	deadline, stop := o.deadline()
 	defer stop()
-	st, err := o.load(ctx)
+	rd, err := o.src.ReadJob(ctx, o.readOptions())
+	var st *liveState
+	if err == nil {
+		st, err = o.state(rd)
+	}
 	if err != nil {
 		if o.ExitCode && ctx.Err() != nil {
 			return stoppedWaiting(ctx, fmt.Sprintf("job %q", o.JobName), "not read yet")
@@ -140,7 +144,7 @@ func (o *Options) watch(ctx context.Context) error {
 		if next.Phase.Terminal() {
 			// The Job and its pods come on two watches: a pod's last event may still be on its
 			// way when the Job's final condition arrives. The final report reads the pods again.
-			acc, _, err := o.readPods(ctx, o.cluster, w.st.job)
+			acc, _, err := o.src.JobPods(ctx, w.st.job, o.podRead())
 			if err != nil {
 				if ctx.Err() != nil {
 					return w.end(ctx, r)
@@ -365,7 +369,7 @@ func (w *watcher) stop() {
 // RetryWatcher resume a watch the server closed or failed with a retryable error (500, 504)
 // from the last resourceVersion delivered, bookmarks included, and read again when that
 // version is too old (410 Gone): the Job by the LIST of the field selector its watch uses,
-// the pods as the first read did (readPods). What is passed on for the command to decide: a
+// the pods as the first read did (JobPods). What is passed on for the command to decide: a
 // refusal (403/401), the Job deleted or created again.
 
 func (w *watcher) startWatches(ctx context.Context) error {
@@ -429,7 +433,7 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the pods again as the first read did (replacing what was
 		// held), and watch from that read.
-		acc, rv, err := w.o.readPods(ctx, w.o.cluster, w.st.job)
+		acc, rv, err := w.o.src.JobPods(ctx, w.st.job, w.o.podRead())
 		ev.Relist(rv, err)
 		if err != nil {
 			return err
