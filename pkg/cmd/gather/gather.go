@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 )
 
@@ -52,6 +53,10 @@ type Source interface {
 	Facts(ctx context.Context, job *batchv1.Job, configMap string, now time.Time) Facts
 	// Queue is job's Kueue Queue read at now, nil for a Job Kueue does not manage.
 	Queue(ctx context.Context, job *batchv1.Job, now time.Time) *kueue.Queue
+	// Lineage is the run of the Job named, its Jobs and notes on what was left out
+	// (lineageread.go); ReadLineage reads what the run's report is made from.
+	Lineage(ctx context.Context, name string) (lineage.RunID, []*batchv1.Job, []string, error)
+	ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, want PodRead) (*LineageRead, error)
 }
 
 // Live reads from the API server, in Namespace.

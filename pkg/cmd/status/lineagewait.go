@@ -36,12 +36,11 @@ func (o *Options) watchLineage(ctx context.Context) error {
 	if o.Wait {
 		progress = &waitProgress{w: o.ErrOut, what: what, start: start, timeout: o.Timeout}
 	}
-	src := o.cluster
 	var recorder *lineageRecorder // --record: the pods' watch (lineagerecord.go)
 	defer func() { recorder.stop() }()
 	lastKey, lines := "", 0
 	for first := true; ; first = false {
-		run, jobs, notes, err := o.liveLineage(ctx, src)
+		run, jobs, notes, err := o.src.Lineage(ctx, o.JobName)
 		if err != nil {
 			if o.ExitCode && ctx.Err() != nil {
 				return stoppedWaiting(ctx, what, "its Jobs not read")
@@ -65,7 +64,11 @@ func (o *Options) watchLineage(ctx context.Context) error {
 		if key != lastKey {
 			switch {
 			case tty:
-				r, err := o.lineageReport(ctx, src, run, jobs, notes)
+				rd, err := o.src.ReadLineage(ctx, run, jobs, o.podRead())
+				if err != nil {
+					return err
+				}
+				r, err := o.lineageReport(rd, run, notes)
 				if err != nil {
 					return err
 				}
@@ -80,7 +83,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 			case !o.Wait:
 				line := fmt.Sprintf("+%s %s", indexstatus.FormatDuration(now.Sub(start)), key)
 				if first {
-					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", src.Namespace, run.Root)
+					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.src.InNamespace(), run.Root)
 				}
 				out := o.Out
 				if structured(o) {
@@ -119,7 +122,11 @@ func (o *Options) watchLineage(ctx context.Context) error {
 
 // endLineage prints the report of the finished lineage and exits by its verdict.
 func (o *Options) endLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool) error {
-	r, err := o.lineageReport(ctx, o.cluster, run, jobs, notes)
+	rd, err := o.src.ReadLineage(ctx, run, jobs, o.podRead())
+	if err != nil {
+		return err
+	}
+	r, err := o.lineageReport(rd, run, notes)
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,11 @@ import (
 // of a run with --lineage (offlineLineage), else one Job (readOffline).
 func (o *Options) readFiles() error {
 	if o.Lineage {
-		src, root, notes, err := o.offlineLineage()
+		src, err := o.offlineLineage()
 		if err != nil {
 			return err
 		}
-		o.src, o.lineageRoot, o.lineageNotes = src, root, notes
+		o.src = src
 		return nil
 	}
 	src, err := o.readOffline()

@@ -173,11 +173,8 @@ type Options struct {
 	// the client NewClient makes, with the page sizes above; --record sees every pod it reads.
 	cluster *gather.Live
 	// src is the one source Run reads every fact from, made by Complete: cluster live, the
-	// files of -f (and --pods-file, --shards-file) offline; with --lineage offline,
-	// lineageRoot is the run's root and lineageNotes what reading the files found.
-	src          gather.Source
-	lineageRoot  string
-	lineageNotes []string
+	// files of -f (and --pods-file, --shards-file) offline.
+	src gather.Source
 	// NewClient makes the client from the REST config: clientutil.NewClientset by default
 	// (requests end with their context even while a credential plugin hangs), or tests' fake.
 	NewClient func(*rest.Config) (kubernetes.Interface, error)
