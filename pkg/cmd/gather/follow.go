@@ -155,11 +155,11 @@ func jobByName(name string) string {
 
 // FollowJob follows Job name from rv (that of the read of it): its watch, like JobNamed, selects
 // it by metadata.name.
-func (l *Live) FollowJob(ctx context.Context, name, rv string) *Follower {
+func (l *Live) FollowJob(ctx context.Context, name, rv string) (*Follower, error) {
 	return follow(ctx, rv, &batchv1.Job{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.FieldSelector = jobByName(name)
 		return l.Client.BatchV1().Jobs(l.Namespace).Watch(ctx, opts)
-	}})
+	}}), nil
 }
 
 // JobNamed reads Job name again for FollowJob's Relisted (nil when it is gone), and the list's
@@ -188,4 +188,73 @@ func (l *Live) FollowPods(ctx context.Context, job *batchv1.Job, rv string) (*Fo
 		opts.LabelSelector = sel
 		return l.Client.CoreV1().Pods(l.Namespace).Watch(ctx, opts)
 	}}), nil
+}
+
+// WatchPods lists the namespace's pods whose labels match labelSelector page by page, handing
+// each to add, then watches from that list until the watch ends (nil: the caller lists again;
+// each pod may then be handed again) or add fails.
+func (l *Live) WatchPods(ctx context.Context, labelSelector string, add func(*corev1.Pod) error) error {
+	pods := l.Client.CoreV1().Pods(l.Namespace)
+	opts := metav1.ListOptions{LabelSelector: labelSelector, Limit: PageSize}
+	var rv string
+	for {
+		list, err := pods.List(ctx, opts)
+		if err != nil {
+			return exitcode.APIError(err, "list", "pods", "", l.Namespace)
+		}
+		for i := range list.Items {
+			if err := add(&list.Items[i]); err != nil {
+				return err
+			}
+		}
+		if list.Continue == "" {
+			rv = list.ResourceVersion
+			break
+		}
+		opts.Continue = list.Continue
+	}
+	w, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: labelSelector, ResourceVersion: rv, AllowWatchBookmarks: true})
+	if err != nil {
+		return exitcode.APIError(err, "watch", "pods", "", l.Namespace)
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error {
+				return nil // closed, or expired: list again
+			}
+			if p, isPod := ev.Object.(*corev1.Pod); isPod && ev.Type != watch.Bookmark {
+				if err := add(p); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// Saved objects do not change: a File has nothing to follow (status refuses --watch with -f).
+var errSaved = exitcode.UsageError("saved objects cannot be watched: give a Job name")
+
+func (f *File) FollowJob(context.Context, string, string) (*Follower, error) {
+	return nil, errSaved
+}
+
+func (f *File) FollowPods(context.Context, *batchv1.Job, string) (*Follower, error) {
+	return nil, errSaved
+}
+
+func (f *File) WatchPods(context.Context, string, func(*corev1.Pod) error) error {
+	return errSaved
+}
+
+// JobNamed is Job name of the files, as Job (nil when they do not hold it).
+func (f *File) JobNamed(ctx context.Context, name string) (*batchv1.Job, string, error) {
+	job, err := f.Job(ctx, name)
+	if _, ok := IsMissing(err); ok {
+		return nil, "", nil
+	}
+	return job, "", err
 }

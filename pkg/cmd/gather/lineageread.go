@@ -93,9 +93,11 @@ type Member struct {
 // be, left out with a note), the manifest copy when the root is gone, and the notes in the
 // order the report says them.
 type LineageRead struct {
-	Members  []Member
-	Manifest *lineage.Manifest
-	Notes    []string
+	// Namespace is the namespace read (Source.InNamespace).
+	Namespace string
+	Members   []Member
+	Manifest  *lineage.Manifest
+	Notes     []string
 }
 
 func (l *Live) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, want PodRead) (*LineageRead, error) {
@@ -109,7 +111,7 @@ func (f *File) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batch
 // readLineage reads, live or offline, each Job's pods, index map and shard ConfigMap as the
 // report of one Job does, then the manifest copy (lineageManifest).
 func readLineage(ctx context.Context, src Source, run lineage.RunID, all []*batchv1.Job, want PodRead) (*LineageRead, error) {
-	rd := &LineageRead{Members: make([]Member, 0, len(all))}
+	rd := &LineageRead{Namespace: src.InNamespace(), Members: make([]Member, 0, len(all))}
 	for _, j := range all {
 		if err := indexstatus.CheckIndexed(j); err != nil {
 			rd.Notes = append(rd.Notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))

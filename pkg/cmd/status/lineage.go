@@ -128,7 +128,7 @@ func (o *Options) lineageReport(rd *gather.LineageRead, run lineage.RunID, notes
 		opts.AllIndexes = true
 		members = append(members, lineage.Member{Job: m.Job, Lineage: m.Lineage, Report: m.Pods.Report(opts)})
 	}
-	r, err := lineage.BuildReportOf(o.src.InNamespace(), run, members, rd.Manifest, append(notes, rd.Notes...))
+	r, err := lineage.BuildReportOf(rd.Namespace, run, members, rd.Manifest, append(notes, rd.Notes...))
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

@@ -9,9 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
@@ -48,7 +46,7 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 		return nil, nil
 	}
 	if err := o.openRecord(func() (*podrecord.Writer, error) {
-		return podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.cluster.Namespace, UID: run.RootUID}, o.Clock.Now)
+		return podrecord.OpenLineage(o.Record, contract.JobRef{Name: run.Root, Namespace: o.src.InNamespace(), UID: run.RootUID}, o.Clock.Now)
 	}); err != nil {
 		return nil, err
 	}
@@ -58,7 +56,7 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 		defer close(r.done)
 		for ctx.Err() == nil {
 			began := time.Now()
-			if err := r.listAndWatch(ctx); err != nil && ctx.Err() == nil {
+			if err := r.o.src.WatchPods(ctx, jobPodsSelector, func(p *corev1.Pod) error { return r.add(ctx, p) }); err != nil && ctx.Err() == nil {
 				r.mu.Lock()
 				r.err = err
 				r.mu.Unlock()
@@ -96,51 +94,6 @@ func (r *lineageRecorder) stop() {
 	<-r.done
 }
 
-// listAndWatch lists the namespace's Job pods page by page, recording the run's terminal ones,
-// then watches from that list until the watch ends (nil: list again) or fails.
-func (r *lineageRecorder) listAndWatch(ctx context.Context) error {
-	l := r.o.cluster
-	pods := l.Client.CoreV1().Pods(l.Namespace)
-	opts := metav1.ListOptions{LabelSelector: jobPodsSelector, Limit: DefaultChunkSize}
-	var rv string
-	for {
-		list, err := pods.List(ctx, opts)
-		if err != nil {
-			return exitcode.APIError(err, "list", "pods", "", l.Namespace)
-		}
-		for i := range list.Items {
-			if err := r.add(ctx, &list.Items[i]); err != nil {
-				return err
-			}
-		}
-		if list.Continue == "" {
-			rv = list.ResourceVersion
-			break
-		}
-		opts.Continue = list.Continue
-	}
-	w, err := pods.Watch(ctx, metav1.ListOptions{LabelSelector: jobPodsSelector, ResourceVersion: rv, AllowWatchBookmarks: true})
-	if err != nil {
-		return exitcode.APIError(err, "watch", "pods", "", l.Namespace)
-	}
-	defer w.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.ResultChan():
-			if !ok || ev.Type == watch.Error {
-				return nil // closed, or expired: list again (each pod is recorded once)
-			}
-			if p, isPod := ev.Object.(*corev1.Pod); isPod && ev.Type != watch.Bookmark {
-				if err := r.add(ctx, p); err != nil {
-					return err
-				}
-			}
-		}
-	}
-}
-
 // add records p when it is terminal and its Job is of the run.
 func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	if !podrecord.Terminal(p) {
@@ -152,7 +105,7 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	}
 	in, known := r.ofRun[ref.UID]
 	if !known {
-		job, err := r.o.cluster.Job(ctx, ref.Name)
+		job, err := r.o.src.Job(ctx, ref.Name)
 		switch {
 		case err == nil || apierrors.IsNotFound(err):
 			// A Job gone, or made again under its name, is not known to be of the run: its

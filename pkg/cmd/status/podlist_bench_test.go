@@ -54,7 +54,7 @@ func BenchmarkPodList(b *testing.B) {
 			b.Run(fmt.Sprintf("pods=%d/page=%d/stream", n, page), func(b *testing.B) {
 				o := benchOptions(b, srv.URL, page)
 				measure(b, n, func(acc *indexstatus.Accumulator) error {
-					_, err := o.cluster.Pods(context.Background(), j, "", acc.Add)
+					_, err := o.src.Pods(context.Background(), j, "", acc.Add)
 					return err
 				})
 			})

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"context"
 	"fmt"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -9,7 +8,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
@@ -124,13 +122,4 @@ func (o *Options) warnShardsChanged(job *batchv1.Job, changed string) {
 	if changed != "" {
 		_, _ = fmt.Fprintf(o.ErrOut, "warning: job %q: its shard IDs are not shown: %s\n", job.Name, changed)
 	}
-}
-
-// refreshQueue reads the Workload again when a watched Kueue Job's spec.suspend flips: Kueue
-// admitted it (false) or evicted it (true), and the Queue block would tell the old story.
-func (o *Options) refreshQueue(ctx context.Context, st *liveState, job *batchv1.Job) {
-	if st.queue == nil || jobpolicy.Suspended(st.job) == jobpolicy.Suspended(job) {
-		return
-	}
-	st.queue = o.src.Queue(ctx, job, o.Clock.Now())
 }

@@ -169,11 +169,9 @@ type Options struct {
 
 	JobName string
 
-	// cluster is what a live status reads, made once by Complete: -n's namespace, through
-	// the client NewClient makes, with the page sizes above; --record sees every pod it reads.
-	cluster *gather.Live
-	// src is the one source Run reads every fact from, made by Complete: cluster live, the
-	// files of -f (and --pods-file, --shards-file) offline.
+	// src is the one source Run reads every fact from, made once by Complete: live, -n's
+	// namespace through the client NewClient makes, with the page sizes above (--record sees
+	// every pod it reads); offline, the files of -f (and --pods-file, --shards-file).
 	src gather.Source
 	// NewClient makes the client from the REST config: clientutil.NewClientset by default
 	// (requests end with their context even while a credential plugin hangs), or tests' fake.
@@ -290,9 +288,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.cluster = &gather.Live{Namespace: ns, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
+	live := &gather.Live{Namespace: ns, FirstPageSize: o.FirstPageSize, ChunkSize: o.ChunkSize}
 	if o.Record != "" {
-		o.cluster.Seen = o.recordPod
+		live.Seen = o.recordPod
 	}
 	cfg, err := f.ToRESTConfig()
 	if err != nil {
@@ -309,11 +307,11 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if cfg.QPS == 0 && cfg.RateLimiter == nil {
 		cfg.QPS, cfg.Burst = ListQPS, ListBurst
 	}
-	o.cluster.Client, err = o.NewClient(cfg)
+	live.Client, err = o.NewClient(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
-	o.src = o.cluster
+	o.src = live
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // clearScreen moves the cursor home and clears a terminal, to redraw in place.
@@ -332,7 +333,7 @@ func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
 	}
 	line := changeLine(w.state, s, w.o.Clock.Now().Sub(w.start))
 	if w.state == nil {
-		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.cluster.Namespace, w.o.JobName)
+		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.src.InNamespace(), w.o.JobName)
 	}
 	w.state = &s
 	out := w.o.Out
@@ -374,9 +375,11 @@ func (w *watcher) stop() {
 
 func (w *watcher) startWatches(ctx context.Context) error {
 	o := w.o
-	w.jobW = o.cluster.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
 	var err error
-	w.podW, err = o.cluster.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
+	if w.jobW, err = o.src.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV); err != nil {
+		return err
+	}
+	w.podW, err = o.src.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
 	return err
 }
 
@@ -385,7 +388,7 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the Job again by the watch's own selector, and watch from
 		// that list.
-		job, rv, err := w.o.cluster.JobNamed(ctx, w.o.JobName)
+		job, rv, err := w.o.src.JobNamed(ctx, w.o.JobName)
 		ev.Relist(rv, err)
 		switch {
 		case err != nil:
@@ -401,7 +404,7 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 	case watch.Deleted:
 		return w.deleted()
 	case watch.Error:
-		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.cluster.Namespace)
+		return exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "jobs", w.o.JobName, w.o.src.InNamespace())
 	}
 	return nil
 }
@@ -412,7 +415,11 @@ func (w *watcher) setJob(ctx context.Context, job *batchv1.Job) error {
 	if job.UID != w.st.job.UID {
 		return w.recreated()
 	}
-	w.o.refreshQueue(ctx, w.st, job)
+	if w.st.queue != nil && jobpolicy.Suspended(w.st.job) != jobpolicy.Suspended(job) {
+		// Kueue admitted the Job (spec.suspend false) or evicted it (true): the Queue block
+		// would tell the old story.
+		w.st.queue = w.o.src.Queue(ctx, job, w.o.Clock.Now())
+	}
 	w.st.job = job
 	if err := w.st.acc.SetJob(job); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -421,11 +428,11 @@ func (w *watcher) setJob(ctx context.Context, job *batchv1.Job) error {
 }
 
 func (w *watcher) deleted() error {
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.cluster.Namespace))
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted while watching", w.o.JobName, w.o.src.InNamespace()))
 }
 
 func (w *watcher) recreated() error {
-	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.cluster.Namespace))
+	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("job %q in namespace %q was deleted and created again while watching: run the command again to follow the new Job", w.o.JobName, w.o.src.InNamespace()))
 }
 
 func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
@@ -453,7 +460,7 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 			w.st.acc.Add(pod)
 		}
 	case watch.Error:
-		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.cluster.Namespace))
+		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.src.InNamespace()))
 	}
 	return nil
 }
