@@ -47,10 +47,6 @@ type Source interface {
 	// JobPods reads job's pods into a new accumulator, as want says (live; every pod
 	// offline), and returns the resourceVersion a watch starts from.
 	JobPods(ctx context.Context, job *batchv1.Job, want PodRead) (*indexstatus.Accumulator, string, error)
-	// Shards are job's shard IDs from the ConfigMap it names.
-	Shards(ctx context.Context, job *batchv1.Job) Shards
-	// Facts are what job's report says besides its pods and its shard IDs (in configMap).
-	Facts(ctx context.Context, job *batchv1.Job, configMap string, now time.Time) Facts
 	// Queue is job's Kueue Queue read at now, nil for a Job Kueue does not manage.
 	Queue(ctx context.Context, job *batchv1.Job, now time.Time) *kueue.Queue
 	// Lineage is the run of the Job named, its Jobs and notes on what was left out

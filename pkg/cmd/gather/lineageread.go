@@ -129,7 +129,7 @@ func readLineage(ctx context.Context, src Source, run lineage.RunID, all []*batc
 			}
 			m.Lineage = l
 		}
-		m.Shards = src.Shards(ctx, j)
+		m.Shards = readShards(ctx, src, j)
 		rd.Members = append(rd.Members, m)
 		rd.Notes = append(rd.Notes, m.Shards.Notes...)
 	}

@@ -24,8 +24,8 @@ import (
 )
 
 // The reads of one Job's report (status), live or from files: the Job (ReadJob), its pods
-// (JobPods), its shard IDs (Shards) and what the report says beside them (Facts). Live and
-// File answer alike; where files cannot know something, the answer says so.
+// (JobPods), its shard IDs (readShards) and what the report says beside them (readFacts).
+// Live and File answer alike; where files cannot know something, the answer says so.
 
 // PodRead says which of a Job's pods JobPods reads live (offline, every pod given is read).
 type PodRead struct {
@@ -111,8 +111,8 @@ func (l *Live) ReadJob(ctx context.Context, opts ReadOptions) (*JobRead, error) 
 	if err != nil {
 		return nil, err
 	}
-	rd := &JobRead{Job: job, Pods: acc, PodsRV: rv, PodsGiven: true, Shards: l.Shards(ctx, job)}
-	rd.Facts = l.Facts(ctx, job, rd.Shards.ConfigMap, opts.Now())
+	rd := &JobRead{Job: job, Pods: acc, PodsRV: rv, PodsGiven: true, Shards: readShards(ctx, l, job)}
+	rd.Facts = readFacts(ctx, l, job, rd.Shards.ConfigMap, opts.Now(), "")
 	return rd, nil
 }
 
@@ -147,9 +147,9 @@ func (f *File) ReadJob(ctx context.Context, opts ReadOptions) (*JobRead, error) 
 			return nil, err
 		}
 	} else {
-		rd.Shards = f.Shards(ctx, job)
+		rd.Shards = readShards(ctx, f, job)
 	}
-	rd.Facts = f.Facts(ctx, job, rd.Shards.ConfigMap, opts.Now())
+	rd.Facts = readFacts(ctx, f, job, rd.Shards.ConfigMap, opts.Now(), f.Files)
 	return rd, nil
 }
 
@@ -213,9 +213,6 @@ func allPods(ctx context.Context, src Source, job *batchv1.Job) (*indexstatus.Ac
 	return acc, rv, err
 }
 
-func (l *Live) Shards(ctx context.Context, job *batchv1.Job) Shards { return readShards(ctx, l, job) }
-func (f *File) Shards(ctx context.Context, job *batchv1.Job) Shards { return readShards(ctx, f, job) }
-
 // readShards reads the shard IDs from the ConfigMap the Job names, if any
 // (scaffold.TrustedShards). A missing or unreadable ConfigMap is a note, not a failure.
 func readShards(ctx context.Context, src Source, job *batchv1.Job) Shards {
@@ -235,14 +232,6 @@ func readShards(ctx context.Context, src Source, job *batchv1.Job) Shards {
 		return cm, ""
 	})
 	return Shards{IDs: ids, ConfigMap: name, Notes: notes, Changed: changed}
-}
-
-func (l *Live) Facts(ctx context.Context, job *batchv1.Job, configMap string, now time.Time) Facts {
-	return readFacts(ctx, l, job, configMap, now, "")
-}
-
-func (f *File) Facts(ctx context.Context, job *batchv1.Job, configMap string, now time.Time) Facts {
-	return readFacts(ctx, f, job, configMap, now, f.Files)
 }
 
 // readFacts reads, in this order, the FailedCreate events, the other Jobs of the shard

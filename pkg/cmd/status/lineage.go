@@ -124,7 +124,7 @@ func (o *Options) lineageReport(rd *gather.LineageRead, run lineage.RunID, notes
 	members := make([]lineage.Member, 0, len(rd.Members))
 	for _, m := range rd.Members {
 		o.warnShardsChanged(m.Job, m.Shards.Changed)
-		opts := o.reportOptions(m.Shards.Notes, shardState{ids: m.Shards.IDs, configMap: m.Shards.ConfigMap})
+		opts := o.reportOptions(m.Shards.Notes, m.Shards)
 		opts.AllIndexes = true
 		members = append(members, lineage.Member{Job: m.Job, Lineage: m.Lineage, Report: m.Pods.Report(opts)})
 	}
@@ -141,7 +141,7 @@ func (o *Options) lineageReport(rd *gather.LineageRead, run lineage.RunID, notes
 //	kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=eval -o json > lineage.json
 //	kubectl get job eval -o json >> ... (the root carries no root-job label)
 func (o *Options) offlineLineage() (*gather.File, error) {
-	paths := o.offlineFiles()
+	paths := o.jobFiles
 	if o.ShardsFile != "" {
 		paths = append(paths, o.ShardsFile)
 	}

@@ -35,7 +35,7 @@ func (o *Options) readFiles() error {
 // streams it; --shards-file's ConfigMap gives the shard IDs.
 func (o *Options) readOffline() (*gather.File, error) {
 	src := &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
-	for _, f := range o.offlineFiles() {
+	for _, f := range o.jobFiles {
 		if _, err := src.Read(f, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
 			return nil, err
 		}

@@ -8,28 +8,20 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
 
 // The read of one Job, live or from -f's files, into the state its report is made from: the
 // Job, its pods, its shard IDs and the notes beside them, all read by gather (ReadJob).
 
-// shardState carries what the report needs about shard IDs.
-type shardState struct {
-	ids       []string
-	configMap string
-}
-
-func (o *Options) reportOptions(notes []string, sh ...shardState) indexstatus.Options {
+func (o *Options) reportOptions(notes []string, sh ...gather.Shards) indexstatus.Options {
 	opts := indexstatus.Options{Clock: o.Clock, Notes: notes, AllIndexes: o.PrintFlags.Format() != output.FormatText}
 	if o.PrintFlags.Format() == output.FormatText {
 		// The text view: only the rows it prints are kept.
 		opts.ListLimit = indexstatus.TextViewRows
 	}
 	for _, s := range sh {
-		opts.ShardIDs, opts.ShardsConfigMap = s.ids, s.configMap
+		opts.ShardIDs, opts.ShardsConfigMap = s.IDs, s.ConfigMap
 	}
 	return opts
 }
@@ -56,8 +48,7 @@ func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 		return nil, o.recErr
 	}
 	job := rd.Job
-	st := &liveState{acc: rd.Pods, job: job, podsRV: rd.PodsRV, lin: rd.Lineage, retries: rd.Retries, queue: rd.Queue,
-		shards: shardState{ids: rd.Shards.IDs, configMap: rd.Shards.ConfigMap}}
+	st := &liveState{JobRead: rd}
 	notes := rd.Notes
 	if o.offline() {
 		if !rd.PodsGiven {
@@ -82,36 +73,27 @@ func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 	return st, nil
 }
 
-// liveState is what one read gathered (live, or offline for the report of -f).
+// liveState is what one read gathered (live, or offline for the report of -f), as a watch
+// keeps it up to date (its Job and pods), with the report's notes; offline, clock is the time
+// the objects were saved and podsNotGiven says no pod was.
 type liveState struct {
-	acc    *indexstatus.Accumulator
-	job    *batchv1.Job
-	notes  []string
-	shards shardState
-	// lin is the Job's lineage with its index map (nil for a root Job, or when unreadable).
-	lin *lineage.Lineage
-	// podsRV is the resourceVersion of the pod list, for a watch to start from.
-	podsRV string
-	// retries re-ran some of a failed Job's indexes (loadRetries).
-	retries []indexstatus.RetryJob
-	// queue is the Job's Kueue Workload, read (kueue.go); nil for a Job Kueue does not manage.
-	queue *kueue.Queue
-	// clock, offline, is the time the objects were saved; podsNotGiven says no pod was.
+	*gather.JobRead
+	notes        []string
 	clock        indexstatus.Clock
 	podsNotGiven bool
 }
 
 // report is the report of s, with the options o gives (offline: the objects' clock).
 func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
-	opts := o.reportOptions(s.notes, s.shards)
-	opts.Retries = s.retries
-	opts.Queue = s.queue
+	opts := o.reportOptions(s.notes, s.Shards)
+	opts.Retries = s.Retries
+	opts.Queue = s.Queue
 	if s.clock != nil {
 		opts.Clock, opts.PodsNotGiven = s.clock, s.podsNotGiven
 	}
-	r := s.acc.Report(opts)
-	setOriginalIndexes(r, s.lin)
-	s.acc.AddCaseCounts(r)
+	r := s.Pods.Report(opts)
+	setOriginalIndexes(r, s.Lineage)
+	s.Pods.AddCaseCounts(r)
 	return r
 }
 

@@ -70,15 +70,3 @@ func (o *Options) splitRecords() error {
 	}
 	return nil
 }
-
-// offlineFiles are the files that hold the Job: -f's, without the records (as given when
-// Complete did not sort them, as in tests that call Run).
-func (o *Options) offlineFiles() []string {
-	if o.jobFiles == nil && o.records == nil {
-		if len(o.Filenames) > 0 {
-			return o.Filenames
-		}
-		return []string{o.Filename}
-	}
-	return o.jobFiles
-}

@@ -83,7 +83,7 @@ func (o *Options) watch(ctx context.Context) error {
 		return err
 	}
 	// --wait draws no frame on a terminal either: the report is printed once, at the end.
-	w := &watcher{o: o, st: st, jobRV: st.job.ResourceVersion, podRV: st.podsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
+	w := &watcher{o: o, st: st, jobRV: st.Job.ResourceVersion, podRV: st.PodsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
 	if o.Wait {
 		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
 	}
@@ -145,14 +145,14 @@ func (o *Options) watch(ctx context.Context) error {
 		if next.Phase.Terminal() {
 			// The Job and its pods come on two watches: a pod's last event may still be on its
 			// way when the Job's final condition arrives. The final report reads the pods again.
-			acc, _, err := o.src.JobPods(ctx, w.st.job, o.podRead())
+			acc, _, err := o.src.JobPods(ctx, w.st.Job, o.podRead())
 			if err != nil {
 				if ctx.Err() != nil {
 					return w.end(ctx, r)
 				}
 				return err
 			}
-			w.st.acc = acc
+			w.st.Pods = acc
 			next = w.st.report(o)
 		}
 		w.report(next)
@@ -175,7 +175,7 @@ func (w *watcher) report(r *indexstatus.IndexedJobStatus) {
 		return
 	}
 	w.progress.suspended(w.o.JobName, r)
-	s := stateOf(w.st.job, r)
+	s := stateOf(w.st.Job, r)
 	w.progress.update(w.o.Clock.Now(), s.key(), s.counts())
 }
 
@@ -188,7 +188,7 @@ func (w *watcher) timedOut(r *indexstatus.IndexedJobStatus) error {
 	if err := w.final(r); err != nil {
 		return err
 	}
-	return exitcode.TimedOut(w.o.Timeout, w.what(), stateOf(w.st.job, r).counts(), "")
+	return exitcode.TimedOut(w.o.Timeout, w.what(), stateOf(w.st.Job, r).counts(), "")
 }
 
 // final prints the full report r at the end of a watch that did not see the Job finish:
@@ -285,7 +285,7 @@ func (w *watcher) end(ctx context.Context, r *indexstatus.IndexedJobStatus) erro
 		return err
 	}
 	if w.o.ExitCode && !r.Phase.Terminal() {
-		return stoppedWaiting(ctx, w.what(), stateOf(w.st.job, r).counts())
+		return stoppedWaiting(ctx, w.what(), stateOf(w.st.Job, r).counts())
 	}
 	return w.o.exitError(r)
 }
@@ -327,7 +327,7 @@ func (w *watcher) show(r *indexstatus.IndexedJobStatus, force bool) (*indexstatu
 
 // changeLine prints, off a terminal, one line when the Job's state changed since the last.
 func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
-	s := stateOf(w.st.job, r)
+	s := stateOf(w.st.Job, r)
 	if w.state != nil && w.state.key() == s.key() {
 		return nil
 	}
@@ -379,7 +379,7 @@ func (w *watcher) startWatches(ctx context.Context) error {
 	if w.jobW, err = o.src.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV); err != nil {
 		return err
 	}
-	w.podW, err = o.src.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.job, w.podRV)
+	w.podW, err = o.src.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.podRV)
 	return err
 }
 
@@ -412,16 +412,16 @@ func (w *watcher) onJob(ctx context.Context, ev gather.Event) error {
 // setJob takes a newer version of the Job; a Job deleted and created again (another UID, seen
 // on the watch or on the read after a 410) is another Job, and its pods are not those held.
 func (w *watcher) setJob(ctx context.Context, job *batchv1.Job) error {
-	if job.UID != w.st.job.UID {
+	if job.UID != w.st.Job.UID {
 		return w.recreated()
 	}
-	if w.st.queue != nil && jobpolicy.Suspended(w.st.job) != jobpolicy.Suspended(job) {
+	if w.st.Queue != nil && jobpolicy.Suspended(w.st.Job) != jobpolicy.Suspended(job) {
 		// Kueue admitted the Job (spec.suspend false) or evicted it (true): the Queue block
 		// would tell the old story.
-		w.st.queue = w.o.src.Queue(ctx, job, w.o.Clock.Now())
+		w.st.Queue = w.o.src.Queue(ctx, job, w.o.Clock.Now())
 	}
-	w.st.job = job
-	if err := w.st.acc.SetJob(job); err != nil {
+	w.st.Job = job
+	if err := w.st.Pods.SetJob(job); err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	return nil
@@ -440,12 +440,12 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 	case gather.Relisted:
 		// Too old to resume: read the pods again as the first read did (replacing what was
 		// held), and watch from that read.
-		acc, rv, err := w.o.src.JobPods(ctx, w.st.job, w.o.podRead())
+		acc, rv, err := w.o.src.JobPods(ctx, w.st.Job, w.o.podRead())
 		ev.Relist(rv, err)
 		if err != nil {
 			return err
 		}
-		w.st.acc = acc
+		w.st.Pods = acc
 	case watch.Added, watch.Modified, watch.Deleted:
 		pod, isPod := ev.Object.(*corev1.Pod)
 		if !isPod {
@@ -455,9 +455,9 @@ func (w *watcher) onPod(ctx context.Context, ev gather.Event) error {
 			return w.o.recErr
 		}
 		if ev.Type == watch.Deleted {
-			w.st.acc.Remove(pod)
+			w.st.Pods.Remove(pod)
 		} else {
-			w.st.acc.Add(pod)
+			w.st.Pods.Add(pod)
 		}
 	case watch.Error:
 		return fmt.Errorf("watching the pods of job %q: %w", w.o.JobName, exitcode.APIError(apierrors.FromObject(ev.Object), "watch", "pods", "", w.o.src.InNamespace()))
