@@ -52,7 +52,7 @@ type Source interface {
 	// Lineage is the run of the Job named, its Jobs and notes on what was left out
 	// (lineageread.go); ReadLineage reads what the run's report is made from.
 	Lineage(ctx context.Context, name string) (lineage.RunID, []*batchv1.Job, []string, error)
-	ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, want PodRead) (*LineageRead, error)
+	ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error)
 
 	// FollowJob, JobNamed, FollowPods and WatchPods are the watches of status --watch and
 	// --wait (follow.go); saved objects do not change, and a File refuses to follow them.

@@ -89,29 +89,29 @@ type Member struct {
 	Shards  Shards
 }
 
-// LineageRead is what the report of a lineage is made from: its Jobs read (those that cannot
-// be, left out with a note), the manifest copy when the root is gone, and the notes in the
-// order the report says them.
+// LineageRead is what the report of the lineage of Run, in Namespace, is made from: its Jobs
+// read (those that cannot be, left out with a note), the manifest copy when the root is gone,
+// and the notes in the order the report says them.
 type LineageRead struct {
-	// Namespace is the namespace read (Source.InNamespace).
 	Namespace string
+	Run       lineage.RunID
 	Members   []Member
 	Manifest  *lineage.Manifest
 	Notes     []string
 }
 
-func (l *Live) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, want PodRead) (*LineageRead, error) {
-	return readLineage(ctx, l, run, jobs, want)
+func (l *Live) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error) {
+	return readLineage(ctx, l, run, jobs, notes, want)
 }
 
-func (f *File) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, want PodRead) (*LineageRead, error) {
-	return readLineage(ctx, f, run, jobs, want)
+func (f *File) ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error) {
+	return readLineage(ctx, f, run, jobs, notes, want)
 }
 
 // readLineage reads, live or offline, each Job's pods, index map and shard ConfigMap as the
-// report of one Job does, then the manifest copy (lineageManifest).
-func readLineage(ctx context.Context, src Source, run lineage.RunID, all []*batchv1.Job, want PodRead) (*LineageRead, error) {
-	rd := &LineageRead{Namespace: src.InNamespace(), Members: make([]Member, 0, len(all))}
+// report of one Job does, then the manifest copy (lineageManifest); its notes follow notes.
+func readLineage(ctx context.Context, src Source, run lineage.RunID, all []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error) {
+	rd := &LineageRead{Namespace: src.InNamespace(), Run: run, Members: make([]Member, 0, len(all)), Notes: notes}
 	for _, j := range all {
 		if err := indexstatus.CheckIndexed(j); err != nil {
 			rd.Notes = append(rd.Notes, fmt.Sprintf("Job %q is left out: %v.", j.Name, err))

@@ -27,39 +27,31 @@ import (
 // (JobPods), its shard IDs (readShards) and what the report says beside them (readFacts).
 // Live and File answer alike; where files cannot know something, the answer says so.
 
-// PodRead says which of a Job's pods JobPods reads live (offline, every pod given is read).
-type PodRead struct {
-	// All reads every pod, the succeeded ones too (status --all-pods). Otherwise only the
-	// pods that did not succeed (indexstatus.NotSucceededSelector), and then every pod into
-	// a fresh accumulator when indexstatus.SucceededPodsNeeded says the Job's status does not
-	// account for the succeeded ones (pkg/indexstatus/unread.go).
-	All bool
-	// Once is a one-shot read (no watch follows it): a suspended Job whose status counts no
-	// pod (indexstatus.NoPodsLeft) lists nothing.
-	Once bool
-}
+// PodRead says which of a Job's pods JobPods reads live (offline, every pod given). All: every
+// pod (status --all-pods); otherwise those that did not succeed
+// (indexstatus.NotSucceededSelector), then every pod when indexstatus.SucceededPodsNeeded says
+// the Job's status does not account for the succeeded ones. Once: a read no watch follows,
+// which lists nothing for a suspended Job whose status counts no pod (indexstatus.NoPodsLeft).
+type PodRead struct{ All, Once bool }
 
-// ReadOptions say what ReadJob reads.
+// ReadOptions say what ReadJob reads: Job Name (offline: the files'), its pods, and the time
+// the Kueue Queue is read at (Now). Found, when set, is called with the Job before its pods
+// are read (status --record opens its record then); its error ends the read.
 type ReadOptions struct {
-	// Name is the Job's; offline, the Job of the files.
-	Name string
-	Pods PodRead
-	// Now is the time the Kueue Queue is read at.
-	Now func() time.Time
-	// Found, when set, is called with the Job before its pods are read (status --record
-	// opens its record then); its error ends the read.
+	Name  string
+	Pods  PodRead
+	Now   func() time.Time
 	Found func(*batchv1.Job) error
 }
 
-// JobRead is what ReadJob gathered for the report of one Job.
+// JobRead is what ReadJob gathered for the report of one Job: PodsRV is the pod list's
+// resourceVersion, for a watch to start from. Offline, Captured is the newest time written in
+// the Job and its pods (indexstatus.CaptureTime), PodsGiven whether any pod was given, Notes
+// what reading the files found (a record's torn last line); live, PodsGiven is true.
 type JobRead struct {
-	Job  *batchv1.Job
-	Pods *indexstatus.Accumulator
-	// PodsRV is the resourceVersion of the pod list, for a watch to start from.
-	PodsRV string
-	// Offline: Captured is the newest time written in the Job and its pods
-	// (indexstatus.CaptureTime), PodsGiven whether any pod was given, Notes what reading the
-	// files found (a record's torn last line). Live: PodsGiven is true.
+	Job       *batchv1.Job
+	Pods      *indexstatus.Accumulator
+	PodsRV    string
 	Captured  time.Time
 	PodsGiven bool
 	Notes     []string
@@ -67,9 +59,9 @@ type JobRead struct {
 	Facts
 }
 
-// Shards are a Job's shard IDs, read from the ConfigMap it names (scaffold.TrustedShards) or,
-// offline, given with --shards-file; Notes say what could not be read, Changed (also a note)
-// that the ConfigMap is not the one the Job was made with: callers warn about it.
+// Shards are a Job's shard IDs, from the ConfigMap it names (scaffold.TrustedShards) or,
+// offline, --shards-file's; Notes say what could not be read, Changed (also a note) that the
+// ConfigMap is not the one the Job was made with: callers warn about it.
 type Shards struct {
 	IDs       []string
 	ConfigMap string
@@ -77,23 +69,19 @@ type Shards struct {
 	Changed   string
 }
 
-// Facts are what a report says besides the pods and the shard IDs (read after Shards).
+// Facts are what a report says besides the pods and the shard IDs: the FailedCreate Events
+// of a Job that runs fewer pods than it should (PodsWanted; EventsErr, a *Missing offline), the
+// other Jobs Shared its shard ConfigMap with, its Lineage with its index map (nil for a root,
+// or when it cannot be read), the Retries that re-ran its indexes, and the Queue of a Job
+// Kueue manages; the notes say what could not be read.
 type Facts struct {
-	// Events are the Job's FailedCreate events, read only when it runs fewer pods than it
-	// should (PodsWanted); EventsErr why they could not be read (a *Missing offline).
-	Events    []corev1.Event
-	EventsErr error
-	// Shared names the other Jobs that mount the Job's shard ConfigMap.
-	Shared []string
-	// Lineage is the Job's lineage with its index map (nil for a root Job, or when it cannot
-	// be read: LineageNotes say why).
-	Lineage      *lineage.Lineage
-	LineageNotes []string
-	// Retries re-ran some of a failed Job's indexes; RetryNotes say what could not be read.
-	Retries    []indexstatus.RetryJob
-	RetryNotes []string
-	// Queue is the Job's Kueue Workload, read; nil for a Job Kueue does not manage.
-	Queue *kueue.Queue
+	Events                   []corev1.Event
+	EventsErr                error
+	Shared                   []string
+	Lineage                  *lineage.Lineage
+	LineageNotes, RetryNotes []string
+	Retries                  []indexstatus.RetryJob
+	Queue                    *kueue.Queue
 }
 
 // ReadJob GETs the Job, reads its pods (JobPods), its shard IDs and its Facts.
@@ -112,7 +100,7 @@ func (l *Live) ReadJob(ctx context.Context, opts ReadOptions) (*JobRead, error) 
 		return nil, err
 	}
 	rd := &JobRead{Job: job, Pods: acc, PodsRV: rv, PodsGiven: true, Shards: readShards(ctx, l, job)}
-	rd.Facts = readFacts(ctx, l, job, rd.Shards.ConfigMap, opts.Now(), "")
+	rd.Facts = readFacts(ctx, l, job, rd.Shards.ConfigMap, opts.Now())
 	return rd, nil
 }
 
@@ -149,7 +137,7 @@ func (f *File) ReadJob(ctx context.Context, opts ReadOptions) (*JobRead, error) 
 	} else {
 		rd.Shards = readShards(ctx, f, job)
 	}
-	rd.Facts = readFacts(ctx, f, job, rd.Shards.ConfigMap, opts.Now(), f.Files)
+	rd.Facts = readFacts(ctx, f, job, rd.Shards.ConfigMap, opts.Now())
 	return rd, nil
 }
 
@@ -235,9 +223,8 @@ func readShards(ctx context.Context, src Source, job *batchv1.Job) Shards {
 }
 
 // readFacts reads, in this order, the FailedCreate events, the other Jobs of the shard
-// ConfigMap, the lineage, the retries and the Kueue Queue of job. savedIn names the files
-// read offline ("" live).
-func readFacts(ctx context.Context, src Source, job *batchv1.Job, configMap string, now time.Time, savedIn string) Facts {
+// ConfigMap, the lineage, the retries and the Kueue Queue of job.
+func readFacts(ctx context.Context, src Source, job *batchv1.Job, configMap string, now time.Time) Facts {
 	var fs Facts
 	if want := PodsWanted(job); want > 0 && job.Status.Active < want {
 		sel := fields.Set{"involvedObject.uid": string(job.UID), "reason": "FailedCreate"}.String()
@@ -246,9 +233,7 @@ func readFacts(ctx context.Context, src Source, job *batchv1.Job, configMap stri
 	fs.Shared = sharingJobs(ctx, src, job, configMap)
 	fs.Lineage, fs.LineageNotes = jobLineage(job, IndexMap(ctx, src, job))
 	fs.Retries, fs.RetryNotes = readRetries(ctx, src, job)
-	if ws, ok := src.(kueue.Reader); ok {
-		fs.Queue = kueue.ReadQueue(ctx, ws, job, now, savedIn)
-	}
+	fs.Queue = src.Queue(ctx, job, now)
 	return fs
 }
 

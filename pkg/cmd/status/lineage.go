@@ -68,11 +68,11 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rd, err := o.src.ReadLineage(ctx, run, jobs, o.podRead())
+	rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
 	if err != nil {
 		return err
 	}
-	r, err := o.lineageReport(rd, run, notes)
+	r, err := o.lineageReport(rd)
 	if err != nil {
 		return err
 	}
@@ -118,9 +118,9 @@ func printLineageText(w io.Writer, format string, r *lineage.Report) error {
 	return lineage.PrintText(w, r, format == output.FormatWide)
 }
 
-// lineageReport is the report of the lineage of run from what was read (gather's ReadLineage):
-// each Job's report made as plain status makes it, notes after those of the read of the Jobs.
-func (o *Options) lineageReport(rd *gather.LineageRead, run lineage.RunID, notes []string) (*lineage.Report, error) {
+// lineageReport is the report of the lineage from what gather's ReadLineage read: each Job's
+// report made as plain status makes it.
+func (o *Options) lineageReport(rd *gather.LineageRead) (*lineage.Report, error) {
 	members := make([]lineage.Member, 0, len(rd.Members))
 	for _, m := range rd.Members {
 		o.warnShardsChanged(m.Job, m.Shards.Changed)
@@ -128,7 +128,7 @@ func (o *Options) lineageReport(rd *gather.LineageRead, run lineage.RunID, notes
 		opts.AllIndexes = true
 		members = append(members, lineage.Member{Job: m.Job, Lineage: m.Lineage, Report: m.Pods.Report(opts)})
 	}
-	r, err := lineage.BuildReportOf(rd.Namespace, run, members, rd.Manifest, append(notes, rd.Notes...))
+	r, err := lineage.BuildReportOf(rd.Namespace, rd.Run, members, rd.Manifest, rd.Notes)
 	if err != nil {
 		return nil, exitcode.Wrap(exitcode.Usage, err)
 	}

@@ -64,11 +64,11 @@ func (o *Options) watchLineage(ctx context.Context) error {
 		if key != lastKey {
 			switch {
 			case tty:
-				rd, err := o.src.ReadLineage(ctx, run, jobs, o.podRead())
+				rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
 				if err != nil {
 					return err
 				}
-				r, err := o.lineageReport(rd, run, notes)
+				r, err := o.lineageReport(rd)
 				if err != nil {
 					return err
 				}
@@ -122,11 +122,11 @@ func (o *Options) watchLineage(ctx context.Context) error {
 
 // endLineage prints the report of the finished lineage and exits by its verdict.
 func (o *Options) endLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool) error {
-	rd, err := o.src.ReadLineage(ctx, run, jobs, o.podRead())
+	rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
 	if err != nil {
 		return err
 	}
-	r, err := o.lineageReport(rd, run, notes)
+	r, err := o.lineageReport(rd)
 	if err != nil {
 		return err
 	}

@@ -13,20 +13,15 @@ import (
 // readFiles reads -f's files (and --shards-file's), once, into the source Run reads: the Jobs
 // of a run with --lineage (offlineLineage), else one Job (readOffline).
 func (o *Options) readFiles() error {
+	read := o.readOffline
 	if o.Lineage {
-		src, err := o.offlineLineage()
-		if err != nil {
-			return err
-		}
+		read = o.offlineLineage
+	}
+	src, err := read()
+	if err == nil {
 		o.src = src
-		return nil
 	}
-	src, err := o.readOffline()
-	if err != nil {
-		return err
-	}
-	o.src = src
-	return nil
+	return err
 }
 
 // readOffline reads -f: one Job, alone (kubectl get job -o json|yaml) or with its pods and

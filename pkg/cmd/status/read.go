@@ -40,9 +40,9 @@ func (o *Options) readOptions() gather.ReadOptions {
 	}}
 }
 
-// state is the state the report is made from, from what the read gathered, with its notes in
-// the order the report says them; offline, the clock is the objects' (offline.go) and the
-// report says when no pod was given.
+// state is the state the report is made from, from what gather's ReadJob read, with its
+// notes in the order the report says them; offline, the clock is the objects' (offline.go)
+// and the report says when no pod was given.
 func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 	if o.recErr != nil {
 		return nil, o.recErr
