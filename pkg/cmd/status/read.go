@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -69,7 +70,7 @@ func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 	notes = append(notes, sharedConfigMapNote(rd.Shards.ConfigMap, rd.Shared)...)
 	notes = append(notes, rd.LineageNotes...)
 	notes = append(notes, lineageNote(job, rd.Lineage, o.conn)...)
-	st.notes = append(notes, rd.RetryNotes...)
+	st.notes = slices.Concat(notes, rd.RetryNotes)
 	return st, nil
 }
 
