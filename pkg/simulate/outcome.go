@@ -106,21 +106,18 @@ func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 		if !known {
 			continue
 		}
-		key := annKey{base: id, index: -1, attempt: -1}
-		if len(parts) > 1 {
-			n, err := strconv.ParseInt(parts[1], 10, 32)
-			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[1] {
-				continue
-			}
-			key.index = int32(n)
+		// The .<index> and .<attempt> suffixes, -1 when absent.
+		suffix := [2]int32{-1, -1}
+		valid := true
+		for k, part := range parts[1:] {
+			n, err := strconv.ParseInt(part, 10, 32)
+			valid = valid && err == nil && n >= 0 && strconv.FormatInt(n, 10) == part
+			suffix[k] = int32(n)
 		}
-		if len(parts) > 2 {
-			n, err := strconv.ParseInt(parts[2], 10, 32)
-			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[2] {
-				continue
-			}
-			key.attempt = int32(n)
+		if !valid {
+			continue
 		}
+		key := annKey{base: id, index: suffix[0], attempt: suffix[1]}
 		if c.annotations == nil {
 			c.annotations = map[annKey]string{}
 		}

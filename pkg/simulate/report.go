@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -80,12 +81,10 @@ func TimingIndependent(job *batchv1.Job) string {
 		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
 		return ""
 	}
-	if s.PodFailurePolicy != nil {
-		for _, r := range s.PodFailurePolicy.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionFailJob {
-				return ""
-			}
-		}
+	if s.PodFailurePolicy != nil && slices.ContainsFunc(s.PodFailurePolicy.Rules, func(r batchv1.PodFailurePolicyRule) bool {
+		return r.Action == batchv1.PodFailurePolicyActionFailJob
+	}) {
+		return ""
 	}
 	return "every index retries on its own (backoffLimitPerIndex) and no Job-wide limit, FailJob rule, success policy or deadline compares indexes: the order of events cannot change the result"
 }
@@ -141,11 +140,8 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	if rep.Events == nil {
 		rep.Events = []Event{}
 	}
-	for _, g := range rep.Indexes {
-		if g.Restarts > 0 {
-			rep.RestartTiming = RestartTiming
-			break
-		}
+	if slices.ContainsFunc(rep.Indexes, func(g IndexGroup) bool { return g.Restarts > 0 }) {
+		rep.RestartTiming = RestartTiming
 	}
 	if q := job.Labels[kueue.QueueLabel]; q != "" {
 		rep.AdmissionWait = fmt.Sprintf(AdmissionWait, q)

@@ -11,10 +11,12 @@
 package simulate
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -190,6 +192,19 @@ func (p *simPod) terminating() bool {
 	return p.deleting && !p.removed && p.phase != corev1.PodSucceeded && p.phase != corev1.PodFailed
 }
 
+// podCounts counts the live pods that are active and those terminating (a removed pod is
+// neither: only a deleted pod is removed).
+func (s *sim) podCounts() (active, terminating int) {
+	for _, p := range s.live {
+		if p.active() {
+			active++
+		} else if p.terminating() {
+			terminating++
+		}
+	}
+	return active, terminating
+}
+
 type eventKind int
 
 const (
@@ -211,13 +226,7 @@ type queue []*event
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	if q[i].order != q[j].order {
-		return q[i].order < q[j].order
-	}
-	return q[i].seq < q[j].seq
+	return cmp.Or(cmp.Compare(q[i].at, q[j].at), cmp.Compare(q[i].order, q[j].order), cmp.Compare(q[i].seq, q[j].seq)) < 0
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
@@ -291,18 +300,13 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = 200
 	}
-	if opts.Timing == "" {
-		opts.Timing = Together
-	}
+	opts.Timing = cmp.Or(opts.Timing, Together)
 	if out == nil {
 		out = NewOutcomes()
 	}
 	out = out.WithAnnotations(j.Spec.Template.Annotations)
 	s := &sim{job: j, spec: jobpolicy.SpecOf(j), out: out, opts: opts, start: opts.Start, now: opts.Start,
-		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: j.Namespace}
-	if s.ns == "" {
-		s.ns = "default"
-	}
+		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: cmp.Or(j.Namespace, "default")}
 	n := int(s.spec.Completions)
 	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
 	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
@@ -605,14 +609,9 @@ func (s *sim) observe(p *simPod) jobpolicy.Pod {
 	phase := p.phase
 	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
 		Tracked: p.tracked, FailureCount: p.failureCount,
-		IgnoredCount: p.ignoredCount, Failed: p.isFailed(s.onlyFailed), Match: p.match, Restarts: p.restarts}
+		IgnoredCount: p.ignoredCount, Failed: jobpolicy.PodFailed(p.phase, p.deleting, s.onlyFailed), Match: p.match, Restarts: p.restarts}
 	o.SetTimes(p.created, p.finished)
 	return o
-}
-
-// isFailed is isPodFailed: phase Failed, or being deleted under TerminatingOrFailed.
-func (p *simPod) isFailed(onlyFailed bool) bool {
-	return jobpolicy.PodFailed(p.phase, p.deleting, onlyFailed)
 }
 
 // sync is one syncJob.
@@ -660,17 +659,7 @@ func (s *sim) sync() {
 // created or deleted pods syncs the Job again a batch period later (updateJob on the status
 // update, addPod / updatePod on the pod writes: enqueueSyncJobBatched).
 func (s *sim) statusWritten(ready int) {
-	active, terminating := 0, 0
-	for _, p := range s.live {
-		if p.removed {
-			continue
-		}
-		if p.active() {
-			active++
-		} else if p.terminating() {
-			terminating++
-		}
-	}
+	active, terminating := s.podCounts()
 	if s.changed || active != s.stActive || ready != s.stReady || terminating != s.stTerminating {
 		s.stActive, s.stReady, s.stTerminating = active, ready, terminating
 		s.wakeAt(s.now.Add(jobpolicy.SyncJobBatchPeriod))
@@ -721,28 +710,19 @@ func (s *sim) backoffRecord() {
 			if p.finished.After(lastSuccess) {
 				lastSuccess = p.finished
 			}
-		case p.isFailed(s.onlyFailed):
+		case jobpolicy.PodFailed(p.phase, p.deleting, s.onlyFailed):
 			p.finishSeen = true
 			newFailed = append(newFailed, p)
 		}
 	}
-	if lastSuccess.IsZero() {
-		for _, p := range newFailed {
-			s.bFailures++
-			t := p.finished
-			if t.After(s.bLast) {
-				s.bLast = t
-			}
-		}
-		return
+	if !lastSuccess.IsZero() {
+		s.bFailures, s.bLast = 0, time.Time{}
 	}
-	s.bFailures, s.bLast = 0, time.Time{}
 	for _, p := range newFailed {
-		t := p.finished
-		if t.After(lastSuccess) {
+		if lastSuccess.IsZero() || p.finished.After(lastSuccess) {
 			s.bFailures++
-			if t.After(s.bLast) {
-				s.bLast = t
+			if p.finished.After(s.bLast) {
+				s.bLast = p.finished
 			}
 		}
 	}
@@ -750,24 +730,21 @@ func (s *sim) backoffRecord() {
 
 // setCondition appends or updates a condition (ensureJobConditionStatus).
 func (s *sim) setCondition(t batchv1.JobConditionType, reason, msg string) {
-	now := metav1.Time{Time: s.now}
-	for i := range s.job.Status.Conditions {
-		if s.job.Status.Conditions[i].Type == t {
-			return
-		}
+	if s.condition(t) != nil {
+		return
 	}
+	now := metav1.Time{Time: s.now}
 	s.job.Status.Conditions = append(s.job.Status.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue,
 		Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now})
 	s.changed = true
 }
 
 func (s *sim) condition(t batchv1.JobConditionType) *batchv1.JobCondition {
-	for i := range s.job.Status.Conditions {
-		if s.job.Status.Conditions[i].Type == t {
-			return &s.job.Status.Conditions[i]
-		}
+	i := slices.IndexFunc(s.job.Status.Conditions, func(c batchv1.JobCondition) bool { return c.Type == t })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return &s.job.Status.Conditions[i]
 }
 
 // failMessage is the condition message syncJob writes for a failure reason.
@@ -831,9 +808,9 @@ func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
 }
 
 // count moves a tracked pod into the status (uncountedTerminatedPods then the counters, at
-// once) and removes its finalizer.
-func (s *sim) count(p *simPod, failed, countFailed bool) {
-	if failed && countFailed {
+// once) and removes its finalizer; failed: it counts as a failure.
+func (s *sim) count(p *simPod, failed bool) {
+	if failed {
 		s.job.Status.Failed++
 	}
 	p.tracked = false
@@ -892,31 +869,16 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		s.event("PodsKilled", -1, "%s deleted (%s): %s", textwrap.Count(len(killed), "running pod", "running pods"), set.Named(0), words)
 	}
 	for i, p := range s.live {
-		if !p.tracked {
-			continue
-		}
-		if p.phase == corev1.PodSucceeded {
-			s.count(p, false, false)
-			continue
-		}
 		// The in-memory pods of this sync: a pod just deleted is not failed yet.
-		failed := obs[i].Failed || failing
-		if failed {
-			s.count(p, true, obs[i].Match.CountFailed())
-		} else {
-			s.count(p, false, false)
+		if p.tracked {
+			s.count(p, p.phase != corev1.PodSucceeded && (obs[i].Failed || failing) && obs[i].Match.CountFailed())
 		}
 	}
 	s.writeSets(f)
 	if d.Reason == batchv1.JobReasonCompletionsReached && !d.Existing {
 		s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, s.finalCond.Message)
 	}
-	terminating := 0
-	for _, p := range s.live {
-		if p.terminating() {
-			terminating++
-		}
-	}
+	_, terminating := s.podCounts()
 	if terminating == 0 {
 		s.setCondition(s.finalCond.Type, s.finalCond.Reason, s.finalCond.Message)
 		if s.finalCond.Type == batchv1.JobComplete {
@@ -986,21 +948,13 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		}
 		switch {
 		case p.phase == corev1.PodSucceeded:
-			s.count(p, false, false)
-		case obs[i].Failed:
-			if delayed[p.index] == p {
-				continue
-			}
-			s.count(p, true, obs[i].Match.CountFailed())
+			s.count(p, false)
+		case obs[i].Failed && delayed[p.index] != p:
+			s.count(p, obs[i].Match.CountFailed())
 		}
 	}
 	s.writeSets(f)
-	terminating := 0
-	for _, p := range s.live {
-		if p.terminating() {
-			terminating++
-		}
-	}
+	_, terminating := s.podCounts()
 	s.job.Status.Terminating = ptr.To(int32(terminating))
 }
 
@@ -1010,14 +964,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		// syncJob requeues the Job for its deadline (queue.AddAfter, no batching).
 		s.wakeAt(f.DeadlineAt)
 	}
-	active, terminating := 0, 0
-	for _, p := range s.live {
-		if p.active() {
-			active++
-		} else if p.terminating() {
-			terminating++
-		}
-	}
+	active, terminating := s.podCounts()
 	completions := int(s.spec.Completions)
 	want := min(int(s.spec.Parallelism), completions-f.Succeeded.Len())
 	want = max(want, 0)
@@ -1152,15 +1099,8 @@ func (s *sim) finish() {
 		s.res.Indexes[i] = r
 	}
 	st := &s.job.Status
-	st.Active = 0
-	ready := int32(0)
-	for _, p := range s.live {
-		if !p.removed && p.active() {
-			st.Active++
-			ready++
-		}
-	}
-	st.Ready = &ready
+	active, _ := s.podCounts()
+	st.Active, st.Ready = int32(active), ptr.To(int32(active))
 	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 }
 

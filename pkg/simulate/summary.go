@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -51,20 +52,13 @@ func (s Summary) Diff(o Summary) []string {
 			out = append(out, fmt.Sprintf("%s: %v → %v", field, a, b))
 		}
 	}
-	add("completedIndexes", quoteEmpty(s.CompletedIndexes), quoteEmpty(o.CompletedIndexes))
-	add("failedIndexes", quoteEmpty(s.FailedIndexes), quoteEmpty(o.FailedIndexes))
+	add("completedIndexes", cmp.Or(s.CompletedIndexes, `""`), cmp.Or(o.CompletedIndexes, `""`))
+	add("failedIndexes", cmp.Or(s.FailedIndexes, `""`), cmp.Or(o.FailedIndexes, `""`))
 	add("succeeded", s.Succeeded, o.Succeeded)
 	add("failed", s.Failed, o.Failed)
 	add("conditions", strings.Join(s.Conditions, ","), strings.Join(o.Conditions, ","))
 	add("podsPerIndex", PodsText(s.PodsPerIndex), PodsText(o.PodsPerIndex))
 	return out
-}
-
-func quoteEmpty(v string) string {
-	if v == "" {
-		return `""`
-	}
-	return v
 }
 
 // PodsText renders pods per index grouped by count, "0-2,4:1 3:2" (by count, then by first
