@@ -8,11 +8,11 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
-// causeClauses groups what a sentence says about indexes by cause, as the text view's tables
+// CauseClauses groups what a sentence says about indexes by cause, as the text view's tables
 // group their rows: one clause per distinct wording, naming its indexes as a range set, in the
 // order of each cause's first index. At 2,000 indexes a cause shared by 40 of them is one
-// clause, not 40 (nor one per pod).
-type causeClauses struct {
+// clause, not 40 (nor one per pod). The lineage verdict groups its failed shards with it.
+type CauseClauses struct {
 	order []*causeClause
 	by    map[string]*causeClause
 }
@@ -24,8 +24,8 @@ type causeClause struct {
 	n     int
 }
 
-// add records that index i has the cause words, counting n things (pods, restarts) for it.
-func (c *causeClauses) add(i int, words string, n int) {
+// Add records that index i has the cause words, counting n things (pods, restarts) for it.
+func (c *CauseClauses) Add(i int, words string, n int) {
 	if c.by == nil {
 		c.by = map[string]*causeClause{}
 	}
@@ -39,8 +39,8 @@ func (c *causeClauses) add(i int, words string, n int) {
 	cl.n += n
 }
 
-// join words the clauses (at most listLimit, then "and N more causes"), joined by "; ".
-func (c *causeClauses) join(clause func(ix indexes.Set, n int, words string) string) string {
+// Join words the clauses (at most listLimit, then "and N more causes"), joined by "; ".
+func (c *CauseClauses) Join(clause func(ix indexes.Set, n int, words string) string) string {
 	var parts []string
 	for k, cl := range c.order {
 		if k == listLimit {
@@ -55,17 +55,4 @@ func (c *causeClauses) join(clause func(ix indexes.Set, n int, words string) str
 // indexWords names a set: "index 4", "indexes 1,4,7" (cut at setWidth).
 func indexWords(s indexes.Set) string {
 	return textwrap.Plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
-}
-
-// CauseClauses is causeClauses for other packages: the lineage verdict groups its failed
-// shards by cause the way status's Why groups indexes (one clause per wording, its indexes a
-// range set, at most five clauses and then "and N more causes").
-type CauseClauses struct{ c causeClauses }
-
-// Add records that index i has the cause words, counting n things for it.
-func (c *CauseClauses) Add(i int, words string, n int) { c.c.add(i, words, n) }
-
-// Join words the clauses in order of each cause's first index, joined by "; ".
-func (c *CauseClauses) Join(clause func(ix indexes.Set, n int, words string) string) string {
-	return c.c.join(clause)
 }

@@ -164,20 +164,20 @@ func (b *reportBuilder) killedWords() string {
 }
 
 // failedIndexList names the failed indexes with why they failed, one clause per cause
-// (causeClauses): "indexes 1,4,7 failed after 2 attempts (exit code 1 in container worker),
+// (CauseClauses): "indexes 1,4,7 failed after 2 attempts (exit code 1 in container worker),
 // backoffLimitPerIndex 1 exhausted".
 func (b *reportBuilder) failedIndexList() string {
-	var c causeClauses
+	var c CauseClauses
 	for i := range b.failed.All() {
 		if i >= len(b.facts) || b.facts[i].state != StateFailed {
-			c.add(i, "", 1)
+			c.Add(i, "", 1)
 			continue
 		}
 		f := &b.facts[i]
 		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
-		c.add(i, b.failureWords(&st, f), 1)
+		c.Add(i, b.failureWords(&st, f), 1)
 	}
-	return c.join(func(ix indexes.Set, _ int, words string) string {
+	return c.Join(func(ix indexes.Set, _ int, words string) string {
 		if words == "" {
 			return indexWords(ix)
 		}

@@ -95,15 +95,12 @@ type reportBuilder struct {
 	considered map[int]bool
 
 	// Job-wide pod facts.
-	ownFailedPods   int // failed pods that were not deleted (failed on their own)
-	countedFailed   int // failed pods whose failure counts (not Ignore)
-	activePods      int
-	terminatingPods int
-	beyond          int // pods with index >= completions
-	beyondActive    int // ... of which active (the controller deletes them)
-	beyondDeleting  int // ... being deleted
-	beyondSucceeded int // ... succeeded (their index was dropped from completedIndexes)
-	beyondFailed    int // ... failed (still counted in status.failed)
+	ownFailedPods int // failed pods that were not deleted (failed on their own)
+	countedFailed int // failed pods whose failure counts (not Ignore)
+	// beyond counts the pods with an index at or above completions, by state (the controller
+	// deletes the active ones; a succeeded one's index was dropped from completedIndexes; a
+	// failed one is still counted in status.failed).
+	beyond PodCounts
 }
 
 // Report makes the report from the Job and the pods added so far.
@@ -206,44 +203,16 @@ func (b *reportBuilder) groupPods() {
 		all = append(all, b.acc.pods[k])
 	}
 	b.byIndex = jobpolicy.GroupByIndex(b.completions, all, func(p *podSummary) int { return p.Index })
-	for k := range b.acc.pods {
-		ps := b.acc.pods[k]
-		p := ps
-		switch {
-		case p.Active():
-			b.activePods++
-		case p.Terminating():
-			b.terminatingPods++
-		}
+	for _, p := range b.acc.pods {
 		if p.Failed && !p.Deleting {
 			b.ownFailedPods++
 		}
 		if p.CountFailed() {
 			b.countedFailed++
 		}
-		b.r.Pods.Seen++
-		switch {
-		case p.Active():
-			b.r.Pods.Active++
-		case p.Terminating():
-			b.r.Pods.Terminating++
-		case p.Phase == corev1.PodSucceeded:
-			b.r.Pods.Succeeded++
-		case p.Phase == corev1.PodFailed:
-			b.r.Pods.Failed++
-		}
+		b.r.Pods.count(p)
 		if p.Index >= b.completions {
-			b.beyond++
-			switch {
-			case p.Active():
-				b.beyondActive++
-			case p.Terminating():
-				b.beyondDeleting++
-			case p.Phase == corev1.PodSucceeded:
-				b.beyondSucceeded++
-			case p.Phase == corev1.PodFailed:
-				b.beyondFailed++
-			}
+			b.beyond.count(p)
 		}
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
@@ -251,6 +220,21 @@ func (b *reportBuilder) groupPods() {
 		if len(pods) > 1 {
 			slices.SortFunc(pods, comparePods)
 		}
+	}
+}
+
+// count counts p as seen, and by its state.
+func (c *PodCounts) count(p *podSummary) {
+	c.Seen++
+	switch {
+	case p.Active():
+		c.Active++
+	case p.Terminating():
+		c.Terminating++
+	case p.Phase == corev1.PodSucceeded:
+		c.Succeeded++
+	case p.Phase == corev1.PodFailed:
+		c.Failed++
 	}
 }
 
@@ -415,10 +399,10 @@ func (b *reportBuilder) slots() {
 		return
 	}
 	want := max(min(int(ptr.Deref(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
-	active := b.activePods - b.beyondActive - b.pol.Duplicates
+	active := b.r.Pods.Active - b.beyond.Active - b.pol.Duplicates
 	terminating := 0
 	if jobpolicy.OnlyReplaceFailedPods(b.job) {
-		terminating = b.terminatingPods
+		terminating = b.r.Pods.Terminating
 	}
 	b.free = max(want-terminating-active, 0)
 	n := 0

@@ -77,11 +77,11 @@ func historyWanted(state State, attempts, podsRead int) bool {
 }
 
 // flaky gathers the flaky indexes and words them for the text view, grouped by the exits of
-// their failed attempts (causeClauses): "2 indexes needed a second attempt: 21 (exit 1), 38
+// their failed attempts (CauseClauses): "2 indexes needed a second attempt: 21 (exit 1), 38
 // (exit 137)".
 func (b *reportBuilder) flaky() (indexes.Set, string) {
 	var set indexes.Builder
-	var c causeClauses
+	var c CauseClauses
 	most := 0
 	for k := range b.facts {
 		f := &b.facts[k]
@@ -90,7 +90,7 @@ func (b *reportBuilder) flaky() (indexes.Set, string) {
 		}
 		set.Add(f.index)
 		most = max(most, f.attempts)
-		c.add(f.index, b.failedAttemptWords(f), 1)
+		c.Add(f.index, b.failedAttemptWords(f), 1)
 	}
 	s := set.Set()
 	if s.IsEmpty() {
@@ -100,7 +100,7 @@ func (b *reportBuilder) flaky() (indexes.Set, string) {
 	if most > 2 {
 		what = "more than one attempt"
 	}
-	list := c.join(func(ix indexes.Set, _ int, words string) string {
+	list := c.Join(func(ix indexes.Set, _ int, words string) string {
 		return ix.Truncated(setWidth) + " (" + words + ")"
 	})
 	return s, fmt.Sprintf("%s needed %s: %s", textwrap.Count(s.Len(), "index", "indexes"), what, strings.ReplaceAll(list, "; ", ", "))

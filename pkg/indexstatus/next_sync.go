@@ -23,7 +23,7 @@ func (b *reportBuilder) nextSyncFinishes() []Entry {
 	if !ok {
 		return nil
 	}
-	n := b.activePods
+	n := b.r.Pods.Active
 	pods := fmt.Sprintf("%d running %s", n, textwrap.Plural(n, "pod", "pods"))
 	e := Entry{Kind: EntryNextSyncFinishes, Reason: d.Reason}
 	switch d.Reason {

@@ -33,22 +33,22 @@ func (b *reportBuilder) notes() []string {
 		out = append(out, fmt.Sprintf("%s %s more than one active pod; the controller deletes the extra ones.",
 			textwrap.Plural(s.Len(), "Index", "Indexes"), s.Truncated(setWidth)+textwrap.Plural(s.Len(), " has", " have")))
 	}
-	if b.beyond > 0 {
+	if n := b.beyond.Seen; n > 0 {
 		var kinds []string
-		if n := b.beyondActive; n > 0 {
+		if n := b.beyond.Active; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d active, which the controller deletes without counting %s as failed", n, textwrap.Plural(n, "it", "them")))
 		}
-		if n := b.beyondDeleting; n > 0 {
+		if n := b.beyond.Terminating; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d being deleted", n))
 		}
-		if n := b.beyondSucceeded; n > 0 {
+		if n := b.beyond.Succeeded; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d succeeded, whose %s no longer counted in completedIndexes and succeeded", n, textwrap.Plural(n, "index is", "indexes are")))
 		}
-		if n := b.beyondFailed; n > 0 {
+		if n := b.beyond.Failed; n > 0 {
 			kinds = append(kinds, fmt.Sprintf("%d failed, still counted in status.failed", n))
 		}
 		out = append(out, fmt.Sprintf("%d %s an index at or above completions %d (left from a scale-down) and %s not shown: %s.",
-			b.beyond, textwrap.Plural(b.beyond, "pod has", "pods have"), b.completions, textwrap.Plural(b.beyond, "is", "are"), strings.Join(kinds, "; ")))
+			n, textwrap.Plural(n, "pod has", "pods have"), b.completions, textwrap.Plural(n, "is", "are"), strings.Join(kinds, "; ")))
 	}
 	if n := len(b.acc.ignored); n > 0 {
 		out = append(out, fmt.Sprintf("%d %s given %s ignored: they belong to another Job or carry no completion index.",

@@ -55,9 +55,7 @@ func needsAttention(state State, pods int) bool {
 	switch state {
 	case StateSucceeded:
 		return false
-	case StatePending:
-		return pods > 0
-	case StateUnfinished:
+	case StatePending, StateUnfinished:
 		return pods > 0
 	}
 	return true

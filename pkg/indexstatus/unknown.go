@@ -12,20 +12,12 @@ import (
 func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := b.failedGone.Set(); !s.IsEmpty() {
-		e := Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s %s failed (exit code, attempts): %s pods are gone (pod garbage collection, TTL, or deleted by hand).",
-			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), textwrap.Plural(s.Len(), "its", "their"))}
-		if b.opts.PodsNotGiven {
-			e.Text = fmt.Sprintf("Why %s %s failed (exit code, attempts): %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
-		}
-		out = append(out, e)
+		gone := b.podsGone(textwrap.Plural(s.Len(), "its", "their") + " pods are gone (pod garbage collection, TTL, or deleted by hand)")
+		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s failed (exit code, attempts): %s.", indexWords(s), gone)})
 	}
 	if s := b.noPodLeft.Set(); !s.IsEmpty() {
-		e := Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s %s ran at all, and how far: no pod is left (%s).",
-			textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), b.goneWords())}
-		if b.opts.PodsNotGiven {
-			e.Text = fmt.Sprintf("Whether %s %s ran at all, and how far: %s.", textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), notGiven)
-		}
-		out = append(out, e)
+		gone := b.podsGone("no pod is left (" + b.goneWords() + ")")
+		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s ran at all, and how far: %s.", indexWords(s), gone)})
 	}
 	if !b.perIndex {
 		seenFailed := b.countedFailed

@@ -54,7 +54,7 @@ func (b *reportBuilder) restartList() string {
 }
 
 // podClauses words the pods below completions that keep selects, grouped by the words cause
-// gives each (causeClauses, counting what it returns), in index order.
+// gives each (CauseClauses, counting what it returns), in index order.
 func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podSummary) (string, int), clause func(ix indexes.Set, n int, words string) string) string {
 	var pods []*podSummary
 	for k := range b.acc.pods {
@@ -68,10 +68,10 @@ func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podS
 	slices.SortFunc(pods, func(p, q *podSummary) int {
 		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created().Compare(q.Created()), comparePods(p, q))
 	})
-	var c causeClauses
+	var c CauseClauses
 	for _, p := range pods {
 		w, n := cause(p)
-		c.add(p.Index, w, n)
+		c.Add(p.Index, w, n)
 	}
-	return c.join(clause)
+	return c.Join(clause)
 }
