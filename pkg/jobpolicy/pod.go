@@ -141,12 +141,9 @@ func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
 		Deleting: pod.DeletionTimestamp != nil,
 		Tracked:  HasTrackingFinalizer(pod),
 		Failed:   IsPodFailed(job, pod),
-	}
-	if v, ok := pod.Annotations[batchv1.JobIndexFailureCountAnnotation]; ok {
-		p.FailureCount = parseInt32(v)
-	}
-	if v, ok := pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]; ok {
-		p.IgnoredCount = parseInt32(v)
+		// An absent annotation reads as 0, as an unparsable one does.
+		FailureCount: parseInt32(pod.Annotations[batchv1.JobIndexFailureCountAnnotation]),
+		IgnoredCount: parseInt32(pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]),
 	}
 	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
 		for i := range list {
