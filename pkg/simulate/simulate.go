@@ -385,10 +385,6 @@ func (s *sim) indexEvent(typ string, index int, pod, cause string, a ...any) {
 	}
 }
 
-func (s *sim) finishedJob() bool {
-	return jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) != nil || jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) != nil
-}
-
 // loop runs syncs until the Job finishes, nothing more happens, or the horizon; or until
 // Options.Context is done.
 func (s *sim) loop() error {
@@ -402,7 +398,7 @@ func (s *sim) loop() error {
 	}
 	// The Job's creation syncs it at once (addJob: enqueueSyncJobImmediately).
 	s.sync()
-	for !s.finishedJob() {
+	for cmp.Or(jobpolicy.ConditionTrue(s.job, batchv1.JobComplete), jobpolicy.ConditionTrue(s.job, batchv1.JobFailed)) == nil {
 		if ctx.Err() != nil {
 			return s.stopped(ctx)
 		}
@@ -761,14 +757,6 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 	return ""
 }
 
-// successMessage is matchSuccessPolicy's message: the first rule met.
-func (s *sim) successMessage(succeeded indexes.Set) string {
-	if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), succeeded); ok {
-		return jobpolicy.SuccessPolicyMessage(i)
-	}
-	return ""
-}
-
 // writeSets writes completedIndexes, succeeded and failedIndexes (trackJobStatusAndRemoveFinalizers).
 func (s *sim) writeSets(f *jobpolicy.Facts) {
 	st := &s.job.Status
@@ -832,7 +820,11 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobFailed, Reason: d.Reason, Message: msg}
 			s.event("FailureTarget", -1, "FailureTarget (%s): %s%s", d.Reason, msg, s.failWhy(f, d.Reason))
 		case d.Reason == batchv1.JobReasonSuccessPolicy:
-			msg := s.successMessage(f.Succeeded)
+			// matchSuccessPolicy's message: the first rule met.
+			msg := ""
+			if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), f.Succeeded); ok {
+				msg = jobpolicy.SuccessPolicyMessage(i)
+			}
 			s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, msg)
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: msg}
 			s.event("SuccessCriteriaMet", -1, "SuccessCriteriaMet (%s): %s", d.Reason, msg)
@@ -859,12 +851,9 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		set := indexes.Of(killed...)
 		// A failing Job counts every pod it kills as failed; a succeeding one counts none
 		// (trackJobStatusAndRemoveFinalizers: only when the finished condition is a failure).
-		words, wordsNot := "they count as failed", "they are not counted as failed"
-		if len(killed) == 1 {
-			words, wordsNot = "it counts as failed", "it is not counted as failed"
-		}
+		words := textwrap.Plural(len(killed), "it counts", "they count") + " as failed"
 		if !failing {
-			words = wordsNot
+			words = textwrap.Plural(len(killed), "it is", "they are") + " not counted as failed"
 		}
 		s.event("PodsKilled", -1, "%s deleted (%s): %s", textwrap.Count(len(killed), "running pod", "running pods"), set.Named(0), words)
 	}
@@ -988,8 +977,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
 	// failed sets are looked at: the scan passes the active and terminating ones (at most the
 	// pods present) and stops at diff candidates.
-	cands := make([]int, 0, min(diff, 1024))
-	facts := make([]jobpolicy.Index, 0, min(diff, 1024)) // the facts of cands[k]
+	cands := make([]jobpolicy.Index, 0, min(diff, 1024))
 	open := f.Succeeded.Union(f.Failed).Complement(completions)
 scan:
 	for _, iv := range open.Intervals() {
@@ -997,24 +985,20 @@ scan:
 			if len(cands) >= diff {
 				break scan
 			}
-			ix := f.IndexAt(i)
-			switch ix.State {
+			switch ix := f.IndexAt(i); ix.State {
 			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-				cands = append(cands, i)
-				facts = append(facts, ix)
+				cands = append(cands, ix)
 			}
 		}
 	}
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
-		now, nowFacts := cands[:0:0], facts[:0:0]
+		now := cands[:0:0]
 		var wake time.Time
-		for k, i := range cands {
-			at := facts[k].NextAttemptAt
-			if facts[k].State != jobpolicy.IndexBackoff || !at.After(s.now) {
-				now = append(now, i)
-				nowFacts = append(nowFacts, facts[k])
+		for _, ix := range cands {
+			if at := ix.NextAttemptAt; ix.State != jobpolicy.IndexBackoff || !at.After(s.now) {
+				now = append(now, ix)
 			} else if wake.IsZero() || at.Before(wake) {
 				wake = at
 			}
@@ -1027,20 +1011,22 @@ scan:
 			}
 			return
 		}
-		cands, facts = now, nowFacts
+		cands = now
 	}
 	if len(cands) == 0 {
 		return
 	}
-	for k, i := range cands {
-		s.create(i, facts[k])
+	var set indexes.Builder
+	for _, ix := range cands {
+		s.create(ix)
+		set.Add(ix.Index)
 	}
-	set := indexes.Of(cands...)
-	s.event("PodsCreated", -1, "%s created (%s)", textwrap.Count(len(cands), "pod", "pods"), set.Named(0))
+	s.event("PodsCreated", -1, "%s created (%s)", textwrap.Count(len(cands), "pod", "pods"), set.Set().Named(0))
 	s.changed = true
 }
 
-func (s *sim) create(i int, ix jobpolicy.Index) {
+func (s *sim) create(ix jobpolicy.Index) {
+	i := ix.Index
 	s.created[i]++
 	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
 		phase: corev1.PodRunning, tracked: true, created: s.now}
