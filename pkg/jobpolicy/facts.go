@@ -260,60 +260,44 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 			}
 		}
 	}
-	eachIndex := func(fn func(ix int, ps []*Pod)) {
-		if all {
-			for ix, ps := range byIndex {
-				fn(ix, ps)
-			}
-			return
-		}
-		for ix, ps := range f.sparse {
-			fn(ix, ps)
-		}
+	// calculateSucceededIndexes and calculateFailedIndexes: the status sets plus tracked
+	// succeeded pods and tracked pods that fail their index (under backoffLimitPerIndex only).
+	var succ, failed indexes.Builder
+	f.recordedSucceeded = ReadIndexes(job.Status.CompletedIndexes, completions)
+	if spec.PerIndex() && job.Status.FailedIndexes != nil {
+		f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
 	}
-	eachIndex(func(_ int, ps []*Pod) {
+	for _, iv := range f.recordedSucceeded.Intervals() {
+		succ.AddInterval(iv.First, iv.Last)
+	}
+	for _, iv := range f.recordedFailed.Intervals() {
+		failed.AddInterval(iv.First, iv.Last)
+	}
+	visit := func(ix int, ps []*Pod) {
 		active := 0
 		for _, p := range ps {
 			if p.Active() {
 				active++
 			}
-		}
-		if active > 1 {
-			f.Duplicates += active - 1
-		}
-	})
-
-	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
-	var succ, failed indexes.Builder
-	f.recordedSucceeded = ReadIndexes(job.Status.CompletedIndexes, completions)
-	for _, iv := range f.recordedSucceeded.Intervals() {
-		succ.AddInterval(iv.First, iv.Last)
-	}
-	eachIndex(func(ix int, ps []*Pod) {
-		for _, p := range ps {
 			if p.Phase == corev1.PodSucceeded && p.Tracked {
 				succ.Add(ix)
 			}
-		}
-	})
-	f.Succeeded = succ.Set()
-	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
-	if spec.PerIndex() {
-		if job.Status.FailedIndexes != nil {
-			f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
-			for _, iv := range f.recordedFailed.Intervals() {
-				failed.AddInterval(iv.First, iv.Last)
+			if p.Tracked && IsIndexFailed(spec, p) {
+				failed.Add(ix)
 			}
 		}
-		eachIndex(func(ix int, ps []*Pod) {
-			for _, p := range ps {
-				if p.Tracked && IsIndexFailed(spec, p) {
-					failed.Add(ix)
-				}
-			}
-		})
+		f.Duplicates += max(active-1, 0)
 	}
-	f.Failed = failed.Set()
+	if all {
+		for ix, ps := range byIndex {
+			visit(ix, ps)
+		}
+	} else {
+		for ix, ps := range f.sparse {
+			visit(ix, ps)
+		}
+	}
+	f.Succeeded, f.Failed = succ.Set(), failed.Set()
 
 	// jobCtx.failed: status.failed + new non-ignored failed pods + uncounted failed pods.
 	f.CountedFailures = int64(job.Status.Failed)
