@@ -45,7 +45,6 @@ func causeOf(f *indexFacts) causeKey {
 // indexGroup is the indexes of one cause: their set, and the first one's row, whose words
 // stand for all of them.
 type indexGroup struct {
-	Key     causeKey
 	Indexes indexes.Set
 	Count   int
 	Sample  IndexStatus
@@ -67,7 +66,7 @@ func (g *grouper) add(f *indexFacts) {
 	}
 	gr := g.byKey[k]
 	if gr == nil {
-		gr = &indexGroup{Key: k, sample: f}
+		gr = &indexGroup{sample: f}
 		g.byKey[k] = gr
 		g.order = append(g.order, gr)
 	}
@@ -89,7 +88,8 @@ func (g *grouper) done(b *reportBuilder) []indexGroup {
 		} else {
 			gr.Sample = b.indexStatus(gr.sample)
 		}
-		out = append(out, indexGroup{Key: gr.Key, Indexes: gr.Indexes, Count: gr.Count, Sample: gr.Sample})
+		// Not bld and sample: the report does not keep the facts alive.
+		out = append(out, indexGroup{Indexes: gr.Indexes, Count: gr.Count, Sample: gr.Sample})
 	}
 	return out
 }

@@ -10,7 +10,7 @@
 //
 // A report is made in three steps, each part in the file named by it: the facts (facts.go, and
 // jobfields.go for the Job's own fields), the decisions of what happens next (next.go, one
-// function per entry in next_*.go), and the words: each index's row (rows.go) and detail
+// function per entry), and the words: each index's row (rows.go) and detail
 // (detail.go), Why (explain.go, whypods.go, conditionwords.go), Completeness and Waiting for
 // (completeness.go), Unknown (unknown.go), Notes (notes.go), the small words they share
 // (words.go), and the text view (print.go).
