@@ -8,10 +8,10 @@
 // all at once with Build (the offline command); both run the same code. Every rule mirrors the
 // Job controller of the Kubernetes release in pkg/version (pkg/controller/job and pkg/apis/batch/validation).
 //
-// A report is made in three steps, each part in the file named by it: the facts (facts.go, and
-// jobfields.go for the Job's own fields), the decisions of what happens next (next.go, one
-// function per entry), and the words: each index's row (rows.go) and detail
-// (detail.go), Why (explain.go, whypods.go, conditionwords.go), Completeness and Waiting for
+// A report is made in three steps, each part in the file named by it: the facts (facts.go,
+// with the Job's own fields), the decisions of what happens next (next.go, one function per
+// entry; the commands in actions.go), and the words: each index's row and its group of the
+// text view (rows.go) and detail (detail.go), Why (explain.go), Completeness and Waiting for
 // (completeness.go), Unknown (unknown.go), Notes (notes.go), the small words they share
 // (words.go), and the text view (print.go).
 package indexstatus
@@ -145,12 +145,12 @@ type IndexedJobStatus struct {
 	// unread are the Succeeded indexes whose succeeded pod was not read
 	// (Accumulator.LeaveOutSucceeded): AddCaseCounts does not take an older attempt's receipt.
 	unread indexes.Set
-	// groups are the indexes that need attention by cause (group.go), for the text view.
+	// groups are the indexes that need attention by cause (rows.go), for the text view.
 	groups []indexGroup
 	// flakyWords names the flaky indexes by the exits of their failed attempts, for the
 	// text view (flaky.go).
 	flakyWords string
-	// failedByPolicy and policyRules are FailedByPolicy's answer (policyfailed.go).
+	// failedByPolicy and policyRules are FailedByPolicy's answer (actions.go).
 	failedByPolicy indexes.Set
 	policyRules    string
 }
