@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -90,22 +91,31 @@ func (p *textPrinter) wrapWidth() int {
 // headerKeyWidth is the width of the header's key column ("Completeness: ").
 const headerKeyWidth = len("Completeness: ")
 
-func (p *textPrinter) printf(format string, a ...any) {
-	if p.err != nil {
-		return
+func (p *textPrinter) printf(format string, a ...any) { p.fprintf(p.w, format, a...) }
+
+// fprintf writes to w, the printer's writer or a table of it, unless a write failed before.
+func (p *textPrinter) fprintf(w io.Writer, format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(w, format, a...)
 	}
-	_, p.err = fmt.Fprintf(p.w, format, a...)
+}
+
+// flush flushes a table unless a write failed before.
+func (p *textPrinter) flush(tw *tabwriter.Writer) {
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
 }
 
 func (p *textPrinter) header(r *IndexedJobStatus) {
 	tw := textwrap.NewTable(p.w, 1)
 	row := func(k, v string) {
-		if v == "" || p.err != nil {
+		if v == "" {
 			return
 		}
 		// Wrapped to the terminal width (-o wide: WideWidth) under the value column.
 		lines := textwrap.Words(v, p.wrapWidth()-headerKeyWidth)
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
+		p.fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
 	row("Job", cmp.Or(r.Job.Namespace, "(no namespace)")+"/"+r.Job.Name)
 	row("Phase", string(r.Phase))
@@ -131,9 +141,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 		}
 		row("Shards", fmt.Sprintf("%d shard IDs from %s", r.Shards.Count, src))
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.flush(tw)
 }
 
 func policyWords(r *IndexedJobStatus) string {
@@ -209,22 +217,16 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
 	room := p.width - indent
 	tw := textwrap.NewTable(p.w, 2)
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
-	}
+	p.fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	for _, s := range shown {
 		n := r.Summary.Count(s)
 		ix := ""
 		if b := builders[s]; b != nil {
 			ix = fit(b.Set(), n, room)
 		}
-		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
-		}
+		p.fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.flush(tw)
 }
 
 // aligned lays rows (the header first) out as a table, each line ending in its last column's
@@ -233,13 +235,9 @@ func (p *textPrinter) aligned(rows [][]string) []string {
 	var table strings.Builder
 	tw := textwrap.NewTable(&table, 2)
 	for _, r := range rows {
-		if p.err == nil {
-			_, p.err = fmt.Fprintln(tw, strings.Join(r, "\t")+"\t")
-		}
+		p.fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.flush(tw)
 	return strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 }
 
