@@ -181,7 +181,6 @@ type simPod struct {
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
 	condition                  string // set True by the run that failed the pod
-	hasExit                    bool
 }
 
 func (p *simPod) active() bool {
@@ -497,7 +496,7 @@ func (s *sim) apply(e *event) {
 			return
 		}
 		p.finished = s.now
-		p.lastExit, p.hasExit = r.ExitCode, true
+		p.lastExit = r.ExitCode
 		if r.Failed() {
 			p.phase = corev1.PodFailed
 			p.failed = true
@@ -522,7 +521,7 @@ func (s *sim) apply(e *event) {
 		}
 		p.phase = corev1.PodFailed
 		p.finished = s.now
-		p.lastExit, p.hasExit = KilledExitCode, true
+		p.lastExit = KilledExitCode
 		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
 		p.failed = true
 		p.match = s.match(p, Attempt{ExitCode: KilledExitCode})
