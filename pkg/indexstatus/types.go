@@ -12,8 +12,8 @@
 // with the Job's own fields), the decisions of what happens next (next.go, one function per
 // entry; the commands in actions.go), and the words: each index's row and its group of the
 // text view (rows.go) and detail (detail.go), Why (explain.go), Completeness and Waiting for
-// (completeness.go), Unknown (unknown.go), Notes (notes.go), the small words they share
-// (words.go), and the text view (print.go).
+// (completeness.go), Notes and Unknown (notes.go), the small words they share and the
+// grouping of indexes by cause (words.go), and the text view (print.go).
 package indexstatus
 
 import (
