@@ -75,14 +75,8 @@ func (b *reportBuilder) explain() string {
 	case PhaseSuspended:
 		return fmt.Sprintf("The Job is suspended (spec.suspend is true): the controller runs no pods, deletes running ones without counting them as failed, and stops the activeDeadlineSeconds clock. %d of %d indexes succeeded so far.", succeeded, m)
 	}
-	reason := ""
-	if b.cond != nil {
-		reason = b.cond.Reason
-	}
-	if b.phase == PhaseComplete && r.Reason != "" {
-		reason = r.Reason
-	}
-	switch reason {
+	// The deciding condition's reason (build: Complete's, else SuccessCriteriaMet's).
+	switch r.Reason {
 	case batchv1.JobReasonCompletionsReached:
 		if missing := b.completed.Complement(m); !missing.IsEmpty() {
 			return b.contradiction(missing)

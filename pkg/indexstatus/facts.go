@@ -280,7 +280,6 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if b.perIndex {
 			// The succeeded pod carries the counts of the index's latest failed pod plus that
 			// pod's own failure (getNewIndexFailureCounts).
-			f.unreadCounts = [2]int32{}
 			if lf := f.lastFailed; lf != nil {
 				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}
 				if lf.CountFailed() {

@@ -74,10 +74,9 @@ func (b *reportBuilder) unknown() []Entry {
 		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s ran at all, and how far: %s.", indexWords(s), gone)})
 	}
 	if !b.perIndex {
-		seenFailed := b.countedFailed
-		if int(b.job.Status.Failed) > seenFailed && b.phase != PhaseFailed && b.phase != PhaseFailing {
+		if int(b.job.Status.Failed) > b.countedFailed && b.phase != PhaseFailed && b.phase != PhaseFailing {
 			out = append(out, Entry{Kind: EntryAttemptsUnknown, Text: fmt.Sprintf("status.failed counts %d failed pods but %d are left: attempts per index are counted from the pods still present.",
-				b.job.Status.Failed, seenFailed)})
+				b.job.Status.Failed, b.countedFailed)})
 		} else if b.phase == PhaseFailed || b.phase == PhaseFailing {
 			out = append(out, Entry{Kind: EntryAttemptsUnknown, Text: "Without backoffLimitPerIndex the attempts of an index are counted from its pods still present; killed and deleted pods are not seen."})
 		}

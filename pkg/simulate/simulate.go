@@ -498,11 +498,7 @@ func (s *sim) apply(e *event) {
 		p.finished = s.now
 		p.lastExit = r.ExitCode
 		if r.Failed() {
-			p.phase = corev1.PodFailed
-			p.failed = true
-			p.condition = r.Condition
-			p.match = s.match(p, r)
-			s.tally(p)
+			s.fail(p, r)
 			what := fmt.Sprintf("exit code %d", r.ExitCode)
 			if r.Condition != "" {
 				what = "condition " + r.Condition
@@ -519,13 +515,10 @@ func (s *sim) apply(e *event) {
 		if p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed {
 			return
 		}
-		p.phase = corev1.PodFailed
 		p.finished = s.now
 		p.lastExit = KilledExitCode
 		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
-		p.failed = true
-		p.match = s.match(p, Attempt{ExitCode: KilledExitCode})
-		s.tally(p)
+		s.fail(p, Attempt{ExitCode: KilledExitCode})
 		// scenario-pod-delete: a stopped deleted pod goes once its finalizer is gone.
 		if !p.tracked {
 			s.remove(p)
@@ -893,8 +886,11 @@ func (s *sim) remove(p *simPod) {
 	}
 }
 
-// tally counts a failed pod for the per-index view.
-func (s *sim) tally(p *simPod) {
+// fail ends p's run r in failure: the podFailurePolicy rule it matches, and the count of the
+// per-index view.
+func (s *sim) fail(p *simPod, r Attempt) {
+	p.phase, p.failed, p.condition = corev1.PodFailed, true, r.Condition
+	p.match = s.match(p, r)
 	if p.match.CountFailed() {
 		s.fails[p.index]++
 	} else {
