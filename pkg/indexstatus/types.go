@@ -17,6 +17,7 @@
 package indexstatus
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
@@ -208,23 +209,10 @@ func (s *Summary) Add(state State) {
 	}
 }
 
-// count is the field that counts state (nil for no state).
+// count is the field that counts state (nil for no state); the fields are in States' order.
 func (s *Summary) count(state State) *int {
-	switch state {
-	case StateSucceeded:
-		return &s.Succeeded
-	case StateFailed:
-		return &s.Failed
-	case StateRunning:
-		return &s.Running
-	case StatePending:
-		return &s.Pending
-	case StateRetrying:
-		return &s.Retrying
-	case StateTerminating:
-		return &s.Terminating
-	case StateUnfinished:
-		return &s.Unfinished
+	if i := slices.Index(States, state); i >= 0 {
+		return [...]*int{&s.Succeeded, &s.Failed, &s.Running, &s.Pending, &s.Retrying, &s.Terminating, &s.Unfinished}[i]
 	}
 	return nil
 }
