@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -42,8 +43,7 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 			a.Phase = "Terminating"
 		}
 		if e := p.exit; e != nil && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed || e.code != 0) {
-			code := e.code
-			a.ExitCode, a.Reason, a.Container = &code, e.cause, e.container
+			a.ExitCode, a.Reason, a.Container = ptr.To(e.code), e.cause, e.container
 		}
 		if a.Reason == "" {
 			a.Reason = p.r().podReason
@@ -52,8 +52,7 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 	}
 	if f.unread {
 		// The succeeded pod not read: its index is in status.completedIndexes.
-		zero := int32(0)
-		out = append(out, Attempt{Attempt: f.attempts, Phase: string(corev1.PodSucceeded), ExitCode: &zero})
+		out = append(out, Attempt{Attempt: f.attempts, Phase: string(corev1.PodSucceeded), ExitCode: ptr.To[int32](0)})
 	}
 	if len(out) > MaxAttemptHistory {
 		out = out[len(out)-MaxAttemptHistory:]

@@ -252,10 +252,7 @@ func (b *reportBuilder) retryEntry(i int) Entry {
 	case b.perIndex:
 		e.Text = fmt.Sprintf("Index %d is due to be retried now (%s).", i, attempt)
 	default:
-		n := int32(0)
-		if b.pol.Global != nil {
-			n = b.pol.Global.Failures
-		}
+		n := ptr.Deref(b.pol.Global, jobpolicy.GlobalBackoff{}).Failures
 		e.Text = fmt.Sprintf("Index %d will be retried after about %s (global backoff after %d %s since the last success; %s).",
 			i, FormatDuration(f.remaining), n, textwrap.Plural(int(n), "failure", "failures"), attempt)
 	}

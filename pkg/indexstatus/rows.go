@@ -1,7 +1,10 @@
 package indexstatus
 
 import (
+	"cmp"
 	"time"
+
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -77,13 +80,11 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	for k, p := range b.byIndex[f.index] {
 		st.Pods[k] = p.Name
 	}
-	if lf := f.lastFinished; lf != nil && lf.exit != nil {
-		code := lf.exit.code
-		st.LastExitCode = &code
-		st.LastReason, st.LastContainer = lf.exit.cause, lf.exit.container
-	}
-	if lf := f.lastFinished; lf != nil && st.LastReason == "" && lf.r().podReason != "" {
-		st.LastReason = lf.r().podReason
+	if lf := f.lastFinished; lf != nil {
+		if e := lf.exit; e != nil {
+			st.LastExitCode, st.LastReason, st.LastContainer = ptr.To(e.code), e.cause, e.container
+		}
+		st.LastReason = cmp.Or(st.LastReason, lf.r().podReason)
 	}
 	if lf := f.lastFailed; lf != nil && lf.Match.Matched() {
 		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.r().matchedBy}
