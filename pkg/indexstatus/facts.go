@@ -463,27 +463,19 @@ func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 // sets of its status as the report reads them.
 
 func policyOf(job *batchv1.Job) Policy {
-	p := Policy{
-		BackoffLimit:          job.Spec.BackoffLimit,
-		BackoffLimitPerIndex:  job.Spec.BackoffLimitPerIndex,
-		MaxFailedIndexes:      job.Spec.MaxFailedIndexes,
-		ActiveDeadlineSeconds: job.Spec.ActiveDeadlineSeconds,
+	s := &job.Spec
+	return Policy{
+		BackoffLimit:          s.BackoffLimit,
+		BackoffLimitPerIndex:  s.BackoffLimitPerIndex,
+		MaxFailedIndexes:      s.MaxFailedIndexes,
+		ActiveDeadlineSeconds: s.ActiveDeadlineSeconds,
 		Suspend:               jobpolicy.Suspended(job),
-		RestartPolicy:         string(job.Spec.Template.Spec.RestartPolicy),
+		RestartPolicy:         string(s.Template.Spec.RestartPolicy),
+		PodReplacementPolicy:  string(ptr.Deref(s.PodReplacementPolicy, "")),
+		PodFailurePolicyRules: len(ptr.Deref(s.PodFailurePolicy, batchv1.PodFailurePolicy{}).Rules),
+		SuccessPolicyRules:    len(ptr.Deref(s.SuccessPolicy, batchv1.SuccessPolicy{}).Rules),
+		ManagedBy:             ptr.Deref(s.ManagedBy, ""),
 	}
-	if job.Spec.PodReplacementPolicy != nil {
-		p.PodReplacementPolicy = string(*job.Spec.PodReplacementPolicy)
-	}
-	if job.Spec.PodFailurePolicy != nil {
-		p.PodFailurePolicyRules = len(job.Spec.PodFailurePolicy.Rules)
-	}
-	if job.Spec.SuccessPolicy != nil {
-		p.SuccessPolicyRules = len(job.Spec.SuccessPolicy.Rules)
-	}
-	if job.Spec.ManagedBy != nil {
-		p.ManagedBy = *job.Spec.ManagedBy
-	}
-	return p
 }
 
 func countersOf(job *batchv1.Job) Counters {
