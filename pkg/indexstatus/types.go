@@ -212,7 +212,8 @@ func (s *Summary) Add(state State) {
 // count is the field that counts state (nil for no state); the fields are in States' order.
 func (s *Summary) count(state State) *int {
 	if i := slices.Index(States, state); i >= 0 {
-		return [...]*int{&s.Succeeded, &s.Failed, &s.Running, &s.Pending, &s.Retrying, &s.Terminating, &s.Unfinished}[i]
+		return [...]*int{&s.Succeeded, &s.Failed, &s.Running, &s.Pending, &s.Retrying,
+			&s.Terminating, &s.Unfinished}[i]
 	}
 	return nil
 }

@@ -538,7 +538,8 @@ func ListOrder(p, q *Pod) int {
 // finish time (ListOrder's tie on creation is broken by the name, to list the pods in a fixed
 // order; which of two pods created in the same second ran last is told by their finish).
 func Later(p, q *Pod) bool {
-	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created), cmp.Compare(p.finished, q.finished)) > 0
+	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created),
+		cmp.Compare(p.finished, q.finished)) > 0
 }
 
 // AttemptNumber is the attempt (from 1) of p, the k-th (from 0) of its index's pods in

@@ -151,10 +151,13 @@ func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
 // what the attempt suffix of the annotations means.
 func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
 	r := Attempt{
-		ExitCode:  setting(o, o.Codes, o.DefaultCode, AnnotationExitCode, index, run, kwAttempt, atoi32, 0),
-		Condition: setting(o, o.Conditions, nil, AnnotationCondition, index, run, kwAttempt, func(v string) string { return v }, ""),
+		ExitCode: setting(o, o.Codes, o.DefaultCode, AnnotationExitCode, index, run, kwAttempt,
+			atoi32, 0),
+		Condition: setting(o, o.Conditions, nil, AnnotationCondition, index, run, kwAttempt,
+			func(v string) string { return v }, ""),
 	}
-	rt := setting(o, o.Durations, o.DefaultDuration, AnnotationRunTime, index, run, kwAttempt, parseRunTimeLenient, runTime{d: DefaultRunTime})
+	rt := setting(o, o.Durations, o.DefaultDuration, AnnotationRunTime, index, run, kwAttempt,
+		parseRunTimeLenient, runTime{d: DefaultRunTime})
 	r.Duration, r.Never = rt.d, rt.never
 	if r.Condition != "" && r.ExitCode == 0 {
 		r.ExitCode = KilledExitCode
@@ -165,7 +168,8 @@ func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
 // setting is one setting of a run of index: the index's flag, else its annotation (of the
 // index or attempt), else the default flag (def), else the bare annotation, else zero. The
 // default flag comes before the bare key only, so lookup's fall back to it is not used first.
-func setting[T any](o *Outcomes, flags map[int][]T, def *T, key string, index, run, kwAttempt int, parse func(string) T, zero T) T {
+func setting[T any](o *Outcomes, flags map[int][]T, def *T, key string, index, run, kwAttempt int,
+	parse func(string) T, zero T) T {
 	if vs, ok := flags[index]; ok {
 		return pick(vs, run)
 	}

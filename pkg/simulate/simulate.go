@@ -191,6 +191,9 @@ func (p *simPod) terminating() bool {
 	return p.deleting && !p.removed && p.phase != corev1.PodSucceeded && p.phase != corev1.PodFailed
 }
 
+// actedOn: the controller still acts on p: with the finalizer, or not finished.
+func (p *simPod) actedOn() bool { return !p.removed && (p.tracked || p.active() || p.terminating()) }
+
 // podCounts counts the live pods that are active and those terminating (a removed pod is
 // neither: only a deleted pod is removed).
 func (s *sim) podCounts() (active, terminating int) {
@@ -225,7 +228,8 @@ type queue []*event
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
-	return cmp.Or(cmp.Compare(q[i].at, q[j].at), cmp.Compare(q[i].order, q[j].order), cmp.Compare(q[i].seq, q[j].seq)) < 0
+	a, b := q[i], q[j]
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order), cmp.Compare(a.seq, b.seq)) < 0
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
@@ -397,7 +401,8 @@ func (s *sim) loop() error {
 	}
 	// The Job's creation syncs it at once (addJob: enqueueSyncJobImmediately).
 	s.sync()
-	for cmp.Or(jobpolicy.ConditionTrue(s.job, batchv1.JobComplete), jobpolicy.ConditionTrue(s.job, batchv1.JobFailed)) == nil {
+	for jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) == nil &&
+		jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) == nil {
 		if ctx.Err() != nil {
 			return s.stopped(ctx)
 		}
@@ -594,8 +599,7 @@ func (s *sim) matchWords(p *simPod) string {
 
 // observe is jobpolicy.ObservePod for a simulated pod.
 func (s *sim) observe(p *simPod) jobpolicy.Pod {
-	phase := p.phase
-	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
+	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: p.phase, Deleting: p.deleting,
 		Tracked: p.tracked, FailureCount: p.failureCount,
 		IgnoredCount: p.ignoredCount, Failed: jobpolicy.PodFailed(p.phase, p.deleting, s.onlyFailed), Match: p.match, Restarts: p.restarts}
 	o.SetTimes(p.created, p.finished)
@@ -611,14 +615,7 @@ func (s *sim) sync() {
 	// FailJob match was seen while it was tracked).
 	s.backoffRecord()
 	s.recordSucceeded()
-	keep := s.live[:0]
-	for _, p := range s.live {
-		if !p.removed && (p.tracked || p.active() || p.terminating()) {
-			keep = append(keep, p)
-		}
-	}
-	clear(s.live[len(keep):])
-	s.live = keep
+	s.live = slices.DeleteFunc(s.live, func(p *simPod) bool { return !p.actedOn() })
 	obs := make([]jobpolicy.Pod, len(s.live))
 	ready := 0 // countReadyPods of the pods at the start of the sync (kwok's pods are ready once running)
 	for i, p := range s.live {
@@ -851,8 +848,8 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 	}
 	for i, p := range s.live {
 		// The in-memory pods of this sync: a pod just deleted is not failed yet.
-		if p.tracked {
-			s.count(p, p.phase != corev1.PodSucceeded && (obs[i].Failed || failing) && obs[i].Match.CountFailed())
+		if failed := p.phase != corev1.PodSucceeded && (obs[i].Failed || failing); p.tracked {
+			s.count(p, failed && obs[i].Match.CountFailed())
 		}
 	}
 	s.writeSets(f)
@@ -1055,7 +1052,7 @@ func (s *sim) finish() {
 	// are in the status sets.
 	obs := make([]jobpolicy.Pod, 0, len(s.live))
 	for _, p := range s.live {
-		if !p.removed && (p.tracked || p.active() || p.terminating()) {
+		if p.actedOn() {
 			obs = append(obs, s.observe(p))
 		}
 	}
