@@ -271,25 +271,18 @@ func outcomeLine(r *simulate.Report) string {
 	return fmt.Sprintf("%s%s after %s", r.Outcome, outcomeReason(r), r.Duration)
 }
 
-// Words for an index-set field of the status in the text views. Both sets say "none" when
-// empty; failedIndexes is absent (nil) when the Job has no backoffLimitPerIndex, as the Job
-// controller then does not track failed indexes, and that is "not tracked", not "none".
-const (
-	noIndexes        = "none"
-	indexesUntracked = "not tracked"
-)
-
 // indexCells are the status's completedIndexes and failedIndexes as the text views show them:
 // each set cut at about width bytes ("0-99,101-199 (and 98900 more)", 0 for all of it),
-// noIndexes when empty, indexesUntracked when absent.
+// "none" when empty. failedIndexes is absent (nil) when the Job has no backoffLimitPerIndex,
+// as the Job controller then does not track failed indexes: that is "not tracked", not "none".
 func indexCells(r *simulate.Report, width int) (completed, failed string) {
 	c, f := jobpolicy.StatusIndexes(r.Result().Job)
 	cell := func(s *string, set indexes.Set) string {
 		switch {
 		case s == nil:
-			return indexesUntracked
+			return "not tracked"
 		case *s == "":
-			return noIndexes
+			return "none"
 		case width <= 0:
 			return *s
 		}
