@@ -30,11 +30,8 @@ func (b *reportBuilder) explainEntry() Entry {
 	case PhaseSuspended:
 		e.Kind, e.Command = EntrySuspended, b.resumeCommand()
 	default:
-		e.Kind, e.Reason = EntryReason, b.r.Reason
-		switch {
-		case !b.failed.IsEmpty():
-			e.Indexes = b.failed
-		case b.states[StateUnfinished].Set().Len() > 0:
+		e.Kind, e.Reason, e.Indexes = EntryReason, b.r.Reason, b.failed
+		if b.failed.IsEmpty() {
 			e.Indexes = b.states[StateUnfinished].Set()
 		}
 	}

@@ -659,22 +659,17 @@ func (s *sim) statusWritten(ready int) {
 // still undecided, which keeps a sync of a large Job cheap.
 func (s *sim) recordSucceeded() {
 	var b indexes.Builder
-	n := 0
 	for _, p := range s.live {
 		if p.tracked && p.phase == corev1.PodSucceeded {
 			b.Add(p.index)
 			p.tracked = false
-			n++
 		}
 	}
-	if n == 0 {
+	added := b.Set()
+	if added.IsEmpty() {
 		return
 	}
-	completions := int(s.spec.Completions)
-	for _, iv := range jobpolicy.ReadIndexes(s.job.Status.CompletedIndexes, completions).Intervals() {
-		b.AddInterval(iv.First, iv.Last)
-	}
-	set := b.Set()
+	set := jobpolicy.ReadIndexes(s.job.Status.CompletedIndexes, int(s.spec.Completions)).Union(added)
 	s.job.Status.CompletedIndexes = set.String()
 	s.job.Status.Succeeded = int32(set.Len())
 	s.changed = true
@@ -750,9 +745,7 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 func (s *sim) writeSets(f *jobpolicy.Facts) {
 	st := &s.job.Status
 	completed := f.Succeeded.String()
-	if completed != st.CompletedIndexes {
-		s.changed = true
-	}
+	s.changed = s.changed || completed != st.CompletedIndexes
 	st.CompletedIndexes = completed
 	st.Succeeded = int32(f.Succeeded.Len())
 	if s.spec.PerIndex() {
