@@ -149,22 +149,10 @@ type indexGroup struct {
 }
 
 // grouper gathers the groups in order of their first index.
-type grouper struct {
-	byKey map[causeKey]*indexGroup
-	order []*indexGroup
-}
+type grouper struct{ ordered[causeKey, indexGroup] }
 
 func (g *grouper) add(f *indexFacts) {
-	k := causeOf(f)
-	if g.byKey == nil {
-		g.byKey = map[causeKey]*indexGroup{}
-	}
-	gr := g.byKey[k]
-	if gr == nil {
-		gr = &indexGroup{sample: f}
-		g.byKey[k] = gr
-		g.order = append(g.order, gr)
-	}
+	gr := g.get(causeOf(f), func() *indexGroup { return &indexGroup{sample: f} })
 	gr.Count++
 	gr.bld.Add(f.index)
 }

@@ -82,10 +82,7 @@ func timePtr(t time.Time) *time.Time {
 // group their rows: one clause per distinct wording, naming its indexes as a range set, in the
 // order of each cause's first index. At 2,000 indexes a cause shared by 40 of them is one
 // clause, not 40 (nor one per pod). The lineage verdict groups its failed shards with it.
-type CauseClauses struct {
-	order []*causeClause
-	by    map[string]*causeClause
-}
+type CauseClauses struct{ ordered[string, causeClause] }
 
 // causeClause is the indexes of one cause and the pods (or other things) counted for them.
 type causeClause struct {
@@ -96,17 +93,30 @@ type causeClause struct {
 
 // Add records that index i has the cause words, counting n things (pods, restarts) for it.
 func (c *CauseClauses) Add(i int, words string, n int) {
-	if c.by == nil {
-		c.by = map[string]*causeClause{}
-	}
-	cl := c.by[words]
-	if cl == nil {
-		cl = &causeClause{words: words}
-		c.by[words] = cl
-		c.order = append(c.order, cl)
-	}
+	cl := c.get(words, func() *causeClause { return &causeClause{words: words} })
 	cl.ix.Add(i)
 	cl.n += n
+}
+
+// ordered keeps groups by key in the order of their first key (the text view's rows, the
+// clauses of a sentence).
+type ordered[K comparable, G any] struct {
+	by    map[K]*G
+	order []*G
+}
+
+// get returns the group of k, made by newGroup the first time k is seen.
+func (o *ordered[K, G]) get(k K, newGroup func() *G) *G {
+	g := o.by[k]
+	if g == nil {
+		if o.by == nil {
+			o.by = map[K]*G{}
+		}
+		g = newGroup()
+		o.by[k] = g
+		o.order = append(o.order, g)
+	}
+	return g
 }
 
 // Join words the clauses (at most listLimit, then "and N more causes"), joined by "; ".
