@@ -17,12 +17,8 @@ import (
 // made at that time, not at the wall clock's, so ages and "due now" read as they did when the
 // objects were saved (status -f and diff --live-file; their --now overrides it, OfflineTime).
 func CaptureTime(job *batchv1.Job, pods []corev1.Pod) time.Time {
-	var newest time.Time
-	see := func(t *metav1.Time) {
-		if t != nil && t.After(newest) {
-			newest = t.Time
-		}
-	}
+	var newest newestTime
+	see := newest.see
 	see(&job.CreationTimestamp) // not the deletion timestamp: it lies in the future by the grace period
 	see(job.Status.StartTime)
 	see(job.Status.CompletionTime)
@@ -31,21 +27,24 @@ func CaptureTime(job *batchv1.Job, pods []corev1.Pod) time.Time {
 		see(&job.Status.Conditions[i].LastTransitionTime)
 	}
 	for i := range pods {
-		if t := PodTime(&pods[i]); t.After(newest) {
-			newest = t
-		}
+		see(&metav1.Time{Time: PodTime(&pods[i])})
 	}
-	return newest
+	return time.Time(newest)
+}
+
+// newestTime is the newest of the times it has seen.
+type newestTime time.Time
+
+func (n *newestTime) see(t *metav1.Time) {
+	if t != nil && t.After(time.Time(*n)) {
+		*n = newestTime(t.Time)
+	}
 }
 
 // PodTime is the newest time written in a pod.
 func PodTime(p *corev1.Pod) time.Time {
-	var newest time.Time
-	see := func(t *metav1.Time) {
-		if t != nil && t.After(newest) {
-			newest = t.Time
-		}
-	}
+	var newest newestTime
+	see := newest.see
 	see(&p.CreationTimestamp)
 	see(p.Status.StartTime)
 	for k := range p.Status.Conditions {
@@ -65,7 +64,7 @@ func PodTime(p *corev1.Pod) time.Time {
 			}
 		}
 	}
-	return newest
+	return time.Time(newest)
 }
 
 // OfflineTime is the time a report of saved objects is made at: given (--now) when set, else

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -132,31 +133,19 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 			consider(p.Index, p.Attempt(), p.Created(), p.Name, p.cases)
 		}
 	}
-	for i := range latest {
-		// The latest attempt of an index whose succeeded pod was not read is that pod: an
-		// older attempt's receipt is not its.
-		if r.unread.Has(i) {
-			delete(latest, i)
-		}
-	}
+	// The latest attempt of an index whose succeeded pod was not read is that pod: an older
+	// attempt's receipt is not its.
+	maps.DeleteFunc(latest, func(i int, _ left) bool { return r.unread.Has(i) })
 	if len(latest) == 0 {
 		return
 	}
-	listed := map[int]bool{}
 	for k := range r.Indexes {
-		st := &r.Indexes[k]
-		listed[st.Index] = true
-		if p, ok := latest[st.Index]; ok {
-			st.Cases = p.cases.caseCounts(p.name)
+		if p, ok := latest[r.Indexes[k].Index]; ok {
+			r.Indexes[k].Cases = p.cases.caseCounts(p.name)
 		}
 	}
-	if !r.omitted.IsEmpty() {
-		for i := range latest {
-			if r.omitted.Has(i) {
-				r.omittedCases = true
-				break
-			}
-		}
+	for i := range latest {
+		r.omittedCases = r.omittedCases || r.omitted.Has(i)
 	}
 	var short []string
 	n := 0

@@ -53,7 +53,7 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	if b.phase == PhaseCompleting {
 		final = "Complete"
 	}
-	terminating := max(int(ptr.Deref(b.job.Status.Terminating, 0)), b.terminatingPods)
+	terminating := max(int(ptr.Deref(b.job.Status.Terminating, 0)), b.r.Pods.Terminating)
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
 		if ix := b.terminatingIx.Set(); !ix.IsEmpty() {

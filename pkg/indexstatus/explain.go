@@ -1,7 +1,9 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,11 +30,8 @@ func (b *reportBuilder) explainEntry() Entry {
 	case PhaseSuspended:
 		e.Kind, e.Command = EntrySuspended, b.resumeCommand()
 	default:
-		e.Kind, e.Reason = EntryReason, b.r.Reason
-		switch {
-		case !b.failed.IsEmpty():
-			e.Indexes = b.failed
-		case b.states[StateUnfinished].Set().Len() > 0:
+		e.Kind, e.Reason, e.Indexes = EntryReason, b.r.Reason, b.failed
+		if b.failed.IsEmpty() {
 			e.Indexes = b.states[StateUnfinished].Set()
 		}
 	}
@@ -73,14 +72,8 @@ func (b *reportBuilder) explain() string {
 	case PhaseSuspended:
 		return fmt.Sprintf("The Job is suspended (spec.suspend is true): the controller runs no pods, deletes running ones without counting them as failed, and stops the activeDeadlineSeconds clock. %d of %d indexes succeeded so far.", succeeded, m)
 	}
-	reason := ""
-	if b.cond != nil {
-		reason = b.cond.Reason
-	}
-	if b.phase == PhaseComplete && r.Reason != "" {
-		reason = r.Reason
-	}
-	switch reason {
+	// The deciding condition's reason (build: Complete's, else SuccessCriteriaMet's).
+	switch r.Reason {
 	case batchv1.JobReasonCompletionsReached:
 		if missing := b.completed.Complement(m); !missing.IsEmpty() {
 			return b.contradiction(missing)
@@ -164,23 +157,159 @@ func (b *reportBuilder) killedWords() string {
 }
 
 // failedIndexList names the failed indexes with why they failed, one clause per cause
-// (causeClauses): "indexes 1,4,7 failed after 2 attempts (exit code 1 in container worker),
+// (CauseClauses): "indexes 1,4,7 failed after 2 attempts (exit code 1 in container worker),
 // backoffLimitPerIndex 1 exhausted".
 func (b *reportBuilder) failedIndexList() string {
-	var c causeClauses
+	var c CauseClauses
 	for i := range b.failed.All() {
 		if i >= len(b.facts) || b.facts[i].state != StateFailed {
-			c.add(i, "", 1)
+			c.Add(i, "", 1)
 			continue
 		}
 		f := &b.facts[i]
 		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
-		c.add(i, b.failureWords(&st, f), 1)
+		c.Add(i, b.failureWords(&st, f), 1)
 	}
-	return c.join(func(ix indexes.Set, _ int, words string) string {
+	return c.Join(func(ix indexes.Set, _ int, words string) string {
 		if words == "" {
 			return indexWords(ix)
 		}
 		return indexWords(ix) + " " + words
 	})
+}
+
+// The pods the Why line names when backoffLimit failed the Job: those that failed on their own
+// and those whose containers restarted, one clause per cause.
+
+// ownFailureList names the pods that failed on their own (not killed), one clause per cause:
+// "exit code 1 in container embed: index 4 (3 pods)".
+func (b *reportBuilder) ownFailureList() string {
+	return b.podClauses(ownFailed, func(p *podSummary) (string, int) { return exitWords(p), 1 },
+		func(ix indexes.Set, n int, words string) string {
+			s := words + ": " + indexWords(ix)
+			if n != ix.Len() {
+				s += fmt.Sprintf(" (%d pods)", n)
+			}
+			return s
+		})
+}
+
+// ownFailed: the pod failed on its own (not killed: not being deleted).
+func ownFailed(p *podSummary) bool { return p.Failed && !p.Deleting }
+
+// restarting: a pending or running pod whose containers restarted.
+func restarting(p *podSummary) bool {
+	return p.Restarts > 0 && (p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning)
+}
+
+// restartList names the pending or running pods whose containers restarted, one clause per
+// last exit: "index 1: 2 restarts, last exit code 1 in container worker".
+func (b *reportBuilder) restartList() string {
+	list := b.podClauses(restarting, func(p *podSummary) (string, int) {
+		w := ""
+		if e := p.exit; e != nil && e.code != 0 {
+			w = fmt.Sprintf(", last exit code %d in container %s", e.code, e.container)
+		}
+		return w, int(p.Restarts)
+	}, func(ix indexes.Set, n int, words string) string {
+		return fmt.Sprintf("%s: %d %s%s", indexWords(ix), n, textwrap.Plural(n, "restart", "restarts"), words)
+	})
+	if list == "" {
+		return "no pod left shows a restart"
+	}
+	return list
+}
+
+// podClauses words the pods below completions that keep selects, grouped by the words cause
+// gives each (CauseClauses, counting what it returns), in index order.
+func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podSummary) (string, int), clause func(ix indexes.Set, n int, words string) string) string {
+	var pods []*podSummary
+	for k := range b.acc.pods {
+		p := b.acc.pods[k]
+		if p.Index < b.completions && keep(p) {
+			pods = append(pods, p)
+		}
+	}
+	// By index then creation; a tie in both goes to list order (attempt, then name), so that
+	// the words do not follow the map's order.
+	slices.SortFunc(pods, func(p, q *podSummary) int {
+		return cmp.Or(cmp.Compare(p.Index, q.Index), p.Created().Compare(q.Created()), comparePods(p, q))
+	})
+	var c CauseClauses
+	for _, p := range pods {
+		w, n := cause(p)
+		c.Add(p.Index, w, n)
+	}
+	return c.Join(clause)
+}
+
+// The words of a finishing condition's message. The controller's messages are built by
+// jobpolicy (the same functions simulate writes them with); a message is read by building it
+// again from the pods and rules at hand and comparing, never by parsing it.
+
+// message is the deciding condition's message, "" without one.
+func (b *reportBuilder) message() string {
+	if b.cond == nil {
+		return ""
+	}
+	return b.cond.Message
+}
+
+// failJobWords explains a PodFailurePolicy failure: the pod the condition's message names
+// (jobpolicy.FailJobMessage), else the first pod in list order that matched a FailJob rule.
+func (b *reportBuilder) failJobWords() string {
+	msg := b.message()
+	var first *podSummary
+	for _, p := range b.acc.pods {
+		if !p.Match.Is(batchv1.PodFailurePolicyActionFailJob) {
+			continue
+		}
+		if msg == jobpolicy.FailJobMessage(b.job.Namespace, p.Name, p.Match) {
+			return namedFailJobWords(p)
+		}
+		if first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0 {
+			first = p
+		}
+	}
+	if p := first; p != nil {
+		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
+			p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
+	}
+	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)
+}
+
+// namedFailJobWords words the pod a FailJob condition names, as its message does: by the pod
+// condition the rule matched, else by the container's exit code.
+func namedFailJobWords(p *podSummary) string {
+	m := p.Match
+	if m.Condition != "" {
+		return fmt.Sprintf("Pod %s (index %d) has condition %s, which matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
+			p.Name, p.Index, m.Condition, m.Rule)
+	}
+	return fmt.Sprintf("Container %s of pod %s (index %d) exited with code %d, which matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
+		m.Container, p.Name, p.Index, m.ExitCode, m.Rule)
+}
+
+// successRuleWords describes the success policy rule the condition's message names
+// (jobpolicy.SuccessPolicyMessage), or quotes the message.
+func (b *reportBuilder) successRuleWords() string {
+	msg := b.message()
+	var rules []batchv1.SuccessPolicyRule
+	if sp := b.job.Spec.SuccessPolicy; sp != nil {
+		rules = sp.Rules
+	}
+	for k, rule := range rules {
+		if msg != jobpolicy.SuccessPolicyMessage(k) {
+			continue
+		}
+		var parts []string
+		if rule.SucceededIndexes != nil {
+			parts = append(parts, fmt.Sprintf("succeededIndexes %q", *rule.SucceededIndexes))
+		}
+		if rule.SucceededCount != nil {
+			parts = append(parts, fmt.Sprintf("succeededCount %d", *rule.SucceededCount))
+		}
+		return fmt.Sprintf("rule %d (%s)", k, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("(%s)", msg)
 }

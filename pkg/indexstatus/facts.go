@@ -2,7 +2,9 @@ package indexstatus
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -12,6 +14,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // The facts of a report (the package comment says where the decisions and words are), computed
@@ -95,15 +98,12 @@ type reportBuilder struct {
 	considered map[int]bool
 
 	// Job-wide pod facts.
-	ownFailedPods   int // failed pods that were not deleted (failed on their own)
-	countedFailed   int // failed pods whose failure counts (not Ignore)
-	activePods      int
-	terminatingPods int
-	beyond          int // pods with index >= completions
-	beyondActive    int // ... of which active (the controller deletes them)
-	beyondDeleting  int // ... being deleted
-	beyondSucceeded int // ... succeeded (their index was dropped from completedIndexes)
-	beyondFailed    int // ... failed (still counted in status.failed)
+	ownFailedPods int // failed pods that were not deleted (failed on their own)
+	countedFailed int // failed pods whose failure counts (not Ignore)
+	// beyond counts the pods with an index at or above completions, by state (the controller
+	// deletes the active ones; a succeeded one's index was dropped from completedIndexes; a
+	// failed one is still counted in status.failed).
+	beyond PodCounts
 }
 
 // Report makes the report from the Job and the pods added so far.
@@ -206,44 +206,16 @@ func (b *reportBuilder) groupPods() {
 		all = append(all, b.acc.pods[k])
 	}
 	b.byIndex = jobpolicy.GroupByIndex(b.completions, all, func(p *podSummary) int { return p.Index })
-	for k := range b.acc.pods {
-		ps := b.acc.pods[k]
-		p := ps
-		switch {
-		case p.Active():
-			b.activePods++
-		case p.Terminating():
-			b.terminatingPods++
-		}
+	for _, p := range b.acc.pods {
 		if p.Failed && !p.Deleting {
 			b.ownFailedPods++
 		}
 		if p.CountFailed() {
 			b.countedFailed++
 		}
-		b.r.Pods.Seen++
-		switch {
-		case p.Active():
-			b.r.Pods.Active++
-		case p.Terminating():
-			b.r.Pods.Terminating++
-		case p.Phase == corev1.PodSucceeded:
-			b.r.Pods.Succeeded++
-		case p.Phase == corev1.PodFailed:
-			b.r.Pods.Failed++
-		}
+		b.r.Pods.count(p)
 		if p.Index >= b.completions {
-			b.beyond++
-			switch {
-			case p.Active():
-				b.beyondActive++
-			case p.Terminating():
-				b.beyondDeleting++
-			case p.Phase == corev1.PodSucceeded:
-				b.beyondSucceeded++
-			case p.Phase == corev1.PodFailed:
-				b.beyondFailed++
-			}
+			b.beyond.count(p)
 		}
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
@@ -251,6 +223,21 @@ func (b *reportBuilder) groupPods() {
 		if len(pods) > 1 {
 			slices.SortFunc(pods, comparePods)
 		}
+	}
+}
+
+// count counts p as seen, and by its state.
+func (c *PodCounts) count(p *podSummary) {
+	c.Seen++
+	switch {
+	case p.Active():
+		c.Active++
+	case p.Terminating():
+		c.Terminating++
+	case p.Phase == corev1.PodSucceeded:
+		c.Succeeded++
+	case p.Phase == corev1.PodFailed:
+		c.Failed++
 	}
 }
 
@@ -293,7 +280,6 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if b.perIndex {
 			// The succeeded pod carries the counts of the index's latest failed pod plus that
 			// pod's own failure (getNewIndexFailureCounts).
-			f.unreadCounts = [2]int32{}
 			if lf := f.lastFailed; lf != nil {
 				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}
 				if lf.CountFailed() {
@@ -415,10 +401,10 @@ func (b *reportBuilder) slots() {
 		return
 	}
 	want := max(min(int(ptr.Deref(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
-	active := b.activePods - b.beyondActive - b.pol.Duplicates
+	active := b.r.Pods.Active - b.beyond.Active - b.pol.Duplicates
 	terminating := 0
 	if jobpolicy.OnlyReplaceFailedPods(b.job) {
-		terminating = b.terminatingPods
+		terminating = b.r.Pods.Terminating
 	}
 	b.free = max(want-terminating-active, 0)
 	n := 0
@@ -471,4 +457,67 @@ func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 		return PhaseSuspended, c
 	}
 	return PhaseRunning, nil
+}
+
+// The report's fields read straight from the Job: its policy, its counters, and the index
+// sets of its status as the report reads them.
+
+func policyOf(job *batchv1.Job) Policy {
+	s := &job.Spec
+	return Policy{
+		BackoffLimit:          s.BackoffLimit,
+		BackoffLimitPerIndex:  s.BackoffLimitPerIndex,
+		MaxFailedIndexes:      s.MaxFailedIndexes,
+		ActiveDeadlineSeconds: s.ActiveDeadlineSeconds,
+		Suspend:               jobpolicy.Suspended(job),
+		RestartPolicy:         string(s.Template.Spec.RestartPolicy),
+		PodReplacementPolicy:  string(ptr.Deref(s.PodReplacementPolicy, "")),
+		PodFailurePolicyRules: len(ptr.Deref(s.PodFailurePolicy, batchv1.PodFailurePolicy{}).Rules),
+		SuccessPolicyRules:    len(ptr.Deref(s.SuccessPolicy, batchv1.SuccessPolicy{}).Rules),
+		ManagedBy:             ptr.Deref(s.ManagedBy, ""),
+	}
+}
+
+func countersOf(job *batchv1.Job) Counters {
+	st := job.Status
+	c := Counters{
+		Active:           st.Active,
+		Ready:            ptr.Deref(st.Ready, 0),
+		Terminating:      ptr.Deref(st.Terminating, 0),
+		Succeeded:        st.Succeeded,
+		Failed:           st.Failed,
+		CompletedIndexes: st.CompletedIndexes,
+		FailedIndexes:    st.FailedIndexes,
+	}
+	if st.StartTime != nil {
+		t := st.StartTime.UTC()
+		c.StartTime = &t
+	}
+	if st.CompletionTime != nil {
+		t := st.CompletionTime.UTC()
+		c.CompletionTime = &t
+	}
+	return c
+}
+
+// readSets parses completedIndexes and failedIndexes: in the API server's grammar, or, when
+// malformed, as the controller reads them.
+func (b *reportBuilder) readSets() {
+	read := func(field, s string) indexes.Set {
+		set, problems, err := jobpolicy.ReadIndexesNoting(s, b.completions)
+		if err == nil {
+			return set
+		}
+		b.r.Notes = append(b.r.Notes, fmt.Sprintf("status.%s %q is malformed (%v); read as the Job controller reads it: %s",
+			field, textwrap.Truncate(s, 80, "…"), err, strings.Join(problems, "; ")))
+		return set
+	}
+	b.completed = read("completedIndexes", b.job.Status.CompletedIndexes)
+	if b.job.Status.FailedIndexes != nil {
+		b.failed = read("failedIndexes", *b.job.Status.FailedIndexes)
+	}
+	if both := b.completed.Intersect(b.failed); !both.IsEmpty() {
+		b.r.Notes = append(b.r.Notes, fmt.Sprintf("indexes %s are in both completedIndexes and failedIndexes (the API server rejects this); they are shown as Succeeded", both.Truncated(setWidth)))
+		b.failed = b.failed.Difference(both)
+	}
 }

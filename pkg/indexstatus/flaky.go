@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -42,8 +43,7 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 			a.Phase = "Terminating"
 		}
 		if e := p.exit; e != nil && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed || e.code != 0) {
-			code := e.code
-			a.ExitCode, a.Reason, a.Container = &code, e.cause, e.container
+			a.ExitCode, a.Reason, a.Container = ptr.To(e.code), e.cause, e.container
 		}
 		if a.Reason == "" {
 			a.Reason = p.r().podReason
@@ -52,8 +52,7 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 	}
 	if f.unread {
 		// The succeeded pod not read: its index is in status.completedIndexes.
-		zero := int32(0)
-		out = append(out, Attempt{Attempt: f.attempts, Phase: string(corev1.PodSucceeded), ExitCode: &zero})
+		out = append(out, Attempt{Attempt: f.attempts, Phase: string(corev1.PodSucceeded), ExitCode: ptr.To[int32](0)})
 	}
 	if len(out) > MaxAttemptHistory {
 		out = out[len(out)-MaxAttemptHistory:]
@@ -77,11 +76,11 @@ func historyWanted(state State, attempts, podsRead int) bool {
 }
 
 // flaky gathers the flaky indexes and words them for the text view, grouped by the exits of
-// their failed attempts (causeClauses): "2 indexes needed a second attempt: 21 (exit 1), 38
+// their failed attempts (CauseClauses): "2 indexes needed a second attempt: 21 (exit 1), 38
 // (exit 137)".
 func (b *reportBuilder) flaky() (indexes.Set, string) {
 	var set indexes.Builder
-	var c causeClauses
+	var c CauseClauses
 	most := 0
 	for k := range b.facts {
 		f := &b.facts[k]
@@ -90,7 +89,7 @@ func (b *reportBuilder) flaky() (indexes.Set, string) {
 		}
 		set.Add(f.index)
 		most = max(most, f.attempts)
-		c.add(f.index, b.failedAttemptWords(f), 1)
+		c.Add(f.index, b.failedAttemptWords(f), 1)
 	}
 	s := set.Set()
 	if s.IsEmpty() {
@@ -100,7 +99,7 @@ func (b *reportBuilder) flaky() (indexes.Set, string) {
 	if most > 2 {
 		what = "more than one attempt"
 	}
-	list := c.join(func(ix indexes.Set, _ int, words string) string {
+	list := c.Join(func(ix indexes.Set, _ int, words string) string {
 		return ix.Truncated(setWidth) + " (" + words + ")"
 	})
 	return s, fmt.Sprintf("%s needed %s: %s", textwrap.Count(s.Len(), "index", "indexes"), what, strings.ReplaceAll(list, "; ", ", "))

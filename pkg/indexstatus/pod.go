@@ -60,7 +60,7 @@ type podExit struct {
 type interner struct {
 	exits map[podExit]*podExit
 	rares map[podRare]*podRare
-	nodes map[string]string
+	nodes map[string]*string
 }
 
 // node returns the copy kept of a node's name: a Job's pods run on a few nodes.
@@ -68,14 +68,7 @@ func (in *interner) node(name string) string {
 	if in == nil || name == "" {
 		return name
 	}
-	if n, ok := in.nodes[name]; ok {
-		return n
-	}
-	if in.nodes == nil {
-		in.nodes = map[string]string{}
-	}
-	in.nodes[name] = name
-	return name
+	return *intern(&in.nodes, name)
 }
 
 func (in *interner) exit(e podExit) *podExit {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -90,22 +91,31 @@ func (p *textPrinter) wrapWidth() int {
 // headerKeyWidth is the width of the header's key column ("Completeness: ").
 const headerKeyWidth = len("Completeness: ")
 
-func (p *textPrinter) printf(format string, a ...any) {
-	if p.err != nil {
-		return
+func (p *textPrinter) printf(format string, a ...any) { p.fprintf(p.w, format, a...) }
+
+// fprintf writes to w, the printer's writer or a table of it, unless a write failed before.
+func (p *textPrinter) fprintf(w io.Writer, format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(w, format, a...)
 	}
-	_, p.err = fmt.Fprintf(p.w, format, a...)
+}
+
+// flush flushes a table unless a write failed before.
+func (p *textPrinter) flush(tw *tabwriter.Writer) {
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
 }
 
 func (p *textPrinter) header(r *IndexedJobStatus) {
 	tw := textwrap.NewTable(p.w, 1)
 	row := func(k, v string) {
-		if v == "" || p.err != nil {
+		if v == "" {
 			return
 		}
 		// Wrapped to the terminal width (-o wide: WideWidth) under the value column.
 		lines := textwrap.Words(v, p.wrapWidth()-headerKeyWidth)
-		_, p.err = fmt.Fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
+		p.fprintf(tw, "%s:\t%s\n", k, strings.Join(lines, "\n\t"))
 	}
 	row("Job", cmp.Or(r.Job.Namespace, "(no namespace)")+"/"+r.Job.Name)
 	row("Phase", string(r.Phase))
@@ -131,9 +141,7 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 		}
 		row("Shards", fmt.Sprintf("%d shard IDs from %s", r.Shards.Count, src))
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
+	p.flush(tw)
 }
 
 func policyWords(r *IndexedJobStatus) string {
@@ -209,22 +217,28 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 	// more)" included, so that a cut list ends at the width (it overshot by up to 10).
 	room := p.width - indent
 	tw := textwrap.NewTable(p.w, 2)
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
-	}
+	p.fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	for _, s := range shown {
 		n := r.Summary.Count(s)
 		ix := ""
 		if b := builders[s]; b != nil {
 			ix = fit(b.Set(), n, room)
 		}
-		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
-		}
+		p.fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
+	p.flush(tw)
+}
+
+// aligned lays rows (the header first) out as a table, each line ending in its last column's
+// padding, so that a column added at the end of each line starts at one place.
+func (p *textPrinter) aligned(rows [][]string) []string {
+	var table strings.Builder
+	tw := textwrap.NewTable(&table, 2)
+	for _, r := range rows {
+		p.fprintf(tw, "%s\t\n", strings.Join(r, "\t"))
 	}
+	p.flush(tw)
+	return strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 }
 
 // fit is the n indexes of set in room columns: cut, and followed by " (and N more)", when
@@ -263,10 +277,8 @@ func (p *textPrinter) indexes(r *IndexedJobStatus) {
 		cases = cases || r.Indexes[k].Cases != nil
 	}
 	p.printf("\n")
-	// The rows are aligned in table, each ending in an empty cell; then each is printed with
-	// its detail at its end, cut to what WideWidth leaves.
-	var table strings.Builder
-	tw := textwrap.NewTable(&table, 2)
+	// The rows are aligned first; then each is printed with its detail at its end, cut to what
+	// WideWidth leaves.
 	cols := []string{"INDEX"}
 	if r.Shards != nil {
 		cols = append(cols, "SHARD")
@@ -275,11 +287,8 @@ func (p *textPrinter) indexes(r *IndexedJobStatus) {
 	if cases {
 		cols = append(cols, "CASES")
 	}
-	cols = append(cols, "POD", "")
+	rows := [][]string{append(cols, "POD")}
 	var details []string
-	if p.err == nil {
-		_, p.err = fmt.Fprintln(tw, strings.Join(cols, "\t"))
-	}
 	for k := range r.Indexes {
 		st := &r.Indexes[k]
 		if !p.keeps(st.State) {
@@ -294,21 +303,13 @@ func (p *textPrinter) indexes(r *IndexedJobStatus) {
 		if cases {
 			vals = append(vals, caseText(st))
 		}
-		vals = append(vals, podText(st), "")
+		rows = append(rows, append(vals, podText(st)))
 		details = append(details, st.Detail)
-		if p.err == nil {
-			_, p.err = fmt.Fprintln(tw, strings.Join(vals, "\t"))
-		}
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
-	if p.err == nil {
-		lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
-		p.printf("%sDETAIL\n", lines[0])
-		for k, l := range lines[1:] {
-			p.printf("%s\n", strings.TrimRight(l+Cut(details[k], WideWidth-len(l)), " "))
-		}
+	lines := p.aligned(rows)
+	p.printf("%sDETAIL\n", lines[0])
+	for k, l := range lines[1:] {
+		p.printf("%s\n", strings.TrimRight(l+Cut(details[k], WideWidth-len(l)), " "))
 	}
 	if more := r.omitted.Len(); more > 0 {
 		p.printf("... and %d more indexes that need attention; -o wide lists every index.\n", more)
@@ -377,21 +378,15 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 		return
 	}
 	p.printf("\n")
-	var table strings.Builder
-	tw := textwrap.NewTable(&table, 2)
-	// The INDEXES column is added after the others are aligned (each row ends in an empty
-	// cell), so that the index list is cut to what the width leaves.
-	if p.err == nil {
-		_, p.err = fmt.Fprintln(tw, "STATE\tCOUNT\tEXIT\tRULE\tRETRIES LEFT\t")
-	}
+	// The INDEXES column is added after the others are aligned, so that the index list is cut
+	// to what the width leaves.
+	rows := [][]string{{"STATE", "COUNT", "EXIT", "RULE", "RETRIES LEFT"}}
 	gs := all[:min(len(all), maxGroupRows)]
 	var details [][]string
 	for k := range gs {
 		g, st := &gs[k], &gs[k].Sample
 		exit, rule, left := cells(st)
-		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t\n", st.State, g.Count, exit, rule, left)
-		}
+		rows = append(rows, []string{string(st.State), strconv.Itoa(g.Count), exit, rule, left})
 		// The first index of the group names its shard, as the per-index table did.
 		label := strconv.Itoa(int(st.Index))
 		var also []string
@@ -407,10 +402,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 		words := label + ": " + st.Detail
 		details = append(details, textwrap.Words(words, p.width-4))
 	}
-	if p.err == nil {
-		p.err = tw.Flush()
-	}
-	lines := strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
+	lines := p.aligned(rows)
 	p.printf("%sINDEXES\n", lines[0])
 	for k, l := range lines[1:] {
 		g := &gs[k]

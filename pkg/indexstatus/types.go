@@ -8,15 +8,16 @@
 // all at once with Build (the offline command); both run the same code. Every rule mirrors the
 // Job controller of the Kubernetes release in pkg/version (pkg/controller/job and pkg/apis/batch/validation).
 //
-// A report is made in three steps, each part in the file named by it: the facts (facts.go, and
-// jobfields.go for the Job's own fields), the decisions of what happens next (next.go, one
-// function per entry in next_*.go), and the words: each index's row (rows.go) and detail
-// (detail.go), Why (explain.go, whypods.go, conditionwords.go), Completeness and Waiting for
-// (completeness.go), Unknown (unknown.go), Notes (notes.go), the small words they share
-// (words.go), and the text view (print.go).
+// A report is made in three steps, each part in the file named by it: the facts (facts.go,
+// with the Job's own fields), the decisions of what happens next (next.go, one function per
+// entry; the commands in actions.go), and the words: each index's row and its group of the
+// text view (rows.go) and detail (detail.go), Why (explain.go), Completeness and Waiting for
+// (completeness.go), Notes and Unknown (notes.go), the small words they share and the
+// grouping of indexes by cause (words.go), and the text view (print.go).
 package indexstatus
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
@@ -145,12 +146,12 @@ type IndexedJobStatus struct {
 	// unread are the Succeeded indexes whose succeeded pod was not read
 	// (Accumulator.LeaveOutSucceeded): AddCaseCounts does not take an older attempt's receipt.
 	unread indexes.Set
-	// groups are the indexes that need attention by cause (group.go), for the text view.
+	// groups are the indexes that need attention by cause (rows.go), for the text view.
 	groups []indexGroup
 	// flakyWords names the flaky indexes by the exits of their failed attempts, for the
 	// text view (flaky.go).
 	flakyWords string
-	// failedByPolicy and policyRules are FailedByPolicy's answer (policyfailed.go).
+	// failedByPolicy and policyRules are FailedByPolicy's answer (actions.go).
 	failedByPolicy indexes.Set
 	policyRules    string
 }
@@ -208,23 +209,11 @@ func (s *Summary) Add(state State) {
 	}
 }
 
-// count is the field that counts state (nil for no state).
+// count is the field that counts state (nil for no state); the fields are in States' order.
 func (s *Summary) count(state State) *int {
-	switch state {
-	case StateSucceeded:
-		return &s.Succeeded
-	case StateFailed:
-		return &s.Failed
-	case StateRunning:
-		return &s.Running
-	case StatePending:
-		return &s.Pending
-	case StateRetrying:
-		return &s.Retrying
-	case StateTerminating:
-		return &s.Terminating
-	case StateUnfinished:
-		return &s.Unfinished
+	if i := slices.Index(States, state); i >= 0 {
+		return [...]*int{&s.Succeeded, &s.Failed, &s.Running, &s.Pending, &s.Retrying,
+			&s.Terminating, &s.Unfinished}[i]
 	}
 	return nil
 }

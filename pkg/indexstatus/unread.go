@@ -104,11 +104,8 @@ func (a *Accumulator) SucceededPodsNeeded() string {
 		return ""
 	}
 	completed, failed := jobpolicy.StatusIndexes(job)
-	read := withPods.Set()
-	for i := range completions {
-		if !completed.Has(i) && !failed.Has(i) && !read.Has(i) {
-			return fmt.Sprintf("index %d of the finished Job has no result and no pod was read: a pod that succeeded after the Job finished may be all that is left of it", i)
-		}
+	if none := completed.Union(failed).Union(withPods.Set()).Complement(completions); !none.IsEmpty() {
+		return fmt.Sprintf("index %d of the finished Job has no result and no pod was read: a pod that succeeded after the Job finished may be all that is left of it", none.Intervals()[0].First)
 	}
 	return ""
 }

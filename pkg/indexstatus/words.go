@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -75,4 +76,63 @@ func restartWords(p *podSummary) string {
 func timePtr(t time.Time) *time.Time {
 	u := t.UTC().Truncate(time.Second)
 	return &u
+}
+
+// CauseClauses groups what a sentence says about indexes by cause, as the text view's tables
+// group their rows: one clause per distinct wording, naming its indexes as a range set, in the
+// order of each cause's first index. At 2,000 indexes a cause shared by 40 of them is one
+// clause, not 40 (nor one per pod). The lineage verdict groups its failed shards with it.
+type CauseClauses struct{ ordered[string, causeClause] }
+
+// causeClause is the indexes of one cause and the pods (or other things) counted for them.
+type causeClause struct {
+	words string
+	ix    indexes.Builder
+	n     int
+}
+
+// Add records that index i has the cause words, counting n things (pods, restarts) for it.
+func (c *CauseClauses) Add(i int, words string, n int) {
+	cl := c.get(words, func() *causeClause { return &causeClause{words: words} })
+	cl.ix.Add(i)
+	cl.n += n
+}
+
+// ordered keeps groups by key in the order of their first key (the text view's rows, the
+// clauses of a sentence).
+type ordered[K comparable, G any] struct {
+	by    map[K]*G
+	order []*G
+}
+
+// get returns the group of k, made by newGroup the first time k is seen.
+func (o *ordered[K, G]) get(k K, newGroup func() *G) *G {
+	g := o.by[k]
+	if g == nil {
+		if o.by == nil {
+			o.by = map[K]*G{}
+		}
+		g = newGroup()
+		o.by[k] = g
+		o.order = append(o.order, g)
+	}
+	return g
+}
+
+// Join words the clauses (at most listLimit, then "and N more causes"), joined by "; ".
+func (c *CauseClauses) Join(clause func(ix indexes.Set, n int, words string) string) string {
+	var parts []string
+	for k, cl := range c.order {
+		if k == listLimit {
+			parts = append(parts, fmt.Sprintf("and %d more %s", len(c.order)-k, textwrap.Plural(len(c.order)-k, "cause", "causes")))
+			break
+		}
+		parts = append(parts, clause(cl.ix.Set(), cl.n, cl.words))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// indexWords names a set: "index 4", "indexes 1,4,7" (cut at setWidth).
+func indexWords(s indexes.Set) string {
+	return textwrap.Plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
 }

@@ -2,11 +2,13 @@ package jobpolicy
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -178,12 +180,8 @@ func Counts(job *batchv1.Job, p *Pod) Counting {
 	if !p.Match.CountFailed() {
 		return IgnoredByRule
 	}
-	if u := job.Status.UncountedTerminatedPods; u != nil {
-		for _, uid := range u.Failed {
-			if string(uid) == p.UID {
-				return Uncounted
-			}
-		}
+	if u := job.Status.UncountedTerminatedPods; u != nil && slices.Contains(u.Failed, types.UID(p.UID)) {
+		return Uncounted
 	}
 	if !p.Tracked {
 		return Settled
@@ -207,11 +205,15 @@ func IsIndexFailed(spec Spec, p *Pod) bool {
 // Evaluate computes the facts of the controller's next sync of job with pods at now. Pods of
 // other Jobs must have been left out; pods without a usable index are ignored.
 func Evaluate(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
+	return EvaluatePods(job, pointers(pods), now)
+}
+
+func pointers(pods []Pod) []*Pod {
 	ptrs := make([]*Pod, len(pods))
 	for k := range pods {
 		ptrs[k] = &pods[k]
 	}
-	return EvaluatePods(job, ptrs, now)
+	return ptrs
 }
 
 // EvaluatePods is Evaluate over pointers to the pods, which it only reads.
@@ -224,11 +226,7 @@ func EvaluatePods(job *batchv1.Job, pods []*Pod, now time.Time) *Facts {
 // pods and status sets cost, not one entry per index. pods is only read, and must not change
 // while the Facts are used.
 func EvaluateSparse(job *batchv1.Job, pods []Pod, now time.Time) *Facts {
-	ptrs := make([]*Pod, len(pods))
-	for k := range pods {
-		ptrs[k] = &pods[k]
-	}
-	return evaluate(job, ptrs, now, false)
+	return evaluate(job, pointers(pods), now, false)
 }
 
 // IndexAt returns the facts of index i: Indexes[i] when Evaluate computed every index, else
@@ -262,72 +260,53 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 			}
 		}
 	}
-	eachIndex := func(fn func(ix int, ps []*Pod)) {
-		if all {
-			for ix, ps := range byIndex {
-				fn(ix, ps)
-			}
-			return
-		}
-		for ix, ps := range f.sparse {
-			fn(ix, ps)
-		}
+	// calculateSucceededIndexes and calculateFailedIndexes: the status sets plus tracked
+	// succeeded pods and tracked pods that fail their index (under backoffLimitPerIndex only).
+	var succ, failed indexes.Builder
+	f.recordedSucceeded = ReadIndexes(job.Status.CompletedIndexes, completions)
+	if spec.PerIndex() && job.Status.FailedIndexes != nil {
+		f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
 	}
-	eachIndex(func(_ int, ps []*Pod) {
+	for _, iv := range f.recordedSucceeded.Intervals() {
+		succ.AddInterval(iv.First, iv.Last)
+	}
+	for _, iv := range f.recordedFailed.Intervals() {
+		failed.AddInterval(iv.First, iv.Last)
+	}
+	visit := func(ix int, ps []*Pod) {
 		active := 0
 		for _, p := range ps {
 			if p.Active() {
 				active++
 			}
-		}
-		if active > 1 {
-			f.Duplicates += active - 1
-		}
-	})
-
-	// calculateSucceededIndexes: the status set plus tracked succeeded pods.
-	var succ, failed indexes.Builder
-	f.recordedSucceeded = ReadIndexes(job.Status.CompletedIndexes, completions)
-	for _, iv := range f.recordedSucceeded.Intervals() {
-		succ.AddInterval(iv.First, iv.Last)
-	}
-	eachIndex(func(ix int, ps []*Pod) {
-		for _, p := range ps {
 			if p.Phase == corev1.PodSucceeded && p.Tracked {
 				succ.Add(ix)
 			}
-		}
-	})
-	f.Succeeded = succ.Set()
-	// calculateFailedIndexes: the status set plus tracked pods that fail their index.
-	if spec.PerIndex() {
-		if job.Status.FailedIndexes != nil {
-			f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
-			for _, iv := range f.recordedFailed.Intervals() {
-				failed.AddInterval(iv.First, iv.Last)
+			if p.Tracked && IsIndexFailed(spec, p) {
+				failed.Add(ix)
 			}
 		}
-		eachIndex(func(ix int, ps []*Pod) {
-			for _, p := range ps {
-				if p.Tracked && IsIndexFailed(spec, p) {
-					failed.Add(ix)
-				}
-			}
-		})
+		f.Duplicates += max(active-1, 0)
 	}
-	f.Failed = failed.Set()
+	if all {
+		for ix, ps := range byIndex {
+			visit(ix, ps)
+		}
+	} else {
+		for ix, ps := range f.sparse {
+			visit(ix, ps)
+		}
+	}
+	f.Succeeded, f.Failed = succ.Set(), failed.Set()
 
 	// jobCtx.failed: status.failed + new non-ignored failed pods + uncounted failed pods.
 	f.CountedFailures = int64(job.Status.Failed)
 	if u := job.Status.UncountedTerminatedPods; u != nil {
 		f.CountedFailures += int64(len(u.Failed))
 	}
-	for k := range pods {
-		p := pods[k]
-		if !spec.Indexed || (p.Index != NoIndex && p.Index < completions) {
-			if Counts(job, p) == CountsNext {
-				f.NewFailures++
-			}
+	for _, p := range pods {
+		if (!spec.Indexed || (p.Index != NoIndex && p.Index < completions)) && Counts(job, p) == CountsNext {
+			f.NewFailures++
 		}
 	}
 	f.CountedFailures += f.NewFailures
@@ -373,10 +352,7 @@ const MaxPodCreateDeletePerSync = 500
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
-	if c := ConditionTrue(job, batchv1.JobComplete); c != nil {
-		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
-	}
-	if c := ConditionTrue(job, batchv1.JobFailed); c != nil {
+	if c := cmp.Or(ConditionTrue(job, batchv1.JobComplete), ConditionTrue(job, batchv1.JobFailed)); c != nil {
 		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
 	// syncJob: hasSuccessCriteriaMetCondition, then the FailureTarget already set.
@@ -387,12 +363,10 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 		return Decision{Kind: Fail, Reason: c.Reason, Existing: true}
 	}
 	// getFailJobMessage: any failed pod (tracked or not) matching a FailJob rule.
-	if job.Spec.PodFailurePolicy != nil {
-		for k := range pods {
-			if pods[k].Failed && pods[k].Match.Is(batchv1.PodFailurePolicyActionFailJob) {
-				return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
-			}
-		}
+	if job.Spec.PodFailurePolicy != nil && slices.ContainsFunc(pods, func(p *Pod) bool {
+		return p.Failed && p.Match.Is(batchv1.PodFailurePolicyActionFailJob)
+	}) {
+		return Decision{Kind: Fail, Reason: batchv1.JobReasonPodFailurePolicy}
 	}
 	// syncJob: exceedsBackoffLimit || pastBackoffLimitOnFailure.
 	if f.FailuresLeft <= 0 || (f.Spec.RestartsCount() && f.RestartsLeft <= 0) {
@@ -564,13 +538,8 @@ func ListOrder(p, q *Pod) int {
 // finish time (ListOrder's tie on creation is broken by the name, to list the pods in a fixed
 // order; which of two pods created in the same second ran last is told by their finish).
 func Later(p, q *Pod) bool {
-	if p.Attempt() != q.Attempt() {
-		return p.Attempt() > q.Attempt()
-	}
-	if !p.Created().Equal(q.Created()) {
-		return p.Created().After(q.Created())
-	}
-	return p.Finished().After(q.Finished())
+	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created),
+		cmp.Compare(p.finished, q.finished)) > 0
 }
 
 // AttemptNumber is the attempt (from 1) of p, the k-th (from 0) of its index's pods in
@@ -637,17 +606,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
 		// whichever order the pods arrive in.
 		var latest *Pod
-		later := func(p *Pod) bool {
-			if latest == nil {
-				return true
-			}
-			if c := cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()), p.Created().Compare(latest.Created())); c != 0 {
-				return c > 0
-			}
-			return p.Name < latest.Name
-		}
 		for _, p := range pods {
-			if !forgotten(p) && later(p) {
+			if !forgotten(p) && (latest == nil || cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()),
+				cmp.Compare(p.created, latest.created), strings.Compare(latest.Name, p.Name)) > 0) {
 				latest = p
 			}
 		}

@@ -141,12 +141,9 @@ func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
 		Deleting: pod.DeletionTimestamp != nil,
 		Tracked:  HasTrackingFinalizer(pod),
 		Failed:   IsPodFailed(job, pod),
-	}
-	if v, ok := pod.Annotations[batchv1.JobIndexFailureCountAnnotation]; ok {
-		p.FailureCount = parseInt32(v)
-	}
-	if v, ok := pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]; ok {
-		p.IgnoredCount = parseInt32(v)
+		// An absent annotation reads as 0, as an unparsable one does.
+		FailureCount: parseInt32(pod.Annotations[batchv1.JobIndexFailureCountAnnotation]),
+		IgnoredCount: parseInt32(pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation]),
 	}
 	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
 		for i := range list {
@@ -169,11 +166,7 @@ func ObservePod(job *batchv1.Job, pod *corev1.Pod) Pod {
 // CompletionIndex mirrors getCompletionIndex (indexed_job_utils.go): the annotation only, never
 // the label.
 func CompletionIndex(pod *corev1.Pod) int {
-	v, ok := pod.Annotations[batchv1.JobCompletionIndexAnnotation]
-	if !ok {
-		return NoIndex
-	}
-	i, err := strconv.Atoi(v)
+	i, err := strconv.Atoi(pod.Annotations[batchv1.JobCompletionIndexAnnotation]) // absent: ""
 	if err != nil || i < 0 {
 		return NoIndex
 	}
@@ -333,14 +326,11 @@ func finishTimeFromContainers(p *corev1.Pod) (time.Time, bool) {
 			return time.Time{}, false
 		}
 	}
-	sidecars := map[string]bool{}
-	for _, c := range p.Spec.InitContainers {
-		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
-			sidecars[c.Name] = true
-		}
-	}
 	for _, cs := range p.Status.InitContainerStatuses {
-		if sidecars[cs.Name] && !consider(cs) {
+		sidecar := slices.ContainsFunc(p.Spec.InitContainers, func(c corev1.Container) bool {
+			return c.Name == cs.Name && ptr.Deref(c.RestartPolicy, "") == corev1.ContainerRestartPolicyAlways
+		})
+		if sidecar && !consider(cs) {
 			return time.Time{}, false
 		}
 	}

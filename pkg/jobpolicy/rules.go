@@ -5,6 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 )
@@ -29,19 +30,13 @@ func DefaultedBackoffLimit(spec *batchv1.JobSpec) int32 {
 }
 
 // DefaultedParallelism is spec.parallelism as SetDefaults_Job leaves it: as written, else 1.
-func DefaultedParallelism(spec *batchv1.JobSpec) int32 {
-	if spec.Parallelism == nil {
-		return 1
-	}
-	return *spec.Parallelism
-}
+func DefaultedParallelism(spec *batchv1.JobSpec) int32 { return ptr.Deref(spec.Parallelism, 1) }
 
 // DefaultedCompletions is spec.completions as SetDefaults_Job leaves it: as written, else 1
 // when parallelism is unset too, else unset (nil: a Job that ends at its first success).
 func DefaultedCompletions(spec *batchv1.JobSpec) *int32 {
 	if spec.Completions == nil && spec.Parallelism == nil {
-		one := int32(1)
-		return &one
+		return ptr.To[int32](1)
 	}
 	return spec.Completions
 }
@@ -58,10 +53,7 @@ func DefaultPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPo
 // DefaultedPodReplacementPolicy is spec.podReplacementPolicy as SetDefaults_Job leaves it: as
 // written, else DefaultPodReplacementPolicy.
 func DefaultedPodReplacementPolicy(spec *batchv1.JobSpec) batchv1.PodReplacementPolicy {
-	if spec.PodReplacementPolicy != nil {
-		return *spec.PodReplacementPolicy
-	}
-	return DefaultPodReplacementPolicy(spec)
+	return ptr.Deref(spec.PodReplacementPolicy, DefaultPodReplacementPolicy(spec))
 }
 
 // ReadIndexes reads an index list the controller reads (status.completedIndexes,
@@ -89,10 +81,7 @@ func ReadIndexesNoting(s string, completions int) (set indexes.Set, problems []s
 // StatusIndexes is job's status.completedIndexes and status.failedIndexes read by ReadIndexes
 // below spec.completions (none without completions).
 func StatusIndexes(job *batchv1.Job) (completed, failed indexes.Set) {
-	n := 0
-	if job.Spec.Completions != nil {
-		n = int(*job.Spec.Completions)
-	}
+	n := int(ptr.Deref(job.Spec.Completions, 0))
 	completed = ReadIndexes(job.Status.CompletedIndexes, n)
 	if job.Status.FailedIndexes != nil {
 		failed = ReadIndexes(*job.Status.FailedIndexes, n)

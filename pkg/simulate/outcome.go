@@ -106,21 +106,18 @@ func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 		if !known {
 			continue
 		}
-		key := annKey{base: id, index: -1, attempt: -1}
-		if len(parts) > 1 {
-			n, err := strconv.ParseInt(parts[1], 10, 32)
-			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[1] {
-				continue
-			}
-			key.index = int32(n)
+		// The .<index> and .<attempt> suffixes, -1 when absent.
+		suffix := [2]int32{-1, -1}
+		valid := true
+		for k, part := range parts[1:] {
+			n, err := strconv.ParseInt(part, 10, 32)
+			valid = valid && err == nil && n >= 0 && strconv.FormatInt(n, 10) == part
+			suffix[k] = int32(n)
 		}
-		if len(parts) > 2 {
-			n, err := strconv.ParseInt(parts[2], 10, 32)
-			if err != nil || n < 0 || strconv.FormatInt(n, 10) != parts[2] {
-				continue
-			}
-			key.attempt = int32(n)
+		if !valid {
+			continue
 		}
+		key := annKey{base: id, index: suffix[0], attempt: suffix[1]}
 		if c.annotations == nil {
 			c.annotations = map[annKey]string{}
 		}
@@ -153,39 +150,39 @@ func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
 // (failure-count + ignored-failure-count of the pod, -1 without backoffLimitPerIndex), which is
 // what the attempt suffix of the annotations means.
 func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
-	var r Attempt
-	// Exit code: flag of the index, annotation of the index (or attempt), default flag, bare
-	// annotation, 0. The annotation lookup already falls back to the bare key, so the default
-	// flag must be checked before the bare key only.
-	if codes, ok := o.Codes[index]; ok {
-		r.ExitCode = pick(codes, run)
-	} else if v, ok := o.specific(AnnotationExitCode, index, kwAttempt); ok {
-		r.ExitCode = atoi32(v)
-	} else if o.DefaultCode != nil {
-		r.ExitCode = *o.DefaultCode
-	} else if v, ok := o.lookup(AnnotationExitCode, index, kwAttempt); ok {
-		r.ExitCode = atoi32(v)
+	r := Attempt{
+		ExitCode: setting(o, o.Codes, o.DefaultCode, AnnotationExitCode, index, run, kwAttempt,
+			atoi32, 0),
+		Condition: setting(o, o.Conditions, nil, AnnotationCondition, index, run, kwAttempt,
+			func(v string) string { return v }, ""),
 	}
-	if conds, ok := o.Conditions[index]; ok {
-		r.Condition = pick(conds, run)
-	} else if v, ok := o.lookup(AnnotationCondition, index, kwAttempt); ok {
-		r.Condition = v
-	}
-	rt := runTime{d: DefaultRunTime}
-	if ds, ok := o.Durations[index]; ok {
-		rt = pick(ds, run)
-	} else if v, ok := o.specific(AnnotationRunTime, index, kwAttempt); ok {
-		rt = parseRunTimeLenient(v)
-	} else if o.DefaultDuration != nil {
-		rt = *o.DefaultDuration
-	} else if v, ok := o.lookup(AnnotationRunTime, index, kwAttempt); ok {
-		rt = parseRunTimeLenient(v)
-	}
+	rt := setting(o, o.Durations, o.DefaultDuration, AnnotationRunTime, index, run, kwAttempt,
+		parseRunTimeLenient, runTime{d: DefaultRunTime})
 	r.Duration, r.Never = rt.d, rt.never
 	if r.Condition != "" && r.ExitCode == 0 {
 		r.ExitCode = KilledExitCode
 	}
 	return r
+}
+
+// setting is one setting of a run of index: the index's flag, else its annotation (of the
+// index or attempt), else the default flag (def), else the bare annotation, else zero. The
+// default flag comes before the bare key only, so lookup's fall back to it is not used first.
+func setting[T any](o *Outcomes, flags map[int][]T, def *T, key string, index, run, kwAttempt int,
+	parse func(string) T, zero T) T {
+	if vs, ok := flags[index]; ok {
+		return pick(vs, run)
+	}
+	if v, ok := o.specific(key, index, kwAttempt); ok {
+		return parse(v)
+	}
+	if def != nil {
+		return *def
+	}
+	if v, ok := o.lookup(key, index, kwAttempt); ok {
+		return parse(v)
+	}
+	return zero
 }
 
 // specific is lookup without the bare key.

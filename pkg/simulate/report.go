@@ -1,17 +1,22 @@
 package simulate
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
-
-	batchv1 "k8s.io/api/batch/v1"
 )
 
 // Report kinds.
@@ -80,12 +85,10 @@ func TimingIndependent(job *batchv1.Job) string {
 		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
 		return ""
 	}
-	if s.PodFailurePolicy != nil {
-		for _, r := range s.PodFailurePolicy.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionFailJob {
-				return ""
-			}
-		}
+	if s.PodFailurePolicy != nil && slices.ContainsFunc(s.PodFailurePolicy.Rules, func(r batchv1.PodFailurePolicyRule) bool {
+		return r.Action == batchv1.PodFailurePolicyActionFailJob
+	}) {
+		return ""
 	}
 	return "every index retries on its own (backoffLimitPerIndex) and no Job-wide limit, FailJob rule, success policy or deadline compares indexes: the order of events cannot change the result"
 }
@@ -141,11 +144,8 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	if rep.Events == nil {
 		rep.Events = []Event{}
 	}
-	for _, g := range rep.Indexes {
-		if g.Restarts > 0 {
-			rep.RestartTiming = RestartTiming
-			break
-		}
+	if slices.ContainsFunc(rep.Indexes, func(g IndexGroup) bool { return g.Restarts > 0 }) {
+		rep.RestartTiming = RestartTiming
 	}
 	if q := job.Labels[kueue.QueueLabel]; q != "" {
 		rep.AdmissionWait = fmt.Sprintf(AdmissionWait, q)
@@ -217,6 +217,146 @@ func Group(ixs []IndexResult) []IndexGroup {
 		r := g.first
 		r.Index = -1
 		out = append(out, IndexGroup{Indexes: g.b.Set(), IndexResult: r})
+	}
+	return out
+}
+
+// Summary is the part of a final status that a simulation predicts and a real Job is compared
+// on: the index sets, the counters, the True conditions (type and reason, in order) and the pods
+// each index still has.
+type Summary struct {
+	CompletedIndexes string         `json:"completedIndexes"`
+	FailedIndexes    string         `json:"failedIndexes"`
+	Succeeded        int32          `json:"succeeded"`
+	Failed           int32          `json:"failed"`
+	Conditions       []string       `json:"conditions"`
+	PodsPerIndex     map[string]int `json:"podsPerIndex"`
+}
+
+// Summarize reduces a JobStatus and the pods per index to a Summary.
+func Summarize(st *batchv1.JobStatus, podsPerIndex map[string]int) Summary {
+	s := Summary{CompletedIndexes: st.CompletedIndexes, FailedIndexes: ptr.Deref(st.FailedIndexes, ""), Succeeded: st.Succeeded, Failed: st.Failed,
+		PodsPerIndex: map[string]int{}}
+	for _, c := range st.Conditions {
+		if c.Status == corev1.ConditionTrue {
+			s.Conditions = append(s.Conditions, string(c.Type)+"/"+c.Reason)
+		}
+	}
+	for k, v := range podsPerIndex {
+		if v > 0 {
+			s.PodsPerIndex[k] = v
+		}
+	}
+	return s
+}
+
+// Diff lists the fields where o differs from s ("field: s → o").
+func (s Summary) Diff(o Summary) []string {
+	var out []string
+	add := func(field string, a, b any) {
+		if fmt.Sprint(a) != fmt.Sprint(b) {
+			out = append(out, fmt.Sprintf("%s: %v → %v", field, a, b))
+		}
+	}
+	add("completedIndexes", cmp.Or(s.CompletedIndexes, `""`), cmp.Or(o.CompletedIndexes, `""`))
+	add("failedIndexes", cmp.Or(s.FailedIndexes, `""`), cmp.Or(o.FailedIndexes, `""`))
+	add("succeeded", s.Succeeded, o.Succeeded)
+	add("failed", s.Failed, o.Failed)
+	add("conditions", strings.Join(s.Conditions, ","), strings.Join(o.Conditions, ","))
+	add("podsPerIndex", PodsText(s.PodsPerIndex), PodsText(o.PodsPerIndex))
+	return out
+}
+
+// PodsText renders pods per index grouped by count, "0-2,4:1 3:2" (by count, then by first
+// index), or "none".
+func PodsText(m map[string]int) string { return PodsTextWidth(m, 0) }
+
+// PodsTextWidth is PodsText with each group's indexes cut at about width bytes ("0,100,200
+// (and 997 more):2"); 0 keeps them whole.
+func PodsTextWidth(m map[string]int, width int) string {
+	byCount := map[int][]int{}
+	for k, v := range m {
+		i, err := strconv.Atoi(k)
+		if err != nil || v <= 0 {
+			continue
+		}
+		byCount[v] = append(byCount[v], i)
+	}
+	counts := slices.Collect(maps.Keys(byCount))
+	slices.Sort(counts)
+	parts := make([]string, 0, len(counts))
+	for _, c := range counts {
+		set := indexes.Of(byCount[c]...)
+		words := set.String()
+		if width > 0 {
+			words = set.Truncated(width)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", words, c))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " ")
+}
+
+// TimelineLine is one line of the grouped timeline: the events of one instant, type and cause.
+type TimelineLine struct {
+	At      time.Duration
+	Message string
+	// Events is how many events the line stands for.
+	Events int
+}
+
+// groupSetWidth is how many bytes of a group's index set a line shows.
+const groupSetWidth = 40
+
+// GroupEvents makes the timeline's lines from events (in time order): the events about one
+// index that happen at the same instant with the same type and cause (Event.Cause) become one
+// line naming their indexes as ranges ("indexes 11-20 (10) failed: podFailurePolicy rule 0
+// (FailIndex)"), at the place of the first of them; every other event is a line of its own.
+func GroupEvents(evs []Event) []TimelineLine {
+	type group struct {
+		first Event
+		ix    indexes.Builder
+		n     int
+	}
+	var out []TimelineLine
+	for start := 0; start < len(evs); {
+		end := start
+		for end < len(evs) && evs[end].At == evs[start].At {
+			end++
+		}
+		var order []*group
+		byKey := map[string]*group{}
+		for _, e := range evs[start:end] {
+			var g *group
+			if e.Cause != "" && e.Index >= 0 {
+				key := e.Type + "\x00" + e.Cause
+				g = byKey[key]
+				if g == nil {
+					g = &group{first: e}
+					byKey[key] = g
+					order = append(order, g)
+				}
+			} else {
+				g = &group{first: e}
+				order = append(order, g)
+			}
+			if e.Index >= 0 {
+				g.ix.Add(e.Index)
+			}
+			g.n++
+		}
+		for _, g := range order {
+			line := TimelineLine{At: g.first.At, Message: g.first.Message, Events: g.n}
+			if g.n > 1 {
+				set := g.ix.Set()
+				r := strings.NewReplacer("{indexes}", fmt.Sprintf("indexes %s (%d)", set.Truncated(groupSetWidth), set.Len()), "{pod}", ": pods")
+				line.Message = r.Replace(g.first.Cause)
+			}
+			out = append(out, line)
+		}
+		start = end
 	}
 	return out
 }

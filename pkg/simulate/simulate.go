@@ -11,10 +11,12 @@
 package simulate
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -179,7 +181,6 @@ type simPod struct {
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
 	condition                  string // set True by the run that failed the pod
-	hasExit                    bool
 }
 
 func (p *simPod) active() bool {
@@ -188,6 +189,22 @@ func (p *simPod) active() bool {
 
 func (p *simPod) terminating() bool {
 	return p.deleting && !p.removed && p.phase != corev1.PodSucceeded && p.phase != corev1.PodFailed
+}
+
+// actedOn: the controller still acts on p: with the finalizer, or not finished.
+func (p *simPod) actedOn() bool { return !p.removed && (p.tracked || p.active() || p.terminating()) }
+
+// podCounts counts the live pods that are active and those terminating (a removed pod is
+// neither: only a deleted pod is removed).
+func (s *sim) podCounts() (active, terminating int) {
+	for _, p := range s.live {
+		if p.active() {
+			active++
+		} else if p.terminating() {
+			terminating++
+		}
+	}
+	return active, terminating
 }
 
 type eventKind int
@@ -211,13 +228,8 @@ type queue []*event
 
 func (q queue) Len() int { return len(q) }
 func (q queue) Less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	if q[i].order != q[j].order {
-		return q[i].order < q[j].order
-	}
-	return q[i].seq < q[j].seq
+	a, b := q[i], q[j]
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.order, b.order), cmp.Compare(a.seq, b.seq)) < 0
 }
 func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *queue) Push(x any)   { *q = append(*q, x.(*event)) }
@@ -291,18 +303,13 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	if opts.MaxEvents <= 0 {
 		opts.MaxEvents = 200
 	}
-	if opts.Timing == "" {
-		opts.Timing = Together
-	}
+	opts.Timing = cmp.Or(opts.Timing, Together)
 	if out == nil {
 		out = NewOutcomes()
 	}
 	out = out.WithAnnotations(j.Spec.Template.Annotations)
 	s := &sim{job: j, spec: jobpolicy.SpecOf(j), out: out, opts: opts, start: opts.Start, now: opts.Start,
-		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: j.Namespace}
-	if s.ns == "" {
-		s.ns = "default"
-	}
+		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: cmp.Or(j.Namespace, "default")}
 	n := int(s.spec.Completions)
 	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
 	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
@@ -381,10 +388,6 @@ func (s *sim) indexEvent(typ string, index int, pod, cause string, a ...any) {
 	}
 }
 
-func (s *sim) finishedJob() bool {
-	return jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) != nil || jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) != nil
-}
-
 // loop runs syncs until the Job finishes, nothing more happens, or the horizon; or until
 // Options.Context is done.
 func (s *sim) loop() error {
@@ -398,7 +401,8 @@ func (s *sim) loop() error {
 	}
 	// The Job's creation syncs it at once (addJob: enqueueSyncJobImmediately).
 	s.sync()
-	for !s.finishedJob() {
+	for jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) == nil &&
+		jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) == nil {
 		if ctx.Err() != nil {
 			return s.stopped(ctx)
 		}
@@ -497,13 +501,9 @@ func (s *sim) apply(e *event) {
 			return
 		}
 		p.finished = s.now
-		p.lastExit, p.hasExit = r.ExitCode, true
+		p.lastExit = r.ExitCode
 		if r.Failed() {
-			p.phase = corev1.PodFailed
-			p.failed = true
-			p.condition = r.Condition
-			p.match = s.match(p, r)
-			s.tally(p)
+			s.fail(p, r)
 			what := fmt.Sprintf("exit code %d", r.ExitCode)
 			if r.Condition != "" {
 				what = "condition " + r.Condition
@@ -520,13 +520,10 @@ func (s *sim) apply(e *event) {
 		if p.phase == corev1.PodSucceeded || p.phase == corev1.PodFailed {
 			return
 		}
-		p.phase = corev1.PodFailed
 		p.finished = s.now
-		p.lastExit, p.hasExit = KilledExitCode, true
+		p.lastExit = KilledExitCode
 		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
-		p.failed = true
-		p.match = s.match(p, Attempt{ExitCode: KilledExitCode})
-		s.tally(p)
+		s.fail(p, Attempt{ExitCode: KilledExitCode})
 		// scenario-pod-delete: a stopped deleted pod goes once its finalizer is gone.
 		if !p.tracked {
 			s.remove(p)
@@ -602,17 +599,11 @@ func (s *sim) matchWords(p *simPod) string {
 
 // observe is jobpolicy.ObservePod for a simulated pod.
 func (s *sim) observe(p *simPod) jobpolicy.Pod {
-	phase := p.phase
-	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: phase, Deleting: p.deleting,
+	o := jobpolicy.Pod{Name: p.name, UID: p.name, Index: p.index, Phase: p.phase, Deleting: p.deleting,
 		Tracked: p.tracked, FailureCount: p.failureCount,
-		IgnoredCount: p.ignoredCount, Failed: p.isFailed(s.onlyFailed), Match: p.match, Restarts: p.restarts}
+		IgnoredCount: p.ignoredCount, Failed: jobpolicy.PodFailed(p.phase, p.deleting, s.onlyFailed), Match: p.match, Restarts: p.restarts}
 	o.SetTimes(p.created, p.finished)
 	return o
-}
-
-// isFailed is isPodFailed: phase Failed, or being deleted under TerminatingOrFailed.
-func (p *simPod) isFailed(onlyFailed bool) bool {
-	return jobpolicy.PodFailed(p.phase, p.deleting, onlyFailed)
 }
 
 // sync is one syncJob.
@@ -624,14 +615,7 @@ func (s *sim) sync() {
 	// FailJob match was seen while it was tracked).
 	s.backoffRecord()
 	s.recordSucceeded()
-	keep := s.live[:0]
-	for _, p := range s.live {
-		if !p.removed && (p.tracked || p.active() || p.terminating()) {
-			keep = append(keep, p)
-		}
-	}
-	clear(s.live[len(keep):])
-	s.live = keep
+	s.live = slices.DeleteFunc(s.live, func(p *simPod) bool { return !p.actedOn() })
 	obs := make([]jobpolicy.Pod, len(s.live))
 	ready := 0 // countReadyPods of the pods at the start of the sync (kwok's pods are ready once running)
 	for i, p := range s.live {
@@ -660,17 +644,7 @@ func (s *sim) sync() {
 // created or deleted pods syncs the Job again a batch period later (updateJob on the status
 // update, addPod / updatePod on the pod writes: enqueueSyncJobBatched).
 func (s *sim) statusWritten(ready int) {
-	active, terminating := 0, 0
-	for _, p := range s.live {
-		if p.removed {
-			continue
-		}
-		if p.active() {
-			active++
-		} else if p.terminating() {
-			terminating++
-		}
-	}
+	active, terminating := s.podCounts()
 	if s.changed || active != s.stActive || ready != s.stReady || terminating != s.stTerminating {
 		s.stActive, s.stReady, s.stTerminating = active, ready, terminating
 		s.wakeAt(s.now.Add(jobpolicy.SyncJobBatchPeriod))
@@ -685,22 +659,17 @@ func (s *sim) statusWritten(ready int) {
 // still undecided, which keeps a sync of a large Job cheap.
 func (s *sim) recordSucceeded() {
 	var b indexes.Builder
-	n := 0
 	for _, p := range s.live {
 		if p.tracked && p.phase == corev1.PodSucceeded {
 			b.Add(p.index)
 			p.tracked = false
-			n++
 		}
 	}
-	if n == 0 {
+	added := b.Set()
+	if added.IsEmpty() {
 		return
 	}
-	completions := int(s.spec.Completions)
-	for _, iv := range jobpolicy.ReadIndexes(s.job.Status.CompletedIndexes, completions).Intervals() {
-		b.AddInterval(iv.First, iv.Last)
-	}
-	set := b.Set()
+	set := jobpolicy.ReadIndexes(s.job.Status.CompletedIndexes, int(s.spec.Completions)).Union(added)
 	s.job.Status.CompletedIndexes = set.String()
 	s.job.Status.Succeeded = int32(set.Len())
 	s.changed = true
@@ -721,28 +690,19 @@ func (s *sim) backoffRecord() {
 			if p.finished.After(lastSuccess) {
 				lastSuccess = p.finished
 			}
-		case p.isFailed(s.onlyFailed):
+		case jobpolicy.PodFailed(p.phase, p.deleting, s.onlyFailed):
 			p.finishSeen = true
 			newFailed = append(newFailed, p)
 		}
 	}
-	if lastSuccess.IsZero() {
-		for _, p := range newFailed {
-			s.bFailures++
-			t := p.finished
-			if t.After(s.bLast) {
-				s.bLast = t
-			}
-		}
-		return
+	if !lastSuccess.IsZero() {
+		s.bFailures, s.bLast = 0, time.Time{}
 	}
-	s.bFailures, s.bLast = 0, time.Time{}
 	for _, p := range newFailed {
-		t := p.finished
-		if t.After(lastSuccess) {
+		if lastSuccess.IsZero() || p.finished.After(lastSuccess) {
 			s.bFailures++
-			if t.After(s.bLast) {
-				s.bLast = t
+			if p.finished.After(s.bLast) {
+				s.bLast = p.finished
 			}
 		}
 	}
@@ -750,24 +710,21 @@ func (s *sim) backoffRecord() {
 
 // setCondition appends or updates a condition (ensureJobConditionStatus).
 func (s *sim) setCondition(t batchv1.JobConditionType, reason, msg string) {
-	now := metav1.Time{Time: s.now}
-	for i := range s.job.Status.Conditions {
-		if s.job.Status.Conditions[i].Type == t {
-			return
-		}
+	if s.condition(t) != nil {
+		return
 	}
+	now := metav1.Time{Time: s.now}
 	s.job.Status.Conditions = append(s.job.Status.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue,
 		Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now})
 	s.changed = true
 }
 
 func (s *sim) condition(t batchv1.JobConditionType) *batchv1.JobCondition {
-	for i := range s.job.Status.Conditions {
-		if s.job.Status.Conditions[i].Type == t {
-			return &s.job.Status.Conditions[i]
-		}
+	i := slices.IndexFunc(s.job.Status.Conditions, func(c batchv1.JobCondition) bool { return c.Type == t })
+	if i < 0 {
+		return nil
 	}
-	return nil
+	return &s.job.Status.Conditions[i]
 }
 
 // failMessage is the condition message syncJob writes for a failure reason.
@@ -784,21 +741,11 @@ func (s *sim) failMessage(reason string, obs []jobpolicy.Pod) string {
 	return ""
 }
 
-// successMessage is matchSuccessPolicy's message: the first rule met.
-func (s *sim) successMessage(succeeded indexes.Set) string {
-	if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), succeeded); ok {
-		return jobpolicy.SuccessPolicyMessage(i)
-	}
-	return ""
-}
-
 // writeSets writes completedIndexes, succeeded and failedIndexes (trackJobStatusAndRemoveFinalizers).
 func (s *sim) writeSets(f *jobpolicy.Facts) {
 	st := &s.job.Status
 	completed := f.Succeeded.String()
-	if completed != st.CompletedIndexes {
-		s.changed = true
-	}
+	s.changed = s.changed || completed != st.CompletedIndexes
 	st.CompletedIndexes = completed
 	st.Succeeded = int32(f.Succeeded.Len())
 	if s.spec.PerIndex() {
@@ -831,9 +778,9 @@ func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
 }
 
 // count moves a tracked pod into the status (uncountedTerminatedPods then the counters, at
-// once) and removes its finalizer.
-func (s *sim) count(p *simPod, failed, countFailed bool) {
-	if failed && countFailed {
+// once) and removes its finalizer; failed: it counts as a failure.
+func (s *sim) count(p *simPod, failed bool) {
+	if failed {
 		s.job.Status.Failed++
 	}
 	p.tracked = false
@@ -855,7 +802,11 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobFailed, Reason: d.Reason, Message: msg}
 			s.event("FailureTarget", -1, "FailureTarget (%s): %s%s", d.Reason, msg, s.failWhy(f, d.Reason))
 		case d.Reason == batchv1.JobReasonSuccessPolicy:
-			msg := s.successMessage(f.Succeeded)
+			// matchSuccessPolicy's message: the first rule met.
+			msg := ""
+			if i, ok := jobpolicy.MatchSuccessPolicy(s.job.Spec.SuccessPolicy, int(s.spec.Completions), f.Succeeded); ok {
+				msg = jobpolicy.SuccessPolicyMessage(i)
+			}
 			s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, msg)
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: msg}
 			s.event("SuccessCriteriaMet", -1, "SuccessCriteriaMet (%s): %s", d.Reason, msg)
@@ -882,41 +833,23 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		set := indexes.Of(killed...)
 		// A failing Job counts every pod it kills as failed; a succeeding one counts none
 		// (trackJobStatusAndRemoveFinalizers: only when the finished condition is a failure).
-		words, wordsNot := "they count as failed", "they are not counted as failed"
-		if len(killed) == 1 {
-			words, wordsNot = "it counts as failed", "it is not counted as failed"
-		}
+		words := textwrap.Plural(len(killed), "it counts", "they count") + " as failed"
 		if !failing {
-			words = wordsNot
+			words = textwrap.Plural(len(killed), "it is", "they are") + " not counted as failed"
 		}
 		s.event("PodsKilled", -1, "%s deleted (%s): %s", textwrap.Count(len(killed), "running pod", "running pods"), set.Named(0), words)
 	}
 	for i, p := range s.live {
-		if !p.tracked {
-			continue
-		}
-		if p.phase == corev1.PodSucceeded {
-			s.count(p, false, false)
-			continue
-		}
 		// The in-memory pods of this sync: a pod just deleted is not failed yet.
-		failed := obs[i].Failed || failing
-		if failed {
-			s.count(p, true, obs[i].Match.CountFailed())
-		} else {
-			s.count(p, false, false)
+		if failed := p.phase != corev1.PodSucceeded && (obs[i].Failed || failing); p.tracked {
+			s.count(p, failed && obs[i].Match.CountFailed())
 		}
 	}
 	s.writeSets(f)
 	if d.Reason == batchv1.JobReasonCompletionsReached && !d.Existing {
 		s.setCondition(batchv1.JobSuccessCriteriaMet, d.Reason, s.finalCond.Message)
 	}
-	terminating := 0
-	for _, p := range s.live {
-		if p.terminating() {
-			terminating++
-		}
-	}
+	_, terminating := s.podCounts()
 	if terminating == 0 {
 		s.setCondition(s.finalCond.Type, s.finalCond.Reason, s.finalCond.Message)
 		if s.finalCond.Type == batchv1.JobComplete {
@@ -943,8 +876,11 @@ func (s *sim) remove(p *simPod) {
 	}
 }
 
-// tally counts a failed pod for the per-index view.
-func (s *sim) tally(p *simPod) {
+// fail ends p's run r in failure: the podFailurePolicy rule it matches, and the count of the
+// per-index view.
+func (s *sim) fail(p *simPod, r Attempt) {
+	p.phase, p.failed, p.condition = corev1.PodFailed, true, r.Condition
+	p.match = s.match(p, r)
 	if p.match.CountFailed() {
 		s.fails[p.index]++
 	} else {
@@ -986,21 +922,13 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		}
 		switch {
 		case p.phase == corev1.PodSucceeded:
-			s.count(p, false, false)
-		case obs[i].Failed:
-			if delayed[p.index] == p {
-				continue
-			}
-			s.count(p, true, obs[i].Match.CountFailed())
+			s.count(p, false)
+		case obs[i].Failed && delayed[p.index] != p:
+			s.count(p, obs[i].Match.CountFailed())
 		}
 	}
 	s.writeSets(f)
-	terminating := 0
-	for _, p := range s.live {
-		if p.terminating() {
-			terminating++
-		}
-	}
+	_, terminating := s.podCounts()
 	s.job.Status.Terminating = ptr.To(int32(terminating))
 }
 
@@ -1010,14 +938,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		// syncJob requeues the Job for its deadline (queue.AddAfter, no batching).
 		s.wakeAt(f.DeadlineAt)
 	}
-	active, terminating := 0, 0
-	for _, p := range s.live {
-		if p.active() {
-			active++
-		} else if p.terminating() {
-			terminating++
-		}
-	}
+	active, terminating := s.podCounts()
 	completions := int(s.spec.Completions)
 	want := min(int(s.spec.Parallelism), completions-f.Succeeded.Len())
 	want = max(want, 0)
@@ -1041,8 +962,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
 	// failed sets are looked at: the scan passes the active and terminating ones (at most the
 	// pods present) and stops at diff candidates.
-	cands := make([]int, 0, min(diff, 1024))
-	facts := make([]jobpolicy.Index, 0, min(diff, 1024)) // the facts of cands[k]
+	cands := make([]jobpolicy.Index, 0, min(diff, 1024))
 	open := f.Succeeded.Union(f.Failed).Complement(completions)
 scan:
 	for _, iv := range open.Intervals() {
@@ -1050,24 +970,20 @@ scan:
 			if len(cands) >= diff {
 				break scan
 			}
-			ix := f.IndexAt(i)
-			switch ix.State {
+			switch ix := f.IndexAt(i); ix.State {
 			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-				cands = append(cands, i)
-				facts = append(facts, ix)
+				cands = append(cands, ix)
 			}
 		}
 	}
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
-		now, nowFacts := cands[:0:0], facts[:0:0]
+		now := cands[:0:0]
 		var wake time.Time
-		for k, i := range cands {
-			at := facts[k].NextAttemptAt
-			if facts[k].State != jobpolicy.IndexBackoff || !at.After(s.now) {
-				now = append(now, i)
-				nowFacts = append(nowFacts, facts[k])
+		for _, ix := range cands {
+			if at := ix.NextAttemptAt; ix.State != jobpolicy.IndexBackoff || !at.After(s.now) {
+				now = append(now, ix)
 			} else if wake.IsZero() || at.Before(wake) {
 				wake = at
 			}
@@ -1080,20 +996,22 @@ scan:
 			}
 			return
 		}
-		cands, facts = now, nowFacts
+		cands = now
 	}
 	if len(cands) == 0 {
 		return
 	}
-	for k, i := range cands {
-		s.create(i, facts[k])
+	var set indexes.Builder
+	for _, ix := range cands {
+		s.create(ix)
+		set.Add(ix.Index)
 	}
-	set := indexes.Of(cands...)
-	s.event("PodsCreated", -1, "%s created (%s)", textwrap.Count(len(cands), "pod", "pods"), set.Named(0))
+	s.event("PodsCreated", -1, "%s created (%s)", textwrap.Count(len(cands), "pod", "pods"), set.Set().Named(0))
 	s.changed = true
 }
 
-func (s *sim) create(i int, ix jobpolicy.Index) {
+func (s *sim) create(ix jobpolicy.Index) {
+	i := ix.Index
 	s.created[i]++
 	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
 		phase: corev1.PodRunning, tracked: true, created: s.now}
@@ -1127,7 +1045,7 @@ func (s *sim) finish() {
 	// are in the status sets.
 	obs := make([]jobpolicy.Pod, 0, len(s.live))
 	for _, p := range s.live {
-		if !p.removed && (p.tracked || p.active() || p.terminating()) {
+		if p.actedOn() {
 			obs = append(obs, s.observe(p))
 		}
 	}
@@ -1152,15 +1070,8 @@ func (s *sim) finish() {
 		s.res.Indexes[i] = r
 	}
 	st := &s.job.Status
-	st.Active = 0
-	ready := int32(0)
-	for _, p := range s.live {
-		if !p.removed && p.active() {
-			st.Active++
-			ready++
-		}
-	}
-	st.Ready = &ready
+	active, _ := s.podCounts()
+	st.Active, st.Ready = int32(active), ptr.To(int32(active))
 	st.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 }
 
@@ -1180,4 +1091,75 @@ func (s *sim) failWhy(f *jobpolicy.Facts, reason string) string {
 		return fmt.Sprintf(" (activeDeadlineSeconds %d)", *s.job.Spec.ActiveDeadlineSeconds)
 	}
 	return ""
+}
+
+// Pods returns the pods still present at the end (Options.KeepPods), as the API server would
+// list them after kwok played them (test/harness/stages.yaml): the annotations the controller
+// sets, the tracking finalizer while it is kept, the phase, the container states with exit
+// codes and restart counts, the injected condition. pkg/indexstatus reads them as it reads a
+// real Job's pods.
+func (r *Result) Pods() []corev1.Pod {
+	out := make([]corev1.Pod, 0, len(r.pods))
+	job := r.Job
+	for _, p := range r.pods {
+		if p.removed {
+			continue
+		}
+		pod := corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: r.ns, UID: types.UID(p.name),
+				CreationTimestamp: metav1.Time{Time: p.created},
+				Labels:            map[string]string{batchv1.JobNameLabel: job.Name},
+				Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(p.index)}},
+			Spec: corev1.PodSpec{RestartPolicy: job.Spec.Template.Spec.RestartPolicy, Containers: job.Spec.Template.Spec.Containers},
+		}
+		if job.Spec.BackoffLimitPerIndex != nil {
+			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(p.failureCount))
+			if p.ignoredCount > 0 {
+				pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(p.ignoredCount))
+			}
+		}
+		if p.tracked {
+			pod.Finalizers = []string{batchv1.JobTrackingFinalizer}
+		}
+		if p.deleting {
+			pod.DeletionTimestamp = &metav1.Time{Time: p.created}
+		}
+		pod.Status.Phase = p.phase
+		pod.Status.StartTime = &metav1.Time{Time: p.created}
+		running := p.phase == corev1.PodRunning
+		for _, c := range job.Spec.Template.Spec.Containers {
+			cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: p.restarts, Ready: running}
+			switch {
+			case running:
+				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: p.created}}
+			default:
+				code := int32(0)
+				if r.container == "" || r.container == c.Name {
+					code = p.lastExit
+				}
+				reason := "Completed"
+				if code != 0 {
+					reason = "Error"
+				}
+				cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason,
+					StartedAt: metav1.Time{Time: p.created}, FinishedAt: metav1.Time{Time: p.finished}}
+			}
+			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, cs)
+		}
+		ready := corev1.ConditionFalse
+		if running {
+			ready = corev1.ConditionTrue
+		}
+		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: ready,
+			LastTransitionTime: metav1.Time{Time: p.finished}})
+		if p.condition != "" {
+			c := corev1.PodCondition{Type: corev1.PodConditionType(p.condition), Status: corev1.ConditionTrue, Reason: "Scenario"}
+			if c.Type == corev1.DisruptionTarget {
+				c.Reason = "PreemptionByScheduler"
+			}
+			pod.Status.Conditions = append(pod.Status.Conditions, c)
+		}
+		out = append(out, pod)
+	}
+	return out
 }

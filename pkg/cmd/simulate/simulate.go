@@ -146,19 +146,14 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 	// simulate a.yaml --compare b.yaml c.yaml: the files after the first are compared too.
 	o.Compare = append(o.Compare, args[1:]...)
 	out := simulate.NewOutcomes()
-	for _, v := range o.Outcomes {
-		if err := out.ParseOutcome(v); err != nil {
-			return exitcode.UsageError("%v", err)
-		}
-	}
-	for _, v := range o.Durations {
-		if err := out.ParseDuration(v); err != nil {
-			return exitcode.UsageError("%v", err)
-		}
-	}
-	for _, v := range o.Conditions {
-		if err := out.ParseCondition(v); err != nil {
-			return exitcode.UsageError("%v", err)
+	for _, flag := range []struct {
+		values []string
+		parse  func(string) error
+	}{{o.Outcomes, out.ParseOutcome}, {o.Durations, out.ParseDuration}, {o.Conditions, out.ParseCondition}} {
+		for _, v := range flag.values {
+			if err := flag.parse(v); err != nil {
+				return exitcode.UsageError("%v", err)
+			}
 		}
 	}
 	if cmd != nil && cmd.Flags().Changed("default-outcome") {
@@ -276,25 +271,18 @@ func outcomeLine(r *simulate.Report) string {
 	return fmt.Sprintf("%s%s after %s", r.Outcome, outcomeReason(r), r.Duration)
 }
 
-// Words for an index-set field of the status in the text views. Both sets say "none" when
-// empty; failedIndexes is absent (nil) when the Job has no backoffLimitPerIndex, as the Job
-// controller then does not track failed indexes, and that is "not tracked", not "none".
-const (
-	noIndexes        = "none"
-	indexesUntracked = "not tracked"
-)
-
 // indexCells are the status's completedIndexes and failedIndexes as the text views show them:
 // each set cut at about width bytes ("0-99,101-199 (and 98900 more)", 0 for all of it),
-// noIndexes when empty, indexesUntracked when absent.
+// "none" when empty. failedIndexes is absent (nil) when the Job has no backoffLimitPerIndex,
+// as the Job controller then does not track failed indexes: that is "not tracked", not "none".
 func indexCells(r *simulate.Report, width int) (completed, failed string) {
 	c, f := jobpolicy.StatusIndexes(r.Result().Job)
 	cell := func(s *string, set indexes.Set) string {
 		switch {
 		case s == nil:
-			return indexesUntracked
+			return "not tracked"
 		case *s == "":
-			return noIndexes
+			return "none"
 		case width <= 0:
 			return *s
 		}
@@ -340,16 +328,14 @@ func printText(w io.Writer, r *simulate.Report, start time.Time, wide bool) erro
 	// The default view groups the events of one instant and cause (each index's own event
 	// with -o wide) and shows the first 40 lines.
 	var lines []simulate.TimelineLine
+	limit := 40
 	if wide {
 		for _, e := range r.Events {
 			lines = append(lines, simulate.TimelineLine{At: e.At, Message: e.Message, Events: 1})
 		}
+		limit = len(lines)
 	} else {
 		lines = simulate.GroupEvents(r.Events)
-	}
-	limit := 40
-	if wide {
-		limit = len(lines)
 	}
 	shown := 0
 	for i, l := range lines {
