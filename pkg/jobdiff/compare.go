@@ -34,14 +34,9 @@ func compareValue(p fieldPath, a, b any, out *[]Difference) {
 		am, aIsMap = map[string]any{}, true
 	}
 	if aIsMap && bIsMap {
-		keys := slices.Collect(maps.Keys(am))
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		keys := maps.Clone(am)
+		maps.Copy(keys, bm)
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			compareValue(p.child(k), am[k], bm[k], out)
 		}
 		return

@@ -6,10 +6,9 @@ import (
 	"strings"
 )
 
-// segment is one step of a field path: a map key, or a list item picked by its name.
+// segment is one step of a field path: a map key, or a list item picked by its name (key).
 type segment struct {
 	key  string
-	name string
 	kind segKind
 }
 
@@ -29,7 +28,7 @@ func (p fieldPath) child(key string) fieldPath {
 }
 
 func (p fieldPath) item(name string) fieldPath {
-	return append(p[:len(p):len(p)], segment{name: name, kind: segName})
+	return append(p[:len(p):len(p)], segment{key: name, kind: segName})
 }
 
 // String renders the path as documented on Difference.Path.
@@ -44,14 +43,10 @@ func (p fieldPath) String() string {
 				}
 				b.WriteString(s.key)
 			} else {
-				b.WriteString("[")
-				b.WriteString(strconv.Quote(s.key))
-				b.WriteString("]")
+				b.WriteString("[" + strconv.Quote(s.key) + "]")
 			}
 		case segName:
-			b.WriteString("[name=")
-			b.WriteString(s.name)
-			b.WriteString("]")
+			b.WriteString("[name=" + s.key + "]")
 		}
 	}
 	return b.String()

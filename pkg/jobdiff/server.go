@@ -120,8 +120,7 @@ func (p Probe) dropped(returned *batchv1.Job) []string {
 	}
 	var out []string
 	for _, d := range p.diffs {
-		got, _ := valueAt(n.obj, d.path)
-		if !equalValues(got, d.Desired) {
+		if !equalValues(valueAt(n.obj, d.path), d.Desired) {
 			out = append(out, d.Path)
 		}
 	}
@@ -129,30 +128,24 @@ func (p Probe) dropped(returned *batchv1.Job) []string {
 	return out
 }
 
-// valueAt returns the value at p in a normalized object.
-func valueAt(obj any, p fieldPath) (any, bool) {
+// valueAt returns the value at p in a normalized object, nil where it has none.
+func valueAt(obj any, p fieldPath) any {
 	cur := obj
 	for _, s := range p {
 		switch s.kind {
 		case segKey:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false
-			}
+			m, _ := cur.(map[string]any)
 			cur = m[s.key]
 		default:
-			l, ok := cur.([]any)
-			if !ok {
-				return nil, false
-			}
-			i := namedItem(l, s.name)
+			l, _ := cur.([]any)
+			i := namedItem(l, s.key)
 			if i < 0 {
-				return nil, false
+				return nil
 			}
 			cur = l[i]
 		}
 	}
-	return cur, true
+	return cur
 }
 
 // SetServerCheck records the probes' results in the report.

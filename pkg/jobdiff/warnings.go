@@ -66,14 +66,6 @@ func WarningTitle(code string) string {
 	return code
 }
 
-// their is "its ONE" for n == 1, else "their MANY".
-func their(n int, one, many string) string {
-	if n == 1 {
-		return "its " + one
-	}
-	return "their " + many
-}
-
 func (c *classifier) warnings(now time.Time) []Warning {
 	var ws []Warning
 	ws = append(ws, policyWarnings(SideLive, c.live)...)
@@ -245,7 +237,7 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	if d := find("spec.suspend"); d != nil && !st.Ending() && !st.Suspend && spec.Suspend != nil && *spec.Suspend && status.Active > 0 {
 		ws = append(ws, Warning{Code: WarnSuspendKillsPods, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 			"suspending deletes the %s; %s again from scratch when the Job is resumed (not counted as failures)",
-			textwrap.Count(int(status.Active), "active pod", "active pods"), their(int(status.Active), "index starts", "indexes start"))})
+			textwrap.Count(int(status.Active), "active pod", "active pods"), textwrap.Plural(int(status.Active), "its index starts", "their indexes start"))})
 	}
 
 	var tmpl []Difference
