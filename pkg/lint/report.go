@@ -137,13 +137,12 @@ type Checked struct {
 
 // Check lints one document.
 func (l *Linter) Check(d *source.Document) Checked {
-	c := Checked{}
-	c.findings = lintDocument(d, l.opts, &c.summary)
 	name := d.Kind() + "/" + d.Name()
 	if d.Kind() == "" {
 		name = ""
 	}
-	c.object = Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name}
+	c := Checked{object: Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name}}
+	c.findings = lintDocument(d, name, l.opts, &c.summary)
 	return c
 }
 
@@ -246,14 +245,11 @@ var (
 	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 )
 
-// lintDocument returns the findings of one document and counts it in sum.
-func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
+// lintDocument returns the findings of one document, the object named object, and counts it
+// in sum.
+func lintDocument(d *source.Document, object string, opts Options, sum *Summary) []Finding {
 	var out []Finding
 	sum.Documents++
-	object := d.Kind() + "/" + d.Name()
-	if d.Kind() == "" {
-		object = ""
-	}
 	locate := func(fs []Finding) {
 		for i := range fs {
 			fs[i].File, fs[i].Document = d.File, d.Doc
@@ -262,17 +258,22 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		}
 	}
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
-	var dup *source.DuplicateKeyError
-	if errors.As(d.Err, &dup) && d.Object != nil {
-		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
+	// at places the findings about the whole document at line.
+	at := func(line int) {
 		for i := range c.findings {
-			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
-			if n, ok := source.ErrorLine(dup.Error()); ok {
-				c.findings[i].Line = n
-			}
+			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, line
 		}
 		out = append(out, c.findings...)
 		c.findings = nil
+	}
+	var dup *source.DuplicateKeyError
+	if errors.As(d.Err, &dup) && d.Object != nil {
+		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
+		line, ok := source.ErrorLine(dup.Error())
+		if !ok {
+			line = d.Line
+		}
+		at(line)
 		lenient := *d
 		lenient.Err = nil
 		d = &lenient
@@ -280,14 +281,12 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 	if d.Err != nil {
 		sum.Unreadable++
 		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
-		for i := range c.findings {
-			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
-			// The parser names the line it stopped at (a tab, a bad indentation): point there.
-			if n, ok := source.SyntaxErrorLine(d.Err.Error()); ok && n >= d.Line {
-				c.findings[i].Line = n
-			}
+		// The parser names the line it stopped at (a tab, a bad indentation): point there.
+		line, ok := source.SyntaxErrorLine(d.Err.Error())
+		if !ok || line < d.Line {
+			line = d.Line
 		}
-		out = append(out, c.findings...)
+		at(line)
 		return out
 	}
 	kind, apiVersion := d.Kind(), d.APIVersion()
