@@ -3,6 +3,7 @@ package jobspec
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -53,9 +54,6 @@ type Violation struct {
 
 // Message is the error as the API server renders it: `<path>: <type>: <value>: <detail>`.
 func (v Violation) Message() string { return v.Err.Error() }
-
-// Path is the field path of the error (for example "spec.completions").
-func (v Violation) Path() string { return v.Err.Field }
 
 type violations []Violation
 
@@ -476,7 +474,7 @@ func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolic
 // error: encoding/json over structs without JSON tags, so with Go field names and every field
 // present. It works for the v1 types whose internal twins have the same field names.
 func internalJSON(v any) json.RawMessage {
-	b, err := json.Marshal(goNames(v))
+	b, err := json.Marshal(goNames(reflect.ValueOf(v)))
 	if err != nil {
 		return json.RawMessage(`null`)
 	}

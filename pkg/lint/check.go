@@ -94,7 +94,7 @@ func CheckJob(job *batchv1.Job, opts Options) []Finding {
 // computes its warnings only for objects that pass validation.
 func (c *checker) server(violations []jobspec.Violation, warnings func() []jobspec.ServerWarning) {
 	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+		c.add(v.Rule, SeverityError, v.Err.Field, v.Message())
 	}
 	if len(violations) == 0 {
 		for _, w := range warnings() {
