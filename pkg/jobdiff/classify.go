@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
 )
 
 // The conditions, worded once so that reports, help and docs/diff.md say the same thing.
@@ -43,10 +44,6 @@ type classifier struct {
 	diffs          []Difference
 	// drastic maps the paths of changes that would end or delete the live Job at once to why.
 	drastic map[string]string
-}
-
-func (c *classifier) liveIndexed() bool {
-	return c.live.Spec.CompletionMode != nil && *c.live.Spec.CompletionMode == batchv1.IndexedCompletion
 }
 
 // classify sets Field, Class, Condition and HoldsNow of every difference.
@@ -107,14 +104,13 @@ func (c *classifier) classifySpec(d *Difference, field string) {
 		}
 	case "completions":
 		switch {
-		case !c.liveIndexed():
+		case ptr.Deref(c.live.Spec.CompletionMode, "") != batchv1.IndexedCompletion:
 			newJob(d, "completions is immutable for a NonIndexed Job")
 		case c.desired.Spec.Completions == nil:
 			newJob(d, "an Indexed Job's completions cannot be unset")
 		default:
 			d.group = groupTandem
-			holds := c.desired.Spec.Parallelism != nil && *c.desired.Spec.Completions == *c.desired.Spec.Parallelism
-			conditional(d, condTandem, holds)
+			conditional(d, condTandem, ptr.Equal(c.desired.Spec.Completions, c.desired.Spec.Parallelism))
 		}
 	case "maxFailedIndexes":
 		if c.live.Spec.BackoffLimitPerIndex == nil {
@@ -189,9 +185,8 @@ func (c *classifier) checkMaxFailedIndexes(d *Difference) {
 		return
 	}
 	d.group = groupTandem
-	holds := c.tandemHolds()
 	conditional(d, fmt.Sprintf("maxFailedIndexes (%d) must not exceed completions, which is %d until completions changes; "+
-		"change it in the same update as completions", mfi, *completions), holds)
+		"change it in the same update as completions", mfi, *completions), c.tandemHolds())
 }
 
 // completionsAfterNow is completions once the changes that apply now are made.
@@ -241,32 +236,23 @@ func newJob(d *Difference, why string) {
 // template's as one entry with their count, so that the list stays short.
 func fieldNames(ds []Difference) string {
 	seen := map[string]bool{}
-	var names []string
-	tmpl := 0
+	var names, tmpl []string
 	for _, d := range ds {
-		if strings.HasPrefix(d.Path, "spec.template.") {
-			if !seen[d.Path] {
-				seen[d.Path] = true
-				tmpl++
-			}
+		if seen[d.Path] {
 			continue
 		}
-		n := d.Path
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
+		seen[d.Path] = true
+		if strings.HasPrefix(d.Path, "spec.template.") {
+			tmpl = append(tmpl, d.Path)
+		} else {
+			names = append(names, d.Path)
 		}
 	}
 	switch {
-	case tmpl == 1:
-		for _, d := range ds {
-			if strings.HasPrefix(d.Path, "spec.template.") {
-				names = append(names, d.Path)
-				break
-			}
-		}
-	case tmpl > 1:
-		names = append(names, fmt.Sprintf("%d fields of the pod template (spec.template)", tmpl))
+	case len(tmpl) == 1:
+		names = append(names, tmpl[0])
+	case len(tmpl) > 1:
+		names = append(names, fmt.Sprintf("%d fields of the pod template (spec.template)", len(tmpl)))
 	}
 	return strings.Join(names, ", ")
 }

@@ -5,16 +5,10 @@ import (
 	"slices"
 )
 
-// compareObjects walks the normalized live and desired Jobs and returns one Difference per
-// differing field, at the granularity of the mutability table: top-level spec fields whole,
-// the pod template and the metadata maps down to their leaves. The order is deterministic:
-// map keys sorted, list items in their order.
-func compareObjects(live, desired map[string]any) []Difference {
-	var out []Difference
-	compareValue(nil, live, desired, &out)
-	return out
-}
-
+// compareValue walks the normalized live and desired Jobs (a and b, at p) and appends to out
+// one Difference per differing field, at the granularity of the mutability table: top-level
+// spec fields whole, the pod template and the metadata maps down to their leaves. The order is
+// deterministic: map keys sorted, list items in their order.
 func compareValue(p fieldPath, a, b any, out *[]Difference) {
 	if equalValues(a, b) {
 		return

@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,11 +68,7 @@ func WarningTitle(code string) string {
 }
 
 func (c *classifier) warnings(now time.Time) []Warning {
-	var ws []Warning
-	ws = append(ws, policyWarnings(SideLive, c.live)...)
-	ws = append(ws, policyWarnings(SideDesired, c.desired)...)
-	ws = append(ws, c.effectWarnings(now)...)
-	return ws
+	return slices.Concat(policyWarnings(SideLive, c.live), policyWarnings(SideDesired, c.desired), c.effectWarnings(now))
 }
 
 // newJobWarnings are about the new Job the plan creates: it runs every index from the start,
@@ -79,10 +76,7 @@ func (c *classifier) warnings(now time.Time) []Warning {
 // another build than the live Job's.
 func (c *classifier) newJobWarnings(live *batchv1.Job) []Warning {
 	var ws []Warning
-	total := 0
-	if c.desired.Spec.Completions != nil {
-		total = int(*c.desired.Spec.Completions)
-	}
+	total := int(ptr.Deref(c.desired.Spec.Completions, 0))
 	done, _ := jobpolicy.StatusIndexes(live)
 	if n := done.Len(); n > 0 {
 		msg := fmt.Sprintf("the new Job runs all %d indexes from the start, %d of which already succeeded in %q (%s)", total, n, live.Name, done.Truncated(60))
