@@ -346,9 +346,8 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 	}
 	for j, p := range patterns {
 		pp := path.Index(j)
-		for _, msg := range utilvalidation.IsQualifiedName(string(p.Type)) {
-			errs = append(errs, field.Invalid(pp.Child("type"), string(p.Type), msg))
-		}
+		errs = append(errs, invalid(pp.Child("type"), string(p.Type),
+			utilvalidation.IsQualifiedName(string(p.Type)))...)
 		switch {
 		case p.Status == "":
 			errs = append(errs, field.Required(pp.Child("status"), fmt.Sprintf("valid values: %q", supportedConditionStatuses)))
