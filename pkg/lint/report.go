@@ -90,11 +90,6 @@ type Summary struct {
 	Infos    int `json:"infos"`
 }
 
-// NewReport returns an empty report for opts.
-func NewReport(opts Options) *Report {
-	return &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(), Findings: []Finding{}}
-}
-
 // Linter builds a Report from documents: Check lints one, from any number of goroutines at
 // once, and Keep adds what Check found to the report, one document at a time, in input order
 // (see source.ForEachInOrder). It keeps the findings, not the documents; with StreamText it
@@ -115,9 +110,11 @@ type Linter struct {
 	errorFiles  map[string]bool
 }
 
-// NewLinter returns a Linter for opts.
+// NewLinter returns a Linter for opts, its report empty.
 func NewLinter(opts Options) *Linter {
-	return &Linter{opts: opts, report: NewReport(opts), prepareDB: map[string]bool{}, errorFiles: map[string]bool{}}
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(),
+		Findings: []Finding{}, JobsPerFile: map[string]int{}, ObjectsPerFile: map[string]int{}}
+	return &Linter{opts: opts, report: r, prepareDB: map[string]bool{}, errorFiles: map[string]bool{}}
 }
 
 // StreamText makes Keep print each document's findings to w as PrintText prints them instead
@@ -156,15 +153,9 @@ func (l *Linter) Keep(c Checked) {
 	r.Summary.Skipped += c.summary.Skipped
 	r.Summary.Unreadable += c.summary.Unreadable
 	if strings.HasPrefix(c.object.Name, "Job/") || strings.HasPrefix(c.object.Name, "CronJob/") {
-		if r.JobsPerFile == nil {
-			r.JobsPerFile = map[string]int{}
-		}
 		r.JobsPerFile[c.object.File]++
 	}
 	if c.object.File != "" {
-		if r.ObjectsPerFile == nil {
-			r.ObjectsPerFile = map[string]int{}
-		}
 		r.ObjectsPerFile[c.object.File]++
 	}
 	for _, f := range c.findings {
