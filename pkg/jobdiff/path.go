@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,12 +83,7 @@ func (p fieldPath) hasPrefix(prefix string) bool {
 
 // inList reports whether the path goes through a list item.
 func (p fieldPath) inList() bool {
-	for _, s := range p {
-		if s.kind != segKey {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p, func(s segment) bool { return s.kind != segKey })
 }
 
 // jsonPointerToken escapes a key for a JSON pointer (RFC 6901).
