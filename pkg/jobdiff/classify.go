@@ -119,7 +119,7 @@ func (c *classifier) classifySpec(d *Difference, field string) {
 		}
 		live(d)
 	case "podReplacementPolicy":
-		if c.live.Spec.PodFailurePolicy != nil && d.hasDes && fmt.Sprint(d.Desired) != string(batchv1.Failed) {
+		if c.live.Spec.PodFailurePolicy != nil && d.Desired != nil && fmt.Sprint(d.Desired) != string(batchv1.Failed) {
 			newJob(d, "the live Job has a podFailurePolicy, which allows only podReplacementPolicy: Failed (podFailurePolicy is immutable)")
 			return
 		}

@@ -93,22 +93,17 @@ func itemName(v any) (string, bool) {
 }
 
 func emit(p fieldPath, live, desired any, out *[]Difference) {
-	d := Difference{
-		Path:    p.String(),
-		path:    p,
-		hasLive: !isEmpty(live),
-		hasDes:  !isEmpty(desired),
-	}
-	if d.hasLive {
+	d := Difference{Path: p.String(), path: p}
+	if !isEmpty(live) {
 		d.Live = live
 	}
-	if d.hasDes {
+	if !isEmpty(desired) {
 		d.Desired = desired
 	}
 	switch {
-	case !d.hasLive:
+	case d.Live == nil:
 		d.Change = ChangeSet
-	case !d.hasDes:
+	case d.Desired == nil:
 		d.Change = ChangeUnset
 	default:
 		d.Change = ChangeModify

@@ -53,12 +53,7 @@ func mergePatch(ds []Difference) map[string]any {
 			}
 			cur = next
 		}
-		last := d.path[len(d.path)-1].key
-		if d.hasDes {
-			cur[last] = d.Desired
-		} else {
-			cur[last] = nil
-		}
+		cur[d.path[len(d.path)-1].key] = d.Desired // nil (null: remove) when unset
 	}
 	return root
 }
@@ -107,7 +102,7 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 			tok := ptr + "/" + jsonPointerToken(s.key)
 			v, exists := m[s.key]
 			if !exists || v == nil {
-				if !d.hasDes {
+				if d.Desired == nil {
 					return nil, nil // nothing to remove
 				}
 				if d.path[i:].inList() {
@@ -128,7 +123,7 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 		}
 		cur, ptr = l[idx], ptr+"/"+strconv.Itoa(idx)
 	}
-	if d.hasDes {
+	if d.Desired != nil {
 		return &jsonOp{Op: "replace", Path: ptr, Value: d.Desired}, nil
 	}
 	return &jsonOp{Op: "remove", Path: ptr}, nil
