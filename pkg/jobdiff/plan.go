@@ -125,12 +125,9 @@ func (c *classifier) plan(live *batchv1.Job, ref Target, opts Options) ([]Step, 
 func (c *classifier) tandemStep(name, ns string, ds []Difference) Step {
 	comp := *c.desired.Spec.Completions
 	first := map[string]any{"completions": comp, "parallelism": comp}
-	if mfi := c.desired.Spec.MaxFailedIndexes; mfi != nil {
-		for _, d := range ds {
-			if d.Field == "spec.maxFailedIndexes" {
-				first["maxFailedIndexes"] = *mfi
-			}
-		}
+	mfiChanges := slices.ContainsFunc(ds, func(d Difference) bool { return d.Field == "spec.maxFailedIndexes" })
+	if mfi := c.desired.Spec.MaxFailedIndexes; mfi != nil && mfiChanges {
+		first["maxFailedIndexes"] = *mfi
 	}
 	cmds := []string{mergeCommand(name, ns, map[string]any{"spec": first})}
 	desc := fmt.Sprintf("Change completions in tandem: the API server takes a new completions only in an update that sets "+
@@ -194,9 +191,7 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 			fmt.Fprintf(&b, " (this deletes its %d active pods)", c.state.Active)
 		}
 		b.WriteString("; then ")
-		if !c.state.Suspend {
-			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
-		}
+		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
 	}
 	newName := cmp.Or(opts.NewName, SuggestNames(name, 1)[0])
 	src := opts.DesiredSource
