@@ -11,7 +11,6 @@ import (
 
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -66,9 +65,7 @@ func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 	} else {
 		vs.add(RuleCronJob, validateScheduleFormat(spec.Schedule, path.Child("schedule"))...)
 	}
-	if spec.StartingDeadlineSeconds != nil {
-		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(*spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))...)
-	}
+	nonNegative(&vs, spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))
 	vs.add(RuleCronJob, validateTimeZone(spec.TimeZone, path.Child("timeZone"))...)
 	switch spec.ConcurrencyPolicy {
 	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:

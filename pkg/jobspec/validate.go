@@ -178,7 +178,7 @@ func validateNameAllowsCompletions(job *batchv1.Job) field.ErrorList {
 	return nil
 }
 
-func nonNegative(vs *violations, v *int32, path *field.Path) {
+func nonNegative[T int32 | int64](vs *violations, v *T, path *field.Path) {
 	if v != nil {
 		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(int64(*v), path)...)
 	}
@@ -190,9 +190,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 	var vs violations
 	nonNegative(&vs, spec.Parallelism, fldPath.Child("parallelism"))
 	nonNegative(&vs, spec.Completions, fldPath.Child("completions"))
-	if spec.ActiveDeadlineSeconds != nil {
-		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(*spec.ActiveDeadlineSeconds, fldPath.Child("activeDeadlineSeconds"))...)
-	}
+	nonNegative(&vs, spec.ActiveDeadlineSeconds, fldPath.Child("activeDeadlineSeconds"))
 	nonNegative(&vs, spec.BackoffLimit, fldPath.Child("backoffLimit"))
 	nonNegative(&vs, spec.TTLSecondsAfterFinished, fldPath.Child("ttlSecondsAfterFinished"))
 	nonNegative(&vs, spec.BackoffLimitPerIndex, fldPath.Child("backoffLimitPerIndex"))
