@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -198,12 +199,8 @@ func (c *classifier) completionsAfterNow() *int32 {
 }
 
 func (c *classifier) tandemHolds() bool {
-	for _, d := range c.diffs {
-		if d.Field == "spec.completions" {
-			return d.HoldsNow
-		}
-	}
-	return false
+	i := slices.IndexFunc(c.diffs, func(d Difference) bool { return d.Field == "spec.completions" })
+	return i >= 0 && c.diffs[i].HoldsNow
 }
 
 func schedulingOnlyMinCountDiffers(a, b *batchv1.JobSchedulingConfiguration) bool {

@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -32,12 +33,7 @@ func (r *Report) Probes(live *batchv1.Job) ([]Probe, error) {
 		return nil, err
 	}
 	var probes []Probe
-	var now []Difference
-	for _, d := range r.Differences {
-		if d.HoldsNow {
-			now = append(now, d)
-		}
-	}
+	now := slices.DeleteFunc(slices.Clone(r.Differences), func(d Difference) bool { return !d.HoldsNow })
 	if len(now) > 0 {
 		p, err := makeProbe(live, raw, ProbeNow, OutcomeAccepted, now)
 		if err != nil {
@@ -54,12 +50,7 @@ func (r *Report) Probes(live *batchv1.Job) ([]Probe, error) {
 		}
 		ds := []Difference{d}
 		if d.group != "" {
-			ds = nil
-			for _, o := range r.Differences {
-				if o.group == d.group {
-					ds = append(ds, o)
-				}
-			}
+			ds = slices.DeleteFunc(slices.Clone(r.Differences), func(o Difference) bool { return o.group != d.group })
 		}
 		key := fmt.Sprint(paths(ds))
 		if seen[key] {

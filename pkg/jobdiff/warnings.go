@@ -131,22 +131,17 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	st := c.state
 	c.drastic = map[string]string{}
 	find := func(field string) *Difference {
-		for i := range c.diffs {
-			if c.diffs[i].Field == field {
-				return &c.diffs[i]
-			}
+		if i := slices.IndexFunc(c.diffs, func(d Difference) bool { return d.Field == field }); i >= 0 {
+			return &c.diffs[i]
 		}
 		return nil
 	}
 
 	// Changes to an ending Job, other than its metadata and TTL, change nothing it does.
 	if st.Ending() {
-		var moot []Difference
-		for _, d := range c.diffs {
-			if d.Class != ClassNewJob && d.Field != "spec.ttlSecondsAfterFinished" && !strings.HasPrefix(d.Field, "metadata.") {
-				moot = append(moot, d)
-			}
-		}
+		moot := slices.DeleteFunc(slices.Clone(c.diffs), func(d Difference) bool {
+			return d.Class == ClassNewJob || d.Field == "spec.ttlSecondsAfterFinished" || strings.HasPrefix(d.Field, "metadata.")
+		})
 		if len(moot) > 0 {
 			code, what := WarnNoEffectFinished, fmt.Sprintf("the Job has finished (%s", st.Phase)
 			if !st.Finished() {
@@ -234,13 +229,10 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 			textwrap.Count(int(status.Active), "active pod", "active pods"), textwrap.Plural(int(status.Active), "its index starts", "their indexes start"))})
 	}
 
-	var tmpl []Difference
-	for _, d := range c.diffs {
-		if d.Class == ClassConditional && strings.HasPrefix(d.Field, "spec.template") {
-			tmpl = append(tmpl, d)
-		}
-	}
-	if len(tmpl) > 0 && !st.Ending() {
+	tmplConditional := slices.ContainsFunc(c.diffs, func(d Difference) bool {
+		return d.Class == ClassConditional && strings.HasPrefix(d.Field, "spec.template")
+	})
+	if tmplConditional && !st.Ending() {
 		msg := "pods are made from the template when they are created: "
 		switch {
 		case status.Succeeded == 1:
