@@ -135,19 +135,14 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 // dropWarningsOnRejectedFields removes warnings and infos about a field the server rejects, or
 // about a field inside it: fixing the error changes what they would say.
 func (c *checker) dropWarningsOnRejectedFields() {
-	var errPaths []string
-	for _, f := range c.findings {
-		if f.Severity == SeverityError && f.Path != "" {
-			errPaths = append(errPaths, f.Path)
-		}
-	}
-	if len(errPaths) == 0 {
-		return
-	}
+	errs := slices.DeleteFunc(slices.Clone(c.findings), func(f Finding) bool {
+		return f.Severity != SeverityError || f.Path == ""
+	})
 	c.findings = slices.DeleteFunc(c.findings, func(f Finding) bool {
 		// f's path is an error's, or inside it ("spec.x.y" or "spec.x[0]" inside "spec.x").
-		overlaps := slices.ContainsFunc(errPaths, func(e string) bool {
-			return e == f.Path || strings.HasPrefix(f.Path, e+".") || strings.HasPrefix(f.Path, e+"[")
+		overlaps := slices.ContainsFunc(errs, func(e Finding) bool {
+			p := e.Path
+			return p == f.Path || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[")
 		})
 		return f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlaps
 	})
