@@ -2,10 +2,12 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/utils/ptr"
 )
 
 // The conditions, worded once so that reports, help and docs/diff.md say the same thing.
@@ -43,10 +45,6 @@ type classifier struct {
 	diffs          []Difference
 	// drastic maps the paths of changes that would end or delete the live Job at once to why.
 	drastic map[string]string
-}
-
-func (c *classifier) liveIndexed() bool {
-	return c.live.Spec.CompletionMode != nil && *c.live.Spec.CompletionMode == batchv1.IndexedCompletion
 }
 
 // classify sets Field, Class, Condition and HoldsNow of every difference.
@@ -107,14 +105,13 @@ func (c *classifier) classifySpec(d *Difference, field string) {
 		}
 	case "completions":
 		switch {
-		case !c.liveIndexed():
+		case ptr.Deref(c.live.Spec.CompletionMode, "") != batchv1.IndexedCompletion:
 			newJob(d, "completions is immutable for a NonIndexed Job")
 		case c.desired.Spec.Completions == nil:
 			newJob(d, "an Indexed Job's completions cannot be unset")
 		default:
 			d.group = groupTandem
-			holds := c.desired.Spec.Parallelism != nil && *c.desired.Spec.Completions == *c.desired.Spec.Parallelism
-			conditional(d, condTandem, holds)
+			conditional(d, condTandem, ptr.Equal(c.desired.Spec.Completions, c.desired.Spec.Parallelism))
 		}
 	case "maxFailedIndexes":
 		if c.live.Spec.BackoffLimitPerIndex == nil {
@@ -123,7 +120,7 @@ func (c *classifier) classifySpec(d *Difference, field string) {
 		}
 		live(d)
 	case "podReplacementPolicy":
-		if c.live.Spec.PodFailurePolicy != nil && d.hasDes && fmt.Sprint(d.Desired) != string(batchv1.Failed) {
+		if c.live.Spec.PodFailurePolicy != nil && d.Desired != nil && fmt.Sprint(d.Desired) != string(batchv1.Failed) {
 			newJob(d, "the live Job has a podFailurePolicy, which allows only podReplacementPolicy: Failed (podFailurePolicy is immutable)")
 			return
 		}
@@ -189,9 +186,8 @@ func (c *classifier) checkMaxFailedIndexes(d *Difference) {
 		return
 	}
 	d.group = groupTandem
-	holds := c.tandemHolds()
 	conditional(d, fmt.Sprintf("maxFailedIndexes (%d) must not exceed completions, which is %d until completions changes; "+
-		"change it in the same update as completions", mfi, *completions), holds)
+		"change it in the same update as completions", mfi, *completions), c.tandemHolds())
 }
 
 // completionsAfterNow is completions once the changes that apply now are made.
@@ -203,12 +199,8 @@ func (c *classifier) completionsAfterNow() *int32 {
 }
 
 func (c *classifier) tandemHolds() bool {
-	for _, d := range c.diffs {
-		if d.Field == "spec.completions" {
-			return d.HoldsNow
-		}
-	}
-	return false
+	i := slices.IndexFunc(c.diffs, func(d Difference) bool { return d.Field == "spec.completions" })
+	return i >= 0 && c.diffs[i].HoldsNow
 }
 
 func schedulingOnlyMinCountDiffers(a, b *batchv1.JobSchedulingConfiguration) bool {
@@ -241,32 +233,23 @@ func newJob(d *Difference, why string) {
 // template's as one entry with their count, so that the list stays short.
 func fieldNames(ds []Difference) string {
 	seen := map[string]bool{}
-	var names []string
-	tmpl := 0
+	var names, tmpl []string
 	for _, d := range ds {
-		if strings.HasPrefix(d.Path, "spec.template.") {
-			if !seen[d.Path] {
-				seen[d.Path] = true
-				tmpl++
-			}
+		if seen[d.Path] {
 			continue
 		}
-		n := d.Path
-		if !seen[n] {
-			seen[n] = true
-			names = append(names, n)
+		seen[d.Path] = true
+		if strings.HasPrefix(d.Path, "spec.template.") {
+			tmpl = append(tmpl, d.Path)
+		} else {
+			names = append(names, d.Path)
 		}
 	}
 	switch {
-	case tmpl == 1:
-		for _, d := range ds {
-			if strings.HasPrefix(d.Path, "spec.template.") {
-				names = append(names, d.Path)
-				break
-			}
-		}
-	case tmpl > 1:
-		names = append(names, fmt.Sprintf("%d fields of the pod template (spec.template)", tmpl))
+	case len(tmpl) == 1:
+		names = append(names, tmpl[0])
+	case len(tmpl) > 1:
+		names = append(names, fmt.Sprintf("%d fields of the pod template (spec.template)", len(tmpl)))
 	}
 	return strings.Join(names, ", ")
 }

@@ -5,16 +5,10 @@ import (
 	"slices"
 )
 
-// compareObjects walks the normalized live and desired Jobs and returns one Difference per
-// differing field, at the granularity of the mutability table: top-level spec fields whole,
-// the pod template and the metadata maps down to their leaves. The order is deterministic:
-// map keys sorted, list items in their order.
-func compareObjects(live, desired map[string]any) []Difference {
-	var out []Difference
-	compareValue(nil, live, desired, &out)
-	return out
-}
-
+// compareValue walks the normalized live and desired Jobs (a and b, at p) and appends to out
+// one Difference per differing field, at the granularity of the mutability table: top-level
+// spec fields whole, the pod template and the metadata maps down to their leaves. The order is
+// deterministic: map keys sorted, list items in their order.
 func compareValue(p fieldPath, a, b any, out *[]Difference) {
 	if equalValues(a, b) {
 		return
@@ -34,14 +28,9 @@ func compareValue(p fieldPath, a, b any, out *[]Difference) {
 		am, aIsMap = map[string]any{}, true
 	}
 	if aIsMap && bIsMap {
-		keys := slices.Collect(maps.Keys(am))
-		for k := range bm {
-			if _, ok := am[k]; !ok {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		keys := maps.Clone(am)
+		maps.Copy(keys, bm)
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			compareValue(p.child(k), am[k], bm[k], out)
 		}
 		return
@@ -104,22 +93,17 @@ func itemName(v any) (string, bool) {
 }
 
 func emit(p fieldPath, live, desired any, out *[]Difference) {
-	d := Difference{
-		Path:    p.String(),
-		path:    p,
-		hasLive: !isEmpty(live),
-		hasDes:  !isEmpty(desired),
-	}
-	if d.hasLive {
+	d := Difference{Path: p.String(), path: p}
+	if !isEmpty(live) {
 		d.Live = live
 	}
-	if d.hasDes {
+	if !isEmpty(desired) {
 		d.Desired = desired
 	}
 	switch {
-	case !d.hasLive:
+	case d.Live == nil:
 		d.Change = ChangeSet
-	case !d.hasDes:
+	case d.Desired == nil:
 		d.Change = ChangeUnset
 	default:
 		d.Change = ChangeModify

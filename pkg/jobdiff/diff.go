@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -52,8 +53,8 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	}
 	pairSelectors(nl, nd)
 	ns := cmp.Or(opts.Namespace, live.Namespace)
-	c := &classifier{live: nl.job, desired: nd.job, state: StateOf(live), diffs: compareObjects(nl.obj, nd.obj)}
-	c.desiredAsGiven = desired
+	c := &classifier{live: nl.job, desired: nd.job, desiredAsGiven: desired, state: StateOf(live)}
+	compareValue(nil, nl.obj, nd.obj, &c.diffs)
 	c.classify()
 
 	r := &Report{
@@ -79,11 +80,8 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, st := range r.Plan {
-		if st.Kind == StepNewJob {
-			r.Warnings = append(r.Warnings, c.newJobWarnings(live)...)
-			break
-		}
+	if slices.ContainsFunc(r.Plan, func(st Step) bool { return st.Kind == StepNewJob }) {
+		r.Warnings = append(r.Warnings, c.newJobWarnings(live)...)
 	}
 	if r.Plan == nil {
 		r.Plan = []Step{}

@@ -203,7 +203,7 @@ func TestDiffDoesNotModifyItsInputs(t *testing.T) {
 func describeDiffs(ds []Difference) []string {
 	out := make([]string, len(ds))
 	for i, d := range ds {
-		out[i] = d.Path + ": " + showValue(d.Live, d.Live != nil) + " -> " + showValue(d.Desired, d.Desired != nil)
+		out[i] = d.Path + ": " + showValue(d.Live) + " -> " + showValue(d.Desired)
 	}
 	return out
 }

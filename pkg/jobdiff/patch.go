@@ -9,6 +9,8 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	batchv1 "k8s.io/api/batch/v1"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
 // Patch types, as `kubectl patch --type` names them.
@@ -51,12 +53,7 @@ func mergePatch(ds []Difference) map[string]any {
 			}
 			cur = next
 		}
-		last := d.path[len(d.path)-1].key
-		if d.hasDes {
-			cur[last] = d.Desired
-		} else {
-			cur[last] = nil
-		}
+		cur[d.path[len(d.path)-1].key] = d.Desired // nil (null: remove) when unset
 	}
 	return root
 }
@@ -105,7 +102,7 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 			tok := ptr + "/" + jsonPointerToken(s.key)
 			v, exists := m[s.key]
 			if !exists || v == nil {
-				if !d.hasDes {
+				if d.Desired == nil {
 					return nil, nil // nothing to remove
 				}
 				if d.path[i:].inList() {
@@ -120,13 +117,13 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: the live Job has no list at %q", d.Path, ptr)
 		}
-		idx := namedItem(l, s.name)
+		idx := namedItem(l, s.key)
 		if idx < 0 {
 			return nil, fmt.Errorf("%s: the live Job has no such item at %q", d.Path, ptr)
 		}
 		cur, ptr = l[idx], ptr+"/"+strconv.Itoa(idx)
 	}
-	if d.hasDes {
+	if d.Desired != nil {
 		return &jsonOp{Op: "replace", Path: ptr, Value: d.Desired}, nil
 	}
 	return &jsonOp{Op: "remove", Path: ptr}, nil
@@ -184,22 +181,14 @@ func applyPatch(live *batchv1.Job, p Patch) (*batchv1.Job, error) {
 func (p Patch) Command(name, namespace string) string {
 	var b strings.Builder
 	b.WriteString("kubectl patch job ")
-	b.WriteString(shellQuote(name))
+	b.WriteString(textwrap.ShellQuote(name))
 	if namespace != "" {
 		b.WriteString(" -n ")
-		b.WriteString(shellQuote(namespace))
+		b.WriteString(textwrap.ShellQuote(namespace))
 	}
 	b.WriteString(" --type=")
 	b.WriteString(p.Type)
 	b.WriteString(" -p ")
-	b.WriteString(shellQuote(string(p.Body)))
+	b.WriteString(textwrap.ShellQuote(string(p.Body)))
 	return b.String()
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

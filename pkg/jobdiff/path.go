@@ -2,14 +2,14 @@ package jobdiff
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// segment is one step of a field path: a map key, or a list item picked by its name.
+// segment is one step of a field path: a map key, or a list item picked by its name (key).
 type segment struct {
 	key  string
-	name string
 	kind segKind
 }
 
@@ -29,7 +29,7 @@ func (p fieldPath) child(key string) fieldPath {
 }
 
 func (p fieldPath) item(name string) fieldPath {
-	return append(p[:len(p):len(p)], segment{name: name, kind: segName})
+	return append(p[:len(p):len(p)], segment{key: name, kind: segName})
 }
 
 // String renders the path as documented on Difference.Path.
@@ -44,14 +44,10 @@ func (p fieldPath) String() string {
 				}
 				b.WriteString(s.key)
 			} else {
-				b.WriteString("[")
-				b.WriteString(strconv.Quote(s.key))
-				b.WriteString("]")
+				b.WriteString("[" + strconv.Quote(s.key) + "]")
 			}
 		case segName:
-			b.WriteString("[name=")
-			b.WriteString(s.name)
-			b.WriteString("]")
+			b.WriteString("[name=" + s.key + "]")
 		}
 	}
 	return b.String()
@@ -87,12 +83,7 @@ func (p fieldPath) hasPrefix(prefix string) bool {
 
 // inList reports whether the path goes through a list item.
 func (p fieldPath) inList() bool {
-	for _, s := range p {
-		if s.kind != segKey {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p, func(s segment) bool { return s.kind != segKey })
 }
 
 // jsonPointerToken escapes a key for a JSON pointer (RFC 6901).

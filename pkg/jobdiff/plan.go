@@ -54,9 +54,7 @@ func (c *classifier) sets() planSets {
 	// Changing completions in tandem is pointless too (and a scale-down deletes pods of the
 	// Job being replaced).
 	if len(s.newJob) > 0 {
-		s.newJob = append(s.newJob, s.tandemLater...)
-		s.newJob = append(s.newJob, s.tmplLater...)
-		s.newJob = append(s.newJob, s.drastic...)
+		s.newJob = slices.Concat(s.newJob, s.tandemLater, s.tmplLater, s.drastic)
 		s.tandemLater, s.tmplLater, s.drastic = nil, nil, nil
 		kept := s.now[:0]
 		for _, d := range s.now {
@@ -127,12 +125,9 @@ func (c *classifier) plan(live *batchv1.Job, ref Target, opts Options) ([]Step, 
 func (c *classifier) tandemStep(name, ns string, ds []Difference) Step {
 	comp := *c.desired.Spec.Completions
 	first := map[string]any{"completions": comp, "parallelism": comp}
-	if mfi := c.desired.Spec.MaxFailedIndexes; mfi != nil {
-		for _, d := range ds {
-			if d.Field == "spec.maxFailedIndexes" {
-				first["maxFailedIndexes"] = *mfi
-			}
-		}
+	mfiChanges := slices.ContainsFunc(ds, func(d Difference) bool { return d.Field == "spec.maxFailedIndexes" })
+	if mfi := c.desired.Spec.MaxFailedIndexes; mfi != nil && mfiChanges {
+		first["maxFailedIndexes"] = *mfi
 	}
 	cmds := []string{mergeCommand(name, ns, map[string]any{"spec": first})}
 	desc := fmt.Sprintf("Change completions in tandem: the API server takes a new completions only in an update that sets "+
@@ -164,7 +159,7 @@ func (c *classifier) templateStep(raw map[string]any, name, ns string, s planSet
 			"not counted as failures), ", c.state.Active)
 	}
 	desc += "wait for the condition Suspended, patch the template"
-	cmds = append(cmds, "kubectl wait --for=condition=Suspended job/"+shellQuote(name)+nsFlag(ns), p.Command(name, ns))
+	cmds = append(cmds, "kubectl wait --for=condition=Suspended job/"+textwrap.ShellQuote(name)+nsFlag(ns), p.Command(name, ns))
 	if c.desired.Spec.Suspend == nil || !*c.desired.Spec.Suspend {
 		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": false}}))
 		desc += ", and resume it"
@@ -196,9 +191,7 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 			fmt.Fprintf(&b, " (this deletes its %d active pods)", c.state.Active)
 		}
 		b.WriteString("; then ")
-		if !c.state.Suspend {
-			cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
-		}
+		cmds = append(cmds, mergeCommand(name, ns, map[string]any{"spec": map[string]any{"suspend": true}}))
 	}
 	newName := cmp.Or(opts.NewName, SuggestNames(name, 1)[0])
 	src := opts.DesiredSource
@@ -209,7 +202,7 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 	case ref.DesiredName != "":
 		fmt.Fprintf(&b, "create the new Job, %s, from the desired manifest", ref.DesiredName)
 		if src != "" && src != "-" && !opts.DesiredInList {
-			cmds = append(cmds, "kubectl create -f "+shellQuote(src)+nsFlag(ns))
+			cmds = append(cmds, "kubectl create -f "+textwrap.ShellQuote(src)+nsFlag(ns))
 		}
 	default:
 		// The desired manifest names the live Job: kubectl create -f would fail with
@@ -223,12 +216,12 @@ func (c *classifier) newJobStep(name, ns string, ref Target, s planSets, opts Op
 			// copy of its ConfigMap, under the new name (kubectl patch --local would patch the
 			// ConfigMap too, and print both as one broken document).
 			fmt.Fprintf(&b, ", from the Job of %s (the shard ConfigMap is shared)", src)
-			cmds = append(cmds, "kubectl indexed create "+shellQuote(newName)+" --from-job "+shellQuote(src)+nsFlag(ns))
+			cmds = append(cmds, "kubectl indexed create "+textwrap.ShellQuote(newName)+" --from-job "+textwrap.ShellQuote(src)+nsFlag(ns))
 		case opts.DesiredInList:
 			fmt.Fprintf(&b, ": kubectl indexed create %s --from-job %s --manifest with the manifest create was given (%s holds no copy of it; the shard ConfigMap is shared)", newName, src, src)
 		case src != "" && src != "-":
 			rename, _ := json.Marshal(renamePatch(c.desiredAsGiven, newName))
-			cmds = append(cmds, "kubectl patch --local -f "+shellQuote(src)+" --type=merge -p "+shellQuote(string(rename))+
+			cmds = append(cmds, "kubectl patch --local -f "+textwrap.ShellQuote(src)+" --type=merge -p "+textwrap.ShellQuote(string(rename))+
 				" -o yaml | kubectl create -f -"+nsFlag(ns))
 		default:
 			b.WriteString(": set metadata.name in the desired manifest")
@@ -325,7 +318,7 @@ func nsFlag(ns string) string {
 	if ns == "" {
 		return ""
 	}
-	return " -n " + shellQuote(ns)
+	return " -n " + textwrap.ShellQuote(ns)
 }
 
 func paths(ds []Difference) []string {

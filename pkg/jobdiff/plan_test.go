@@ -227,22 +227,6 @@ func patchFromCommand(t *testing.T, cmd string) Patch {
 	return Patch{Type: typ, Body: []byte(body)}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"eval":          "eval",
-		"ml-team":       "ml-team",
-		`{"a":1}`:       `'{"a":1}'`,
-		"it's":          `'it'\''s'`,
-		"":              "''",
-		"a b":           "'a b'",
-		"job/eval-2.x=": "job/eval-2.x=",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestJSONPatchAddsMissingMaps: changes inside a list item are a JSON patch; two new keys of a
 // map the live Job lacks become one "add" of that map.
 func TestJSONPatchAddsMissingMaps(t *testing.T) {

@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -32,12 +33,7 @@ func (r *Report) Probes(live *batchv1.Job) ([]Probe, error) {
 		return nil, err
 	}
 	var probes []Probe
-	var now []Difference
-	for _, d := range r.Differences {
-		if d.HoldsNow {
-			now = append(now, d)
-		}
-	}
+	now := slices.DeleteFunc(slices.Clone(r.Differences), func(d Difference) bool { return !d.HoldsNow })
 	if len(now) > 0 {
 		p, err := makeProbe(live, raw, ProbeNow, OutcomeAccepted, now)
 		if err != nil {
@@ -54,12 +50,7 @@ func (r *Report) Probes(live *batchv1.Job) ([]Probe, error) {
 		}
 		ds := []Difference{d}
 		if d.group != "" {
-			ds = nil
-			for _, o := range r.Differences {
-				if o.group == d.group {
-					ds = append(ds, o)
-				}
-			}
+			ds = slices.DeleteFunc(slices.Clone(r.Differences), func(o Difference) bool { return o.group != d.group })
 		}
 		key := fmt.Sprint(paths(ds))
 		if seen[key] {
@@ -120,8 +111,7 @@ func (p Probe) dropped(returned *batchv1.Job) []string {
 	}
 	var out []string
 	for _, d := range p.diffs {
-		got, _ := valueAt(n.obj, d.path)
-		if !equalValues(got, d.Desired) {
+		if !equalValues(valueAt(n.obj, d.path), d.Desired) {
 			out = append(out, d.Path)
 		}
 	}
@@ -129,30 +119,24 @@ func (p Probe) dropped(returned *batchv1.Job) []string {
 	return out
 }
 
-// valueAt returns the value at p in a normalized object.
-func valueAt(obj any, p fieldPath) (any, bool) {
+// valueAt returns the value at p in a normalized object, nil where it has none.
+func valueAt(obj any, p fieldPath) any {
 	cur := obj
 	for _, s := range p {
 		switch s.kind {
 		case segKey:
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false
-			}
+			m, _ := cur.(map[string]any)
 			cur = m[s.key]
 		default:
-			l, ok := cur.([]any)
-			if !ok {
-				return nil, false
-			}
-			i := namedItem(l, s.name)
+			l, _ := cur.([]any)
+			i := namedItem(l, s.key)
 			if i < 0 {
-				return nil, false
+				return nil
 			}
 			cur = l[i]
 		}
 	}
-	return cur, true
+	return cur
 }
 
 // SetServerCheck records the probes' results in the report.

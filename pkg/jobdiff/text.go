@@ -39,7 +39,7 @@ func WriteTextWidth(w io.Writer, r *Report, now time.Time, width int) error {
 		seen := map[string]bool{}
 		for _, d := range r.Differences {
 			ew.printf("  %s %s\n", changeMark(d.Change), d.Path)
-			live, desired := showValue(d.Live, d.Live != nil), showValue(d.Desired, d.Desired != nil)
+			live, desired := showValue(d.Live), showValue(d.Desired)
 			if line := fmt.Sprintf("      live: %s   desired: %s", live, desired); width <= 0 || len(line) <= width {
 				ew.printf("%s\n", line)
 			} else {
@@ -85,13 +85,11 @@ func WriteTextWidth(w io.Writer, r *Report, now time.Time, width int) error {
 }
 
 func describeState(s LiveState, now time.Time) string {
-	var parts []string
 	phase := string(s.Phase)
 	if s.Reason != "" {
 		phase += " (" + s.Reason + ")"
 	}
-	parts = append(parts, phase)
-	parts = append(parts, fmt.Sprintf("%d active, %d succeeded, %d failed", s.Active, s.Succeeded, s.Failed))
+	parts := []string{phase, fmt.Sprintf("%d active, %d succeeded, %d failed", s.Active, s.Succeeded, s.Failed)}
 	if s.StartTime != nil && !now.IsZero() {
 		parts = append(parts, "started "+now.Sub(*s.StartTime).Round(time.Second).String()+" ago")
 	}
@@ -131,8 +129,8 @@ func describeClass(d Difference, repeated bool) string {
 	}
 }
 
-func showValue(v any, present bool) string {
-	if !present {
+func showValue(v any) string {
+	if v == nil {
 		return "(unset)"
 	}
 	b, err := json.Marshal(v)

@@ -127,9 +127,7 @@ type Difference struct {
 	// the condition for Conditional, false for NewJob.
 	HoldsNow bool `json:"holdsNow"`
 
-	path    fieldPath
-	hasLive bool
-	hasDes  bool
+	path fieldPath
 	// group names the differences that must go in the same update (completions and
 	// parallelism of an Indexed Job).
 	group string

@@ -2,6 +2,7 @@ package jobdiff
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,20 +67,8 @@ func WarningTitle(code string) string {
 	return code
 }
 
-// their is "its ONE" for n == 1, else "their MANY".
-func their(n int, one, many string) string {
-	if n == 1 {
-		return "its " + one
-	}
-	return "their " + many
-}
-
 func (c *classifier) warnings(now time.Time) []Warning {
-	var ws []Warning
-	ws = append(ws, policyWarnings(SideLive, c.live)...)
-	ws = append(ws, policyWarnings(SideDesired, c.desired)...)
-	ws = append(ws, c.effectWarnings(now)...)
-	return ws
+	return slices.Concat(policyWarnings(SideLive, c.live), policyWarnings(SideDesired, c.desired), c.effectWarnings(now))
 }
 
 // newJobWarnings are about the new Job the plan creates: it runs every index from the start,
@@ -87,10 +76,7 @@ func (c *classifier) warnings(now time.Time) []Warning {
 // another build than the live Job's.
 func (c *classifier) newJobWarnings(live *batchv1.Job) []Warning {
 	var ws []Warning
-	total := 0
-	if c.desired.Spec.Completions != nil {
-		total = int(*c.desired.Spec.Completions)
-	}
+	total := int(ptr.Deref(c.desired.Spec.Completions, 0))
 	done, _ := jobpolicy.StatusIndexes(live)
 	if n := done.Len(); n > 0 {
 		msg := fmt.Sprintf("the new Job runs all %d indexes from the start, %d of which already succeeded in %q (%s)", total, n, live.Name, done.Truncated(60))
@@ -145,22 +131,17 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	st := c.state
 	c.drastic = map[string]string{}
 	find := func(field string) *Difference {
-		for i := range c.diffs {
-			if c.diffs[i].Field == field {
-				return &c.diffs[i]
-			}
+		if i := slices.IndexFunc(c.diffs, func(d Difference) bool { return d.Field == field }); i >= 0 {
+			return &c.diffs[i]
 		}
 		return nil
 	}
 
 	// Changes to an ending Job, other than its metadata and TTL, change nothing it does.
 	if st.Ending() {
-		var moot []Difference
-		for _, d := range c.diffs {
-			if d.Class != ClassNewJob && d.Field != "spec.ttlSecondsAfterFinished" && !strings.HasPrefix(d.Field, "metadata.") {
-				moot = append(moot, d)
-			}
-		}
+		moot := slices.DeleteFunc(slices.Clone(c.diffs), func(d Difference) bool {
+			return d.Class == ClassNewJob || d.Field == "spec.ttlSecondsAfterFinished" || strings.HasPrefix(d.Field, "metadata.")
+		})
 		if len(moot) > 0 {
 			code, what := WarnNoEffectFinished, fmt.Sprintf("the Job has finished (%s", st.Phase)
 			if !st.Finished() {
@@ -245,16 +226,13 @@ func (c *classifier) effectWarnings(now time.Time) []Warning {
 	if d := find("spec.suspend"); d != nil && !st.Ending() && !st.Suspend && spec.Suspend != nil && *spec.Suspend && status.Active > 0 {
 		ws = append(ws, Warning{Code: WarnSuspendKillsPods, Side: SideChange, Path: d.Path, Message: fmt.Sprintf(
 			"suspending deletes the %s; %s again from scratch when the Job is resumed (not counted as failures)",
-			textwrap.Count(int(status.Active), "active pod", "active pods"), their(int(status.Active), "index starts", "indexes start"))})
+			textwrap.Count(int(status.Active), "active pod", "active pods"), textwrap.Plural(int(status.Active), "its index starts", "their indexes start"))})
 	}
 
-	var tmpl []Difference
-	for _, d := range c.diffs {
-		if d.Class == ClassConditional && strings.HasPrefix(d.Field, "spec.template") {
-			tmpl = append(tmpl, d)
-		}
-	}
-	if len(tmpl) > 0 && !st.Ending() {
+	tmplConditional := slices.ContainsFunc(c.diffs, func(d Difference) bool {
+		return d.Class == ClassConditional && strings.HasPrefix(d.Field, "spec.template")
+	})
+	if tmplConditional && !st.Ending() {
 		msg := "pods are made from the template when they are created: "
 		switch {
 		case status.Succeeded == 1:

@@ -11,7 +11,6 @@ import (
 
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
-	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 )
@@ -64,11 +63,9 @@ func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 	if spec.Schedule == "" {
 		vs.add(RuleCronJob, field.Required(path.Child("schedule"), ""))
 	} else {
-		vs.add(RuleCronJob, validateScheduleFormat(spec.Schedule, spec.TimeZone, path.Child("schedule"))...)
+		vs.add(RuleCronJob, validateScheduleFormat(spec.Schedule, path.Child("schedule"))...)
 	}
-	if spec.StartingDeadlineSeconds != nil {
-		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(*spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))...)
-	}
+	nonNegative(&vs, spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))
 	vs.add(RuleCronJob, validateTimeZone(spec.TimeZone, path.Child("timeZone"))...)
 	switch spec.ConcurrencyPolicy {
 	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
@@ -77,12 +74,8 @@ func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 			[]batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent}))
 	}
 	vs = append(vs, validateJobTemplateSpec(&spec.JobTemplate, path.Child("jobTemplate"))...)
-	if spec.SuccessfulJobsHistoryLimit != nil {
-		nonNegative(&vs, spec.SuccessfulJobsHistoryLimit, path.Child("successfulJobsHistoryLimit"))
-	}
-	if spec.FailedJobsHistoryLimit != nil {
-		nonNegative(&vs, spec.FailedJobsHistoryLimit, path.Child("failedJobsHistoryLimit"))
-	}
+	nonNegative(&vs, spec.SuccessfulJobsHistoryLimit, path.Child("successfulJobsHistoryLimit"))
+	nonNegative(&vs, spec.FailedJobsHistoryLimit, path.Child("failedJobsHistoryLimit"))
 	if len(c.Name) > maxCronJobNameLength {
 		vs.add(RuleCronJob, field.Invalid(field.NewPath("metadata").Child("name"), c.Name, fmt.Sprintf("must be no more than %d characters", maxCronJobNameLength)))
 	}
@@ -102,7 +95,7 @@ func validateJobTemplateSpec(t *batchv1.JobTemplateSpec, path *field.Path) []Vio
 	return vs
 }
 
-func validateScheduleFormat(schedule string, timeZone *string, path *field.Path) field.ErrorList {
+func validateScheduleFormat(schedule string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if _, err := parseCronSchedule(schedule); err != nil {
 		errs = append(errs, field.Invalid(path, schedule, err.Error()))
@@ -110,7 +103,6 @@ func validateScheduleFormat(schedule string, timeZone *string, path *field.Path)
 	if strings.Contains(schedule, "TZ") {
 		errs = append(errs, field.Invalid(path, schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
 	}
-	_ = timeZone
 	return errs
 }
 

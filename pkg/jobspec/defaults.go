@@ -247,7 +247,8 @@ func setDefaultsHTTPGet(h *corev1.HTTPGetAction) {
 
 // setDefaultsVolume is SetDefaults_Volume plus the per-volume-source defaults.
 func setDefaultsVolume(v *corev1.Volume) {
-	if allVolumeSourcesNil(&v.VolumeSource) {
+	// The server's ptr.AllPtrFieldsNil(&VolumeSource): every source pointer is nil.
+	if v.VolumeSource == (corev1.VolumeSource{}) {
 		v.VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
 	}
 	s := &v.VolumeSource
@@ -338,11 +339,6 @@ func setDefaultsFieldRef(f *corev1.ObjectFieldSelector) {
 	if f != nil && f.APIVersion == "" {
 		f.APIVersion = "v1"
 	}
-}
-
-// allVolumeSourcesNil is ptr.AllPtrFieldsNil(&VolumeSource): every source pointer is nil.
-func allVolumeSourcesNil(s *corev1.VolumeSource) bool {
-	return *s == corev1.VolumeSource{}
 }
 
 // roundUpResources is SetDefaults_ResourceList: quantities are rounded up to milli-units.

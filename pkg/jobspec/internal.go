@@ -5,15 +5,9 @@ import (
 	"reflect"
 )
 
-var jsonMarshal = json.Marshal
-
 // goNames converts a value of the v1 API types into plain maps keyed by Go field names (the
 // internal API types have no JSON tags, so the server's error messages show them that way).
-func goNames(v any) any {
-	return goNamesValue(reflect.ValueOf(v))
-}
-
-func goNamesValue(v reflect.Value) any {
+func goNames(v reflect.Value) any {
 	switch v.Kind() {
 	case reflect.Invalid:
 		return nil
@@ -21,7 +15,7 @@ func goNamesValue(v reflect.Value) any {
 		if v.IsNil() {
 			return nil
 		}
-		return goNamesValue(v.Elem())
+		return goNames(v.Elem())
 	case reflect.Struct:
 		m := make(map[string]any, v.NumField())
 		t := v.Type()
@@ -29,7 +23,7 @@ func goNamesValue(v reflect.Value) any {
 			if !t.Field(i).IsExported() {
 				continue
 			}
-			m[t.Field(i).Name] = goNamesValue(v.Field(i))
+			m[t.Field(i).Name] = goNames(v.Field(i))
 		}
 		return orderedStruct{t: t, m: m}
 	case reflect.Slice:
@@ -38,7 +32,7 @@ func goNamesValue(v reflect.Value) any {
 		}
 		out := make([]any, v.Len())
 		for i := range out {
-			out[i] = goNamesValue(v.Index(i))
+			out[i] = goNames(v.Index(i))
 		}
 		return out
 	case reflect.Map:
@@ -48,7 +42,7 @@ func goNamesValue(v reflect.Value) any {
 		out := make(map[string]any, v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
-			out[iter.Key().String()] = goNamesValue(iter.Value())
+			out[iter.Key().String()] = goNames(iter.Value())
 		}
 		return out
 	default:
@@ -64,21 +58,19 @@ type orderedStruct struct {
 
 func (o orderedStruct) MarshalJSON() ([]byte, error) {
 	buf := []byte{'{'}
-	first := true
 	for i := 0; i < o.t.NumField(); i++ {
 		f := o.t.Field(i)
 		if !f.IsExported() {
 			continue
 		}
-		if !first {
+		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		first = false
-		k, err := jsonMarshal(f.Name)
+		k, err := json.Marshal(f.Name)
 		if err != nil {
 			return nil, err
 		}
-		val, err := jsonMarshal(o.m[f.Name])
+		val, err := json.Marshal(o.m[f.Name])
 		if err != nil {
 			return nil, err
 		}

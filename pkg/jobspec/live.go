@@ -3,6 +3,7 @@ package jobspec
 import (
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // IsLive reports whether job was read back from a server as kubectl get job -o yaml prints it:
@@ -65,15 +66,13 @@ func dropDefaults(j *batchv1.Job) {
 			clear(s)
 		}
 	}
-	eq32 := func(a, b *int32) bool { return a != nil && b != nil && *a == *b }
+	// ptr.Equal: the defaulted side is always set (setDefaultsJobSpec).
 	unset(func(s *batchv1.JobSpec) { s.BackoffLimit = nil },
-		func(l, d *batchv1.JobSpec) bool { return eq32(l.BackoffLimit, d.BackoffLimit) })
+		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.BackoffLimit, d.BackoffLimit) })
 	unset(func(s *batchv1.JobSpec) { s.PodReplacementPolicy = nil },
-		func(l, d *batchv1.JobSpec) bool {
-			return l.PodReplacementPolicy != nil && d.PodReplacementPolicy != nil && *l.PodReplacementPolicy == *d.PodReplacementPolicy
-		})
+		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.PodReplacementPolicy, d.PodReplacementPolicy) })
 	unset(func(s *batchv1.JobSpec) { s.Parallelism = nil },
-		func(l, d *batchv1.JobSpec) bool { return eq32(l.Parallelism, d.Parallelism) })
+		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.Parallelism, d.Parallelism) })
 	if s.Suspend != nil && !*s.Suspend {
 		s.Suspend = nil
 	}

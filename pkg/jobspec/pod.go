@@ -48,9 +48,8 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 		corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever)...)
 	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, path.Child("nodeSelector"))...)
 	if spec.ServiceAccountName != "" {
-		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false) {
-			errs = append(errs, field.Invalid(path.Child("serviceAccountName"), spec.ServiceAccountName, msg))
-		}
+		errs = append(errs, invalid(path.Child("serviceAccountName"), spec.ServiceAccountName,
+			apimachineryvalidation.NameIsDNSSubdomain(spec.ServiceAccountName, false))...)
 	}
 	if spec.ActiveDeadlineSeconds != nil {
 		if v := *spec.ActiveDeadlineSeconds; v < 1 || v > math.MaxInt32 {
@@ -67,8 +66,13 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 }
 
 func dns1123Label(value string, path *field.Path) field.ErrorList {
+	return invalid(path, value, utilvalidation.IsDNS1123Label(value))
+}
+
+// invalid is an Invalid error at path for each message of an apimachinery validation helper.
+func invalid(path *field.Path, value any, msgs []string) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range utilvalidation.IsDNS1123Label(value) {
+	for _, msg := range msgs {
 		errs = append(errs, field.Invalid(path, value, msg))
 	}
 	return errs
@@ -208,9 +212,7 @@ func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) fiel
 		p := path.Index(i)
 		if port.Name != "" {
 			if msgs := utilvalidation.IsValidPortName(port.Name); len(msgs) != 0 {
-				for _, msg := range msgs {
-					errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
-				}
+				errs = append(errs, invalid(p.Child("name"), port.Name, msgs)...)
 			} else if names[port.Name] {
 				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
 			} else {
@@ -220,14 +222,12 @@ func validateContainerPorts(ports []corev1.ContainerPort, path *field.Path) fiel
 		if port.ContainerPort == 0 {
 			errs = append(errs, field.Required(p.Child("containerPort"), ""))
 		} else {
-			for _, msg := range utilvalidation.IsValidPortNum(int(port.ContainerPort)) {
-				errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
-			}
+			errs = append(errs, invalid(p.Child("containerPort"), port.ContainerPort,
+				utilvalidation.IsValidPortNum(int(port.ContainerPort)))...)
 		}
 		if port.HostPort != 0 {
-			for _, msg := range utilvalidation.IsValidPortNum(int(port.HostPort)) {
-				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
-			}
+			errs = append(errs, invalid(p.Child("hostPort"), port.HostPort,
+				utilvalidation.IsValidPortNum(int(port.HostPort)))...)
 		}
 		errs = append(errs, requiredOneOf(port.Protocol, p.Child("protocol"), corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP)...)
 	}
@@ -242,9 +242,7 @@ func validateEnv(vars []corev1.EnvVar, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Required(p, ""))
 			continue
 		}
-		for _, msg := range utilvalidation.IsRelaxedEnvVarName(ev.Name) {
-			errs = append(errs, field.Invalid(p, ev.Name, msg))
-		}
+		errs = append(errs, invalid(p, ev.Name, utilvalidation.IsRelaxedEnvVarName(ev.Name))...)
 	}
 	return errs
 }

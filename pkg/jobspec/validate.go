@@ -3,6 +3,7 @@ package jobspec
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -53,9 +54,6 @@ type Violation struct {
 
 // Message is the error as the API server renders it: `<path>: <type>: <value>: <detail>`.
 func (v Violation) Message() string { return v.Err.Error() }
-
-// Path is the field path of the error (for example "spec.completions").
-func (v Violation) Path() string { return v.Err.Field }
 
 type violations []Violation
 
@@ -180,7 +178,7 @@ func validateNameAllowsCompletions(job *batchv1.Job) field.ErrorList {
 	return nil
 }
 
-func nonNegative(vs *violations, v *int32, path *field.Path) {
+func nonNegative[T int32 | int64](vs *violations, v *T, path *field.Path) {
 	if v != nil {
 		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(int64(*v), path)...)
 	}
@@ -192,9 +190,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 	var vs violations
 	nonNegative(&vs, spec.Parallelism, fldPath.Child("parallelism"))
 	nonNegative(&vs, spec.Completions, fldPath.Child("completions"))
-	if spec.ActiveDeadlineSeconds != nil {
-		vs.add(RuleNegativeValue, apimachineryvalidation.ValidateNonnegativeField(*spec.ActiveDeadlineSeconds, fldPath.Child("activeDeadlineSeconds"))...)
-	}
+	nonNegative(&vs, spec.ActiveDeadlineSeconds, fldPath.Child("activeDeadlineSeconds"))
 	nonNegative(&vs, spec.BackoffLimit, fldPath.Child("backoffLimit"))
 	nonNegative(&vs, spec.TTLSecondsAfterFinished, fldPath.Child("ttlSecondsAfterFinished"))
 	nonNegative(&vs, spec.BackoffLimitPerIndex, fldPath.Child("backoffLimitPerIndex"))
@@ -348,9 +344,8 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 	}
 	for j, p := range patterns {
 		pp := path.Index(j)
-		for _, msg := range utilvalidation.IsQualifiedName(string(p.Type)) {
-			errs = append(errs, field.Invalid(pp.Child("type"), string(p.Type), msg))
-		}
+		errs = append(errs, invalid(pp.Child("type"), string(p.Type),
+			utilvalidation.IsQualifiedName(string(p.Type)))...)
 		switch {
 		case p.Status == "":
 			errs = append(errs, field.Required(pp.Child("status"), fmt.Sprintf("valid values: %q", supportedConditionStatuses)))
@@ -476,7 +471,7 @@ func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolic
 // error: encoding/json over structs without JSON tags, so with Go field names and every field
 // present. It works for the v1 types whose internal twins have the same field names.
 func internalJSON(v any) json.RawMessage {
-	b, err := json.Marshal(goNames(v))
+	b, err := json.Marshal(goNames(reflect.ValueOf(v)))
 	if err != nil {
 		return json.RawMessage(`null`)
 	}

@@ -201,7 +201,7 @@ func TestCronJobTemplateCrashesWithoutJobDefaults(t *testing.T) {
 	cj := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Name: "nightly"}, Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *", JobTemplate: batchv1.JobTemplateSpec{Spec: spec}}}
 	found := false
 	for _, v := range ValidateCronJob(cj) {
-		if v.Rule == RuleSuccessPolicyCrash && v.Path() == "spec.jobTemplate.spec.completions" {
+		if v.Rule == RuleSuccessPolicyCrash && v.Err.Field == "spec.jobTemplate.spec.completions" {
 			found = true
 		}
 	}

@@ -27,13 +27,17 @@ type ServerWarning struct {
 // pkg/api/job/warnings.go: WarningsForJobSpec for a Job that Default already returned
 // (pod-template warnings are not mirrored).
 func WarningsOnCreateDefaulted(j *batchv1.Job) []ServerWarning {
-	var ws []ServerWarning
-	if msgs := utilvalidation.IsDNS1123Label(j.Name); len(msgs) != 0 {
-		ws = append(ws, ServerWarning{Rule: RuleNameNotDNSLabel, Path: "metadata.name",
-			Message: fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)})
+	return append(nameWarnings(j.Name), WarningsForJobSpec(field.NewPath("spec"), &j.Spec)...)
+}
+
+// nameWarnings is the warning both strategies' WarningsOnCreate give about a name that is not
+// a DNS label.
+func nameWarnings(name string) []ServerWarning {
+	if msgs := utilvalidation.IsDNS1123Label(name); len(msgs) != 0 {
+		return []ServerWarning{{Rule: RuleNameNotDNSLabel, Path: "metadata.name",
+			Message: fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)}}
 	}
-	ws = append(ws, WarningsForJobSpec(field.NewPath("spec"), &j.Spec)...)
-	return ws
+	return nil
 }
 
 // WarningsForJobSpec mirrors pkg/api/job/warnings.go: WarningsForJobSpec (without the pod
@@ -54,10 +58,6 @@ func WarningsForJobSpec(path *field.Path, spec *batchv1.JobSpec) []ServerWarning
 // CronJobWarningsOnCreate mirrors pkg/registry/batch/cronjob/strategy.go: WarningsOnCreate.
 func CronJobWarningsOnCreate(cj *batchv1.CronJob) []ServerWarning {
 	c := DefaultCronJob(cj)
-	var ws []ServerWarning
-	if msgs := utilvalidation.IsDNS1123Label(c.Name); len(msgs) != 0 {
-		ws = append(ws, ServerWarning{Rule: RuleNameNotDNSLabel, Path: "metadata.name",
-			Message: fmt.Sprintf("metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: %v", msgs)})
-	}
-	return append(ws, WarningsForJobSpec(field.NewPath("spec", "jobTemplate", "spec"), &c.Spec.JobTemplate.Spec)...)
+	spec := WarningsForJobSpec(field.NewPath("spec", "jobTemplate", "spec"), &c.Spec.JobTemplate.Spec)
+	return append(nameWarnings(c.Name), spec...)
 }

@@ -94,7 +94,7 @@ func CheckJob(job *batchv1.Job, opts Options) []Finding {
 // computes its warnings only for objects that pass validation.
 func (c *checker) server(violations []jobspec.Violation, warnings func() []jobspec.ServerWarning) {
 	for _, v := range violations {
-		c.add(v.Rule, SeverityError, v.Path(), v.Message())
+		c.add(v.Rule, SeverityError, v.Err.Field, v.Message())
 	}
 	if len(violations) == 0 {
 		for _, w := range warnings() {
@@ -122,7 +122,7 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 	c.runtimeRules(job, def, prefix)
 	if isIndexed(def) && def.Spec.Completions != nil && *def.Spec.Completions > 0 {
 		host := fmt.Sprintf("%s-%d", job.Name, *def.Spec.Completions-1)
-		if len(host) > 63 && !c.hasError() {
+		if len(host) > 63 && !HasErrors(c.findings) {
 			c.add(RuleCronJobIndexHostname, SeverityWarning, prefix.Child("completions").String(), fmt.Sprintf(
 				"every Job this CronJob creates will be rejected: its name %q plus the highest index gives the hostname %q, %d characters, more than the 63 a DNS label allows", job.Name, host, len(host)))
 		}
@@ -135,32 +135,18 @@ func CheckCronJob(cj *batchv1.CronJob, opts Options) []Finding {
 // dropWarningsOnRejectedFields removes warnings and infos about a field the server rejects, or
 // about a field inside it: fixing the error changes what they would say.
 func (c *checker) dropWarningsOnRejectedFields() {
-	var errPaths []string
-	for _, f := range c.findings {
-		if f.Severity == SeverityError && f.Path != "" {
-			errPaths = append(errPaths, f.Path)
-		}
-	}
-	if len(errPaths) == 0 {
-		return
-	}
-	kept := c.findings[:0]
-	for _, f := range c.findings {
-		overlaps := slices.ContainsFunc(errPaths, func(e string) bool { return e == f.Path || isUnder(f.Path, e) })
-		if f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlaps {
-			continue
-		}
-		kept = append(kept, f)
-	}
-	c.findings = kept
+	errs := slices.DeleteFunc(slices.Clone(c.findings), func(f Finding) bool {
+		return f.Severity != SeverityError || f.Path == ""
+	})
+	c.findings = slices.DeleteFunc(c.findings, func(f Finding) bool {
+		// f's path is an error's, or inside it ("spec.x.y" or "spec.x[0]" inside "spec.x").
+		overlaps := slices.ContainsFunc(errs, func(e Finding) bool {
+			p := e.Path
+			return p == f.Path || strings.HasPrefix(f.Path, p+".") || strings.HasPrefix(f.Path, p+"[")
+		})
+		return f.Severity != SeverityError && strings.Contains(f.Path, ".") && overlaps
+	})
 }
-
-// isUnder reports whether path a is inside path b ("spec.x.y" or "spec.x[0]" inside "spec.x").
-func isUnder(a, b string) bool {
-	return strings.HasPrefix(a, b+".") || strings.HasPrefix(a, b+"[")
-}
-
-func (c *checker) hasError() bool { return HasErrors(c.findings) }
 
 func isIndexed(j *batchv1.Job) bool {
 	return j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == batchv1.IndexedCompletion

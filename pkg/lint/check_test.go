@@ -23,6 +23,17 @@ func evaluationJob() *batchv1.Job {
 	})
 }
 
+// CountAtLeast counts findings of severity sev or above.
+func CountAtLeast(findings []Finding, sev Severity) int {
+	n := 0
+	for _, f := range findings {
+		if f.Severity.Rank() >= sev.Rank() {
+			n++
+		}
+	}
+	return n
+}
+
 func rulesOf(fs []Finding, sev Severity) []string {
 	var out []string
 	for _, f := range fs {

@@ -74,18 +74,7 @@ type Finding struct {
 // HasErrors reports whether any finding has severity error: the API server would reject the
 // object.
 func HasErrors(findings []Finding) bool {
-	return CountAtLeast(findings, SeverityError) > 0
-}
-
-// CountAtLeast counts findings of severity sev or above.
-func CountAtLeast(findings []Finding, sev Severity) int {
-	n := 0
-	for _, f := range findings {
-		if f.Severity.Rank() >= sev.Rank() {
-			n++
-		}
-	}
-	return n
+	return slices.ContainsFunc(findings, func(f Finding) bool { return f.Severity == SeverityError })
 }
 
 // Sort orders findings deterministically: by file, document, line, then severity (errors

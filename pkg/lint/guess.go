@@ -12,9 +12,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 )
 
-var (
-	indexRE = regexp.MustCompile(`\[[^\]]*\]`)
-)
+var indexRE = regexp.MustCompile(`\[[^\]]*\]`)
 
 // duplicateWords says what the YAML parser reports about a key given twice in one mapping,
 // without calling the document invalid YAML (kubectl accepts it, keeping the last value): both

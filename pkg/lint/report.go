@@ -90,11 +90,6 @@ type Summary struct {
 	Infos    int `json:"infos"`
 }
 
-// NewReport returns an empty report for opts.
-func NewReport(opts Options) *Report {
-	return &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(), Findings: []Finding{}}
-}
-
 // Linter builds a Report from documents: Check lints one, from any number of goroutines at
 // once, and Keep adds what Check found to the report, one document at a time, in input order
 // (see source.ForEachInOrder). It keeps the findings, not the documents; with StreamText it
@@ -115,9 +110,11 @@ type Linter struct {
 	errorFiles  map[string]bool
 }
 
-// NewLinter returns a Linter for opts.
+// NewLinter returns a Linter for opts, its report empty.
 func NewLinter(opts Options) *Linter {
-	return &Linter{opts: opts, report: NewReport(opts), prepareDB: map[string]bool{}, errorFiles: map[string]bool{}}
+	r := &Report{APIVersion: ReportAPIVersion, Kind: ReportKind, KubeVersion: opts.kubeVersion().String(),
+		Findings: []Finding{}, JobsPerFile: map[string]int{}, ObjectsPerFile: map[string]int{}}
+	return &Linter{opts: opts, report: r, prepareDB: map[string]bool{}, errorFiles: map[string]bool{}}
 }
 
 // StreamText makes Keep print each document's findings to w as PrintText prints them instead
@@ -137,13 +134,12 @@ type Checked struct {
 
 // Check lints one document.
 func (l *Linter) Check(d *source.Document) Checked {
-	c := Checked{}
-	c.findings = lintDocument(d, l.opts, &c.summary)
 	name := d.Kind() + "/" + d.Name()
 	if d.Kind() == "" {
 		name = ""
 	}
-	c.object = Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name}
+	c := Checked{object: Object{File: d.File, Document: d.Doc, Line: d.Line, Item: d.Item, Name: name}}
+	c.findings = lintDocument(d, name, l.opts, &c.summary)
 	return c
 }
 
@@ -157,15 +153,9 @@ func (l *Linter) Keep(c Checked) {
 	r.Summary.Skipped += c.summary.Skipped
 	r.Summary.Unreadable += c.summary.Unreadable
 	if strings.HasPrefix(c.object.Name, "Job/") || strings.HasPrefix(c.object.Name, "CronJob/") {
-		if r.JobsPerFile == nil {
-			r.JobsPerFile = map[string]int{}
-		}
 		r.JobsPerFile[c.object.File]++
 	}
 	if c.object.File != "" {
-		if r.ObjectsPerFile == nil {
-			r.ObjectsPerFile = map[string]int{}
-		}
 		r.ObjectsPerFile[c.object.File]++
 	}
 	for _, f := range c.findings {
@@ -246,14 +236,11 @@ var (
 	typeFieldRE   = regexp.MustCompile(`Go struct field [A-Za-z0-9_]+\.(\S+) of type`)
 )
 
-// lintDocument returns the findings of one document and counts it in sum.
-func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
+// lintDocument returns the findings of one document, the object named object, and counts it
+// in sum.
+func lintDocument(d *source.Document, object string, opts Options, sum *Summary) []Finding {
 	var out []Finding
 	sum.Documents++
-	object := d.Kind() + "/" + d.Name()
-	if d.Kind() == "" {
-		object = ""
-	}
 	locate := func(fs []Finding) {
 		for i := range fs {
 			fs[i].File, fs[i].Document = d.File, d.Doc
@@ -262,17 +249,22 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 		}
 	}
 	c := &checker{opts: opts, object: object, ns: d.Namespace()}
-	var dup *source.DuplicateKeyError
-	if errors.As(d.Err, &dup) && d.Object != nil {
-		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
+	// at places the findings about the whole document at line.
+	at := func(line int) {
 		for i := range c.findings {
-			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
-			if n, ok := source.ErrorLine(dup.Error()); ok {
-				c.findings[i].Line = n
-			}
+			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, line
 		}
 		out = append(out, c.findings...)
 		c.findings = nil
+	}
+	var dup *source.DuplicateKeyError
+	if errors.As(d.Err, &dup) && d.Object != nil {
+		c.add(RuleDuplicateField, SeverityWarning, "", duplicateWords(dup))
+		line, ok := source.ErrorLine(dup.Error())
+		if !ok {
+			line = d.Line
+		}
+		at(line)
 		lenient := *d
 		lenient.Err = nil
 		d = &lenient
@@ -280,14 +272,12 @@ func lintDocument(d *source.Document, opts Options, sum *Summary) []Finding {
 	if d.Err != nil {
 		sum.Unreadable++
 		c.add(RuleUnreadable, SeverityError, "", d.Err.Error())
-		for i := range c.findings {
-			c.findings[i].File, c.findings[i].Document, c.findings[i].Line = d.File, d.Doc, d.Line
-			// The parser names the line it stopped at (a tab, a bad indentation): point there.
-			if n, ok := source.SyntaxErrorLine(d.Err.Error()); ok && n >= d.Line {
-				c.findings[i].Line = n
-			}
+		// The parser names the line it stopped at (a tab, a bad indentation): point there.
+		line, ok := source.SyntaxErrorLine(d.Err.Error())
+		if !ok || line < d.Line {
+			line = d.Line
 		}
-		out = append(out, c.findings...)
+		at(line)
 		return out
 	}
 	kind, apiVersion := d.Kind(), d.APIVersion()

@@ -43,7 +43,6 @@ type sarifRun struct {
 	OriginalURIBaseIDs map[string]sarifArtifactLoc `json:"originalUriBaseIds,omitempty"`
 	Results            []sarifResult               `json:"results"`
 	ColumnKind         string                      `json:"columnKind"`
-	Properties         map[string]any              `json:"properties,omitempty"`
 }
 
 type sarifTool struct {
@@ -88,7 +87,6 @@ type sarifResult struct {
 type sarifLocation struct {
 	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
-	Message          *sarifMessage  `json:"message,omitempty"`
 }
 
 type sarifPhysical struct {

@@ -15,12 +15,10 @@ type Version struct {
 
 // DefaultKubeVersion is the version whose API server lint mirrors: the minor of
 // version.Kubernetes. The feature table below must know every Job feature up to it.
-var DefaultKubeVersion = mirroredVersion()
-
-func mirroredVersion() Version {
+var DefaultKubeVersion = func() Version {
 	major, minor := version.KubernetesMajorMinor()
 	return Version{major, minor}
-}
+}()
 
 // OldestKubeVersion is the oldest --kube-version lint knows the Job feature history of.
 var OldestKubeVersion = Version{1, 21}

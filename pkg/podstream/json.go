@@ -158,16 +158,13 @@ func (d *jsonReader) object(doc int, p *corev1.Pod, add func(*corev1.Pod)) error
 // items reads the items' list, one pod at a time.
 func (d *jsonReader) items(p *corev1.Pod, add func(*corev1.Pod)) error {
 	switch d.dec.PeekKind() {
-	case 'n':
+	case 'n', 0: // null, or an error the read says
 		_, err := d.dec.ReadToken()
 		return d.explain(err)
 	case '[':
 		if _, err := d.dec.ReadToken(); err != nil {
 			return d.explain(err)
 		}
-	case 0:
-		_, err := d.dec.ReadToken()
-		return d.explain(err)
 	default:
 		return errors.New("items: expected a list")
 	}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -138,8 +139,7 @@ func readChunks(r io.Reader, limit int64) ([]byte, error) {
 			n, err := r.Read(chunk[len(chunk):cap(chunk)])
 			chunk = chunk[:len(chunk)+n]
 			if errors.Is(err, io.EOF) {
-				chunks = append(chunks, chunk)
-				return join(chunks, total+int64(len(chunk))), nil
+				return bytes.Join(append(chunks, chunk), nil), nil
 			}
 			if err != nil {
 				return nil, err
@@ -152,16 +152,4 @@ func readChunks(r io.Reader, limit int64) ([]byte, error) {
 		}
 		size = min(size*2, largest)
 	}
-}
-
-func join(chunks [][]byte, total int64) []byte {
-	if len(chunks) == 1 {
-		return chunks[0]
-	}
-	out := make([]byte, 0, total)
-	for i, c := range chunks {
-		out = append(out, c...)
-		chunks[i] = nil
-	}
-	return out
 }

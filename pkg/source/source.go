@@ -395,7 +395,8 @@ func splitJSON(data []byte) []chunk {
 	var chunks []chunk
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for {
-		start := skipSpace(data, int(dec.InputOffset()))
+		rest := data[dec.InputOffset():]
+		start := len(data) - len(bytes.TrimLeft(rest, " \t\r\n"))
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if err == io.EOF {
@@ -412,13 +413,6 @@ func splitJSON(data []byte) []chunk {
 		}
 		chunks = append(chunks, chunk{text: raw, line: lineAt(data, start)})
 	}
-}
-
-func skipSpace(data []byte, off int) int {
-	for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
-		off++
-	}
-	return off
 }
 
 // lineAt returns the 1-based line of byte offset off.

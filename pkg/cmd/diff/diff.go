@@ -446,13 +446,7 @@ func (o *Options) readDesiredFile() (*batchv1.Job, error) {
 		}
 	}
 	if len(jobs) > 1 && o.JobName != "" {
-		var named []*source.Document
-		for _, d := range jobs {
-			if d.Name() == o.JobName {
-				named = append(named, d)
-			}
-		}
-		jobs = named
+		jobs = slices.DeleteFunc(jobs, func(d *source.Document) bool { return d.Name() != o.JobName })
 	}
 	switch {
 	case len(jobs) == 0 && o.JobName != "" && len(docs) > 0:
