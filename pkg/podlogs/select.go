@@ -12,6 +12,7 @@
 package podlogs
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -250,10 +251,7 @@ func Facts(pod *corev1.Pod, container string) string {
 			if cs.Name != container {
 				continue
 			}
-			t := cs.State.Terminated
-			if t == nil {
-				t = cs.LastTerminationState.Terminated
-			}
+			t := cmp.Or(cs.State.Terminated, cs.LastTerminationState.Terminated)
 			if t == nil {
 				continue
 			}
