@@ -1,6 +1,7 @@
 package jobflags
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,9 +192,7 @@ func (o *Submitter) lint(job *batchv1.Job) error {
 	opts := o.LintText.textOptions(o.ErrOut)
 	for i := range findings {
 		f := &findings[i]
-		if f.Object == "" {
-			f.Object = "Job/" + job.Name
-		}
+		f.Object = cmp.Or(f.Object, "Job/"+job.Name)
 		if f.Severity == lint.SeverityError {
 			errs++
 		}
