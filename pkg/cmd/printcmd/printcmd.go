@@ -57,9 +57,6 @@ func FromCommand(cmd *cobra.Command) Connection {
 // FromFlagSet returns the connection flags that were set in fs.
 func FromFlagSet(fs *pflag.FlagSet) Connection {
 	var c Connection
-	if fs == nil {
-		return c
-	}
 	for _, name := range ConnectionFlags {
 		f := fs.Lookup(name)
 		if f == nil || !f.Changed {
