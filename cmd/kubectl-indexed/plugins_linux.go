@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,15 +52,10 @@ func descendants(pid int) []int {
 		}
 		children[ppid] = append(children[ppid], p)
 	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
+	// out is also the queue: each process's children join it after every process before them.
+	out := slices.Clone(children[pid])
+	for i := 0; i < len(out); i++ {
+		out = append(out, children[out[i]]...)
 	}
 	return out
 }

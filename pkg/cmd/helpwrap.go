@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -142,11 +143,7 @@ func wrapFlagUsages(usages string, width int) string {
 		}
 		head, text := line[:col], line[col:]
 		lines := textwrap.Words(text, width-col)
-		fits := true
-		for _, l := range lines {
-			fits = fits && col+utf8.RuneCountInString(l) <= width
-		}
-		if fits {
+		if !slices.ContainsFunc(lines, func(l string) bool { return col+utf8.RuneCountInString(l) > width }) {
 			out = append(out, head+strings.Join(lines, "\n"+strings.Repeat(" ", col)))
 			continue
 		}
@@ -160,11 +157,7 @@ func wrapFlagUsages(usages string, width int) string {
 func usageColumn(line string) int {
 	start := len(line) - len(strings.TrimLeft(line, " "))
 	if k := strings.Index(line[start:], "   "); k >= 0 {
-		k += start
-		for k < len(line) && line[k] == ' ' {
-			k++
-		}
-		return k
+		return len(line) - len(strings.TrimLeft(line[start+k:], " "))
 	}
 	return -1
 }

@@ -27,10 +27,3 @@ const (
 	// PodRecord is the header of the terminal pods status --record keeps.
 	PodRecord = "PodRecord"
 )
-
-// Kinds lists every kind above, for the test that keeps the documentation whole.
-var Kinds = []string{
-	LintReport, JobDiff, IndexedJobStatus, IndexedJobLineage, IndexedJobList,
-	ShardManifest, ShardManifestSummary, ShardManifestSummaryList, ShardTable,
-	ShardReceipt, ShardReceiptSummary, ReconcileReport, SimulationReport, SimulationComparison, PodRecord,
-}

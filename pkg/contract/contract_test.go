@@ -7,6 +7,13 @@ import (
 )
 
 // TestEveryKindIsDocumented: docs/contracts.md names every kind, in backquotes, in its table.
+// Kinds lists every kind of contract.go, for the test that keeps the documentation whole.
+var Kinds = []string{
+	LintReport, JobDiff, IndexedJobStatus, IndexedJobLineage, IndexedJobList,
+	ShardManifest, ShardManifestSummary, ShardManifestSummaryList, ShardTable,
+	ShardReceipt, ShardReceiptSummary, ReconcileReport, SimulationReport, SimulationComparison, PodRecord,
+}
+
 func TestEveryKindIsDocumented(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/contracts.md")
 	if err != nil {

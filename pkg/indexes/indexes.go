@@ -198,9 +198,6 @@ func (s Set) First(n int) Set {
 // String writes the set as the Job controller writes completedIndexes: comma-separated,
 // increasing, a run of 1 as "a", a run of 2 as "a,b", a run of 3 or more as "a-b".
 func (s Set) String() string {
-	if len(s.ivs) == 0 {
-		return ""
-	}
 	buf := make([]byte, 0, len(s.ivs)*8)
 	for k, iv := range s.ivs {
 		if k > 0 {

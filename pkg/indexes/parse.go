@@ -66,13 +66,9 @@ func ValidateFormat(s string, completions int32) (int32, error) {
 
 // parseInterval mirrors the API server's parseIndexInterval, including the order of its checks.
 func parseInterval(frag string, limit int) (x, y int, err error) {
-	dash := strings.IndexByte(frag, '-')
-	if dash >= 0 && strings.IndexByte(frag[dash+1:], '-') >= 0 {
+	first, second, parts := splitDash(frag)
+	if parts > 2 {
 		return 0, 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", frag)
-	}
-	first, second := frag, ""
-	if dash >= 0 {
-		first, second = frag[:dash], frag[dash+1:]
 	}
 	x, ok := atoi(first)
 	if !ok {
@@ -81,7 +77,7 @@ func parseInterval(frag string, limit int) (x, y int, err error) {
 	if x >= limit {
 		return 0, 0, fmt.Errorf("too large index: %q", first)
 	}
-	if dash < 0 {
+	if parts == 1 {
 		return x, x, nil
 	}
 	y, ok = atoi(second)
@@ -186,11 +182,7 @@ func ParseLenient(s string, completions int) (Set, []string) {
 	if normalized(raw) {
 		return Set{ivs: raw}, problems
 	}
-	var b Builder
-	for _, iv := range raw {
-		b.AddInterval(iv.First, iv.Last)
-	}
-	return b.Set(), problems
+	return FromIntervals(raw...), problems
 }
 
 // normalized reports whether ivs are already increasing, disjoint, non-adjacent and

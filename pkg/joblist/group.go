@@ -1,6 +1,7 @@
 package joblist
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -44,9 +45,7 @@ func GroupRetries(rows []Row) []Group {
 			case r.Phase == indexstatus.PhaseFailed:
 				g.Phase = indexstatus.PhaseFailed
 			}
-			if r.Error != "" && g.Error == "" {
-				g.Error = r.Error
-			}
+			g.Error = cmp.Or(g.Error, r.Error)
 			continue
 		}
 		out = append(out, Group{Row: r, Jobs: 1})

@@ -101,7 +101,6 @@ type ConfigMapGetter func(ns, name string) (*corev1.ConfigMap, error)
 // retry's Missing is in root shards, which its index map gives; without the map (maps nil, or
 // the ConfigMap cannot be read) Missing is left empty and Error says why.
 func BuildWithMaps(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) *List {
-	l := &List{APIVersion: APIVersion, Kind: Kind, Items: []Row{}, WithPods: podsByUID != nil}
 	var rows []Row
 	for i := range jobs {
 		j := &jobs[i]
@@ -110,8 +109,7 @@ func BuildWithMaps(jobs []batchv1.Job, podsByUID map[string][]corev1.Pod, clock 
 		}
 		rows = append(rows, row(j, podsByUID, clock, maps))
 	}
-	l.Items = tree(rows)
-	return l
+	return &List{APIVersion: APIVersion, Kind: Kind, Items: tree(rows), WithPods: podsByUID != nil}
 }
 
 func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Clock, maps ConfigMapGetter) Row {
@@ -129,11 +127,7 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 			r.RetrySet = j.Annotations[lineage.AnnotationRetrySet]
 		}
 	}
-	var pods []corev1.Pod
-	if podsByUID != nil {
-		pods = podsByUID[string(j.UID)]
-	}
-	rep, err := indexstatus.Build(j, pods, indexstatus.Options{Clock: clock, AllIndexes: podsByUID != nil})
+	rep, err := indexstatus.Build(j, podsByUID[string(j.UID)], indexstatus.Options{Clock: clock, AllIndexes: podsByUID != nil})
 	if err != nil {
 		r.Error = err.Error()
 		return r

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // SetDefaultsJob is SetObjectDefaults_Job: Job fields, the template's labels on a Job without

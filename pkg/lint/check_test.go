@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // evaluationJob is the seed evaluation Job (the seed scenario) as a manifest holds it, with

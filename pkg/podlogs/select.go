@@ -12,6 +12,7 @@
 package podlogs
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -133,16 +134,7 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 		latest = max(latest, st.Attempts)
 	}
 	switch {
-	case sel.AllAttempts:
-		if latest == 0 {
-			return []Target{noAttempt(sel.Index, st)}, nil
-		}
-		out := make([]Target, 0, latest)
-		for n := 1; n <= latest; n++ {
-			out = append(out, targetFor(sel.Index, n, as, st, perIndex, sel.Container))
-		}
-		return out, nil
-	case sel.Attempt > 0:
+	case sel.Attempt > 0 && !sel.AllAttempts:
 		if sel.Attempt > latest {
 			if latest == 0 {
 				return nil, &Error{Msg: fmt.Sprintf("index %d has not run yet: no attempt %d", sel.Index, sel.Attempt)}
@@ -150,10 +142,15 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 			return nil, &Error{Msg: fmt.Sprintf("index %d has run %s: there is no attempt %d", sel.Index, textwrap.Count(latest, "attempt", "attempts"), sel.Attempt)}
 		}
 		return []Target{targetFor(sel.Index, sel.Attempt, as, st, perIndex, sel.Container)}, nil
-	default:
-		if latest == 0 {
-			return []Target{noAttempt(sel.Index, st)}, nil
+	case latest == 0:
+		return []Target{noAttempt(sel.Index, st)}, nil
+	case sel.AllAttempts:
+		out := make([]Target, 0, latest)
+		for n := 1; n <= latest; n++ {
+			out = append(out, targetFor(sel.Index, n, as, st, perIndex, sel.Container))
 		}
+		return out, nil
+	default:
 		return []Target{targetFor(sel.Index, latest, as, st, perIndex, sel.Container)}, nil
 	}
 }
@@ -250,10 +247,7 @@ func Facts(pod *corev1.Pod, container string) string {
 			if cs.Name != container {
 				continue
 			}
-			t := cs.State.Terminated
-			if t == nil {
-				t = cs.LastTerminationState.Terminated
-			}
+			t := cmp.Or(cs.State.Terminated, cs.LastTerminationState.Terminated)
 			if t == nil {
 				continue
 			}

@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
@@ -63,7 +64,7 @@ func Terminal(p *corev1.Pod) bool {
 type Writer struct {
 	path     string
 	f        *os.File
-	seen     map[types.UID]struct{}
+	seen     sets.Set[types.UID]
 	lastSync time.Time
 	now      func() time.Time
 	// Written counts the pods this writer appended; Kept those the file held when opened.
@@ -99,7 +100,7 @@ func OpenLineage(path string, root contract.JobRef, now func() time.Time) (*Writ
 }
 
 func open(path string, want Header, now func() time.Time) (*Writer, error) {
-	w := &Writer{path: path, seen: map[types.UID]struct{}{}, now: now}
+	w := &Writer{path: path, seen: sets.New[types.UID](), now: now}
 	// O_APPEND: every write lands at the end of the file as it is then, so a line is never
 	// written over another, even when a second writer (a watch started twice) appends too.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
@@ -133,7 +134,7 @@ func open(path string, want Header, now func() time.Time) (*Writer, error) {
 // before was killed in its write) is cut off. size is the file's size.
 func (w *Writer) resume(want *Header, size int64) error {
 	var good int64 // bytes up to the end of the last whole line
-	h, err := Read(w.f, func(p *corev1.Pod) { w.seen[p.UID] = struct{}{}; w.Kept++ }, &good)
+	h, err := Read(w.f, func(p *corev1.Pod) { w.seen.Insert(p.UID); w.Kept++ }, &good)
 	if err != nil {
 		return err
 	}
@@ -168,16 +169,13 @@ func (h *Header) sameAs(want *Header) bool {
 
 // Add appends p when it is terminal and not in the record yet.
 func (w *Writer) Add(p *corev1.Pod) error {
-	if !Terminal(p) || p.UID == "" {
-		return nil
-	}
-	if _, ok := w.seen[p.UID]; ok {
+	if !Terminal(p) || p.UID == "" || w.seen.Has(p.UID) {
 		return nil
 	}
 	if err := w.writeLine(slim(p)); err != nil {
 		return err
 	}
-	w.seen[p.UID] = struct{}{}
+	w.seen.Insert(p.UID)
 	w.Written++
 	if now := w.now(); now.Sub(w.lastSync) >= SyncEvery {
 		w.lastSync = now

@@ -14,8 +14,8 @@ import (
 
 	kjson "sigs.k8s.io/json"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // kept is the part of a fully decoded pod that EachJSON keeps (see its comment).

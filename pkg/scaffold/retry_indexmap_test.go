@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // retryParent is what create makes for a manifest of n one-case shards, as the API server

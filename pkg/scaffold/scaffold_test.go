@@ -19,7 +19,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 func manifest(t *testing.T, name string) *shards.Manifest {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // TestParseGolden parses every testdata/parse input and compares the outcome (the error, or

@@ -100,10 +100,7 @@ func ShellWords(cmd string) []string {
 
 // Count is n followed by the noun one or many, as n asks: "1 case", "0 cases", "2 cases".
 func Count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+	return strconv.Itoa(n) + " " + Plural(n, one, many)
 }
 
 // NewTable is the one table writer of the text views: columns left-aligned, padded with

@@ -2,6 +2,7 @@
 package version
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -40,13 +41,9 @@ func Get() Info {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				if info.Commit == "" {
-					info.Commit = s.Value
-				}
+				info.Commit = cmp.Or(info.Commit, s.Value)
 			case "vcs.time":
-				if info.Date == "" {
-					info.Date = s.Value
-				}
+				info.Date = cmp.Or(info.Date, s.Value)
 			}
 		}
 	}

@@ -16,9 +16,9 @@ import (
 	"sync/atomic"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
@@ -37,14 +37,9 @@ func NewClientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	return kubernetes.NewForConfigAndClient(cfg, hc)
 }
 
-// RESTConfigGetter is the part of kubectl's cmdutil.Factory that ForFactory needs.
-type RESTConfigGetter interface {
-	ToRESTConfig() (*rest.Config, error)
-}
-
 // ForFactory is NewClientset of f's REST config (the kubeconfig and its flags); an error is a
 // usage error that says the kubeconfig cannot be read.
-func ForFactory(f RESTConfigGetter) (kubernetes.Interface, error) {
+func ForFactory(f genericclioptions.RESTClientGetter) (kubernetes.Interface, error) {
 	cfg, err := f.ToRESTConfig()
 	var cs kubernetes.Interface
 	if err == nil {
@@ -107,15 +102,10 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 // WrappedRoundTripper lets client-go's debugging (-v=9) see through the layer.
 func (c *contextBound) WrappedRoundTripper() http.RoundTripper { return c.next }
 
-// KubeconfigGetter is the part of kubectl's cmdutil.Factory that Namespace needs.
-type KubeconfigGetter interface {
-	ToRawKubeConfigLoader() clientcmd.ClientConfig
-}
-
 // Namespace is the namespace that the kubeconfig and -n select, and whether -n gave it. A
 // kubeconfig that cannot be read, or a name that is not a namespace's (CheckNamespace), is a
 // usage error.
-func Namespace(f KubeconfigGetter) (ns string, enforce bool, err error) {
+func Namespace(f genericclioptions.RESTClientGetter) (ns string, enforce bool, err error) {
 	ns, enforce, err = f.ToRawKubeConfigLoader().Namespace()
 	if err != nil {
 		return "", false, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))

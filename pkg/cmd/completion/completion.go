@@ -8,6 +8,7 @@ package completion
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -89,7 +90,7 @@ func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 // Complete takes the shell from the arguments.
 func (o *Options) Complete(args []string) error {
 	if len(args) != 1 {
-		return exitcode.UsageError("completion needs exactly one shell (%s), got %d arguments", shellList(), len(args))
+		return exitcode.UsageError("completion needs exactly one shell (%s), got %d arguments", shellList, len(args))
 	}
 	o.Shell = args[0]
 	return nil
@@ -97,12 +98,10 @@ func (o *Options) Complete(args []string) error {
 
 // Validate checks the shell.
 func (o *Options) Validate() error {
-	for _, s := range Shells {
-		if o.Shell == s {
-			return nil
-		}
+	if slices.Contains(Shells, o.Shell) {
+		return nil
 	}
-	return exitcode.UsageError("unknown shell %q: use one of %s", o.Shell, shellList())
+	return exitcode.UsageError("unknown shell %q: use one of %s", o.Shell, shellList)
 }
 
 // Run prints the script for root's command tree.
@@ -138,7 +137,7 @@ func Generate(root *cobra.Command, shell string, descriptions bool, w io.Writer)
 			err = root.GenPowerShellCompletion(w)
 		}
 	default:
-		return exitcode.UsageError("unknown shell %q: use one of %s", shell, shellList())
+		return exitcode.UsageError("unknown shell %q: use one of %s", shell, shellList)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the %s completion script: %w", shell, err)
@@ -146,6 +145,5 @@ func Generate(root *cobra.Command, shell string, descriptions bool, w io.Writer)
 	return nil
 }
 
-func shellList() string {
-	return "bash, zsh, fish or powershell"
-}
+// shellList names Shells in messages.
+const shellList = "bash, zsh, fish or powershell"

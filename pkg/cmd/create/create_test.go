@@ -27,7 +27,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 )

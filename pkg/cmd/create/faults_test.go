@@ -21,7 +21,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // runRoot is run with the root command's kubeconfig flags, as the plugin binds them.

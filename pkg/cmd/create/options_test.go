@@ -11,7 +11,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // TestRunLeavesOptionsAlone: Complete reads the manifest and --from-job once and resolves the

@@ -11,8 +11,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 func retryJob(name, root, rootUID string) *batchv1.Job {

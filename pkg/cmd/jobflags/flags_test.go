@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 func parseFlags(t *testing.T, args ...string) *ScaffoldFlags {

@@ -179,11 +179,11 @@ func (o *Submitter) saveJobs(objs []runtime.Object) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w (the Jobs were created or printed; the file was not written)", o.SaveFile, err))
 	}
-	if _, err := f.Write(b); err != nil {
-		_ = f.Close()
-		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",

@@ -1,6 +1,7 @@
 package jobflags
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -191,9 +192,7 @@ func (o *Submitter) lint(job *batchv1.Job) error {
 	opts := o.LintText.textOptions(o.ErrOut)
 	for i := range findings {
 		f := &findings[i]
-		if f.Object == "" {
-			f.Object = "Job/" + job.Name
-		}
+		f.Object = cmp.Or(f.Object, "Job/"+job.Name)
 		if f.Severity == lint.SeverityError {
 			errs++
 		}
@@ -602,7 +601,16 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 	ns, name := o.Namespace, objs.Job.Name
 	why := exitcode.APIError(postErr, "create", "jobs", name, ns)
 	got, mine, err := o.readBack(ctx, objs.Job)
-	cms := configMapNames(sent)
+	// The ConfigMaps sent before the Job, and those of them this command created.
+	var cms, created []string
+	for i, obj := range sent {
+		if cm, ok := obj.(*corev1.ConfigMap); ok {
+			cms = append(cms, cm.Name)
+			if ops[i] == "created" {
+				created = append(created, cm.Name)
+			}
+		}
+	}
 	switch {
 	case mine:
 		o.lostAnswer(got, postErr)
@@ -616,12 +624,6 @@ func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffol
 	case err == nil:
 		// Another Job of that name, made by someone else since we looked: the ConfigMaps
 		// this command created are left behind, all of them named (leftBehind).
-		var created []string
-		for i, obj := range sent {
-			if cm, ok := obj.(*corev1.ConfigMap); ok && ops[i] == "created" {
-				created = append(created, cm.Name)
-			}
-		}
 		return o.leftBehind(exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%v", why, o.jobExists(name, len(created) > 0))), created, name, objs)
 	case apierrors.IsNotFound(err):
 		kept := ""
@@ -666,14 +668,4 @@ func (o *Submitter) confirmConfigMap(ctx context.Context, postErr error, want *c
 	}
 	return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("%w\n%s; job %q was not sent, so it was not created.%s Run %s again",
 		why, state, jobName, kept, o.Verb))
-}
-
-func configMapNames(objs []runtime.Object) []string {
-	var out []string
-	for _, obj := range objs {
-		if cm, ok := obj.(*corev1.ConfigMap); ok {
-			out = append(out, cm.Name)
-		}
-	}
-	return out
 }

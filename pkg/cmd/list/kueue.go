@@ -34,6 +34,7 @@ func (o *Options) addQueues(ctx context.Context, jobs []batchv1.Job, l *joblist.
 	src := &gather.Live{Client: o.Client, Namespace: o.Namespace}
 	objs, err := src.Workloads(ctx, labels.NewSelector().Add(*req).String())
 	byUID := map[string]*kueue.Workload{}
+	unread := ""
 	if err == nil {
 		for _, obj := range objs {
 			if w, derr := kueue.FromObject(obj); derr == nil {
@@ -46,6 +47,7 @@ func (o *Options) addQueues(ctx context.Context, jobs []batchv1.Job, l *joblist.
 			what = "not allowed to list workloads.kueue.x-k8s.io"
 		}
 		_, _ = fmt.Fprintf(o.ErrOut, "warning: the admission state of Kueue Jobs is unknown: %s\n", what)
+		unread = "unknown"
 	}
 	now := o.Clock.Now()
 	for i := range l.Items {
@@ -54,16 +56,9 @@ func (o *Options) addQueues(ctx context.Context, jobs []batchv1.Job, l *joblist.
 		if j == nil {
 			continue
 		}
-		q := kueue.Interpret(kueue.Input{Job: j, Workload: byUID[string(j.UID)], Now: now, WorkloadUnread: unreadIf(err)})
+		q := kueue.Interpret(kueue.Input{Job: j, Workload: byUID[string(j.UID)], Now: now, WorkloadUnread: unread})
 		r.Queue, r.Admission = q.LocalQueue, admission(q)
 	}
-}
-
-func unreadIf(err error) string {
-	if err != nil {
-		return "unknown"
-	}
-	return ""
 }
 
 // admission is the ADMISSION cell: the state, with the admitted pods of a partial admission
@@ -74,10 +69,8 @@ func admission(q *kueue.Queue) string {
 		return "unknown"
 	case q.AdmittedParallelism != nil:
 		return fmt.Sprintf("%s %d/%d", q.State, *q.AdmittedParallelism, *q.RequestedParallelism)
-	case q.State == "Evicted" || (q.State == "Pending" && q.PreemptedBy != nil):
-		if q.PreemptedBy != nil {
-			return q.State + " (Preempted)"
-		}
+	case q.PreemptedBy != nil && (q.State == "Evicted" || q.State == "Pending"):
+		return q.State + " (Preempted)"
 	}
 	return q.State
 }

@@ -115,7 +115,6 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.StringVarP(&o.Selector, "selector", "l", "", "Only Jobs whose labels match this selector (e.g. -l indexed.kubectl.io/manifest-name=evaluation).")
 	fl.BoolVar(&o.WithPods, "with-pods", false, "Also list the Jobs' pods, for the attempts of every index and the pods present.")
 	o.PrintFlags.AddFlags(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "json", "yaml", "name"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -148,9 +147,6 @@ func (o *Options) Validate() error {
 
 // Run lists the Jobs (and pods) and prints the overview.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	src := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: gather.PageSize, ChunkSize: gather.PageSize}
 	jobs, err := src.Jobs(ctx, o.Selector)
 	if err != nil {

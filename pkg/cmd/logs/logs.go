@@ -22,6 +22,7 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/clientutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
@@ -204,9 +205,6 @@ func (o *Options) Validate() error {
 
 // Run selects the attempts and prints their logs.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	src := &gather.Live{Client: o.Client, Namespace: o.Namespace, FirstPageSize: gather.PageSize, ChunkSize: gather.PageSize, WholePods: true}
 	job, err := src.Job(ctx, o.JobName)
 	if err != nil {
@@ -360,8 +358,7 @@ func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out
 		opts.TailLines = &o.Tail
 	}
 	if o.Since.Duration > 0 {
-		s := int64(o.Since.Seconds())
-		opts.SinceSeconds = &s
+		opts.SinceSeconds = ptr.To(int64(o.Since.Seconds()))
 	}
 	rc, err := o.Client.CoreV1().Pods(o.Namespace).GetLogs(t.Pod, opts).Stream(ctx)
 	if apierrors.IsForbidden(err) {

@@ -26,7 +26,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

@@ -62,7 +62,6 @@ func IndexCandidates(job *batchv1.Job, toComplete string) []string {
 	if job.Spec.Completions == nil {
 		return nil
 	}
-	n := int(*job.Spec.Completions)
 	head, word := "", toComplete
 	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
 		head, word = toComplete[:i+1], toComplete[i+1:]
@@ -85,10 +84,7 @@ func IndexCandidates(job *batchv1.Job, toComplete string) []string {
 			return out
 		}
 	}
-	for i := 0; i < n; i++ {
-		if failed.Has(i) {
-			continue
-		}
+	for i := range failed.Complement(int(*job.Spec.Completions)).All() {
 		if !add(i, "") {
 			return out
 		}

@@ -5,6 +5,8 @@ package namecompletion
 
 import (
 	"context"
+	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -60,12 +62,8 @@ func listNames(getter genericclioptions.RESTClientGetter, gvr schema.GroupVersio
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
 	defer cancel()
-	var list *metav1.PartialObjectMetadataList
-	if namespace != "" {
-		list, err = client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
-	} else {
-		list, err = client.Resource(gvr).List(ctx, metav1.ListOptions{})
-	}
+	// Namespace("") lists a cluster-scoped resource (the namespaces).
+	list, err := client.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil
 	}
@@ -87,23 +85,19 @@ func KubeconfigNames(getter genericclioptions.RESTClientGetter, which string) co
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var all []string
+		var all iter.Seq[string]
 		switch which {
 		case "context":
-			for name := range cfg.Contexts {
-				all = append(all, name)
-			}
+			all = maps.Keys(cfg.Contexts)
 		case "cluster":
-			for name := range cfg.Clusters {
-				all = append(all, name)
-			}
+			all = maps.Keys(cfg.Clusters)
 		case "user":
-			for name := range cfg.AuthInfos {
-				all = append(all, name)
-			}
+			all = maps.Keys(cfg.AuthInfos)
+		default:
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var names []string
-		for _, name := range all {
+		for name := range all {
 			if strings.HasPrefix(name, toComplete) {
 				names = append(names, name)
 			}

@@ -22,34 +22,23 @@ import (
 	"k8s.io/kubectl/pkg/cmd/get"
 )
 
-// templatePrefixes are the -o values cli-runtime and kubectl read a template from.
-var templatePrefixes = []string{
-	"jsonpath=", "jsonpath-file=", "jsonpath-as-json=", "go-template=", "go-template-file=", "template=", "templatefile=",
-	"custom-columns=", "custom-columns-file=",
-}
-
-// IsTemplate reports whether format is one of kubectl's template formats.
+// IsTemplate reports whether format is one of kubectl's template formats (NAME=...).
 func IsTemplate(format string) bool {
-	return slices.ContainsFunc(templatePrefixes, func(p string) bool { return strings.HasPrefix(format, p) })
+	return slices.ContainsFunc(templateFormats, func(t string) bool { return strings.HasPrefix(format, t+"=") })
 }
 
 // Printer returns the printer of a template format (create and retry print objects through
 // cli-runtime's PrintFlags, which lacks custom-columns), or an error saying what is wrong with it.
 func Printer(format string) (printers.ResourcePrinter, error) {
-	return printerFor(format, Options{})
+	return printerFor(format, false)
 }
 
-// Options tune the template printers.
-type Options struct {
-	// NoHeaders leaves out the header line of custom-columns (--no-headers).
-	NoHeaders bool
-}
-
-func printerFor(format string, opts Options) (printers.ResourcePrinter, error) {
+// printerFor is Printer; noHeaders leaves out the header line of custom-columns (--no-headers).
+func printerFor(format string, noHeaders bool) (printers.ResourcePrinter, error) {
 	var p printers.ResourcePrinter
 	var err error
 	if strings.HasPrefix(format, "custom-columns") {
-		p, err = (&get.CustomColumnsPrintFlags{NoHeaders: opts.NoHeaders}).ToPrinter(format)
+		p, err = (&get.CustomColumnsPrintFlags{NoHeaders: noHeaders}).ToPrinter(format)
 	} else {
 		pf := genericclioptions.NewPrintFlags("")
 		f := format

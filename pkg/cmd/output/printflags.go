@@ -1,6 +1,7 @@
 package output
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -64,20 +65,12 @@ func (f *PrintFlags) Formats() []string {
 
 // Usage is the help line of -o, the same shape on every verb.
 func (f *PrintFlags) Usage() string {
-	names := make([]string, 0, len(f.Formats()))
-	for _, n := range f.Formats() {
-		names = append(names, strings.TrimSuffix(n, "="))
-	}
-	s := "Output format. One of: (" + strings.Join(names, ", ") + ")."
+	// Only the templates' names end in "=".
+	s := "Output format. One of: (" + strings.ReplaceAll(strings.Join(f.Formats(), ", "), "=", "") + ")."
 	if f.Subject != "" {
 		s += " json and yaml print " + f.Subject + "; the templates see it as -o json prints it."
 	}
-	if f.Default == "" {
-		s += " Default: text."
-	} else {
-		s += " Default: " + f.Default + "."
-	}
-	return s
+	return s + " Default: " + cmp.Or(f.Default, "text") + "."
 }
 
 // AddFlags adds -o (with its completion) and, for a verb with a table, --no-headers.
@@ -100,7 +93,7 @@ func (f *PrintFlags) Complete() error {
 	format := f.OutputFormat
 	switch {
 	case IsTemplate(format):
-		p, err := printerFor(format, Options{NoHeaders: f.NoHeaders})
+		p, err := printerFor(format, f.NoHeaders)
 		if err != nil {
 			return err
 		}
@@ -110,14 +103,8 @@ func (f *PrintFlags) Complete() error {
 		format == FormatName && f.Name, format == FormatWide && f.Wide:
 		return nil
 	}
-	names := make([]string, 0, len(f.Formats()))
-	for _, n := range f.Formats() {
-		if strings.HasSuffix(n, "=") {
-			n += "..."
-		}
-		names = append(names, n)
-	}
-	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s", format, strings.Join(names, ", "))
+	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s",
+		format, strings.ReplaceAll(strings.Join(f.Formats(), ", "), "=", "=..."))
 }
 
 // Format is the format chosen ("" for the default text).
@@ -154,14 +141,11 @@ func (f *PrintFlags) PrintList(w io.Writer, report any, itemsKey string, text fu
 		p := f.printer
 		if p == nil {
 			var err error
-			if p, err = printerFor(f.OutputFormat, Options{NoHeaders: f.NoHeaders}); err != nil {
+			if p, err = printerFor(f.OutputFormat, f.NoHeaders); err != nil {
 				return err
 			}
 		}
-		if itemsKey == "" {
-			itemsKey = "items"
-		}
-		return printWith(w, p, f.OutputFormat, report, itemsKey)
+		return printWith(w, p, f.OutputFormat, report, cmp.Or(itemsKey, "items"))
 	}
 	return text(f.OutputFormat)
 }

@@ -6,10 +6,12 @@
 package printcmd
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -55,9 +57,6 @@ func FromCommand(cmd *cobra.Command) Connection {
 // FromFlagSet returns the connection flags that were set in fs.
 func FromFlagSet(fs *pflag.FlagSet) Connection {
 	var c Connection
-	if fs == nil {
-		return c
-	}
 	for _, name := range ConnectionFlags {
 		f := fs.Lookup(name)
 		if f == nil || !f.Changed {
@@ -82,7 +81,7 @@ func FromFlagSet(fs *pflag.FlagSet) Connection {
 }
 
 // Words are the flags, quoted, in the order of ConnectionFlags.
-func (c Connection) Words() []string { return append([]string(nil), c.words...) }
+func (c Connection) Words() []string { return slices.Clone(c.words) }
 
 // Command renders words (a command line, unquoted: "kubectl", "delete", "configmap", name ...)
 // quoted for a shell, with the connection flags before a "--" that ends the flags, or at the
@@ -132,16 +131,8 @@ func (c Connection) extendStep(step string) string {
 	if !ok {
 		return step
 	}
-	have := map[string]bool{}
-	for _, w := range strings.Fields(body) {
-		have[w] = true
-	}
-	var add []string
-	for _, w := range c.words {
-		if !have[w] {
-			add = append(add, w)
-		}
-	}
+	have := sets.New(strings.Fields(body)...)
+	add := slices.DeleteFunc(slices.Clone(c.words), have.Has)
 	if len(add) == 0 {
 		return step
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 const jobYAML = `apiVersion: batch/v1

@@ -21,8 +21,8 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // TestLiveProtobufPages runs the command against an HTTP server speaking like the API server:

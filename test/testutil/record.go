@@ -20,7 +20,7 @@ import (
 func Fixture(t testing.TB, name string) (*batchv1.Job, []corev1.Pod) {
 	t.Helper()
 	_, self, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(self), "..", "..", "..", "test", "fixtures", name)
+	dir := filepath.Join(filepath.Dir(self), "..", "fixtures", name)
 	var job batchv1.Job
 	var pods corev1.PodList
 	for file, v := range map[string]any{"job.json": &job, "pods.json": &pods} {
