@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/internal/testutil"
+	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
 // ReadJob answers alike from the cluster and from the same objects saved: the same pods and
