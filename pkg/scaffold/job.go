@@ -140,13 +140,12 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		job.Spec.Suspend = s
 	}
 	job.Labels = labels
-	ann := map[string]string{}
+	ann := manifestAnnotations(m)
 	for k, v := range job.Annotations {
 		if !strings.HasPrefix(k, shards.Prefix) {
 			ann[k] = v
 		}
 	}
-	maps.Copy(ann, manifestAnnotations(m))
 	ann[shards.AnnotationShardsConfigMap] = cmName
 
 	// The spec.
@@ -178,12 +177,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	case *spec.MaxFailedIndexes > n:
 		return nil, nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
 	}
-	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-	}
-	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-	}
+	setDeadlines(spec, o.ActiveDeadlineSeconds, o.TTLSecondsAfterFinished)
 	code = ptr.Deref(o.InvalidInputExitCode, code)
 	if code < 1 || code > 255 {
 		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
@@ -428,19 +422,25 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	return env, nil
 }
 
+// setDeadlines sets the deadlines the flags give (nil: left as they are).
+func setDeadlines(spec *batchv1.JobSpec, active *int64, ttl *int32) {
+	if active != nil {
+		spec.ActiveDeadlineSeconds = ptr.To(*active)
+	}
+	if ttl != nil {
+		spec.TTLSecondsAfterFinished = ptr.To(*ttl)
+	}
+}
+
 func setResources(r *corev1.ResourceRequirements, requests, limits corev1.ResourceList) {
-	for name, q := range requests {
-		if r.Requests == nil {
-			r.Requests = corev1.ResourceList{}
-		}
-		r.Requests[name] = q
+	if len(requests) > 0 && r.Requests == nil {
+		r.Requests = corev1.ResourceList{}
 	}
-	for name, q := range limits {
-		if r.Limits == nil {
-			r.Limits = corev1.ResourceList{}
-		}
-		r.Limits[name] = q
+	maps.Copy(r.Requests, requests)
+	if len(limits) > 0 && r.Limits == nil {
+		r.Limits = corev1.ResourceList{}
 	}
+	maps.Copy(r.Limits, limits)
 }
 
 // mountShards adds the shard volume and mounts it read-only at MountPath in the worker: a

@@ -592,7 +592,7 @@ func TestLiveRootGoneCountsTheManifest(t *testing.T) {
 	retry := ro.Job
 	retry.UID = "retry-uid"
 	results := t.TempDir()
-	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, &ro.Objects, 0, results, "demo-r1-0-a"))
+	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, ro, 0, results, "demo-r1-0-a"))
 	// The root's shard ConfigMap may stay behind or not: the retry's own copy is read.
 	client := fake.NewClientset(ro.ConfigMap.DeepCopy(), retry, pod)
 

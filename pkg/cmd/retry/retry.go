@@ -492,7 +492,7 @@ func (o *Options) Run(ctx context.Context) error {
 		_, _ = fmt.Fprintf(o.ErrOut, "the index map (%d bytes as intervals) is kept in immutable ConfigMap %q, which annotation %s names\n",
 			len(l.Original.String()), m.Name, shards.AnnotationOriginalIndexesFrom)
 	}
-	return o.Submit(ctx, &objs.Objects)
+	return o.Submit(ctx, objs)
 }
 
 // resolve reads the index map of a parent that keeps it in a ConfigMap: a retry of it must
