@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -312,16 +313,11 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 }
 
 func invalidInputCode(job *batchv1.Job) *int32 {
-	v, ok := job.Annotations[shards.Prefix+"invalid-input-exit-code"]
-	if !ok {
-		return nil
-	}
-	c, err := strconv.ParseInt(v, 10, 32)
+	c, err := strconv.ParseInt(job.Annotations[shards.Prefix+"invalid-input-exit-code"], 10, 32)
 	if err != nil {
-		return nil
+		return nil // none: a Job create did not make
 	}
-	c32 := int32(c)
-	return &c32
+	return ptr.To(int32(c))
 }
 
 // verdictShards is how many shards the verdict names in a list.
@@ -470,7 +466,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs, true), exit)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs), exit)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -490,16 +486,12 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	return p.err
 }
 
-// runsText is the Jobs a shard went through: "seed(2):Failed retry-1(0):Succeeded", or without
-// the index there ("seed:Failed retry-1:Succeeded") for grouping.
-func runsText(runs []Run, withIndex bool) string {
+// runsText is the Jobs a shard went through, with its index there: "seed(2):Failed
+// retry-1(0):Succeeded".
+func runsText(runs []Run) string {
 	out := make([]string, len(runs))
 	for k, run := range runs {
-		if withIndex {
-			out[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
-		} else {
-			out[k] = fmt.Sprintf("%s:%s", run.Job, run.State)
-		}
+		out[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
 	}
 	return strings.Join(out, " ")
 }
