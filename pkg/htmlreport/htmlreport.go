@@ -94,7 +94,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 			rule = fmt.Sprintf("%d %s", ru.Index, ru.Action)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: stateIdx[g.Sample.State],
-			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cut(g.Indexes, g.Count), g.Sample.Detail}})
+			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cutList(g.Indexes, g.Count, "indexes"), g.Sample.Detail}})
 	}
 	return p, nil
 }
@@ -148,10 +148,8 @@ func nonEmpty(lines ...string) []string {
 // maxIndexesText bounds the index list of a cause group in the table: the grid shows each.
 const maxIndexesText = 240
 
-// cut shortens an interval list of count indexes to about maxIndexesText characters, at a comma.
-func cut(list string, count int) string { return cutList(list, count, "indexes") }
-
-// cutList is cut of a list of count things called noun.
+// cutList shortens a list of count things called noun to about maxIndexesText characters, at
+// a comma.
 func cutList(list string, count int, noun string) string {
 	if len(list) <= maxIndexesText {
 		return list

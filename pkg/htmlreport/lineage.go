@@ -95,7 +95,7 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 			attempt = "retry " + strconv.Itoa(j.Attempt)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: -1, Cells: []string{j.Name, attempt, j.Phase, strconv.Itoa(j.Completions),
-			cut(j.OriginalIndexes.String(), j.Completions), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
+			cutList(j.OriginalIndexes.String(), j.Completions, "indexes"), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
 	}
 	return p, nil
 }

@@ -116,7 +116,7 @@ func reconcileFact(s *reconcile.ShardReport) Fact {
 				cs = append(cs, fmt.Sprintf("and %d more", len(s.MissingCases)-maxCasesNamed))
 				break
 			}
-			cs = append(cs, caseName(c.Case, c.Repetition))
+			cs = append(cs, c.String())
 		}
 		f.Rows = append(f.Rows, Row{"missing", strings.Join(cs, ", ")})
 	}
@@ -140,13 +140,6 @@ func reconcileFact(s *reconcile.ShardReport) Fact {
 		f.Rows = append(f.Rows, Row{"", strings.ReplaceAll(s.Detail, Placeholder, "")})
 	}
 	return f
-}
-
-func caseName(c string, rep int) string {
-	if rep == 0 {
-		return c
-	}
-	return fmt.Sprintf("%s#%d", c, rep)
 }
 
 // rejectionGroup is the rejections of one reason: how many, the shards they name, the first.

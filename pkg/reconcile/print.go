@@ -378,14 +378,14 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	if len(s.MissingCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.MissingCases[:min(maxTextCases, len(s.MissingCases))] {
-			names = append(names, caseName(c))
+			names = append(names, c.String())
 		}
 		line(fmt.Sprintf("Shard %s: %d missing: %s%s", s.ShardID, len(s.MissingCases), strings.Join(names, ", "), more(len(s.MissingCases))))
 	}
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.NotEvaluatedCases[:min(maxTextCases, len(s.NotEvaluatedCases))] {
-			n := caseName(CaseRef{Case: c.Case, Repetition: c.Repetition})
+			n := CaseRef{Case: c.Case, Repetition: c.Repetition}.String()
 			if c.Reason != "" {
 				n += " (" + c.Reason + ")"
 			}
@@ -395,7 +395,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	}
 	for _, c := range s.Conflicts {
 		line(fmt.Sprintf("Shard %s: %s conflict: kept %s from attempt %s over %s from attempt %s", s.ShardID,
-			caseName(CaseRef{Case: c.Case, Repetition: c.Repetition}), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
+			CaseRef{Case: c.Case, Repetition: c.Repetition}.String(), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
 	}
 }
 

@@ -178,7 +178,7 @@ func detail(sr *ShardReport) string {
 		if sr.MissingNamed {
 			names := make([]string, 0, 3)
 			for _, c := range sr.MissingCases[:min(3, len(sr.MissingCases))] {
-				names = append(names, caseName(c))
+				names = append(names, c.String())
 			}
 			s += ": " + strings.Join(names, ", ")
 			if len(sr.MissingCases) > 3 {
@@ -197,7 +197,9 @@ func detail(sr *ShardReport) string {
 	return s
 }
 
-func caseName(c CaseRef) string {
+// String names the result as the reports do: the case, then "#" and the repetition unless it
+// is 0.
+func (c CaseRef) String() string {
 	if c.Repetition == 0 {
 		return c.Case
 	}
