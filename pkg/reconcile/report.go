@@ -308,7 +308,6 @@ func (r *Reconciler) fromSummaries(i int, sr *ShardReport) {
 		sr.Reasons = []ReasonCount{{Reason: s.Reason, Count: s.Failed.Infrastructure}}
 	}
 	if len(st.attempts) > 1 {
-		sr.Duplicates = 0
 		r.notes = append(r.notes, fmt.Sprintf("Shard %q: %d summaries from different attempts; the one from attempt %q (%s) is used, as summaries name no case and cannot be merged.",
 			sr.ShardID, len(st.attempts), s.AttemptID, st.attempts[best].source))
 	}
