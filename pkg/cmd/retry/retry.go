@@ -635,16 +635,10 @@ func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job,
 // refusal.
 func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, force bool, run []*batchv1.Job) error {
 	var settled indexes.Set
-	by := map[string]bool{}
-	var names []string
+	var names []string // RetriesOf gives each Job once
 	for _, r := range lineage.RetriesOf(parent, run, nil) {
-		ok := r.Succeeded.Intersect(sel.Indexes)
-		if ok.IsEmpty() {
-			continue
-		}
-		settled = settled.Union(ok)
-		if !by[r.Name] {
-			by[r.Name] = true
+		if ok := r.Succeeded.Intersect(sel.Indexes); !ok.IsEmpty() {
+			settled = settled.Union(ok)
 			names = append(names, r.Name)
 		}
 	}
