@@ -680,12 +680,8 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 	}
 	best, same := 0, 0
 	sameJobs := map[int]int{} // attempt -> Jobs of this retry set
-	type running struct {
-		name    string
-		attempt int
-		both    indexes.Set
-	}
-	var busy []running
+	var busy []string         // the Jobs still running some of the same shards, in words
+	waitFor := ""             // the first of them
 	for _, j := range list {
 		jl, ok, err := lineage.Read(j)
 		if !ok || err != nil || jl.RootJobUID != l.RootJobUID {
@@ -700,7 +696,8 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 			continue
 		}
 		if both := jl.Original.Intersect(l.Original); !both.IsEmpty() {
-			busy = append(busy, running{j.Name, jl.Attempt, both})
+			busy = append(busy, fmt.Sprintf("job %q (attempt %d) still runs root %s", j.Name, jl.Attempt, both.Named(100)))
+			waitFor = cmp.Or(waitFor, j.Name)
 		}
 	}
 	if same > 0 && sameJobs[same] < perRetry {
@@ -708,17 +705,12 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 		l.Attempt = same
 		return nil
 	}
-	var msgs []string
-	for _, b := range busy {
-		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root %s", b.name, b.attempt, b.both.Named(100)))
-	}
-	if len(msgs) > 5 {
-		msgs = append(msgs[:5], "and "+textwrap.Count(len(msgs)-5, "more Job", "more Jobs"))
-	}
-	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {
+		if len(busy) > 5 {
+			busy = append(busy[:5], "and "+textwrap.Count(len(busy)-5, "more Job", "more Jobs"))
+		}
 		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
-			busyMsg, o.Conn.Command("kubectl", "indexed", "status", busy[0].name, "--lineage", "-n", o.Namespace))
+			strings.Join(busy, "; "), o.Conn.Command("kubectl", "indexed", "status", waitFor, "--lineage", "-n", o.Namespace))
 	}
 	l.Attempt = max(l.Attempt, best+1)
 	return nil
