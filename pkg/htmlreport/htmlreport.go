@@ -135,14 +135,12 @@ func statusFact(ix *indexstatus.IndexStatus) Fact {
 	return f
 }
 
-func nonEmpty(lines ...string) []string {
-	var out []string
-	for _, l := range lines {
-		if l != "" {
-			out = append(out, l)
-		}
+// nonEmpty is line as a list of paragraphs: none when it is empty.
+func nonEmpty(line string) []string {
+	if line == "" {
+		return nil
 	}
-	return out
+	return []string{line}
 }
 
 // maxIndexesText bounds the index list of a cause group in the table: the grid shows each.

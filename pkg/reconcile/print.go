@@ -95,13 +95,7 @@ func (p *printer) header(rep *Report, wide bool) {
 	row("Verdict", rep.Verdict)
 	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model %s); %d not evaluated (infrastructure); %d missing",
 		c.Text, c.Passed, c.ModelFailures, textwrap.Plural(c.ModelFailures, "failure", "failures"), c.Infrastructure, c.Missing))
-	var states []string
-	for _, s := range States {
-		if n := c.ShardStates[s]; n > 0 {
-			states = append(states, fmt.Sprintf("%d %s", n, s))
-		}
-	}
-	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, strings.Join(states, ", ")))
+	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, c.stateCounts(States...)))
 	if p.err == nil {
 		p.err = tw.Flush()
 	}

@@ -106,14 +106,19 @@ func verdict(rep *Report) string {
 		}
 		return v
 	}
+	return fmt.Sprintf("incomplete: %s of the results evaluated, %d/%d shards (%s); a score from these receipts would not cover the manifest",
+		c.Text, c.ShardsEvaluated, c.Shards, c.stateCounts(StatePartial, StateNotEvaluated, StateMissing, StateRejected))
+}
+
+// stateCounts counts the shards in each of states that has any: "2 partial, 1 missing".
+func (c *Coverage) stateCounts(states ...State) string {
 	var parts []string
-	for _, s := range []State{StatePartial, StateNotEvaluated, StateMissing, StateRejected} {
+	for _, s := range states {
 		if n := c.ShardStates[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	return fmt.Sprintf("incomplete: %s of the results evaluated, %d/%d shards (%s); a score from these receipts would not cover the manifest",
-		c.Text, c.ShardsEvaluated, c.Shards, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 func (r *Reconciler) shardReport(i int) ShardReport {
