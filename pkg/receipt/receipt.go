@@ -148,7 +148,7 @@ func Parse(source string, data []byte) (*Receipt, error) {
 	}
 	var r Receipt
 	if err := decodeStrict(data, &r); err != nil {
-		return nil, &Error{Source: source, Truncated: isTruncation(err), Problems: []string{err.Error()}}
+		return nil, &Error{Source: source, Truncated: errors.Is(err, errTruncated), Problems: []string{err.Error()}}
 	}
 	ps := &problems{}
 	r.validate(ps)
@@ -165,15 +165,12 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("empty: no JSON object")
 	}
 	if trimmed[0] != '{' {
-		return fmt.Errorf("not a JSON object (starts with %q)", firstBytes(trimmed, 16))
+		return fmt.Errorf("not a JSON object (starts with %q)", trimmed[:min(16, len(trimmed))])
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return cleanError(err)
-	}
-	if dec.More() {
-		return errors.New("data after the JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("data after the JSON object")
@@ -193,15 +190,6 @@ func cleanError(err error) error {
 		return errTruncated
 	}
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func isTruncation(err error) bool { return errors.Is(err, errTruncated) }
-
-func firstBytes(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
 }
 
 func (r *Receipt) validate(ps *problems) {

@@ -104,7 +104,7 @@ func Decode(source, message string) (*Summary, error) {
 	}
 	var s Summary
 	if err := decodeStrict([]byte(msg), &s); err != nil {
-		trunc := isTruncation(err) || cut
+		trunc := errors.Is(err, errTruncated) || cut
 		prob := err.Error()
 		if cut {
 			prob += fmt.Sprintf(" (the message is %d bytes, the most the kubelet keeps: it was probably cut)", len(message))

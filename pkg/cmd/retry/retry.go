@@ -531,7 +531,7 @@ func (o *Options) lineageJobs(ctx context.Context, l *lineage.Lineage) ([]*batch
 	}
 	run := make([]*batchv1.Job, 0, len(list))
 	for i := range list {
-		if lineage.InRun(&list[i], lineage.RunID{Root: l.RootJob, RootUID: l.RootJobUID}) {
+		if lineage.InRun(&list[i], l.RunID()) {
 			run = append(run, &list[i])
 		}
 	}
