@@ -207,6 +207,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if err := o.CompleteDryRun(cmd); err != nil {
 		return err
 	}
+	o.Conn = printcmd.FromCommand(cmd)
 	var err error
 	if o.Filename != "" {
 		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
@@ -218,7 +219,6 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		} else if o.Namespace != "" {
 			o.namespaceGiven = true
 		}
-		o.Conn = printcmd.FromCommand(cmd)
 		return nil
 	}
 	if o.Namespace == "" {
@@ -229,7 +229,6 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if err := clientutil.CheckNamespace(o.Namespace); err != nil {
 		return err
 	}
-	o.Conn = printcmd.FromCommand(cmd)
 	if o.Client == nil {
 		cfg, err := f.ToRESTConfig()
 		if err != nil {
