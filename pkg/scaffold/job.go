@@ -106,9 +106,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			}
 			code = int32(c)
 		}
-		if v := o.Base.Annotations[AnnotationWorkerContainer]; v != "" && containerName == "" {
-			containerName = v
-		}
+		containerName = cmp.Or(containerName, o.Base.Annotations[AnnotationWorkerContainer])
 		job = cleanBase(o.Base)
 		if err := checkBaseSpec(&job.Spec, n, from); err != nil {
 			return nil, nil, err
@@ -150,8 +148,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 
 	// The spec.
 	spec := &job.Spec
-	indexed := batchv1.IndexedCompletion
-	spec.CompletionMode = &indexed
+	spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
 	spec.Completions = ptr.To(n)
 	switch {
 	case o.Parallelism != nil:
@@ -182,15 +179,12 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	if code < 1 || code > 255 {
 		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
 	}
-	replace := batchv1.Failed
-	spec.PodReplacementPolicy = &replace
+	spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 
 	// The pod template and the worker container.
 	tmpl := &spec.Template
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
-	if o.ServiceAccountName != "" {
-		tmpl.Spec.ServiceAccountName = o.ServiceAccountName
-	}
+	tmpl.Spec.ServiceAccountName = cmp.Or(o.ServiceAccountName, tmpl.Spec.ServiceAccountName)
 	wi, err := workerIndex(tmpl.Spec.Containers, containerName, from)
 	if err != nil {
 		return nil, nil, err
@@ -201,9 +195,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		wi = 0
 	}
 	w := &tmpl.Spec.Containers[wi]
-	if o.Image != "" {
-		w.Image = o.Image
-	}
+	w.Image = cmp.Or(o.Image, w.Image)
 	if w.Image == "" {
 		return nil, nil, fmt.Errorf("no image for the worker container %q: give --image", w.Name)
 	}

@@ -130,8 +130,7 @@ func BuildRetry(o RetryOptions) (*Objects, error) {
 		return nil, errors.New("no Job name")
 	case o.Indexes.IsEmpty():
 		return nil, errors.New("no indexes to retry")
-	}
-	if p.Spec.Completions == nil {
+	case p.Spec.Completions == nil:
 		return nil, fmt.Errorf("job %q has no completions", p.Name)
 	}
 	pn := int(*p.Spec.Completions)
@@ -213,8 +212,7 @@ func BuildRetry(o RetryOptions) (*Objects, error) {
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
 	}
 	if spec.PodFailurePolicy != nil {
-		replace := batchv1.Failed
-		spec.PodReplacementPolicy = &replace
+		spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 	}
 
 	// The shard volume now holds the retry's ConfigMaps.
