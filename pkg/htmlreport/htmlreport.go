@@ -104,9 +104,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 // replaced by the placeholder (the last pod), so that indexes alike share one string.
 func statusFact(ix *indexstatus.IndexStatus) Fact {
 	f := Fact{Cell: ix.Index}
-	if ix.ShardID != "" {
-		f.Rows = append(f.Rows, Row{"shard", ix.ShardID})
-	}
+	f.add("shard", ix.ShardID)
 	att := strconv.Itoa(int(ix.Attempts))
 	if ix.LastExitCode != nil {
 		att += fmt.Sprintf(", last exit code %d", *ix.LastExitCode)
