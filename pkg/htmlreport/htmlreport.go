@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
+
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
@@ -61,8 +63,9 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 	}
 	// An Unfinished index of a Job that failed at maxFailedIndexes is drawn as excluded by it.
 	p.States = append(p.States, State{Name: ExcludedState, Words: excludedWords(r), Color: excludedColor, Optional: true})
-	if excluded(r) {
-		// No cell is left Unfinished: the legend leaves it out.
+	if r.Reason == batchv1.JobReasonMaxFailedIndexesExceeded {
+		// r's Unfinished indexes were left out by maxFailedIndexes: no cell is left
+		// Unfinished, and the legend leaves it out.
 		p.States[stateIdx[indexstatus.StateUnfinished]].Optional = true
 		stateIdx[indexstatus.StateUnfinished] = len(p.States) - 1
 	}

@@ -82,9 +82,7 @@ func (p *printer) header(rep *Report, wide bool) {
 		hash = shortHash(hash)
 	}
 	row("Manifest", fmt.Sprintf("%s revision %s (%s)", rep.Manifest.Name, rep.Manifest.Revision, hash))
-	if rep.Candidate != "" {
-		row("Candidate", rep.Candidate)
-	}
+	row("Candidate", rep.Candidate)
 	for _, j := range rep.Jobs {
 		if j.RetryAttempt == 0 {
 			row("Job", j.Name)
