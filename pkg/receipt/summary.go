@@ -112,7 +112,7 @@ func Decode(source, message string) (*Summary, error) {
 		return nil, &Error{Source: source, Truncated: trunc, Problems: []string{prob}}
 	}
 	ps := &problems{}
-	s.Attempt.validate(ps, s.APIVersion, s.Kind, SummaryKind)
+	s.validate(ps, s.APIVersion, s.Kind, SummaryKind) // the embedded Attempt's
 	if s.Completed < 0 || s.Failed.Model < 0 || s.Failed.Infrastructure < 0 {
 		ps.add("counts must not be negative")
 	}
