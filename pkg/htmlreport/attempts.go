@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	batchv1 "k8s.io/api/batch/v1"
-
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -48,11 +46,6 @@ const ExcludedState = "ExcludedByMaxFailedIndexes"
 
 // excludedColor is a blue grey, apart from Unfinished's grey.
 const excludedColor = "#78909c"
-
-// excluded reports whether r's Unfinished indexes were left out by maxFailedIndexes.
-func excluded(r *indexstatus.IndexedJobStatus) bool {
-	return r.Reason == batchv1.JobReasonMaxFailedIndexesExceeded
-}
 
 // excludedWords say the state in the legend.
 func excludedWords(r *indexstatus.IndexedJobStatus) string {

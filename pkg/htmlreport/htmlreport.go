@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 
+	batchv1 "k8s.io/api/batch/v1"
+
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
@@ -61,8 +63,9 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 	}
 	// An Unfinished index of a Job that failed at maxFailedIndexes is drawn as excluded by it.
 	p.States = append(p.States, State{Name: ExcludedState, Words: excludedWords(r), Color: excludedColor, Optional: true})
-	if excluded(r) {
-		// No cell is left Unfinished: the legend leaves it out.
+	if r.Reason == batchv1.JobReasonMaxFailedIndexesExceeded {
+		// r's Unfinished indexes were left out by maxFailedIndexes: no cell is left
+		// Unfinished, and the legend leaves it out.
 		p.States[stateIdx[indexstatus.StateUnfinished]].Optional = true
 		stateIdx[indexstatus.StateUnfinished] = len(p.States) - 1
 	}
@@ -94,7 +97,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 			rule = fmt.Sprintf("%d %s", ru.Index, ru.Action)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: stateIdx[g.Sample.State],
-			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cut(g.Indexes, g.Count), g.Sample.Detail}})
+			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cutList(g.Indexes, g.Count, "indexes"), g.Sample.Detail}})
 	}
 	return p, nil
 }
@@ -104,9 +107,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 // replaced by the placeholder (the last pod), so that indexes alike share one string.
 func statusFact(ix *indexstatus.IndexStatus) Fact {
 	f := Fact{Cell: ix.Index}
-	if ix.ShardID != "" {
-		f.Rows = append(f.Rows, Row{"shard", ix.ShardID})
-	}
+	f.add("shard", ix.ShardID)
 	att := strconv.Itoa(int(ix.Attempts))
 	if ix.LastExitCode != nil {
 		att += fmt.Sprintf(", last exit code %d", *ix.LastExitCode)
@@ -135,23 +136,19 @@ func statusFact(ix *indexstatus.IndexStatus) Fact {
 	return f
 }
 
-func nonEmpty(lines ...string) []string {
-	var out []string
-	for _, l := range lines {
-		if l != "" {
-			out = append(out, l)
-		}
+// nonEmpty is line as a list of paragraphs: none when it is empty.
+func nonEmpty(line string) []string {
+	if line == "" {
+		return nil
 	}
-	return out
+	return []string{line}
 }
 
 // maxIndexesText bounds the index list of a cause group in the table: the grid shows each.
 const maxIndexesText = 240
 
-// cut shortens an interval list of count indexes to about maxIndexesText characters, at a comma.
-func cut(list string, count int) string { return cutList(list, count, "indexes") }
-
-// cutList is cut of a list of count things called noun.
+// cutList shortens a list of count things called noun to about maxIndexesText characters, at
+// a comma.
 func cutList(list string, count int, noun string) string {
 	if len(list) <= maxIndexesText {
 		return list

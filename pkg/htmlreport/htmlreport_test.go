@@ -141,11 +141,11 @@ func TestLongIndexListsAreCut(t *testing.T) {
 	for i := 0; i < 1000; i += 2 {
 		list = append(list, strconv.Itoa(i))
 	}
-	got := cut(strings.Join(list, ","), 500)
+	got := cutList(strings.Join(list, ","), 500, "indexes")
 	if len(got) > maxIndexesText+60 || !strings.HasSuffix(got, "… (500 indexes in all; the grid shows each)") || strings.Contains(got, ",,") {
 		t.Errorf("cut: %q", got)
 	}
-	if cut("1,3", 2) != "1,3" {
+	if cutList("1,3", 2, "indexes") != "1,3" {
 		t.Error("a short list is kept whole")
 	}
 }

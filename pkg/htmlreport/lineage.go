@@ -95,7 +95,7 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 			attempt = "retry " + strconv.Itoa(j.Attempt)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: -1, Cells: []string{j.Name, attempt, j.Phase, strconv.Itoa(j.Completions),
-			cut(j.OriginalIndexes.String(), j.Completions), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
+			cutList(j.OriginalIndexes.String(), j.Completions, "indexes"), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
 	}
 	return p, nil
 }
@@ -105,9 +105,7 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 // run (Job, index there, state, exit code), and the detail.
 func lineageFact(s *lineage.ShardStatus) Fact {
 	f := Fact{Cell: s.Index}
-	if s.ShardID != "" {
-		f.Rows = append(f.Rows, Row{"shard", s.ShardID})
-	}
+	f.add("shard", s.ShardID)
 	if s.From != "" {
 		label := "last run by"
 		if s.State == indexstatus.StateSucceeded {
@@ -125,9 +123,7 @@ func lineageFact(s *lineage.ShardStatus) Fact {
 		}
 		f.Rows = append(f.Rows, Row{"  run in " + run.Job, v})
 	}
-	if s.Detail != "" {
-		f.Rows = append(f.Rows, Row{"", strings.ReplaceAll(s.Detail, Placeholder, "")})
-	}
+	f.add("", strings.ReplaceAll(s.Detail, Placeholder, ""))
 	return f
 }
 

@@ -72,6 +72,13 @@ type Fact struct {
 // Row is one line of a cell's facts; a row without a label is a sentence of its own.
 type Row struct{ Label, Value string }
 
+// add adds the row label: value, unless value is empty.
+func (f *Fact) add(label, value string) {
+	if value != "" {
+		f.Rows = append(f.Rows, Row{label, value})
+	}
+}
+
 // Placeholder marks where a value names its cell's Var.
 const Placeholder = "\x00"
 

@@ -99,16 +99,12 @@ func reconcileFact(s *reconcile.ShardReport) Fact {
 	f := Fact{Cell: s.Index, Rows: []Row{{"shard", s.ShardID},
 		{"results", fmt.Sprintf("%d evaluated of %d (passed %d, model failures %d, infrastructure %d, missing %d)",
 			s.Evaluated, s.Results, s.Passed, s.ModelFailures, s.Infrastructure, s.Missing)}}}
-	if s.Source != "" {
-		f.Rows = append(f.Rows, Row{"from", s.Source})
+	f.add("from", s.Source)
+	var rs []string // a reason's row is never empty: it has " × "
+	for _, r := range s.Reasons {
+		rs = append(rs, fmt.Sprintf("%s × %d", r.Reason, r.Count))
 	}
-	if len(s.Reasons) > 0 {
-		var rs []string
-		for _, r := range s.Reasons {
-			rs = append(rs, fmt.Sprintf("%s × %d", r.Reason, r.Count))
-		}
-		f.Rows = append(f.Rows, Row{"infrastructure", strings.Join(rs, ", ")})
-	}
+	f.add("infrastructure", strings.Join(rs, ", "))
 	if len(s.MissingCases) > 0 {
 		var cs []string
 		for i, c := range s.MissingCases {
@@ -116,7 +112,7 @@ func reconcileFact(s *reconcile.ShardReport) Fact {
 				cs = append(cs, fmt.Sprintf("and %d more", len(s.MissingCases)-maxCasesNamed))
 				break
 			}
-			cs = append(cs, caseName(c.Case, c.Repetition))
+			cs = append(cs, c.String())
 		}
 		f.Rows = append(f.Rows, Row{"missing", strings.Join(cs, ", ")})
 	}
@@ -136,17 +132,8 @@ func reconcileFact(s *reconcile.ShardReport) Fact {
 	if len(s.Outputs) > 0 {
 		f.Rows = append(f.Rows, Row{"outputs", strings.Join(s.Outputs, ", ")})
 	}
-	if s.Detail != "" {
-		f.Rows = append(f.Rows, Row{"", strings.ReplaceAll(s.Detail, Placeholder, "")})
-	}
+	f.add("", strings.ReplaceAll(s.Detail, Placeholder, ""))
 	return f
-}
-
-func caseName(c string, rep int) string {
-	if rep == 0 {
-		return c
-	}
-	return fmt.Sprintf("%s#%d", c, rep)
 }
 
 // rejectionGroup is the rejections of one reason: how many, the shards they name, the first.

@@ -18,9 +18,9 @@ func withMessage(p corev1.Pod, msg string) corev1.Pod {
 
 func summaryMessage(t *testing.T, shard string, completed, infra int) string {
 	t.Helper()
-	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
+	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind, Attempt: receipt.Attempt{
 		Manifest: contract.ManifestRef{Name: "m", Revision: "1"}, ShardID: shard, Job: contract.JobRef{Name: "j"}, AttemptID: "a",
-		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}, Completed: completed}
+		Assigned: receipt.Assigned{Count: 200, Digest: "sha256:" + strings.Repeat("0", 64)}}, Completed: completed}
 	s.Failed.Infrastructure = infra
 	b, err := receipt.Encode(s)
 	if err != nil {

@@ -157,10 +157,7 @@ func FromObject(obj map[string]any) (*Workload, error) {
 
 // Managed says whether Kueue manages job: it names a LocalQueue, or MultiKueue dispatches it.
 func Managed(job *batchv1.Job) bool {
-	if job.Labels[QueueLabel] != "" {
-		return true
-	}
-	return job.Spec.ManagedBy != nil && *job.Spec.ManagedBy == MultiKueueControllerName
+	return job.Labels[QueueLabel] != "" || ptr.Deref(job.Spec.ManagedBy, "") == MultiKueueControllerName
 }
 
 // OwnedBy returns the Workload of job among ws: the one labelled with the Job's UID, else
@@ -500,11 +497,7 @@ func (q *Queue) Lines() [][2]string {
 		lq += " → ClusterQueue " + q.ClusterQueue
 	}
 	add("Queue", "LocalQueue "+lq)
-	if q.Workload != "" {
-		add("Workload", q.Workload)
-	} else if q.WorkloadUnread != "" {
-		add("Workload", q.WorkloadUnread)
-	}
+	add("Workload", cmp.Or(q.Workload, q.WorkloadUnread))
 	if q.PriorityClass != "" || q.Priority != nil {
 		p := q.PriorityClass
 		if q.Priority != nil {
@@ -512,7 +505,6 @@ func (q *Queue) Lines() [][2]string {
 		}
 		add("Priority", p)
 	}
-	st := q.State
 	said := map[string]bool{}
 	for _, c := range q.Conditions {
 		if c.Status == "True" || c.Type == CondQuotaReserved {
@@ -532,7 +524,7 @@ func (q *Queue) Lines() [][2]string {
 			add("Condition", s)
 		}
 	}
-	add("Admission", st)
+	add("Admission", q.State)
 	for _, ac := range q.AdmissionChecks {
 		add("Check", strings.TrimSpace(fmt.Sprintf("%s %s %s", ac.Name, ac.State, ac.Message)))
 	}

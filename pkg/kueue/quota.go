@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/utils/ptr"
 )
 
 // ClusterQueue is the part of a Kueue ClusterQueue (kueue.x-k8s.io v1beta1 or v1beta2) that
@@ -124,17 +125,12 @@ func (qs *Queues) ClusterQueueFor(job *batchv1.Job) *ClusterQueue {
 // "... > maximum capacity"). A ClusterQueue in a cohort that sets no borrowing limit may borrow
 // what the cohort has, which a ClusterQueue alone does not say: it may admit.
 func NeverAdmits(cq *ClusterQueue, job *batchv1.Job) string {
-	count := int64(1)
-	if p := job.Spec.Parallelism; p != nil {
-		count = int64(*p)
+	count := int64(ptr.Deref(job.Spec.Parallelism, 1))
+	if c := job.Spec.Completions; c != nil {
+		count = min(count, int64(*c))
 	}
-	if c := job.Spec.Completions; c != nil && int64(*c) < count {
-		count = int64(*c)
-	}
-	if v, ok := job.Annotations[MinParallelismAnnotation]; ok {
-		if n, err := strconv.Atoi(v); err == nil && n > 0 && int64(n) < count {
-			count = int64(n)
-		}
+	if n, err := strconv.Atoi(job.Annotations[MinParallelismAnnotation]); err == nil && n > 0 {
+		count = min(count, int64(n))
 	}
 	if count <= 0 {
 		return ""

@@ -5,6 +5,7 @@ package lineage
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -165,20 +166,10 @@ func (l *Lineage) RootIndex(k int) (int, bool) {
 	return 0, false
 }
 
-// RootIndexes returns, in ascending order, the root completion index of every index of a Job
-// with lineage l and n completions (for a root Job: 0..n-1).
+// RootIndexes returns, in ascending order, the root completion index of every index of a retry
+// Job with lineage l and n completions.
 func (l *Lineage) RootIndexes(n int) []int {
-	out := make([]int, 0, n)
-	if l == nil {
-		for i := range n {
-			out = append(out, i)
-		}
-		return out
-	}
-	for i := range l.Original.All() {
-		out = append(out, i)
-	}
-	return out
+	return slices.AppendSeq(make([]int, 0, n), l.Original.All())
 }
 
 // Compose returns the root indexes that the parent indexes chosen run: chosen are completion

@@ -1,6 +1,7 @@
 package lineage
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -45,7 +46,7 @@ func NaturalCompare(a, b string) int {
 			}
 			na, nb := strings.TrimLeft(a[si:i], "0"), strings.TrimLeft(b[sj:j], "0")
 			if len(na) != len(nb) {
-				return cmpInt(len(na), len(nb))
+				return cmp.Compare(len(na), len(nb))
 			}
 			if c := strings.Compare(na, nb); c != 0 {
 				return c
@@ -53,25 +54,15 @@ func NaturalCompare(a, b string) int {
 			continue
 		}
 		if ca != cb {
-			return cmpInt(int(ca), int(cb))
+			return cmp.Compare(ca, cb)
 		}
 		i++
 		j++
 	}
-	if c := cmpInt(len(a)-i, len(b)-j); c != 0 {
+	if c := cmp.Compare(len(a)-i, len(b)-j); c != 0 {
 		return c
 	}
 	return strings.Compare(a, b)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -10,6 +10,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -156,10 +157,6 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 // deleted and a Job of its name made again) is not this run's root, and the retries of another
 // run are not this run's (InRun): both are left out with a note.
 func BuildReportOf(namespace string, run RunID, members []Member, manifest *Manifest, notes []string) (*Report, error) {
-	type entry struct {
-		Member
-		l *Lineage
-	}
 	rootName := run.Root
 	if run.RootUID == "" {
 		for _, m := range members {
@@ -169,8 +166,8 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			}
 		}
 	}
-	var root *entry
-	var retries []entry
+	var root *Member
+	var retries []Member
 	for _, m := range members {
 		l, isRetry, err := m.Lineage, m.Lineage != nil, error(nil)
 		if l == nil {
@@ -185,11 +182,12 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		}
 		switch {
 		case !isRetry && m.Job.Name == rootName && InRun(m.Job, run):
-			root = &entry{Member: m}
+			root = &m
 		case !isRetry && m.Job.Name == rootName:
 			notes = append(notes, fmt.Sprintf("Job %q (uid %s) is not the root of this run: the root, uid %s, was deleted and a Job of its name made again; that Job and its retries are another run, left out.", rootName, m.Job.UID, run.RootUID))
 		case isRetry && l.RootJob == rootName && (run.RootUID == "" || l.RootJobUID == run.RootUID):
-			retries = append(retries, entry{Member: m, l: l})
+			m.Lineage = l
+			retries = append(retries, m)
 		case isRetry && l.RootJob == rootName:
 			notes = append(notes, fmt.Sprintf("Job %q retries an earlier Job named %q (uid %s), not this one (uid %s): left out.", m.Job.Name, rootName, l.RootJobUID, run.RootUID))
 		}
@@ -198,15 +196,15 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 	if root == nil {
 		notes = append(notes, fmt.Sprintf("The root Job %q is gone: only the shards its retries ran are shown, without the root's own results.", rootName))
 	}
-	slices.SortStableFunc(retries, func(a, b entry) int {
+	slices.SortStableFunc(retries, func(a, b Member) int {
 		// By name within an attempt, as read (eval-r1-4 before eval-r1-17): the Jobs of a
 		// plain retry are made together, their creation times a second apart at random.
-		return cmp.Or(cmp.Compare(a.l.Attempt, b.l.Attempt), NaturalCompare(a.Job.Name, b.Job.Name),
+		return cmp.Or(cmp.Compare(a.Lineage.Attempt, b.Lineage.Attempt), NaturalCompare(a.Job.Name, b.Job.Name),
 			a.Job.CreationTimestamp.Compare(b.Job.CreationTimestamp.Time))
 	})
 	all := retries
 	if root != nil {
-		all = append([]entry{*root}, retries...)
+		all = append([]Member{*root}, retries...)
 	}
 
 	total := -1 // shards in the manifest; -1: unknown
@@ -220,11 +218,11 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 	var order []int
 	var running []string // the Jobs not finished that run shards
 	for _, e := range all {
-		if e.l != nil && total >= 0 && !e.l.Original.IsEmpty() && e.l.Original.Max() >= total {
+		if e.Lineage != nil && total >= 0 && !e.Lineage.Original.IsEmpty() && e.Lineage.Original.Max() >= total {
 			// A retry writes only root indexes of its run: this map was changed by hand, and
 			// counting it would add shards the manifest does not have.
 			notes = append(notes, fmt.Sprintf("Job %q is left out: its index map names root index %d, but the run has %d shards (0-%d, from %s): its lineage annotations were changed by hand.",
-				e.Job.Name, e.l.Original.Max(), total, total-1, r.ManifestFrom))
+				e.Job.Name, e.Lineage.Original.Max(), total, total-1, r.ManifestFrom))
 			continue
 		}
 		unfinished := !Finished(e.Job)
@@ -232,8 +230,8 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			running = append(running, e.Job.Name)
 		}
 		js := JobSummary{Name: e.Job.Name, UID: string(e.Job.UID), Phase: string(e.Report.Phase), Completions: int(e.Report.Completions)}
-		if e.l != nil {
-			js.Attempt, js.Parent, js.OriginalIndexes = e.l.Attempt, e.l.ParentJob, e.l.Original
+		if e.Lineage != nil {
+			js.Attempt, js.Parent, js.OriginalIndexes = e.Lineage.Attempt, e.Lineage.ParentJob, e.Lineage.Original
 		} else if js.Completions > 0 {
 			js.OriginalIndexes = indexes.Range(0, js.Completions-1)
 		}
@@ -241,7 +239,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		r.Jobs = append(r.Jobs, js)
 		code := invalidInputCode(e.Job)
 		for _, ix := range e.Report.Indexes {
-			ri, ok := e.l.RootIndex(ix.Index)
+			ri, ok := e.Lineage.RootIndex(ix.Index)
 			if !ok {
 				continue
 			}
@@ -312,16 +310,11 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 }
 
 func invalidInputCode(job *batchv1.Job) *int32 {
-	v, ok := job.Annotations[shards.Prefix+"invalid-input-exit-code"]
-	if !ok {
-		return nil
-	}
-	c, err := strconv.ParseInt(v, 10, 32)
+	c, err := strconv.ParseInt(job.Annotations[shards.Prefix+"invalid-input-exit-code"], 10, 32)
 	if err != nil {
-		return nil
+		return nil // none: a Job create did not make
 	}
-	c32 := int32(c)
-	return &c32
+	return ptr.To(int32(c))
 }
 
 // verdictShards is how many shards the verdict names in a list.
@@ -470,7 +463,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 			if s.LastExitCode != nil {
 				exit = strconv.Itoa(int(*s.LastExitCode))
 			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs, true), exit)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs), exit)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -490,16 +483,12 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	return p.err
 }
 
-// runsText is the Jobs a shard went through: "seed(2):Failed retry-1(0):Succeeded", or without
-// the index there ("seed:Failed retry-1:Succeeded") for grouping.
-func runsText(runs []Run, withIndex bool) string {
+// runsText is the Jobs a shard went through, with its index there: "seed(2):Failed
+// retry-1(0):Succeeded".
+func runsText(runs []Run) string {
 	out := make([]string, len(runs))
 	for k, run := range runs {
-		if withIndex {
-			out[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
-		} else {
-			out[k] = fmt.Sprintf("%s:%s", run.Job, run.State)
-		}
+		out[k] = fmt.Sprintf("%s(%d):%s", run.Job, run.Index, run.State)
 	}
 	return strings.Join(out, " ")
 }

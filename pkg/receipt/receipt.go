@@ -70,13 +70,11 @@ type Failure struct {
 	Reason     string `json:"reason"`
 }
 
-// Receipt is the full record of one attempt at one shard. Its JSON field names are a public
-// contract (docs/reconcile.md, docs/schemas/shardreceipt.v1alpha1.json).
-type Receipt struct {
-	APIVersion string               `json:"apiVersion"`
-	Kind       string               `json:"kind"`
-	Manifest   contract.ManifestRef `json:"manifest"`
-	ShardID    string               `json:"shardID"`
+// Attempt names the attempt a receipt or a summary reports: the fields both carry, in the
+// same place of their JSON (an embedded struct's fields are encoded where it stands).
+type Attempt struct {
+	Manifest contract.ManifestRef `json:"manifest"`
+	ShardID  string               `json:"shardID"`
 	// CompletionIndex is the index of the pod that ran the shard (of a retry Job, its own index).
 	CompletionIndex int `json:"completionIndex"`
 	// Job is the Job whose pod wrote the receipt.
@@ -84,8 +82,16 @@ type Receipt struct {
 	// AttemptID is unique per pod attempt: the pod UID, or pod name and restart count.
 	AttemptID string `json:"attemptID"`
 	// Candidate is what was evaluated (a model, a build); part of the result identity.
-	Candidate string    `json:"candidate,omitempty"`
-	Assigned  Assigned  `json:"assigned"`
+	Candidate string   `json:"candidate,omitempty"`
+	Assigned  Assigned `json:"assigned"`
+}
+
+// Receipt is the full record of one attempt at one shard. Its JSON field names are a public
+// contract (docs/reconcile.md, docs/schemas/shardreceipt.v1alpha1.json).
+type Receipt struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Attempt
 	Completed []Result  `json:"completed"`
 	Failed    []Failure `json:"failed"`
 	// Outputs are where the results are (URIs).
@@ -142,7 +148,7 @@ func Parse(source string, data []byte) (*Receipt, error) {
 	}
 	var r Receipt
 	if err := decodeStrict(data, &r); err != nil {
-		return nil, &Error{Source: source, Truncated: isTruncation(err), Problems: []string{err.Error()}}
+		return nil, &Error{Source: source, Truncated: errors.Is(err, errTruncated), Problems: []string{err.Error()}}
 	}
 	ps := &problems{}
 	r.validate(ps)
@@ -159,15 +165,12 @@ func decodeStrict(data []byte, v any) error {
 		return errors.New("empty: no JSON object")
 	}
 	if trimmed[0] != '{' {
-		return fmt.Errorf("not a JSON object (starts with %q)", firstBytes(trimmed, 16))
+		return fmt.Errorf("not a JSON object (starts with %q)", trimmed[:min(16, len(trimmed))])
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return cleanError(err)
-	}
-	if dec.More() {
-		return errors.New("data after the JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("data after the JSON object")
@@ -189,21 +192,8 @@ func cleanError(err error) error {
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "json: "))
 }
 
-func isTruncation(err error) bool { return errors.Is(err, errTruncated) }
-
-func firstBytes(b []byte, n int) string {
-	if len(b) > n {
-		b = b[:n]
-	}
-	return string(b)
-}
-
 func (r *Receipt) validate(ps *problems) {
-	validateHeader(ps, r.APIVersion, r.Kind, Kind, r.Manifest, r.ShardID, r.AttemptID, r.Job)
-	if r.CompletionIndex < 0 {
-		ps.add("completionIndex %d is negative", r.CompletionIndex)
-	}
-	validateAssigned(ps, r.Assigned)
+	r.Attempt.validate(ps, r.APIVersion, r.Kind, Kind)
 	if r.Completed == nil {
 		ps.add("completed: required (an empty list when no case was evaluated)")
 	}
@@ -254,10 +244,12 @@ func (r *Receipt) validate(ps *problems) {
 	}
 }
 
-func validateHeader(ps *problems, apiVersion, kind, wantKind string, m contract.ManifestRef, shardID, attemptID string, job contract.JobRef) {
+// validate checks the type and a's fields.
+func (a *Attempt) validate(ps *problems, apiVersion, kind, wantKind string) {
 	if apiVersion != APIVersion || kind != wantKind {
 		ps.add("expected apiVersion %q and kind %q, found apiVersion %q and kind %q", APIVersion, wantKind, apiVersion, kind)
 	}
+	m := a.Manifest
 	if m.Name == "" {
 		ps.add("manifest.name: required")
 	}
@@ -267,24 +259,24 @@ func validateHeader(ps *problems, apiVersion, kind, wantKind string, m contract.
 	if m.Hash != "" && !shards.ValidHash(m.Hash) {
 		ps.add("manifest.hash %q: must be \"sha256:\" and 64 lowercase hex digits", m.Hash)
 	}
-	if msg := shards.ValidateShardID(shardID); msg != "" {
-		ps.add("shardID %q: %s", shardID, msg)
+	if msg := shards.ValidateShardID(a.ShardID); msg != "" {
+		ps.add("shardID %q: %s", a.ShardID, msg)
 	}
-	if attemptID == "" {
+	if a.AttemptID == "" {
 		ps.add("attemptID: required (the pod UID, or pod name and restart count)")
-	} else if len(attemptID) > 253 {
+	} else if len(a.AttemptID) > 253 {
 		ps.add("attemptID: longer than 253 characters")
 	}
-	if job.Name == "" {
+	if a.Job.Name == "" {
 		ps.add("job.name: required")
 	}
-}
-
-func validateAssigned(ps *problems, a Assigned) {
-	if a.Count < 0 {
-		ps.add("assigned.count %d is negative", a.Count)
+	if a.CompletionIndex < 0 {
+		ps.add("completionIndex %d is negative", a.CompletionIndex)
 	}
-	if !shards.ValidHash(a.Digest) {
-		ps.add("assigned.digest %q: must be \"sha256:\" and 64 lowercase hex digits (sha256sum of the shard file)", a.Digest)
+	if a.Assigned.Count < 0 {
+		ps.add("assigned.count %d is negative", a.Assigned.Count)
+	}
+	if !shards.ValidHash(a.Assigned.Digest) {
+		ps.add("assigned.digest %q: must be \"sha256:\" and 64 lowercase hex digits (sha256sum of the shard file)", a.Assigned.Digest)
 	}
 }

@@ -17,16 +17,18 @@ func validReceipt() *Receipt {
 	t1 := t0.Add(time.Minute)
 	return &Receipt{
 		APIVersion: APIVersion, Kind: Kind,
-		Manifest:        contract.ManifestRef{Name: "demo", Revision: "1", Hash: digest},
-		ShardID:         "shard-0",
-		CompletionIndex: 0,
-		Job:             contract.JobRef{Name: "demo", UID: "u1"},
-		AttemptID:       "pod-a",
-		Assigned:        Assigned{Count: 3, Digest: digest},
-		Completed:       []Result{{Case: "a"}, {Case: "b"}},
-		Failed:          []Failure{{Case: "c", Class: ClassInfrastructure, Reason: "timeout"}},
-		Outputs:         []string{"s3://bucket/demo/shard-0/"},
-		StartedAt:       &t0, FinishedAt: &t1,
+		Attempt: Attempt{
+			Manifest:        contract.ManifestRef{Name: "demo", Revision: "1", Hash: digest},
+			ShardID:         "shard-0",
+			CompletionIndex: 0,
+			Job:             contract.JobRef{Name: "demo", UID: "u1"},
+			AttemptID:       "pod-a",
+			Assigned:        Assigned{Count: 3, Digest: digest},
+		},
+		Completed: []Result{{Case: "a"}, {Case: "b"}},
+		Failed:    []Failure{{Case: "c", Class: ClassInfrastructure, Reason: "timeout"}},
+		Outputs:   []string{"s3://bucket/demo/shard-0/"},
+		StartedAt: &t0, FinishedAt: &t1,
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
 
 // Summary is the compact form of a receipt that a worker writes to its container's termination
@@ -21,14 +19,8 @@ import (
 // its status manager then keeps the first 12,288 / (containers + init containers) bytes of each
 // container's message (normalizeStatus; the end is lost in a pod of four or more containers).
 type Summary struct {
-	APIVersion      string               `json:"apiVersion"`
-	Manifest        contract.ManifestRef `json:"manifest"`
-	ShardID         string               `json:"shardID"`
-	CompletionIndex int                  `json:"completionIndex"`
-	Job             contract.JobRef      `json:"job"`
-	AttemptID       string               `json:"attemptID"`
-	Candidate       string               `json:"candidate,omitempty"`
-	Assigned        Assigned             `json:"assigned"`
+	APIVersion string `json:"apiVersion"`
+	Attempt
 	// Completed counts the results evaluated without failure; Failed the failures by class.
 	Completed int          `json:"completed"`
 	Failed    FailedCounts `json:"failed"`
@@ -53,9 +45,8 @@ func (s *Summary) Evaluated() int { return s.Completed + s.Failed.Model }
 // Summarize returns the summary of r (Receipt, the full receipt's location, is left to the
 // caller).
 func Summarize(r *Receipt) *Summary {
-	s := &Summary{APIVersion: APIVersion, Kind: SummaryKind, Manifest: r.Manifest, ShardID: r.ShardID,
-		CompletionIndex: r.CompletionIndex, Job: r.Job, AttemptID: r.AttemptID, Candidate: r.Candidate,
-		Assigned: r.Assigned, Completed: len(r.Completed), Outputs: r.Outputs, FinishedAt: r.FinishedAt}
+	s := &Summary{APIVersion: APIVersion, Kind: SummaryKind, Attempt: r.Attempt, Completed: len(r.Completed),
+		Outputs: r.Outputs, FinishedAt: r.FinishedAt}
 	for _, f := range r.Failed {
 		if f.Class == ClassModel {
 			s.Failed.Model++
@@ -113,7 +104,7 @@ func Decode(source, message string) (*Summary, error) {
 	}
 	var s Summary
 	if err := decodeStrict([]byte(msg), &s); err != nil {
-		trunc := isTruncation(err) || cut
+		trunc := errors.Is(err, errTruncated) || cut
 		prob := err.Error()
 		if cut {
 			prob += fmt.Sprintf(" (the message is %d bytes, the most the kubelet keeps: it was probably cut)", len(message))
@@ -121,11 +112,7 @@ func Decode(source, message string) (*Summary, error) {
 		return nil, &Error{Source: source, Truncated: trunc, Problems: []string{prob}}
 	}
 	ps := &problems{}
-	validateHeader(ps, s.APIVersion, s.Kind, SummaryKind, s.Manifest, s.ShardID, s.AttemptID, s.Job)
-	if s.CompletionIndex < 0 {
-		ps.add("completionIndex %d is negative", s.CompletionIndex)
-	}
-	validateAssigned(ps, s.Assigned)
+	s.validate(ps, s.APIVersion, s.Kind, SummaryKind) // the embedded Attempt's
 	if s.Completed < 0 || s.Failed.Model < 0 || s.Failed.Infrastructure < 0 {
 		ps.add("counts must not be negative")
 	}

@@ -82,9 +82,7 @@ func (p *printer) header(rep *Report, wide bool) {
 		hash = shortHash(hash)
 	}
 	row("Manifest", fmt.Sprintf("%s revision %s (%s)", rep.Manifest.Name, rep.Manifest.Revision, hash))
-	if rep.Candidate != "" {
-		row("Candidate", rep.Candidate)
-	}
+	row("Candidate", rep.Candidate)
 	for _, j := range rep.Jobs {
 		if j.RetryAttempt == 0 {
 			row("Job", j.Name)
@@ -95,13 +93,7 @@ func (p *printer) header(rep *Report, wide bool) {
 	row("Verdict", rep.Verdict)
 	row("Coverage", fmt.Sprintf("%s results evaluated (%d passed, %d model %s); %d not evaluated (infrastructure); %d missing",
 		c.Text, c.Passed, c.ModelFailures, textwrap.Plural(c.ModelFailures, "failure", "failures"), c.Infrastructure, c.Missing))
-	var states []string
-	for _, s := range States {
-		if n := c.ShardStates[s]; n > 0 {
-			states = append(states, fmt.Sprintf("%d %s", n, s))
-		}
-	}
-	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, strings.Join(states, ", ")))
+	row("Shards", fmt.Sprintf("%d/%d evaluated (%s)", c.ShardsEvaluated, c.Shards, c.stateCounts(States...)))
 	if p.err == nil {
 		p.err = tw.Flush()
 	}
@@ -378,14 +370,14 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	if len(s.MissingCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.MissingCases[:min(maxTextCases, len(s.MissingCases))] {
-			names = append(names, caseName(c))
+			names = append(names, c.String())
 		}
 		line(fmt.Sprintf("Shard %s: %d missing: %s%s", s.ShardID, len(s.MissingCases), strings.Join(names, ", "), more(len(s.MissingCases))))
 	}
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.NotEvaluatedCases[:min(maxTextCases, len(s.NotEvaluatedCases))] {
-			n := caseName(CaseRef{Case: c.Case, Repetition: c.Repetition})
+			n := CaseRef{Case: c.Case, Repetition: c.Repetition}.String()
 			if c.Reason != "" {
 				n += " (" + c.Reason + ")"
 			}
@@ -395,7 +387,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	}
 	for _, c := range s.Conflicts {
 		line(fmt.Sprintf("Shard %s: %s conflict: kept %s from attempt %s over %s from attempt %s", s.ShardID,
-			caseName(CaseRef{Case: c.Case, Repetition: c.Repetition}), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
+			CaseRef{Case: c.Case, Repetition: c.Repetition}.String(), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
 	}
 }
 

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -136,15 +137,9 @@ func New(opts Options) (*Reconciler, error) {
 	if opts.Repetitions > MaxRepetitions {
 		return nil, fmt.Errorf("repetitions %d: at most %d", opts.Repetitions, MaxRepetitions)
 	}
-	reps := opts.Repetitions
-	if reps == 0 {
-		reps = 1
-	}
+	reps := max(opts.Repetitions, 1)
 	m := opts.Manifest
-	cases := 0
-	for _, s := range m.Shards {
-		cases += len(s.Cases)
-	}
+	cases := m.NumCases()
 	// cases × reps > MaxResults, without computing a product that could overflow.
 	if cases > MaxResults/reps {
 		return nil, fmt.Errorf("%w: the manifest's %d cases × %d repetitions are %d results, at most %d are reconciled (each is held in memory)",
@@ -244,10 +239,7 @@ const ManifestCandidateLabel = "candidate"
 // effective is a receipt's candidate: its own, else the manifest's candidate label (the
 // manifest hash, which the receipt names, covers the labels).
 func (r *Reconciler) effective(candidate string) string {
-	if candidate != "" {
-		return candidate
-	}
-	return r.m.Metadata.Labels[ManifestCandidateLabel]
+	return cmp.Or(candidate, r.m.Metadata.Labels[ManifestCandidateLabel])
 }
 
 func (r *Reconciler) digest(i int) string {
@@ -340,19 +332,14 @@ func (r *Reconciler) AddReceipt(source string, rc *receipt.Receipt) {
 	if rc.FinishedAt != nil {
 		a.finished, a.hasTime = rc.FinishedAt.UTC(), true
 	}
-	ai := int32(-1)
-	for k := range st.attempts {
-		// The same attempt's receipt read again (a second copy of the file) is one attempt.
-		if st.attempts[k].kind == "receipt" && st.attempts[k].id == a.id && a.id != "" {
-			ai = int32(k)
-			if r.rereads == 0 {
-				r.reread = fmt.Sprintf("%s and %s (attempt %q of shard %q)", st.attempts[k].source, source, a.id, rc.ShardID)
-			}
-			r.rereads++
-			break
+	// The same attempt's receipt read again (a second copy of the file) is one attempt.
+	ai := int32(slices.IndexFunc(st.attempts, func(b attempt) bool { return b.kind == "receipt" && b.id == a.id && a.id != "" }))
+	if ai >= 0 {
+		if r.rereads == 0 {
+			r.reread = fmt.Sprintf("%s and %s (attempt %q of shard %q)", st.attempts[ai].source, source, a.id, rc.ShardID)
 		}
-	}
-	if ai < 0 {
+		r.rereads++
+	} else {
 		st.attempts = append(st.attempts, a)
 		ai = int32(len(st.attempts) - 1)
 	}

@@ -53,10 +53,10 @@ func hashOf(m *shards.Manifest) string {
 // "case" (passed), "case:model" or "case:infra".
 func rcpt(m *shards.Manifest, i int, id string, minutes int, entries ...string) *receipt.Receipt {
 	fin := t0.Add(time.Duration(minutes) * time.Minute)
-	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind, Attempt: receipt.Attempt{
 		Manifest: contract.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: hashOf(m)},
 		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: contract.JobRef{Name: "demo"}, AttemptID: id,
-		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
+		Assigned: receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)}},
 		Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin,
 		Outputs: []string{"s3://b/" + id}}
 	for _, e := range entries {

@@ -106,14 +106,19 @@ func verdict(rep *Report) string {
 		}
 		return v
 	}
+	return fmt.Sprintf("incomplete: %s of the results evaluated, %d/%d shards (%s); a score from these receipts would not cover the manifest",
+		c.Text, c.ShardsEvaluated, c.Shards, c.stateCounts(StatePartial, StateNotEvaluated, StateMissing, StateRejected))
+}
+
+// stateCounts counts the shards in each of states that has any: "2 partial, 1 missing".
+func (c *Coverage) stateCounts(states ...State) string {
 	var parts []string
-	for _, s := range []State{StatePartial, StateNotEvaluated, StateMissing, StateRejected} {
+	for _, s := range states {
 		if n := c.ShardStates[s]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	return fmt.Sprintf("incomplete: %s of the results evaluated, %d/%d shards (%s); a score from these receipts would not cover the manifest",
-		c.Text, c.ShardsEvaluated, c.Shards, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 func (r *Reconciler) shardReport(i int) ShardReport {
@@ -178,7 +183,7 @@ func detail(sr *ShardReport) string {
 		if sr.MissingNamed {
 			names := make([]string, 0, 3)
 			for _, c := range sr.MissingCases[:min(3, len(sr.MissingCases))] {
-				names = append(names, caseName(c))
+				names = append(names, c.String())
 			}
 			s += ": " + strings.Join(names, ", ")
 			if len(sr.MissingCases) > 3 {
@@ -197,7 +202,9 @@ func detail(sr *ShardReport) string {
 	return s
 }
 
-func caseName(c CaseRef) string {
+// String names the result as the reports do: the case, then "#" and the repetition unless it
+// is 0.
+func (c CaseRef) String() string {
 	if c.Repetition == 0 {
 		return c.Case
 	}
@@ -306,7 +313,6 @@ func (r *Reconciler) fromSummaries(i int, sr *ShardReport) {
 		sr.Reasons = []ReasonCount{{Reason: s.Reason, Count: s.Failed.Infrastructure}}
 	}
 	if len(st.attempts) > 1 {
-		sr.Duplicates = 0
 		r.notes = append(r.notes, fmt.Sprintf("Shard %q: %d summaries from different attempts; the one from attempt %q (%s) is used, as summaries name no case and cannot be merged.",
 			sr.ShardID, len(st.attempts), s.AttemptID, st.attempts[best].source))
 	}

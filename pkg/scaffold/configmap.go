@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 )
@@ -39,16 +40,7 @@ const (
 	// HashLength is how many hex digits of the manifest hash go into the ConfigMap name and
 	// the hash label.
 	HashLength = 10
-	// MaxConfigMapBytes is the API server's limit on a ConfigMap's data (1 MiB).
-	MaxConfigMapBytes = shards.MaxConfigMapBytes
 )
-
-// ShardCasesKey is the ConfigMap key holding the cases of the shard that completion index i
-// runs, one per line.
-func ShardCasesKey(i int) string { return shards.CasesKey(i) }
-
-// ShardIDKey is the ConfigMap key holding the ID of the shard completion index i runs.
-func ShardIDKey(i int) string { return shards.IDKey(i) }
 
 // ConfigMapName is the name of the ConfigMap made from m: the manifest's name, "-shards-" and
 // the first HashLength hex digits of its hash. The same manifest always gets the same name in
@@ -94,26 +86,19 @@ func BuildConfigMaps(m *shards.Manifest, namespace string) ([]*corev1.ConfigMap,
 // storeConfigMaps turns a store into immutable ConfigMaps: the head named name, parts
 // name-<p>, each with the labels and annotations given.
 func storeConfigMaps(st *shards.Store, name, namespace string, labels, annotations map[string]string) []*corev1.ConfigMap {
-	mk := func(n string, data map[string]string, bin map[string][]byte) *corev1.ConfigMap {
-		immutable := true
-		return &corev1.ConfigMap{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:        n,
-				Namespace:   namespace,
-				Labels:      maps.Clone(labels),
-				Annotations: maps.Clone(annotations),
-			},
-			Immutable:  &immutable,
-			Data:       data,
-			BinaryData: bin,
-		}
+	meta := func(n string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: n, Namespace: namespace, Labels: maps.Clone(labels), Annotations: maps.Clone(annotations)}
 	}
-	cms := []*corev1.ConfigMap{mk(name, st.Head, st.HeadBinary)}
+	cms := []*corev1.ConfigMap{immutableConfigMap(meta(name), st.Head, st.HeadBinary)}
 	for p, part := range st.Parts {
-		cms = append(cms, mk(name+"-"+strconv.Itoa(p), part, nil))
+		cms = append(cms, immutableConfigMap(meta(name+"-"+strconv.Itoa(p)), part, nil))
 	}
 	return cms
+}
+
+func immutableConfigMap(meta metav1.ObjectMeta, data map[string]string, bin map[string][]byte) *corev1.ConfigMap {
+	return &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta,
+		Immutable: ptr.To(true), Data: data, BinaryData: bin}
 }
 
 // NotImmutable is Difference's answer for a ConfigMap that holds the same data as want but is

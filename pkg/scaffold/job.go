@@ -106,9 +106,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 			}
 			code = int32(c)
 		}
-		if v := o.Base.Annotations[AnnotationWorkerContainer]; v != "" && containerName == "" {
-			containerName = v
-		}
+		containerName = cmp.Or(containerName, o.Base.Annotations[AnnotationWorkerContainer])
 		job = cleanBase(o.Base)
 		if err := checkBaseSpec(&job.Spec, n, from); err != nil {
 			return nil, nil, err
@@ -140,19 +138,17 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		job.Spec.Suspend = s
 	}
 	job.Labels = labels
-	ann := map[string]string{}
+	ann := manifestAnnotations(m)
 	for k, v := range job.Annotations {
 		if !strings.HasPrefix(k, shards.Prefix) {
 			ann[k] = v
 		}
 	}
-	maps.Copy(ann, manifestAnnotations(m))
 	ann[shards.AnnotationShardsConfigMap] = cmName
 
 	// The spec.
 	spec := &job.Spec
-	indexed := batchv1.IndexedCompletion
-	spec.CompletionMode = &indexed
+	spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
 	spec.Completions = ptr.To(n)
 	switch {
 	case o.Parallelism != nil:
@@ -178,25 +174,17 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 	case *spec.MaxFailedIndexes > n:
 		return nil, nil, fmt.Errorf("%s sets maxFailedIndexes %d, more than the %d shards of manifest %q: give --max-failed-indexes", from, *spec.MaxFailedIndexes, n, m.Metadata.Name)
 	}
-	if o.ActiveDeadlineSeconds != nil {
-		spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-	}
-	if o.TTLSecondsAfterFinished != nil {
-		spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-	}
+	setDeadlines(spec, o.ActiveDeadlineSeconds, o.TTLSecondsAfterFinished)
 	code = ptr.Deref(o.InvalidInputExitCode, code)
 	if code < 1 || code > 255 {
 		return nil, nil, fmt.Errorf("--invalid-input-exit-code must be from 1 to 255, not %d", code)
 	}
-	replace := batchv1.Failed
-	spec.PodReplacementPolicy = &replace
+	spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 
 	// The pod template and the worker container.
 	tmpl := &spec.Template
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
-	if o.ServiceAccountName != "" {
-		tmpl.Spec.ServiceAccountName = o.ServiceAccountName
-	}
+	tmpl.Spec.ServiceAccountName = cmp.Or(o.ServiceAccountName, tmpl.Spec.ServiceAccountName)
 	wi, err := workerIndex(tmpl.Spec.Containers, containerName, from)
 	if err != nil {
 		return nil, nil, err
@@ -207,9 +195,7 @@ func buildJob(o Options, cmNames []string, manifestMounted bool) (job *batchv1.J
 		wi = 0
 	}
 	w := &tmpl.Spec.Containers[wi]
-	if o.Image != "" {
-		w.Image = o.Image
-	}
+	w.Image = cmp.Or(o.Image, w.Image)
 	if w.Image == "" {
 		return nil, nil, fmt.Errorf("no image for the worker container %q: give --image", w.Name)
 	}
@@ -428,19 +414,25 @@ func workerEnv(m *shards.Manifest, code int32, manifestMounted bool, base, extra
 	return env, nil
 }
 
+// setDeadlines sets the deadlines the flags give (nil: left as they are).
+func setDeadlines(spec *batchv1.JobSpec, active *int64, ttl *int32) {
+	if active != nil {
+		spec.ActiveDeadlineSeconds = ptr.To(*active)
+	}
+	if ttl != nil {
+		spec.TTLSecondsAfterFinished = ptr.To(*ttl)
+	}
+}
+
 func setResources(r *corev1.ResourceRequirements, requests, limits corev1.ResourceList) {
-	for name, q := range requests {
-		if r.Requests == nil {
-			r.Requests = corev1.ResourceList{}
-		}
-		r.Requests[name] = q
+	if len(requests) > 0 && r.Requests == nil {
+		r.Requests = corev1.ResourceList{}
 	}
-	for name, q := range limits {
-		if r.Limits == nil {
-			r.Limits = corev1.ResourceList{}
-		}
-		r.Limits[name] = q
+	maps.Copy(r.Requests, requests)
+	if len(limits) > 0 && r.Limits == nil {
+		r.Limits = corev1.ResourceList{}
 	}
+	maps.Copy(r.Limits, limits)
 }
 
 // mountShards adds the shard volume and mounts it read-only at MountPath in the worker: a

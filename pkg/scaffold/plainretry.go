@@ -26,16 +26,11 @@ import (
 // plain Job index r is therefore one Job of one index whose pod template pins all of those to
 // r: the worker sees r with its image, command and args unchanged.
 
-const (
-	// AnnotationPinnedIndex, on the pod template of a plain retry, holds the original completion
-	// index; its downward-API volume items that read the completion index read this instead
-	// (a volume item cannot hold a literal, and the controller overwrites the label and
-	// annotation batch.kubernetes.io/job-completion-index with the retry's own index, 0).
-	AnnotationPinnedIndex = shards.Prefix + "completion-index"
-	// MaxPlainRetryJobs is the most Jobs one retry of a plain Job makes (one per index):
-	// above it, retry refuses before anything is created (shards.MaxPlainRetryJobs).
-	MaxPlainRetryJobs = shards.MaxPlainRetryJobs
-)
+// AnnotationPinnedIndex, on the pod template of a plain retry, holds the original completion
+// index; its downward-API volume items that read the completion index read this instead
+// (a volume item cannot hold a literal, and the controller overwrites the label and
+// annotation batch.kubernetes.io/job-completion-index with the retry's own index, 0).
+const AnnotationPinnedIndex = shards.Prefix + "completion-index"
 
 // completionIndexPaths are the fieldRef paths that read a pod's completion index.
 var completionIndexPaths = map[string]bool{
@@ -87,9 +82,9 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 	if n != o.Lineage.Original.Len() {
 		return nil, nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
 	}
-	if n > MaxPlainRetryJobs {
+	if n > shards.MaxPlainRetryJobs {
 		return nil, nil, fmt.Errorf("job %q was not made by kubectl indexed create, so a retry runs each index as a Job of its own, and %d indexes would be %d Jobs, over the limit of %d; nothing was created. Retry at most %d at a time with --indexes (for example --indexes %s), or re-create the run with kubectl indexed create --from-job, whose retries are one Job at any size",
-			p.Name, n, n, MaxPlainRetryJobs, MaxPlainRetryJobs, o.Indexes.First(MaxPlainRetryJobs))
+			p.Name, n, n, shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs, o.Indexes.First(shards.MaxPlainRetryJobs))
 	}
 	if p.Spec.ManualSelector != nil && *p.Spec.ManualSelector {
 		return nil, nil, fmt.Errorf("job %q sets manualSelector: the Jobs of its retry would select each other's pods; nothing was created", p.Name)

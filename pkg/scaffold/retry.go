@@ -71,12 +71,6 @@ var IndexMapPlacements = []string{string(IndexMapAuto), string(IndexMapAnnotatio
 // it to make a small golden file of a map kept in a ConfigMap.
 var annotationMapLimit = lineage.MaxOriginalIndexesBytes
 
-// RetryObjects are what retry sends, and notes on the choices made for the user.
-type RetryObjects struct {
-	Objects
-	Notes []string
-}
-
 // RetryConfigMapName names the head ConfigMap of a retry of the run of root Job root: the
 // manifest's name, "-retry-" and the first HashLength hex digits of the SHA-256 of the root's
 // name and the whole store's keys and values, so the same selection of the same shards in one
@@ -123,7 +117,7 @@ func RetryConfigMapName(manifestName, root string, st *shards.Store) string {
 //   - maxFailedIndexes: the flag (over the retry's indexes), else the parent's scaled to the
 //     retry's size (rounded down), so the same share of failures trips it;
 //   - parallelism: the flag, else the parent's, at most the number of indexes.
-func BuildRetry(o RetryOptions) (*RetryObjects, error) {
+func BuildRetry(o RetryOptions) (*Objects, error) {
 	p := o.Parent
 	switch {
 	case p == nil:
@@ -136,8 +130,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		return nil, errors.New("no Job name")
 	case o.Indexes.IsEmpty():
 		return nil, errors.New("no indexes to retry")
-	}
-	if p.Spec.Completions == nil {
+	case p.Spec.Completions == nil:
 		return nil, fmt.Errorf("job %q has no completions", p.Name)
 	}
 	pn := int(*p.Spec.Completions)
@@ -175,7 +168,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 		return nil, err
 	}
 	cm := cms[0]
-	res := &RetryObjects{Objects: Objects{ConfigMap: cm, Parts: cms[1:], IndexMap: mapCM}}
+	res := &Objects{ConfigMap: cm, Parts: cms[1:], IndexMap: mapCM}
 
 	job := retryJob(o, &l, o.JobName)
 	job.Annotations[shards.AnnotationShardsConfigMap] = cm.Name
@@ -219,8 +212,7 @@ func BuildRetry(o RetryOptions) (*RetryObjects, error) {
 			p.Name, *spec.BackoffLimitPerIndex, intOrNone(spec.MaxFailedIndexes)))
 	}
 	if spec.PodFailurePolicy != nil {
-		replace := batchv1.Failed
-		spec.PodReplacementPolicy = &replace
+		spec.PodReplacementPolicy = ptr.To(batchv1.Failed)
 	}
 
 	// The shard volume now holds the retry's ConfigMaps.
@@ -280,8 +272,8 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 	roots := slices.Collect(o.Lineage.Original.All())
 	k := 0
 	for j := range o.Indexes.All() {
-		c, ok1 := lookup(ShardCasesKey(j))
-		id, ok2 := lookup(ShardIDKey(j))
+		c, ok1 := lookup(shards.CasesKey(j))
+		id, ok2 := lookup(shards.IDKey(j))
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("the shard ConfigMaps of job %q (%s) have no files for index %d: they were not written by kubectl indexed create", o.Parent.Name, strings.Join(configMapNames(o.ParentConfigMaps), ", "), j)
 		}
@@ -319,22 +311,9 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 // kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=ROOT saves it with the Jobs) and
 // the root Job's annotations.
 func indexMapConfigMap(im *lineage.IndexMap, o RetryOptions, l *lineage.Lineage) *corev1.ConfigMap {
-	immutable := true
-	return &corev1.ConfigMap{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      im.Ref.ConfigMap,
-			Namespace: o.Namespace,
-			Labels:    l.Labels(),
-			Annotations: map[string]string{
-				shards.AnnotationRootJob:    l.RootJob,
-				shards.AnnotationRootJobUID: l.RootJobUID,
-			},
-		},
-		Immutable:  &immutable,
-		Data:       im.Data,
-		BinaryData: im.BinaryData,
-	}
+	return immutableConfigMap(metav1.ObjectMeta{Name: im.Ref.ConfigMap, Namespace: o.Namespace, Labels: l.Labels(),
+		Annotations: map[string]string{shards.AnnotationRootJob: l.RootJob, shards.AnnotationRootJobUID: l.RootJobUID},
+	}, im.Data, im.BinaryData)
 }
 
 func intOrNone(p *int32) string {
@@ -375,12 +354,7 @@ func retryJob(o RetryOptions, l *lineage.Lineage, name string) *batchv1.Job {
 		job.Labels = map[string]string{}
 	}
 	maps.Copy(job.Labels, l.Labels())
-	if o.ActiveDeadlineSeconds != nil {
-		job.Spec.ActiveDeadlineSeconds = ptr.To(*o.ActiveDeadlineSeconds)
-	}
-	if o.TTLSecondsAfterFinished != nil {
-		job.Spec.TTLSecondsAfterFinished = ptr.To(*o.TTLSecondsAfterFinished)
-	}
+	setDeadlines(&job.Spec, o.ActiveDeadlineSeconds, o.TTLSecondsAfterFinished)
 	if tmpl := &job.Spec.Template; len(o.PodAnnotations) > 0 || len(o.RemovePodAnnotations) > 0 {
 		a := map[string]string{}
 		maps.Copy(a, tmpl.Annotations)

@@ -33,7 +33,7 @@ func retryParent(t *testing.T, n int) *Objects {
 	return objs
 }
 
-func buildRetryOf(t *testing.T, parent *Objects, chosen indexes.Set, placement IndexMapPlacement) (*RetryObjects, error) {
+func buildRetryOf(t *testing.T, parent *Objects, chosen indexes.Set, placement IndexMapPlacement) (*Objects, error) {
 	t.Helper()
 	l := &lineage.Lineage{RootJob: "eval", RootJobUID: "uid-eval", ParentJob: "eval", ParentJobUID: "uid-eval", Attempt: 1, Original: chosen}
 	return BuildRetry(RetryOptions{Parent: parent.Job, ParentConfigMaps: parent.ConfigMaps(), Indexes: chosen, Lineage: l,
@@ -41,7 +41,7 @@ func buildRetryOf(t *testing.T, parent *Objects, chosen indexes.Set, placement I
 }
 
 // readBack reads the retry Job's lineage as every reader does: the annotation, or the ConfigMap.
-func readBack(t *testing.T, objs *RetryObjects) *lineage.Lineage {
+func readBack(t *testing.T, objs *Objects) *lineage.Lineage {
 	t.Helper()
 	l, ok, err := lineage.Read(objs.Job)
 	if !ok || err != nil {
@@ -157,7 +157,7 @@ func TestRetryIndexMapGolden(t *testing.T) {
 		t.Fatal("no index map ConfigMap above the lowered limit")
 	}
 	testutil.Golden(t, filepath.Join("testdata", "golden", "retry-index-map.yaml"), yamlDocs(t, objs.IndexMap, objs.Job))
-	if l := readBack(t, &RetryObjects{Objects: Objects{Job: objs.Job, IndexMap: objs.IndexMap}}); !l.Original.Equal(chosen) {
+	if l := readBack(t, &Objects{Job: objs.Job, IndexMap: objs.IndexMap}); !l.Original.Equal(chosen) {
 		t.Errorf("read back %s", l.Original)
 	}
 }

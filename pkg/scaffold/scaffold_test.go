@@ -426,7 +426,7 @@ func TestBuildSplitStore(t *testing.T) {
 	buf.Write(b)
 	testutil.Golden(t, filepath.Join("testdata", "golden", "split-store.yaml"), buf.Bytes())
 	for i, s := range m.Shards {
-		if data[ShardCasesKey(i)] != shards.CasesText(s.Cases) || data[ShardIDKey(i)] != s.ID+"\n" {
+		if data[shards.CasesKey(i)] != shards.CasesText(s.Cases) || data[shards.IDKey(i)] != s.ID+"\n" {
 			t.Fatalf("index %d's files are not shard %s's", i, s.ID)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -72,12 +73,9 @@ func ShardsChanged(job *batchv1.Job, cm *corev1.ConfigMap, ids []string) string 
 		}
 		return ""
 	}
-	in := make(map[string]bool, len(mids))
-	for _, id := range mids {
-		in[id] = true
-	}
+	in := sets.New(mids...)
 	for k, id := range ids {
-		if !in[id] {
+		if !in.Has(id) {
 			return fmt.Sprintf("configmap %q gives index %d shard ID %q, which its manifest copy does not have: it was replaced or changed", cm.Name, k, id)
 		}
 	}

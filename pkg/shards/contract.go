@@ -47,11 +47,8 @@ func ConfigMapNameFromJob(job *batchv1.Job) (string, bool) {
 	if job == nil {
 		return "", false
 	}
-	name, ok := job.Annotations[AnnotationShardsConfigMap]
-	if !ok || name == "" {
-		return "", false
-	}
-	return name, true
+	name := job.Annotations[AnnotationShardsConfigMap]
+	return name, name != ""
 }
 
 // IDsFromConfigMap returns the shard IDs in completion-index order from the KeyShardIDs key of

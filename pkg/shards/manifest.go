@@ -158,10 +158,7 @@ func ValidHash(h string) bool {
 // ShortHash returns the first n hex digits of the hash (n ≤ 64).
 func (m *Manifest) ShortHash(n int) string {
 	h := strings.TrimPrefix(m.Hash(), "sha256:")
-	if n > len(h) {
-		n = len(h)
-	}
-	return h[:n]
+	return h[:min(n, len(h))]
 }
 
 // Problem is one thing wrong with a manifest. Path is a field path such as

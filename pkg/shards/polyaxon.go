@@ -1,8 +1,6 @@
 package shards
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // A Polyaxon operation whose matrix maps one run per shard: the Polyaxon boundary of a shard
 // manifest (docs/integrations.md#polyaxon). The fields follow Polyaxon's schemas exactly:
@@ -20,15 +18,6 @@ import (
 
 // PolyaxonSpecVersion is the Polyaxon specification version the operation is written for.
 const PolyaxonSpecVersion = 1.1
-
-// The keys of each matrix value: the inputs the component must declare.
-const (
-	PolyaxonShardIndex   = "shard_index"
-	PolyaxonShardID      = "shard_id"
-	PolyaxonManifest     = "manifest"
-	PolyaxonRevision     = "revision"
-	PolyaxonManifestHash = "manifest_hash"
-)
 
 // PolyaxonOperation is a Polyaxon V1Operation with a V1Mapping matrix (the fields written).
 type PolyaxonOperation struct {
@@ -49,7 +38,8 @@ type PolyaxonMapping struct {
 	Values      []PolyaxonShardRun `json:"values"`
 }
 
-// PolyaxonShardRun is one value of the mapping: one shard.
+// PolyaxonShardRun is one value of the mapping: one shard. Its keys are the inputs the
+// component must declare.
 type PolyaxonShardRun struct {
 	ShardIndex   int    `json:"shard_index"`
 	ShardID      string `json:"shard_id"`

@@ -67,10 +67,10 @@ func env2root() string { return env.RepoRoot }
 // failed for infrastructure.
 func invalidInput(m *shards.Manifest, i int, jobName, attempt string) *receipt.Receipt {
 	fin := time.Now().UTC().Truncate(time.Second)
-	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+	r := &receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind, Attempt: receipt.Attempt{
 		Manifest: contract.ManifestRef{Name: m.Metadata.Name, Revision: string(m.Revision), Hash: m.Hash()},
 		ShardID:  m.Shards[i].ID, CompletionIndex: i, Job: contract.JobRef{Name: jobName}, AttemptID: attempt,
-		Assigned:  receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)},
+		Assigned: receipt.Assigned{Count: len(m.Shards[i].Cases), Digest: receipt.CasesDigest(m.Shards[i].Cases)}},
 		Completed: []receipt.Result{}, FinishedAt: &fin}
 	for _, c := range m.Shards[i].Cases {
 		r.Failed = append(r.Failed, receipt.Failure{Case: c, Class: receipt.ClassInfrastructure, Reason: "invalid input: unreadable record"})

@@ -107,14 +107,14 @@ func TestRetryFromReconcile(t *testing.T) {
 	if err := json.Unmarshal([]byte(cm.Data["shard-ids.json"]), &ids); err != nil || !slices.Equal(ids, []string{m.Shards[1].ID}) {
 		t.Errorf("shard-ids.json %q, want [%s] (%v)", cm.Data["shard-ids.json"], m.Shards[1].ID, err)
 	}
-	if got := strings.TrimSpace(cm.Data[scaffold.ShardIDKey(0)]); got != m.Shards[1].ID {
-		t.Errorf("%s = %q, want %s", scaffold.ShardIDKey(0), got, m.Shards[1].ID)
+	if got := strings.TrimSpace(cm.Data[shards.IDKey(0)]); got != m.Shards[1].ID {
+		t.Errorf("%s = %q, want %s", shards.IDKey(0), got, m.Shards[1].ID)
 	}
-	if got, want := cm.Data[scaffold.ShardCasesKey(0)], objs.ConfigMap.Data[scaffold.ShardCasesKey(1)]; got != want || want == "" {
-		t.Errorf("%s holds %q, want shard 1's cases %q", scaffold.ShardCasesKey(0), got, want)
+	if got, want := cm.Data[shards.CasesKey(0)], objs.ConfigMap.Data[shards.CasesKey(1)]; got != want || want == "" {
+		t.Errorf("%s holds %q, want shard 1's cases %q", shards.CasesKey(0), got, want)
 	}
 	for k := range cm.Data {
-		if k == scaffold.ShardIDKey(1) || k == scaffold.ShardCasesKey(1) {
+		if k == shards.IDKey(1) || k == shards.CasesKey(1) {
 			t.Errorf("retry ConfigMap holds a second shard: key %s", k)
 		}
 	}

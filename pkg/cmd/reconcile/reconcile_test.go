@@ -254,9 +254,9 @@ func testLiveFollowsRetries(t *testing.T, place string) {
 	for _, i := range []int{0, 1} {
 		objects = append(objects, finishedPod(root, i, fmt.Sprintf("demo-%d-a", i), corev1.PodSucceeded, 0, runWorker(t, m, objs, i, results, fmt.Sprintf("demo-%d-a", i))))
 	}
-	bad := receipt.Summarize(&receipt.Receipt{Manifest: contract.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()}, ShardID: "shard-2",
-		CompletionIndex: 2, Job: contract.JobRef{Name: "demo"}, AttemptID: "demo-2-a",
-		Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[2].Cases)}})
+	bad := receipt.Summarize(&receipt.Receipt{Attempt: receipt.Attempt{Manifest: contract.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()},
+		ShardID: "shard-2", CompletionIndex: 2, Job: contract.JobRef{Name: "demo"}, AttemptID: "demo-2-a",
+		Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[2].Cases)}}})
 	bad.Failed.Infrastructure, bad.Reason = 10, "invalid input: unreadable record"
 	badMsg, err := receipt.Encode(bad)
 	if err != nil {
@@ -423,8 +423,9 @@ func TestLiveTruncatedMessage(t *testing.T) {
 	m, objs := exampleRun(t)
 	root := objs.Job.DeepCopy()
 	root.UID = "root-uid"
-	s := receipt.Summarize(&receipt.Receipt{Manifest: contract.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()}, ShardID: "shard-0",
-		Job: contract.JobRef{Name: "demo"}, AttemptID: "demo-0-a", Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[0].Cases)}})
+	s := receipt.Summarize(&receipt.Receipt{Attempt: receipt.Attempt{Manifest: contract.ManifestRef{Name: "demo", Revision: "1", Hash: m.Hash()},
+		ShardID: "shard-0", Job: contract.JobRef{Name: "demo"}, AttemptID: "demo-0-a",
+		Assigned: receipt.Assigned{Count: 10, Digest: receipt.CasesDigest(m.Shards[0].Cases)}}})
 	s.Completed = 10
 	s.Outputs = []string{"s3://bucket/" + strings.Repeat("very-long-prefix/", 300)}
 	long, err := json.Marshal(s)
@@ -591,7 +592,7 @@ func TestLiveRootGoneCountsTheManifest(t *testing.T) {
 	retry := ro.Job
 	retry.UID = "retry-uid"
 	results := t.TempDir()
-	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, &ro.Objects, 0, results, "demo-r1-0-a"))
+	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, ro, 0, results, "demo-r1-0-a"))
 	// The root's shard ConfigMap may stay behind or not: the retry's own copy is read.
 	client := fake.NewClientset(ro.ConfigMap.DeepCopy(), retry, pod)
 

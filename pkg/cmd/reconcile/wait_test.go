@@ -35,7 +35,7 @@ func waitRun(t *testing.T) *fake.Clientset {
 	}
 	retry := ro.Job
 	retry.UID = "retry-uid"
-	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, &ro.Objects, 0, t.TempDir(), "demo-r1-0-a"))
+	pod := finishedPod(retry, 0, "demo-r1-0-a", corev1.PodSucceeded, 0, runWorker(t, m, ro, 0, t.TempDir(), "demo-r1-0-a"))
 	return fake.NewClientset(objs.ConfigMap.DeepCopy(), root, ro.ConfigMap.DeepCopy(), retry, pod)
 }
 

@@ -21,7 +21,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
@@ -120,8 +119,8 @@ func TestRetryIndexMapConfigMap(t *testing.T) {
 	if err != nil || l.Original.String() != "2" || l.ParentJob != "seed-r1" || l.Attempt != 2 || len(cms) != 1 {
 		t.Errorf("r2: %+v %v, %d ConfigMaps", l, err, len(cms))
 	}
-	if cms[0].Data[scaffold.ShardIDKey(0)] != m.Shards[2].ID+"\n" {
-		t.Errorf("r2 runs %q", cms[0].Data[scaffold.ShardIDKey(0)])
+	if cms[0].Data[shards.IDKey(0)] != m.Shards[2].ID+"\n" {
+		t.Errorf("r2 runs %q", cms[0].Data[shards.IDKey(0)])
 	}
 
 	// The parent's map gone: refused, nothing created.
@@ -324,7 +323,7 @@ func TestRetryIndexMapAtScale(t *testing.T) {
 		if r, _ := l.RootIndex(k); r != 4*k {
 			t.Fatalf("r2 index %d runs root %d, want %d", k, r, 4*k)
 		}
-		if got, want := data[scaffold.ShardIDKey(k)], m.Shards[4*k].ID+"\n"; got != want {
+		if got, want := data[shards.IDKey(k)], m.Shards[4*k].ID+"\n"; got != want {
 			t.Fatalf("r2 index %d reads shard %q, want %q", k, got, want)
 		}
 	}

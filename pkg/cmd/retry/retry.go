@@ -207,6 +207,7 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if err := o.CompleteDryRun(cmd); err != nil {
 		return err
 	}
+	o.Conn = printcmd.FromCommand(cmd)
 	var err error
 	if o.Filename != "" {
 		// Offline: no kubeconfig, no client; the namespace is -n, else the Job's.
@@ -218,7 +219,6 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		} else if o.Namespace != "" {
 			o.namespaceGiven = true
 		}
-		o.Conn = printcmd.FromCommand(cmd)
 		return nil
 	}
 	if o.Namespace == "" {
@@ -229,7 +229,6 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 	if err := clientutil.CheckNamespace(o.Namespace); err != nil {
 		return err
 	}
-	o.Conn = printcmd.FromCommand(cmd)
 	if o.Client == nil {
 		cfg, err := f.ToRESTConfig()
 		if err != nil {
@@ -492,7 +491,7 @@ func (o *Options) Run(ctx context.Context) error {
 		_, _ = fmt.Fprintf(o.ErrOut, "the index map (%d bytes as intervals) is kept in immutable ConfigMap %q, which annotation %s names\n",
 			len(l.Original.String()), m.Name, shards.AnnotationOriginalIndexesFrom)
 	}
-	return o.Submit(ctx, &objs.Objects)
+	return o.Submit(ctx, objs)
 }
 
 // resolve reads the index map of a parent that keeps it in a ConfigMap: a retry of it must
@@ -531,7 +530,7 @@ func (o *Options) lineageJobs(ctx context.Context, l *lineage.Lineage) ([]*batch
 	}
 	run := make([]*batchv1.Job, 0, len(list))
 	for i := range list {
-		if lineage.InRun(&list[i], lineage.RunID{Root: l.RootJob, RootUID: l.RootJobUID}) {
+		if lineage.InRun(&list[i], l.RunID()) {
 			run = append(run, &list[i])
 		}
 	}
@@ -635,16 +634,10 @@ func (o *Options) leaveOutPolicyFailed(ctx context.Context, parent *batchv1.Job,
 // refusal.
 func leaveOutSettled(parent *batchv1.Job, sel *lineage.Selection, spec string, force bool, run []*batchv1.Job) error {
 	var settled indexes.Set
-	by := map[string]bool{}
-	var names []string
+	var names []string // RetriesOf gives each Job once
 	for _, r := range lineage.RetriesOf(parent, run, nil) {
-		ok := r.Succeeded.Intersect(sel.Indexes)
-		if ok.IsEmpty() {
-			continue
-		}
-		settled = settled.Union(ok)
-		if !by[r.Name] {
-			by[r.Name] = true
+		if ok := r.Succeeded.Intersect(sel.Indexes); !ok.IsEmpty() {
+			settled = settled.Union(ok)
 			names = append(names, r.Name)
 		}
 	}
@@ -686,12 +679,8 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 	}
 	best, same := 0, 0
 	sameJobs := map[int]int{} // attempt -> Jobs of this retry set
-	type running struct {
-		name    string
-		attempt int
-		both    indexes.Set
-	}
-	var busy []running
+	var busy []string         // the Jobs still running some of the same shards, in words
+	waitFor := ""             // the first of them
 	for _, j := range list {
 		jl, ok, err := lineage.Read(j)
 		if !ok || err != nil || jl.RootJobUID != l.RootJobUID {
@@ -706,7 +695,8 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 			continue
 		}
 		if both := jl.Original.Intersect(l.Original); !both.IsEmpty() {
-			busy = append(busy, running{j.Name, jl.Attempt, both})
+			busy = append(busy, fmt.Sprintf("job %q (attempt %d) still runs root %s", j.Name, jl.Attempt, both.Named(100)))
+			waitFor = cmp.Or(waitFor, j.Name)
 		}
 	}
 	if same > 0 && sameJobs[same] < perRetry {
@@ -714,17 +704,12 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 		l.Attempt = same
 		return nil
 	}
-	var msgs []string
-	for _, b := range busy {
-		msgs = append(msgs, fmt.Sprintf("job %q (attempt %d) still runs root %s", b.name, b.attempt, b.both.Named(100)))
-	}
-	if len(msgs) > 5 {
-		msgs = append(msgs[:5], "and "+textwrap.Count(len(msgs)-5, "more Job", "more Jobs"))
-	}
-	busyMsg := strings.Join(msgs, "; ")
 	if len(busy) > 0 && !o.Force {
+		if len(busy) > 5 {
+			busy = append(busy[:5], "and "+textwrap.Count(len(busy)-5, "more Job", "more Jobs"))
+		}
 		return exitcode.UsageError("one retry at a time per shard: %s, which this retry would run too; nothing was created.\n  wait for it:  %s\n  or run them twice anyway: the same command with --force",
-			busyMsg, o.Conn.Command("kubectl", "indexed", "status", busy[0].name, "--lineage", "-n", o.Namespace))
+			strings.Join(busy, "; "), o.Conn.Command("kubectl", "indexed", "status", waitFor, "--lineage", "-n", o.Namespace))
 	}
 	l.Attempt = max(l.Attempt, best+1)
 	return nil

@@ -124,10 +124,10 @@ func TestRetryFailedShards(t *testing.T) {
 	// Index k of the retry gets the files of parent index 2 then 4 (the facts, independent of
 	// the golden file).
 	for k, orig := range []int{2, 4} {
-		if got, want := rcm.Data[scaffold.ShardCasesKey(k)], shards.CasesText(m.Shards[orig].Cases); got != want {
+		if got, want := rcm.Data[shards.CasesKey(k)], shards.CasesText(m.Shards[orig].Cases); got != want {
 			t.Errorf("index-%d.cases = %q, want shard %d's %q", k, got, orig, want)
 		}
-		if got, want := rcm.Data[scaffold.ShardIDKey(k)], m.Shards[orig].ID+"\n"; got != want {
+		if got, want := rcm.Data[shards.IDKey(k)], m.Shards[orig].ID+"\n"; got != want {
 			t.Errorf("index-%d.id = %q, want %q", k, got, want)
 		}
 	}
@@ -224,8 +224,8 @@ func TestRetryCreatesAndRetryOfRetryComposes(t *testing.T) {
 	if l.RootJob != "seed" || l.ParentJob != "seed-r1" || l.ParentJobUID != "uid-r1" || l.Attempt != 2 || l.Original.String() != "2" {
 		t.Errorf("lineage %+v (original %s)", l, l.Original)
 	}
-	if rjob.Name != "seed-r2" || rcm.Data[scaffold.ShardIDKey(0)] != m.Shards[2].ID+"\n" || rcm.Data[scaffold.ShardCasesKey(0)] != shards.CasesText(m.Shards[2].Cases) {
-		t.Errorf("retry of retry: %s runs %q", rjob.Name, rcm.Data[scaffold.ShardIDKey(0)])
+	if rjob.Name != "seed-r2" || rcm.Data[shards.IDKey(0)] != m.Shards[2].ID+"\n" || rcm.Data[shards.CasesKey(0)] != shards.CasesText(m.Shards[2].Cases) {
+		t.Errorf("retry of retry: %s runs %q", rjob.Name, rcm.Data[shards.IDKey(0)])
 	}
 }
 
@@ -453,10 +453,10 @@ func TestRetryOfASplitStore(t *testing.T) {
 		t.Fatalf("retry: %d completions", *rjob.Spec.Completions)
 	}
 	for k := 0; k < n/10; k++ {
-		if got, want := data[scaffold.ShardIDKey(k)], m.Shards[10*k].ID+"\n"; got != want {
+		if got, want := data[shards.IDKey(k)], m.Shards[10*k].ID+"\n"; got != want {
 			t.Fatalf("retry index %d reads shard %q, want %q", k, got, want)
 		}
-		if got, want := data[scaffold.ShardCasesKey(k)], shards.CasesText(m.Shards[10*k].Cases); got != want {
+		if got, want := data[shards.CasesKey(k)], shards.CasesText(m.Shards[10*k].Cases); got != want {
 			t.Fatalf("retry index %d reads cases %q, want %q", k, got, want)
 		}
 	}
@@ -519,7 +519,7 @@ func TestRetryRefusesAChangedShardConfigMap(t *testing.T) {
 		name   string
 		change func(cm *corev1.ConfigMap)
 	}{
-		{"cases", func(cm *corev1.ConfigMap) { cm.Data[scaffold.ShardCasesKey(2)] = "case-9999\n" }},
+		{"cases", func(cm *corev1.ConfigMap) { cm.Data[shards.CasesKey(2)] = "case-9999\n" }},
 		{"manifest", func(cm *corev1.ConfigMap) {
 			cm.Data[shards.KeyManifest] = strings.Replace(cm.Data[shards.KeyManifest], "case-0005", "case-9999", 1)
 		}},

@@ -410,14 +410,11 @@ func (o *ShowOptions) Run() error {
 	rep := showReport{APIVersion: shards.APIVersion, Kind: ShowKind, Manifest: m.Metadata.Name}
 	switch {
 	case o.ID != "":
-		for i, s := range m.Shards {
-			if s.ID == o.ID {
-				picked = indexes.Of(i)
-			}
-		}
-		if picked.IsEmpty() {
+		i := slices.IndexFunc(m.Shards, func(s shards.Shard) bool { return s.ID == o.ID })
+		if i < 0 {
 			return exitcode.UsageError("manifest %q has no shard %q", m.Metadata.Name, o.ID)
 		}
+		picked = indexes.Of(i)
 	case o.Index != "":
 		if picked.Max() >= len(m.Shards) {
 			return exitcode.UsageError("manifest %q has %d shards (indexes 0 to %d): there is no index %d", m.Metadata.Name, len(m.Shards), len(m.Shards)-1, picked.Max())

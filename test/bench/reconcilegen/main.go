@@ -60,10 +60,10 @@ func run(n, total int, dir string) error {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	write := func(k int, attempt string, fin time.Time, drop int) error {
 		sh := m.Shards[k]
-		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind, Attempt: receipt.Attempt{
 			Manifest: contract.ManifestRef{Name: "bench", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
 			Job: contract.JobRef{Name: "bench"}, AttemptID: attempt,
-			Assigned:  receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)},
+			Assigned: receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)}},
 			Completed: make([]receipt.Result, 0, len(sh.Cases)), Failed: []receipt.Failure{}, FinishedAt: &fin,
 			Outputs: []string{"s3://bench/" + sh.ID + "/"}}
 		for i, c := range sh.Cases[:len(sh.Cases)-drop] {
@@ -130,10 +130,10 @@ func runMixed(n, total int, dir string) error {
 			hash = shards.FormatHash(make([]byte, 32)) // another manifest's: rejected
 		}
 		attempt := fmt.Sprintf("mixed-%d-a", k)
-		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind,
+		r := receipt.Receipt{APIVersion: receipt.APIVersion, Kind: receipt.Kind, Attempt: receipt.Attempt{
 			Manifest: contract.ManifestRef{Name: "mixed", Revision: "1", Hash: hash}, ShardID: sh.ID, CompletionIndex: k,
 			Job: contract.JobRef{Name: "mixed"}, AttemptID: attempt,
-			Assigned:  receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)},
+			Assigned: receipt.Assigned{Count: len(sh.Cases), Digest: receipt.CasesDigest(sh.Cases)}},
 			Completed: []receipt.Result{}, Failed: []receipt.Failure{}, FinishedAt: &fin}
 		for i, c := range sh.Cases {
 			switch {

@@ -168,10 +168,10 @@ func pod(job *batchv1.Job, tmpl *corev1.Pod, i, a, attempts int) *corev1.Pod {
 // addReceipt writes the receipt summary a worker of shard i leaves (pkg/receipt) into the
 // termination message of every terminated container of p: all 200 assigned cases completed.
 func addReceipt(job *batchv1.Job, p *corev1.Pod, i int) error {
-	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind,
+	s := &receipt.Summary{APIVersion: receipt.APIVersion, Kind: receipt.SummaryKind, Attempt: receipt.Attempt{
 		Manifest: contract.ManifestRef{Name: job.Name, Revision: "1"}, ShardID: fmt.Sprintf("shard-%d", i),
 		CompletionIndex: i, Job: contract.JobRef{Name: job.Name}, AttemptID: p.Name,
-		Assigned: receipt.Assigned{Count: 200, Digest: shards.FormatHash(make([]byte, 32))}, Completed: 200}
+		Assigned: receipt.Assigned{Count: 200, Digest: shards.FormatHash(make([]byte, 32))}}, Completed: 200}
 	b, err := receipt.Encode(s)
 	if err != nil {
 		return err
