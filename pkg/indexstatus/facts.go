@@ -281,12 +281,7 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			// The succeeded pod carries the counts of the index's latest failed pod plus that
 			// pod's own failure (getNewIndexFailureCounts).
 			if lf := f.lastFailed; lf != nil {
-				f.unreadCounts = [2]int32{lf.FailureCount, lf.IgnoredCount}
-				if lf.CountFailed() {
-					f.unreadCounts[0]++
-				} else {
-					f.unreadCounts[1]++
-				}
+				f.unreadCounts[0], f.unreadCounts[1] = jobpolicy.NewIndexFailureCounts(&lf.Pod)
 			}
 			f.attempts = int(f.unreadCounts[0]+f.unreadCounts[1]) + 1
 		}

@@ -542,6 +542,18 @@ func Later(p, q *Pod) bool {
 		cmp.Compare(p.finished, q.finished)) > 0
 }
 
+// NewIndexFailureCounts mirrors getNewIndexFailureCounts: the counted and ignored failures the
+// next pod of p's index carries, p's own plus its own failure.
+func NewIndexFailureCounts(p *Pod) (failures, ignored int32) {
+	failures, ignored = p.FailureCount, p.IgnoredCount
+	if p.Failed && p.Match.CountFailed() {
+		failures++
+	} else if p.Failed {
+		ignored++
+	}
+	return failures, ignored
+}
+
 // AttemptNumber is the attempt (from 1) of p, the k-th (from 0) of its index's pods in
 // ListOrder: with backoffLimitPerIndex, the failures of its index the controller counted
 // before it plus one (getIndexAbsoluteFailureCount), so that a deleted pod leaves a gap;
@@ -574,15 +586,6 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	// forgetFailed is that test on the index.
 	forgetFailed := spec.PerIndex() && active == nil && delayed == nil && !f.Failed.Has(i)
 	forgotten := func(p *Pod) bool { return forgetFailed && p.Failed && !p.Tracked }
-	// own adds p's own failure to the counts it carries (getNewIndexFailureCounts).
-	own := func(p *Pod) {
-		ix.FailureCount, ix.IgnoredCount = p.FailureCount, p.IgnoredCount
-		if p.Failed && p.Match.CountFailed() {
-			ix.FailureCount++
-		} else if p.Failed {
-			ix.IgnoredCount++
-		}
-	}
 	switch {
 	case !spec.PerIndex():
 		// The failed pods still present whose failure is or will be counted: a pod being
@@ -600,7 +603,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 	case active != nil:
 		ix.FailureCount, ix.IgnoredCount = active.FailureCount, active.IgnoredCount
 	case delayed != nil:
-		own(delayed)
+		ix.FailureCount, ix.IgnoredCount = NewIndexFailureCounts(delayed)
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
 		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
@@ -613,7 +616,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 			}
 		}
 		if latest != nil {
-			own(latest)
+			ix.FailureCount, ix.IgnoredCount = NewIndexFailureCounts(latest)
 		}
 	}
 	switch {

@@ -177,7 +177,6 @@ type simPod struct {
 	run                        Attempt
 	runs                       int // runs of the index before this pod's current run
 	match                      *jobpolicy.Match
-	failed                     bool // isPodFailed
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
 	condition                  string // set True by the run that failed the pod
@@ -559,35 +558,20 @@ func (s *sim) kwAttempt(p *simPod) int {
 	return int(p.failureCount + p.ignoredCount)
 }
 
-// match runs jobpolicy.MatchPodFailurePolicy on the status kwok gives the pod: nil when no
-// rule matches.
-func (s *sim) match(p *simPod, r Attempt) *jobpolicy.Match {
+// match runs jobpolicy.MatchPodFailurePolicy on the pod as kwok leaves it after a run
+// (scenario-pod-finish / -terminate: podObject), its Ready condition left out as the model
+// always has: nil when no rule matches.
+func (s *sim) match(p *simPod) *jobpolicy.Match {
 	if s.job.Spec.PodFailurePolicy == nil {
 		return nil
 	}
-	if m := jobpolicy.MatchPodFailurePolicy(s.job.Spec.PodFailurePolicy, s.podObject(p, r)); m.Matched() {
+	pod := podObject(s.job, s.ns, s.out.Container(), p)
+	pod.Status.Conditions = slices.DeleteFunc(pod.Status.Conditions,
+		func(c corev1.PodCondition) bool { return c.Type == corev1.PodReady })
+	if m := jobpolicy.MatchPodFailurePolicy(s.job.Spec.PodFailurePolicy, &pod); m.Matched() {
 		return &m
 	}
 	return nil
-}
-
-// podObject is the pod as kwok leaves it after a run (scenario-pod-finish / -terminate).
-func (s *sim) podObject(p *simPod, r Attempt) *corev1.Pod {
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: s.ns, UID: types.UID(p.name)}}
-	pod.Status.Phase = corev1.PodFailed
-	carrier := s.out.Container()
-	for _, c := range s.job.Spec.Template.Spec.Containers {
-		code := int32(0)
-		if carrier == "" || carrier == c.Name {
-			code = r.ExitCode
-		}
-		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name,
-			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}})
-	}
-	if r.Condition != "" {
-		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodConditionType(r.Condition), Status: corev1.ConditionTrue})
-	}
-	return pod
 }
 
 func (s *sim) matchWords(p *simPod) string {
@@ -770,7 +754,7 @@ func (s *sim) indexFailWords(f *jobpolicy.Facts, i int) string {
 	// The pod may have been counted (its finalizer removed) earlier in this sync: it is still
 	// in live until the next one.
 	for _, p := range s.live {
-		if p.index == i && p.failed && p.match.Is(batchv1.PodFailurePolicyActionFailIndex) {
+		if p.index == i && p.match.Is(batchv1.PodFailurePolicyActionFailIndex) {
 			return fmt.Sprintf("podFailurePolicy rule %d (FailIndex)", p.match.Rule)
 		}
 	}
@@ -879,8 +863,8 @@ func (s *sim) remove(p *simPod) {
 // fail ends p's run r in failure: the podFailurePolicy rule it matches, and the count of the
 // per-index view.
 func (s *sim) fail(p *simPod, r Attempt) {
-	p.phase, p.failed, p.condition = corev1.PodFailed, true, r.Condition
-	p.match = s.match(p, r)
+	p.phase, p.condition = corev1.PodFailed, r.Condition
+	p.match = s.match(p)
 	if p.match.CountFailed() {
 		s.fails[p.index]++
 	} else {
@@ -1058,14 +1042,9 @@ func (s *sim) finish() {
 		// Under backoffLimitPerIndex: the counts the last pod carries plus its own failure
 		// (getNewIndexFailureCounts).
 		if p := s.last[i]; p != nil && s.spec.PerIndex() {
-			r.Failures, r.Ignored = p.failureCount, p.ignoredCount
-			if p.failed {
-				if p.match.CountFailed() {
-					r.Failures++
-				} else {
-					r.Ignored++
-				}
-			}
+			last := jobpolicy.Pod{FailureCount: p.failureCount, IgnoredCount: p.ignoredCount,
+				Failed: p.phase == corev1.PodFailed, Match: p.match}
+			r.Failures, r.Ignored = jobpolicy.NewIndexFailureCounts(&last)
 		}
 		s.res.Indexes[i] = r
 	}
@@ -1100,66 +1079,70 @@ func (s *sim) failWhy(f *jobpolicy.Facts, reason string) string {
 // real Job's pods.
 func (r *Result) Pods() []corev1.Pod {
 	out := make([]corev1.Pod, 0, len(r.pods))
-	job := r.Job
 	for _, p := range r.pods {
-		if p.removed {
-			continue
+		if !p.removed {
+			out = append(out, podObject(r.Job, r.ns, r.container, p))
 		}
-		pod := corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: r.ns, UID: types.UID(p.name),
-				CreationTimestamp: metav1.Time{Time: p.created},
-				Labels:            map[string]string{batchv1.JobNameLabel: job.Name},
-				Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(p.index)}},
-			Spec: corev1.PodSpec{RestartPolicy: job.Spec.Template.Spec.RestartPolicy, Containers: job.Spec.Template.Spec.Containers},
-		}
-		if job.Spec.BackoffLimitPerIndex != nil {
-			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(p.failureCount))
-			if p.ignoredCount > 0 {
-				pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(p.ignoredCount))
-			}
-		}
-		if p.tracked {
-			pod.Finalizers = []string{batchv1.JobTrackingFinalizer}
-		}
-		if p.deleting {
-			pod.DeletionTimestamp = &metav1.Time{Time: p.created}
-		}
-		pod.Status.Phase = p.phase
-		pod.Status.StartTime = &metav1.Time{Time: p.created}
-		running := p.phase == corev1.PodRunning
-		for _, c := range job.Spec.Template.Spec.Containers {
-			cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: p.restarts, Ready: running}
-			switch {
-			case running:
-				cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: p.created}}
-			default:
-				code := int32(0)
-				if r.container == "" || r.container == c.Name {
-					code = p.lastExit
-				}
-				reason := "Completed"
-				if code != 0 {
-					reason = "Error"
-				}
-				cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason,
-					StartedAt: metav1.Time{Time: p.created}, FinishedAt: metav1.Time{Time: p.finished}}
-			}
-			pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, cs)
-		}
-		ready := corev1.ConditionFalse
-		if running {
-			ready = corev1.ConditionTrue
-		}
-		pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: ready,
-			LastTransitionTime: metav1.Time{Time: p.finished}})
-		if p.condition != "" {
-			c := corev1.PodCondition{Type: corev1.PodConditionType(p.condition), Status: corev1.ConditionTrue, Reason: "Scenario"}
-			if c.Type == corev1.DisruptionTarget {
-				c.Reason = "PreemptionByScheduler"
-			}
-			pod.Status.Conditions = append(pod.Status.Conditions, c)
-		}
-		out = append(out, pod)
 	}
 	return out
+}
+
+// podObject is p as the API server lists it after kwok played it in namespace ns, carrier the
+// container that carries the exit code ("" for every container).
+func podObject(job *batchv1.Job, ns, carrier string, p *simPod) corev1.Pod {
+	pod := corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: p.name, Namespace: ns, UID: types.UID(p.name),
+			CreationTimestamp: metav1.Time{Time: p.created},
+			Labels:            map[string]string{batchv1.JobNameLabel: job.Name},
+			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(p.index)}},
+		Spec: corev1.PodSpec{RestartPolicy: job.Spec.Template.Spec.RestartPolicy, Containers: job.Spec.Template.Spec.Containers},
+	}
+	if job.Spec.BackoffLimitPerIndex != nil {
+		pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(p.failureCount))
+		if p.ignoredCount > 0 {
+			pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(p.ignoredCount))
+		}
+	}
+	if p.tracked {
+		pod.Finalizers = []string{batchv1.JobTrackingFinalizer}
+	}
+	if p.deleting {
+		pod.DeletionTimestamp = &metav1.Time{Time: p.created}
+	}
+	pod.Status.Phase = p.phase
+	pod.Status.StartTime = &metav1.Time{Time: p.created}
+	running := p.phase == corev1.PodRunning
+	for _, c := range job.Spec.Template.Spec.Containers {
+		cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image, RestartCount: p.restarts, Ready: running}
+		switch {
+		case running:
+			cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.Time{Time: p.created}}
+		default:
+			code := int32(0)
+			if carrier == "" || carrier == c.Name {
+				code = p.lastExit
+			}
+			reason := "Completed"
+			if code != 0 {
+				reason = "Error"
+			}
+			cs.State.Terminated = &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason,
+				StartedAt: metav1.Time{Time: p.created}, FinishedAt: metav1.Time{Time: p.finished}}
+		}
+		pod.Status.ContainerStatuses = append(pod.Status.ContainerStatuses, cs)
+	}
+	ready := corev1.ConditionFalse
+	if running {
+		ready = corev1.ConditionTrue
+	}
+	pod.Status.Conditions = append(pod.Status.Conditions, corev1.PodCondition{Type: corev1.PodReady, Status: ready,
+		LastTransitionTime: metav1.Time{Time: p.finished}})
+	if p.condition != "" {
+		c := corev1.PodCondition{Type: corev1.PodConditionType(p.condition), Status: corev1.ConditionTrue, Reason: "Scenario"}
+		if c.Type == corev1.DisruptionTarget {
+			c.Reason = "PreemptionByScheduler"
+		}
+		pod.Status.Conditions = append(pod.Status.Conditions, c)
+	}
+	return pod
 }
