@@ -16,10 +16,6 @@ type Clock interface {
 	Now() time.Time
 }
 
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
 // FixedClock always says the same time (an offline report's, a simulation's end).
 type FixedClock time.Time
 
@@ -58,7 +54,7 @@ type Options struct {
 
 func (o *Options) now() time.Time {
 	if o.Clock == nil {
-		return realClock{}.Now()
+		return time.Now()
 	}
 	return o.Clock.Now()
 }

@@ -88,7 +88,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 		unfinished = unfinished.Difference(final)
 	}
 	switch {
-	case !created && b.job.Spec.ManualSelector != nil && *b.job.Spec.ManualSelector:
+	case unretriable:
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: remaining,
 			Text: fmt.Sprintf("%s %s %s no result; kubectl indexed retry cannot re-run them: the Job sets manualSelector, so its retries would select each other's pods.",
 				textwrap.Plural(remaining.Len(), "Index", "Indexes"), remaining.Truncated(setWidth), textwrap.Plural(remaining.Len(), "has", "have"))})

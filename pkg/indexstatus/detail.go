@@ -171,7 +171,7 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 	if b.job.DeletionTimestamp != nil && !b.finishing {
 		return "; no replacement: the Job is being deleted"
 	}
-	if b.waitsForSlot(f.index) {
+	if f.waitsSlot {
 		if f.remaining > 0 {
 			return fmt.Sprintf("; the replacement waits for a free pod slot (lower pending indexes come first), and for its backoff for %s%s more%s", estimate, FormatDuration(f.remaining), next)
 		}

@@ -247,35 +247,33 @@ func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podS
 // jobpolicy (the same functions simulate writes them with); a message is read by building it
 // again from the pods and rules at hand and comparing, never by parsing it.
 
-// message is the deciding condition's message, "" without one.
-func (b *reportBuilder) message() string {
-	if b.cond == nil {
-		return ""
-	}
-	return b.cond.Message
-}
-
 // failJobWords explains a PodFailurePolicy failure: the pod the condition's message names
 // (jobpolicy.FailJobMessage), else the first pod in list order that matched a FailJob rule.
 func (b *reportBuilder) failJobWords() string {
-	msg := b.message()
-	var first *podSummary
+	msg := b.cond.Message
 	for _, p := range b.acc.pods {
-		if !p.Match.Is(batchv1.PodFailurePolicyActionFailJob) {
-			continue
-		}
-		if msg == jobpolicy.FailJobMessage(b.job.Namespace, p.Name, p.Match) {
+		if p.Match.Is(batchv1.PodFailurePolicyActionFailJob) &&
+			msg == jobpolicy.FailJobMessage(b.job.Namespace, p.Name, p.Match) {
 			return namedFailJobWords(p)
 		}
-		if first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0 {
-			first = p
-		}
 	}
-	if p := first; p != nil {
+	if p := b.firstFailJobPod(); p != nil {
 		return fmt.Sprintf("Pod %s (index %d): %s matches podFailurePolicy rule %d (FailJob): the whole Job fails at once, without retries.",
 			p.Name, p.Index, p.r().matchedBy, p.Match.Rule)
 	}
 	return fmt.Sprintf("A pod matched a FailJob rule of the podFailurePolicy: %s.", msg)
+}
+
+// firstFailJobPod is the first pod in list order (by index, then ListOrder) whose failure matched
+// a FailJob rule (only a failed pod has a Match), nil when none did.
+func (b *reportBuilder) firstFailJobPod() *podSummary {
+	var first *podSummary
+	for _, p := range b.acc.pods {
+		if p.Match.Is(batchv1.PodFailurePolicyActionFailJob) && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
+			first = p
+		}
+	}
+	return first
 }
 
 // namedFailJobWords words the pod a FailJob condition names, as its message does: by the pod
@@ -293,12 +291,8 @@ func namedFailJobWords(p *podSummary) string {
 // successRuleWords describes the success policy rule the condition's message names
 // (jobpolicy.SuccessPolicyMessage), or quotes the message.
 func (b *reportBuilder) successRuleWords() string {
-	msg := b.message()
-	var rules []batchv1.SuccessPolicyRule
-	if sp := b.job.Spec.SuccessPolicy; sp != nil {
-		rules = sp.Rules
-	}
-	for k, rule := range rules {
+	msg := b.cond.Message
+	for k, rule := range ptr.Deref(b.job.Spec.SuccessPolicy, batchv1.SuccessPolicy{}).Rules {
 		if msg != jobpolicy.SuccessPolicyMessage(k) {
 			continue
 		}

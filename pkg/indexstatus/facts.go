@@ -417,12 +417,6 @@ func (b *reportBuilder) slots() {
 	}
 }
 
-// waitsForSlot says whether a retrying index is left out of the next pod creation: it waits
-// for a free slot (lower pending indexes come first), not only for its backoff.
-func (b *reportBuilder) waitsForSlot(i int) bool {
-	return b.facts[i].waitsSlot
-}
-
 // comparePods is the order of an index's pods in the report: attempt, then creation, then name.
 func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.Pod) }
 

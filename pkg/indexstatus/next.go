@@ -1,7 +1,6 @@
 package indexstatus
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -196,13 +195,7 @@ func (b *reportBuilder) failureCause(reason string) string {
 	pol := b.pol
 	switch reason {
 	case batchv1.JobReasonPodFailurePolicy:
-		var first *podSummary
-		for _, p := range b.acc.pods {
-			if p.Failed && p.Match.Is(batchv1.PodFailurePolicyActionFailJob) && (first == nil || cmp.Or(cmp.Compare(p.Index, first.Index), comparePods(p, first)) < 0) {
-				first = p
-			}
-		}
-		if first != nil {
+		if first := b.firstFailJobPod(); first != nil {
 			return fmt.Sprintf("pod %s (index %d) failed with %s, a FailJob rule", first.Name, first.Index, first.r().matchedBy)
 		}
 		return "a failed pod matches a FailJob rule of the podFailurePolicy"
@@ -227,7 +220,7 @@ func (b *reportBuilder) failureCause(reason string) string {
 // nextRetries: when each retrying index that the next pod creation considers (slots) gets its
 // next attempt, the first listLimit one by one.
 func (b *reportBuilder) nextRetries() []Entry {
-	retrying := slices.DeleteFunc(slices.Clone(b.retrying), b.waitsForSlot)
+	retrying := slices.DeleteFunc(slices.Clone(b.retrying), func(i int) bool { return b.facts[i].waitsSlot })
 	var out []Entry
 	for k, i := range retrying {
 		if k == listLimit {
@@ -262,7 +255,7 @@ func (b *reportBuilder) retryEntry(i int) Entry {
 // nextRetryWaits: retrying indexes the next pod creation leaves out wait for a free pod slot
 // before their backoff matters.
 func (b *reportBuilder) nextRetryWaits() []Entry {
-	waiting := slices.DeleteFunc(slices.Clone(b.retrying), func(i int) bool { return !b.waitsForSlot(i) })
+	waiting := slices.DeleteFunc(slices.Clone(b.retrying), func(i int) bool { return !b.facts[i].waitsSlot })
 	if len(waiting) == 0 {
 		return nil
 	}

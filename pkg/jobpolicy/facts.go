@@ -267,12 +267,6 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	if spec.PerIndex() && job.Status.FailedIndexes != nil {
 		f.recordedFailed = ReadIndexes(*job.Status.FailedIndexes, completions)
 	}
-	for _, iv := range f.recordedSucceeded.Intervals() {
-		succ.AddInterval(iv.First, iv.Last)
-	}
-	for _, iv := range f.recordedFailed.Intervals() {
-		failed.AddInterval(iv.First, iv.Last)
-	}
 	visit := func(ix int, ps []*Pod) {
 		active := 0
 		for _, p := range ps {
@@ -297,7 +291,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 			visit(ix, ps)
 		}
 	}
-	f.Succeeded, f.Failed = succ.Set(), failed.Set()
+	f.Succeeded, f.Failed = f.recordedSucceeded.Union(succ.Set()), f.recordedFailed.Union(failed.Set())
 
 	// jobCtx.failed: status.failed + new non-ignored failed pods + uncounted failed pods.
 	f.CountedFailures = int64(job.Status.Failed)
