@@ -168,7 +168,7 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 		estimate = "about "
 	}
 	next := b.nextAttemptWords(st)
-	if b.job.DeletionTimestamp != nil && !b.finishing {
+	if b.job.DeletionTimestamp != nil && !b.phase.Finishing() {
 		return "; no replacement: the Job is being deleted"
 	}
 	if f.waitsSlot {
@@ -178,9 +178,9 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 		return "; the replacement waits for a free pod slot (lower pending indexes come first)" + next
 	}
 	if f.remaining > 0 {
-		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, FormatDuration(f.remaining), FormatDuration(f.backoff), next)
+		return fmt.Sprintf("; the replacement is created in %s%s (backoff %s)%s", estimate, FormatDuration(f.remaining), FormatDuration(f.pol.Backoff), next)
 	}
-	return fmt.Sprintf("; backoff %s over, the replacement is due now%s", FormatDuration(f.backoff), next)
+	return fmt.Sprintf("; backoff %s over, the replacement is due now%s", FormatDuration(f.pol.Backoff), next)
 }
 
 // nextAttemptWords is ", attempt 2 of 2" under backoffLimitPerIndex.

@@ -34,8 +34,8 @@ type indexFacts struct {
 	current, term, lastFailed, succeeded, lastFinished *podSummary
 	activeCount                                        int
 	attempts                                           int
-	// backoff is the whole delay of the next attempt, remaining what is left of it.
-	backoff, remaining time.Duration
+	// remaining is what is left of the next attempt's backoff (pol.Backoff).
+	remaining time.Duration
 	// count is the number of the index's pods.
 	count int32
 	// unreadCounts are, under backoffLimitPerIndex, the failure and ignored-failure counts the
@@ -72,7 +72,6 @@ type reportBuilder struct {
 	byIndex   [][]*podSummary // by index below completions (jobpolicy.GroupByIndex)
 	phase     Phase
 	cond      *batchv1.JobCondition
-	finishing bool // FailureTarget, Failed, SuccessCriteriaMet or Complete
 
 	facts []indexFacts
 
@@ -148,7 +147,6 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	b.pol = jobpolicy.EvaluatePods(job, pods, b.now)
 	b.groupPods()
 	b.phase, b.cond = DecidePhase(job)
-	b.finishing = b.phase.Finishing()
 	b.facts = make([]indexFacts, b.completions)
 	for i := range b.facts {
 		b.facts[i] = b.indexFacts(i)
@@ -311,7 +309,6 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.state = StateTerminating
 		}
 	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
-		f.backoff = f.pol.Backoff
 		if f.pol.State == jobpolicy.IndexBackoff {
 			f.remaining = f.pol.NextAttemptAt.Sub(b.now)
 		}

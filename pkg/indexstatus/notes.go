@@ -22,7 +22,7 @@ func (b *reportBuilder) notes() []string {
 	if mb := job.Spec.ManagedBy; mb != nil && *mb != batchv1.JobControllerName {
 		out = append(out, fmt.Sprintf("spec.managedBy is %q: the built-in Job controller ignores this Job; its status is written by that controller.", *mb))
 	}
-	if job.Spec.Suspend != nil && !*job.Spec.Suspend && jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil && !b.finishing {
+	if job.Spec.Suspend != nil && !*job.Spec.Suspend && jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil && !b.phase.Finishing() {
 		out = append(out, "spec.suspend is false but the Suspended condition is still True: the controller has not resumed the Job yet.")
 	}
 	if s := b.notRecorded.Set(); !s.IsEmpty() {

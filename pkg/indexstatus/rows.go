@@ -90,7 +90,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 		st.Rule = &RuleMatch{Index: lf.Match.Rule, Action: string(lf.Match.Action), On: lf.r().matchedBy}
 	}
 	if f.retrying || f.state == StateRetrying {
-		ts, rs := int64(f.backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
+		ts, rs := int64(f.pol.Backoff/time.Second), int64((f.remaining+time.Second-1)/time.Second)
 		st.BackoffSeconds, st.BackoffRemainingSeconds = &ts, &rs
 	}
 	st.Flaky = isFlaky(f)

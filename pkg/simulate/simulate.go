@@ -590,6 +590,17 @@ func (s *sim) observe(p *simPod) jobpolicy.Pod {
 	return o
 }
 
+// observeLive drops from live the pods the controller no longer acts on (actedOn) and observes
+// the others, in live's order.
+func (s *sim) observeLive() []jobpolicy.Pod {
+	s.live = slices.DeleteFunc(s.live, func(p *simPod) bool { return !p.actedOn() })
+	obs := make([]jobpolicy.Pod, len(s.live))
+	for i, p := range s.live {
+		obs[i] = s.observe(p)
+	}
+	return obs
+}
+
 // sync is one syncJob.
 func (s *sim) sync() {
 	s.changed = false
@@ -599,15 +610,9 @@ func (s *sim) sync() {
 	// FailJob match was seen while it was tracked).
 	s.backoffRecord()
 	s.recordSucceeded()
-	s.live = slices.DeleteFunc(s.live, func(p *simPod) bool { return !p.actedOn() })
-	obs := make([]jobpolicy.Pod, len(s.live))
-	ready := 0 // countReadyPods of the pods at the start of the sync (kwok's pods are ready once running)
-	for i, p := range s.live {
-		obs[i] = s.observe(p)
-		if p.active() {
-			ready++
-		}
-	}
+	obs := s.observeLive()
+	// countReadyPods of the pods at the start of the sync (kwok's pods are ready once running).
+	ready, _ := s.podCounts()
 	defer s.statusWritten(ready)
 	// Sparse: the sync reads the facts of the indexes it acts on only (IndexAt).
 	f := jobpolicy.EvaluateSparse(s.job, obs, s.now)
@@ -1027,13 +1032,7 @@ func (s *sim) finish() {
 	s.res.End = s.since(s.now)
 	// The index states need the pods the controller still acts on only: the finished ones
 	// are in the status sets.
-	obs := make([]jobpolicy.Pod, 0, len(s.live))
-	for _, p := range s.live {
-		if p.actedOn() {
-			obs = append(obs, s.observe(p))
-		}
-	}
-	f := jobpolicy.Evaluate(s.job, obs, s.now)
+	f := jobpolicy.Evaluate(s.job, s.observeLive(), s.now)
 	n := int(s.spec.Completions)
 	s.res.Indexes = make([]IndexResult, n)
 	for i := 0; i < n; i++ {
