@@ -699,21 +699,13 @@ func (s *sim) backoffRecord() {
 
 // setCondition appends or updates a condition (ensureJobConditionStatus).
 func (s *sim) setCondition(t batchv1.JobConditionType, reason, msg string) {
-	if s.condition(t) != nil {
+	if jobpolicy.ConditionTrue(s.job, t) != nil {
 		return
 	}
 	now := metav1.Time{Time: s.now}
 	s.job.Status.Conditions = append(s.job.Status.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue,
 		Reason: reason, Message: msg, LastProbeTime: now, LastTransitionTime: now})
 	s.changed = true
-}
-
-func (s *sim) condition(t batchv1.JobConditionType) *batchv1.JobCondition {
-	i := slices.IndexFunc(s.job.Status.Conditions, func(c batchv1.JobCondition) bool { return c.Type == t })
-	if i < 0 {
-		return nil
-	}
-	return &s.job.Status.Conditions[i]
 }
 
 // failMessage is the condition message syncJob writes for a failure reason.
@@ -783,6 +775,7 @@ func (s *sim) count(p *simPod, failed bool) {
 func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 	d := f.Decision
 	failing := d.Kind == jobpolicy.Fail
+	// The simulated Job starts without conditions: an existing one was set here, with finalCond.
 	if !d.Existing {
 		switch {
 		case failing:
@@ -802,13 +795,6 @@ func (s *sim) finishing(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		default:
 			s.finalCond = &batchv1.JobCondition{Type: batchv1.JobComplete, Reason: d.Reason, Message: jobpolicy.ConditionMessage(batchv1.JobReasonCompletionsReached)}
 		}
-	} else if s.finalCond == nil {
-		c := s.condition(batchv1.JobFailureTarget)
-		t := batchv1.JobFailed
-		if !failing {
-			c, t = s.condition(batchv1.JobSuccessCriteriaMet), batchv1.JobComplete
-		}
-		s.finalCond = &batchv1.JobCondition{Type: t, Reason: c.Reason, Message: c.Message}
 	}
 	// deleteActivePods: the finalizers stay, the counting below removes them.
 	var killed []int
