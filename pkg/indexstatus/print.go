@@ -176,14 +176,10 @@ func policyWords(r *IndexedJobStatus) string {
 
 // states prints one line per state with its indexes folded into ranges.
 func (p *textPrinter) states(r *IndexedJobStatus) {
-	builders := map[State]*indexes.Builder{}
+	// Every state with a count has a run in the grid, so a builder.
+	var builders ordered[State, indexes.Builder]
 	for _, run := range r.Grid {
-		b := builders[run.State]
-		if b == nil {
-			b = &indexes.Builder{}
-			builders[run.State] = b
-		}
-		b.AddInterval(run.First, run.Last)
+		builders.get(run.State, func() *indexes.Builder { return &indexes.Builder{} }).AddInterval(run.First, run.Last)
 	}
 	stateW, countW := len("STATE"), len("COUNT")
 	var shown []State
@@ -205,10 +201,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 		}
 		p.printf("%-*s%-*s%s\n", stateW+2, "STATE", countW+2, "COUNT", "INDEXES")
 		for _, s := range shown {
-			var lines []string
-			if b := builders[s]; b != nil {
-				lines = b.Set().Wrapped(max(p.width-indent, 16))
-			}
+			lines := builders.by[s].Set().Wrapped(max(p.width-indent, 16))
 			p.lines(fmt.Sprintf("%-*s%-*d", stateW+2, s, countW+2, r.Summary.Count(s)), strings.Repeat(" ", indent), lines)
 		}
 		return
@@ -220,11 +213,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 	p.fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	for _, s := range shown {
 		n := r.Summary.Count(s)
-		ix := ""
-		if b := builders[s]; b != nil {
-			ix = fit(b.Set(), n, room)
-		}
-		p.fprintf(tw, "%s\t%d\t%s\n", s, n, ix)
+		p.fprintf(tw, "%s\t%d\t%s\n", s, n, fit(builders.by[s].Set(), n, room))
 	}
 	p.flush(tw)
 }

@@ -195,14 +195,8 @@ func Group(ixs []IndexResult) []IndexGroup {
 	}
 	var order []key
 	groups := map[key]*acc{}
-	var buf []byte
 	for _, r := range ixs {
-		buf = buf[:0]
-		for _, c := range r.ExitCodes {
-			buf = strconv.AppendInt(buf, int64(c), 10)
-			buf = append(buf, ',')
-		}
-		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, string(buf)}
+		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, fmt.Sprint(r.ExitCodes)}
 		g, ok := groups[k]
 		if !ok {
 			g = &acc{first: r}

@@ -426,14 +426,11 @@ func (s *sim) loop() error {
 			continue
 		}
 		if s.q.Len() > 0 && (s.wake.IsZero() || s.start.Add(time.Duration(s.q[0].at)).Before(s.wake)) {
-			next := s.q[0]
-			if s.start.Add(time.Duration(next.at)).After(horizon) {
+			at, order := s.q[0].at, s.q[0].order
+			if s.now = s.start.Add(time.Duration(at)); s.now.After(horizon) {
 				s.now = horizon
 				return nil
 			}
-			s.now = s.start.Add(time.Duration(next.at))
-			at := next.at
-			order := next.order
 			// The events queued so far at this instant; what applying them queues at the same
 			// instant (a container that fails in no time and restarts in place) is played at
 			// the next step: without that, such a pod restarted forever without a sync in
@@ -915,8 +912,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 	}
 	active, terminating := s.podCounts()
 	completions := int(s.spec.Completions)
-	want := min(int(s.spec.Parallelism), completions-f.Succeeded.Len())
-	want = max(want, 0)
+	want := max(min(int(s.spec.Parallelism), completions-f.Succeeded.Len()), 0)
 	if !s.onlyFailed {
 		terminating = 0
 	}
