@@ -1,15 +1,14 @@
 package indexstatus
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -113,35 +112,22 @@ func (c *CaseCounts) incomplete() bool {
 // evaluated (whether or not the index is listed), so that an index that exited 0 with missing
 // cases is visible.
 func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
-	type left struct {
-		attempt int32
-		created time.Time
-		name    string
-		cases   *receiptCounts
-	}
-	// The latest attempt, by attempt then creation; on a tie the first in list order (the lower
-	// name), whatever order the pods are considered in.
-	latest := map[int]left{}
-	consider := func(i int, attempt int32, created time.Time, name string, c *receiptCounts) {
-		q, ok := latest[i]
-		if d := cmp.Or(cmp.Compare(attempt, q.attempt), created.Compare(q.created)); !ok || d > 0 || d == 0 && name < q.name {
-			latest[i] = left{attempt, created, name, c}
-		}
-	}
-	for key := range a.pods {
-		if p := a.pods[key]; p.cases != nil {
-			consider(p.Index, p.Attempt(), p.Created(), p.Name, p.cases)
+	// The latest attempt that left one (jobpolicy.Latest).
+	latest := map[int]*podSummary{}
+	for _, p := range a.pods {
+		if q := latest[p.Index]; p.cases != nil && (q == nil || jobpolicy.Latest(&p.Pod, &q.Pod)) {
+			latest[p.Index] = p
 		}
 	}
 	// The latest attempt of an index whose succeeded pod was not read is that pod: an older
 	// attempt's receipt is not its.
-	maps.DeleteFunc(latest, func(i int, _ left) bool { return r.unread.Has(i) })
+	maps.DeleteFunc(latest, func(i int, _ *podSummary) bool { return r.unread.Has(i) })
 	if len(latest) == 0 {
 		return
 	}
 	for k := range r.Indexes {
 		if p, ok := latest[r.Indexes[k].Index]; ok {
-			r.Indexes[k].Cases = p.cases.caseCounts(p.name)
+			r.Indexes[k].Cases = p.cases.caseCounts(p.Name)
 		}
 	}
 	for i := range latest {
@@ -154,7 +140,7 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 		if !ok {
 			continue
 		}
-		c := p.cases.caseCounts(p.name)
+		c := p.cases.caseCounts(p.Name)
 		if !c.incomplete() {
 			continue
 		}

@@ -548,6 +548,13 @@ func NewIndexFailureCounts(p *Pod) (failures, ignored int32) {
 	return failures, ignored
 }
 
+// Latest says whether p rather than q is the latest attempt of their index: by attempt, then
+// creation; on a tie of both, the first in list order (ListOrder: the lower name), whichever
+// order the pods arrive in.
+func Latest(p, q *Pod) bool {
+	return cmp.Or(cmp.Compare(p.Attempt(), q.Attempt()), cmp.Compare(p.created, q.created), strings.Compare(q.Name, p.Name)) > 0
+}
+
 // AttemptNumber is the attempt (from 1) of p, the k-th (from 0) of its index's pods in
 // ListOrder: with backoffLimitPerIndex, the failures of its index the controller counted
 // before it plus one (getIndexAbsoluteFailureCount), so that a deleted pod leaves a gap;
@@ -600,12 +607,9 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 		ix.FailureCount, ix.IgnoredCount = NewIndexFailureCounts(delayed)
 	default:
 		// The latest attempt that still counts (a failed index's last pod, a succeeded pod).
-		// On a tie of attempt and creation, the first in list order (ListOrder: the lower name),
-		// whichever order the pods arrive in.
 		var latest *Pod
 		for _, p := range pods {
-			if !forgotten(p) && (latest == nil || cmp.Or(cmp.Compare(p.Attempt(), latest.Attempt()),
-				cmp.Compare(p.created, latest.created), strings.Compare(latest.Name, p.Name)) > 0) {
+			if !forgotten(p) && (latest == nil || Latest(p, latest)) {
 				latest = p
 			}
 		}
