@@ -247,19 +247,6 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 			f.OutOfRange++
 		}
 	}
-	// The pods of each index, in input order: one slot per index (GroupByIndex) when every
-	// index is computed, else only the indexes that have pods.
-	var byIndex [][]*Pod
-	if all {
-		byIndex = GroupByIndex(completions, pods, func(p *Pod) int { return p.Index })
-	} else {
-		f.sparse = map[int][]*Pod{}
-		for _, p := range pods {
-			if p.Index >= 0 && p.Index < completions {
-				f.sparse[p.Index] = append(f.sparse[p.Index], p)
-			}
-		}
-	}
 	// calculateSucceededIndexes and calculateFailedIndexes: the status sets plus tracked
 	// succeeded pods and tracked pods that fail their index (under backoffLimitPerIndex only).
 	var succ, failed indexes.Builder
@@ -282,11 +269,21 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 		}
 		f.Duplicates += max(active-1, 0)
 	}
+	// The pods of each index, in input order: one slot per index (GroupByIndex) when every
+	// index is computed, else only the indexes that have pods.
+	var byIndex [][]*Pod
 	if all {
+		byIndex = GroupByIndex(completions, pods, func(p *Pod) int { return p.Index })
 		for ix, ps := range byIndex {
 			visit(ix, ps)
 		}
 	} else {
+		f.sparse = map[int][]*Pod{}
+		for _, p := range pods {
+			if p.Index >= 0 && p.Index < completions {
+				f.sparse[p.Index] = append(f.sparse[p.Index], p)
+			}
+		}
 		for ix, ps := range f.sparse {
 			visit(ix, ps)
 		}
@@ -330,12 +327,9 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 		return f
 	}
 	f.Indexes = make([]Index, completions)
-	for i := 0; i < completions; i++ {
-		var ps []*Pod
-		if i < len(byIndex) {
-			ps = byIndex[i]
-		}
-		f.Indexes[i] = f.index(job, i, ps)
+	for i := range completions {
+		// GroupByIndex has a slot per index.
+		f.Indexes[i] = f.index(job, i, byIndex[i])
 	}
 	return f
 }
