@@ -136,8 +136,6 @@ type Facts struct {
 	// CountedFailures is jobCtx.failed: status.failed, the uncounted failed pods and the new
 	// non-ignored failed pods.
 	CountedFailures int64
-	// NewFailures of them are failed pods still tracked, not yet in status.failed.
-	NewFailures int64
 	// FailuresLeft: this many more counted failures fail the Job (backoffLimit); <= 0 when
 	// already exceeded.
 	FailuresLeft int64
@@ -159,9 +157,7 @@ type Facts struct {
 	Global *GlobalBackoff
 	// Indexes has one entry per completion index; nil from EvaluateSparse (see IndexAt).
 	Indexes []Index
-	// OutOfRange counts pods with an index at or above completions (deleted, never counted);
-	// Duplicates the extra active pods of an index (deleted, never counted).
-	OutOfRange int
+	// Duplicates counts the extra active pods of an index (deleted, never counted).
 	Duplicates int
 
 	// recordedSucceeded and recordedFailed are the status sets as written.
@@ -242,11 +238,6 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	spec := SpecOf(job)
 	completions := int(spec.Completions)
 	f := &Facts{Spec: spec, Now: now, Suspended: Suspended(job)}
-	for _, p := range pods {
-		if p.Index == NoIndex || p.Index >= completions {
-			f.OutOfRange++
-		}
-	}
 	// calculateSucceededIndexes and calculateFailedIndexes: the status sets plus tracked
 	// succeeded pods and tracked pods that fail their index (under backoffLimitPerIndex only).
 	var succ, failed indexes.Builder
@@ -297,10 +288,9 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	}
 	for _, p := range pods {
 		if (!spec.Indexed || (p.Index != NoIndex && p.Index < completions)) && Counts(job, p) == CountsNext {
-			f.NewFailures++
+			f.CountedFailures++
 		}
 	}
-	f.CountedFailures += f.NewFailures
 	f.FailuresLeft = spec.FailuresToFail() - f.CountedFailures
 	// pastBackoffLimitOnFailure: restarts of pending and running pods, every pod of the Job.
 	if spec.RestartsCount() {
