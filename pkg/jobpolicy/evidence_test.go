@@ -117,7 +117,7 @@ func TestCaptureControllerDeletedPods(t *testing.T) {
 			obs := observeAll(job, pods)
 			settled := 0
 			for k := range obs {
-				if obs[k].Deleting && Counts(job, &obs[k]) == Settled {
+				if obs[k].Deleting && obs[k].CountFailed() && !obs[k].Tracked {
 					settled++
 				}
 			}

@@ -70,27 +70,6 @@ type Index struct {
 	LastAttempt bool
 }
 
-// Counting says whether and how a pod's failure counts.
-type Counting string
-
-// Countings.
-const (
-	// NotFailed: the pod is not failed (isPodFailed).
-	NotFailed Counting = "NotFailed"
-	// CountsNext: failed, tracked, not yet counted: the next sync adds it to status.failed
-	// (getNewFinishedPods, nonIgnoredFailedPodsCount).
-	CountsNext Counting = "CountsNext"
-	// Uncounted: failed and in status.uncountedTerminatedPods.failed, being counted now.
-	Uncounted Counting = "Uncounted"
-	// IgnoredByRule: failed, but an Ignore rule matched: never counted.
-	IgnoredByRule Counting = "Ignored"
-	// Settled: the tracking finalizer is gone: the controller already counted the pod, or
-	// deleted it itself (lower parallelism, suspension, duplicate or out-of-range index) after
-	// removing the finalizer, and then never counts it (deleteJobPods; deleteActivePods, used
-	// when the Job fails, keeps the finalizer, so those pods are counted).
-	Settled Counting = "Settled"
-)
-
 // DecisionKind is what the next sync decides about the whole Job.
 type DecisionKind string
 
@@ -167,22 +146,15 @@ type Facts struct {
 	sparse map[int][]*Pod
 }
 
-// Counting says how p's failure counts for job (getNewFinishedPods, nonIgnoredFailedPodsCount,
-// getValidPodsWithFilter).
-func Counts(job *batchv1.Job, p *Pod) Counting {
-	if !p.Failed {
-		return NotFailed
-	}
-	if !p.Match.CountFailed() {
-		return IgnoredByRule
-	}
-	if u := job.Status.UncountedTerminatedPods; u != nil && slices.Contains(u.Failed, types.UID(p.UID)) {
-		return Uncounted
-	}
-	if !p.Tracked {
-		return Settled
-	}
-	return CountsNext
+// countsNext says whether the next sync adds p's failure to status.failed (getNewFinishedPods,
+// nonIgnoredFailedPodsCount): p failed, no Ignore rule matched, it is not in
+// status.uncountedTerminatedPods (being counted now) and it still has the tracking finalizer.
+// Without the finalizer the controller counted it already, or deleted it itself (lower
+// parallelism, suspension, duplicate or out-of-range index: deleteJobPods removes the finalizer
+// first) and never counts it; deleteActivePods, used when the Job fails, keeps the finalizer.
+func countsNext(job *batchv1.Job, p *Pod) bool {
+	u := job.Status.UncountedTerminatedPods
+	return p.CountFailed() && p.Tracked && (u == nil || !slices.Contains(u.Failed, types.UID(p.UID)))
 }
 
 // IsIndexFailed mirrors isIndexFailed (indexed_job_utils.go) for a Job with
@@ -287,7 +259,7 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 		f.CountedFailures += int64(len(u.Failed))
 	}
 	for _, p := range pods {
-		if (!spec.Indexed || (p.Index != NoIndex && p.Index < completions)) && Counts(job, p) == CountsNext {
+		if (!spec.Indexed || (p.Index != NoIndex && p.Index < completions)) && countsNext(job, p) {
 			f.CountedFailures++
 		}
 	}

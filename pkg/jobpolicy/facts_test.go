@@ -267,17 +267,17 @@ func TestControllerDeletedPodsAreNotCounted(t *testing.T) {
 	job := indexedJob(2, 1)
 	pods := observe(job, pod("a", 1).phase(corev1.PodRunning).deleted(t0.Add(20*time.Second), 30))
 	f := Evaluate(job.Job, pods, t0)
-	if f.CountedFailures != 0 || Counts(job.Job, &pods[0]) != Settled {
-		t.Fatalf("counted %d, counting %s", f.CountedFailures, Counts(job.Job, &pods[0]))
+	if f.CountedFailures != 0 || !pods[0].Failed || countsNext(job.Job, &pods[0]) {
+		t.Fatalf("counted %d, failed %v, counts next %v", f.CountedFailures, pods[0].Failed, countsNext(job.Job, &pods[0]))
 	}
 	// The same pod with its finalizer (deleted by someone else) counts at the next sync.
 	pods = observe(job, pod("a", 1).phase(corev1.PodRunning).tracked().deleted(t0.Add(20*time.Second), 30))
-	if got := Counts(job.Job, &pods[0]); got != CountsNext {
-		t.Fatalf("counting %s", got)
+	if !countsNext(job.Job, &pods[0]) {
+		t.Fatal("a tracked failed pod does not count at the next sync")
 	}
 	job.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{Failed: []types.UID{"a"}}
-	if got := Counts(job.Job, &pods[0]); got != Uncounted {
-		t.Fatalf("counting %s", got)
+	if countsNext(job.Job, &pods[0]) {
+		t.Fatal("a pod in uncountedTerminatedPods counts again")
 	}
 	// Out-of-range and duplicate pods are deleted, never counted.
 	f = eval(indexedJob(2, 2), pod("x", 5).phase(corev1.PodRunning).tracked(), pod("d1", 0).phase(corev1.PodRunning).tracked(), pod("d2", 0).phase(corev1.PodRunning).tracked())
