@@ -322,18 +322,15 @@ func GroupEvents(evs []Event) []TimelineLine {
 		}
 		var order []*group
 		byKey := map[string]*group{}
-		for _, e := range evs[start:end] {
-			var g *group
+		for k, e := range evs[start:end] {
+			key := "\x01" + strconv.Itoa(k) // a line of its own
 			if e.Cause != "" && e.Index >= 0 {
-				key := e.Type + "\x00" + e.Cause
-				g = byKey[key]
-				if g == nil {
-					g = &group{first: e}
-					byKey[key] = g
-					order = append(order, g)
-				}
-			} else {
+				key = e.Type + "\x00" + e.Cause
+			}
+			g := byKey[key]
+			if g == nil {
 				g = &group{first: e}
+				byKey[key] = g
 				order = append(order, g)
 			}
 			if e.Index >= 0 {

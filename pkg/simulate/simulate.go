@@ -391,10 +391,7 @@ func (s *sim) indexEvent(typ string, index int, pod, cause string, a ...any) {
 // Options.Context is done.
 func (s *sim) loop() error {
 	horizon := s.start.Add(s.opts.Horizon)
-	ctx := s.opts.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(s.opts.Context, context.Background())
 	if ctx.Err() != nil {
 		return s.stopped(ctx)
 	}

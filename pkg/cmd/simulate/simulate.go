@@ -3,6 +3,7 @@
 package simulate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -198,10 +199,7 @@ const MaxCompletions = 250_000
 // Run simulates every file and prints the reports.
 func (o *Options) Run() error {
 	start := o.now().UTC().Truncate(time.Second)
-	ctx := o.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
+	ctx := cmp.Or(o.ctx, context.Background())
 	var reports []simulate.Report
 	for _, path := range append([]string{o.path}, o.Compare...) {
 		job, _, err := simulate.ReadJob(path, o.In)
