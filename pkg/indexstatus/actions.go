@@ -42,7 +42,7 @@ func (b *reportBuilder) nsFlag() string { return namespaceFlag(b.job.Namespace) 
 func (b *reportBuilder) finishedActions() []Entry {
 	var out []Entry
 	failed := b.failed
-	unfinished := b.states[StateUnfinished].Set()
+	unfinished := b.unfinishedIx.Set()
 	missing := failed.Union(unfinished)
 	if missing.IsEmpty() {
 		return nil

@@ -108,8 +108,7 @@ func (b *reportBuilder) forgottenWords(f *indexFacts) string {
 }
 
 func (b *reportBuilder) finishedVerb() string {
-	switch b.phase {
-	case PhaseComplete, PhaseCompleting:
+	if b.phase == PhaseComplete || b.phase == PhaseCompleting {
 		return "met its success policy"
 	}
 	return "failed"
@@ -117,8 +116,7 @@ func (b *reportBuilder) finishedVerb() string {
 
 // goneWords explains, for a finished Job, why an index without a result has no pod.
 func (b *reportBuilder) goneWords() string {
-	switch b.phase {
-	case PhaseComplete, PhaseCompleting:
+	if b.phase == PhaseComplete || b.phase == PhaseCompleting {
 		return "pods still running when the success policy was met are deleted without being counted as failed, or it never started"
 	}
 	return "running pods are killed and deleted when a Job fails, or it never started"

@@ -32,7 +32,7 @@ func (b *reportBuilder) explainEntry() Entry {
 	default:
 		e.Kind, e.Reason, e.Indexes = EntryReason, b.r.Reason, b.failed
 		if b.failed.IsEmpty() {
-			e.Indexes = b.states[StateUnfinished].Set()
+			e.Indexes = b.unfinishedIx.Set()
 		}
 	}
 	return e
@@ -133,7 +133,7 @@ func (b *reportBuilder) contradiction(missing indexes.Set) string {
 
 // killedWords says what the controller did to the other indexes when the Job failed.
 func (b *reportBuilder) killedWords() string {
-	unfinished := b.states[StateUnfinished].Set()
+	unfinished := b.unfinishedIx.Set()
 	terminating := b.terminatingIx.Set()
 	if b.phase == PhaseFailing {
 		s := fmt.Sprintf("The controller is killing the running pods: %d %s terminating", terminating.Len(), textwrap.Plural(terminating.Len(), "index is", "indexes are"))

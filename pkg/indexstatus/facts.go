@@ -76,7 +76,8 @@ type reportBuilder struct {
 	facts []indexFacts
 
 	// Gathered from the facts.
-	states        map[State]*indexes.Builder
+	failedIx      indexes.Builder // Failed indexes
+	unfinishedIx  indexes.Builder // Unfinished indexes
 	failedGone    indexes.Builder // Failed indexes without pods
 	noPodLeft     indexes.Builder // Unfinished indexes without pods
 	ownFailure    indexes.Builder // Unfinished indexes whose last attempt failed on its own
@@ -329,14 +330,9 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 
 // gather derives the Job-wide sets the sentences name from the index facts.
 func (b *reportBuilder) gather() {
-	b.states = map[State]*indexes.Builder{}
-	for _, s := range States {
-		b.states[s] = &indexes.Builder{}
-	}
 	for k := range b.facts {
 		f := &b.facts[k]
 		i := f.index
-		b.states[f.state].Add(i)
 		if f.activeCount > 1 {
 			b.duplicates.Add(i)
 		}
@@ -354,6 +350,7 @@ func (b *reportBuilder) gather() {
 				b.notRecorded.Add(i)
 			}
 		case StateFailed:
+			b.failedIx.Add(i)
 			if f.count == 0 {
 				b.failedGone.Add(i)
 			}
@@ -364,6 +361,7 @@ func (b *reportBuilder) gather() {
 				b.notStarted++
 			}
 		case StateUnfinished:
+			b.unfinishedIx.Add(i)
 			switch {
 			case f.lastFailed != nil && !f.lastFailed.Deleting:
 				b.ownFailure.Add(i)

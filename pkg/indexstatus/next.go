@@ -136,7 +136,7 @@ func (b *reportBuilder) nextResume(left int) Entry {
 
 // nextFailedWhileSuspended: indexes that failed (counted while suspended) never start again.
 func (b *reportBuilder) nextFailedWhileSuspended() []Entry {
-	failed := b.states[StateFailed].Set()
+	failed := b.failedIx.Set()
 	if failed.IsEmpty() {
 		return nil
 	}

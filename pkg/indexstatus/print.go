@@ -261,10 +261,7 @@ func (p *textPrinter) indexes(r *IndexedJobStatus) {
 	if len(r.Indexes) == 0 {
 		return
 	}
-	cases := r.omittedCases
-	for k := range r.Indexes {
-		cases = cases || r.Indexes[k].Cases != nil
-	}
+	cases := r.omittedCases || slices.ContainsFunc(r.Indexes, func(st IndexStatus) bool { return st.Cases != nil })
 	p.printf("\n")
 	// The rows are aligned first; then each is printed with its detail at its end, cut to what
 	// WideWidth leaves.
@@ -410,22 +407,18 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 		}
 		p.printf("... and %s more (%s); -o wide lists every index.\n", textwrap.Count(len(all)-len(gs), "group", "groups"), textwrap.Count(rest, "index", "indexes"))
 	}
-	var samples []IndexStatus
-	for k := range gs {
-		samples = append(samples, gs[k].Sample)
-	}
-	p.failedPods(samples)
+	p.failedPods(gs)
 }
 
 // maxPodRows is how many failed indexes the text view names the pods of.
 const maxPodRows = 10
 
-// failedPods names, without -o wide, the pods of the first failed or unfinished indexes listed
-// (oldest attempt first), so their logs can be fetched by name.
-func (p *textPrinter) failedPods(rows []IndexStatus) {
+// failedPods names, without -o wide, the pods of the first index of the failed or unfinished
+// groups listed (oldest attempt first), so their logs can be fetched by name.
+func (p *textPrinter) failedPods(gs []indexGroup) {
 	n, more := 0, 0
-	for k := range rows {
-		st := &rows[k]
+	for k := range gs {
+		st := &gs[k].Sample
 		if (st.State != StateFailed && st.State != StateUnfinished) || len(st.Pods) == 0 {
 			continue
 		}
