@@ -113,13 +113,9 @@ type Comparison struct {
 // Outcome names how a simulation ended.
 func (r *Result) Outcome() string {
 	switch {
-	case r.Finished:
-		for _, c := range r.Job.Status.Conditions {
-			if c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed {
-				return string(c.Type)
-			}
-		}
-		return "Finished"
+	case r.Finished: // the simulation ends there when one of them is True
+		c := cmp.Or(jobpolicy.ConditionTrue(r.Job, batchv1.JobComplete), jobpolicy.ConditionTrue(r.Job, batchv1.JobFailed))
+		return string(c.Type)
 	case r.Stuck:
 		return "Running"
 	default:

@@ -364,14 +364,12 @@ func (s *sim) push(at time.Time, order int, kind eventKind, p *simPod) {
 	heap.Push(&s.q, e)
 }
 
-func (s *sim) since(t time.Time) time.Duration { return t.Sub(s.start) }
-
 func (s *sim) event(typ string, index int, format string, a ...any) {
 	if len(s.res.Events) >= s.opts.MaxEvents {
 		s.res.MoreEvents++
 		return
 	}
-	s.res.Events = append(s.res.Events, Event{At: s.since(s.now), Type: typ, Index: index, Message: fmt.Sprintf(format, a...)})
+	s.res.Events = append(s.res.Events, Event{At: s.now.Sub(s.start), Type: typ, Index: index, Message: fmt.Sprintf(format, a...)})
 }
 
 // indexEvent records an event about index whose message is cause with "{indexes}" replaced
@@ -455,7 +453,7 @@ func (s *sim) loop() error {
 
 // stopped is the error of a simulation whose context is done: how far it got, and the cause.
 func (s *sim) stopped(ctx context.Context) error {
-	return fmt.Errorf("simulation stopped at %s of simulated time after %d syncs: %w", s.since(s.now), s.res.Syncs, context.Cause(ctx))
+	return fmt.Errorf("simulation stopped at %s of simulated time after %d syncs: %w", s.now.Sub(s.start), s.res.Syncs, context.Cause(ctx))
 }
 
 // apply plays what kwok does to a pod (test/harness/stages.yaml).
@@ -501,7 +499,11 @@ func (s *sim) apply(e *event) {
 			if r.Condition != "" {
 				what = "condition " + r.Condition
 			}
-			s.indexEvent("PodFailed", p.index, p.name, "{indexes}{pod} failed (%s)%s", what, s.matchWords(p))
+			rule := ""
+			if p.match.Matched() {
+				rule = fmt.Sprintf(": podFailurePolicy rule %d, %s", p.match.Rule, p.match.Action)
+			}
+			s.indexEvent("PodFailed", p.index, p.name, "{indexes}{pod} failed (%s)%s", what, rule)
 		} else {
 			p.phase = corev1.PodSucceeded
 			if s.spec.Completions <= 50 {
@@ -566,13 +568,6 @@ func (s *sim) match(p *simPod) *jobpolicy.Match {
 		return &m
 	}
 	return nil
-}
-
-func (s *sim) matchWords(p *simPod) string {
-	if !p.match.Matched() {
-		return ""
-	}
-	return fmt.Sprintf(": podFailurePolicy rule %d, %s", p.match.Rule, p.match.Action)
 }
 
 // observe is jobpolicy.ObservePod for a simulated pod.
@@ -1008,7 +1003,7 @@ func (s *sim) create(ix jobpolicy.Index) {
 
 // finish fills the per-index view.
 func (s *sim) finish() {
-	s.res.End = s.since(s.now)
+	s.res.End = s.now.Sub(s.start)
 	// The index states need the pods the controller still acts on only: the finished ones
 	// are in the status sets.
 	f := jobpolicy.Evaluate(s.job, s.observeLive(), s.now)
