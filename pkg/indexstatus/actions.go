@@ -138,29 +138,22 @@ func (b *reportBuilder) finishedActions() []Entry {
 // unschedulable is one entry per scheduler reason for the indexes whose current pod is Pending
 // because the scheduler cannot place it (PodScheduled=False), with the scheduler's message.
 func (b *reportBuilder) unschedulable() []Entry {
-	type group struct {
-		reason, message string
-		ix              indexes.Builder
-	}
-	groups := map[string]*group{}
+	type cause struct{ reason, message string }
+	groups := map[cause]*indexes.Builder{}
 	for i := range b.facts {
-		f := &b.facts[i]
-		p := f.current
-		if p == nil || p.r().unschedulable == "" {
-			continue
+		if p := b.facts[i].current; p != nil && p.r().unschedulable != "" {
+			k := cause{p.r().unschedulable, p.r().unschedulableMessage}
+			if groups[k] == nil {
+				groups[k] = &indexes.Builder{}
+			}
+			groups[k].Add(i)
 		}
-		key := p.r().unschedulable + "\x00" + p.r().unschedulableMessage
-		g := groups[key]
-		if g == nil {
-			g = &group{reason: p.r().unschedulable, message: p.r().unschedulableMessage}
-			groups[key] = g
-		}
-		g.ix.Add(f.index)
 	}
 	var out []Entry
-	for _, k := range slices.Sorted(maps.Keys(groups)) {
-		g := groups[k]
-		s := g.ix.Set()
+	for _, g := range slices.SortedFunc(maps.Keys(groups), func(a, b cause) int {
+		return cmp.Or(strings.Compare(a.reason, b.reason), strings.Compare(a.message, b.message))
+	}) {
+		s := groups[g].Set()
 		msg := cmp.Or(strings.TrimSuffix(g.message, "."), "the scheduler gave no message")
 		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s,
 			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
