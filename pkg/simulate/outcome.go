@@ -93,7 +93,7 @@ func NewOutcomes() *Outcomes {
 // WithAnnotations returns o reading the scenario annotations of a pod template as well.
 func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 	c := *o
-	c.annotations = nil
+	c.annotations = map[annKey]string{}
 	for k, v := range a {
 		if !strings.HasPrefix(k, ScenarioPrefix) {
 			continue
@@ -117,11 +117,7 @@ func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 		if !valid {
 			continue
 		}
-		key := annKey{base: id, index: suffix[0], attempt: suffix[1]}
-		if c.annotations == nil {
-			c.annotations = map[annKey]string{}
-		}
-		c.annotations[key] = v
+		c.annotations[annKey{base: id, index: suffix[0], attempt: suffix[1]}] = v
 	}
 	return &c
 }
@@ -140,9 +136,7 @@ func (o *Outcomes) lookup(base string, index, attempt int) (string, bool) {
 	if v, ok := o.specific(base, index, attempt); ok {
 		return v, true
 	}
-	id, _ := baseID(base)
-	v, ok := o.annotations[annKey{id, -1, -1}]
-	return v, ok
+	return o.specific(base, -1, -1) // the bare key
 }
 
 // Attempt returns how a run of index ends. run counts the earlier runs of the index (pods and
@@ -185,7 +179,7 @@ func setting[T any](o *Outcomes, flags map[int][]T, def *T, key string, index, r
 	return zero
 }
 
-// specific is lookup without the bare key.
+// specific is lookup without the bare key (which is specific's at index -1).
 func (o *Outcomes) specific(base string, index, attempt int) (string, bool) {
 	if o.annotations == nil || index > math.MaxInt32 || attempt > math.MaxInt32 {
 		return "", false
@@ -215,8 +209,8 @@ func (o *Outcomes) Delay(index int) time.Duration {
 
 // Container is the container that carries the exit code ("" for every container).
 func (o *Outcomes) Container() string {
-	id, _ := baseID(AnnotationContainer)
-	return o.annotations[annKey{id, -1, -1}]
+	v, _ := o.specific(AnnotationContainer, -1, -1)
+	return v
 }
 
 // atoi32 reads an exit code as the stages' atoi does: anything unparsable is 0.
