@@ -461,10 +461,10 @@ func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 	return g
 }
 
-// delayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
+// DelayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
 // the tracked failed pod whose finalizer the controller keeps until the replacement exists;
 // its counts go to the replacement and its finish time starts the per-index backoff.
-func delayedPod(pods []*Pod) *Pod {
+func DelayedPod(pods []*Pod) *Pod {
 	var last *Pod
 	for _, p := range pods {
 		if !p.Failed || !p.Tracked {
@@ -537,7 +537,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 			terminating = p
 		}
 	}
-	delayed := delayedPod(pods)
+	delayed := DelayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
 	// forgetFailed is that test on the index.

@@ -865,18 +865,20 @@ func (s *sim) removeDeleted() {
 // counted and lose their finalizer, except the failed pod whose counts an index's replacement
 // needs (getPodsWithDelayedDeletionPerIndex, canRemoveFinalizer).
 func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
-	delayed := map[int]*simPod{}
+	// getPodsWithDelayedDeletionPerIndex, for the indexes with neither a result nor an active pod.
+	delayed := map[int]*jobpolicy.Pod{}
 	if s.spec.PerIndex() {
+		failed := map[int][]*jobpolicy.Pod{}
 		for i, p := range s.live {
-			if !p.tracked || !obs[i].Failed {
-				continue
+			if obs[i].Failed && p.tracked {
+				failed[p.index] = append(failed[p.index], &obs[i])
 			}
-			st := f.IndexAt(p.index).State
-			if st == jobpolicy.IndexSucceeded || st == jobpolicy.IndexFailed || st == jobpolicy.IndexActive {
-				continue
-			}
-			if q, ok := delayed[p.index]; !ok || (q.failureCount+q.ignoredCount <= p.failureCount+p.ignoredCount && !p.finished.Before(q.finished)) {
-				delayed[p.index] = p
+		}
+		for ix, ps := range failed {
+			switch f.IndexAt(ix).State {
+			case jobpolicy.IndexSucceeded, jobpolicy.IndexFailed, jobpolicy.IndexActive:
+			default:
+				delayed[ix] = jobpolicy.DelayedPod(ps)
 			}
 		}
 	}
@@ -887,7 +889,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		switch {
 		case p.phase == corev1.PodSucceeded:
 			s.count(p, false)
-		case obs[i].Failed && delayed[p.index] != p:
+		case obs[i].Failed && delayed[p.index] != &obs[i]:
 			s.count(p, obs[i].Match.CountFailed())
 		}
 	}
