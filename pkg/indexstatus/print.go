@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
@@ -147,30 +149,20 @@ func (p *textPrinter) header(r *IndexedJobStatus) {
 func policyWords(r *IndexedJobStatus) string {
 	pol := r.Policy
 	parts := []string{fmt.Sprintf("completions %d", r.Completions), fmt.Sprintf("parallelism %d", r.Parallelism)}
-	if pol.BackoffLimitPerIndex != nil {
-		parts = append(parts, fmt.Sprintf("backoffLimitPerIndex %d", *pol.BackoffLimitPerIndex))
+	add := func(set bool, format string, a any) {
+		if set {
+			parts = append(parts, fmt.Sprintf(format, a))
+		}
 	}
-	if pol.MaxFailedIndexes != nil {
-		parts = append(parts, fmt.Sprintf("maxFailedIndexes %d", *pol.MaxFailedIndexes))
-	}
-	if pol.BackoffLimit != nil && (pol.BackoffLimitPerIndex == nil || *pol.BackoffLimit != jobpolicy.UnlimitedBackoffLimit) {
-		parts = append(parts, fmt.Sprintf("backoffLimit %d", *pol.BackoffLimit))
-	}
-	if pol.PodFailurePolicyRules > 0 {
-		parts = append(parts, fmt.Sprintf("podFailurePolicy %d %s", pol.PodFailurePolicyRules, textwrap.Plural(pol.PodFailurePolicyRules, "rule", "rules")))
-	}
-	if pol.SuccessPolicyRules > 0 {
-		parts = append(parts, fmt.Sprintf("successPolicy %d %s", pol.SuccessPolicyRules, textwrap.Plural(pol.SuccessPolicyRules, "rule", "rules")))
-	}
-	if pol.PodReplacementPolicy != "" {
-		parts = append(parts, "podReplacementPolicy "+pol.PodReplacementPolicy)
-	}
-	if pol.ActiveDeadlineSeconds != nil {
-		parts = append(parts, fmt.Sprintf("activeDeadlineSeconds %d", *pol.ActiveDeadlineSeconds))
-	}
-	if pol.RestartPolicy != "" && pol.RestartPolicy != "Never" {
-		parts = append(parts, "restartPolicy "+pol.RestartPolicy)
-	}
+	add(pol.BackoffLimitPerIndex != nil, "backoffLimitPerIndex %d", ptr.Deref(pol.BackoffLimitPerIndex, 0))
+	add(pol.MaxFailedIndexes != nil, "maxFailedIndexes %d", ptr.Deref(pol.MaxFailedIndexes, 0))
+	add(pol.BackoffLimit != nil && (pol.BackoffLimitPerIndex == nil || *pol.BackoffLimit != jobpolicy.UnlimitedBackoffLimit),
+		"backoffLimit %d", ptr.Deref(pol.BackoffLimit, 0))
+	add(pol.PodFailurePolicyRules > 0, "podFailurePolicy %s", textwrap.Count(pol.PodFailurePolicyRules, "rule", "rules"))
+	add(pol.SuccessPolicyRules > 0, "successPolicy %s", textwrap.Count(pol.SuccessPolicyRules, "rule", "rules"))
+	add(pol.PodReplacementPolicy != "", "podReplacementPolicy %s", pol.PodReplacementPolicy)
+	add(pol.ActiveDeadlineSeconds != nil, "activeDeadlineSeconds %d", ptr.Deref(pol.ActiveDeadlineSeconds, 0))
+	add(pol.RestartPolicy != "" && pol.RestartPolicy != "Never", "restartPolicy %s", pol.RestartPolicy)
 	return strings.Join(parts, ", ")
 }
 
