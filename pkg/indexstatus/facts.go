@@ -390,13 +390,8 @@ func (b *reportBuilder) slots() {
 	if b.phase != PhaseRunning {
 		return
 	}
-	want := max(min(int(ptr.Deref(b.job.Spec.Parallelism, 1)), b.completions-b.pol.Succeeded.Len()), 0)
 	active := b.r.Pods.Active - b.beyond.Active - b.pol.Duplicates
-	terminating := 0
-	if jobpolicy.OnlyReplaceFailedPods(b.job) {
-		terminating = b.r.Pods.Terminating
-	}
-	b.free = max(want-terminating-active, 0)
+	b.free = b.pol.FreeSlots(jobpolicy.OnlyReplaceFailedPods(b.job), active, b.r.Pods.Terminating)
 	n := 0
 	for k := range b.facts {
 		if n == b.free {

@@ -2,6 +2,7 @@ package indexstatus
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -260,11 +261,7 @@ func (b *reportBuilder) nextRetryWaits() []Entry {
 		return nil
 	}
 	ix := indexes.Of(waiting...)
-	var ahead []int
-	for i := range b.considered {
-		ahead = append(ahead, i)
-	}
-	slices.Sort(ahead)
+	ahead := slices.Sorted(maps.Keys(b.considered))
 	why := fmt.Sprintf("no pod slot is free now (parallelism %d)", b.r.Parallelism)
 	if b.free > 0 {
 		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s %s)",

@@ -300,6 +300,17 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 // (job_controller.go: MaxPodCreateDeletePerSync).
 const MaxPodCreateDeletePerSync = 500
 
+// FreeSlots mirrors how many pods manageJob may create before its backoff checks: wantActive,
+// min(parallelism, completions − succeeded) (job_controller.go:1774-1791), less the active pods
+// and, under podReplacementPolicy Failed (onlyFailed), the terminating ones (1815-1822); never
+// negative.
+func (f *Facts) FreeSlots(onlyFailed bool, active, terminating int) int {
+	if !onlyFailed {
+		terminating = 0
+	}
+	return max(min(int(f.Spec.Parallelism), int(f.Spec.Completions)-f.Succeeded.Len())-terminating-active, 0)
+}
+
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	if c := cmp.Or(ConditionTrue(job, batchv1.JobComplete), ConditionTrue(job, batchv1.JobFailed)); c != nil {

@@ -272,10 +272,8 @@ func PodsTextWidth(m map[string]int, width int) string {
 		}
 		byCount[v] = append(byCount[v], i)
 	}
-	counts := slices.Collect(maps.Keys(byCount))
-	slices.Sort(counts)
-	parts := make([]string, 0, len(counts))
-	for _, c := range counts {
+	parts := make([]string, 0, len(byCount))
+	for _, c := range slices.Sorted(maps.Keys(byCount)) {
 		set := indexes.Of(byCount[c]...)
 		words := set.String()
 		if width > 0 {

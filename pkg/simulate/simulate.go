@@ -905,13 +905,8 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		s.wakeAt(f.DeadlineAt)
 	}
 	active, terminating := s.podCounts()
-	completions := int(s.spec.Completions)
-	want := max(min(int(s.spec.Parallelism), completions-f.Succeeded.Len()), 0)
-	if !s.onlyFailed {
-		terminating = 0
-	}
-	diff := want - terminating - active
-	if diff <= 0 {
+	diff := f.FreeSlots(s.onlyFailed, active, terminating)
+	if diff == 0 {
 		return
 	}
 	if !s.spec.PerIndex() && s.bFailures > 0 {
@@ -928,7 +923,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 	// failed sets are looked at: the scan passes the active and terminating ones (at most the
 	// pods present) and stops at diff candidates.
 	cands := make([]jobpolicy.Index, 0, min(diff, 1024))
-	open := f.Succeeded.Union(f.Failed).Complement(completions)
+	open := f.Succeeded.Union(f.Failed).Complement(int(s.spec.Completions))
 scan:
 	for _, iv := range open.Intervals() {
 		for i := iv.First; i <= iv.Last; i++ {
