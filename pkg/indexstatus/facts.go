@@ -180,8 +180,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	r.Next = texts(r.NextEntries)
 	r.UnknownEntries = b.unknown()
 	r.Unknown = texts(r.UnknownEntries)
-	r.Notes = append(b.notes(), r.Notes...)
-	r.Notes = append(r.Notes, b.opts.Notes...)
+	r.Notes = slices.Concat(b.notes(), r.Notes, b.opts.Notes)
 	if len(b.opts.ShardIDs) > 0 {
 		r.Shards = &ShardInfo{ConfigMap: b.opts.ShardsConfigMap, Count: len(b.opts.ShardIDs)}
 	}

@@ -1,6 +1,7 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -24,10 +25,7 @@ func FormatDuration(d time.Duration) string {
 }
 
 func (b *reportBuilder) age(started, created time.Time) string {
-	t := started
-	if t.IsZero() {
-		t = created
-	}
+	t := cmp.Or(started, created)
 	if t.IsZero() {
 		return "an unknown time"
 	}
