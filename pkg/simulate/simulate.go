@@ -240,24 +240,20 @@ func (q *queue) Pop() any {
 }
 
 type sim struct {
-	job      *batchv1.Job
-	spec     jobpolicy.Spec
-	out      *Outcomes
-	opts     Options
-	start    time.Time
-	now      time.Time
-	q        queue
-	seq      int
-	last     []*simPod // the last pod of each index
-	gone     []int     // pods of each index deleted and gone
-	fails    []int32   // failed pods of each index whose failure counts / is ignored
-	ignores  []int32
-	live     []*simPod // pods the controller still sees with a finalizer or not finished
-	runs     []int     // runs per index so far
-	created  []int
-	exits    [][]int32
-	restarts []int32
-	res      *Result
+	job   *batchv1.Job
+	spec  jobpolicy.Spec
+	out   *Outcomes
+	opts  Options
+	start time.Time
+	now   time.Time
+	q     queue
+	seq   int
+	last  []*simPod // the last pod of each index
+	live  []*simPod // pods the controller still sees with a finalizer or not finished
+	runs  []int     // runs per index so far
+	// res.Indexes counts, as the simulation goes, each index's pods (and those still
+	// present), its failed pods whose failure counts or is ignored, its restarts and exits.
+	res *Result
 	// backoff record (backoffStore.newBackoffRecord)
 	bFailures  int32
 	bLast      time.Time
@@ -310,8 +306,7 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	s := &sim{job: j, spec: jobpolicy.SpecOf(j), out: out, opts: opts, start: opts.Start, now: opts.Start,
 		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: cmp.Or(j.Namespace, "default")}
 	n := int(s.spec.Completions)
-	s.runs, s.created, s.exits, s.restarts = make([]int, n), make([]int, n), make([][]int32, n), make([]int32, n)
-	s.last, s.gone, s.fails, s.ignores = make([]*simPod, n), make([]int, n), make([]int32, n), make([]int32, n)
+	s.runs, s.last, s.res.Indexes = make([]int, n), make([]*simPod, n), make([]IndexResult, n)
 	j.Status.StartTime = &metav1.Time{Time: s.start}
 	if err := s.loop(); err != nil {
 		return nil, err
@@ -466,11 +461,12 @@ func (s *sim) apply(e *event) {
 			return
 		}
 		r := p.run
-		s.exits[p.index] = append(s.exits[p.index], r.ExitCode)
+		ix := &s.res.Indexes[p.index]
+		ix.ExitCodes = append(ix.ExitCodes, r.ExitCode)
 		if s.spec.RestartsCount() && r.ExitCode != 0 && r.Condition == "" {
 			// scenario-pod-finish under OnFailure: the container restarts in place.
 			p.restarts++
-			s.restarts[p.index]++
+			ix.Restarts++
 			s.runs[p.index]++
 			p.runs = s.runs[p.index]
 			next := s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
@@ -517,7 +513,7 @@ func (s *sim) apply(e *event) {
 		}
 		p.finished = s.now
 		p.lastExit = KilledExitCode
-		s.exits[p.index] = append(s.exits[p.index], KilledExitCode)
+		s.res.Indexes[p.index].ExitCodes = append(s.res.Indexes[p.index].ExitCodes, KilledExitCode)
 		s.fail(p, Attempt{ExitCode: KilledExitCode})
 		// scenario-pod-delete: a stopped deleted pod goes once its finalizer is gone.
 		if !p.tracked {
@@ -836,7 +832,7 @@ func (s *sim) kill(p *simPod) {
 func (s *sim) remove(p *simPod) {
 	if !p.removed {
 		p.removed = true
-		s.gone[p.index]++
+		s.res.Indexes[p.index].Remaining--
 	}
 }
 
@@ -846,9 +842,9 @@ func (s *sim) fail(p *simPod, r Attempt) {
 	p.phase, p.condition = corev1.PodFailed, r.Condition
 	p.match = s.match(p)
 	if p.match.CountFailed() {
-		s.fails[p.index]++
+		s.res.Indexes[p.index].Failures++
 	} else {
-		s.ignores[p.index]++
+		s.res.Indexes[p.index].Ignored++
 	}
 }
 
@@ -971,9 +967,10 @@ scan:
 }
 
 func (s *sim) create(ix jobpolicy.Index) {
-	i := ix.Index
-	s.created[i]++
-	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(s.created[i]-1), index: i,
+	i, res := ix.Index, &s.res.Indexes[ix.Index]
+	res.Pods++
+	res.Remaining++
+	p := &simPod{name: s.job.Name + "-" + strconv.Itoa(i) + "-" + strconv.Itoa(res.Pods-1), index: i,
 		phase: corev1.PodRunning, tracked: true, created: s.now}
 	if s.spec.PerIndex() {
 		// addIndexFailureCountAnnotation: getNewIndexFailureCounts of the replaced pod.
@@ -982,7 +979,7 @@ func (s *sim) create(ix jobpolicy.Index) {
 			s.indexEvent("Retry", i, "", "{indexes}: attempt %d (%d counted, %d ignored failures so far)", p.failureCount+p.ignoredCount, p.failureCount, p.ignoredCount)
 		}
 	}
-	if s.created[i] > 1 || s.runs[i] > 0 {
+	if res.Pods > 1 || s.runs[i] > 0 {
 		s.runs[i]++
 	}
 	p.runs = s.runs[i]
@@ -1004,11 +1001,9 @@ func (s *sim) finish() {
 	// The index states need the pods the controller still acts on only: the finished ones
 	// are in the status sets.
 	f := jobpolicy.Evaluate(s.job, s.observeLive(), s.now)
-	n := int(s.spec.Completions)
-	s.res.Indexes = make([]IndexResult, n)
-	for i := 0; i < n; i++ {
-		r := IndexResult{Index: i, State: f.Indexes[i].State, Pods: s.created[i], Remaining: s.created[i] - s.gone[i],
-			Restarts: s.restarts[i], ExitCodes: s.exits[i], Failures: s.fails[i], Ignored: s.ignores[i]}
+	for i := range s.res.Indexes {
+		r := &s.res.Indexes[i]
+		r.Index, r.State = i, f.Indexes[i].State
 		// Under backoffLimitPerIndex: the counts the last pod carries plus its own failure
 		// (getNewIndexFailureCounts).
 		if p := s.last[i]; p != nil && s.spec.PerIndex() {
@@ -1016,7 +1011,6 @@ func (s *sim) finish() {
 				Failed: p.phase == corev1.PodFailed, Match: p.match}
 			r.Failures, r.Ignored = jobpolicy.NewIndexFailureCounts(&last)
 		}
-		s.res.Indexes[i] = r
 	}
 	st := &s.job.Status
 	active, _ := s.podCounts()
