@@ -491,9 +491,7 @@ func (b *reportBuilder) readSets() {
 		return set
 	}
 	b.completed = read("completedIndexes", b.job.Status.CompletedIndexes)
-	if b.job.Status.FailedIndexes != nil {
-		b.failed = read("failedIndexes", *b.job.Status.FailedIndexes)
-	}
+	b.failed = read("failedIndexes", ptr.Deref(b.job.Status.FailedIndexes, ""))
 	if both := b.completed.Intersect(b.failed); !both.IsEmpty() {
 		b.r.Notes = append(b.r.Notes, fmt.Sprintf("indexes %s are in both completedIndexes and failedIndexes (the API server rejects this); they are shown as Succeeded", both.Truncated(setWidth)))
 		b.failed = b.failed.Difference(both)

@@ -82,11 +82,7 @@ func ReadIndexesNoting(s string, completions int) (set indexes.Set, problems []s
 // below spec.completions (none without completions).
 func StatusIndexes(job *batchv1.Job) (completed, failed indexes.Set) {
 	n := int(ptr.Deref(job.Spec.Completions, 0))
-	completed = ReadIndexes(job.Status.CompletedIndexes, n)
-	if job.Status.FailedIndexes != nil {
-		failed = ReadIndexes(*job.Status.FailedIndexes, n)
-	}
-	return completed, failed
+	return ReadIndexes(job.Status.CompletedIndexes, n), ReadIndexes(ptr.Deref(job.Status.FailedIndexes, ""), n)
 }
 
 // AttemptsPerIndex is how many pods an index runs at most under backoffLimitPerIndex:

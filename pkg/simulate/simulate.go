@@ -717,11 +717,8 @@ func (s *sim) writeSets(f *jobpolicy.Facts) {
 	if s.spec.PerIndex() {
 		failed := f.Failed.String()
 		if st.FailedIndexes == nil || *st.FailedIndexes != failed {
-			var was indexes.Set
-			if st.FailedIndexes != nil {
-				// wasFailed: read once, not once per failed index.
-				was = jobpolicy.ReadIndexes(*st.FailedIndexes, int(s.spec.Completions))
-			}
+			// wasFailed: read once, not once per failed index.
+			was := jobpolicy.ReadIndexes(ptr.Deref(st.FailedIndexes, ""), int(s.spec.Completions))
 			// The indexes that were not failed before (all of them when the set is new).
 			for i := range f.Failed.Difference(was).All() {
 				s.indexEvent("IndexFailed", i, "", "{indexes} failed: %s", s.indexFailWords(f, i))
