@@ -432,11 +432,7 @@ func (p *textPrinter) failedPods(gs []indexGroup) {
 // next prints Next; a command that ends an entry goes on a line of its own, unwrapped, so it
 // can be copied.
 func (p *textPrinter) next(r *IndexedJobStatus) {
-	if len(r.NextEntries) != len(r.Next) {
-		p.list("Next", r.Next)
-		return
-	}
-	if len(r.Next) == 0 {
+	if len(r.NextEntries) == 0 {
 		return
 	}
 	p.printf("\nNext:\n")
