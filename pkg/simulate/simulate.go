@@ -211,7 +211,6 @@ type eventKind int
 const (
 	evFinish eventKind = iota
 	evTerminated
-	evWake
 )
 
 type event struct {
@@ -352,11 +351,8 @@ func Defaulted(job *batchv1.Job) *batchv1.Job {
 
 func (s *sim) push(at time.Time, order int, kind eventKind, p *simPod) {
 	s.seq++
-	e := &event{at: int64(at.Sub(s.start)), order: order, seq: s.seq, kind: kind, pod: p}
-	if p != nil {
-		e.gen = p.restarts
-	}
-	heap.Push(&s.q, e)
+	heap.Push(&s.q, &event{at: int64(at.Sub(s.start)), order: order, seq: s.seq, kind: kind, pod: p,
+		gen: p.restarts})
 }
 
 func (s *sim) event(typ string, index int, format string, a ...any) {
@@ -455,9 +451,8 @@ func (s *sim) stopped(ctx context.Context) error {
 func (s *sim) apply(e *event) {
 	p := e.pod
 	switch e.kind {
-	case evWake:
 	case evFinish:
-		if p == nil || p.removed || p.deleting || !p.active() || e.gen != p.restarts {
+		if p.removed || !p.active() || e.gen != p.restarts {
 			return
 		}
 		r := p.run
