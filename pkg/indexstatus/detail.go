@@ -125,10 +125,10 @@ func (b *reportBuilder) goneWords() string {
 // failureWords explains why an index failed.
 func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	lastFailed := f.lastFailed
-	if f.termFailedLast {
-		t := f.term
-		// TerminatingOrFailed: a pod being deleted is failed at once (isPodFailed), and on the
-		// index's last attempt fails the index (isIndexFailed).
+	if t := f.term; t != nil && t.Failed && (lastFailed == nil || later(t, lastFailed)) {
+		// The pod being deleted failed, a later attempt than lastFailed. TerminatingOrFailed: a
+		// pod being deleted is failed at once (isPodFailed), and on the index's last attempt
+		// fails the index (isIndexFailed).
 		return fmt.Sprintf("failed: pod %s, attempt %d of %d, is being deleted; under podReplacementPolicy TerminatingOrFailed that counts as a failure at once, backoffLimitPerIndex %d is exhausted, and the index is never started again",
 			t.Name, t.Attempt()+1, b.limit+1+t.IgnoredCount, b.limit)
 	}

@@ -43,8 +43,6 @@ type indexFacts struct {
 	unreadCounts [2]int32
 	// waitsSlot: retrying, but left out of the next pod creation (slots)
 	waitsSlot bool
-	// termFailedLast: term failed and is a later attempt than lastFailed.
-	termFailedLast bool
 	// unread: the index succeeded (status.completedIndexes) and its succeeded pod was not
 	// read (Accumulator.LeaveOutSucceeded): count and attempts include it, its own fields
 	// (name, exit, receipt) are not known.
@@ -284,7 +282,6 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 			f.attempts = int(f.unreadCounts[0]+f.unreadCounts[1]) + 1
 		}
 	}
-	f.termFailedLast = f.term != nil && f.term.Failed && (f.lastFailed == nil || later(f.term, f.lastFailed))
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || later(f.lastFailed, f.succeeded))
 	switch f.pol.State {
 	case jobpolicy.IndexSucceeded:
