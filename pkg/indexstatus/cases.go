@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -102,11 +103,6 @@ func (rc *receiptCounts) caseCounts(pod string) *CaseCounts {
 	return c
 }
 
-// incomplete reports whether the summary shows cases not evaluated (or could not be read).
-func (c *CaseCounts) incomplete() bool {
-	return c.Problem != "" || c.Evaluated < c.Assigned
-}
-
 // AddCaseCounts fills, for every index listed in r, the case counts of the receipt summary left
 // by its latest attempt that left one, and notes every index whose summary shows cases not
 // evaluated (whether or not the index is listed), so that an index that exited 0 with missing
@@ -135,13 +131,10 @@ func (a *Accumulator) AddCaseCounts(r *IndexedJobStatus) {
 	}
 	var short []string
 	n := 0
-	for i := range r.Completions {
-		p, ok := latest[int(i)]
-		if !ok {
-			continue
-		}
-		c := p.cases.caseCounts(p.Name)
-		if !c.incomplete() {
+	for _, i := range slices.Sorted(maps.Keys(latest)) {
+		// Cases not evaluated, or a summary that could not be read, below completions.
+		c := latest[i].cases.caseCounts(latest[i].Name)
+		if i >= int(r.Completions) || (c.Problem == "" && c.Evaluated >= c.Assigned) {
 			continue
 		}
 		n++
