@@ -3,6 +3,7 @@ package indexstatus
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -197,10 +198,7 @@ func texts(es []Entry) []string {
 // groupPods sorts the pod summaries by index and, within an index, by attempt then creation,
 // and counts the Job-wide pod facts.
 func (b *reportBuilder) groupPods() {
-	all := make([]*podSummary, 0, len(b.acc.pods))
-	for k := range b.acc.pods {
-		all = append(all, b.acc.pods[k])
-	}
+	all := slices.Collect(maps.Values(b.acc.pods))
 	b.byIndex = jobpolicy.GroupByIndex(b.completions, all, func(p *podSummary) int { return p.Index })
 	for _, p := range b.acc.pods {
 		if p.Failed && !p.Deleting {
@@ -216,9 +214,7 @@ func (b *reportBuilder) groupPods() {
 	}
 	b.r.Pods.Ignored = len(b.acc.ignored)
 	for _, pods := range b.byIndex {
-		if len(pods) > 1 {
-			slices.SortFunc(pods, comparePods)
-		}
+		slices.SortFunc(pods, comparePods)
 	}
 }
 

@@ -82,12 +82,10 @@ func TimingIndependent(job *batchv1.Job) string {
 	switch {
 	case s.BackoffLimitPerIndex == nil, s.BackoffLimit != nil && *s.BackoffLimit != jobpolicy.UnlimitedBackoffLimit,
 		s.MaxFailedIndexes != nil, s.SuccessPolicy != nil, s.ActiveDeadlineSeconds != nil,
-		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever:
-		return ""
-	}
-	if s.PodFailurePolicy != nil && slices.ContainsFunc(s.PodFailurePolicy.Rules, func(r batchv1.PodFailurePolicyRule) bool {
-		return r.Action == batchv1.PodFailurePolicyActionFailJob
-	}) {
+		s.Template.Spec.RestartPolicy != corev1.RestartPolicyNever,
+		s.PodFailurePolicy != nil && slices.ContainsFunc(s.PodFailurePolicy.Rules, func(r batchv1.PodFailurePolicyRule) bool {
+			return r.Action == batchv1.PodFailurePolicyActionFailJob
+		}):
 		return ""
 	}
 	return "every index retries on its own (backoffLimitPerIndex) and no Job-wide limit, FailJob rule, success policy or deadline compares indexes: the order of events cannot change the result"
