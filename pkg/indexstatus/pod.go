@@ -55,34 +55,12 @@ type podExit struct {
 	container string
 }
 
-// interner keeps one copy of each distinct podExit and podRare; the zero interner is ready to
-// use, a nil one shares nothing.
+// interner keeps one copy of each distinct podExit, podRare and node name (a Job's pods run on
+// a few nodes); the zero interner is ready to use.
 type interner struct {
 	exits map[podExit]*podExit
 	rares map[podRare]*podRare
 	nodes map[string]*string
-}
-
-// node returns the copy kept of a node's name: a Job's pods run on a few nodes.
-func (in *interner) node(name string) string {
-	if in == nil || name == "" {
-		return name
-	}
-	return *intern(&in.nodes, name)
-}
-
-func (in *interner) exit(e podExit) *podExit {
-	if in == nil {
-		return &e
-	}
-	return intern(&in.exits, e)
-}
-
-func (in *interner) rare(r podRare) *podRare {
-	if in == nil {
-		return &r
-	}
-	return intern(&in.rares, r)
 }
 
 // intern returns the copy of v kept in *m, adding one the first time.
@@ -128,7 +106,7 @@ func (s *podSummary) r() *podRare {
 }
 
 // summarize reduces pod to what the report needs: jobpolicy's facts and the words' details.
-// in shares the exits and rare words of the summaries (nil: none shared).
+// in shares the exits, rare words and node names of the summaries.
 func summarize(job *batchv1.Job, pod *corev1.Pod, in *interner) podSummary {
 	s := podSummary{Pod: jobpolicy.ObservePod(job, pod)}
 	var rr podRare
@@ -140,7 +118,7 @@ func summarize(job *batchv1.Job, pod *corev1.Pod, in *interner) podSummary {
 	if st := pod.Status.StartTime; st != nil && !st.IsZero() {
 		s.started = st.UnixNano()
 	}
-	s.node = in.node(pod.Spec.NodeName)
+	s.node = *intern(&in.nodes, pod.Spec.NodeName)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 			s.ready = true
@@ -190,13 +168,13 @@ func summarize(job *batchv1.Job, pod *corev1.Pod, in *interner) podSummary {
 		pickExit(pod, setExit)
 	}
 	if hasExit {
-		s.exit = in.exit(exit)
+		s.exit = intern(&in.exits, exit)
 	}
 	if rc, ok := readReceipt(pod); ok {
 		s.cases = &rc
 	}
 	if rr != (podRare{}) {
-		s.rare = in.rare(rr)
+		s.rare = intern(&in.rares, rr)
 	}
 	return s
 }

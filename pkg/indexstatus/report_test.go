@@ -328,7 +328,7 @@ func TestPolicyMatching(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pod := newPod(c.job, 0, 0, 0).get()
 			pod.Status = corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: c.containers, InitContainerStatuses: c.inits, Conditions: c.conds}
-			s := summarize(c.job, &pod, nil)
+			s := summarize(c.job, &pod, &interner{})
 			rule, container := -1, ""
 			if s.Match.Matched() {
 				rule = s.Match.Rule
