@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,19 +35,12 @@ func DefaultCronJob(cj *batchv1.CronJob) *batchv1.CronJob {
 	if c.Name == "" && c.GenerateName != "" {
 		c.Name = GenerateName(c.GenerateName)
 	}
-	if c.Spec.ConcurrencyPolicy == "" {
-		c.Spec.ConcurrencyPolicy = batchv1.AllowConcurrent
-	}
-	if c.Spec.Suspend == nil {
-		c.Spec.Suspend = ptr.To(false)
-	}
-	if c.Spec.SuccessfulJobsHistoryLimit == nil {
-		c.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](3)
-	}
-	if c.Spec.FailedJobsHistoryLimit == nil {
-		c.Spec.FailedJobsHistoryLimit = ptr.To[int32](1)
-	}
-	SetDefaultsJobSpecNested(&c.Spec.JobTemplate.Spec)
+	spec := &c.Spec
+	spec.ConcurrencyPolicy = cmp.Or(spec.ConcurrencyPolicy, batchv1.AllowConcurrent)
+	spec.Suspend = cmp.Or(spec.Suspend, ptr.To(false))
+	spec.SuccessfulJobsHistoryLimit = cmp.Or(spec.SuccessfulJobsHistoryLimit, ptr.To[int32](3))
+	spec.FailedJobsHistoryLimit = cmp.Or(spec.FailedJobsHistoryLimit, ptr.To[int32](1))
+	SetDefaultsJobSpecNested(&spec.JobTemplate.Spec)
 	c.Status = batchv1.CronJobStatus{}
 	return c
 }
