@@ -424,26 +424,12 @@ func lineAt(data []byte, off int) int {
 }
 
 // splitYAML splits a YAML stream at document separators ("---" at the start of a line), as
-// kubectl does, remembering where each document starts.
+// kubectl does, remembering where each document starts: yamlSplitter on data.
 func splitYAML(data []byte) []chunk {
+	split := yamlSplitter{lines: newLineReader(bytes.NewReader(data)), startLine: 1, line: 1}
 	var chunks []chunk
-	start, startLine, line := 0, 1, 1
-	for off := 0; off <= len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		next := len(data) + 1
-		if end >= 0 {
-			next = off + end + 1
-		}
-		lineText := data[off:min(next, len(data))]
-		if isSeparator(lineText) {
-			chunks = append(chunks, chunk{text: data[start:off], line: startLine})
-			start, startLine = min(next, len(data)), line+1
-		}
-		off = next
-		line++
-	}
-	if start < len(data) {
-		chunks = append(chunks, chunk{text: data[start:], line: startLine})
+	for c, ok := split.next(); ok; c, ok = split.next() {
+		chunks = append(chunks, c)
 	}
 	return chunks
 }
