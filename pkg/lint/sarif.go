@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -154,7 +156,8 @@ func WriteSARIF(w io.Writer, report *Report, opts SARIFOptions) error {
 		if f.Object != "" {
 			msg = f.Object + ": " + msg
 		}
-		res := sarifResult{RuleID: f.Rule, RuleIndex: ri, Level: SARIFLevel(f.Severity), Message: sarifMessage{Text: msg}}
+		res := sarifResult{RuleID: f.Rule, RuleIndex: ri, Level: SARIFLevel(f.Severity), Message: sarifMessage{Text: msg},
+			Locations: []sarifLocation{}}
 		loc := sarifLocation{}
 		if f.File != "" && f.File != "-" {
 			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactLocation(f.File, opts.Root)}
@@ -170,18 +173,12 @@ func WriteSARIF(w io.Writer, report *Report, opts SARIFOptions) error {
 			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: name, Kind: "object"}}
 		}
 		if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
-			res.Locations = []sarifLocation{loc}
-		} else {
-			res.Locations = []sarifLocation{}
+			res.Locations = append(res.Locations, loc)
 		}
-		if f.Path != "" || f.Namespace != "" {
-			res.Properties = map[string]string{}
-			if f.Path != "" {
-				res.Properties["path"] = f.Path
-			}
-			if f.Namespace != "" {
-				res.Properties["namespace"] = f.Namespace
-			}
+		props := map[string]string{"path": f.Path, "namespace": f.Namespace}
+		maps.DeleteFunc(props, func(_, v string) bool { return v == "" })
+		if len(props) > 0 {
+			res.Properties = props
 		}
 		run.Results = append(run.Results, res)
 	}
@@ -255,9 +252,7 @@ func ruleName(id string) string {
 // (the Multitool's SARIF2005): "v0.3.1" becomes "0.3.1", an unreleased "dev" or commit
 // "0.0.0-dev".
 func sarifVersion(v string) string {
-	if v == "" {
-		v = "dev"
-	}
+	v = cmp.Or(v, "dev")
 	if len(v) > 1 && v[0] == 'v' && v[1] >= '0' && v[1] <= '9' {
 		return v[1:]
 	}
