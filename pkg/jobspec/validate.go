@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -93,9 +94,7 @@ func ValidateDefaulted(j *batchv1.Job) []Violation {
 // pkg/apis/core/validation (the namespace comes from the request, so it is not required here).
 func validateObjectMeta(meta *metav1.ObjectMeta, path *field.Path) field.ErrorList {
 	m := meta.DeepCopy()
-	if m.Namespace == "" {
-		m.Namespace = "default"
-	}
+	m.Namespace = cmp.Or(m.Namespace, "default")
 	// Fields the server fills in or drops before validation.
 	m.ManagedFields = nil
 	m.CreationTimestamp = metav1.Time{}

@@ -5,6 +5,7 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -266,9 +267,7 @@ func (o *Options) readInputs() error {
 		if err := o.readLiveFile(); err != nil {
 			return err
 		}
-		if o.Namespace == "" {
-			o.Namespace = metav1.NamespaceDefault
-		}
+		o.Namespace = cmp.Or(o.Namespace, metav1.NamespaceDefault)
 	}
 	return nil
 }
