@@ -231,7 +231,8 @@ func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, wo
 				return
 			}
 			var rs []R
-			for _, d := range parseChunk(name, i+1, c) {
+			docs, _ := parseChunk(name, i+1, c)
+			for _, d := range docs {
 				rs = append(rs, check(&d))
 			}
 			keepMu.Lock()
@@ -354,15 +355,24 @@ func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 // Parse splits data into objects. It never fails as a whole: unparsable documents come back
 // with Err set and the line where they start.
 func Parse(name string, data []byte) []Document {
+	docs, _ := parseObjects(name, data)
+	return docs
+}
+
+// parseObjects is Parse that also counts the objects data holds (see parseChunk).
+func parseObjects(name string, data []byte) (docs []Document, objects int) {
 	chunks, binary := splitInput(name, data)
 	if binary != nil {
-		return []Document{*binary}
+		return []Document{*binary}, 1
 	}
-	var docs []Document
 	for i, c := range chunks {
-		docs = append(docs, parseChunk(name, i+1, c)...)
+		d, ok := parseChunk(name, i+1, c)
+		docs = append(docs, d...)
+		if ok {
+			objects++
+		}
 	}
-	return docs
+	return docs, objects
 }
 
 // splitInput splits data into its documents, or returns the one Document saying that data is
@@ -454,15 +464,10 @@ func shiftLines(msg string, offset int) string {
 	})
 }
 
-func parseChunk(name string, doc int, c chunk) []Document {
-	docs, _ := parseChunkObject(name, doc, c)
-	return docs
-}
-
-// parseChunkObject is parseChunk that also says whether the chunk held anything: false for a
-// blank document or one holding only null, true otherwise, also for a List with no items
+// parseChunk parses the documents of one chunk, and says whether it held anything: false for
+// a blank document or one holding only null, true otherwise, also for a List with no items
 // (which gives no Document).
-func parseChunkObject(name string, doc int, c chunk) ([]Document, bool) {
+func parseChunk(name string, doc int, c chunk) ([]Document, bool) {
 	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
 	if c.err != nil {
 		base.Err = c.err
