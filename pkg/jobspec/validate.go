@@ -109,13 +109,11 @@ func validateObjectMeta(meta *metav1.ObjectMeta, path *field.Path) field.ErrorLi
 // RequirePrefixedLabels (always true on create).
 func validateGeneratedSelector(obj *batchv1.Job) []Violation {
 	var vs violations
-	if obj.Spec.ManualSelector != nil && *obj.Spec.ManualSelector {
-		return nil
-	}
-	if obj.Spec.Selector == nil {
+	if (obj.Spec.ManualSelector != nil && *obj.Spec.ManualSelector) || obj.Spec.Selector == nil {
 		return nil
 	}
 	tmpl := field.NewPath("spec").Child("template").Child("metadata")
+	expected := labels.Set{}
 	for _, l := range []struct{ key, value string }{
 		{LegacyControllerUIDLabel, string(obj.UID)},
 		{LegacyJobNameLabel, obj.Name},
@@ -123,12 +121,7 @@ func validateGeneratedSelector(obj *batchv1.Job) []Violation {
 		{batchv1.JobNameLabel, obj.Name},
 	} {
 		vs.add(RuleSelector, validateHasLabel(obj.Spec.Template.ObjectMeta, tmpl, l.key, l.value)...)
-	}
-	expected := labels.Set{
-		batchv1.ControllerUidLabel: string(obj.UID),
-		batchv1.JobNameLabel:       obj.Name,
-		LegacyControllerUIDLabel:   string(obj.UID),
-		LegacyJobNameLabel:         obj.Name,
+		expected[l.key] = l.value
 	}
 	if selector, err := metav1.LabelSelectorAsSelector(obj.Spec.Selector); err == nil {
 		if !selector.Matches(expected) {
