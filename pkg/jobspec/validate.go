@@ -289,10 +289,7 @@ func validatePodFailurePolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Viol
 		vs.add(RulePodFailurePolicy, field.TooMany(rulesPath, len(spec.PodFailurePolicy.Rules), maxPodFailurePolicyRules))
 	}
 	names := map[string]bool{}
-	for _, c := range spec.Template.Spec.Containers {
-		names[c.Name] = true
-	}
-	for _, c := range spec.Template.Spec.InitContainers {
+	for _, c := range slices.Concat(spec.Template.Spec.Containers, spec.Template.Spec.InitContainers) {
 		names[c.Name] = true
 	}
 	for i := range spec.PodFailurePolicy.Rules {
@@ -366,7 +363,6 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 	} else if len(req.Values) > maxPodFailurePolicyOnExitCodesValues {
 		errs = append(errs, field.TooMany(valuesPath, len(req.Values), maxPodFailurePolicyOnExitCodesValues))
 	}
-	ordered := true
 	seen := map[int32]bool{}
 	for j, v := range req.Values {
 		vp := valuesPath.Index(j)
@@ -378,11 +374,8 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 		} else {
 			seen[v] = true
 		}
-		if j > 0 && req.Values[j-1] > v {
-			ordered = false
-		}
 	}
-	if !ordered {
+	if !slices.IsSorted(req.Values) {
 		errs = append(errs, field.Invalid(valuesPath, req.Values, "must be ordered"))
 	}
 	return errs
@@ -395,12 +388,9 @@ func SuccessPolicyCrashes(spec *batchv1.JobSpec) bool {
 	if spec.SuccessPolicy == nil || spec.Completions != nil || spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
 		return false
 	}
-	for _, r := range spec.SuccessPolicy.Rules {
-		if r.SucceededIndexes != nil || r.SucceededCount != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(spec.SuccessPolicy.Rules, func(r batchv1.SuccessPolicyRule) bool {
+		return r.SucceededIndexes != nil || r.SucceededCount != nil
+	})
 }
 
 func validateSuccessPolicy(spec *batchv1.JobSpec, specPath *field.Path) []Violation {
