@@ -87,7 +87,7 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 	}
 	sev := string(f.Severity)
 	if opts.Color {
-		sev = colorOf(f.Severity) + sev + "\x1b[0m"
+		sev = f.Severity.words().color + sev + "\x1b[0m"
 	}
 	b.WriteString(sev + " " + f.Rule)
 	if f.Object != "" {
@@ -167,18 +167,6 @@ func (r *Report) SummaryLine() string {
 		found = fmt.Sprintf("%s, %s, %s", textwrap.Count(s.Errors, "error", "errors"), textwrap.Count(s.Warnings, "warning", "warnings"), textwrap.Count(s.Infos, "info", "infos"))
 	}
 	return strings.Join(parts, ", ") + ": " + found
-}
-
-// colorOf is the ANSI colour of a severity.
-func colorOf(s Severity) string {
-	switch s {
-	case SeverityError:
-		return "\x1b[31m"
-	case SeverityWarning:
-		return "\x1b[33m"
-	default:
-		return "\x1b[36m"
-	}
 }
 
 // PrintRules writes the rules as lint --list-rules prints them: a line with each rule's ID and
