@@ -298,13 +298,8 @@ func (o *Options) Validate() error {
 		}
 		o.Now = t
 	}
-	stdin := 0
-	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
-		if p == source.StdinName {
-			stdin++
-		}
-	}
-	if stdin > 1 {
+	inputs := []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob}
+	if stdin := slices.DeleteFunc(inputs, func(p string) bool { return p != source.StdinName }); len(stdin) > 1 {
 		return exitcode.UsageError("only one input can be - (standard input)")
 	}
 	if !o.offline() && o.JobName == "" && o.Filename == source.StdinName {
