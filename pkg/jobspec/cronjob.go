@@ -61,12 +61,9 @@ func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 	}
 	nonNegative(&vs, spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))
 	vs.add(RuleCronJob, validateTimeZone(spec.TimeZone, path.Child("timeZone"))...)
-	switch spec.ConcurrencyPolicy {
-	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
-	default:
-		vs.add(RuleCronJob, field.NotSupported(path.Child("concurrencyPolicy"), spec.ConcurrencyPolicy,
-			[]batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent}))
-	}
+	// validateConcurrencyPolicy ("" is defaulted to Allow above).
+	vs.add(RuleCronJob, requiredOneOf(spec.ConcurrencyPolicy, path.Child("concurrencyPolicy"),
+		batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent)...)
 	vs = append(vs, validateJobTemplateSpec(&spec.JobTemplate, path.Child("jobTemplate"))...)
 	nonNegative(&vs, spec.SuccessfulJobsHistoryLimit, path.Child("successfulJobsHistoryLimit"))
 	nonNegative(&vs, spec.FailedJobsHistoryLimit, path.Child("failedJobsHistoryLimit"))

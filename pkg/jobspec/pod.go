@@ -138,12 +138,12 @@ func validateContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, path 
 	if policy == nil {
 		return nil
 	}
-	switch *policy {
-	case corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure:
+	supported := []corev1.ContainerRestartPolicy{
+		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure}
+	if slices.Contains(supported, *policy) {
 		return nil
 	}
-	return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *policy, []corev1.ContainerRestartPolicy{
-		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure})}
+	return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *policy, supported)}
 }
 
 func validateInitContainers(containers, regular []corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {

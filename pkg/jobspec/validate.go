@@ -269,15 +269,12 @@ func validatePodReplacementPolicy(spec *batchv1.JobSpec, fldPath *field.Path) fi
 	if spec.PodReplacementPolicy == nil {
 		return nil
 	}
-	p := *spec.PodReplacementPolicy
+	supported := []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed}
 	if spec.PodFailurePolicy != nil {
-		if p != batchv1.Failed {
-			return field.ErrorList{field.NotSupported(fldPath, p, []batchv1.PodReplacementPolicy{batchv1.Failed})}
-		}
-		return nil
+		supported = supported[:1] // Failed only
 	}
-	if p != batchv1.Failed && p != batchv1.TerminatingOrFailed {
-		return field.ErrorList{field.NotSupported(fldPath, p, []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed})}
+	if p := *spec.PodReplacementPolicy; !slices.Contains(supported, p) {
+		return field.ErrorList{field.NotSupported(fldPath, p, supported)}
 	}
 	return nil
 }
