@@ -226,14 +226,12 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return o.readInputs()
 	}
 	cfg, err := f.ToRESTConfig()
+	if err == nil {
+		o.Client, err = clientutil.NewClientset(cfg)
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
-	cs, err := clientutil.NewClientset(cfg)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
-	}
-	o.Client = cs
 	return o.readInputs()
 }
 
