@@ -427,10 +427,7 @@ func splitJSON(data []byte) []chunk {
 
 // lineAt returns the 1-based line of byte offset off.
 func lineAt(data []byte, off int) int {
-	if off > len(data) {
-		off = len(data)
-	}
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
+	return bytes.Count(data[:min(off, len(data))], []byte{'\n'}) + 1
 }
 
 // splitYAML splits a YAML stream at document separators ("---" at the start of a line), as
