@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -33,26 +33,19 @@ func WrapText(text string, first, rest, width int) []string {
 	}
 	var lines []string
 	line, used := "", first
-	// A word longer than a line (a JSON value in a server message) is cut into pieces.
-	var pieces []string
-	for _, w := range words {
-		for utf8.RuneCountInString(w) > width-rest {
-			r := []rune(w)
-			pieces = append(pieces, string(r[:width-rest]))
-			w = string(r[width-rest:])
-		}
-		pieces = append(pieces, w)
-	}
-	for _, w := range pieces {
-		n := utf8.RuneCountInString(w)
-		switch {
-		case line == "":
-			line, used = w, used+n
-		case used+1+n > width:
-			lines = append(lines, line)
-			line, used = w, rest+n
-		default:
-			line, used = line+" "+w, used+1+n
+	for _, word := range words {
+		// A word longer than a line (a JSON value in a server message) is cut into pieces.
+		for piece := range slices.Chunk([]rune(word), width-rest) {
+			w, n := string(piece), len(piece)
+			switch {
+			case line == "":
+				line, used = w, used+n
+			case used+1+n > width:
+				lines = append(lines, line)
+				line, used = w, rest+n
+			default:
+				line, used = line+" "+w, used+1+n
+			}
 		}
 	}
 	return append(lines, line)
