@@ -169,12 +169,11 @@ func setDefaultsContainer(c *corev1.Container) {
 	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 		setDefaultsProbe(p)
 	}
-	if c.Lifecycle != nil {
-		if c.Lifecycle.PostStart != nil {
-			setDefaultsHTTPGet(c.Lifecycle.PostStart.HTTPGet)
-		}
-		if c.Lifecycle.PreStop != nil {
-			setDefaultsHTTPGet(c.Lifecycle.PreStop.HTTPGet)
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []*corev1.LifecycleHandler{l.PostStart, l.PreStop} {
+			if h != nil {
+				setDefaultsHTTPGet(h.HTTPGet)
+			}
 		}
 	}
 }

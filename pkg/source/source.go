@@ -418,8 +418,7 @@ func splitJSON(data []byte) []chunk {
 			if errors.As(err, &se) {
 				line = lineAt(data, int(se.Offset))
 			}
-			chunks = append(chunks, chunk{line: lineAt(data, start), err: fmt.Errorf("line %d: invalid JSON: %v", line, err)})
-			return chunks
+			return append(chunks, chunk{line: lineAt(data, start), err: fmt.Errorf("line %d: invalid JSON: %v", line, err)})
 		}
 		chunks = append(chunks, chunk{text: raw, line: lineAt(data, start)})
 	}
