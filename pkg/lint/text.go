@@ -101,26 +101,16 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 		// The whole finding line wrapped, continuations indented under it.
 		line := b.String() + msg
 		b.Reset()
-		for k, l := range WrapText(line, 0, 4, opts.Width) {
-			if k > 0 {
-				b.WriteString("    ")
-			}
-			b.WriteString(l + "\n")
-		}
+		b.WriteString(strings.Join(WrapText(line, 0, 4, opts.Width), "\n    ") + "\n")
 	}
 	if !opts.Brief {
 		for _, part := range []struct{ label, text string }{{"why", f.Why}, {"fix", f.Fix}} {
 			if part.text == "" {
 				continue
 			}
-			// Not wrapped (width 0), the text is one line.
-			for k, l := range WrapText(part.text, 9, 9, opts.Width) {
-				if k == 0 {
-					b.WriteString("    " + part.label + ": " + l + "\n")
-				} else {
-					b.WriteString("         " + l + "\n")
-				}
-			}
+			// Continuations under the text, after "    why: "; not wrapped (width 0), one line.
+			wrapped := WrapText(part.text, 9, 9, opts.Width)
+			b.WriteString("    " + part.label + ": " + strings.Join(wrapped, "\n         ") + "\n")
 		}
 	}
 	return b.String()
