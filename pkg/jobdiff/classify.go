@@ -26,14 +26,15 @@ const groupTandem = "completions+parallelism"
 // templateConditionalPrefixes are the parts of the pod template that may change while the Job
 // is suspended (strategy.go: validationOptionsForJob; validation.go: validatePodTemplateUpdate,
 // validatePodResourceUpdatesOnly).
-var templateConditionalPrefixes = []struct{ prefix, field string }{
-	{"spec.template.metadata", "spec.template.metadata"},
-	{"spec.template.spec.containers[].resources", "spec.template.spec.containers[].resources"},
-	{"spec.template.spec.initContainers[].resources", "spec.template.spec.initContainers[].resources"},
-	{"spec.template.spec.affinity.nodeAffinity", "spec.template.spec.affinity.nodeAffinity"},
-	{"spec.template.spec.nodeSelector", "spec.template.spec.nodeSelector"},
-	{"spec.template.spec.tolerations", "spec.template.spec.tolerations"},
-	{"spec.template.spec.schedulingGates", "spec.template.spec.schedulingGates"},
+// Each is also the Field of the differences under it.
+var templateConditionalPrefixes = []string{
+	"spec.template.metadata",
+	"spec.template.spec.containers[].resources",
+	"spec.template.spec.initContainers[].resources",
+	"spec.template.spec.affinity.nodeAffinity",
+	"spec.template.spec.nodeSelector",
+	"spec.template.spec.tolerations",
+	"spec.template.spec.schedulingGates",
 }
 
 // classifier holds what the rules look at.
@@ -164,9 +165,9 @@ func (c *classifier) classifyTemplate(d *Difference) {
 		newJob(d, condIdentity)
 		return
 	}
-	for _, r := range templateConditionalPrefixes {
-		if d.path.hasPrefix(r.prefix) {
-			d.Field = r.field
+	for _, prefix := range templateConditionalPrefixes {
+		if d.path.hasPrefix(prefix) {
+			d.Field = prefix
 			conditional(d, condTemplate, c.state.TemplateMutable)
 			return
 		}

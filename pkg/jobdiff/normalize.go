@@ -46,10 +46,7 @@ func normalize(in *batchv1.Job) (*normalized, error) {
 	if err != nil {
 		return nil, err
 	}
-	delete(obj, "status")
-	if md, ok := obj["metadata"].(map[string]any); ok {
-		delete(md, "creationTimestamp")
-	}
+	delete(obj, "status") // {}; the zero creationTimestamp is a null, dropped by toMap
 	return &normalized{job: job, obj: obj}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	batchv1 "k8s.io/api/batch/v1"
@@ -179,16 +178,6 @@ func applyPatch(live *batchv1.Job, p Patch) (*batchv1.Job, error) {
 
 // Command renders `kubectl patch job NAME -n NS --type=T -p 'BODY'`.
 func (p Patch) Command(name, namespace string) string {
-	var b strings.Builder
-	b.WriteString("kubectl patch job ")
-	b.WriteString(textwrap.ShellQuote(name))
-	if namespace != "" {
-		b.WriteString(" -n ")
-		b.WriteString(textwrap.ShellQuote(namespace))
-	}
-	b.WriteString(" --type=")
-	b.WriteString(p.Type)
-	b.WriteString(" -p ")
-	b.WriteString(textwrap.ShellQuote(string(p.Body)))
-	return b.String()
+	return "kubectl patch job " + textwrap.ShellQuote(name) + nsFlag(namespace) + " --type=" + p.Type +
+		" -p " + textwrap.ShellQuote(string(p.Body))
 }

@@ -33,39 +33,27 @@ func (p fieldPath) item(name string) fieldPath {
 }
 
 // String renders the path as documented on Difference.Path.
-func (p fieldPath) String() string {
-	var b strings.Builder
-	for i, s := range p {
-		switch s.kind {
-		case segKey:
-			if plainKey.MatchString(s.key) {
-				if i > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(s.key)
-			} else {
-				b.WriteString("[" + strconv.Quote(s.key) + "]")
-			}
-		case segName:
-			b.WriteString("[name=" + s.key + "]")
-		}
-	}
-	return b.String()
-}
+func (p fieldPath) String() string { return p.render(false) }
 
 // pattern renders the path with list items as "[]" and every key dotted, for matching
 // against the rows of the mutability table.
-func (p fieldPath) pattern() string {
+func (p fieldPath) pattern() string { return p.render(true) }
+
+func (p fieldPath) render(pattern bool) string {
 	var b strings.Builder
 	for i, s := range p {
-		switch s.kind {
-		case segKey:
+		switch {
+		case s.kind == segKey && (pattern || plainKey.MatchString(s.key)):
 			if i > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(s.key)
-		default:
+		case s.kind == segKey:
+			b.WriteString("[" + strconv.Quote(s.key) + "]")
+		case pattern:
 			b.WriteString("[]")
+		default:
+			b.WriteString("[name=" + s.key + "]")
 		}
 	}
 	return b.String()

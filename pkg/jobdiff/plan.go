@@ -56,15 +56,11 @@ func (c *classifier) sets() planSets {
 	if len(s.newJob) > 0 {
 		s.newJob = slices.Concat(s.newJob, s.tandemLater, s.tmplLater, s.drastic)
 		s.tandemLater, s.tmplLater, s.drastic = nil, nil, nil
-		kept := s.now[:0]
-		for _, d := range s.now {
-			if d.Field == "spec.suspend" && c.state.Suspend {
-				s.withheld = append(s.withheld, d)
-				continue
-			}
-			kept = append(kept, d)
+		// spec.suspend is one difference at most.
+		if i := slices.IndexFunc(s.now, func(d Difference) bool { return d.Field == "spec.suspend" }); i >= 0 && c.state.Suspend {
+			s.withheld = []Difference{s.now[i]}
+			s.now = slices.Delete(s.now, i, i+1)
 		}
-		s.now = kept
 	}
 	return s
 }

@@ -573,8 +573,8 @@ func MutabilityTable() []TableRow {
 		{"spec.selector", ClassNewJob, condImmutable},
 		{"spec.scheduling", ClassNewJob, "immutable except schedulingPolicy.gang.minCount (Live)"},
 	}
-	for _, r := range templateConditionalPrefixes {
-		rows = append(rows, TableRow{r.field, ClassConditional, condTemplate})
+	for _, prefix := range templateConditionalPrefixes {
+		rows = append(rows, TableRow{prefix, ClassConditional, condTemplate})
 	}
 	rows = append(rows, TableRow{"spec.template (anything else)", ClassNewJob, "immutable"})
 	return rows

@@ -151,13 +151,9 @@ type errWriter struct {
 }
 
 // para writes text indented by first columns, its continuation lines by rest, wrapped at the
-// writer's width.
+// writer's width (0: not wrapped).
 func (e *errWriter) para(first, rest int, text string) {
-	lines := []string{text}
-	if e.width > 0 {
-		lines = lint.WrapText(text, first, rest, e.width)
-	}
-	for i, l := range lines {
+	for i, l := range lint.WrapText(text, first, rest, e.width) { // width 0: text as it is
 		ind := first
 		if i > 0 {
 			ind = rest

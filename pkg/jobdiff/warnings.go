@@ -1,6 +1,7 @@
 package jobdiff
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,12 +61,7 @@ var warningTitles = map[string]string{
 
 // WarningTitle is the heading of a warning in the text report (the code itself for a code
 // without one).
-func WarningTitle(code string) string {
-	if t, ok := warningTitles[code]; ok {
-		return t
-	}
-	return code
-}
+func WarningTitle(code string) string { return cmp.Or(warningTitles[code], code) }
 
 func (c *classifier) warnings(now time.Time) []Warning {
 	return slices.Concat(policyWarnings(SideLive, c.live), policyWarnings(SideDesired, c.desired), c.effectWarnings(now))

@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,19 +35,12 @@ func DefaultCronJob(cj *batchv1.CronJob) *batchv1.CronJob {
 	if c.Name == "" && c.GenerateName != "" {
 		c.Name = GenerateName(c.GenerateName)
 	}
-	if c.Spec.ConcurrencyPolicy == "" {
-		c.Spec.ConcurrencyPolicy = batchv1.AllowConcurrent
-	}
-	if c.Spec.Suspend == nil {
-		c.Spec.Suspend = ptr.To(false)
-	}
-	if c.Spec.SuccessfulJobsHistoryLimit == nil {
-		c.Spec.SuccessfulJobsHistoryLimit = ptr.To[int32](3)
-	}
-	if c.Spec.FailedJobsHistoryLimit == nil {
-		c.Spec.FailedJobsHistoryLimit = ptr.To[int32](1)
-	}
-	SetDefaultsJobSpecNested(&c.Spec.JobTemplate.Spec)
+	spec := &c.Spec
+	spec.ConcurrencyPolicy = cmp.Or(spec.ConcurrencyPolicy, batchv1.AllowConcurrent)
+	spec.Suspend = cmp.Or(spec.Suspend, ptr.To(false))
+	spec.SuccessfulJobsHistoryLimit = cmp.Or(spec.SuccessfulJobsHistoryLimit, ptr.To[int32](3))
+	spec.FailedJobsHistoryLimit = cmp.Or(spec.FailedJobsHistoryLimit, ptr.To[int32](1))
+	SetDefaultsJobSpecNested(&spec.JobTemplate.Spec)
 	c.Status = batchv1.CronJobStatus{}
 	return c
 }
@@ -67,12 +61,9 @@ func ValidateCronJob(cj *batchv1.CronJob) []Violation {
 	}
 	nonNegative(&vs, spec.StartingDeadlineSeconds, path.Child("startingDeadlineSeconds"))
 	vs.add(RuleCronJob, validateTimeZone(spec.TimeZone, path.Child("timeZone"))...)
-	switch spec.ConcurrencyPolicy {
-	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
-	default:
-		vs.add(RuleCronJob, field.NotSupported(path.Child("concurrencyPolicy"), spec.ConcurrencyPolicy,
-			[]batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent}))
-	}
+	// validateConcurrencyPolicy ("" is defaulted to Allow above).
+	vs.add(RuleCronJob, requiredOneOf(spec.ConcurrencyPolicy, path.Child("concurrencyPolicy"),
+		batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent)...)
 	vs = append(vs, validateJobTemplateSpec(&spec.JobTemplate, path.Child("jobTemplate"))...)
 	nonNegative(&vs, spec.SuccessfulJobsHistoryLimit, path.Child("successfulJobsHistoryLimit"))
 	nonNegative(&vs, spec.FailedJobsHistoryLimit, path.Child("failedJobsHistoryLimit"))

@@ -1,6 +1,8 @@
 package jobspec
 
 import (
+	"cmp"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -82,15 +84,9 @@ func setDefaultsJobSpec(spec *batchv1.JobSpec) {
 	spec.Parallelism = ptr.To(jobpolicy.DefaultedParallelism(spec))
 	spec.BackoffLimit = ptr.To(jobpolicy.DefaultedBackoffLimit(spec))
 	spec.PodReplacementPolicy = ptr.To(jobpolicy.DefaultedPodReplacementPolicy(spec))
-	if spec.CompletionMode == nil {
-		spec.CompletionMode = ptr.To(batchv1.NonIndexedCompletion)
-	}
-	if spec.Suspend == nil {
-		spec.Suspend = ptr.To(false)
-	}
-	if spec.ManualSelector == nil {
-		spec.ManualSelector = ptr.To(false)
-	}
+	spec.CompletionMode = cmp.Or(spec.CompletionMode, ptr.To(batchv1.NonIndexedCompletion))
+	spec.Suspend = cmp.Or(spec.Suspend, ptr.To(false))
+	spec.ManualSelector = cmp.Or(spec.ManualSelector, ptr.To(false))
 }
 
 // SetDefaultsJobSpecNested applies the defaults of the types nested in a JobSpec, which the
@@ -100,9 +96,8 @@ func SetDefaultsJobSpecNested(spec *batchv1.JobSpec) {
 	if pfp := spec.PodFailurePolicy; pfp != nil {
 		for i := range pfp.Rules {
 			for j := range pfp.Rules[i].OnPodConditions {
-				if pfp.Rules[i].OnPodConditions[j].Status == "" {
-					pfp.Rules[i].OnPodConditions[j].Status = corev1.ConditionTrue
-				}
+				pc := &pfp.Rules[i].OnPodConditions[j]
+				pc.Status = cmp.Or(pc.Status, corev1.ConditionTrue)
 			}
 		}
 	}
@@ -140,21 +135,12 @@ func setDefaultsPodSpec(spec *corev1.PodSpec) {
 		spec.ServiceAccountName = spec.DeprecatedServiceAccount //nolint:staticcheck // mirrors the server's defaulting
 	}
 	spec.DeprecatedServiceAccount = spec.ServiceAccountName //nolint:staticcheck // mirrors the server's defaulting
-	if spec.DNSPolicy == "" {
-		spec.DNSPolicy = corev1.DNSClusterFirst
-	}
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = corev1.RestartPolicyAlways
-	}
-	if spec.SecurityContext == nil {
-		spec.SecurityContext = &corev1.PodSecurityContext{}
-	}
-	if spec.TerminationGracePeriodSeconds == nil {
-		spec.TerminationGracePeriodSeconds = ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds)
-	}
-	if spec.SchedulerName == "" {
-		spec.SchedulerName = corev1.DefaultSchedulerName
-	}
+	spec.DNSPolicy = cmp.Or(spec.DNSPolicy, corev1.DNSClusterFirst)
+	spec.RestartPolicy = cmp.Or(spec.RestartPolicy, corev1.RestartPolicyAlways)
+	spec.SecurityContext = cmp.Or(spec.SecurityContext, &corev1.PodSecurityContext{})
+	spec.TerminationGracePeriodSeconds = cmp.Or(spec.TerminationGracePeriodSeconds,
+		ptr.To[int64](corev1.DefaultTerminationGracePeriodSeconds))
+	spec.SchedulerName = cmp.Or(spec.SchedulerName, corev1.DefaultSchedulerName)
 }
 
 // setDefaultsContainer is SetDefaults_Container plus the per-container part of
@@ -163,25 +149,17 @@ func setDefaultsContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = defaultPullPolicy(c.Image)
 	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
+	c.TerminationMessagePath = cmp.Or(c.TerminationMessagePath, corev1.TerminationMessagePathDefault)
+	c.TerminationMessagePolicy = cmp.Or(c.TerminationMessagePolicy, corev1.TerminationMessageReadFile)
 	for j := range c.Ports {
-		if c.Ports[j].Protocol == "" {
-			c.Ports[j].Protocol = corev1.ProtocolTCP
-		}
+		c.Ports[j].Protocol = cmp.Or(c.Ports[j].Protocol, corev1.ProtocolTCP)
 	}
 	for j := range c.Env {
 		vf := c.Env[j].ValueFrom
 		if vf == nil {
 			continue
 		}
-		if vf.FieldRef != nil && vf.FieldRef.APIVersion == "" {
-			vf.FieldRef.APIVersion = "v1"
-		}
+		setDefaultsFieldRef(vf.FieldRef)
 		if vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
 			vf.FileKeyRef.Optional = ptr.To(false)
 		}
@@ -191,12 +169,11 @@ func setDefaultsContainer(c *corev1.Container) {
 	for _, p := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 		setDefaultsProbe(p)
 	}
-	if c.Lifecycle != nil {
-		if c.Lifecycle.PostStart != nil {
-			setDefaultsHTTPGet(c.Lifecycle.PostStart.HTTPGet)
-		}
-		if c.Lifecycle.PreStop != nil {
-			setDefaultsHTTPGet(c.Lifecycle.PreStop.HTTPGet)
+	if l := c.Lifecycle; l != nil {
+		for _, h := range []*corev1.LifecycleHandler{l.PostStart, l.PreStop} {
+			if h != nil {
+				setDefaultsHTTPGet(h.HTTPGet)
+			}
 		}
 	}
 }
@@ -215,18 +192,10 @@ func setDefaultsProbe(p *corev1.Probe) {
 	if p == nil {
 		return
 	}
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = 1
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = 10
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = 1
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = 3
-	}
+	p.TimeoutSeconds = cmp.Or(p.TimeoutSeconds, 1)
+	p.PeriodSeconds = cmp.Or(p.PeriodSeconds, 10)
+	p.SuccessThreshold = cmp.Or(p.SuccessThreshold, 1)
+	p.FailureThreshold = cmp.Or(p.FailureThreshold, 3)
 	setDefaultsHTTPGet(p.HTTPGet)
 	if p.GRPC != nil && p.GRPC.Service == nil {
 		p.GRPC.Service = ptr.To("")
@@ -237,12 +206,8 @@ func setDefaultsHTTPGet(h *corev1.HTTPGetAction) {
 	if h == nil {
 		return
 	}
-	if h.Path == "" {
-		h.Path = "/"
-	}
-	if h.Scheme == "" {
-		h.Scheme = corev1.URISchemeHTTP
-	}
+	h.Path = cmp.Or(h.Path, "/")
+	h.Scheme = cmp.Or(h.Scheme, corev1.URISchemeHTTP)
 }
 
 // setDefaultsVolume is SetDefaults_Volume plus the per-volume-source defaults.
@@ -265,46 +230,28 @@ func setDefaultsVolume(v *corev1.Volume) {
 	if s.ISCSI != nil && s.ISCSI.ISCSIInterface == "" {
 		s.ISCSI.ISCSIInterface = "default"
 	}
-	if s.RBD != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
-		if s.RBD.RBDPool == "" {
-			s.RBD.RBDPool = "rbd"
-		}
-		if s.RBD.RadosUser == "" {
-			s.RBD.RadosUser = "admin"
-		}
-		if s.RBD.Keyring == "" {
-			s.RBD.Keyring = "/etc/ceph/keyring"
-		}
+	if r := s.RBD; r != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
+		r.RBDPool = cmp.Or(r.RBDPool, "rbd")
+		r.RadosUser = cmp.Or(r.RadosUser, "admin")
+		r.Keyring = cmp.Or(r.Keyring, "/etc/ceph/keyring")
 	}
-	if s.DownwardAPI != nil {
-		if s.DownwardAPI.DefaultMode == nil {
-			s.DownwardAPI.DefaultMode = ptr.To(corev1.DownwardAPIVolumeSourceDefaultMode)
-		}
-		for j := range s.DownwardAPI.Items {
-			setDefaultsFieldRef(s.DownwardAPI.Items[j].FieldRef)
+	if d := s.DownwardAPI; d != nil {
+		d.DefaultMode = cmp.Or(d.DefaultMode, ptr.To(corev1.DownwardAPIVolumeSourceDefaultMode))
+		for j := range d.Items {
+			setDefaultsFieldRef(d.Items[j].FieldRef)
 		}
 	}
 	if s.ConfigMap != nil && s.ConfigMap.DefaultMode == nil {
 		s.ConfigMap.DefaultMode = ptr.To(corev1.ConfigMapVolumeSourceDefaultMode)
 	}
 	if d := s.AzureDisk; d != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
-		if d.CachingMode == nil {
-			d.CachingMode = ptr.To(corev1.AzureDataDiskCachingReadWrite)
-		}
-		if d.FSType == nil {
-			d.FSType = ptr.To("ext4")
-		}
-		if d.ReadOnly == nil {
-			d.ReadOnly = ptr.To(false)
-		}
-		if d.Kind == nil {
-			d.Kind = ptr.To(corev1.AzureSharedBlobDisk)
-		}
+		d.CachingMode = cmp.Or(d.CachingMode, ptr.To(corev1.AzureDataDiskCachingReadWrite))
+		d.FSType = cmp.Or(d.FSType, ptr.To("ext4"))
+		d.ReadOnly = cmp.Or(d.ReadOnly, ptr.To(false))
+		d.Kind = cmp.Or(d.Kind, ptr.To(corev1.AzureSharedBlobDisk))
 	}
 	if p := s.Projected; p != nil {
-		if p.DefaultMode == nil {
-			p.DefaultMode = ptr.To(corev1.ProjectedVolumeSourceDefaultMode)
-		}
+		p.DefaultMode = cmp.Or(p.DefaultMode, ptr.To(corev1.ProjectedVolumeSourceDefaultMode))
 		for j := range p.Sources {
 			src := &p.Sources[j]
 			if src.DownwardAPI != nil {
@@ -317,19 +264,13 @@ func setDefaultsVolume(v *corev1.Volume) {
 			}
 		}
 	}
-	if s.ScaleIO != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
-		if s.ScaleIO.StorageMode == "" {
-			s.ScaleIO.StorageMode = "ThinProvisioned"
-		}
-		if s.ScaleIO.FSType == "" {
-			s.ScaleIO.FSType = "xfs"
-		}
+	if sio := s.ScaleIO; sio != nil { //nolint:staticcheck // deprecated volume type, still defaulted by the server
+		sio.StorageMode = cmp.Or(sio.StorageMode, "ThinProvisioned")
+		sio.FSType = cmp.Or(sio.FSType, "xfs")
 	}
 	if s.Ephemeral != nil && s.Ephemeral.VolumeClaimTemplate != nil {
 		spec := &s.Ephemeral.VolumeClaimTemplate.Spec
-		if spec.VolumeMode == nil {
-			spec.VolumeMode = ptr.To(corev1.PersistentVolumeFilesystem)
-		}
+		spec.VolumeMode = cmp.Or(spec.VolumeMode, ptr.To(corev1.PersistentVolumeFilesystem))
 		roundUpResources(spec.Resources.Limits)
 		roundUpResources(spec.Resources.Requests)
 	}
@@ -381,9 +322,7 @@ func generateSelector(obj *batchv1.Job) {
 			obj.Spec.Template.Labels[key] = string(obj.UID)
 		}
 	}
-	if obj.Spec.Selector == nil {
-		obj.Spec.Selector = &metav1.LabelSelector{}
-	}
+	obj.Spec.Selector = cmp.Or(obj.Spec.Selector, &metav1.LabelSelector{})
 	if obj.Spec.Selector.MatchLabels == nil {
 		obj.Spec.Selector.MatchLabels = make(map[string]string)
 	}

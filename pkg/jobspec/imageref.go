@@ -91,21 +91,12 @@ func validDigest(d string) bool {
 // splitDockerDomain is distribution/reference's splitDockerDomain (normalize.go).
 func splitDockerDomain(name string) (domain, remote string) {
 	const defaultDomain, officialRepoPrefix = "docker.io", "library/"
-	maybeDomain, maybeRemote, ok := strings.Cut(name, "/")
-	if !ok {
-		return defaultDomain, officialRepoPrefix + name
-	}
-	switch {
-	case maybeDomain == "localhost":
-		domain, remote = maybeDomain, maybeRemote
-	case maybeDomain == "index.docker.io":
-		domain, remote = defaultDomain, maybeRemote
-	case strings.ContainsAny(maybeDomain, ".:"):
-		domain, remote = maybeDomain, maybeRemote
-	case strings.ToLower(maybeDomain) != maybeDomain:
-		domain, remote = maybeDomain, maybeRemote
-	default:
+	domain, remote, ok := strings.Cut(name, "/")
+	if !ok || (!strings.ContainsAny(domain, ".:") && domain != "localhost" && strings.ToLower(domain) == domain) {
 		domain, remote = defaultDomain, name
+	}
+	if domain == "index.docker.io" {
+		domain = defaultDomain
 	}
 	if domain == defaultDomain && !strings.ContainsRune(remote, '/') {
 		remote = officialRepoPrefix + remote

@@ -3,6 +3,7 @@ package jobspec
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 )
 
 // goNames converts a value of the v1 API types into plain maps keyed by Go field names (the
@@ -66,16 +67,12 @@ func (o orderedStruct) MarshalJSON() ([]byte, error) {
 		if len(buf) > 1 {
 			buf = append(buf, ',')
 		}
-		k, err := json.Marshal(f.Name)
-		if err != nil {
-			return nil, err
-		}
 		val, err := json.Marshal(o.m[f.Name])
 		if err != nil {
 			return nil, err
 		}
-		buf = append(buf, k...)
-		buf = append(buf, ':')
+		// A Go field name is a plain identifier: quoted as JSON quotes it.
+		buf = append(strconv.AppendQuote(buf, f.Name), ':')
 		buf = append(buf, val...)
 	}
 	return append(buf, '}'), nil

@@ -59,25 +59,24 @@ func DesiredSpec(job *batchv1.Job) *batchv1.Job {
 // intent: a live object carries every default.
 func dropDefaults(j *batchv1.Job) {
 	s := &j.Spec
-	unset := func(clear func(*batchv1.JobSpec), same func(live, def *batchv1.JobSpec) bool) {
-		probe := j.DeepCopy()
-		clear(&probe.Spec)
-		if def := Default(probe); same(s, &def.Spec) {
-			clear(s)
-		}
-	}
-	// ptr.Equal: the defaulted side is always set (setDefaultsJobSpec).
-	unset(func(s *batchv1.JobSpec) { s.BackoffLimit = nil },
-		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.BackoffLimit, d.BackoffLimit) })
-	unset(func(s *batchv1.JobSpec) { s.PodReplacementPolicy = nil },
-		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.PodReplacementPolicy, d.PodReplacementPolicy) })
-	unset(func(s *batchv1.JobSpec) { s.Parallelism = nil },
-		func(l, d *batchv1.JobSpec) bool { return ptr.Equal(l.Parallelism, d.Parallelism) })
+	dropDefault(j, func(s *batchv1.JobSpec) **int32 { return &s.BackoffLimit })
+	dropDefault(j, func(s *batchv1.JobSpec) **batchv1.PodReplacementPolicy { return &s.PodReplacementPolicy })
+	dropDefault(j, func(s *batchv1.JobSpec) **int32 { return &s.Parallelism })
 	if s.Suspend != nil && !*s.Suspend {
 		s.Suspend = nil
 	}
 	if s.ManualSelector != nil && !*s.ManualSelector {
 		s.ManualSelector = nil
+	}
+}
+
+// dropDefault unsets the spec field of j that field points to when Default would give it the
+// same value without it (ptr.Equal: the defaulted side is always set, setDefaultsJobSpec).
+func dropDefault[T comparable](j *batchv1.Job, field func(*batchv1.JobSpec) **T) {
+	probe := j.DeepCopy()
+	*field(&probe.Spec) = nil
+	if ptr.Equal(*field(&j.Spec), *field(&Default(probe).Spec)) {
+		*field(&j.Spec) = nil
 	}
 }
 

@@ -65,7 +65,12 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
 	return errs
 }
 
+// dns1123Label is Required for an empty value, else an Invalid error per way it is not a
+// DNS-1123 label.
 func dns1123Label(value string, path *field.Path) field.ErrorList {
+	if value == "" {
+		return field.ErrorList{field.Required(path, "")}
+	}
 	return invalid(path, value, utilvalidation.IsDNS1123Label(value))
 }
 
@@ -83,12 +88,7 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) (map[string]bool
 	names := map[string]bool{}
 	for i, v := range volumes {
 		np := path.Index(i).Child("name")
-		var el field.ErrorList
-		if v.Name == "" {
-			el = append(el, field.Required(np, ""))
-		} else {
-			el = append(el, dns1123Label(v.Name, np)...)
-		}
+		el := dns1123Label(v.Name, np)
 		if names[v.Name] {
 			el = append(el, field.Duplicate(np, v.Name))
 		}
@@ -138,12 +138,12 @@ func validateContainerRestartPolicy(policy *corev1.ContainerRestartPolicy, path 
 	if policy == nil {
 		return nil
 	}
-	switch *policy {
-	case corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure:
+	supported := []corev1.ContainerRestartPolicy{
+		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure}
+	if slices.Contains(supported, *policy) {
 		return nil
 	}
-	return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *policy, []corev1.ContainerRestartPolicy{
-		corev1.ContainerRestartPolicyAlways, corev1.ContainerRestartPolicyNever, corev1.ContainerRestartPolicyOnFailure})}
+	return field.ErrorList{field.NotSupported(path.Child("restartPolicy"), *policy, supported)}
 }
 
 func validateInitContainers(containers, regular []corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
@@ -185,13 +185,7 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 }
 
 func validateContainerCommon(c *corev1.Container, vols map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	np := path.Child("name")
-	if c.Name == "" {
-		errs = append(errs, field.Required(np, ""))
-	} else {
-		errs = append(errs, dns1123Label(c.Name, np)...)
-	}
+	errs := dns1123Label(c.Name, path.Child("name"))
 	if c.Image == "" {
 		errs = append(errs, field.Required(path.Child("image"), ""))
 	}

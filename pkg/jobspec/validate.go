@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -93,9 +94,7 @@ func ValidateDefaulted(j *batchv1.Job) []Violation {
 // pkg/apis/core/validation (the namespace comes from the request, so it is not required here).
 func validateObjectMeta(meta *metav1.ObjectMeta, path *field.Path) field.ErrorList {
 	m := meta.DeepCopy()
-	if m.Namespace == "" {
-		m.Namespace = "default"
-	}
+	m.Namespace = cmp.Or(m.Namespace, "default")
 	// Fields the server fills in or drops before validation.
 	m.ManagedFields = nil
 	m.CreationTimestamp = metav1.Time{}
@@ -110,13 +109,11 @@ func validateObjectMeta(meta *metav1.ObjectMeta, path *field.Path) field.ErrorLi
 // RequirePrefixedLabels (always true on create).
 func validateGeneratedSelector(obj *batchv1.Job) []Violation {
 	var vs violations
-	if obj.Spec.ManualSelector != nil && *obj.Spec.ManualSelector {
-		return nil
-	}
-	if obj.Spec.Selector == nil {
+	if (obj.Spec.ManualSelector != nil && *obj.Spec.ManualSelector) || obj.Spec.Selector == nil {
 		return nil
 	}
 	tmpl := field.NewPath("spec").Child("template").Child("metadata")
+	expected := labels.Set{}
 	for _, l := range []struct{ key, value string }{
 		{LegacyControllerUIDLabel, string(obj.UID)},
 		{LegacyJobNameLabel, obj.Name},
@@ -124,12 +121,7 @@ func validateGeneratedSelector(obj *batchv1.Job) []Violation {
 		{batchv1.JobNameLabel, obj.Name},
 	} {
 		vs.add(RuleSelector, validateHasLabel(obj.Spec.Template.ObjectMeta, tmpl, l.key, l.value)...)
-	}
-	expected := labels.Set{
-		batchv1.ControllerUidLabel: string(obj.UID),
-		batchv1.JobNameLabel:       obj.Name,
-		LegacyControllerUIDLabel:   string(obj.UID),
-		LegacyJobNameLabel:         obj.Name,
+		expected[l.key] = l.value
 	}
 	if selector, err := metav1.LabelSelectorAsSelector(obj.Spec.Selector); err == nil {
 		if !selector.Matches(expected) {
@@ -277,15 +269,12 @@ func validatePodReplacementPolicy(spec *batchv1.JobSpec, fldPath *field.Path) fi
 	if spec.PodReplacementPolicy == nil {
 		return nil
 	}
-	p := *spec.PodReplacementPolicy
+	supported := []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed}
 	if spec.PodFailurePolicy != nil {
-		if p != batchv1.Failed {
-			return field.ErrorList{field.NotSupported(fldPath, p, []batchv1.PodReplacementPolicy{batchv1.Failed})}
-		}
-		return nil
+		supported = supported[:1] // Failed only
 	}
-	if p != batchv1.Failed && p != batchv1.TerminatingOrFailed {
-		return field.ErrorList{field.NotSupported(fldPath, p, []batchv1.PodReplacementPolicy{batchv1.Failed, batchv1.TerminatingOrFailed})}
+	if p := *spec.PodReplacementPolicy; !slices.Contains(supported, p) {
+		return field.ErrorList{field.NotSupported(fldPath, p, supported)}
 	}
 	return nil
 }
@@ -297,10 +286,7 @@ func validatePodFailurePolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Viol
 		vs.add(RulePodFailurePolicy, field.TooMany(rulesPath, len(spec.PodFailurePolicy.Rules), maxPodFailurePolicyRules))
 	}
 	names := map[string]bool{}
-	for _, c := range spec.Template.Spec.Containers {
-		names[c.Name] = true
-	}
-	for _, c := range spec.Template.Spec.InitContainers {
+	for _, c := range slices.Concat(spec.Template.Spec.Containers, spec.Template.Spec.InitContainers) {
 		names[c.Name] = true
 	}
 	for i := range spec.PodFailurePolicy.Rules {
@@ -374,7 +360,6 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 	} else if len(req.Values) > maxPodFailurePolicyOnExitCodesValues {
 		errs = append(errs, field.TooMany(valuesPath, len(req.Values), maxPodFailurePolicyOnExitCodesValues))
 	}
-	ordered := true
 	seen := map[int32]bool{}
 	for j, v := range req.Values {
 		vp := valuesPath.Index(j)
@@ -386,11 +371,8 @@ func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, pa
 		} else {
 			seen[v] = true
 		}
-		if j > 0 && req.Values[j-1] > v {
-			ordered = false
-		}
 	}
-	if !ordered {
+	if !slices.IsSorted(req.Values) {
 		errs = append(errs, field.Invalid(valuesPath, req.Values, "must be ordered"))
 	}
 	return errs
@@ -403,12 +385,9 @@ func SuccessPolicyCrashes(spec *batchv1.JobSpec) bool {
 	if spec.SuccessPolicy == nil || spec.Completions != nil || spec.CompletionMode == nil || *spec.CompletionMode != batchv1.IndexedCompletion {
 		return false
 	}
-	for _, r := range spec.SuccessPolicy.Rules {
-		if r.SucceededIndexes != nil || r.SucceededCount != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(spec.SuccessPolicy.Rules, func(r batchv1.SuccessPolicyRule) bool {
+		return r.SucceededIndexes != nil || r.SucceededCount != nil
+	})
 }
 
 func validateSuccessPolicy(spec *batchv1.JobSpec, specPath *field.Path) []Violation {

@@ -359,44 +359,35 @@ func describeMatch(r batchv1.PodFailurePolicyRule) string {
 
 // kubeVersionRules flags fields the target Kubernetes version lacks.
 func (c *checker) kubeVersionRules(rs *batchv1.JobSpec, prefix *field.Path) {
-	v := c.opts.kubeVersion()
-	check := func(f feature, path string) {
-		if sev, msg := f.availability(v); sev != "" {
-			c.add(RuleKubeVersion, sev, path, msg)
-		}
+	type use struct {
+		set  bool
+		f    feature
+		path *field.Path
 	}
-	p := func(names ...string) string { return prefix.Child(names[0], names[1:]...).String() }
-	if rs.CompletionMode != nil && *rs.CompletionMode == batchv1.IndexedCompletion {
-		check(featIndexed, p("completionMode"))
-	}
-	if rs.Suspend != nil {
-		check(featSuspend, p("suspend"))
+	uses := []use{
+		{rs.CompletionMode != nil && *rs.CompletionMode == batchv1.IndexedCompletion, featIndexed, prefix.Child("completionMode")},
+		{rs.Suspend != nil, featSuspend, prefix.Child("suspend")},
+		{rs.PodFailurePolicy != nil, featPodFailurePolicy, prefix.Child("podFailurePolicy")},
+		{rs.BackoffLimitPerIndex != nil, featPerIndex, prefix.Child("backoffLimitPerIndex")},
+		{rs.MaxFailedIndexes != nil, featMaxFailedIndexes, prefix.Child("maxFailedIndexes")},
+		{rs.PodReplacementPolicy != nil, featPodReplacement, prefix.Child("podReplacementPolicy")},
+		{rs.SuccessPolicy != nil, featSuccessPolicy, prefix.Child("successPolicy")},
+		{rs.ManagedBy != nil, featManagedBy, prefix.Child("managedBy")},
+		{rs.Scheduling != nil, featScheduling, prefix.Child("scheduling")},
 	}
 	if rs.PodFailurePolicy != nil {
-		check(featPodFailurePolicy, p("podFailurePolicy"))
 		for i, r := range rs.PodFailurePolicy.Rules {
-			if r.Action == batchv1.PodFailurePolicyActionFailIndex {
-				check(featFailIndex, prefix.Child("podFailurePolicy", "rules").Index(i).Child("action").String())
-			}
+			rule := prefix.Child("podFailurePolicy", "rules").Index(i)
+			uses = append(uses, use{r.Action == batchv1.PodFailurePolicyActionFailIndex, featFailIndex, rule.Child("action")})
 		}
 	}
-	if rs.BackoffLimitPerIndex != nil {
-		check(featPerIndex, p("backoffLimitPerIndex"))
-	}
-	if rs.MaxFailedIndexes != nil {
-		check(featMaxFailedIndexes, p("maxFailedIndexes"))
-	}
-	if rs.PodReplacementPolicy != nil {
-		check(featPodReplacement, p("podReplacementPolicy"))
-	}
-	if rs.SuccessPolicy != nil {
-		check(featSuccessPolicy, p("successPolicy"))
-	}
-	if rs.ManagedBy != nil {
-		check(featManagedBy, p("managedBy"))
-	}
-	if rs.Scheduling != nil {
-		check(featScheduling, p("scheduling"))
+	for _, u := range uses {
+		if !u.set {
+			continue
+		}
+		if sev, msg := u.f.availability(c.opts.kubeVersion()); sev != "" {
+			c.add(RuleKubeVersion, sev, u.path.String(), msg)
+		}
 	}
 }
 

@@ -22,23 +22,34 @@ const (
 	SeverityInfo Severity = "info"
 )
 
-// Rank orders severities: error 3, warning 2, info 1, anything else 0.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityError:
-		return 3
-	case SeverityWarning:
-		return 2
-	case SeverityInfo:
-		return 1
-	}
-	return 0
+// severityWords is how each output states a severity.
+type severityWords struct {
+	rank   int    // Rank
+	sarif  string // SARIF level
+	github string // GitHub Actions workflow command
+	color  string // ANSI colour of the text report
 }
+
+var severities = map[Severity]severityWords{
+	SeverityError:   {3, "error", "error", "\x1b[31m"},
+	SeverityWarning: {2, "warning", "warning", "\x1b[33m"},
+	SeverityInfo:    {1, "note", "notice", "\x1b[36m"},
+}
+
+// words are s's words; an unknown severity is worded as info (its Rank is still 0).
+func (s Severity) words() severityWords {
+	if w, ok := severities[s]; ok {
+		return w
+	}
+	return severities[SeverityInfo]
+}
+
+// Rank orders severities: error 3, warning 2, info 1, anything else 0.
+func (s Severity) Rank() int { return severities[s].rank }
 
 // ParseSeverity returns the severity named s, or false.
 func ParseSeverity(s string) (Severity, bool) {
-	switch sev := Severity(s); sev {
-	case SeverityError, SeverityWarning, SeverityInfo:
+	if sev := Severity(s); sev.Rank() > 0 {
 		return sev, true
 	}
 	return "", false

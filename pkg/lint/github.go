@@ -13,13 +13,6 @@ import (
 // runner's toolkit escapes them (actions/toolkit, packages/core/src/command.ts).
 func WriteGitHub(w io.Writer, report *Report) error {
 	for _, f := range report.Findings {
-		cmd := "notice"
-		switch f.Severity {
-		case SeverityError:
-			cmd = "error"
-		case SeverityWarning:
-			cmd = "warning"
-		}
 		var props []string
 		if f.File != "" && f.File != "-" {
 			props = append(props, "file="+escapeProperty(f.File))
@@ -39,7 +32,7 @@ func WriteGitHub(w io.Writer, report *Report) error {
 		if f.Fix != "" {
 			msg += "\nFix: " + f.Fix
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg)); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", f.Severity.words().github, strings.Join(props, ","), escapeData(msg)); err != nil {
 			return err
 		}
 	}

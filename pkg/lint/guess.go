@@ -51,20 +51,15 @@ func batchKind(kind string) string {
 	return ""
 }
 
+// kindTypes are the types of the kinds whose fields didYouMean knows.
+var kindTypes = map[string]reflect.Type{"Job": reflect.TypeFor[batchv1.Job](), "CronJob": reflect.TypeFor[batchv1.CronJob]()}
+
 // didYouMean is the field of the object, at the place of the unknown field path (e.g.
 // "spec.backoffLimitPerIndx"), whose name is closest to it: at most two edits away, or the
 // same but for case. Empty when none is close.
 func didYouMean(kind, path string) string {
-	if path == "" {
-		return ""
-	}
-	var t reflect.Type
-	switch kind {
-	case "Job":
-		t = reflect.TypeFor[batchv1.Job]()
-	case "CronJob":
-		t = reflect.TypeFor[batchv1.CronJob]()
-	default:
+	t, ok := kindTypes[kind]
+	if path == "" || !ok {
 		return ""
 	}
 	segs := strings.Split(indexRE.ReplaceAllString(path, ""), ".")

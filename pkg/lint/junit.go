@@ -55,7 +55,7 @@ type junitFailure struct {
 
 // WriteJUnit writes report as JUnit XML: a test case per object (Report.Objects), failing
 // with one failure per error or warning finding; info findings go to the case's system-out.
-// Findings without an object of their own (none today) get a case named after their file.
+// Every finding is of an object the report lists (Linter.Keep keeps both).
 func WriteJUnit(w io.Writer, report *Report) error {
 	type key struct {
 		file string
@@ -95,17 +95,11 @@ func WriteJUnit(w io.Writer, report *Report) error {
 	}
 	// One case per object: two List items of one document with the same name are one case.
 	seen := map[key]bool{}
-	objectCaseOnce := func(file, name string, doc, line int) {
-		if k := (key{file, doc, name}); !seen[k] {
-			seen[k] = true
-			addCase(file, objectCase(file, name, doc, line, byObject[k]))
-		}
-	}
 	for _, o := range report.Objects {
-		objectCaseOnce(o.File, o.Name, o.Document, o.Line)
-	}
-	for _, f := range report.Findings {
-		objectCaseOnce(f.File, f.Object, f.Document, f.Line)
+		if k := (key{o.File, o.Document, o.Name}); !seen[k] {
+			seen[k] = true
+			addCase(o.File, objectCase(o.File, o.Name, o.Document, o.Line, byObject[k]))
+		}
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

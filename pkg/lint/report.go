@@ -281,6 +281,7 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 		return out
 	}
 	kind, apiVersion := d.Kind(), d.APIVersion()
+	var fs []Finding // what CheckJob or CheckCronJob finds
 	switch {
 	case kind == "" || apiVersion == "":
 		var missing string
@@ -293,8 +294,6 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 			missing = "apiVersion is"
 		}
 		c.add(RuleInvalidObject, SeverityError, "", fmt.Sprintf("%s not set: kubectl cannot tell what this object is", missing))
-		locate(c.findings)
-		return out
 	case kind != "Job" && kind != "CronJob" && apiGroup(apiVersion) == "batch":
 		// The batch group serves Job and CronJob only: kubectl rejects any other kind there
 		// ("no matches for kind"), case and plural included.
@@ -304,63 +303,53 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 			msg += fmt.Sprintf(" (kinds are singular and case-sensitive: did you mean %q?)", want)
 		}
 		c.add(RuleInvalidObject, SeverityError, "kind", msg)
-		locate(c.findings)
-		return out
 	case kind != "Job" && kind != "CronJob":
 		sum.Skipped++
 		c.add(RuleSkippedKind, SeverityInfo, "", fmt.Sprintf("%s %s is not a Job or CronJob: skipped", apiVersion, kind))
-		locate(c.findings)
-		return out
 	case apiVersion != "batch/v1":
 		sum.Checked++
 		c.add(RuleInvalidObject, SeverityError, "apiVersion", fmt.Sprintf("no matches for kind %q in version %q: %s is served as batch/v1", kind, apiVersion, kind))
-		locate(c.findings)
-		return out
-	}
-	sum.Checked++
-	var (
-		strict []string
-		err    error
-		fs     []Finding
-	)
-	if kind == "Job" {
-		job := &batchv1.Job{}
-		if strict, err = d.DecodeStrict(job); err == nil {
-			fs = CheckJob(job, opts)
-		}
-	} else {
-		cj := &batchv1.CronJob{}
-		if strict, err = d.DecodeStrict(cj); err == nil {
-			fs = CheckCronJob(cj, opts)
-		}
-	}
-	if err != nil {
-		c.add(RuleInvalidObject, SeverityError, "", err.Error())
-		if m := typeFieldRE.FindStringSubmatch(err.Error()); m != nil {
-			for i := range c.findings {
-				c.findings[i].Path = m[1]
+	default:
+		sum.Checked++
+		var strict []string
+		var err error
+		if kind == "Job" {
+			job := &batchv1.Job{}
+			if strict, err = d.DecodeStrict(job); err == nil {
+				fs = CheckJob(job, opts)
+			}
+		} else {
+			cj := &batchv1.CronJob{}
+			if strict, err = d.DecodeStrict(cj); err == nil {
+				fs = CheckCronJob(cj, opts)
 			}
 		}
-		locate(c.findings)
-		return out
-	}
-	for _, s := range strict {
-		path := ""
-		if m := strictFieldRE.FindStringSubmatch(s); m != nil {
-			path = m[1]
-		}
-		if strings.HasPrefix(s, "duplicate field") {
-			c.add(RuleDuplicateField, SeverityWarning, path, s+": kubectl keeps the last value")
-			continue
-		}
-		if guess := didYouMean(kind, path); guess != "" {
-			s += fmt.Sprintf(": did you mean %q?", guess)
-			if guess == "backoffLimitPerIndex" {
-				// The prepare-db warning would rest on the misspelt field's absence.
-				fs = dropRule(fs, RulePrepareDB)
+		if err != nil {
+			c.add(RuleInvalidObject, SeverityError, "", err.Error())
+			if m := typeFieldRE.FindStringSubmatch(err.Error()); m != nil {
+				for i := range c.findings {
+					c.findings[i].Path = m[1]
+				}
 			}
 		}
-		c.add(RuleUnknownField, SeverityError, path, s)
+		for _, s := range strict { // none when err is set
+			path := ""
+			if m := strictFieldRE.FindStringSubmatch(s); m != nil {
+				path = m[1]
+			}
+			if strings.HasPrefix(s, "duplicate field") {
+				c.add(RuleDuplicateField, SeverityWarning, path, s+": kubectl keeps the last value")
+				continue
+			}
+			if guess := didYouMean(kind, path); guess != "" {
+				s += fmt.Sprintf(": did you mean %q?", guess)
+				if guess == "backoffLimitPerIndex" {
+					// The prepare-db warning would rest on the misspelt field's absence.
+					fs = dropRule(fs, RulePrepareDB)
+				}
+			}
+			c.add(RuleUnknownField, SeverityError, path, s)
+		}
 	}
 	locate(c.findings)
 	locate(fs)

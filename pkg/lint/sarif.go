@@ -1,9 +1,11 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -109,15 +111,7 @@ type sarifLogical struct {
 }
 
 // SARIFLevel maps a severity to a SARIF level: error, warning, or note for info.
-func SARIFLevel(s Severity) string {
-	switch s {
-	case SeverityError:
-		return "error"
-	case SeverityWarning:
-		return "warning"
-	}
-	return "note"
-}
+func SARIFLevel(s Severity) string { return s.words().sarif }
 
 // WriteSARIF writes report as a SARIF 2.1.0 log: tool.driver names every rule with its why and
 // fix as help, and each finding is one result, in the report's order.
@@ -154,7 +148,8 @@ func WriteSARIF(w io.Writer, report *Report, opts SARIFOptions) error {
 		if f.Object != "" {
 			msg = f.Object + ": " + msg
 		}
-		res := sarifResult{RuleID: f.Rule, RuleIndex: ri, Level: SARIFLevel(f.Severity), Message: sarifMessage{Text: msg}}
+		res := sarifResult{RuleID: f.Rule, RuleIndex: ri, Level: SARIFLevel(f.Severity), Message: sarifMessage{Text: msg},
+			Locations: []sarifLocation{}}
 		loc := sarifLocation{}
 		if f.File != "" && f.File != "-" {
 			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactLocation(f.File, opts.Root)}
@@ -170,18 +165,12 @@ func WriteSARIF(w io.Writer, report *Report, opts SARIFOptions) error {
 			loc.LogicalLocations = []sarifLogical{{FullyQualifiedName: name, Kind: "object"}}
 		}
 		if loc.PhysicalLocation != nil || loc.LogicalLocations != nil {
-			res.Locations = []sarifLocation{loc}
-		} else {
-			res.Locations = []sarifLocation{}
+			res.Locations = append(res.Locations, loc)
 		}
-		if f.Path != "" || f.Namespace != "" {
-			res.Properties = map[string]string{}
-			if f.Path != "" {
-				res.Properties["path"] = f.Path
-			}
-			if f.Namespace != "" {
-				res.Properties["namespace"] = f.Namespace
-			}
+		props := map[string]string{"path": f.Path, "namespace": f.Namespace}
+		maps.DeleteFunc(props, func(_, v string) bool { return v == "" })
+		if len(props) > 0 {
+			res.Properties = props
 		}
 		run.Results = append(run.Results, res)
 	}
@@ -255,9 +244,7 @@ func ruleName(id string) string {
 // (the Multitool's SARIF2005): "v0.3.1" becomes "0.3.1", an unreleased "dev" or commit
 // "0.0.0-dev".
 func sarifVersion(v string) string {
-	if v == "" {
-		v = "dev"
-	}
+	v = cmp.Or(v, "dev")
 	if len(v) > 1 && v[0] == 'v' && v[1] >= '0' && v[1] <= '9' {
 		return v[1:]
 	}

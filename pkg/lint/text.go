@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -33,26 +33,19 @@ func WrapText(text string, first, rest, width int) []string {
 	}
 	var lines []string
 	line, used := "", first
-	// A word longer than a line (a JSON value in a server message) is cut into pieces.
-	var pieces []string
-	for _, w := range words {
-		for utf8.RuneCountInString(w) > width-rest {
-			r := []rune(w)
-			pieces = append(pieces, string(r[:width-rest]))
-			w = string(r[width-rest:])
-		}
-		pieces = append(pieces, w)
-	}
-	for _, w := range pieces {
-		n := utf8.RuneCountInString(w)
-		switch {
-		case line == "":
-			line, used = w, used+n
-		case used+1+n > width:
-			lines = append(lines, line)
-			line, used = w, rest+n
-		default:
-			line, used = line+" "+w, used+1+n
+	for _, word := range words {
+		// A word longer than a line (a JSON value in a server message) is cut into pieces.
+		for piece := range slices.Chunk([]rune(word), width-rest) {
+			w, n := string(piece), len(piece)
+			switch {
+			case line == "":
+				line, used = w, used+n
+			case used+1+n > width:
+				lines = append(lines, line)
+				line, used = w, rest+n
+			default:
+				line, used = line+" "+w, used+1+n
+			}
 		}
 	}
 	return append(lines, line)
@@ -87,7 +80,7 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 	}
 	sev := string(f.Severity)
 	if opts.Color {
-		sev = colorOf(f.Severity) + sev + "\x1b[0m"
+		sev = f.Severity.words().color + sev + "\x1b[0m"
 	}
 	b.WriteString(sev + " " + f.Rule)
 	if f.Object != "" {
@@ -108,26 +101,16 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 		// The whole finding line wrapped, continuations indented under it.
 		line := b.String() + msg
 		b.Reset()
-		for k, l := range WrapText(line, 0, 4, opts.Width) {
-			if k > 0 {
-				b.WriteString("    ")
-			}
-			b.WriteString(l + "\n")
-		}
+		b.WriteString(strings.Join(WrapText(line, 0, 4, opts.Width), "\n    ") + "\n")
 	}
 	if !opts.Brief {
 		for _, part := range []struct{ label, text string }{{"why", f.Why}, {"fix", f.Fix}} {
 			if part.text == "" {
 				continue
 			}
-			// Not wrapped (width 0), the text is one line.
-			for k, l := range WrapText(part.text, 9, 9, opts.Width) {
-				if k == 0 {
-					b.WriteString("    " + part.label + ": " + l + "\n")
-				} else {
-					b.WriteString("         " + l + "\n")
-				}
-			}
+			// Continuations under the text, after "    why: "; not wrapped (width 0), one line.
+			wrapped := WrapText(part.text, 9, 9, opts.Width)
+			b.WriteString("    " + part.label + ": " + strings.Join(wrapped, "\n         ") + "\n")
 		}
 	}
 	return b.String()
@@ -167,18 +150,6 @@ func (r *Report) SummaryLine() string {
 		found = fmt.Sprintf("%s, %s, %s", textwrap.Count(s.Errors, "error", "errors"), textwrap.Count(s.Warnings, "warning", "warnings"), textwrap.Count(s.Infos, "info", "infos"))
 	}
 	return strings.Join(parts, ", ") + ": " + found
-}
-
-// colorOf is the ANSI colour of a severity.
-func colorOf(s Severity) string {
-	switch s {
-	case SeverityError:
-		return "\x1b[31m"
-	case SeverityWarning:
-		return "\x1b[33m"
-	default:
-		return "\x1b[36m"
-	}
 }
 
 // PrintRules writes the rules as lint --list-rules prints them: a line with each rule's ID and

@@ -252,14 +252,12 @@ func jsonKind(e *jsonv2.SemanticError) string {
 		return strconv.Quote(pe.Value)
 	}
 	switch e.JSONKind {
-	case '"':
+	case '"', '0':
 		if len(e.JSONValue) > 0 {
 			return string(e.JSONValue)
 		}
-		return "a string"
-	case '0':
-		if len(e.JSONValue) > 0 {
-			return string(e.JSONValue)
+		if e.JSONKind == '"' {
+			return "a string"
 		}
 		return "a number"
 	case 't', 'f':

@@ -42,18 +42,8 @@ func ReadPods(path string, stdin io.Reader) ([]corev1.Pod, error) {
 	var docs []Document
 	objects := 0
 	err := readInputs([]string{path}, Options{Stdin: stdin}, func(name string, data []byte) {
-		chunks, binary := splitInput(name, data)
-		if binary != nil {
-			docs, objects = append(docs, *binary), objects+1
-			return
-		}
-		for i, c := range chunks {
-			d, ok := parseChunkObject(name, i+1, c)
-			docs = append(docs, d...)
-			if ok {
-				objects++
-			}
-		}
+		d, n := parseObjects(name, data)
+		docs, objects = append(docs, d...), objects+n
 	}, nil)
 	if err != nil {
 		return nil, err

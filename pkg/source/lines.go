@@ -10,8 +10,7 @@ import (
 
 // lineIndex is the parsed YAML node tree of a document, kept to answer line lookups.
 type lineIndex struct {
-	root    *yamlv3.Node
-	v3Tried bool
+	root *yamlv3.Node
 }
 
 // LineOf returns the line in File of the field at path (as Kubernetes field paths are
@@ -34,9 +33,6 @@ func (d *Document) lineOfPath(path string, fallback int) int {
 	}
 	if d.lines == nil {
 		d.lines = &lineIndex{}
-	}
-	if !d.lines.v3Tried {
-		d.lines.v3Tried = true
 		var n yamlv3.Node
 		if err := yamlv3.Unmarshal(d.raw, &n); err == nil && len(n.Content) > 0 {
 			d.lines.root = n.Content[0]

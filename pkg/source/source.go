@@ -231,7 +231,8 @@ func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, wo
 				return
 			}
 			var rs []R
-			for _, d := range parseChunk(name, i+1, c) {
+			docs, _ := parseChunk(name, i+1, c)
+			for _, d := range docs {
 				rs = append(rs, check(&d))
 			}
 			keepMu.Lock()
@@ -354,15 +355,24 @@ func expand(p string, recursive bool, skipped func(string)) ([]string, error) {
 // Parse splits data into objects. It never fails as a whole: unparsable documents come back
 // with Err set and the line where they start.
 func Parse(name string, data []byte) []Document {
+	docs, _ := parseObjects(name, data)
+	return docs
+}
+
+// parseObjects is Parse that also counts the objects data holds (see parseChunk).
+func parseObjects(name string, data []byte) (docs []Document, objects int) {
 	chunks, binary := splitInput(name, data)
 	if binary != nil {
-		return []Document{*binary}
+		return []Document{*binary}, 1
 	}
-	var docs []Document
 	for i, c := range chunks {
-		docs = append(docs, parseChunk(name, i+1, c)...)
+		d, ok := parseChunk(name, i+1, c)
+		docs = append(docs, d...)
+		if ok {
+			objects++
+		}
 	}
-	return docs
+	return docs, objects
 }
 
 // splitInput splits data into its documents, or returns the one Document saying that data is
@@ -408,8 +418,7 @@ func splitJSON(data []byte) []chunk {
 			if errors.As(err, &se) {
 				line = lineAt(data, int(se.Offset))
 			}
-			chunks = append(chunks, chunk{line: lineAt(data, start), err: fmt.Errorf("line %d: invalid JSON: %v", line, err)})
-			return chunks
+			return append(chunks, chunk{line: lineAt(data, start), err: fmt.Errorf("line %d: invalid JSON: %v", line, err)})
 		}
 		chunks = append(chunks, chunk{text: raw, line: lineAt(data, start)})
 	}
@@ -417,33 +426,16 @@ func splitJSON(data []byte) []chunk {
 
 // lineAt returns the 1-based line of byte offset off.
 func lineAt(data []byte, off int) int {
-	if off > len(data) {
-		off = len(data)
-	}
-	return bytes.Count(data[:off], []byte{'\n'}) + 1
+	return bytes.Count(data[:min(off, len(data))], []byte{'\n'}) + 1
 }
 
 // splitYAML splits a YAML stream at document separators ("---" at the start of a line), as
-// kubectl does, remembering where each document starts.
+// kubectl does, remembering where each document starts: yamlSplitter on data.
 func splitYAML(data []byte) []chunk {
+	split := yamlSplitter{lines: newLineReader(bytes.NewReader(data)), startLine: 1, line: 1}
 	var chunks []chunk
-	start, startLine, line := 0, 1, 1
-	for off := 0; off <= len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		next := len(data) + 1
-		if end >= 0 {
-			next = off + end + 1
-		}
-		lineText := data[off:min(next, len(data))]
-		if isSeparator(lineText) {
-			chunks = append(chunks, chunk{text: data[start:off], line: startLine})
-			start, startLine = min(next, len(data)), line+1
-		}
-		off = next
-		line++
-	}
-	if start < len(data) {
-		chunks = append(chunks, chunk{text: data[start:], line: startLine})
+	for c, ok := split.next(); ok; c, ok = split.next() {
+		chunks = append(chunks, c)
 	}
 	return chunks
 }
@@ -468,15 +460,10 @@ func shiftLines(msg string, offset int) string {
 	})
 }
 
-func parseChunk(name string, doc int, c chunk) []Document {
-	docs, _ := parseChunkObject(name, doc, c)
-	return docs
-}
-
-// parseChunkObject is parseChunk that also says whether the chunk held anything: false for a
-// blank document or one holding only null, true otherwise, also for a List with no items
+// parseChunk parses the documents of one chunk, and says whether it held anything: false for
+// a blank document or one holding only null, true otherwise, also for a List with no items
 // (which gives no Document).
-func parseChunkObject(name string, doc int, c chunk) ([]Document, bool) {
+func parseChunk(name string, doc int, c chunk) ([]Document, bool) {
 	base := Document{File: name, Doc: doc, Item: -1, Line: c.line, raw: c.text, rawLine: c.line}
 	if c.err != nil {
 		base.Err = c.err

@@ -85,8 +85,9 @@ func (l *lineReader) next() ([]byte, error) {
 	return l.buf, err
 }
 
-// yamlSplitter is splitYAML on a lineReader: next returns the documents one at a time, each
-// in a buffer of its own.
+// yamlSplitter splits the YAML stream of a lineReader at document separators ("---" at the
+// start of a line), as kubectl does: next returns the documents one at a time, each in a
+// buffer of its own, with the line where it starts.
 type yamlSplitter struct {
 	lines           *lineReader
 	startLine, line int

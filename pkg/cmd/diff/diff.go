@@ -5,6 +5,7 @@
 package diff
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -225,14 +226,12 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 		return o.readInputs()
 	}
 	cfg, err := f.ToRESTConfig()
+	if err == nil {
+		o.Client, err = clientutil.NewClientset(cfg)
+	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
-	cs, err := clientutil.NewClientset(cfg)
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
-	}
-	o.Client = cs
 	return o.readInputs()
 }
 
@@ -266,9 +265,7 @@ func (o *Options) readInputs() error {
 		if err := o.readLiveFile(); err != nil {
 			return err
 		}
-		if o.Namespace == "" {
-			o.Namespace = metav1.NamespaceDefault
-		}
+		o.Namespace = cmp.Or(o.Namespace, metav1.NamespaceDefault)
 	}
 	return nil
 }
@@ -299,13 +296,8 @@ func (o *Options) Validate() error {
 		}
 		o.Now = t
 	}
-	stdin := 0
-	for _, p := range []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob} {
-		if p == source.StdinName {
-			stdin++
-		}
-	}
-	if stdin > 1 {
+	inputs := []string{o.Filename, o.LiveFile, o.Scaffold.Manifest, o.Scaffold.FromJob}
+	if stdin := slices.DeleteFunc(inputs, func(p string) bool { return p != source.StdinName }); len(stdin) > 1 {
 		return exitcode.UsageError("only one input can be - (standard input)")
 	}
 	if !o.offline() && o.JobName == "" && o.Filename == source.StdinName {

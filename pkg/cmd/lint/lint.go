@@ -110,6 +110,9 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 	return &Options{IOStreams: streams, PrintFlags: output.PrintFlags{ItemsKey: "findings", Subject: "a LintReport (custom-columns: a row per finding)", Extra: ciFormats}, ShowHints: true, KubeVersion: lint.DefaultKubeVersion.String(), Severity: string(lint.SeverityInfo)}
 }
 
+// manifestFiles completes the files lint reads: YAML and JSON.
+var manifestFiles = cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt)
+
 // NewCmdLint returns the lint command.
 func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewOptions(streams)
@@ -119,9 +122,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		Short:                 "Check Job manifests for what the API server rejects and what hurts at run time",
 		Long:                  long,
 		Example:               example,
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		ValidArgsFunction:     manifestFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err
@@ -147,8 +148,8 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
 	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("filename", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
-	_ = cmd.RegisterFlagCompletionFunc("queues", cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt))
+	_ = cmd.RegisterFlagCompletionFunc("filename", manifestFiles)
+	_ = cmd.RegisterFlagCompletionFunc("queues", manifestFiles)
 	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var ids []string
 		for _, r := range lint.Rules() {
