@@ -68,18 +68,7 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
-	if err != nil {
-		return err
-	}
-	r, err := o.lineageReport(rd)
-	if err != nil {
-		return err
-	}
-	if err := o.printLineage(o.Out, r); err != nil {
-		return err
-	}
-	return o.lineageExit(r)
+	return o.endLineage(ctx, run, jobs, notes, false)
 }
 
 // lineageExit is --exit-code of a lineage report: 0 complete, 3 while a Job of it runs or a

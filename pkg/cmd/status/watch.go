@@ -17,7 +17,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -87,7 +86,7 @@ func (o *Options) watch(ctx context.Context) error {
 	if o.Wait {
 		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
 	}
-	r, err := w.draw(true)
+	r, err := w.show(st.report(o), true)
 	if err != nil || r.Phase.Terminal() {
 		if err != nil {
 			return err
@@ -272,11 +271,6 @@ func (w *watcher) drain(ctx context.Context) error {
 	return nil
 }
 
-// draw renders the report and writes it when it changed (always when force).
-func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
-	return w.show(w.st.report(w.o), force)
-}
-
 // end is the exit of a watch that stops before the Job finished (the context is done: SIGINT
 // or SIGTERM): the last report, off a terminal; then, for --wait and --watch --exit-code, exit
 // 130 or 143 with a line that says so (a plain --watch the user stops exits 0).
@@ -336,22 +330,20 @@ func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
 		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.src.InNamespace(), w.o.JobName)
 	}
 	w.state = &s
-	out := w.o.Out
-	if structured(w.o) {
-		// -o json, yaml, name or a template: standard output holds the report alone, for a
-		// parser; the lines go to standard error.
-		out = w.o.ErrOut
-	} else {
-		w.lines++
-	}
-	_, err := fmt.Fprintln(out, line)
-	return err
+	return w.o.printChange(line, &w.lines)
 }
 
-// structured says whether -o asks for something a program parses (not the text views).
-func structured(o *Options) bool {
-	f := o.PrintFlags.Format()
-	return f != output.FormatText && f != output.FormatWide
+// printChange prints a change line of --watch off a terminal, counted in lines; when -o asks
+// for something a program parses (json, yaml, name, a template, html), standard output holds
+// the report alone and the line goes to standard error.
+func (o *Options) printChange(line string, lines *int) error {
+	if o.PrintFlags.IsMachine() {
+		_, err := fmt.Fprintln(o.ErrOut, line)
+		return err
+	}
+	*lines++
+	_, err := fmt.Fprintln(o.Out, line)
+	return err
 }
 
 func (w *watcher) stop() {
