@@ -53,13 +53,8 @@ type Source interface {
 	// (lineageread.go); ReadLineage reads what the run's report is made from.
 	Lineage(ctx context.Context, name string) (lineage.RunID, []*batchv1.Job, []string, error)
 	ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error)
-
-	// FollowJob, JobNamed, FollowPods and WatchPods are the watches of status --watch and
-	// --wait (follow.go); saved objects do not change, and a File refuses to follow them.
-	FollowJob(ctx context.Context, name, rv string) (*Follower, error)
+	// JobNamed reads Job name again for a watch after a 410 (follow.go): nil when it is gone.
 	JobNamed(ctx context.Context, name string) (*batchv1.Job, string, error)
-	FollowPods(ctx context.Context, job *batchv1.Job, rv string) (*Follower, error)
-	WatchPods(ctx context.Context, labelSelector string, add func(*corev1.Pod) error) error
 }
 
 // Live reads from the API server, in Namespace.

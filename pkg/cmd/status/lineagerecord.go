@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -50,13 +51,14 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 	}); err != nil {
 		return nil, err
 	}
+	live := o.src.(*gather.Live) // --watch is live only
 	ctx, cancel := context.WithCancel(ctx)
 	r := &lineageRecorder{o: o, run: run, ofRun: map[types.UID]bool{}, cancel: cancel, done: make(chan struct{}), mu: &o.recMu}
 	go func() {
 		defer close(r.done)
 		for ctx.Err() == nil {
 			began := time.Now()
-			if err := r.o.src.WatchPods(ctx, jobPodsSelector, func(p *corev1.Pod) error { return r.add(ctx, p) }); err != nil && ctx.Err() == nil {
+			if err := live.WatchPods(ctx, jobPodsSelector, func(p *corev1.Pod) error { return r.add(ctx, p) }); err != nil && ctx.Err() == nil {
 				r.mu.Lock()
 				r.err = err
 				r.mu.Unlock()

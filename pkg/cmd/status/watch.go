@@ -33,6 +33,7 @@ const maxDrain = 1000
 // again only when the server says a watch expired.
 type watcher struct {
 	o     *Options
+	live  *gather.Live // o.src: --watch is live only
 	st    *liveState
 	jobRV string
 	podRV string
@@ -82,7 +83,7 @@ func (o *Options) watch(ctx context.Context) error {
 		return err
 	}
 	// --wait draws no frame on a terminal either: the report is printed once, at the end.
-	w := &watcher{o: o, st: st, jobRV: st.Job.ResourceVersion, podRV: st.PodsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
+	w := &watcher{o: o, live: o.src.(*gather.Live), st: st, jobRV: st.Job.ResourceVersion, podRV: st.PodsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
 	if o.Wait {
 		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
 	}
@@ -367,11 +368,9 @@ func (w *watcher) stop() {
 
 func (w *watcher) startWatches(ctx context.Context) error {
 	o := w.o
+	w.jobW = w.live.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
 	var err error
-	if w.jobW, err = o.src.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV); err != nil {
-		return err
-	}
-	w.podW, err = o.src.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.podRV)
+	w.podW, err = w.live.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.podRV)
 	return err
 }
 
