@@ -267,11 +267,19 @@ func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add f
 			}
 		}
 	}
+	return f.readPods(br, path, add)
+}
+
+// readPods hands the pods of the record br, read from path, to add, and notes in the report
+// that it ends in a torn line.
+func (f *File) readPods(br *bufio.Reader, path string, add func(*corev1.Pod)) error {
 	h, err := podrecord.Read(br, add, nil)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
 	}
-	f.tornNote(path, h)
+	if h.Torn > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
+	}
 	return nil
 }
 

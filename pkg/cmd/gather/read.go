@@ -169,14 +169,10 @@ func newAccumulator(job *batchv1.Job) (*indexstatus.Accumulator, error) {
 // JobPods reads job's pods into a new accumulator, as want says; the resourceVersion is the
 // last list's.
 func (l *Live) JobPods(ctx context.Context, job *batchv1.Job, want PodRead) (*indexstatus.Accumulator, string, error) {
-	if !want.All && want.Once && indexstatus.NoPodsLeft(job) {
-		acc, err := newAccumulator(job) // a suspended Job with no pod: nothing to LIST
-		return acc, "", err
-	}
 	if !want.All {
 		acc, err := newAccumulator(job)
-		if err != nil {
-			return nil, "", err
+		if err != nil || want.Once && indexstatus.NoPodsLeft(job) {
+			return acc, "", err // a suspended Job with no pod: nothing to LIST
 		}
 		acc.LeaveOutSucceeded()
 		rv, err := l.Pods(ctx, job, indexstatus.NotSucceededSelector, acc.Add)

@@ -1,7 +1,6 @@
 package gather
 
 import (
-	"fmt"
 	"io"
 	"slices"
 
@@ -69,12 +68,7 @@ func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job
 	if !recordOfRun(h, run, jobs) {
 		return true, exitcode.UsageError("%s is the record of %s, not of the lineage of job %q (uid %s) given: give the record written by status %s --lineage --record", path, h.Describe(), run.Root, run.RootUID, run.Root)
 	}
-	h, err = podrecord.Read(br, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) }, nil)
-	if err != nil {
-		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
-	}
-	f.tornNote(path, h)
-	return true, nil
+	return true, f.readPods(br, path, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
 }
 
 func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bool {
@@ -84,13 +78,6 @@ func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bo
 	return slices.ContainsFunc(jobs, func(j *batchv1.Job) bool {
 		return sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run))
 	})
-}
-
-// tornNote says, in the report's notes, that the record at path ends in a torn line.
-func (f *File) tornNote(path string, h *podrecord.Header) {
-	if h.Torn > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
-	}
 }
 
 // RecordWithoutJob is the usage error of records given with no Job: a record holds pods, and a

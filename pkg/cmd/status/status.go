@@ -279,7 +279,10 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		if err := o.Validate(); err != nil {
 			return err
 		}
-		return o.readFiles()
+		if o.Lineage {
+			return o.offlineLineage() // the Jobs of a run
+		}
+		return o.readOffline()
 	}
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
@@ -426,11 +429,9 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		case FormatHTML:
 			return htmlreport.Write(w, r)
 		}
-		width := 0
+		width := output.TerminalWidth(o.Out)
 		if o.Width != nil {
 			width = o.Width()
-		} else {
-			width = output.TerminalWidth(o.Out)
 		}
 		return indexstatus.PrintTextWith(w, r, indexstatus.TextOptions{Wide: format == output.FormatWide, Width: width, States: o.states})
 	})
