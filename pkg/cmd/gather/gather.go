@@ -138,14 +138,12 @@ func (l *Live) PodsMatching(ctx context.Context, labelSelector, fieldSelector st
 // see status.DefaultFirstPageSize).
 const PageSize = 500
 
-// The live read takes each page of pods as protobuf bytes and decodes one pod at a time with
-// pkg/podstream (see there what it leaves out); the report is the same as from fully decoded
-// pods (podstream's TestSlimPodSameReport).
-
-// listPage fetches one page of pods and calls add for each, decoded one at a time as the
-// response streams in: the client holds one pod's bytes at a time, never the page, so the page
-// size costs the client no memory. It returns the page's list metadata (continue token,
-// resourceVersion). Servers or clients that do not speak protobuf get the ordinary typed List.
+// listPage fetches one page of pods and calls add for each, decoded one at a time by
+// pkg/podstream as the protobuf response streams in (the report is the same as from whole pods:
+// podstream's TestSlimPodSameReport): the client holds one pod's bytes at a time, never the
+// page, so the page size costs the client no memory. It returns the page's list metadata
+// (continue token, resourceVersion). Servers or clients that do not speak protobuf get the
+// ordinary typed List.
 func (l *Live) listPage(ctx context.Context, opts metav1.ListOptions, add func(*corev1.Pod)) (metav1.ListMeta, error) {
 	rc, ok := l.Client.CoreV1().RESTClient().(*rest.RESTClient)
 	if ok && rc != nil && !l.WholePods {

@@ -29,18 +29,15 @@ const clearScreen = "\x1b[H\x1b[2J"
 const maxDrain = 1000
 
 // watcher follows a Job and its pods with one Job watch and one pod watch (gather's FollowJob
-// and FollowPods), from the resourceVersions of the initial read, jobRV and podRV; it reads
-// again only when the server says a watch expired.
+// and FollowPods), from the resourceVersions of the initial read; it reads again only when
+// the server says a watch expired.
 type watcher struct {
-	o     *Options
-	live  *gather.Live // o.src: --watch is live only
-	st    *liveState
-	jobRV string
-	podRV string
-	jobW  *gather.Follower
-	podW  *gather.Follower
-	tty   bool
-	last  []byte
+	o    *Options
+	st   *liveState
+	jobW *gather.Follower
+	podW *gather.Follower
+	tty  bool
+	last []byte
 
 	// start is when the watch began (elapsed times, --timeout); lines counts the change lines
 	// printed off a terminal and state is the last one's (changeLine); progress is --wait's.
@@ -83,7 +80,7 @@ func (o *Options) watch(ctx context.Context) error {
 		return err
 	}
 	// --wait draws no frame on a terminal either: the report is printed once, at the end.
-	w := &watcher{o: o, live: o.src.(*gather.Live), st: st, jobRV: st.Job.ResourceVersion, podRV: st.PodsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
+	w := &watcher{o: o, st: st, tty: isTerminal(o.Out) && !o.Wait, start: start}
 	if o.Wait {
 		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
 	}
@@ -367,10 +364,10 @@ func (w *watcher) stop() {
 // refusal (403/401), the Job deleted or created again.
 
 func (w *watcher) startWatches(ctx context.Context) error {
-	o := w.o
-	w.jobW = w.live.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV)
+	o, live := w.o, w.o.src.(*gather.Live) // --watch is live only (Validate)
+	w.jobW = live.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.st.Job.ResourceVersion)
 	var err error
-	w.podW, err = w.live.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.podRV)
+	w.podW, err = live.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.st.PodsRV)
 	return err
 }
 
