@@ -2,6 +2,7 @@ package gather
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -283,21 +284,9 @@ func (f *File) readPods(br *bufio.Reader, path string, add func(*corev1.Pod)) er
 	return nil
 }
 
-// startsJSONObject reports whether the input's first non-space byte is '{'.
+// startsJSONObject reports whether the input's first non-space byte, in its first 4 KiB, is '{'.
 func startsJSONObject(br *bufio.Reader) bool {
-	for n := 1; n <= 4096; n++ {
-		b, err := br.Peek(n)
-		if err != nil || len(b) < n {
-			return false
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	b, _ := br.Peek(4096)
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }

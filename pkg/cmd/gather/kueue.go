@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
@@ -85,8 +86,7 @@ func (l *Live) PendingPosition(ctx context.Context, lq, workload string) (*int32
 	}
 	for _, it := range list.Items {
 		if it.Metadata.Name == workload || it.Name == workload {
-			p := it.PositionInLocalQueue
-			return &p, nil
+			return ptr.To(it.PositionInLocalQueue), nil
 		}
 	}
 	return nil, nil
