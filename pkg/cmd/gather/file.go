@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -251,13 +252,13 @@ func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
 }
 
 // readRecord reads a record of terminal pods (podrecord, written by status --watch|--wait
-// --record) from br, read from path. A record of another Job (its UID) is refused: its pods
-// would explain indexes of a run they are not of. From the record of a lineage (status
-// --lineage --record), job's own pods are read when job is of that run.
+// --record) from br, read from path. A record of another Job (its UID) than job, and not of
+// the lineage of job's run, is refused: its pods would explain indexes of a run they are not
+// of. From the record of a lineage (status --lineage --record), job's own pods are read.
 func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
 	if h := podrecord.Peek(br); h != nil && job != nil {
-		if err := RecordOf(h, path, job); err != nil {
-			return err
+		if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
+			return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
 		}
 		if h.Lineage {
 			all := add

@@ -6,10 +6,8 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
@@ -35,23 +33,6 @@ func isRecordFile(path string, stdin io.Reader) bool {
 	return br != nil && podrecord.Is(br)
 }
 
-// RecordOf checks that the record at path (header h) holds pods of job: it is job's own record
-// (the same UID, or the same name when either UID is unknown), or the record of the lineage of
-// job's run. Otherwise a usage error says whose record it is.
-func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
-	if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
-		return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
-	}
-	return nil
-}
-
-func sameJob(ref contract.JobRef, name string, uid types.UID) bool {
-	if ref.UID != "" && uid != "" {
-		return ref.UID == string(uid)
-	}
-	return ref.Name == name
-}
-
 // ReadRunRecord adds to PodList every pod of the record at path for the lineage of run, whose
 // Jobs are jobs (status --lineage -f JOBS -f RECORD): the record of that run's lineage, or of
 // one of jobs. ok is false when path is not a record (nothing is read).
@@ -71,12 +52,19 @@ func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job
 	return true, f.readPods(br, path, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
 }
 
+// recordOfRun says whether the record of header h holds pods of run: it is the record of the
+// lineage of run, or of one of jobs (the same UID, or the same name when either UID is
+// unknown) in run.
 func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bool {
 	if h.Lineage {
 		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	}
 	return slices.ContainsFunc(jobs, func(j *batchv1.Job) bool {
-		return sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run))
+		same := h.Job.Name == j.Name
+		if h.Job.UID != "" && j.UID != "" {
+			same = h.Job.UID == string(j.UID)
+		}
+		return same && (run.RootUID == "" || lineage.InRun(j, run))
 	})
 }
 
