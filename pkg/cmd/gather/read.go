@@ -270,10 +270,7 @@ func sharingJobs(ctx context.Context, src Source, job *batchv1.Job, cm string) [
 	var others []string
 	for i := range jobs {
 		j := &jobs[i]
-		if j.UID == job.UID {
-			continue
-		}
-		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm {
+		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm && j.UID != job.UID {
 			others = append(others, j.Name)
 		}
 	}
