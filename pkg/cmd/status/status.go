@@ -211,9 +211,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
-				o.namespaceFlag = true
-			}
+			o.namespaceFlag = cmd.Flags().Changed("namespace")
 			o.timeoutSet = cmd.Flags().Changed("timeout")
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
