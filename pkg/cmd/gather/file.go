@@ -227,10 +227,7 @@ func PodsReadError(err error, command string) error {
 // lose its bytes). done closes what was opened.
 func (f *File) podsReader(path string) (br *bufio.Reader, done func()) {
 	if path == source.StdinName {
-		b, buffered := f.Stdin.(*bufio.Reader)
-		if !buffered {
-			return nil, func() {}
-		}
+		b, _ := f.Stdin.(*bufio.Reader) // nil when not buffered
 		return b, func() {}
 	}
 	file, err := os.Open(path)
