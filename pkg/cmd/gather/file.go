@@ -2,6 +2,7 @@ package gather
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podstream"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -225,10 +227,7 @@ func PodsReadError(err error, command string) error {
 // lose its bytes). done closes what was opened.
 func (f *File) podsReader(path string) (br *bufio.Reader, done func()) {
 	if path == source.StdinName {
-		b, buffered := f.Stdin.(*bufio.Reader)
-		if !buffered {
-			return nil, func() {}
-		}
+		b, _ := f.Stdin.(*bufio.Reader) // nil when not buffered
 		return b, func() {}
 	}
 	file, err := os.Open(path)
@@ -250,13 +249,13 @@ func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
 }
 
 // readRecord reads a record of terminal pods (podrecord, written by status --watch|--wait
-// --record) from br, read from path. A record of another Job (its UID) is refused: its pods
-// would explain indexes of a run they are not of. From the record of a lineage (status
-// --lineage --record), job's own pods are read when job is of that run.
+// --record) from br, read from path. A record of another Job (its UID) than job, and not of
+// the lineage of job's run, is refused: its pods would explain indexes of a run they are not
+// of. From the record of a lineage (status --lineage --record), job's own pods are read.
 func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
 	if h := podrecord.Peek(br); h != nil && job != nil {
-		if err := RecordOf(h, path, job); err != nil {
-			return err
+		if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
+			return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
 		}
 		if h.Lineage {
 			all := add
@@ -267,29 +266,25 @@ func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add f
 			}
 		}
 	}
+	return f.readPods(br, path, add)
+}
+
+// readPods hands the pods of the record br, read from path, to add, and notes in the report
+// that it ends in a torn line.
+func (f *File) readPods(br *bufio.Reader, path string, add func(*corev1.Pod)) error {
 	h, err := podrecord.Read(br, add, nil)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
 	}
-	f.tornNote(path, h)
+	if h.Torn > 0 {
+		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
+	}
 	return nil
 }
 
-// startsJSONObject reports whether the input's first non-space byte is '{'.
+// startsJSONObject reports whether the input's first non-space byte, in its first 4 KiB, is '{'.
 func startsJSONObject(br *bufio.Reader) bool {
-	for n := 1; n <= 4096; n++ {
-		b, err := br.Peek(n)
-		if err != nil || len(b) < n {
-			return false
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	b, _ := br.Peek(4096)
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }

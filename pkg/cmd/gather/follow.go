@@ -155,11 +155,11 @@ func jobByName(name string) string {
 
 // FollowJob follows Job name from rv (that of the read of it): its watch, like JobNamed, selects
 // it by metadata.name.
-func (l *Live) FollowJob(ctx context.Context, name, rv string) (*Follower, error) {
+func (l *Live) FollowJob(ctx context.Context, name, rv string) *Follower {
 	return follow(ctx, rv, &batchv1.Job{}, &cache.ListWatch{WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 		opts.FieldSelector = jobByName(name)
 		return l.Client.BatchV1().Jobs(l.Namespace).Watch(ctx, opts)
-	}}), nil
+	}})
 }
 
 // JobNamed reads Job name again for FollowJob's Relisted (nil when it is gone), and the list's
@@ -233,21 +233,6 @@ func (l *Live) WatchPods(ctx context.Context, labelSelector string, add func(*co
 			}
 		}
 	}
-}
-
-// Saved objects do not change: a File has nothing to follow (status refuses --watch with -f).
-var errSaved = exitcode.UsageError("saved objects cannot be watched: give a Job name")
-
-func (f *File) FollowJob(context.Context, string, string) (*Follower, error) {
-	return nil, errSaved
-}
-
-func (f *File) FollowPods(context.Context, *batchv1.Job, string) (*Follower, error) {
-	return nil, errSaved
-}
-
-func (f *File) WatchPods(context.Context, string, func(*corev1.Pod) error) error {
-	return errSaved
 }
 
 // JobNamed is Job name of the files, as Job (nil when they do not hold it).

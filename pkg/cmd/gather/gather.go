@@ -53,13 +53,8 @@ type Source interface {
 	// (lineageread.go); ReadLineage reads what the run's report is made from.
 	Lineage(ctx context.Context, name string) (lineage.RunID, []*batchv1.Job, []string, error)
 	ReadLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, want PodRead) (*LineageRead, error)
-
-	// FollowJob, JobNamed, FollowPods and WatchPods are the watches of status --watch and
-	// --wait (follow.go); saved objects do not change, and a File refuses to follow them.
-	FollowJob(ctx context.Context, name, rv string) (*Follower, error)
+	// JobNamed reads Job name again for a watch after a 410 (follow.go): nil when it is gone.
 	JobNamed(ctx context.Context, name string) (*batchv1.Job, string, error)
-	FollowPods(ctx context.Context, job *batchv1.Job, rv string) (*Follower, error)
-	WatchPods(ctx context.Context, labelSelector string, add func(*corev1.Pod) error) error
 }
 
 // Live reads from the API server, in Namespace.
@@ -143,14 +138,12 @@ func (l *Live) PodsMatching(ctx context.Context, labelSelector, fieldSelector st
 // see status.DefaultFirstPageSize).
 const PageSize = 500
 
-// The live read takes each page of pods as protobuf bytes and decodes one pod at a time with
-// pkg/podstream (see there what it leaves out); the report is the same as from fully decoded
-// pods (podstream's TestSlimPodSameReport).
-
-// listPage fetches one page of pods and calls add for each, decoded one at a time as the
-// response streams in: the client holds one pod's bytes at a time, never the page, so the page
-// size costs the client no memory. It returns the page's list metadata (continue token,
-// resourceVersion). Servers or clients that do not speak protobuf get the ordinary typed List.
+// listPage fetches one page of pods and calls add for each, decoded one at a time by
+// pkg/podstream as the protobuf response streams in (the report is the same as from whole pods:
+// podstream's TestSlimPodSameReport): the client holds one pod's bytes at a time, never the
+// page, so the page size costs the client no memory. It returns the page's list metadata
+// (continue token, resourceVersion). Servers or clients that do not speak protobuf get the
+// ordinary typed List.
 func (l *Live) listPage(ctx context.Context, opts metav1.ListOptions, add func(*corev1.Pod)) (metav1.ListMeta, error) {
 	rc, ok := l.Client.CoreV1().RESTClient().(*rest.RESTClient)
 	if ok && rc != nil && !l.WholePods {

@@ -5,8 +5,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
@@ -22,7 +21,7 @@ func (l *Live) PodsOfJobs(ctx context.Context, jobs []batchv1.Job, add func(*bat
 	var manual []*batchv1.Job
 	for i := range jobs {
 		j := &jobs[i]
-		if m := j.Spec.ManualSelector; m != nil && *m {
+		if ptr.Deref(j.Spec.ManualSelector, false) {
 			manual = append(manual, j)
 		}
 		byUID[string(j.UID)] = j
@@ -33,13 +32,10 @@ func (l *Live) PodsOfJobs(ctx context.Context, jobs []batchv1.Job, add func(*bat
 		}
 	}
 	if len(manual) < len(jobs) {
-		req, err := labels.NewRequirement(batchv1.ControllerUidLabel, selection.Exists, nil)
-		if err != nil {
-			return err
-		}
-		// A pod of a Job with a manual selector is read below, by that selector, not here.
-		if _, err := l.PodsMatching(ctx, labels.NewSelector().Add(*req).String(), "", func(p *corev1.Pod) {
-			if j := byUID[indexstatus.OwnerUID(p)]; j == nil || j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector {
+		// The selector of a label's key alone: the pods that carry it. A pod of a Job with a
+		// manual selector is read below, by that selector, not here.
+		if _, err := l.PodsMatching(ctx, batchv1.ControllerUidLabel, "", func(p *corev1.Pod) {
+			if j := byUID[indexstatus.OwnerUID(p)]; j == nil || !ptr.Deref(j.Spec.ManualSelector, false) {
 				give(p)
 			}
 		}); err != nil {

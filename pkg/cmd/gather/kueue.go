@@ -3,10 +3,12 @@ package gather
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/kueue"
 )
@@ -17,21 +19,15 @@ var (
 	_ kueue.Reader = (*File)(nil)
 )
 
-// raw is a REST client for paths outside client-go's typed groups, or nil (a fake clientset).
-func (l *Live) raw() rest.Interface {
-	if l.Client == nil || l.Client.Discovery() == nil {
-		return nil
-	}
-	return l.Client.Discovery().RESTClient()
-}
-
-var errNoRESTClient = fmt.Errorf("no REST client for Kueue's API")
-
-// getJSON GETs path, with labelSelector when given, and decodes the answer into out.
+// getJSON GETs path, with labelSelector when given, and decodes the answer into out, through
+// the discovery REST client (paths outside client-go's typed groups; none in a fake clientset).
 func (l *Live) getJSON(ctx context.Context, path, labelSelector string, out any) error {
-	rc := l.raw()
+	var rc rest.Interface
+	if l.Client != nil && l.Client.Discovery() != nil {
+		rc = l.Client.Discovery().RESTClient()
+	}
 	if rc == nil {
-		return errNoRESTClient
+		return errors.New("no REST client for Kueue's API")
 	}
 	req := rc.Get().AbsPath(path).SetHeader("Accept", "application/json")
 	if labelSelector != "" {
@@ -90,8 +86,7 @@ func (l *Live) PendingPosition(ctx context.Context, lq, workload string) (*int32
 	}
 	for _, it := range list.Items {
 		if it.Metadata.Name == workload || it.Name == workload {
-			p := it.PositionInLocalQueue
-			return &p, nil
+			return ptr.To(it.PositionInLocalQueue), nil
 		}
 	}
 	return nil, nil

@@ -72,13 +72,11 @@ func OfflineRoot(jobs []*batchv1.Job) (string, error) {
 			}
 		}
 	}
-	if len(roots) != 1 {
-		return "", fmt.Errorf("the Jobs given belong to %d lineages (%s): give the Jobs of one run only", len(roots), strings.Join(slices.Collect(maps.Keys(roots)), ", "))
+	names := slices.Collect(maps.Keys(roots))
+	if len(names) != 1 {
+		return "", fmt.Errorf("the Jobs given belong to %d lineages (%s): give the Jobs of one run only", len(names), strings.Join(names, ", "))
 	}
-	for n := range roots {
-		return n, nil
-	}
-	return "", nil
+	return names[0], nil
 }
 
 // Member is one Job of a lineage as read: its pods, its lineage and its shard IDs.

@@ -169,14 +169,10 @@ func newAccumulator(job *batchv1.Job) (*indexstatus.Accumulator, error) {
 // JobPods reads job's pods into a new accumulator, as want says; the resourceVersion is the
 // last list's.
 func (l *Live) JobPods(ctx context.Context, job *batchv1.Job, want PodRead) (*indexstatus.Accumulator, string, error) {
-	if !want.All && want.Once && indexstatus.NoPodsLeft(job) {
-		acc, err := newAccumulator(job) // a suspended Job with no pod: nothing to LIST
-		return acc, "", err
-	}
 	if !want.All {
 		acc, err := newAccumulator(job)
-		if err != nil {
-			return nil, "", err
+		if err != nil || want.Once && indexstatus.NoPodsLeft(job) {
+			return acc, "", err // a suspended Job with no pod: nothing to LIST
 		}
 		acc.LeaveOutSucceeded()
 		rv, err := l.Pods(ctx, job, indexstatus.NotSucceededSelector, acc.Add)
@@ -274,10 +270,7 @@ func sharingJobs(ctx context.Context, src Source, job *batchv1.Job, cm string) [
 	var others []string
 	for i := range jobs {
 		j := &jobs[i]
-		if j.UID == job.UID {
-			continue
-		}
-		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm {
+		if name, ok := shards.ConfigMapNameFromJob(j); ok && name == cm && j.UID != job.UID {
 			others = append(others, j.Name)
 		}
 	}

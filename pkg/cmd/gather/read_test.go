@@ -15,8 +15,7 @@ import (
 )
 
 // ReadJob answers alike from the cluster and from the same objects saved: the same pods and
-// facts; only what files cannot know (the Job's events) is said to be missing, and a File
-// refuses to follow what does not change.
+// facts; only what files cannot know (the Job's events) is said to be missing.
 func TestReadJobLiveAndFileAnswerAlike(t *testing.T) {
 	at := time.Unix(1e9, 0)
 	job := testutil.StartedJob("ns", "rj", 2, at)
@@ -52,9 +51,6 @@ func TestReadJobLiveAndFileAnswerAlike(t *testing.T) {
 	}
 	if !saved.PodsGiven || saved.Captured.Before(at.Add(time.Minute)) {
 		t.Errorf("saved: pods given %v, captured %v", saved.PodsGiven, saved.Captured)
-	}
-	if _, err := file.FollowJob(ctx, "rj", ""); err == nil {
-		t.Error("a File follows saved objects")
 	}
 	if j, _, err := file.JobNamed(ctx, "gone"); j != nil || err != nil {
 		t.Errorf("JobNamed of a Job the files do not hold: %v, %v", j, err)

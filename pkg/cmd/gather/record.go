@@ -1,16 +1,13 @@
 package gather
 
 import (
-	"fmt"
 	"io"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 )
@@ -36,23 +33,6 @@ func isRecordFile(path string, stdin io.Reader) bool {
 	return br != nil && podrecord.Is(br)
 }
 
-// RecordOf checks that the record at path (header h) holds pods of job: it is job's own record
-// (the same UID, or the same name when either UID is unknown), or the record of the lineage of
-// job's run. Otherwise a usage error says whose record it is.
-func RecordOf(h *podrecord.Header, path string, job *batchv1.Job) error {
-	if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
-		return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
-	}
-	return nil
-}
-
-func sameJob(ref contract.JobRef, name string, uid types.UID) bool {
-	if ref.UID != "" && uid != "" {
-		return ref.UID == string(uid)
-	}
-	return ref.Name == name
-}
-
 // ReadRunRecord adds to PodList every pod of the record at path for the lineage of run, whose
 // Jobs are jobs (status --lineage -f JOBS -f RECORD): the record of that run's lineage, or of
 // one of jobs. ok is false when path is not a record (nothing is read).
@@ -69,28 +49,23 @@ func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job
 	if !recordOfRun(h, run, jobs) {
 		return true, exitcode.UsageError("%s is the record of %s, not of the lineage of job %q (uid %s) given: give the record written by status %s --lineage --record", path, h.Describe(), run.Root, run.RootUID, run.Root)
 	}
-	h, err = podrecord.Read(br, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) }, nil)
-	if err != nil {
-		return true, exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the pods: %s: %w", path, err))
-	}
-	f.tornNote(path, h)
-	return true, nil
+	return true, f.readPods(br, path, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
 }
 
+// recordOfRun says whether the record of header h holds pods of run: it is the record of the
+// lineage of run, or of one of jobs (the same UID, or the same name when either UID is
+// unknown) in run.
 func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bool {
 	if h.Lineage {
 		return h.Job.Name == run.Root && (run.RootUID == "" || h.Job.UID == "" || run.RootUID == h.Job.UID)
 	}
 	return slices.ContainsFunc(jobs, func(j *batchv1.Job) bool {
-		return sameJob(h.Job, j.Name, j.UID) && (run.RootUID == "" || lineage.InRun(j, run))
+		same := h.Job.Name == j.Name
+		if h.Job.UID != "" && j.UID != "" {
+			same = h.Job.UID == string(j.UID)
+		}
+		return same && (run.RootUID == "" || lineage.InRun(j, run))
 	})
-}
-
-// tornNote says, in the report's notes, that the record at path ends in a torn line.
-func (f *File) tornNote(path string, h *podrecord.Header) {
-	if h.Torn > 0 {
-		f.Notes = append(f.Notes, fmt.Sprintf("%s ends in a torn line (%d bytes, a write cut short when its writer was killed): skipped; the pods before it are read.", path, h.Torn))
-	}
 }
 
 // RecordWithoutJob is the usage error of records given with no Job: a record holds pods, and a

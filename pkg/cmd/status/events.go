@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -113,11 +114,7 @@ const failedCreateMark = "the Job controller cannot create them: FailedCreate"
 // until the cause is fixed (the controller retries the creates, with a backoff, and is refused
 // each time).
 func failedCreateNext(r *indexstatus.IndexedJobStatus) *indexstatus.IndexedJobStatus {
-	refused := false
-	for _, n := range r.Notes {
-		refused = refused || strings.Contains(n, failedCreateMark)
-	}
-	if !refused {
+	if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, failedCreateMark) }) {
 		return r
 	}
 	c := *r

@@ -68,18 +68,7 @@ func (o *Options) runLineage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
-	if err != nil {
-		return err
-	}
-	r, err := o.lineageReport(rd)
-	if err != nil {
-		return err
-	}
-	if err := o.printLineage(o.Out, r); err != nil {
-		return err
-	}
-	return o.lineageExit(r)
+	return o.endLineage(ctx, run, jobs, notes, false)
 }
 
 // lineageExit is --exit-code of a lineage report: 0 complete, 3 while a Job of it runs or a
@@ -135,12 +124,12 @@ func (o *Options) lineageReport(rd *gather.LineageRead) (*lineage.Report, error)
 	return r, nil
 }
 
-// offlineLineage reads the Jobs (and any pods and ConfigMaps) of -f, the pods of --pods-file and
-// the ConfigMaps of --shards-file: for example
+// offlineLineage reads into the source Run reads the Jobs (and any pods and ConfigMaps) of -f,
+// the pods of --pods-file and the ConfigMaps of --shards-file: for example
 //
 //	kubectl get jobs,configmaps -l indexed.kubectl.io/root-job=eval -o json > lineage.json
 //	kubectl get job eval -o json >> ... (the root carries no root-job label)
-func (o *Options) offlineLineage() (*gather.File, error) {
+func (o *Options) offlineLineage() error {
 	paths := o.jobFiles
 	if o.ShardsFile != "" {
 		paths = append(paths, o.ShardsFile)
@@ -148,15 +137,15 @@ func (o *Options) offlineLineage() (*gather.File, error) {
 	src := &gather.File{Files: strings.Join(paths, " and "), Stdin: o.In}
 	for _, p := range paths {
 		if _, err := src.Read(p, "the Jobs of a run, with their pods and ConfigMaps if wanted (kubectl get jobs,pods,configmaps -o json)"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if len(src.JobList) == 0 {
-		return nil, exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
+		return exitcode.UsageError("%s holds no Job: give the root Job and its retries (a List, as kubectl get jobs -o json writes it)", o.Filename)
 	}
 	rootName, err := gather.OfflineRoot(src.JobList)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.Usage, err)
+		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	// The pods: records of the lineage or of its Jobs (-f, --pods-file), and pods as kubectl
 	// saves them (--pods-file).
@@ -167,18 +156,19 @@ func (o *Options) offlineLineage() (*gather.File, error) {
 		}
 		if ok, err := src.ReadRunRecord(p, run, src.JobList); ok || err != nil {
 			if err != nil {
-				return nil, err
+				return err
 			}
 			continue
 		}
 		pods, err := source.ReadPods(p, o.In)
 		if err != nil {
-			return nil, gather.PodsReadError(err, "kubectl get pods -n NAMESPACE -o json")
+			return gather.PodsReadError(err, "kubectl get pods -n NAMESPACE -o json")
 		}
 		src.PodList = append(src.PodList, pods...)
 	}
 	src.Namespace = src.JobList[0].Namespace
-	return src, nil
+	o.src = src
+	return nil
 }
 
 // offlineRunID is the run of the lineage of root among jobs: the root's UID as its retries

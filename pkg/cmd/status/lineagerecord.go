@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -24,20 +24,15 @@ import (
 // watched, as --watch --record watches one Job's: one watch of the namespace's Job pods
 // (those with the job-name label), each terminal pod recorded when its controller is a Job of
 // the run. A Job first seen is read once (GET) to know whether it is of the run. The watch
-// runs beside the poll; the writer (podrecord.Writer) is shared under mu.
+// runs beside the poll; the writer (podrecord.Writer) is shared under o.recMu.
 type lineageRecorder struct {
 	o      *Options
 	run    lineage.RunID
 	ofRun  map[types.UID]bool
 	cancel context.CancelFunc
 	done   chan struct{}
-
-	mu  *sync.Mutex
-	err error
+	err    error // under o.recMu
 }
-
-// jobPodsSelector selects the pods the Job controller made (every one carries the label).
-const jobPodsSelector = batchv1.JobNameLabel
 
 // startLineageRecorder opens --record for run and starts watching its pods (nothing without
 // --record); stop ends the watch and says its first error.
@@ -50,16 +45,17 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 	}); err != nil {
 		return nil, err
 	}
+	live := o.src.(*gather.Live) // --watch is live only
 	ctx, cancel := context.WithCancel(ctx)
-	r := &lineageRecorder{o: o, run: run, ofRun: map[types.UID]bool{}, cancel: cancel, done: make(chan struct{}), mu: &o.recMu}
+	r := &lineageRecorder{o: o, run: run, ofRun: map[types.UID]bool{}, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		for ctx.Err() == nil {
 			began := time.Now()
-			if err := r.o.src.WatchPods(ctx, jobPodsSelector, func(p *corev1.Pod) error { return r.add(ctx, p) }); err != nil && ctx.Err() == nil {
-				r.mu.Lock()
+			if err := live.WatchPods(ctx, batchv1.JobNameLabel, func(p *corev1.Pod) error { return r.add(ctx, p) }); err != nil && ctx.Err() == nil {
+				r.o.recMu.Lock()
 				r.err = err
-				r.mu.Unlock()
+				r.o.recMu.Unlock()
 				return
 			}
 			// A watch the server ended at once (an error event each time) is not listed
@@ -80,8 +76,8 @@ func (r *lineageRecorder) failed() error {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.o.recMu.Lock()
+	defer r.o.recMu.Unlock()
 	return r.err
 }
 
@@ -121,8 +117,8 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	if !in {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.o.recMu.Lock()
+	defer r.o.recMu.Unlock()
 	if r.o.rec == nil {
 		return nil
 	}

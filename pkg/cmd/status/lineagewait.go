@@ -85,13 +85,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 				if first {
 					line += fmt.Sprintf(" (lineage of job %s/%s; a line per change, the report at the end)", o.src.InNamespace(), run.Root)
 				}
-				out := o.Out
-				if structured(o) {
-					out = o.ErrOut // standard output holds the report alone, for a parser
-				} else {
-					lines++
-				}
-				if _, err := fmt.Fprintln(out, line); err != nil {
+				if err := o.printChange(line, &lines); err != nil {
 					return err
 				}
 			}
@@ -120,7 +114,7 @@ func (o *Options) watchLineage(ctx context.Context) error {
 	}
 }
 
-// endLineage prints the report of the finished lineage and exits by its verdict.
+// endLineage prints the lineage report (after a blank line when sep) and exits by its verdict.
 func (o *Options) endLineage(ctx context.Context, run lineage.RunID, jobs []*batchv1.Job, notes []string, sep bool) error {
 	rd, err := o.src.ReadLineage(ctx, run, jobs, notes, o.podRead())
 	if err != nil {

@@ -10,41 +10,27 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 )
 
-// readFiles reads -f's files (and --shards-file's), once, into the source Run reads: the Jobs
-// of a run with --lineage (offlineLineage), else one Job (readOffline).
-func (o *Options) readFiles() error {
-	read := o.readOffline
-	if o.Lineage {
-		read = o.offlineLineage
-	}
-	src, err := read()
-	if err == nil {
-		o.src = src
-	}
-	return err
-}
-
-// readOffline reads -f: one Job, alone (kubectl get job -o json|yaml) or with its pods and
-// ConfigMaps in a List or a stream of documents (kubectl get job,pods -l
-// batch.kubernetes.io/job-name=NAME -o json); --pods-file is left to the source's Pods, which
-// streams it; --shards-file's ConfigMap gives the shard IDs.
-func (o *Options) readOffline() (*gather.File, error) {
+// readOffline reads -f into the source Run reads: one Job, alone (kubectl get job -o
+// json|yaml) or with its pods and ConfigMaps in a List or a stream of documents (kubectl get
+// job,pods -l batch.kubernetes.io/job-name=NAME -o json); --pods-file is left to the source's
+// Pods, which streams it; --shards-file's ConfigMap gives the shard IDs.
+func (o *Options) readOffline() error {
 	src := &gather.File{Files: o.Filename, PodsFile: o.PodsFile, Stdin: o.In}
 	for _, f := range o.jobFiles {
 		if _, err := src.Read(f, "the Job (kubectl get job -o json), optionally with its pods and the ConfigMap of a retry's index map"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := o.recordAsPodsFile(src); err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case len(src.JobList) == 0:
-		return nil, exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
+		return exitcode.UsageError("%s: no Job found (save it with kubectl get job NAME -o json)", o.Filename)
 	case len(src.JobList) > 1:
-		return nil, exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
+		return exitcode.UsageError("%s: holds more than one Job (%q and %q); give one Job and its pods (kubectl get job,pods -l batch.kubernetes.io/job-name=NAME -o json)", o.Filename, src.JobList[0].Name, src.JobList[1].Name)
 	case src.PodsFile != "" && len(src.PodList) > 0:
-		return nil, exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
+		return exitcode.UsageError("%s already holds pods: give them there or with --pods-file, not both", o.Filename)
 	}
 	src.Namespace = src.JobList[0].Namespace
 	if o.ShardsFile != "" {
@@ -54,11 +40,12 @@ func (o *Options) readOffline() (*gather.File, error) {
 			err = exitcode.UsageError("%s: holds %d ConfigMaps; give the Job's shard ConfigMap only", o.ShardsFile, n)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		src.ShardsConfigMap = slices.Collect(maps.Values(f.ConfigMaps))[0]
 	}
-	return src, nil
+	o.src = src
+	return nil
 }
 
 // recordAsPodsFile makes the record given with -f the source's pods file, read as --pods-file

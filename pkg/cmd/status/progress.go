@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,12 +79,7 @@ func changeLine(prev *jobState, s jobState, elapsed time.Duration) string {
 	newly, conds := s.failedIx, s.conditions
 	if prev != nil {
 		newly = s.failedIx.Difference(prev.failedIx)
-		conds = nil
-		for _, c := range s.conditions {
-			if !strings.Contains(","+strings.Join(prev.conditions, ",")+",", ","+c+",") {
-				conds = append(conds, c)
-			}
-		}
+		conds = slices.DeleteFunc(slices.Clone(conds), func(c string) bool { return slices.Contains(prev.conditions, c) })
 	}
 	if !newly.IsEmpty() {
 		fmt.Fprintf(&b, "; %s %s failed", textwrap.Plural(newly.Len(), "index", "indexes"), newly.Truncated(60))

@@ -211,9 +211,7 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if fl := cmd.Flags().Lookup("namespace"); fl != nil && fl.Changed {
-				o.namespaceFlag = true
-			}
+			o.namespaceFlag = cmd.Flags().Changed("namespace")
 			o.timeoutSet = cmd.Flags().Changed("timeout")
 			if cmd.Flags().Changed("chunk-size") {
 				o.FirstPageSize = o.ChunkSize
@@ -279,7 +277,10 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 		if err := o.Validate(); err != nil {
 			return err
 		}
-		return o.readFiles()
+		if o.Lineage {
+			return o.offlineLineage() // the Jobs of a run
+		}
+		return o.readOffline()
 	}
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
@@ -426,11 +427,9 @@ func (o *Options) print(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		case FormatHTML:
 			return htmlreport.Write(w, r)
 		}
-		width := 0
+		width := output.TerminalWidth(o.Out)
 		if o.Width != nil {
 			width = o.Width()
-		} else {
-			width = output.TerminalWidth(o.Out)
 		}
 		return indexstatus.PrintTextWith(w, r, indexstatus.TextOptions{Wide: format == output.FormatWide, Width: width, States: o.states})
 	})

@@ -17,7 +17,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -30,17 +29,15 @@ const clearScreen = "\x1b[H\x1b[2J"
 const maxDrain = 1000
 
 // watcher follows a Job and its pods with one Job watch and one pod watch (gather's FollowJob
-// and FollowPods), from the resourceVersions of the initial read, jobRV and podRV; it reads
-// again only when the server says a watch expired.
+// and FollowPods), from the resourceVersions of the initial read; it reads again only when
+// the server says a watch expired.
 type watcher struct {
-	o     *Options
-	st    *liveState
-	jobRV string
-	podRV string
-	jobW  *gather.Follower
-	podW  *gather.Follower
-	tty   bool
-	last  []byte
+	o    *Options
+	st   *liveState
+	jobW *gather.Follower
+	podW *gather.Follower
+	tty  bool
+	last []byte
 
 	// start is when the watch began (elapsed times, --timeout); lines counts the change lines
 	// printed off a terminal and state is the last one's (changeLine); progress is --wait's.
@@ -83,11 +80,11 @@ func (o *Options) watch(ctx context.Context) error {
 		return err
 	}
 	// --wait draws no frame on a terminal either: the report is printed once, at the end.
-	w := &watcher{o: o, st: st, jobRV: st.Job.ResourceVersion, podRV: st.PodsRV, tty: isTerminal(o.Out) && !o.Wait, start: start}
+	w := &watcher{o: o, st: st, tty: isTerminal(o.Out) && !o.Wait, start: start}
 	if o.Wait {
 		w.progress = &waitProgress{w: o.ErrOut, what: fmt.Sprintf("job %q", o.JobName), start: start, timeout: o.Timeout}
 	}
-	r, err := w.draw(true)
+	r, err := w.show(st.report(o), true)
 	if err != nil || r.Phase.Terminal() {
 		if err != nil {
 			return err
@@ -272,11 +269,6 @@ func (w *watcher) drain(ctx context.Context) error {
 	return nil
 }
 
-// draw renders the report and writes it when it changed (always when force).
-func (w *watcher) draw(force bool) (*indexstatus.IndexedJobStatus, error) {
-	return w.show(w.st.report(w.o), force)
-}
-
 // end is the exit of a watch that stops before the Job finished (the context is done: SIGINT
 // or SIGTERM): the last report, off a terminal; then, for --wait and --watch --exit-code, exit
 // 130 or 143 with a line that says so (a plain --watch the user stops exits 0).
@@ -336,22 +328,20 @@ func (w *watcher) changeLine(r *indexstatus.IndexedJobStatus) error {
 		line = fmt.Sprintf("%s (job %s/%s; a line per change, the full report at the end)", line, w.o.src.InNamespace(), w.o.JobName)
 	}
 	w.state = &s
-	out := w.o.Out
-	if structured(w.o) {
-		// -o json, yaml, name or a template: standard output holds the report alone, for a
-		// parser; the lines go to standard error.
-		out = w.o.ErrOut
-	} else {
-		w.lines++
-	}
-	_, err := fmt.Fprintln(out, line)
-	return err
+	return w.o.printChange(line, &w.lines)
 }
 
-// structured says whether -o asks for something a program parses (not the text views).
-func structured(o *Options) bool {
-	f := o.PrintFlags.Format()
-	return f != output.FormatText && f != output.FormatWide
+// printChange prints a change line of --watch off a terminal, counted in lines; when -o asks
+// for something a program parses (json, yaml, name, a template, html), standard output holds
+// the report alone and the line goes to standard error.
+func (o *Options) printChange(line string, lines *int) error {
+	if o.PrintFlags.IsMachine() {
+		_, err := fmt.Fprintln(o.ErrOut, line)
+		return err
+	}
+	*lines++
+	_, err := fmt.Fprintln(o.Out, line)
+	return err
 }
 
 func (w *watcher) stop() {
@@ -374,12 +364,10 @@ func (w *watcher) stop() {
 // refusal (403/401), the Job deleted or created again.
 
 func (w *watcher) startWatches(ctx context.Context) error {
-	o := w.o
+	o, live := w.o, w.o.src.(*gather.Live) // --watch is live only (Validate)
+	w.jobW = live.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.st.Job.ResourceVersion)
 	var err error
-	if w.jobW, err = o.src.FollowJob(watchLogContext(ctx, o.ErrOut, "job "+o.JobName), o.JobName, w.jobRV); err != nil {
-		return err
-	}
-	w.podW, err = o.src.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.podRV)
+	w.podW, err = live.FollowPods(watchLogContext(ctx, o.ErrOut, "the pods of job "+o.JobName), w.st.Job, w.st.PodsRV)
 	return err
 }
 
