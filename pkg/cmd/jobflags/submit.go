@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -306,22 +305,6 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 // each (ops[i] is objs[i]'s), as kubectl create does.
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
-	if o.PrintFlags.OutputFlagSpecified() {
-		p := o.printer
-		if p == nil {
-			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
-		}
-		if *o.PrintFlags.OutputFormat == "name" {
-			// The name printer takes no List.
-			for _, obj := range objs {
-				if err := p.PrintObj(obj, o.Out); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return p.PrintObj(list(objs...), o.Out)
-	}
 	suffix := ""
 	switch o.DryRun {
 	case cmdutil.DryRunClient:
@@ -329,9 +312,21 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	case cmdutil.DryRunServer:
 		suffix = " (server dry run)"
 	}
+	printer := func(i int) printers.ResourcePrinter {
+		return &printers.NamePrinter{Operation: ops[i] + suffix}
+	}
+	if o.PrintFlags.OutputFlagSpecified() {
+		p := o.printer
+		if p == nil {
+			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
+		}
+		if *o.PrintFlags.OutputFormat != "name" {
+			return p.PrintObj(list(objs...), o.Out)
+		}
+		printer = func(int) printers.ResourcePrinter { return p } // The name printer takes no List.
+	}
 	for i, obj := range objs {
-		p := &printers.NamePrinter{Operation: ops[i] + suffix}
-		if err := p.PrintObj(obj, o.Out); err != nil {
+		if err := printer(i).PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}
@@ -341,11 +336,8 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 // setKinds fills in apiVersion and kind, which objects returned by a typed client lack.
 func setKinds(objs ...runtime.Object) {
 	for _, obj := range objs {
-		switch x := obj.(type) {
-		case *corev1.ConfigMap:
-			x.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
-		case *batchv1.Job:
-			x.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+		if gvks, _, err := scheme.Scheme.ObjectKinds(obj); err == nil {
+			obj.GetObjectKind().SetGroupVersionKind(gvks[0])
 		}
 	}
 }
@@ -547,11 +539,8 @@ func ambiguous(err error) bool {
 		return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsInternalError(err) ||
 			apierrors.IsUnexpectedServerError(err)
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false // no connection: nothing was sent
-	}
-	return !strings.Contains(err.Error(), "getting credentials: ") // a credential plugin failed before sending
+	// No connection, or a credential plugin that failed before sending: nothing was sent.
+	return !exitcode.IsDialError(err) && !exitcode.IsCredentialPluginError(err)
 }
 
 // confirmContext is a context for the GET that settles an ambiguous write: not cancelled with
