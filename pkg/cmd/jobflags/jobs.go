@@ -21,10 +21,11 @@ import (
 )
 
 // SubmitJobs is Submit for objects that are Jobs alone (a retry of a Job that create did not
-// make: one Job per index); the one with the longest name is linted. They are created in order; a Job that exists already is kept
-// ("unchanged") when ours(existing) says an earlier run of the same command made it, so running
-// the command again after a failure half-way creates the rest; any other existing Job stops
-// the run. A failure half-way says which Jobs exist and that the same command completes them.
+// make: one Job per index); the one with the longest name is linted. They are created in
+// order; a Job that exists already is kept ("unchanged") when ours(existing) says an earlier
+// run of the same command made it, so running the command again after a failure half-way
+// creates the rest; any other existing Job stops the run. A failure half-way says which Jobs
+// exist and that the same command completes them.
 func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours func(existing *batchv1.Job) bool) error {
 	if len(jobs) == 0 {
 		return errors.New("no Jobs to send")
@@ -36,18 +37,16 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 	if err := o.check(jobs, objs); err != nil {
 		return err
 	}
-	ops := make([]string, len(jobs))
+	ops := slices.Repeat([]string{"created"}, len(jobs))
+	send := jobs
 	if o.DryRun == cmdutil.DryRunClient {
-		if err := o.print(objs, slices.Repeat([]string{"created"}, len(objs))); err != nil {
-			return err
-		}
-		return o.saveJobs(objs)
+		send = nil // printed and saved as they are
 	}
 	ns := o.Namespace
 	create := o.createOptions()
 	var done []string
 	interruptedCode := 0
-	for i, want := range jobs {
+	for i, want := range send {
 		got, err := o.Client.BatchV1().Jobs(ns).Create(ctx, want, create)
 		if apierrors.IsAlreadyExists(err) {
 			existing, gerr := o.Client.BatchV1().Jobs(ns).Get(ctx, want.Name, metav1.GetOptions{})
@@ -66,7 +65,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 			switch {
 			case mine:
 				o.lostAnswer(back, err)
-				objs[i], ops[i] = back, "created"
+				objs[i] = back
 				done = append(done, want.Name)
 				if code, ok := interrupted(ctx); ok {
 					if i+1 < len(jobs) {
@@ -88,7 +87,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 		if err != nil {
 			return o.partialJobs(o.PermissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
 		}
-		objs[i], ops[i] = got, "created"
+		objs[i] = got
 		if o.DryRun != cmdutil.DryRunServer {
 			done = append(done, want.Name)
 		}

@@ -106,23 +106,16 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	if f == nil {
 		return err
 	}
-	var anyway *createdAnyway
-	if errors.As(err, &anyway) {
-		// Interrupted once the Job existed: the file is what was created, as the docs
-		// promise; the exit code stays the signal's unless the file could not be filled.
-		if serr := o.save(f, objs); serr != nil {
-			return serr
-		}
-		return err
-	}
-	if err != nil {
+	if anyway := (*createdAnyway)(nil); err != nil && !errors.As(err, &anyway) {
 		// Nothing was written to it: a failed command leaves no file that looks like what
 		// was created.
 		_ = f.Close()
 		_ = os.Remove(o.SaveFile)
 		return err
 	}
-	return o.save(f, objs)
+	// Created (or interrupted once the Job existed): the file is what was created, as the docs
+	// promise; the exit code stays the signal's unless the file could not be filled.
+	return cmp.Or(o.save(f, objs), err)
 }
 
 // check refuses, before anything is sent, the flags and the images the API server or the
