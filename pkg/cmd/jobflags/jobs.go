@@ -147,12 +147,12 @@ func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job
 		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were, o.notSaved()))
 }
 
-// saveJobs writes the Jobs to --save as a v1 List (YAML), never over an existing file.
+// saveJobs writes the Jobs, once printed (which sets their kinds), to --save as a v1 List
+// (YAML), never over an existing file.
 func (o *Submitter) saveJobs(objs []runtime.Object) error {
 	if o.SaveFile == "" {
 		return nil
 	}
-	setKinds(objs...)
 	f, err := os.OpenFile(o.SaveFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w (the Jobs were created or printed; the file was not written)", o.SaveFile, err))

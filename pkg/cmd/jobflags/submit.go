@@ -134,6 +134,7 @@ func (o *Submitter) check(jobs []*batchv1.Job, objs []runtime.Object) error {
 	if err := o.lint(longest); err != nil {
 		return err
 	}
+	setKinds(objs...)
 	return o.saveConfig(objs)
 }
 
