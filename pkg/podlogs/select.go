@@ -49,7 +49,6 @@ type Target struct {
 	Attempt int
 	// Pod is the pod that ran the attempt; empty when it is gone.
 	Pod       string
-	Phase     corev1.PodPhase
 	Container string
 	// Gone says the attempt's pod no longer exists; Known says what is still known about it.
 	Gone  bool
@@ -169,7 +168,7 @@ func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex
 	for _, a := range as {
 		if a.n == n {
 			c := Container(a.pod, container)
-			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Phase: a.pod.Status.Phase, Container: c, Facts: Facts(a.pod, c)}
+			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Container: c, Facts: Facts(a.pod, c)}
 		}
 	}
 	t := Target{Index: index, Attempt: n, Gone: true}
