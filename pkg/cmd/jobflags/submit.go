@@ -556,13 +556,6 @@ func interrupted(ctx context.Context) (int, bool) {
 	return 0, false
 }
 
-// sentJob reports whether got is the Job this command sent: every label and annotation of
-// want (its shard ConfigMap, manifest hash and lineage among them) is on it. The Job did not
-// exist when the command began (send GETs it first).
-func sentJob(got, want *batchv1.Job) bool {
-	return hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels)
-}
-
 func hasAll(got, want map[string]string) bool {
 	for k, v := range want {
 		if got[k] != v {
@@ -574,7 +567,8 @@ func hasAll(got, want map[string]string) bool {
 
 // readBack GETs want, whose create failed ambiguously, on a context that outlives ctx
 // (confirmContext): got is the Job of that name when there is one, mine whether it is the one
-// this command sent (sentJob). Every Job create reads back through it before saying what
+// this command sent: every label and annotation of want (its shard ConfigMap, manifest hash and
+// lineage among them) is on it. Every Job create reads back through it before saying what
 // exists.
 func (o *Submitter) readBack(ctx context.Context, want *batchv1.Job) (got *batchv1.Job, mine bool, err error) {
 	gctx, cancel := confirmContext(ctx)
@@ -583,7 +577,7 @@ func (o *Submitter) readBack(ctx context.Context, want *batchv1.Job) (got *batch
 	if err != nil {
 		return nil, false, err
 	}
-	return got, sentJob(got, want), nil
+	return got, hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels), nil
 }
 
 // lostAnswer is the warning that the answer to creating got was lost but a GET shows it.
