@@ -282,16 +282,14 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 	}
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
-	var p printers.ResourcePrinter
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
-		p, err = output.Printer(*f)
+		o.printer, err = output.Printer(*f)
 	} else {
-		p, err = o.PrintFlags.ToPrinter()
+		o.printer, err = o.PrintFlags.ToPrinter()
 	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	o.printer = p
 	return nil
 }
 
