@@ -92,12 +92,11 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 		byIndex[pp.Index] = append(byIndex[pp.Index], attempt{pod: p, pol: pp})
 	}
 	perIndex := job.Spec.BackoffLimitPerIndex != nil
-	for ix, as := range byIndex {
+	for _, as := range byIndex { // sorted and numbered in place
 		slices.SortStableFunc(as, func(a, b attempt) int { return jobpolicy.ListOrder(&a.pol, &b.pol) })
 		for k := range as {
 			as[k].n = jobpolicy.AttemptNumber(perIndex, &as[k].pol, k)
 		}
-		byIndex[ix] = as
 	}
 	status := map[int]*indexstatus.IndexStatus{}
 	for i := range report.Indexes {
