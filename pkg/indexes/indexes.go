@@ -114,23 +114,26 @@ func (s Set) Equal(o Set) bool { return slices.Equal(s.ivs, o.ivs) }
 func (s Set) Union(o Set) Set {
 	out := make([]Interval, 0, len(s.ivs)+len(o.ivs))
 	i, j := 0, 0
-	push := func(iv Interval) {
-		if n := len(out); n > 0 && iv.First <= out[n-1].Last+1 {
-			out[n-1].Last = max(out[n-1].Last, iv.Last)
-			return
-		}
-		out = append(out, iv)
-	}
 	for i < len(s.ivs) || j < len(o.ivs) {
 		if j == len(o.ivs) || (i < len(s.ivs) && s.ivs[i].First <= o.ivs[j].First) {
-			push(s.ivs[i])
+			out = appendMerged(out, s.ivs[i])
 			i++
 		} else {
-			push(o.ivs[j])
+			out = appendMerged(out, o.ivs[j])
 			j++
 		}
 	}
 	return Set{ivs: out}
+}
+
+// appendMerged appends iv to ivs, sorted by First, merging it into the last interval when
+// they overlap or touch.
+func appendMerged(ivs []Interval, iv Interval) []Interval {
+	if n := len(ivs); n > 0 && iv.First <= ivs[n-1].Last+1 {
+		ivs[n-1].Last = max(ivs[n-1].Last, iv.Last)
+		return ivs
+	}
+	return append(ivs, iv)
 }
 
 // Intersect returns the indexes in both s and o, in O(intervals).
@@ -318,11 +321,7 @@ func (b *Builder) Set() Set {
 	sort.Slice(ivs, func(i, j int) bool { return ivs[i].First < ivs[j].First })
 	out := ivs[:0]
 	for _, iv := range ivs {
-		if n := len(out); n > 0 && iv.First <= out[n-1].Last+1 {
-			out[n-1].Last = max(out[n-1].Last, iv.Last)
-			continue
-		}
-		out = append(out, iv)
+		out = appendMerged(out, iv)
 	}
 	b.ivs, b.unsorted = out, false
 	return Set{ivs: append([]Interval(nil), out...)}

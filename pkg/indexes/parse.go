@@ -37,11 +37,7 @@ func Parse(s string, completions int) (Set, error) {
 			return Set{}, fmt.Errorf("non-increasing order, previous: %d, current: %d", last, x)
 		}
 		last = y
-		if n := len(ivs); n > 0 && ivs[n-1].Last+1 == x {
-			ivs[n-1].Last = y
-		} else {
-			ivs = append(ivs, Interval{x, y})
-		}
+		ivs = appendMerged(ivs, Interval{x, y})
 	}
 	return Set{ivs: ivs}, nil
 }
@@ -70,27 +66,28 @@ func parseInterval(frag string, limit int) (x, y int, err error) {
 	if parts > 2 {
 		return 0, 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", frag)
 	}
-	x, ok := atoi(first)
-	if !ok {
-		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", first)
+	if x, err = index(first, limit); err != nil || parts == 1 {
+		return x, x, err
 	}
-	if x >= limit {
-		return 0, 0, fmt.Errorf("too large index: %q", first)
-	}
-	if parts == 1 {
-		return x, x, nil
-	}
-	y, ok = atoi(second)
-	if !ok {
-		return 0, 0, fmt.Errorf("cannot convert string to integer for index: %q", second)
-	}
-	if y >= limit {
-		return 0, 0, fmt.Errorf("too large index: %q", second)
+	if y, err = index(second, limit); err != nil {
+		return 0, 0, err
 	}
 	if x >= y {
 		return 0, 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", x, y)
 	}
 	return x, y, nil
+}
+
+// index is one number of an interval, below limit.
+func index(s string, limit int) (int, error) {
+	n, ok := atoi(s)
+	if !ok {
+		return 0, fmt.Errorf("cannot convert string to integer for index: %q", s)
+	}
+	if n >= limit {
+		return 0, fmt.Errorf("too large index: %q", s)
+	}
+	return n, nil
 }
 
 // atoi accepts what strconv.Atoi accepts for a string without '-': an optional '+' and one or

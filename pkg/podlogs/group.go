@@ -13,9 +13,8 @@ type Group struct {
 	// Cause is what the indexes share, in words: "failed: exit code 1 in container worker".
 	Cause   string
 	Indexes indexes.Set
-	// Sample is the first of Targets whose pod is still there (else the first of them).
-	Sample  Target
-	Targets []Target
+	// Sample is the first of its targets whose pod is still there (else the first of them).
+	Sample Target
 }
 
 // GroupFailed groups the targets of a Failed selection by cause, from report's rows: the
@@ -43,7 +42,6 @@ func GroupFailed(targets []Target, report *indexstatus.IndexedJobStatus) []Group
 		if g.Sample.Gone && !t.Gone {
 			g.Sample = t
 		}
-		g.Targets = append(g.Targets, t)
 	}
 	for k := range groups {
 		groups[k].Indexes = sets[k].Set()

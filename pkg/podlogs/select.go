@@ -49,7 +49,6 @@ type Target struct {
 	Attempt int
 	// Pod is the pod that ran the attempt; empty when it is gone.
 	Pod       string
-	Phase     corev1.PodPhase
 	Container string
 	// Gone says the attempt's pod no longer exists; Known says what is still known about it.
 	Gone  bool
@@ -93,12 +92,11 @@ func Select(job *batchv1.Job, pods []corev1.Pod, report *indexstatus.IndexedJobS
 		byIndex[pp.Index] = append(byIndex[pp.Index], attempt{pod: p, pol: pp})
 	}
 	perIndex := job.Spec.BackoffLimitPerIndex != nil
-	for ix, as := range byIndex {
+	for _, as := range byIndex { // sorted and numbered in place
 		slices.SortStableFunc(as, func(a, b attempt) int { return jobpolicy.ListOrder(&a.pol, &b.pol) })
 		for k := range as {
 			as[k].n = jobpolicy.AttemptNumber(perIndex, &as[k].pol, k)
 		}
-		byIndex[ix] = as
 	}
 	status := map[int]*indexstatus.IndexStatus{}
 	for i := range report.Indexes {
@@ -169,7 +167,7 @@ func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex
 	for _, a := range as {
 		if a.n == n {
 			c := Container(a.pod, container)
-			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Phase: a.pod.Status.Phase, Container: c, Facts: Facts(a.pod, c)}
+			return Target{Index: index, Attempt: n, Pod: a.pod.Name, Container: c, Facts: Facts(a.pod, c)}
 		}
 	}
 	t := Target{Index: index, Attempt: n, Gone: true}

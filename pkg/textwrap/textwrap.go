@@ -12,6 +12,7 @@ package textwrap
 
 import (
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -74,28 +75,30 @@ func ShellQuote(s string) string {
 
 // ShellWords splits a command at the spaces outside single or double quotes.
 func ShellWords(cmd string) []string {
-	var words []string
-	var quote rune
+	words := SplitUnquoted(cmd, func(i int) bool { return cmd[i] == ' ' })
+	return slices.DeleteFunc(words, func(w string) bool { return w == "" })
+}
+
+// SplitUnquoted splits s at each byte outside single and double quotes that at (given its
+// index) says to split at, without that byte.
+func SplitUnquoted(s string, at func(i int) bool) []string {
+	var out []string
 	start := 0
-	for i, r := range cmd {
-		switch {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
 		case quote != 0:
-			if r == quote {
+			if ch == quote {
 				quote = 0
 			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == ' ':
-			if i > start {
-				words = append(words, cmd[start:i])
-			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case at(i):
+			out = append(out, s[start:i])
 			start = i + 1
 		}
 	}
-	if start < len(cmd) {
-		words = append(words, cmd[start:])
-	}
-	return words
+	return append(out, s[start:])
 }
 
 // Count is n followed by the noun one or many, as n asks: "1 case", "0 cases", "2 cases".

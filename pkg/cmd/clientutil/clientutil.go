@@ -90,7 +90,7 @@ func (c *contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 		}()
 		if c.exec && !sent.Load() {
 			// Still waiting for the plugin: nothing was sent. main stops the plugin on exit.
-			return nil, pluginStopped(ctx)
+			return nil, &exitcode.PluginStopped{Cause: context.Cause(ctx), Err: ctx.Err()}
 		}
 		if c.exec {
 			return nil, fmt.Errorf("no answer in time: %w", ctx.Err())

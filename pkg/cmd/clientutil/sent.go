@@ -1,11 +1,8 @@
 package clientutil
 
 import (
-	"context"
 	"net/http"
 	"sync/atomic"
-
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
 
 // sentKey marks, in a request's context, the flag that the transport below the exec credential
@@ -24,9 +21,3 @@ func (m *markSent) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (m *markSent) WrappedRoundTripper() http.RoundTripper { return m.next }
-
-// pluginStopped is the error of a request given up (interrupt, --request-timeout) while the
-// kubeconfig's exec credential plugin still ran: nothing was sent to the API server.
-func pluginStopped(ctx context.Context) error {
-	return &exitcode.PluginStopped{Cause: context.Cause(ctx), Err: ctx.Err()}
-}

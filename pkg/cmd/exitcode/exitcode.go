@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -154,7 +155,7 @@ func APIError(err error, verb, resource, name, namespace string) error {
 	}
 	obj := resource
 	if name != "" {
-		obj = fmt.Sprintf("%s %q", singular(resource), name)
+		obj = fmt.Sprintf("%s %q", strings.TrimSuffix(resource, "s"), name) // "jobs" -> job "NAME"
 	}
 	where := ""
 	if namespace != "" {
@@ -174,7 +175,7 @@ func APIError(err error, verb, resource, name, namespace string) error {
 		return Wrap(Cluster, fmt.Errorf("interrupted while trying to %s %s%s: the request may or may not have reached the API server", verb, obj, where))
 	case errors.Is(err, context.DeadlineExceeded):
 		return Wrap(Cluster, fmt.Errorf("timed out while trying to %s %s%s (raise --request-timeout if the server is slow): %w", verb, obj, where, err))
-	case isCredentialPluginError(err):
+	case IsCredentialPluginError(err):
 		return Wrap(Cluster, fmt.Errorf("the credential plugin of your kubeconfig failed, so nothing was sent to the API server: check the user's exec entry in --kubeconfig / --context: %w", err))
 	case apierrors.IsNotFound(err) && namespace != "" && notFoundKind(err) == "namespaces":
 		return Wrap(Cluster, fmt.Errorf("namespace %q not found: create it, or pass another -n", namespace))
@@ -195,7 +196,7 @@ func APIError(err error, verb, resource, name, namespace string) error {
 		return Wrap(Cluster, fmt.Errorf("the API server's certificate is not trusted, so nothing was sent (check the kubeconfig's certificate-authority or --certificate-authority, and that --server names the host the certificate is for): %w", err))
 	case isNotHTTPSAnswer(err):
 		return Wrap(Cluster, fmt.Errorf("trying to %s %s%s, the server answered 400 without a Kubernetes status: it is not answering as an API server; if --server (or the kubeconfig's server) is http:// and the API server speaks HTTPS, use https:// (a TLS port answers plain HTTP this way): %w", verb, obj, where, err))
-	case isUnreachable(err) && isWrite(verb) && !isDialError(err):
+	case isUnreachable(err) && isWrite(verb) && !IsDialError(err):
 		// The connection was made and then lost: the server may have carried the request out.
 		return Wrap(Cluster, fmt.Errorf("the connection to the API server was lost while trying to %s %s%s: the request may or may not have been carried out; look before trying again: %w", verb, obj, where, err))
 	case isUnreachable(err):
@@ -217,10 +218,10 @@ func notFoundKind(err error) string {
 	return ""
 }
 
-// isCredentialPluginError reports whether err came from the kubeconfig's exec credential plugin
+// IsCredentialPluginError reports whether err came from the kubeconfig's exec credential plugin
 // rather than from the network. client-go wraps it in a *url.Error like a network failure; its
 // round tripper marks it with this prefix (plugin/pkg/client/auth/exec, Authenticator.getCreds).
-func isCredentialPluginError(err error) bool {
+func IsCredentialPluginError(err error) bool {
 	return strings.Contains(err.Error(), "getting credentials: ")
 }
 
@@ -250,29 +251,13 @@ func isNotHTTPSAnswer(err error) bool {
 
 // isWrite says whether verb changes something on the server.
 func isWrite(verb string) bool {
-	switch verb {
-	case "create", "update", "patch", "delete":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"create", "update", "patch", "delete"}, verb)
 }
 
-// isDialError says whether err is a failure to connect at all (nothing was sent).
-func isDialError(err error) bool {
+// IsDialError says whether err is a failure to connect at all (nothing was sent).
+func IsDialError(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func singular(resource string) string {
-	switch resource {
-	case "jobs":
-		return "job"
-	case "pods":
-		return "pod"
-	case "configmaps":
-		return "configmap"
-	}
-	return resource
 }
 
 // pluginStoppedText starts PluginStopped's message.

@@ -2,7 +2,6 @@ package jobflags
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 
@@ -45,19 +44,15 @@ func (o *Submitter) checkFlags() error {
 
 // checkAnnotationsSize refuses an object whose annotations exceed what the API server stores
 // (256 KiB in total), naming --save-config when its last-applied-configuration is the cause.
+// obj has its kind (setKinds).
 func checkAnnotationsSize(obj runtime.Object) error {
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		return err
 	}
 	if err := apivalidation.ValidateAnnotationsSize(m.GetAnnotations()); err != nil {
-		kind := obj.GetObjectKind().GroupVersionKind().Kind
-		if kind == "" {
-			kind = fmt.Sprintf("%T", obj)
-			kind = kind[strings.LastIndex(kind, ".")+1:]
-		}
 		return exitcode.UsageError("--save-config: the last-applied-configuration annotation makes the annotations of %s %q larger than the API server's limit of %d bytes (%v): nothing was sent. Create without --save-config (kubectl apply can still adopt the objects later with --server-side)",
-			strings.ToLower(kind), m.GetName(), apivalidation.TotalAnnotationSizeLimitB, err)
+			strings.ToLower(obj.GetObjectKind().GroupVersionKind().Kind), m.GetName(), apivalidation.TotalAnnotationSizeLimitB, err)
 	}
 	return nil
 }

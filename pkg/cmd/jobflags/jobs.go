@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -22,49 +21,32 @@ import (
 )
 
 // SubmitJobs is Submit for objects that are Jobs alone (a retry of a Job that create did not
-// make: one Job per index). They differ only in name and the pinned index, so the one with the
-// longest name is linted. They are created in order; a Job that exists already is kept
-// ("unchanged") when ours(existing) says an earlier run of the same command made it, so running
-// the command again after a failure half-way creates the rest; any other existing Job stops
-// the run. A failure half-way says which Jobs exist and that the same command completes them.
+// make: one Job per index); the one with the longest name is linted. They are created in
+// order; a Job that exists already is kept ("unchanged") when ours(existing) says an earlier
+// run of the same command made it, so running the command again after a failure half-way
+// creates the rest; any other existing Job stops the run. A failure half-way says which Jobs
+// exist and that the same command completes them.
 func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours func(existing *batchv1.Job) bool) error {
 	if len(jobs) == 0 {
 		return errors.New("no Jobs to send")
-	}
-	if err := o.checkFlags(); err != nil {
-		return err
-	}
-	longest := jobs[0]
-	for _, j := range jobs {
-		if err := checkImages(j); err != nil {
-			return err
-		}
-		if len(j.Name) > len(longest.Name) {
-			longest = j
-		}
-	}
-	if err := o.lint(longest); err != nil {
-		return err
 	}
 	objs := make([]runtime.Object, len(jobs))
 	for i, j := range jobs {
 		objs[i] = j
 	}
-	if err := o.saveConfig(objs); err != nil {
+	if err := o.check(jobs, objs); err != nil {
 		return err
 	}
-	ops := make([]string, len(jobs))
+	ops := slices.Repeat([]string{"created"}, len(jobs))
+	send := jobs
 	if o.DryRun == cmdutil.DryRunClient {
-		if err := o.print(objs, slices.Repeat([]string{"created"}, len(objs))); err != nil {
-			return err
-		}
-		return o.saveJobs(objs)
+		send = nil // printed and saved as they are
 	}
 	ns := o.Namespace
 	create := o.createOptions()
 	var done []string
 	interruptedCode := 0
-	for i, want := range jobs {
+	for i, want := range send {
 		got, err := o.Client.BatchV1().Jobs(ns).Create(ctx, want, create)
 		if apierrors.IsAlreadyExists(err) {
 			existing, gerr := o.Client.BatchV1().Jobs(ns).Get(ctx, want.Name, metav1.GetOptions{})
@@ -83,7 +65,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 			switch {
 			case mine:
 				o.lostAnswer(back, err)
-				objs[i], ops[i] = back, "created"
+				objs[i] = back
 				done = append(done, want.Name)
 				if code, ok := interrupted(ctx); ok {
 					if i+1 < len(jobs) {
@@ -105,7 +87,7 @@ func (o *Submitter) SubmitJobs(ctx context.Context, jobs []*batchv1.Job, ours fu
 		if err != nil {
 			return o.partialJobs(o.PermissionHint(exitcode.APIError(err, "create", "jobs", want.Name, ns)), done, jobs[i:])
 		}
-		objs[i], ops[i] = got, "created"
+		objs[i] = got
 		if o.DryRun != cmdutil.DryRunServer {
 			done = append(done, want.Name)
 		}
@@ -165,28 +147,19 @@ func (o *Submitter) partialJobs(why error, done []string, missing []*batchv1.Job
 		why, len(done), o.Verb, done[0], strings.Join(names, ", "), more, were, o.notSaved()))
 }
 
-// saveJobs writes the Jobs to --save as a v1 List (YAML), never over an existing file.
+// saveJobs writes the Jobs, once printed (which sets their kinds), to --save as a v1 List
+// (YAML), never over an existing file.
 func (o *Submitter) saveJobs(objs []runtime.Object) error {
 	if o.SaveFile == "" {
 		return nil
-	}
-	setKinds(objs...)
-	b, err := yaml.Marshal(list(objs...))
-	if err != nil {
-		return err
 	}
 	f, err := os.OpenFile(o.SaveFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w (the Jobs were created or printed; the file was not written)", o.SaveFile, err))
 	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeList(f, objs); err != nil {
 		return exitcode.Wrap(exitcode.Cluster, fmt.Errorf("--save %s: %w", o.SaveFile, err))
 	}
-	_, _ = fmt.Fprintf(o.ErrOut, "saved the %d %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
-		len(objs), textwrap.Plural(len(objs), "Job", "Jobs"), o.SaveFile, o.Conn.Command("kubectl", "create", "-f", o.SaveFile))
+	o.saved(fmt.Sprintf("the %d %s", len(objs), textwrap.Plural(len(objs), "Job", "Jobs")))
 	return nil
 }

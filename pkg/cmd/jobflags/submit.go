@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -89,16 +88,8 @@ func NewSubmitter(verb, permissions string, streams genericiooptions.IOStreams) 
 // --save is written only once the objects were printed (client dry run) or accepted by the
 // API server: a failed command leaves no file behind that looks like what was created.
 func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
-	if err := o.checkFlags(); err != nil {
-		return err
-	}
-	if err := checkImages(objs.Job); err != nil {
-		return err
-	}
-	if err := o.lint(objs.Job); err != nil {
-		return err
-	}
-	if err := o.saveConfig(allObjects(objs)); err != nil {
+	all := allObjects(objs)
+	if err := o.check([]*batchv1.Job{objs.Job}, all); err != nil {
 		return err
 	}
 	// --save is opened (never over an existing file) before anything is sent: a name that
@@ -108,7 +99,6 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 		return err
 	}
 	if o.DryRun == cmdutil.DryRunClient {
-		all := allObjects(objs)
 		err = o.print(all, slices.Repeat([]string{"created"}, len(all)))
 	} else {
 		err = o.send(ctx, objs)
@@ -116,23 +106,36 @@ func (o *Submitter) Submit(ctx context.Context, objs *scaffold.Objects) error {
 	if f == nil {
 		return err
 	}
-	var anyway *createdAnyway
-	if errors.As(err, &anyway) {
-		// Interrupted once the Job existed: the file is what was created, as the docs
-		// promise; the exit code stays the signal's unless the file could not be filled.
-		if serr := o.save(f, objs); serr != nil {
-			return serr
-		}
-		return err
-	}
-	if err != nil {
+	if anyway := (*createdAnyway)(nil); err != nil && !errors.As(err, &anyway) {
 		// Nothing was written to it: a failed command leaves no file that looks like what
 		// was created.
 		_ = f.Close()
 		_ = os.Remove(o.SaveFile)
 		return err
 	}
-	return o.save(f, objs)
+	// Created (or interrupted once the Job existed): the file is what was created, as the docs
+	// promise; the exit code stays the signal's unless the file could not be filled.
+	return cmp.Or(o.save(f, objs), err)
+}
+
+// check refuses, before anything is sent, the flags and the images the API server or the
+// kubelet would refuse (checkFlags, checkImages), lints the longest-named of jobs (they differ
+// only in name and pinned index) and records --save-config on objs.
+func (o *Submitter) check(jobs []*batchv1.Job, objs []runtime.Object) error {
+	if err := o.checkFlags(); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if err := checkImages(j); err != nil {
+			return err
+		}
+	}
+	longest := slices.MaxFunc(jobs, func(a, b *batchv1.Job) int { return cmp.Compare(len(a.Name), len(b.Name)) })
+	if err := o.lint(longest); err != nil {
+		return err
+	}
+	setKinds(objs...)
+	return o.saveConfig(objs)
 }
 
 // saveConfig records each object in its last-applied-configuration annotation (--save-config),
@@ -217,14 +220,7 @@ func list(objs ...runtime.Object) *corev1.List {
 // were printed or created: a failure here is not a usage error (exit 1), and the message says
 // that the objects exist, so that nobody runs the command again for them.
 func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
-	b, err := yaml.Marshal(list(allObjects(objs)...))
-	if err == nil {
-		_, err = f.Write(b)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := writeList(f, allObjects(objs)); err != nil {
 		done := "the objects above were created"
 		if o.DryRun == cmdutil.DryRunClient {
 			done = "the objects above were printed (dry run), nothing was sent"
@@ -236,11 +232,28 @@ func (o *Submitter) save(f *os.File, objs *scaffold.Objects) error {
 	if n := len(objs.ConfigMaps()); n > 1 {
 		what = fmt.Sprintf("the %d ConfigMaps", n)
 	}
+	o.saved(what + " and the Job")
+	return nil
+}
+
+// writeList writes objs to f as a v1 List (YAML) and closes f.
+func writeList(f *os.File, objs []runtime.Object) error {
+	b, err := yaml.Marshal(list(objs...))
+	if err == nil {
+		_, err = f.Write(b)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// saved says that --save holds what, and how to create it.
+func (o *Submitter) saved(what string) {
 	// kubectl create, never apply: apply would change a Job that already exists (a Job of the
 	// same name made from another manifest), while create refuses it.
-	_, _ = fmt.Fprintf(o.ErrOut, "saved %s and the Job to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
+	_, _ = fmt.Fprintf(o.ErrOut, "saved %s to %s (%s creates them; it refuses, and changes nothing, where one already exists)\n",
 		what, o.SaveFile, o.Conn.Command("kubectl", "create", "-f", o.SaveFile))
-	return nil
 }
 
 // AddFlags adds the flags every verb that submits shares, with their completion: -o and its
@@ -269,16 +282,14 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 	}
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
-	var p printers.ResourcePrinter
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
-		p, err = output.Printer(*f)
+		o.printer, err = output.Printer(*f)
 	} else {
-		p, err = o.PrintFlags.ToPrinter()
+		o.printer, err = o.PrintFlags.ToPrinter()
 	}
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
-	o.printer = p
 	return nil
 }
 
@@ -286,22 +297,6 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 // each (ops[i] is objs[i]'s), as kubectl create does.
 func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	setKinds(objs...)
-	if o.PrintFlags.OutputFlagSpecified() {
-		p := o.printer
-		if p == nil {
-			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
-		}
-		if *o.PrintFlags.OutputFormat == "name" {
-			// The name printer takes no List.
-			for _, obj := range objs {
-				if err := p.PrintObj(obj, o.Out); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return p.PrintObj(list(objs...), o.Out)
-	}
 	suffix := ""
 	switch o.DryRun {
 	case cmdutil.DryRunClient:
@@ -309,9 +304,21 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	case cmdutil.DryRunServer:
 		suffix = " (server dry run)"
 	}
+	printer := func(i int) printers.ResourcePrinter {
+		return &printers.NamePrinter{Operation: ops[i] + suffix}
+	}
+	if o.PrintFlags.OutputFlagSpecified() {
+		p := o.printer
+		if p == nil {
+			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
+		}
+		if *o.PrintFlags.OutputFormat != "name" {
+			return p.PrintObj(list(objs...), o.Out)
+		}
+		printer = func(int) printers.ResourcePrinter { return p } // The name printer takes no List.
+	}
 	for i, obj := range objs {
-		p := &printers.NamePrinter{Operation: ops[i] + suffix}
-		if err := p.PrintObj(obj, o.Out); err != nil {
+		if err := printer(i).PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}
@@ -321,11 +328,8 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 // setKinds fills in apiVersion and kind, which objects returned by a typed client lack.
 func setKinds(objs ...runtime.Object) {
 	for _, obj := range objs {
-		switch x := obj.(type) {
-		case *corev1.ConfigMap:
-			x.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
-		case *batchv1.Job:
-			x.TypeMeta = metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}
+		if gvks, _, err := scheme.Scheme.ObjectKinds(obj); err == nil {
+			obj.GetObjectKind().SetGroupVersionKind(gvks[0])
 		}
 	}
 }
@@ -363,7 +367,7 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	job, err := o.Client.BatchV1().Jobs(ns).Create(ctx, objs.Job, create)
 	if err != nil && ambiguous(err) && o.DryRun != cmdutil.DryRunServer {
 		// The POST may have been carried out: look before saying what exists.
-		return o.confirmJob(ctx, err, objs, sent, ops)
+		return o.confirmJob(ctx, err, objs, sent, ops, created)
 	}
 	if err != nil {
 		var why error
@@ -429,27 +433,24 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 	ns, name := want.Namespace, want.Name
 	cms := o.Client.CoreV1().ConfigMaps(ns)
 	existing, err := cms.Get(ctx, name, metav1.GetOptions{})
-	switch {
-	case err == nil:
-		return o.reuse(existing, want)
-	case !apierrors.IsNotFound(err):
-		return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
-	}
-	got, err := cms.Create(ctx, want, create)
-	if apierrors.IsAlreadyExists(err) {
-		// Created by someone else since we looked.
-		if existing, err = cms.Get(ctx, name, metav1.GetOptions{}); err != nil {
-			return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
+	if apierrors.IsNotFound(err) {
+		got, cerr := cms.Create(ctx, want, create)
+		switch {
+		case cerr == nil:
+			return got, "created", nil
+		case apierrors.IsAlreadyExists(cerr):
+			// Created by someone else since we looked.
+			existing, err = cms.Get(ctx, name, metav1.GetOptions{})
+		case ambiguous(cerr) && create.DryRun == nil:
+			return nil, "", &lostWrite{err: cerr}
+		default:
+			return nil, "", o.PermissionHint(exitcode.APIError(cerr, "create", "configmaps", name, ns))
 		}
-		return o.reuse(existing, want)
-	}
-	if err != nil && ambiguous(err) && create.DryRun == nil {
-		return nil, "", &lostWrite{err: err}
 	}
 	if err != nil {
-		return nil, "", o.PermissionHint(exitcode.APIError(err, "create", "configmaps", name, ns))
+		return nil, "", o.PermissionHint(exitcode.APIError(err, "get", "configmaps", name, ns))
 	}
-	return got, "created", nil
+	return o.reuse(existing, want)
 }
 
 func (o *Submitter) reuse(existing, want *corev1.ConfigMap) (*corev1.ConfigMap, string, error) {
@@ -530,11 +531,8 @@ func ambiguous(err error) bool {
 		return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsInternalError(err) ||
 			apierrors.IsUnexpectedServerError(err)
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false // no connection: nothing was sent
-	}
-	return !strings.Contains(err.Error(), "getting credentials: ") // a credential plugin failed before sending
+	// No connection, or a credential plugin that failed before sending: nothing was sent.
+	return !exitcode.IsDialError(err) && !exitcode.IsCredentialPluginError(err)
 }
 
 // confirmContext is a context for the GET that settles an ambiguous write: not cancelled with
@@ -556,13 +554,6 @@ func interrupted(ctx context.Context) (int, bool) {
 	return 0, false
 }
 
-// sentJob reports whether got is the Job this command sent: every label and annotation of
-// want (its shard ConfigMap, manifest hash and lineage among them) is on it. The Job did not
-// exist when the command began (send GETs it first).
-func sentJob(got, want *batchv1.Job) bool {
-	return hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels)
-}
-
 func hasAll(got, want map[string]string) bool {
 	for k, v := range want {
 		if got[k] != v {
@@ -574,7 +565,8 @@ func hasAll(got, want map[string]string) bool {
 
 // readBack GETs want, whose create failed ambiguously, on a context that outlives ctx
 // (confirmContext): got is the Job of that name when there is one, mine whether it is the one
-// this command sent (sentJob). Every Job create reads back through it before saying what
+// this command sent: every label and annotation of want (its shard ConfigMap, manifest hash and
+// lineage among them) is on it. Every Job create reads back through it before saying what
 // exists.
 func (o *Submitter) readBack(ctx context.Context, want *batchv1.Job) (got *batchv1.Job, mine bool, err error) {
 	gctx, cancel := confirmContext(ctx)
@@ -583,7 +575,7 @@ func (o *Submitter) readBack(ctx context.Context, want *batchv1.Job) (got *batch
 	if err != nil {
 		return nil, false, err
 	}
-	return got, sentJob(got, want), nil
+	return got, hasAll(got.Annotations, want.Annotations) && hasAll(got.Labels, want.Labels), nil
 }
 
 // lostAnswer is the warning that the answer to creating got was lost but a GET shows it.
@@ -597,19 +589,15 @@ func (o *Submitter) lostAnswer(got *batchv1.Job, postErr error) {
 // lost (exit 0, or 130/143 when interrupted). Not there: the Job was not created; the
 // ConfigMaps stay (a later run reuses them; nothing offers to delete them). Unknown: the
 // command says how to look, and never to delete the ConfigMaps, which the Job may be using.
-func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffold.Objects, sent []runtime.Object, ops []string) error {
+// sent are the ConfigMaps sent before the Job (ops[i] is sent[i]'s), created those of them
+// this command created.
+func (o *Submitter) confirmJob(ctx context.Context, postErr error, objs *scaffold.Objects, sent []runtime.Object, ops, created []string) error {
 	ns, name := o.Namespace, objs.Job.Name
 	why := exitcode.APIError(postErr, "create", "jobs", name, ns)
 	got, mine, err := o.readBack(ctx, objs.Job)
-	// The ConfigMaps sent before the Job, and those of them this command created.
-	var cms, created []string
-	for i, obj := range sent {
-		if cm, ok := obj.(*corev1.ConfigMap); ok {
-			cms = append(cms, cm.Name)
-			if ops[i] == "created" {
-				created = append(created, cm.Name)
-			}
-		}
+	var cms []string
+	for _, cm := range objs.ConfigMaps() {
+		cms = append(cms, cm.Name)
 	}
 	switch {
 	case mine:

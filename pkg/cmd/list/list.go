@@ -220,25 +220,26 @@ func (o *Options) text(format string, l *joblist.List) error {
 // table prints the overview as kubectl prints a table.
 func (o *Options) table(w io.Writer, l *joblist.List) error {
 	wide := o.PrintFlags.IsWide()
-	tw := textwrap.NewTable(w, 3)
-	var head []string
-	if o.AllNamespaces {
-		head = append(head, "NAMESPACE")
-	}
-	head = append(head, "NAME", "PHASE", "SUCC/FAIL/RUN/TOTAL", "COMPLETE")
-	if l.WithPods {
-		head = append(head, "ATTEMPTS", "PODS")
-	}
 	queues := slices.ContainsFunc(l.Items, func(r joblist.Row) bool { return r.Queue != "" })
-	if queues {
-		head = append(head, "QUEUE", "ADMISSION")
-	}
-	head = append(head, "AGE")
-	if wide {
-		head = append(head, "PARALLELISM", "PER-INDEX-LIMIT", "MISSING", "REASON")
+	// Every column, and whether it is shown.
+	head := []string{"NAMESPACE", "NAME", "PHASE", "SUCC/FAIL/RUN/TOTAL", "COMPLETE",
+		"ATTEMPTS", "PODS", "QUEUE", "ADMISSION", "AGE",
+		"PARALLELISM", "PER-INDEX-LIMIT", "MISSING", "REASON"}
+	on := []bool{o.AllNamespaces, true, true, true, true,
+		l.WithPods, l.WithPods, queues, queues, true,
+		wide, wide, wide, wide}
+	tw := textwrap.NewTable(w, 3)
+	line := func(cells []string) {
+		var shown []string
+		for i, c := range cells {
+			if on[i] {
+				shown = append(shown, c)
+			}
+		}
+		_, _ = fmt.Fprintln(tw, strings.Join(shown, "\t"))
 	}
 	if !o.PrintFlags.NoHeaders {
-		_, _ = fmt.Fprintln(tw, strings.Join(head, "\t"))
+		line(head)
 	}
 	now := o.Clock.Now()
 	// The default view folds the Jobs of one retry of a plain Job (a Job per index) into one
@@ -252,10 +253,6 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 		rows = joblist.GroupRetries(l.Items)
 	}
 	for _, r := range rows {
-		var cells []string
-		if o.AllNamespaces {
-			cells = append(cells, r.Namespace)
-		}
 		name := r.Name
 		if r.Depth > 0 {
 			name = strings.Repeat("  ", r.Depth-1) + "└─ " + r.Name
@@ -268,22 +265,15 @@ func (o *Options) table(w io.Writer, l *joblist.List) error {
 		if r.Complete {
 			complete = "yes"
 		}
-		cells = append(cells, name, phase, fmt.Sprintf("%d/%d/%d/%d", r.Succeeded, r.Failed, r.Running, r.Total), complete)
-		if l.WithPods {
-			cells = append(cells, intOr(r.Attempts), intOr(r.Pods))
+		limit := "<none>"
+		if r.BackoffLimitPerIndex != nil {
+			limit = fmt.Sprint(*r.BackoffLimitPerIndex)
 		}
-		if queues {
-			cells = append(cells, cmp.Or(r.Queue, "<none>"), cmp.Or(r.Admission, "<none>"))
-		}
-		cells = append(cells, age(r.Created, now))
-		if wide {
-			limit := "<none>"
-			if r.BackoffLimitPerIndex != nil {
-				limit = fmt.Sprint(*r.BackoffLimitPerIndex)
-			}
-			cells = append(cells, fmt.Sprint(r.Parallelism), limit, cmp.Or(r.Missing.Truncated(missingWidth), "<none>"), cmp.Or(r.Reason, "<none>"))
-		}
-		_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		counts := fmt.Sprintf("%d/%d/%d/%d", r.Succeeded, r.Failed, r.Running, r.Total)
+		line([]string{r.Namespace, name, phase, counts, complete,
+			intOr(r.Attempts), intOr(r.Pods), cmp.Or(r.Queue, "<none>"), cmp.Or(r.Admission, "<none>"),
+			age(r.Created, now), fmt.Sprint(r.Parallelism), limit,
+			cmp.Or(r.Missing.Truncated(missingWidth), "<none>"), cmp.Or(r.Reason, "<none>")})
 	}
 	if err := tw.Flush(); err != nil {
 		return err

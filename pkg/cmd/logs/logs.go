@@ -277,11 +277,7 @@ func (o *Options) show(ctx context.Context, targets []podlogs.Target) error {
 	var live []podlogs.Target
 	for _, t := range targets {
 		if t.Gone {
-			name := t.Label()
-			if t.Attempt == 0 {
-				name = fmt.Sprintf("index %d", t.Index)
-			}
-			_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", name, t.Known)
+			_, _ = fmt.Fprintf(o.ErrOut, "%s: %s\n", t.Label(), t.Known)
 			continue
 		}
 		live = append(live, t)
@@ -290,15 +286,20 @@ func (o *Options) show(ctx context.Context, targets []podlogs.Target) error {
 		return exitcode.Wrap(exitcode.Findings, fmt.Errorf("no logs to show: the pods of the selected attempts are gone (see above)"))
 	}
 	prefix := len(live) > 1
-	out := &lineWriter{w: o.Out}
 	var mu sync.Mutex
+	// write writes whole lines, from one stream or several side by side.
+	write := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		_, _ = io.WriteString(o.Out, line)
+	}
 	var errs []error
 	shown := 0
 	// fetch streams t. With --failed, a log that cannot be fetched (the pod deleted since the
 	// LIST, its node's kubelet unreachable, a node that serves no logs) is replaced by what the
 	// pod's status already says, one line on standard error, and the others are still shown.
 	fetch := func(t podlogs.Target) {
-		err := o.stream(ctx, t, prefix, out)
+		err := o.stream(ctx, t, prefix, write)
 		mu.Lock()
 		defer mu.Unlock()
 		var fe *fetchError
@@ -352,7 +353,7 @@ func (e *fetchError) fallback() string {
 }
 
 // stream copies one attempt's log, line by line, prefixed when asked.
-func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out *lineWriter) error {
+func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, write func(string)) error {
 	opts := &corev1.PodLogOptions{Container: t.Container, Follow: o.Follow}
 	if o.Tail >= 0 {
 		opts.TailLines = &o.Tail
@@ -384,7 +385,7 @@ func (o *Options) stream(ctx context.Context, t podlogs.Target, prefix bool, out
 			if !strings.HasSuffix(line, "\n") {
 				line += "\n"
 			}
-			out.write(p + line)
+			write(p + line)
 		}
 		if err == io.EOF {
 			return nil
@@ -402,16 +403,4 @@ func hint(err error) error {
 		return fmt.Errorf("the API server could not reach the node's kubelet, which serves container logs: %w", err)
 	}
 	return err
-}
-
-// lineWriter writes whole lines from several goroutines.
-type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lineWriter) write(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, _ = io.WriteString(l.w, s)
 }

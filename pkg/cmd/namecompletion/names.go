@@ -96,13 +96,7 @@ func KubeconfigNames(getter genericclioptions.RESTClientGetter, which string) co
 		default:
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var names []string
-		for name := range all {
-			if strings.HasPrefix(name, toComplete) {
-				names = append(names, name)
-			}
-		}
-		slices.Sort(names)
+		names := slices.DeleteFunc(slices.Sorted(all), func(n string) bool { return !strings.HasPrefix(n, toComplete) })
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 }

@@ -27,13 +27,11 @@ func UseColor(w io.Writer, noColor bool, isTerminal func(io.Writer) bool) bool {
 // TerminalWidth is the width in columns of the terminal w writes to; 0 when w is not a
 // terminal or its size cannot be read (text views then keep their own width).
 func TerminalWidth(w io.Writer) int {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return 0
+	if f, ok := w.(*os.File); ok {
+		// GetSize fails on anything but a terminal.
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
+			return width
+		}
 	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil {
-		return 0
-	}
-	return width
+	return 0
 }

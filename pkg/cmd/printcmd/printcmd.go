@@ -148,21 +148,7 @@ func (c Connection) extendStep(step string) string {
 // splitPipe splits line at every "|" outside single and double quotes (the quoting Quote and
 // the plan's commands use), keeping the spaces around it in the steps; "||" is not a pipe.
 func splitPipe(line string) []string {
-	var out []string
-	start := 0
-	var quote byte
-	for i := 0; i < len(line); i++ {
-		switch ch := line[i]; {
-		case quote != 0:
-			if ch == quote {
-				quote = 0
-			}
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '|' && (i+1 >= len(line) || line[i+1] != '|') && (i == 0 || line[i-1] != '|'):
-			out = append(out, line[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, line[start:])
+	return textwrap.SplitUnquoted(line, func(i int) bool {
+		return line[i] == '|' && (i+1 >= len(line) || line[i+1] != '|') && (i == 0 || line[i-1] != '|')
+	})
 }
