@@ -29,7 +29,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // result is what a run printed and how it ended.

@@ -19,7 +19,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )

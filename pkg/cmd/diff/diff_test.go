@@ -30,7 +30,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

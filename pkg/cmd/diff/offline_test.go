@@ -15,9 +15,9 @@ import (
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobdiff"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // runWithConfigFlags runs diff with the plugin's real kubeconfig flags (as the root command

@@ -8,8 +8,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 

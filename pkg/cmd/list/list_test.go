@@ -22,7 +22,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )

@@ -24,7 +24,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )

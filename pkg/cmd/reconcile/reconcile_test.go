@@ -32,7 +32,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 const examples = "../../../examples"

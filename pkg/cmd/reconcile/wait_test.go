@@ -13,11 +13,11 @@ import (
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // waitRun is a root that failed with index 3, and its retry demo-r1 (root index 3) still

@@ -7,8 +7,8 @@ import (
 
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // TestRetryJobsPassTheirOwnLint (issue 35, LOW): the Jobs retry makes do not trip lint for

@@ -20,7 +20,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -28,6 +27,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 

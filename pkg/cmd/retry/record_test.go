@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/client-go/kubernetes/fake"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 

@@ -26,7 +26,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 type result struct {

@@ -21,9 +21,9 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // TestRecordGivenWithF: the record a --wait --record step kept is one of -f's files, next to the

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	cmdtesting "k8s.io/kubectl/pkg/cmd/testing"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/cmdtest"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/test/cmdtest"
 )
 
 // --state keeps the tables' rows of the states given (any case, repeated or a comma list);
