@@ -23,6 +23,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -295,12 +296,7 @@ type Input struct {
 }
 
 func cond(w *Workload, t string) *metav1.Condition {
-	for i := range w.Status.Conditions {
-		if w.Status.Conditions[i].Type == t {
-			return &w.Status.Conditions[i]
-		}
-	}
-	return nil
+	return meta.FindStatusCondition(w.Status.Conditions, t)
 }
 
 func isTrue(c *metav1.Condition) bool { return c != nil && c.Status == metav1.ConditionTrue }
@@ -411,17 +407,15 @@ func holders(ws []*Workload, cq string, self types.UID) []Holder {
 func holderWords(hs []Holder) string {
 	var parts []string
 	for _, h := range hs {
-		s := fmt.Sprintf("Workload %s", h.Workload)
+		s := "Workload " + h.Workload
 		if h.Job != "" {
-			s = fmt.Sprintf("Job %s (Workload %s", h.Job, h.Workload)
-		} else {
-			s = "(" + s
+			s = "Job " + h.Job + " (" + s
 		}
 		s += ", " + textwrap.Count(int(h.Pods), "pod", "pods")
 		if h.Priority != nil {
 			s += fmt.Sprintf(", priority %d", *h.Priority)
 		}
-		parts = append(parts, strings.TrimPrefix(s+")", "("))
+		parts = append(parts, s+")")
 	}
 	return strings.Join(parts, ", ")
 }
