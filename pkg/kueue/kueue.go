@@ -492,13 +492,11 @@ func (q *Queue) Lines() [][2]string {
 	}
 	add("Queue", "LocalQueue "+lq)
 	add("Workload", cmp.Or(q.Workload, q.WorkloadUnread))
-	if q.PriorityClass != "" || q.Priority != nil {
-		p := q.PriorityClass
-		if q.Priority != nil {
-			p = strings.TrimSpace(fmt.Sprintf("%s (value %d)", p, *q.Priority))
-		}
-		add("Priority", p)
+	prio := q.PriorityClass // add leaves out a line with neither
+	if q.Priority != nil {
+		prio = strings.TrimSpace(fmt.Sprintf("%s (value %d)", prio, *q.Priority))
 	}
+	add("Priority", prio)
 	said := map[string]bool{}
 	for _, c := range q.Conditions {
 		if c.Status == "True" || c.Type == CondQuotaReserved {
@@ -551,16 +549,14 @@ func (q *Queue) Lines() [][2]string {
 	if p := q.PreemptedBy; p != nil {
 		add("Preempted", fmt.Sprintf("by Workload UID %s (Job UID %s) %s", p.WorkloadUID, p.JobUID, p.Reason))
 	}
-	if q.RequeueCount != nil || q.RequeueAt != nil {
-		s := ""
-		if q.RequeueCount != nil {
-			s = fmt.Sprintf("%d times", *q.RequeueCount)
-		}
-		if q.RequeueAt != nil {
-			s = strings.TrimSpace(s + ", next at " + q.RequeueAt.Format(time.RFC3339))
-		}
-		add("Requeued", strings.TrimPrefix(s, ", "))
+	requeued := "" // add leaves out a line with neither
+	if q.RequeueCount != nil {
+		requeued = fmt.Sprintf("%d times", *q.RequeueCount)
 	}
+	if q.RequeueAt != nil {
+		requeued = strings.TrimSpace(requeued + ", next at " + q.RequeueAt.Format(time.RFC3339))
+	}
+	add("Requeued", strings.TrimPrefix(requeued, ", "))
 	add("Worker", q.WorkerCluster)
 	if len(q.WaitsFor) > 0 {
 		add("Waits for", holderWords(q.WaitsFor)+" (quota of "+q.ClusterQueue+" held in this namespace)")
