@@ -64,10 +64,7 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 		}
 		p.Lines = append(p.Lines, "Jobs read: "+strings.Join(names, ", ")+".")
 	}
-	states := make([]int, r.Coverage.Shards)
-	for i := range states {
-		states[i] = -1
-	}
+	states := slices.Repeat([]int{-1}, r.Coverage.Shards) // every shard of the manifest a cell
 	for i := range r.Shards {
 		s := &r.Shards[i]
 		if s.Index < 0 {

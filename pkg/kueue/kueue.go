@@ -23,6 +23,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
@@ -295,12 +296,7 @@ type Input struct {
 }
 
 func cond(w *Workload, t string) *metav1.Condition {
-	for i := range w.Status.Conditions {
-		if w.Status.Conditions[i].Type == t {
-			return &w.Status.Conditions[i]
-		}
-	}
-	return nil
+	return meta.FindStatusCondition(w.Status.Conditions, t)
 }
 
 func isTrue(c *metav1.Condition) bool { return c != nil && c.Status == metav1.ConditionTrue }
@@ -411,17 +407,15 @@ func holders(ws []*Workload, cq string, self types.UID) []Holder {
 func holderWords(hs []Holder) string {
 	var parts []string
 	for _, h := range hs {
-		s := fmt.Sprintf("Workload %s", h.Workload)
+		s := "Workload " + h.Workload
 		if h.Job != "" {
-			s = fmt.Sprintf("Job %s (Workload %s", h.Job, h.Workload)
-		} else {
-			s = "(" + s
+			s = "Job " + h.Job + " (" + s
 		}
 		s += ", " + textwrap.Count(int(h.Pods), "pod", "pods")
 		if h.Priority != nil {
 			s += fmt.Sprintf(", priority %d", *h.Priority)
 		}
-		parts = append(parts, strings.TrimPrefix(s+")", "("))
+		parts = append(parts, s+")")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -498,13 +492,11 @@ func (q *Queue) Lines() [][2]string {
 	}
 	add("Queue", "LocalQueue "+lq)
 	add("Workload", cmp.Or(q.Workload, q.WorkloadUnread))
-	if q.PriorityClass != "" || q.Priority != nil {
-		p := q.PriorityClass
-		if q.Priority != nil {
-			p = strings.TrimSpace(fmt.Sprintf("%s (value %d)", p, *q.Priority))
-		}
-		add("Priority", p)
+	prio := q.PriorityClass // add leaves out a line with neither
+	if q.Priority != nil {
+		prio = strings.TrimSpace(fmt.Sprintf("%s (value %d)", prio, *q.Priority))
 	}
+	add("Priority", prio)
 	said := map[string]bool{}
 	for _, c := range q.Conditions {
 		if c.Status == "True" || c.Type == CondQuotaReserved {
@@ -557,16 +549,14 @@ func (q *Queue) Lines() [][2]string {
 	if p := q.PreemptedBy; p != nil {
 		add("Preempted", fmt.Sprintf("by Workload UID %s (Job UID %s) %s", p.WorkloadUID, p.JobUID, p.Reason))
 	}
-	if q.RequeueCount != nil || q.RequeueAt != nil {
-		s := ""
-		if q.RequeueCount != nil {
-			s = fmt.Sprintf("%d times", *q.RequeueCount)
-		}
-		if q.RequeueAt != nil {
-			s = strings.TrimSpace(s + ", next at " + q.RequeueAt.Format(time.RFC3339))
-		}
-		add("Requeued", strings.TrimPrefix(s, ", "))
+	requeued := "" // add leaves out a line with neither
+	if q.RequeueCount != nil {
+		requeued = fmt.Sprintf("%d times", *q.RequeueCount)
 	}
+	if q.RequeueAt != nil {
+		requeued = strings.TrimSpace(requeued + ", next at " + q.RequeueAt.Format(time.RFC3339))
+	}
+	add("Requeued", strings.TrimPrefix(requeued, ", "))
 	add("Worker", q.WorkerCluster)
 	if len(q.WaitsFor) > 0 {
 		add("Waits for", holderWords(q.WaitsFor)+" (quota of "+q.ClusterQueue+" held in this namespace)")

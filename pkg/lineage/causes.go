@@ -39,6 +39,25 @@ type causeGroup struct {
 	set    indexes.Builder
 }
 
+// groupBy gathers shards into groups by key, in the order of each group's first shard.
+func groupBy(shards []ShardStatus, key func(*ShardStatus) string) ([]*causeGroup, map[string]*causeGroup) {
+	var order []*causeGroup
+	byKey := map[string]*causeGroup{}
+	for i := range shards {
+		s := &shards[i]
+		k := key(s)
+		g := byKey[k]
+		if g == nil {
+			g = &causeGroup{}
+			byKey[k] = g
+			order = append(order, g)
+		}
+		g.shards = append(g.shards, s)
+		g.set.Add(s.Index)
+	}
+	return order, byKey
+}
+
 // jobLabel names the Jobs that made run k of the group's shards: the Job when they share it
 // (the root, a retry of a Job made by create), else the per-index name the plain retry
 // gives them ("eval-r1-<root index>"), else how many Jobs they are.
@@ -124,20 +143,12 @@ func (g *causeGroup) names() string {
 // failedClauses names the failed shards one clause per cause (indexstatus.CauseClauses, as
 // status's Why): "shards 3,6,9 failed (exit code 1 in container embed) in eval and
 // eval-r1-<root index>; shard s-2 failed as invalid input (exit 42) in seed and seed-r1".
-func failedClauses(r *Report, failed []*ShardStatus) string {
+func failedClauses(r *Report, failed []ShardStatus) string {
 	attempts := attemptOf(r)
+	_, groups := groupBy(failed, func(s *ShardStatus) string { return causeKey(s, attempts) })
 	var c indexstatus.CauseClauses
-	groups := map[string]*causeGroup{}
-	for _, s := range failed {
-		k := causeKey(s, attempts)
-		g := groups[k]
-		if g == nil {
-			g = &causeGroup{}
-			groups[k] = g
-		}
-		g.shards = append(g.shards, s)
-		g.set.Add(s.Index)
-		c.Add(s.Index, k, 1)
+	for k := range failed {
+		c.Add(failed[k].Index, causeKey(&failed[k], attempts), 1)
 	}
 	return c.Join(func(_ indexes.Set, _ int, k string) string {
 		g := groups[k]

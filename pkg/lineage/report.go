@@ -282,7 +282,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 	}
 	slices.Sort(order)
 	var missing indexes.Builder
-	var failed []*ShardStatus
+	var failed []ShardStatus
 	for _, i := range order {
 		s := shardAt[i]
 		r.ShardStatuses = append(r.ShardStatuses, *s)
@@ -295,7 +295,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		}
 		r.Summary.Add(s.State)
 		if s.State == indexstatus.StateFailed {
-			failed = append(failed, s)
+			failed = append(failed, *s)
 		}
 		if s.State == StateMissing {
 			r.NoEvidence++
@@ -324,7 +324,7 @@ const verdictShards = 5
 // manifest copy to count them (ManifestFrom is then empty), so r.Shards counts only those shown.
 func (r *Report) totalUnknown() bool { return r.ManifestFrom == "" }
 
-func verdict(r *Report, failed []*ShardStatus, running []string) string {
+func verdict(r *Report, failed []ShardStatus, running []string) string {
 	var b strings.Builder
 	if r.totalUnknown() {
 		fmt.Fprintf(&b, "%d of the %s shown succeeded; the run's total number of shards is unknown (its root Job is gone and no manifest copy was read)",
@@ -497,30 +497,14 @@ func runsText(runs []Run) string {
 // happened, whichever Job ran them, so that one Job per shard still makes one group): a row
 // per group, then its first shard's words.
 func (p *printer) groups(r *Report, rows []ShardStatus) {
-	type key struct {
-		state   indexstatus.State
-		cause   string
-		exit    int32
-		hasExit bool
-	}
 	attempts := attemptOf(r)
-	var order []*causeGroup
-	byKey := map[key]*causeGroup{}
-	for k := range rows {
-		s := &rows[k]
-		gk := key{state: s.State, cause: causeKey(s, attempts)}
+	order, _ := groupBy(rows, func(s *ShardStatus) string {
+		exit := "-"
 		if s.LastExitCode != nil {
-			gk.exit, gk.hasExit = *s.LastExitCode, true
+			exit = strconv.Itoa(int(*s.LastExitCode))
 		}
-		g := byKey[gk]
-		if g == nil {
-			g = &causeGroup{}
-			byKey[gk] = g
-			order = append(order, g)
-		}
-		g.shards = append(g.shards, s)
-		g.set.Add(s.Index)
-	}
+		return string(s.State) + "\n" + exit + "\n" + causeKey(s, attempts)
+	})
 	p.printf("\n")
 	for k, g := range order {
 		if k == maxGroups {

@@ -35,16 +35,11 @@ func PrintWide(w io.Writer, rep *Report) error {
 	p := &printer{w: w}
 	p.header(rep, true)
 	p.printf("\n")
-	tw := textwrap.NewTable(w, 2)
-	if p.err == nil {
-		_, p.err = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tEVALUATED\tMODEL\tINFRA\tMISSING\tSOURCE\tDETAIL")
-	}
+	tw := textwrap.NewTable(w, 2) // it buffers the rows: a write error shows at Flush
+	_, _ = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tEVALUATED\tMODEL\tINFRA\tMISSING\tSOURCE\tDETAIL")
 	for k := range rep.Shards {
 		s := &rep.Shards[k]
-		if p.err != nil {
-			break
-		}
-		_, p.err = fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%s\n", s.Index, s.ShardID, s.State, s.Evaluated, s.Results,
+		_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%s\n", s.Index, s.ShardID, s.State, s.Evaluated, s.Results,
 			s.ModelFailures, s.Infrastructure, s.Missing, cmp.Or(s.Source, "-"), s.Detail)
 	}
 	if p.err == nil {

@@ -146,7 +146,8 @@ func New(opts Options) (*Reconciler, error) {
 			ErrTooManyResults, cases, reps, cases*reps, MaxResults)
 	}
 	r := &Reconciler{opts: opts, m: m, hash: m.Hash(), reps: reps, shardOf: make(map[string]int, len(m.Shards)),
-		shards: make([]shardState, len(m.Shards)), candidates: map[string]int{}, digests: make([]string, len(m.Shards))}
+		shards: make([]shardState, len(m.Shards)), candidates: map[string]int{}, digests: make([]string, len(m.Shards)),
+		rejected: []Rejection{}} // the report lists none as [], not null
 	for i, s := range m.Shards {
 		r.shardOf[s.ID] = i
 	}

@@ -26,9 +26,6 @@ func (r *Reconciler) Report() *Report {
 		Shards:        make([]ShardReport, 0, len(m.Shards)),
 		Rejected:      r.rejected,
 	}
-	if rep.Rejected == nil {
-		rep.Rejected = []Rejection{}
-	}
 	if rep.Candidate == "" && len(r.candidates) == 1 {
 		for c := range r.candidates {
 			rep.Candidate = c

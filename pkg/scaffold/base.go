@@ -67,14 +67,11 @@ func ReadBaseFile(path string, stdin io.Reader) (*BaseFile, error) {
 	return b, nil
 }
 
-// baseFromDocs is the Job that the one object of docs starts, and a note on what was left out of
-// it (a Pod's nodeName), for the user.
+// baseFromDocs is the Job that the one object of docs (none or one: ReadBaseFile takes a List
+// apart first) starts, and a note on what was left out of it (a Pod's nodeName), for the user.
 func baseFromDocs(path string, docs []source.Document) (*batchv1.Job, string, error) {
 	if len(docs) == 0 {
 		return nil, "", fmt.Errorf("%s: no object found: give a Job, CronJob, PodTemplate or Pod", path)
-	}
-	if len(docs) > 1 {
-		return nil, "", fmt.Errorf("%s holds %d objects: give exactly one Job, CronJob, PodTemplate or Pod", path, len(docs))
 	}
 	d := &docs[0]
 	if d.Err != nil {

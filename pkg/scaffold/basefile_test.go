@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,6 +63,10 @@ func ReadBase(path string, stdin io.Reader) (*batchv1.Job, error) {
 
 // ParseBase is ReadBase on data already read (for the fuzz test); name is used in messages.
 func ParseBase(name string, data []byte) (*batchv1.Job, error) {
-	job, _, err := baseFromDocs(name, source.Parse(name, data))
+	docs := source.Parse(name, data)
+	if len(docs) > 1 { // ReadBaseFile's List path; baseFromDocs takes one object
+		return nil, fmt.Errorf("%s holds %d objects", name, len(docs))
+	}
+	job, _, err := baseFromDocs(name, docs)
 	return job, err
 }

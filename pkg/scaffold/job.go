@@ -330,21 +330,17 @@ func checkBaseSpec(spec *batchv1.JobSpec, n int32, from string) error {
 
 // workerIndex finds the worker container: -1 when a new one must be added.
 func workerIndex(cs []corev1.Container, name, from string) (int, error) {
+	named := func(n string) int {
+		return slices.IndexFunc(cs, func(c corev1.Container) bool { return c.Name == n })
+	}
 	if name != "" {
-		for i := range cs {
-			if cs[i].Name == name {
-				return i, nil
-			}
-		}
-		if len(cs) == 0 {
-			return -1, nil
+		if i := named(name); i >= 0 || len(cs) == 0 {
+			return i, nil
 		}
 		return 0, fmt.Errorf("%s has no container named %q (it has %s): give --container one of those", from, name, containerNames(cs))
 	}
-	for i := range cs {
-		if cs[i].Name == DefaultContainerName {
-			return i, nil
-		}
+	if i := named(DefaultContainerName); i >= 0 {
+		return i, nil
 	}
 	switch len(cs) {
 	case 0:

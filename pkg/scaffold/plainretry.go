@@ -3,7 +3,6 @@ package scaffold
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -65,23 +64,10 @@ func RetrySet(parentUID string, chosen indexes.Set) string {
 // global limit is a per-index one) unless --backoff-limit-per-index is given; no
 // maxFailedIndexes and no successPolicy (one index); the deadlines as for any retry.
 func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
-	p := o.Parent
-	switch {
-	case p == nil:
-		return nil, nil, errors.New("no parent Job")
-	case o.Lineage == nil:
-		return nil, nil, errors.New("no lineage")
-	case o.JobName == "":
-		return nil, nil, errors.New("no Job name")
-	case o.Indexes.IsEmpty():
-		return nil, nil, errors.New("no indexes to retry")
-	case p.Spec.Completions == nil:
-		return nil, nil, fmt.Errorf("job %q has no completions", p.Name)
+	if err := o.check(); err != nil {
+		return nil, nil, err
 	}
-	n := o.Indexes.Len()
-	if n != o.Lineage.Original.Len() {
-		return nil, nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
-	}
+	p, n := o.Parent, o.Indexes.Len()
 	if n > shards.MaxPlainRetryJobs {
 		return nil, nil, fmt.Errorf("job %q was not made by kubectl indexed create, so a retry runs each index as a Job of its own, and %d indexes would be %d Jobs, over the limit of %d; nothing was created. Retry at most %d at a time with --indexes (for example --indexes %s), or re-create the run with kubectl indexed create --from-job, whose retries are one Job at any size",
 			p.Name, n, n, shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs, o.Indexes.First(shards.MaxPlainRetryJobs))

@@ -118,28 +118,16 @@ func RetryConfigMapName(manifestName, root string, st *shards.Store) string {
 //     retry's size (rounded down), so the same share of failures trips it;
 //   - parallelism: the flag, else the parent's, at most the number of indexes.
 func BuildRetry(o RetryOptions) (*Objects, error) {
-	p := o.Parent
-	switch {
-	case p == nil:
-		return nil, errors.New("no parent Job")
-	case len(o.ParentConfigMaps) == 0:
-		return nil, errors.New("no shard ConfigMap")
-	case o.Lineage == nil:
-		return nil, errors.New("no lineage")
-	case o.JobName == "":
-		return nil, errors.New("no Job name")
-	case o.Indexes.IsEmpty():
-		return nil, errors.New("no indexes to retry")
-	case p.Spec.Completions == nil:
-		return nil, fmt.Errorf("job %q has no completions", p.Name)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
+	if len(o.ParentConfigMaps) == 0 {
+		return nil, errors.New("no shard ConfigMap")
+	}
+	p, n := o.Parent, o.Indexes.Len()
 	pn := int(*p.Spec.Completions)
 	if o.Indexes.Max() >= pn {
 		return nil, fmt.Errorf("index %d is out of range: job %q has %d completions", o.Indexes.Max(), p.Name, pn)
-	}
-	n := o.Indexes.Len()
-	if n != o.Lineage.Original.Len() {
-		return nil, fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), n)
 	}
 	l := *o.Lineage // the caller's is not changed
 	l.OriginalFrom = nil
@@ -233,6 +221,25 @@ func BuildRetry(o RetryOptions) (*Objects, error) {
 	}
 	res.Job = job
 	return res, nil
+}
+
+// check refuses options either kind of retry cannot build from.
+func (o RetryOptions) check() error {
+	switch p := o.Parent; {
+	case p == nil:
+		return errors.New("no parent Job")
+	case o.Lineage == nil:
+		return errors.New("no lineage")
+	case o.JobName == "":
+		return errors.New("no Job name")
+	case o.Indexes.IsEmpty():
+		return errors.New("no indexes to retry")
+	case p.Spec.Completions == nil:
+		return fmt.Errorf("job %q has no completions", p.Name)
+	case o.Indexes.Len() != o.Lineage.Original.Len():
+		return fmt.Errorf("lineage names %d root indexes for %d retried indexes", o.Lineage.Original.Len(), o.Indexes.Len())
+	}
+	return nil
 }
 
 // retryConfigMaps copies the chosen shards' files out of the parent's store into a new one.

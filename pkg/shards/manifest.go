@@ -122,10 +122,7 @@ func (m *Manifest) Canonical() []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	c := *m
-	c.APIVersion, c.Kind = APIVersion, Kind
-	if len(c.Metadata.Labels) == 0 {
-		c.Metadata.Labels = nil
-	}
+	c.APIVersion, c.Kind = APIVersion, Kind // empty labels are left out (omitempty)
 	// Encoding a struct of strings, maps of strings and slices cannot fail.
 	_ = enc.Encode(&c)
 	return buf.Bytes()

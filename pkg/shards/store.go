@@ -50,8 +50,6 @@ type Store struct {
 	HeadBinary map[string][]byte
 	// Parts hold the index files when the store is split; nil when Head holds everything.
 	Parts []map[string]string
-	// PartFirst[p] is the first index whose files are in Parts[p].
-	PartFirst []int
 	// ManifestMounted says manifest.json is in Head.
 	ManifestMounted bool
 }
@@ -169,7 +167,6 @@ func BuildStore(files []IndexFiles, ids []string, manifest []byte) (*Store, erro
 		if part == nil || partSize+n > ConfigMapBudget {
 			part, partSize = map[string]string{}, 0
 			s.Parts = append(s.Parts, part)
-			s.PartFirst = append(s.PartFirst, i)
 		}
 		part[CasesKey(i)], part[IDKey(i)] = f.Cases, f.ID
 		partSize += n

@@ -45,15 +45,11 @@ func (m *Manifest) YAML() []byte {
 	return b.Bytes()
 }
 
-// JSON returns the manifest as indented JSON (fields in canonical order, trailing newline).
+// JSON returns the manifest as indented JSON: the canonical form, indented (fields in
+// canonical order, trailing newline).
 func (m *Manifest) JSON() []byte {
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	c := *m
-	c.APIVersion, c.Kind = APIVersion, Kind
-	_ = enc.Encode(&c)
+	_ = json.Indent(&buf, m.Canonical(), "", "  ") // canonical JSON is valid
 	return buf.Bytes()
 }
 

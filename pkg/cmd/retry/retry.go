@@ -336,6 +336,14 @@ func (o *Options) podAnnotations() (map[string]string, []string, error) {
 	return set, remove, nil
 }
 
+// retryOptions are scaffold's options for a retry of parent's sel indexes as lineage l: its
+// name, --index-map, and the policy flags given.
+func (o *Options) retryOptions(parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage) (scaffold.RetryOptions, error) {
+	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, Namespace: o.Namespace,
+		JobName: cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt)), IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
+	return ro, o.overrides(&ro)
+}
+
 // overrides turns the policy flags given into scaffold's options.
 func (o *Options) overrides(ro *scaffold.RetryOptions) error {
 	if o.changed("parallelism") {
@@ -471,12 +479,11 @@ func (o *Options) Run(ctx context.Context) error {
 		cms = append(cms, cm)
 	}
 
-	name := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
-	ro := scaffold.RetryOptions{Parent: parent, ParentConfigMaps: cms, Indexes: sel.Indexes, Lineage: l, JobName: name, Namespace: ns,
-		IndexMap: scaffold.IndexMapPlacement(o.IndexMap)}
-	if err := o.overrides(&ro); err != nil {
+	ro, err := o.retryOptions(parent, sel, l)
+	if err != nil {
 		return err
 	}
+	ro.ParentConfigMaps = cms
 	objs, err := scaffold.BuildRetry(ro)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
@@ -486,7 +493,7 @@ func (o *Options) Run(ctx context.Context) error {
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "retrying %s of job %q (%s) as job %q: root %s of job %q, attempt %d\n",
-		textwrap.Count(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), name, l.Original.Named(200), l.RootJob, l.Attempt)
+		textwrap.Count(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), ro.JobName, l.Original.Named(200), l.RootJob, l.Attempt)
 	if m := objs.IndexMap; m != nil {
 		_, _ = fmt.Fprintf(o.ErrOut, "the index map (%d bytes as intervals) is kept in immutable ConfigMap %q, which annotation %s names\n",
 			len(l.Original.String()), m.Name, shards.AnnotationOriginalIndexesFrom)
@@ -718,9 +725,8 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 // runPlain retries a Job that create did not make: its workers take their shard from the
 // completion index, so each chosen index runs as a Job of its own with the index pinned.
 func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineage.Selection, l *lineage.Lineage, set string) error {
-	prefix := cmp.Or(o.Name, lineage.RetryName(l.RootJob, l.Attempt))
-	ro := scaffold.RetryOptions{Parent: parent, Indexes: sel.Indexes, Lineage: l, JobName: prefix, Namespace: o.Namespace}
-	if err := o.overrides(&ro); err != nil {
+	ro, err := o.retryOptions(parent, sel, l)
+	if err != nil {
 		return err
 	}
 	jobs, notes, err := scaffold.BuildPlainRetry(ro)
@@ -731,7 +737,7 @@ func (o *Options) runPlain(ctx context.Context, parent *batchv1.Job, sel *lineag
 		_, _ = fmt.Fprintf(o.ErrOut, "Note: %s\n", n)
 	}
 	_, _ = fmt.Fprintf(o.ErrOut, "retrying %d %s of job %q (%s), which reads its shard from its completion index: one Job per index, %s-<root index>, each with %s pinned to its root index; attempt %d of job %q\n",
-		sel.Indexes.Len(), textwrap.Plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), prefix, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
+		sel.Indexes.Len(), textwrap.Plural(sel.Indexes.Len(), "index", "indexes"), parent.Name, sel.Indexes.Truncated(200), ro.JobName, scaffold.EnvCompletionIndex, l.Attempt, l.RootJob)
 	return o.SubmitJobs(ctx, jobs, func(existing *batchv1.Job) bool {
 		return existing.Annotations[lineage.AnnotationRetrySet] == set && existing.Annotations[shards.AnnotationRootJobUID] == l.RootJobUID
 	})

@@ -126,12 +126,8 @@ func (o *SplitOptions) Validate() error {
 	if o.Revision == "" {
 		missing = append(missing, "--revision")
 	}
-	switch len(missing) {
-	case 0:
-	case 1:
-		return exitcode.UsageError("%s is required", missing[0])
-	default:
-		return exitcode.UsageError("%s are required", strings.Join(missing, ", "))
+	if len(missing) > 0 {
+		return exitcode.UsageError("%s %s required", strings.Join(missing, ", "), textwrap.Plural(len(missing), "is", "are"))
 	}
 	if o.Shards < 1 {
 		return exitcode.UsageError("--shards must be at least 1, not %d", o.Shards)
