@@ -403,19 +403,19 @@ func holders(ws []*Workload, cq string, self types.UID) []Holder {
 	return out
 }
 
-// holderWords names the holders: "Job a (Workload job-a-1, 2 pods)".
+// holderWords names the holders: "Job a (Workload job-a-1, 2 pods)", or "Workload w (2 pods)"
+// for a Workload no Job owns.
 func holderWords(hs []Holder) string {
 	var parts []string
 	for _, h := range hs {
-		s := "Workload " + h.Workload
+		name, detail := "Workload "+h.Workload, textwrap.Count(int(h.Pods), "pod", "pods")
 		if h.Job != "" {
-			s = "Job " + h.Job + " (" + s
+			name, detail = "Job "+h.Job, name+", "+detail
 		}
-		s += ", " + textwrap.Count(int(h.Pods), "pod", "pods")
 		if h.Priority != nil {
-			s += fmt.Sprintf(", priority %d", *h.Priority)
+			detail += fmt.Sprintf(", priority %d", *h.Priority)
 		}
-		parts = append(parts, s+")")
+		parts = append(parts, name+" ("+detail+")")
 	}
 	return strings.Join(parts, ", ")
 }

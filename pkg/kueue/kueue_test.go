@@ -198,3 +198,17 @@ func TestPendingNamesTheHolders(t *testing.T) {
 		t.Errorf("an admitted Workload waits for %+v", q.WaitsFor)
 	}
 }
+
+// A holder Workload that no Job owns is named with its details in one pair of parentheses, as a
+// Job's is (it printed "Workload w, 2 pods)" before).
+func TestHolderWordsWithoutJob(t *testing.T) {
+	prio := int32(5)
+	got := holderWords([]Holder{
+		{Job: "a", Workload: "job-a-1", Pods: 2},
+		{Workload: "w", Pods: 1, Priority: &prio},
+	})
+	want := "Job a (Workload job-a-1, 2 pods), Workload w (1 pod, priority 5)"
+	if got != want {
+		t.Errorf("holderWords = %q, want %q", got, want)
+	}
+}
