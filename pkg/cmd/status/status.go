@@ -169,9 +169,9 @@ type Options struct {
 
 	JobName string
 
-	// src is the one source Run reads every fact from, made once by Complete: live, -n's
+	// src is the one source Run reads every fact from, made once: live by Complete, -n's
 	// namespace through the client NewClient makes, with the page sizes above (--record sees
-	// every pod it reads); offline, the files of -f (and --pods-file, --shards-file).
+	// every pod it reads); offline by Run, the files of -f (and --pods-file, --shards-file).
 	src gather.Source
 	// NewClient makes the client from the REST config: clientutil.NewClientset by default
 	// (requests end with their context even while a credential plugin hangs), or tests' fake.
@@ -250,8 +250,8 @@ func NewCmdStatusWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 
 func (o *Options) offline() bool { return o.Filename != "" }
 
-// Complete resolves the Job name, the namespace and the one source Run reads from: live, the
-// client; offline, -f's files, read.
+// Complete resolves the Job name and, live, the namespace and the source Run reads from (the
+// client); offline, it sorts -f's files, which Run reads.
 func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if len(args) > 1 {
 		return exitcode.UsageError("expected one Job name, got %d arguments\nSee 'kubectl indexed status --help' for usage.", len(args))
@@ -269,18 +269,9 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 			// to stream?) and hand the same reader to the general reader otherwise.
 			o.In = bufio.NewReaderSize(o.In, gather.StdinBuffer)
 		}
-		if err := o.splitRecords(); err != nil {
-			return err
-		}
-		// The flags are checked (Validate checks them again: it changes nothing the second
-		// time) before a file is read, so that a wrong flag is said rather than a file's error.
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		if o.Lineage {
-			return o.offlineLineage() // the Jobs of a run
-		}
-		return o.readOffline()
+		// The files are read by Run, after Validate: a wrong flag is said rather than a file's
+		// error.
+		return o.splitRecords()
 	}
 	if o.JobName == "" {
 		return exitcode.UsageError("give a Job name, or -f JOB_FILE for a saved Job\nSee 'kubectl indexed status --help' for usage.")
@@ -386,6 +377,15 @@ func (o *Options) Validate() error {
 func (o *Options) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.offline() {
+		read := o.readOffline
+		if o.Lineage {
+			read = o.offlineLineage // the Jobs of a run
+		}
+		if err := read(); err != nil {
+			return err
+		}
 	}
 	if o.Lineage {
 		return o.runLineage(ctx)
