@@ -2,7 +2,6 @@ package status
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -10,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
@@ -117,13 +115,5 @@ func (r *lineageRecorder) add(ctx context.Context, p *corev1.Pod) error {
 	if !in {
 		return nil
 	}
-	r.o.recMu.Lock()
-	defer r.o.recMu.Unlock()
-	if r.o.rec == nil {
-		return nil
-	}
-	if err := r.o.rec.Add(p); err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
-	}
-	return nil
+	return r.o.addRecord(p)
 }

@@ -32,15 +32,23 @@ func (o *Options) openRecord(open func() (*podrecord.Writer, error)) error {
 // recordPod appends p to the record when it is terminal (gather.Live's Seen, and every pod
 // event of the watch); the first error is kept in recErr and ends the watch.
 func (o *Options) recordPod(p *corev1.Pod) {
-	if o.rec == nil || o.recErr != nil {
-		return
+	if o.recErr == nil {
+		o.recErr = o.addRecord(p)
 	}
-	o.recMu.Lock() // the lineage's pod watch adds too (lineagerecord.go)
-	err := o.rec.Add(p)
-	o.recMu.Unlock()
-	if err != nil {
-		o.recErr = exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
+}
+
+// addRecord appends p to the record, when one is open and p is terminal, under recMu: the
+// lineage's pod watch adds too (lineagerecord.go).
+func (o *Options) addRecord(p *corev1.Pod) error {
+	o.recMu.Lock()
+	defer o.recMu.Unlock()
+	if o.rec == nil {
+		return nil
 	}
+	if err := o.rec.Add(p); err != nil {
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("--record: %w: the pods seen before are in it", err))
+	}
+	return nil
 }
 
 // closeRecord flushes and closes the record once the watch ended (with watchErr, which comes
