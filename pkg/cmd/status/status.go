@@ -355,13 +355,8 @@ func (o *Options) Validate() error {
 		if o.AllPods {
 			return exitcode.UsageError("--all-pods is for a live Job: offline, the report is made from every pod given")
 		}
-		stdin := 0
-		for _, p := range append(slices.Clone(o.Filenames), o.PodsFile, o.ShardsFile) {
-			if p == source.StdinName {
-				stdin++
-			}
-		}
-		if stdin > 1 {
+		inputs := append(slices.Clone(o.Filenames), o.PodsFile, o.ShardsFile)
+		if len(slices.DeleteFunc(inputs, func(p string) bool { return p != source.StdinName })) > 1 {
 			return exitcode.UsageError("only one of -f, --pods-file and --shards-file can be - (standard input)")
 		}
 	} else if o.PodsFile != "" || o.ShardsFile != "" || o.nowFlag != "" {
