@@ -72,15 +72,15 @@ func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bo
 // report needs the Job they ran for.
 func RecordWithoutJob(path string, stdin io.Reader) error {
 	what := "a record of terminal pods (status --record)"
-	if br, done := (&File{Stdin: stdin}).podsReader(path); br != nil {
+	br, done := (&File{Stdin: stdin}).podsReader(path)
+	defer done()
+	if br != nil {
 		if h := podrecord.Peek(br); h != nil {
 			what = "the record of the terminal pods of " + h.Describe()
 			if h.Job.Name != "" {
-				done()
 				return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it, e.g. kubectl get job %s -n %s -o json > job.json, then -f job.json -f %s", path, what, h.Job.Name, h.Job.Namespace, path)
 			}
 		}
-		done()
 	}
 	return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it (-f JOB_FILE -f %s)", path, what, path)
 }
