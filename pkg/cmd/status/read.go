@@ -62,7 +62,7 @@ func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 		if clockNote != "" {
 			notes = append(notes, clockNote)
 		}
-		st.clock, st.podsNotGiven = clk, !rd.PodsGiven
+		st.clock = clk
 	}
 	o.warnShardsChanged(job, rd.Shards.Changed)
 	notes = append(notes, rd.Shards.Notes...)
@@ -76,12 +76,11 @@ func (o *Options) state(rd *gather.JobRead) (*liveState, error) {
 
 // liveState is what one read gathered (live, or offline for the report of -f), as a watch
 // keeps it up to date (its Job and pods), with the report's notes; offline, clock is the time
-// the objects were saved and podsNotGiven says no pod was.
+// the objects were saved.
 type liveState struct {
 	*gather.JobRead
-	notes        []string
-	clock        indexstatus.Clock
-	podsNotGiven bool
+	notes []string
+	clock indexstatus.Clock
 }
 
 // report is the report of s, with the options o gives (offline: the objects' clock).
@@ -90,7 +89,7 @@ func (s *liveState) report(o *Options) *indexstatus.IndexedJobStatus {
 	opts.Retries = s.Retries
 	opts.Queue = s.Queue
 	if s.clock != nil {
-		opts.Clock, opts.PodsNotGiven = s.clock, s.podsNotGiven
+		opts.Clock, opts.PodsNotGiven = s.clock, !s.PodsGiven
 	}
 	r := s.Pods.Report(opts)
 	setOriginalIndexes(r, s.Lineage)
