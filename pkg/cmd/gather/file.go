@@ -189,11 +189,11 @@ func (f *File) Pods(_ context.Context, job *batchv1.Job, fieldSelector string, a
 	// One open, and peeks at its start, choose the reader: a record (status --record) is read
 	// line by line as it was written; a JSON pod list is streamed, each pod handed on as it
 	// is decoded, never all held; anything else (YAML) takes the general reader.
-	br, done := f.podsReader(f.PodsFile)
+	br, h, done := f.podsReader(f.PodsFile)
 	defer done()
 	switch {
-	case br != nil && podrecord.Is(br):
-		return "", f.readRecord(br, f.PodsFile, job, add)
+	case h != nil:
+		return "", f.readRecord(br, h, f.PodsFile, job, add)
 	case br != nil && startsJSONObject(br):
 		// podstream.EachJSON decodes the part of a pod the report reads and drops it once add
 		// returns.
@@ -224,36 +224,38 @@ func PodsReadError(err error, command string) error {
 // the command's standard input when path is "-" and that input is buffered (peeking then leaves
 // what was read in that buffer for the general reader). br is nil when the file cannot be
 // opened (the general reader then says why) or standard input is not buffered (a peek would
-// lose its bytes). done closes what was opened.
-func (f *File) podsReader(path string) (br *bufio.Reader, done func()) {
+// lose its bytes). h is the header of the record of terminal pods (status --record) br starts
+// with, nil when it is not one. done closes what was opened.
+func (f *File) podsReader(path string) (br *bufio.Reader, h *podrecord.Header, done func()) {
+	done = func() {}
 	if path == source.StdinName {
-		b, _ := f.Stdin.(*bufio.Reader) // nil when not buffered
-		return b, func() {}
+		br, _ = f.Stdin.(*bufio.Reader) // nil when not buffered
+	} else if file, err := os.Open(path); err == nil {
+		br, done = bufio.NewReaderSize(file, StdinBuffer), func() { _ = file.Close() }
 	}
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, func() {}
+	if br != nil {
+		h = podrecord.Peek(br)
 	}
-	return bufio.NewReaderSize(file, StdinBuffer), func() { _ = file.Close() }
+	return br, h, done
 }
 
 // ReadRecord adds to PodList the pods of the record at path, when path is a record of job's
 // terminal pods (ok); otherwise it reads nothing.
 func (f *File) ReadRecord(path string, job *batchv1.Job) (ok bool, err error) {
-	br, done := f.podsReader(path)
+	br, h, done := f.podsReader(path)
 	defer done()
-	if br == nil || !podrecord.Is(br) {
+	if h == nil {
 		return false, nil
 	}
-	return true, f.readRecord(br, path, job, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
+	return true, f.readRecord(br, h, path, job, func(p *corev1.Pod) { f.PodList = append(f.PodList, *p) })
 }
 
 // readRecord reads a record of terminal pods (podrecord, written by status --watch|--wait
-// --record) from br, read from path. A record of another Job (its UID) than job, and not of
+// --record) of header h from br, read from path. A record of another Job (its UID) than job, and not of
 // the lineage of job's run, is refused: its pods would explain indexes of a run they are not
 // of. From the record of a lineage (status --lineage --record), job's own pods are read.
-func (f *File) readRecord(br *bufio.Reader, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
-	if h := podrecord.Peek(br); h != nil && job != nil {
+func (f *File) readRecord(br *bufio.Reader, h *podrecord.Header, path string, job *batchv1.Job, add func(*corev1.Pod)) error {
+	if job != nil {
 		if !recordOfRun(h, lineage.RunOf(job), []*batchv1.Job{job}) {
 			return exitcode.UsageError("%s is the record of %s, not of job %q (uid %s): give the record of this Job, or of its lineage", path, h.Describe(), job.Name, job.UID)
 		}

@@ -28,21 +28,17 @@ func SplitRecords(paths []string, stdin io.Reader) (others, records []string) {
 }
 
 func isRecordFile(path string, stdin io.Reader) bool {
-	br, done := (&File{Stdin: stdin}).podsReader(path)
+	_, h, done := (&File{Stdin: stdin}).podsReader(path)
 	defer done()
-	return br != nil && podrecord.Is(br)
+	return h != nil
 }
 
 // ReadRunRecord adds to PodList every pod of the record at path for the lineage of run, whose
 // Jobs are jobs (status --lineage -f JOBS -f RECORD): the record of that run's lineage, or of
 // one of jobs. ok is false when path is not a record (nothing is read).
 func (f *File) ReadRunRecord(path string, run lineage.RunID, jobs []*batchv1.Job) (ok bool, err error) {
-	br, done := f.podsReader(path)
+	br, h, done := f.podsReader(path)
 	defer done()
-	if br == nil {
-		return false, nil
-	}
-	h := podrecord.Peek(br)
 	if h == nil {
 		return false, nil
 	}
@@ -72,14 +68,12 @@ func recordOfRun(h *podrecord.Header, run lineage.RunID, jobs []*batchv1.Job) bo
 // report needs the Job they ran for.
 func RecordWithoutJob(path string, stdin io.Reader) error {
 	what := "a record of terminal pods (status --record)"
-	br, done := (&File{Stdin: stdin}).podsReader(path)
+	_, h, done := (&File{Stdin: stdin}).podsReader(path)
 	defer done()
-	if br != nil {
-		if h := podrecord.Peek(br); h != nil {
-			what = "the record of the terminal pods of " + h.Describe()
-			if h.Job.Name != "" {
-				return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it, e.g. kubectl get job %s -n %s -o json > job.json, then -f job.json -f %s", path, what, h.Job.Name, h.Job.Namespace, path)
-			}
+	if h != nil {
+		what = "the record of the terminal pods of " + h.Describe()
+		if h.Job.Name != "" {
+			return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it, e.g. kubectl get job %s -n %s -o json > job.json, then -f job.json -f %s", path, what, h.Job.Name, h.Job.Namespace, path)
 		}
 	}
 	return exitcode.UsageError("%s is %s, and no Job is given: give the Job with it (-f JOB_FILE -f %s)", path, what, path)
