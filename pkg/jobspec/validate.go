@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -242,7 +241,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 	}
 	if spec.SuccessPolicy != nil {
 		if !indexed {
-			vs.add(RuleSuccessPolicy, field.Invalid(fldPath.Child("successPolicy"), internalJSON(spec.SuccessPolicy), "requires indexed completion mode"))
+			vs.add(RuleSuccessPolicy, field.Invalid(fldPath.Child("successPolicy"), successPolicyJSON(spec.SuccessPolicy), "requires indexed completion mode"))
 		} else {
 			vs = append(vs, validateSuccessPolicy(spec, fldPath)...)
 		}
@@ -446,13 +445,23 @@ func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolic
 	return errs
 }
 
-// internalJSON renders v the way the API server renders a value of its internal types in an
+// successPolicyJSON renders p the way the API server renders its internal SuccessPolicy in an
 // error: encoding/json over structs without JSON tags, so with Go field names and every field
-// present. It works for the v1 types whose internal twins have the same field names.
-func internalJSON(v any) json.RawMessage {
-	b, err := json.Marshal(goNames(reflect.ValueOf(v)))
-	if err != nil {
-		return json.RawMessage(`null`)
+// present.
+func successPolicyJSON(p *batchv1.SuccessPolicy) json.RawMessage {
+	// The internal SuccessPolicyRule has the v1 fields without their tags; a conversion keeps
+	// the fields and drops the tags.
+	type rule struct {
+		SucceededIndexes *string
+		SucceededCount   *int32
 	}
+	var internal struct{ Rules []rule }
+	if p.Rules != nil { // [] and null are rendered as given
+		internal.Rules = make([]rule, len(p.Rules))
+	}
+	for i, r := range p.Rules {
+		internal.Rules[i] = rule(r)
+	}
+	b, _ := json.Marshal(internal) // strings and numbers always encode
 	return b
 }
