@@ -297,15 +297,9 @@ func validatePodFailurePolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Viol
 func validatePodFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailurePolicyRule, rulePath *field.Path, containerNames map[string]bool) []Violation {
 	var vs violations
 	actionPath := rulePath.Child("action")
-	switch {
-	case rule.Action == "":
-		vs.add(RulePodFailurePolicy, field.Required(actionPath, fmt.Sprintf("valid values: %q", supportedPodFailurePolicyActions)))
-	case rule.Action == batchv1.PodFailurePolicyActionFailIndex:
-		if spec.BackoffLimitPerIndex == nil {
-			vs.add(RuleFailIndexNeedsPerIdx, field.Invalid(actionPath, rule.Action, "requires the backoffLimitPerIndex to be set"))
-		}
-	case !slices.Contains(supportedPodFailurePolicyActions, string(rule.Action)):
-		vs.add(RulePodFailurePolicy, field.NotSupported(actionPath, rule.Action, supportedPodFailurePolicyActions))
+	vs.add(RulePodFailurePolicy, oneOfValidValues(rule.Action, actionPath, supportedPodFailurePolicyActions)...)
+	if rule.Action == batchv1.PodFailurePolicyActionFailIndex && spec.BackoffLimitPerIndex == nil {
+		vs.add(RuleFailIndexNeedsPerIdx, field.Invalid(actionPath, rule.Action, "requires the backoffLimitPerIndex to be set"))
 	}
 	if rule.OnExitCodes != nil {
 		vs.add(RulePodFailurePolicy, validateOnExitCodes(rule.OnExitCodes, rulePath.Child("onExitCodes"), containerNames)...)
@@ -322,6 +316,18 @@ func validatePodFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailur
 	return vs
 }
 
+// oneOfValidValues is the check of a podFailurePolicy field that must be one of supported:
+// Required, naming them, when v is empty, else NotSupported when it is none.
+func oneOfValidValues[T ~string](v T, path *field.Path, supported []string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, fmt.Sprintf("valid values: %q", supported))}
+	case !slices.Contains(supported, string(v)):
+		return field.ErrorList{field.NotSupported(path, v, supported)}
+	}
+	return nil
+}
+
 func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsPattern, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(patterns) > maxPodFailurePolicyOnPodConditions {
@@ -331,25 +337,14 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 		pp := path.Index(j)
 		errs = append(errs, invalid(pp.Child("type"), string(p.Type),
 			utilvalidation.IsQualifiedName(string(p.Type)))...)
-		switch {
-		case p.Status == "":
-			errs = append(errs, field.Required(pp.Child("status"), fmt.Sprintf("valid values: %q", supportedConditionStatuses)))
-		case !slices.Contains(supportedConditionStatuses, string(p.Status)):
-			errs = append(errs, field.NotSupported(pp.Child("status"), p.Status, supportedConditionStatuses))
-		}
+		errs = append(errs, oneOfValidValues(p.Status, pp.Child("status"), supportedConditionStatuses)...)
 	}
 	return errs
 }
 
 func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, path *field.Path, containerNames map[string]bool) field.ErrorList {
 	var errs field.ErrorList
-	opPath := path.Child("operator")
-	switch {
-	case req.Operator == "":
-		errs = append(errs, field.Required(opPath, fmt.Sprintf("valid values: %q", supportedOnExitCodesOperators)))
-	case !slices.Contains(supportedOnExitCodesOperators, string(req.Operator)):
-		errs = append(errs, field.NotSupported(opPath, req.Operator, supportedOnExitCodesOperators))
-	}
+	errs = append(errs, oneOfValidValues(req.Operator, path.Child("operator"), supportedOnExitCodesOperators)...)
 	if req.ContainerName != nil && !containerNames[*req.ContainerName] {
 		errs = append(errs, field.Invalid(path.Child("containerName"), *req.ContainerName, "must be one of the container or initContainer names in the pod template"))
 	}
