@@ -73,7 +73,7 @@ func (c *classifier) plan(live *batchv1.Job, ref Target, opts Options) ([]Step, 
 	}
 	s := c.sets()
 	name, ns := ref.Name, ref.Namespace
-	var steps []Step
+	steps := []Step{} // [] in JSON when there is nothing to do
 
 	if len(s.now) > 0 {
 		p, err := buildPatch(raw, s.now)
