@@ -344,7 +344,7 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 				s += fmt.Sprintf(": did you mean %q?", guess)
 				if guess == "backoffLimitPerIndex" {
 					// The prepare-db warning would rest on the misspelt field's absence.
-					fs = dropRule(fs, RulePrepareDB)
+					fs = slices.DeleteFunc(fs, func(f Finding) bool { return f.Rule == RulePrepareDB })
 				}
 			}
 			c.add(RuleUnknownField, SeverityError, path, s)

@@ -385,8 +385,9 @@ func splitInput(name string, data []byte) ([]chunk, *Document) {
 		return nil, &Document{File: name, Doc: 1, Item: -1, Line: 1,
 			Err: errors.New("not YAML or JSON: the input is binary or not UTF-8 text")}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if looksLikeJSON(data) {
+	data = bytes.TrimPrefix(data, bom)
+	// A stream that starts with '{' is read as JSON values, anything else as YAML.
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		return splitJSON(data), nil
 	}
 	return splitYAML(data), nil
@@ -396,11 +397,6 @@ type chunk struct {
 	text []byte
 	line int // 1-based line of the chunk's first byte in the file
 	err  error
-}
-
-func looksLikeJSON(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
 }
 
 // splitJSON splits a stream of JSON values.
