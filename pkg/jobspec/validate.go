@@ -198,33 +198,31 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 		}
 	}
 	indexed := spec.CompletionMode != nil && *spec.CompletionMode == batchv1.IndexedCompletion
-	if spec.CompletionMode != nil {
-		if *spec.CompletionMode != batchv1.NonIndexedCompletion && !indexed {
-			vs.add(RuleCompletionMode, field.NotSupported(fldPath.Child("completionMode"), spec.CompletionMode, []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
+	if spec.CompletionMode != nil && *spec.CompletionMode != batchv1.NonIndexedCompletion && !indexed {
+		vs.add(RuleCompletionMode, field.NotSupported(fldPath.Child("completionMode"), spec.CompletionMode, []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
+	}
+	if indexed {
+		if spec.Completions == nil {
+			vs.add(RuleIndexedCompletions, field.Required(fldPath.Child("completions"), fmt.Sprintf("when completion mode is %s", batchv1.IndexedCompletion)))
 		}
-		if indexed {
-			if spec.Completions == nil {
-				vs.add(RuleIndexedCompletions, field.Required(fldPath.Child("completions"), fmt.Sprintf("when completion mode is %s", batchv1.IndexedCompletion)))
+		if spec.Parallelism != nil && *spec.Parallelism > maxParallelismForIndexedJob {
+			vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, batchv1.IndexedCompletion)))
+		}
+		if spec.Completions != nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > *spec.Completions {
+			vs.add(RuleMaxFailedIndexes, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, "must be less than or equal to completions"))
+		}
+		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
+			vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
+		}
+		if spec.Completions != nil && *spec.Completions > CompletionsSoftLimit && spec.BackoffLimitPerIndex != nil {
+			if spec.MaxFailedIndexes == nil {
+				vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", CompletionsSoftLimit)))
 			}
-			if spec.Parallelism != nil && *spec.Parallelism > maxParallelismForIndexedJob {
-				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, batchv1.IndexedCompletion)))
+			if spec.Parallelism != nil && *spec.Parallelism > parallelismLimitForHighCompletions {
+				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, CompletionsSoftLimit)))
 			}
-			if spec.Completions != nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > *spec.Completions {
-				vs.add(RuleMaxFailedIndexes, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, "must be less than or equal to completions"))
-			}
-			if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
-				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
-			}
-			if spec.Completions != nil && *spec.Completions > CompletionsSoftLimit && spec.BackoffLimitPerIndex != nil {
-				if spec.MaxFailedIndexes == nil {
-					vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", CompletionsSoftLimit)))
-				}
-				if spec.Parallelism != nil && *spec.Parallelism > parallelismLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, CompletionsSoftLimit)))
-				}
-				if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, CompletionsSoftLimit)))
-				}
+			if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesLimitForHighCompletions {
+				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, CompletionsSoftLimit)))
 			}
 		}
 	}
