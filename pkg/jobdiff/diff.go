@@ -53,7 +53,7 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	}
 	pairSelectors(nl, nd)
 	ns := cmp.Or(opts.Namespace, live.Namespace)
-	c := &classifier{live: nl.job, desired: nd.job, desiredAsGiven: desired, state: StateOf(live)}
+	c := &classifier{live: nl.job, desired: nd.job, desiredAsGiven: desired, state: StateOf(live), diffs: []Difference{}}
 	compareValue(nil, nl.obj, nd.obj, &c.diffs)
 	c.classify()
 
@@ -70,9 +70,6 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 		r.Warnings = append(r.Warnings, Warning{Code: WarnNameDiffers, Side: SideDesired, Path: "metadata.name",
 			Message: fmt.Sprintf("the desired Job is named %q, the live one %q: compared anyway", desired.Name, live.Name)})
 	}
-	if r.Differences == nil {
-		r.Differences = []Difference{}
-	}
 	if r.Warnings == nil {
 		r.Warnings = []Warning{}
 	}
@@ -82,9 +79,6 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	}
 	if slices.ContainsFunc(r.Plan, func(st Step) bool { return st.Kind == StepNewJob }) {
 		r.Warnings = append(r.Warnings, c.newJobWarnings(live)...)
-	}
-	if r.Plan == nil {
-		r.Plan = []Step{}
 	}
 	return r, nil
 }

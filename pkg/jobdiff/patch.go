@@ -93,7 +93,7 @@ func jsonPatchOp(raw map[string]any, d Difference) (*jsonOp, error) {
 	var cur any = raw
 	ptr := ""
 	for i, s := range d.path {
-		if s.kind == segKey {
+		if !s.item {
 			m, ok := cur.(map[string]any)
 			if !ok {
 				return nil, fmt.Errorf("%s: the live Job has no object at %q", d.Path, ptr)

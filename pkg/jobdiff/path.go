@@ -7,29 +7,22 @@ import (
 	"strings"
 )
 
-// segment is one step of a field path: a map key, or a list item picked by its name (key).
+// segment is one step of a field path: a map key, or (item) a list item picked by its name.
 type segment struct {
 	key  string
-	kind segKind
+	item bool
 }
-
-type segKind int
-
-const (
-	segKey segKind = iota
-	segName
-)
 
 type fieldPath []segment
 
 var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
 func (p fieldPath) child(key string) fieldPath {
-	return append(p[:len(p):len(p)], segment{key: key, kind: segKey})
+	return append(p[:len(p):len(p)], segment{key: key})
 }
 
 func (p fieldPath) item(name string) fieldPath {
-	return append(p[:len(p):len(p)], segment{key: name, kind: segName})
+	return append(p[:len(p):len(p)], segment{key: name, item: true})
 }
 
 // String renders the path as documented on Difference.Path.
@@ -43,12 +36,12 @@ func (p fieldPath) render(pattern bool) string {
 	var b strings.Builder
 	for i, s := range p {
 		switch {
-		case s.kind == segKey && (pattern || plainKey.MatchString(s.key)):
+		case !s.item && (pattern || plainKey.MatchString(s.key)):
 			if i > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(s.key)
-		case s.kind == segKey:
+		case !s.item:
 			b.WriteString("[" + strconv.Quote(s.key) + "]")
 		case pattern:
 			b.WriteString("[]")
@@ -71,7 +64,7 @@ func (p fieldPath) hasPrefix(prefix string) bool {
 
 // inList reports whether the path goes through a list item.
 func (p fieldPath) inList() bool {
-	return slices.ContainsFunc(p, func(s segment) bool { return s.kind != segKey })
+	return slices.ContainsFunc(p, func(s segment) bool { return s.item })
 }
 
 // jsonPointerToken escapes a key for a JSON pointer (RFC 6901).

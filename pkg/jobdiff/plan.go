@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
 
@@ -72,7 +73,7 @@ func (c *classifier) plan(live *batchv1.Job, ref Target, opts Options) ([]Step, 
 	}
 	s := c.sets()
 	name, ns := ref.Name, ref.Namespace
-	var steps []Step
+	steps := []Step{} // [] in JSON when there is nothing to do
 
 	if len(s.now) > 0 {
 		p, err := buildPatch(raw, s.now)
@@ -250,11 +251,6 @@ func SuggestNames(name string, k int) []string {
 	return out
 }
 
-// serverSetLabels are the labels generateSelector (pkg/registry/batch/job/strategy.go) puts
-// on a Job's pod template, with the Job's UID and name; a Job's own labels copy them when it
-// was created without labels (SetDefaults_Job).
-var serverSetLabels = []string{"batch.kubernetes.io/controller-uid", "controller-uid", "batch.kubernetes.io/job-name", "job-name"}
-
 // renamePatch is the merge patch that turns the desired manifest into a new Job named
 // newName. A manifest exported with kubectl get -o yaml also holds what the server set: its
 // resourceVersion (create refuses it), the generated selector and the controller-uid labels of
@@ -277,7 +273,7 @@ func renamePatch(desired *batchv1.Job, newName string) map[string]any {
 	}
 	strip := func(labels map[string]string) map[string]any {
 		out := map[string]any{}
-		for _, k := range serverSetLabels {
+		for _, k := range jobspec.GeneratedLabels {
 			if _, ok := labels[k]; ok {
 				out[k] = nil
 			}

@@ -123,8 +123,8 @@ func (p Probe) dropped(returned *batchv1.Job) []string {
 func valueAt(obj any, p fieldPath) any {
 	cur := obj
 	for _, s := range p {
-		switch s.kind {
-		case segKey:
+		switch {
+		case !s.item:
 			m, _ := cur.(map[string]any)
 			cur = m[s.key]
 		default:

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
@@ -17,8 +18,7 @@ func StateOf(job *batchv1.Job) LiveState {
 		Failed:    job.Status.Failed,
 	}
 	if st := job.Status.StartTime; st != nil {
-		t := st.Time
-		s.StartTime = &t
+		s.StartTime = ptr.To(st.Time)
 	}
 	// strategy.go: shouldAllowMutablePodTemplate.
 	s.TemplateMutable = s.Suspend && job.Status.Active == 0 &&
@@ -35,8 +35,7 @@ func StateOf(job *batchv1.Job) LiveState {
 		if cond := jobpolicy.ConditionTrue(job, c.t); cond != nil {
 			s.Phase, s.Reason = c.phase, cond.Reason
 			if s.Finished() && !cond.LastTransitionTime.IsZero() {
-				t := cond.LastTransitionTime.Time
-				s.FinishTime = &t
+				s.FinishTime = ptr.To(cond.LastTransitionTime.Time)
 			}
 			return s
 		}

@@ -58,16 +58,11 @@ func DesiredSpec(job *batchv1.Job) *batchv1.Job {
 // left out (SetDefaults_Job), so that rules about a field "set explicitly" read the manifest's
 // intent: a live object carries every default.
 func dropDefaults(j *batchv1.Job) {
-	s := &j.Spec
 	dropDefault(j, func(s *batchv1.JobSpec) **int32 { return &s.BackoffLimit })
 	dropDefault(j, func(s *batchv1.JobSpec) **batchv1.PodReplacementPolicy { return &s.PodReplacementPolicy })
 	dropDefault(j, func(s *batchv1.JobSpec) **int32 { return &s.Parallelism })
-	if s.Suspend != nil && !*s.Suspend {
-		s.Suspend = nil
-	}
-	if s.ManualSelector != nil && !*s.ManualSelector {
-		s.ManualSelector = nil
-	}
+	dropDefault(j, func(s *batchv1.JobSpec) **bool { return &s.Suspend })
+	dropDefault(j, func(s *batchv1.JobSpec) **bool { return &s.ManualSelector })
 }
 
 // dropDefault unsets the spec field of j that field points to when Default would give it the

@@ -166,18 +166,12 @@ func validateInitContainers(containers, regular []corev1.Container, vols map[str
 		} else if c.Name != "" {
 			names[c.Name] = true
 		}
-		if !restartAlways {
-			if c.Lifecycle != nil {
-				errs = append(errs, field.Forbidden(p.Child("lifecycle"), notSidecar))
-			}
-			if c.LivenessProbe != nil {
-				errs = append(errs, field.Forbidden(p.Child("livenessProbe"), notSidecar))
-			}
-			if c.ReadinessProbe != nil {
-				errs = append(errs, field.Forbidden(p.Child("readinessProbe"), notSidecar))
-			}
-			if c.StartupProbe != nil {
-				errs = append(errs, field.Forbidden(p.Child("startupProbe"), notSidecar))
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"lifecycle", c.Lifecycle != nil}, {"livenessProbe", c.LivenessProbe != nil}, {"readinessProbe", c.ReadinessProbe != nil}, {"startupProbe", c.StartupProbe != nil}} {
+			if f.set && !restartAlways {
+				errs = append(errs, field.Forbidden(p.Child(f.name), notSidecar))
 			}
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -199,33 +198,31 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 		}
 	}
 	indexed := spec.CompletionMode != nil && *spec.CompletionMode == batchv1.IndexedCompletion
-	if spec.CompletionMode != nil {
-		if *spec.CompletionMode != batchv1.NonIndexedCompletion && !indexed {
-			vs.add(RuleCompletionMode, field.NotSupported(fldPath.Child("completionMode"), spec.CompletionMode, []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
+	if spec.CompletionMode != nil && *spec.CompletionMode != batchv1.NonIndexedCompletion && !indexed {
+		vs.add(RuleCompletionMode, field.NotSupported(fldPath.Child("completionMode"), spec.CompletionMode, []batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
+	}
+	if indexed {
+		if spec.Completions == nil {
+			vs.add(RuleIndexedCompletions, field.Required(fldPath.Child("completions"), fmt.Sprintf("when completion mode is %s", batchv1.IndexedCompletion)))
 		}
-		if indexed {
-			if spec.Completions == nil {
-				vs.add(RuleIndexedCompletions, field.Required(fldPath.Child("completions"), fmt.Sprintf("when completion mode is %s", batchv1.IndexedCompletion)))
+		if spec.Parallelism != nil && *spec.Parallelism > maxParallelismForIndexedJob {
+			vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, batchv1.IndexedCompletion)))
+		}
+		if spec.Completions != nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > *spec.Completions {
+			vs.add(RuleMaxFailedIndexes, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, "must be less than or equal to completions"))
+		}
+		if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
+			vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
+		}
+		if spec.Completions != nil && *spec.Completions > CompletionsSoftLimit && spec.BackoffLimitPerIndex != nil {
+			if spec.MaxFailedIndexes == nil {
+				vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", CompletionsSoftLimit)))
 			}
-			if spec.Parallelism != nil && *spec.Parallelism > maxParallelismForIndexedJob {
-				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, batchv1.IndexedCompletion)))
+			if spec.Parallelism != nil && *spec.Parallelism > parallelismLimitForHighCompletions {
+				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, CompletionsSoftLimit)))
 			}
-			if spec.Completions != nil && spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > *spec.Completions {
-				vs.add(RuleMaxFailedIndexes, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, "must be less than or equal to completions"))
-			}
-			if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
-				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
-			}
-			if spec.Completions != nil && *spec.Completions > CompletionsSoftLimit && spec.BackoffLimitPerIndex != nil {
-				if spec.MaxFailedIndexes == nil {
-					vs.add(RuleIndexedLimits, field.Required(fldPath.Child("maxFailedIndexes"), fmt.Sprintf("must be specified when completions is above %d", CompletionsSoftLimit)))
-				}
-				if spec.Parallelism != nil && *spec.Parallelism > parallelismLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("parallelism"), *spec.Parallelism, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", parallelismLimitForHighCompletions, CompletionsSoftLimit)))
-				}
-				if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesLimitForHighCompletions {
-					vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, CompletionsSoftLimit)))
-				}
+			if spec.MaxFailedIndexes != nil && *spec.MaxFailedIndexes > maxFailedIndexesLimitForHighCompletions {
+				vs.add(RuleIndexedLimits, field.Invalid(fldPath.Child("maxFailedIndexes"), *spec.MaxFailedIndexes, fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", maxFailedIndexesLimitForHighCompletions, CompletionsSoftLimit)))
 			}
 		}
 	}
@@ -242,7 +239,7 @@ func validateJobSpec(spec *batchv1.JobSpec, fldPath *field.Path) []Violation {
 	}
 	if spec.SuccessPolicy != nil {
 		if !indexed {
-			vs.add(RuleSuccessPolicy, field.Invalid(fldPath.Child("successPolicy"), internalJSON(spec.SuccessPolicy), "requires indexed completion mode"))
+			vs.add(RuleSuccessPolicy, field.Invalid(fldPath.Child("successPolicy"), successPolicyJSON(spec.SuccessPolicy), "requires indexed completion mode"))
 		} else {
 			vs = append(vs, validateSuccessPolicy(spec, fldPath)...)
 		}
@@ -298,15 +295,9 @@ func validatePodFailurePolicy(spec *batchv1.JobSpec, fldPath *field.Path) []Viol
 func validatePodFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailurePolicyRule, rulePath *field.Path, containerNames map[string]bool) []Violation {
 	var vs violations
 	actionPath := rulePath.Child("action")
-	switch {
-	case rule.Action == "":
-		vs.add(RulePodFailurePolicy, field.Required(actionPath, fmt.Sprintf("valid values: %q", supportedPodFailurePolicyActions)))
-	case rule.Action == batchv1.PodFailurePolicyActionFailIndex:
-		if spec.BackoffLimitPerIndex == nil {
-			vs.add(RuleFailIndexNeedsPerIdx, field.Invalid(actionPath, rule.Action, "requires the backoffLimitPerIndex to be set"))
-		}
-	case !slices.Contains(supportedPodFailurePolicyActions, string(rule.Action)):
-		vs.add(RulePodFailurePolicy, field.NotSupported(actionPath, rule.Action, supportedPodFailurePolicyActions))
+	vs.add(RulePodFailurePolicy, oneOfValidValues(rule.Action, actionPath, supportedPodFailurePolicyActions)...)
+	if rule.Action == batchv1.PodFailurePolicyActionFailIndex && spec.BackoffLimitPerIndex == nil {
+		vs.add(RuleFailIndexNeedsPerIdx, field.Invalid(actionPath, rule.Action, "requires the backoffLimitPerIndex to be set"))
 	}
 	if rule.OnExitCodes != nil {
 		vs.add(RulePodFailurePolicy, validateOnExitCodes(rule.OnExitCodes, rulePath.Child("onExitCodes"), containerNames)...)
@@ -323,6 +314,18 @@ func validatePodFailurePolicyRule(spec *batchv1.JobSpec, rule *batchv1.PodFailur
 	return vs
 }
 
+// oneOfValidValues is the check of a podFailurePolicy field that must be one of supported:
+// Required, naming them, when v is empty, else NotSupported when it is none.
+func oneOfValidValues[T ~string](v T, path *field.Path, supported []string) field.ErrorList {
+	switch {
+	case v == "":
+		return field.ErrorList{field.Required(path, fmt.Sprintf("valid values: %q", supported))}
+	case !slices.Contains(supported, string(v)):
+		return field.ErrorList{field.NotSupported(path, v, supported)}
+	}
+	return nil
+}
+
 func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsPattern, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(patterns) > maxPodFailurePolicyOnPodConditions {
@@ -332,25 +335,14 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 		pp := path.Index(j)
 		errs = append(errs, invalid(pp.Child("type"), string(p.Type),
 			utilvalidation.IsQualifiedName(string(p.Type)))...)
-		switch {
-		case p.Status == "":
-			errs = append(errs, field.Required(pp.Child("status"), fmt.Sprintf("valid values: %q", supportedConditionStatuses)))
-		case !slices.Contains(supportedConditionStatuses, string(p.Status)):
-			errs = append(errs, field.NotSupported(pp.Child("status"), p.Status, supportedConditionStatuses))
-		}
+		errs = append(errs, oneOfValidValues(p.Status, pp.Child("status"), supportedConditionStatuses)...)
 	}
 	return errs
 }
 
 func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, path *field.Path, containerNames map[string]bool) field.ErrorList {
 	var errs field.ErrorList
-	opPath := path.Child("operator")
-	switch {
-	case req.Operator == "":
-		errs = append(errs, field.Required(opPath, fmt.Sprintf("valid values: %q", supportedOnExitCodesOperators)))
-	case !slices.Contains(supportedOnExitCodesOperators, string(req.Operator)):
-		errs = append(errs, field.NotSupported(opPath, req.Operator, supportedOnExitCodesOperators))
-	}
+	errs = append(errs, oneOfValidValues(req.Operator, path.Child("operator"), supportedOnExitCodesOperators)...)
 	if req.ContainerName != nil && !containerNames[*req.ContainerName] {
 		errs = append(errs, field.Invalid(path.Child("containerName"), *req.ContainerName, "must be one of the container or initContainer names in the pod template"))
 	}
@@ -446,13 +438,23 @@ func validateSuccessPolicyRule(spec *batchv1.JobSpec, rule *batchv1.SuccessPolic
 	return errs
 }
 
-// internalJSON renders v the way the API server renders a value of its internal types in an
+// successPolicyJSON renders p the way the API server renders its internal SuccessPolicy in an
 // error: encoding/json over structs without JSON tags, so with Go field names and every field
-// present. It works for the v1 types whose internal twins have the same field names.
-func internalJSON(v any) json.RawMessage {
-	b, err := json.Marshal(goNames(reflect.ValueOf(v)))
-	if err != nil {
-		return json.RawMessage(`null`)
+// present.
+func successPolicyJSON(p *batchv1.SuccessPolicy) json.RawMessage {
+	// The internal SuccessPolicyRule has the v1 fields without their tags; a conversion keeps
+	// the fields and drops the tags.
+	type rule struct {
+		SucceededIndexes *string
+		SucceededCount   *int32
 	}
+	var internal struct{ Rules []rule }
+	if p.Rules != nil { // [] and null are rendered as given
+		internal.Rules = make([]rule, len(p.Rules))
+	}
+	for i, r := range p.Rules {
+		internal.Rules[i] = rule(r)
+	}
+	b, _ := json.Marshal(internal) // strings and numbers always encode
 	return b
 }

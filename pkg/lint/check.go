@@ -33,12 +33,7 @@ type Options struct {
 	Queues *kueue.Queues
 }
 
-func (o Options) kubeVersion() Version {
-	if o.KubeVersion.IsZero() {
-		return DefaultKubeVersion
-	}
-	return o.KubeVersion
-}
+func (o Options) kubeVersion() Version { return cmp.Or(o.KubeVersion, DefaultKubeVersion) }
 
 func (o Options) reports(rule string, sev Severity) bool {
 	return (o.MinSeverity == "" || sev.Rank() >= o.MinSeverity.Rank()) && !slices.Contains(o.Disable, rule)

@@ -15,7 +15,7 @@ func WriteGitHub(w io.Writer, report *Report) error {
 	for _, f := range report.Findings {
 		var props []string
 		if f.File != "" && f.File != "-" {
-			props = append(props, "file="+escapeProperty(f.File))
+			props = append(props, "file="+escapeProperty.Replace(f.File))
 			if f.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(f.Line))
 			}
@@ -24,7 +24,7 @@ func WriteGitHub(w io.Writer, report *Report) error {
 		if f.Object != "" {
 			title += " (" + f.Object + ")"
 		}
-		props = append(props, "title="+escapeProperty(title))
+		props = append(props, "title="+escapeProperty.Replace(title))
 		msg := f.Message
 		if f.Path != "" && !strings.HasPrefix(msg, f.Path) {
 			msg = f.Path + ": " + msg
@@ -32,19 +32,16 @@ func WriteGitHub(w io.Writer, report *Report) error {
 		if f.Fix != "" {
 			msg += "\nFix: " + f.Fix
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", f.Severity.words().github, strings.Join(props, ","), escapeData(msg)); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", f.Severity.words().github, strings.Join(props, ","), escapeData.Replace(msg)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// escapeData escapes a command's message: %, CR and LF.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// escapeProperty escapes a command property's value: the message's escapes, ':' and ','.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+var (
+	// escapeData escapes a command's message: %, CR and LF.
+	escapeData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	// escapeProperty escapes a command property's value: the message's escapes, ':' and ','.
+	escapeProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -144,9 +143,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// dropRule removes the findings of rule.
-func dropRule(fs []Finding, rule string) []Finding {
-	return slices.DeleteFunc(fs, func(f Finding) bool { return f.Rule == rule })
 }

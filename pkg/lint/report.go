@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -162,9 +163,8 @@ func (l *Linter) Keep(c Checked) {
 		if f.Severity == SeverityError && f.File != "" {
 			l.errorFiles[f.File] = true
 		}
-		if f.Rule == RulePrepareDB && f.File != "" && !l.prepareDB[f.File] {
+		if f.Rule == RulePrepareDB && f.File != "" {
 			l.prepareDB[f.File] = true
-			r.PrepareDBFiles = append(r.PrepareDBFiles, f.File)
 		}
 	}
 	if l.stream == nil {
@@ -199,8 +199,7 @@ func (l *Linter) Report() (*Report, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.report
-	r.PrepareDBFiles = slices.DeleteFunc(r.PrepareDBFiles, func(f string) bool { return l.errorFiles[f] })
-	slices.Sort(r.PrepareDBFiles)
+	r.PrepareDBFiles = slices.DeleteFunc(slices.Sorted(maps.Keys(l.prepareDB)), func(f string) bool { return l.errorFiles[f] })
 	if l.stream != nil {
 		l.printPending()
 		if l.streamErr == nil {
@@ -345,7 +344,7 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 				s += fmt.Sprintf(": did you mean %q?", guess)
 				if guess == "backoffLimitPerIndex" {
 					// The prepare-db warning would rest on the misspelt field's absence.
-					fs = dropRule(fs, RulePrepareDB)
+					fs = slices.DeleteFunc(fs, func(f Finding) bool { return f.Rule == RulePrepareDB })
 				}
 			}
 			c.add(RuleUnknownField, SeverityError, path, s)

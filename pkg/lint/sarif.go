@@ -118,8 +118,7 @@ func SARIFLevel(s Severity) string { return s.words().sarif }
 func WriteSARIF(w io.Writer, report *Report, opts SARIFOptions) error {
 	rules := Rules()
 	index := make(map[string]int, len(rules))
-	driver := sarifDriver{Name: "kubectl-indexed lint", Version: opts.ToolVersion, InformationURI: InformationURI}
-	driver.Version = sarifVersion(driver.Version)
+	driver := sarifDriver{Name: "kubectl-indexed lint", Version: sarifVersion(opts.ToolVersion), InformationURI: InformationURI}
 	for i, r := range rules {
 		index[r.ID] = i
 		driver.Rules = append(driver.Rules, sarifRule{

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -107,11 +108,8 @@ func (f feature) availability(v Version) (Severity, string) {
 		}
 		return SeverityWarning, fmt.Sprintf("%s is alpha in Kubernetes %s (feature gate %s, off by default; %s): the API server drops the field silently and the Job runs without it", f.name, v, f.gate, when)
 	default:
-		first := f.alpha
-		if first.IsZero() {
-			first = f.beta
-		}
-		// The API server of that version rejects it: an error for that version.
-		return SeverityError, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server of that version rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, first)
+		// The API server of that version rejects it: an error for that version. The feature
+		// arrived with its alpha, or its beta when it started as beta.
+		return SeverityError, fmt.Sprintf("%s does not exist in Kubernetes %s (it arrived in %s): the API server of that version rejects the field as unknown under kubectl's strict field validation, or drops it with --validate=false", f.name, v, cmp.Or(f.alpha, f.beta))
 	}
 }

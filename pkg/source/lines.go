@@ -8,11 +8,6 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
-// lineIndex is the parsed YAML node tree of a document, kept to answer line lookups.
-type lineIndex struct {
-	root *yamlv3.Node
-}
-
 // LineOf returns the line in File of the field at path (as Kubernetes field paths are
 // written: "spec.template.spec.containers[0].image", "metadata.labels[app]"). When the field
 // is absent it returns the line of its nearest present parent, and at worst the object's line.
@@ -31,17 +26,17 @@ func (d *Document) lineOfPath(path string, fallback int) int {
 	if d.raw == nil {
 		return fallback
 	}
-	if d.lines == nil {
-		d.lines = &lineIndex{}
+	if !d.treeRead {
+		d.treeRead = true
 		var n yamlv3.Node
 		if err := yamlv3.Unmarshal(d.raw, &n); err == nil && len(n.Content) > 0 {
-			d.lines.root = n.Content[0]
+			d.tree = n.Content[0]
 		}
 	}
-	if d.lines.root == nil {
+	if d.tree == nil {
 		return fallback
 	}
-	node := d.lines.root
+	node := d.tree
 	best := node.Line
 	for _, seg := range splitPath(path) {
 		node = child(node, seg)
@@ -83,35 +78,18 @@ func child(n *yamlv3.Node, seg string) *yamlv3.Node {
 	return nil
 }
 
+// pathSegment is one segment of a field path: a name between dots, or what a [...] holds (to
+// the end of the path when the bracket is not closed, if anything follows it).
+var pathSegment = regexp.MustCompile(`\[[^\]]*\]|\[[^\]]+|[^.\[]+`)
+
 // splitPath splits "a.b[0].c[key.with.dots]" into ["a" "b" "0" "c" "key.with.dots"].
 func splitPath(path string) []string {
-	var segs []string
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
-			segs = append(segs, cur.String())
-			cur.Reset()
+	segs := pathSegment.FindAllString(path, -1)
+	for i, s := range segs {
+		if s[0] == '[' {
+			segs[i] = strings.TrimSuffix(s[1:], "]")
 		}
 	}
-	for i := 0; i < len(path); i++ {
-		switch c := path[i]; c {
-		case '.':
-			flush()
-		case '[':
-			flush()
-			end := strings.IndexByte(path[i:], ']')
-			if end < 0 {
-				cur.WriteString(path[i+1:])
-				i = len(path)
-				continue
-			}
-			segs = append(segs, path[i+1:i+end])
-			i += end
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
 	return segs
 }
 

@@ -91,53 +91,31 @@ func ReadAllBounded(r io.Reader, limit int64) ([]byte, error) {
 	return readBounded(r, size, limit)
 }
 
-// readBounded reads r to its end. size is what r is expected to hold (-1: unknown); the cap
-// is checked on the bytes read, whatever size says.
+// readBounded reads r to its end, into chunks that are never copied while reading (io.ReadAll's
+// growing buffer leaves a trail of copies behind, about 2.5 times what it read), then copied
+// once into a buffer of the exact size. size is what r is expected to hold (-1: unknown): the
+// first chunk is then that size, plus a byte to see its end (or that it grew), and when it
+// holds everything it is returned as it is. The cap is checked on the bytes read, whatever
+// size says.
 func readBounded(r io.Reader, size, limit int64) ([]byte, error) {
 	if limit <= 0 {
 		limit = DefaultMaxBytes
 	}
-	if size >= 0 {
-		// One buffer the size of the file, plus a byte to see its end (or that it grew).
-		buf := make([]byte, 0, min(size, limit)+1)
-		for {
-			n, err := r.Read(buf[len(buf):cap(buf)])
-			buf = buf[:len(buf)+n]
-			if int64(len(buf)) > limit {
-				return nil, &TooLargeError{Limit: limit}
-			}
-			if errors.Is(err, io.EOF) {
-				return buf, nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			if len(buf) == cap(buf) {
-				// The file grew while it was read: the rest goes the unknown-size way.
-				rest, err := readChunks(r, limit-int64(len(buf)))
-				if err != nil {
-					return nil, err
-				}
-				return append(buf, rest...), nil
-			}
-		}
-	}
-	return readChunks(r, limit)
-}
-
-// readChunks reads r into chunks that are never copied while reading (io.ReadAll's growing
-// buffer leaves a trail of copies behind, about 2.5 times what it read), then copies them once
-// into a buffer of the exact size.
-func readChunks(r io.Reader, limit int64) ([]byte, error) {
 	const first, largest = 64 << 10, 1 << 20
 	var chunks [][]byte
 	var total int64
-	size := int64(first)
+	next := int64(first)
+	if size >= 0 {
+		next = size + 1
+	}
 	for {
-		chunk := make([]byte, 0, min(size, limit+1-total))
+		chunk := make([]byte, 0, min(next, limit+1-total))
 		for len(chunk) < cap(chunk) {
 			n, err := r.Read(chunk[len(chunk):cap(chunk)])
 			chunk = chunk[:len(chunk)+n]
+			if errors.Is(err, io.EOF) && size >= 0 && len(chunks) == 0 {
+				return chunk, nil
+			}
 			if errors.Is(err, io.EOF) {
 				return bytes.Join(append(chunks, chunk), nil), nil
 			}
@@ -150,6 +128,6 @@ func readChunks(r io.Reader, limit int64) ([]byte, error) {
 		if total > limit {
 			return nil, &TooLargeError{Limit: limit}
 		}
-		size = min(size*2, largest)
+		next = min(next*2, largest)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
 
@@ -43,10 +44,12 @@ type Document struct {
 	Err error `json:"-"`
 
 	// raw is the text of the YAML document (or JSON value) holding the object, and rawLine
-	// the line in File where raw starts. Field lines are looked up in it on demand.
-	raw     []byte
-	rawLine int
-	lines   *lineIndex
+	// the line in File where raw starts. Field lines are looked up in its node tree, parsed on
+	// the first lookup (treeRead) and kept in tree.
+	raw      []byte
+	rawLine  int
+	tree     *yamlv3.Node
+	treeRead bool
 }
 
 // Location renders "file:line" or "file (document n)" for messages.
@@ -183,7 +186,7 @@ func Read(paths []string, opts Options) ([]Document, error) {
 // stops the walk with a *ReadError.
 func ForEachInOrder[R any](paths []string, opts Options, workers int, check func(*Document) R, keep func(R)) error {
 	each := func(name string, next func() (chunk, bool)) {
-		eachInOrder(name, next, opts, workers, check, keep)
+		eachInOrder(name, next, workers, check, keep)
 	}
 	return readInputs(paths, opts, func(name string, data []byte) {
 		chunks, binary := splitInput(name, data)
@@ -206,7 +209,7 @@ func ForEachInOrder[R any](paths []string, opts Options, workers int, check func
 
 // eachInOrder parses the chunks next returns (the documents of file name, in order), checks
 // their documents on up to workers goroutines and keeps the results in order.
-func eachInOrder[R any](name string, next func() (chunk, bool), opts Options, workers int, check func(*Document) R, keep func(R)) {
+func eachInOrder[R any](name string, next func() (chunk, bool), workers int, check func(*Document) R, keep func(R)) {
 	// Workers take the next chunk in turn: no hand-off per document, which costs a wake-up
 	// each on a busy machine. The worker that completes the first chunk not yet kept keeps it
 	// and every completed one after it.
@@ -382,8 +385,9 @@ func splitInput(name string, data []byte) ([]chunk, *Document) {
 		return nil, &Document{File: name, Doc: 1, Item: -1, Line: 1,
 			Err: errors.New("not YAML or JSON: the input is binary or not UTF-8 text")}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if looksLikeJSON(data) {
+	data = bytes.TrimPrefix(data, bom)
+	// A stream that starts with '{' is read as JSON values, anything else as YAML.
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
 		return splitJSON(data), nil
 	}
 	return splitYAML(data), nil
@@ -393,11 +397,6 @@ type chunk struct {
 	text []byte
 	line int // 1-based line of the chunk's first byte in the file
 	err  error
-}
-
-func looksLikeJSON(data []byte) bool {
-	t := bytes.TrimLeft(data, " \t\r\n")
-	return len(t) > 0 && t[0] == '{'
 }
 
 // splitJSON splits a stream of JSON values.
