@@ -170,7 +170,7 @@ type groupCell struct {
 
 // WritePage writes p as one self-contained HTML page.
 func WritePage(w io.Writer, p *Page) error {
-	d := data{Cells: p.Cells, Unit: p.Unit, Runs: []int{}, Facts: [][]any{}, FactsCut: p.FactsCut}
+	d := data{Cells: p.Cells, Unit: p.Unit, Runs: []int{}, Facts: [][]any{}, FactsCut: p.FactsCut, Att: []int64{}, Timeline: p.Timeline}
 	for _, s := range p.States {
 		d.States = append(d.States, s.Name)
 		d.Words = append(d.Words, s.Words)
@@ -202,9 +202,6 @@ func WritePage(w io.Writer, p *Page) error {
 			row = append(row, st.id(r.Label), st.id(r.Value))
 		}
 		d.Facts = append(d.Facts, row)
-	}
-	d.Att = []int64{}
-	for _, f := range p.Facts {
 		for _, a := range f.Attempts {
 			for _, t := range []int64{a.Start, a.Finish} {
 				if t != 0 && (d.Base == 0 || t < d.Base) {
@@ -216,7 +213,6 @@ func WritePage(w io.Writer, p *Page) error {
 	for _, f := range p.Facts {
 		d.Att = attemptRows(d.Att, f.Cell, f.Attempts, d.Base, st)
 	}
-	d.Timeline = p.Timeline
 	d.Strs = st.list
 	js, err := json.Marshal(d)
 	if err != nil {
