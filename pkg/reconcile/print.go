@@ -198,18 +198,13 @@ func (p *printer) groups(rep *Report) {
 		p.para(fmt.Sprintf("Every shard has all its results evaluated (%s).", evaluated), "")
 		return
 	}
-	n := 0
-	for _, g := range gs {
-		n += g.n
-	}
+	n := len(rep.Shards) - complete - failed
 	p.para(fmt.Sprintf("%d %s not complete (%s; -o wide lists every shard):", n, textwrap.Plural(n, "shard is", "shards are"), evaluated), "")
-	shown := 0
-	for _, g := range gs {
-		if shown == maxGroups {
+	for k, g := range gs {
+		if k == maxGroups {
 			p.printf("  ... and %s more; -o wide lists every shard.\n", textwrap.Count(len(gs)-maxGroups, "group", "groups"))
 			break
 		}
-		shown++
 		head := fmt.Sprintf("%s, %d %s", g.state, g.n, textwrap.Plural(g.n, "shard", "shards"))
 		if g.reason != "" {
 			head += ": " + g.reason
