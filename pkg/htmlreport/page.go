@@ -150,17 +150,13 @@ func (s *strs) id(v string) int {
 type view struct {
 	*Page
 	Legend []legendRow
-	Groups []groupRow
+	Groups [][]groupCell // the rows of Page.Groups
 	Data   template.JS
 }
 
 type legendRow struct {
 	Name, Words, Color string
 	Count              int
-}
-
-type groupRow struct {
-	Cells []groupCell
 }
 
 type groupCell struct {
@@ -227,13 +223,13 @@ func WritePage(w io.Writer, p *Page) error {
 	}
 	if p.Groups != nil {
 		for _, r := range p.Groups.Rows {
-			var g groupRow
+			var g []groupCell
 			for i, c := range r.Cells {
 				gc := groupCell{Text: c, List: i == p.Groups.ListColumn}
 				if i == 0 && r.State >= 0 && r.State < len(p.States) {
 					gc.Color = p.States[r.State].Color
 				}
-				g.Cells = append(g.Cells, gc)
+				g = append(g, gc)
 			}
 			v.Groups = append(v.Groups, g)
 		}
