@@ -131,17 +131,14 @@ func groupReason(s *ShardReport, rejected map[string]string) string {
 	case StateRejected:
 		return rejected[s.ShardID]
 	case StateNotEvaluated, StatePartial:
-		r := ""
+		var r []string
 		if s.Missing > 0 {
-			r = "results missing"
+			r = append(r, "results missing")
 		}
 		if len(s.Reasons) > 0 {
-			if r != "" {
-				r += "; "
-			}
-			r += "infrastructure: " + s.Reasons[0].Reason
+			r = append(r, "infrastructure: "+s.Reasons[0].Reason)
 		}
-		return r
+		return strings.Join(r, "; ")
 	case StateMissing:
 		return "no receipt and no summary"
 	}
