@@ -44,7 +44,7 @@ func Write(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		Tool: "status", Title: fmt.Sprintf("Job %s/%s", r.Job.Namespace, r.Job.Name),
 		Status: string(r.Phase), Good: r.Completeness.Complete, Verdict: r.Completeness.Verdict,
 		Lines: nonEmpty(r.Explanation), Unit: "index", Cells: int(r.Completions),
-		Footer:   "observed " + r.ObservedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+		Footer:   "observed " + utc(r.ObservedAt.Unix()),
 		Sections: []Section{{"Next", r.Next}, {"Not known", r.Unknown}, {"Notes", r.Notes}},
 	}
 	stateIdx := map[indexstatus.State]int{}
