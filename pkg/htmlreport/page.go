@@ -210,10 +210,7 @@ func WritePage(w io.Writer, p *Page) error {
 		d.Att = attemptRows(d.Att, f.Cell, f.Attempts, d.Base, st)
 	}
 	d.Strs = st.list
-	js, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
+	js, _ := json.Marshal(d)                  // ints, strings and bools, which always encode
 	v := view{Page: p, Data: template.JS(js)} //nolint:gosec // JSON from encoding/json, which escapes <, > and &
 	for i, s := range p.States {
 		if s.Optional && counts[i] == 0 {
