@@ -292,15 +292,13 @@ func TestCandidateMismatch(t *testing.T) {
 // receipts name, and notes every candidate, quoted and sorted, when they name several.
 func TestCandidatesWithoutFilter(t *testing.T) {
 	m := manifest(t)
+	x, y := rcpt(m, 0, "p0", 1, "a", "b"), rcpt(m, 1, "p1", 1, "c")
+	x.Candidate, y.Candidate = "model-b", `model "a"`
 	r := newR(t, m)
-	x := rcpt(m, 0, "p0", 1, "a", "b")
-	x.Candidate = "model-b"
 	r.AddReceipt("x.json", x)
 	if rep := r.Report(); rep.Candidate != "model-b" || len(rep.Notes) != 0 {
 		t.Fatalf("one candidate: %q %q", rep.Candidate, rep.Notes)
 	}
-	y := rcpt(m, 1, "p1", 1, "c")
-	y.Candidate = `model "a"`
 	r.AddReceipt("y.json", y)
 	rep := r.Report()
 	want := `The accepted receipts name 2 candidates ("model \"a\"", "model-b"): their results are different results; give --candidate to check one.`
