@@ -362,8 +362,7 @@ func Interpret(in Input) *Queue {
 	if rs := w.Status.RequeueState; rs != nil {
 		q.RequeueCount = rs.Count
 		if rs.RequeueAt != nil {
-			t := rs.RequeueAt.UTC()
-			q.RequeueAt = &t
+			q.RequeueAt = ptr.To(rs.RequeueAt.UTC())
 		}
 	}
 	q.WorkerCluster = ptr.Deref(w.Status.ClusterName, "")
