@@ -38,22 +38,13 @@ var Colors = map[indexstatus.State]string{
 	indexstatus.StateUnfinished:  "#9e9e9e",
 }
 
-// Write writes r, the report of one Job, as the page.
+// Write writes r, the report of one Job, as the page: a cell per index, in its index state.
 func Write(w io.Writer, r *indexstatus.IndexedJobStatus) error {
-	p, err := StatusPage(r)
-	if err != nil {
-		return err
-	}
-	return WritePage(w, p)
-}
-
-// StatusPage is the page of one Job: a cell per index, in its index state.
-func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 	p := &Page{
 		Tool: "status", Title: fmt.Sprintf("Job %s/%s", r.Job.Namespace, r.Job.Name),
 		Status: string(r.Phase), Good: r.Completeness.Complete, Verdict: r.Completeness.Verdict,
 		Lines: nonEmpty(r.Explanation), Unit: "index", Cells: int(r.Completions),
-		Footer:   "observed " + r.ObservedAt.UTC().Format("2006-01-02 15:04:05 UTC"),
+		Footer:   "observed " + utc(r.ObservedAt.Unix()),
 		Sections: []Section{{"Next", r.Next}, {"Not known", r.Unknown}, {"Notes", r.Notes}},
 	}
 	stateIdx := map[indexstatus.State]int{}
@@ -72,7 +63,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 	for _, run := range r.Grid {
 		k, ok := stateIdx[run.State]
 		if !ok {
-			return nil, fmt.Errorf("index state %q has no colour", run.State)
+			return fmt.Errorf("index state %q has no colour", run.State)
 		}
 		p.Runs = append(p.Runs, Run{First: run.First, Last: run.Last, State: k})
 	}
@@ -99,7 +90,7 @@ func StatusPage(r *indexstatus.IndexedJobStatus) (*Page, error) {
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: stateIdx[g.Sample.State],
 			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cutList(g.Indexes, g.Count, "indexes"), g.Sample.Detail}})
 	}
-	return p, nil
+	return WritePage(w, p)
 }
 
 // statusFact is an index's facts: shard, attempts and last exit, the podFailurePolicy rule, the

@@ -45,19 +45,10 @@ func LineageState(s *lineage.ShardStatus) string {
 	return string(s.State)
 }
 
-// WriteLineage writes r, the report of a run across its root Job and every retry, as the page.
+// WriteLineage writes r, the report of a run across its root Job and every retry, as the page:
+// a cell per shard (root completion index) in its lineage state, the facts saying which Job
+// settled it and every run of it; the Jobs of the lineage in the table.
 func WriteLineage(w io.Writer, r *lineage.Report) error {
-	p, err := LineagePage(r)
-	if err != nil {
-		return err
-	}
-	return WritePage(w, p)
-}
-
-// LineagePage is the page of a lineage: a cell per shard (root completion index) in its
-// lineage state, the facts saying which Job settled it and every run of it; the Jobs of the
-// lineage in the table.
-func LineagePage(r *lineage.Report) (*Page, error) {
 	status := "Not complete"
 	if r.Complete {
 		status = "Complete"
@@ -74,11 +65,11 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 	for i := range r.ShardStatuses {
 		s := &r.ShardStatuses[i]
 		if s.Index < 0 {
-			return nil, fmt.Errorf("shard %d: negative index", s.Index)
+			return fmt.Errorf("shard %d: negative index", s.Index)
 		}
 		var err error
 		if states, err = p.shardCell(states, s.Index, LineageState(s)); err != nil {
-			return nil, err
+			return err
 		}
 		if states[s.Index] == 0 && len(s.Runs) <= 1 && s.ShardID == "" {
 			continue // succeeded in the root, its one run: the cell says it all
@@ -97,7 +88,7 @@ func LineagePage(r *lineage.Report) (*Page, error) {
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: -1, Cells: []string{j.Name, attempt, j.Phase, strconv.Itoa(j.Completions),
 			cutList(j.OriginalIndexes.String(), j.Completions, "indexes"), strconv.Itoa(j.Succeeded), strconv.Itoa(j.Failed)}})
 	}
-	return p, nil
+	return WritePage(w, p)
 }
 
 // lineageFact is a shard's facts: its ID, the Job whose result stands (the first that succeeded

@@ -150,17 +150,13 @@ func (s *strs) id(v string) int {
 type view struct {
 	*Page
 	Legend []legendRow
-	Groups []groupRow
+	Groups [][]groupCell // the rows of Page.Groups
 	Data   template.JS
 }
 
 type legendRow struct {
 	Name, Words, Color string
 	Count              int
-}
-
-type groupRow struct {
-	Cells []groupCell
 }
 
 type groupCell struct {
@@ -170,7 +166,7 @@ type groupCell struct {
 
 // WritePage writes p as one self-contained HTML page.
 func WritePage(w io.Writer, p *Page) error {
-	d := data{Cells: p.Cells, Unit: p.Unit, Runs: []int{}, Facts: [][]any{}, FactsCut: p.FactsCut}
+	d := data{Cells: p.Cells, Unit: p.Unit, Runs: []int{}, Facts: [][]any{}, FactsCut: p.FactsCut, Att: []int64{}, Timeline: p.Timeline}
 	for _, s := range p.States {
 		d.States = append(d.States, s.Name)
 		d.Words = append(d.Words, s.Words)
@@ -202,9 +198,6 @@ func WritePage(w io.Writer, p *Page) error {
 			row = append(row, st.id(r.Label), st.id(r.Value))
 		}
 		d.Facts = append(d.Facts, row)
-	}
-	d.Att = []int64{}
-	for _, f := range p.Facts {
 		for _, a := range f.Attempts {
 			for _, t := range []int64{a.Start, a.Finish} {
 				if t != 0 && (d.Base == 0 || t < d.Base) {
@@ -216,12 +209,8 @@ func WritePage(w io.Writer, p *Page) error {
 	for _, f := range p.Facts {
 		d.Att = attemptRows(d.Att, f.Cell, f.Attempts, d.Base, st)
 	}
-	d.Timeline = p.Timeline
 	d.Strs = st.list
-	js, err := json.Marshal(d)
-	if err != nil {
-		return err
-	}
+	js, _ := json.Marshal(d)                  // ints, strings and bools, which always encode
 	v := view{Page: p, Data: template.JS(js)} //nolint:gosec // JSON from encoding/json, which escapes <, > and &
 	for i, s := range p.States {
 		if s.Optional && counts[i] == 0 {
@@ -231,13 +220,13 @@ func WritePage(w io.Writer, p *Page) error {
 	}
 	if p.Groups != nil {
 		for _, r := range p.Groups.Rows {
-			var g groupRow
+			var g []groupCell
 			for i, c := range r.Cells {
 				gc := groupCell{Text: c, List: i == p.Groups.ListColumn}
 				if i == 0 && r.State >= 0 && r.State < len(p.States) {
 					gc.Color = p.States[r.State].Color
 				}
-				g.Cells = append(g.Cells, gc)
+				g = append(g, gc)
 			}
 			v.Groups = append(v.Groups, g)
 		}

@@ -24,19 +24,10 @@ var ReconcileStates = []State{
 // maxCasesNamed bounds the missing and not-evaluated results a shard's facts name.
 const maxCasesNamed = 5
 
-// WriteReconcile writes r, the coverage of a manifest by its receipts, as the page.
+// WriteReconcile writes r, the coverage of a manifest by its receipts, as the page: a cell per
+// shard of the manifest (its completion index) in its reconcile state, the facts counting its
+// results and naming its attempts and what is missing; the rejected receipts in the table.
 func WriteReconcile(w io.Writer, r *reconcile.Report) error {
-	p, err := ReconcilePage(r)
-	if err != nil {
-		return err
-	}
-	return WritePage(w, p)
-}
-
-// ReconcilePage is the page of a reconcile: a cell per shard of the manifest (its completion
-// index) in its reconcile state, the facts counting its results and naming its attempts and
-// what is missing; the rejected receipts in the table.
-func ReconcilePage(r *reconcile.Report) (*Page, error) {
 	status := "incomplete"
 	if r.Complete {
 		status = "complete"
@@ -68,11 +59,11 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 	for i := range r.Shards {
 		s := &r.Shards[i]
 		if s.Index < 0 {
-			return nil, fmt.Errorf("shard %s: negative index %d", s.ShardID, s.Index)
+			return fmt.Errorf("shard %s: negative index %d", s.ShardID, s.Index)
 		}
 		var err error
 		if states, err = p.shardCell(states, s.Index, string(s.State)); err != nil {
-			return nil, err
+			return err
 		}
 		p.addFact(func() Fact { return reconcileFact(s) })
 	}
@@ -86,7 +77,7 @@ func ReconcilePage(r *reconcile.Report) (*Page, error) {
 		g.shards = slices.Compact(g.shards)
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: rejected, Cells: []string{g.first.Reason, strconv.Itoa(g.count), cutList(strings.Join(g.shards, ","), len(g.shards), "shards"), g.first.Source, g.first.Message}})
 	}
-	return p, nil
+	return WritePage(w, p)
 }
 
 // reconcileFact is a shard's facts: its ID, its results by outcome, what the outcome rests on,

@@ -87,9 +87,8 @@ type PodSet struct {
 
 // PriorityClassRef is spec.priorityClassRef.
 type PriorityClassRef struct {
-	Group string `json:"group,omitempty"`
-	Kind  string `json:"kind,omitempty"`
-	Name  string `json:"name,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
 // WorkloadStatus is Workload.status.
@@ -100,8 +99,6 @@ type WorkloadStatus struct {
 	AdmissionChecks []AdmissionCheckState `json:"admissionChecks,omitempty"`
 	SchedulingStats *SchedulingStats      `json:"schedulingStats,omitempty"`
 	ClusterName     *string               `json:"clusterName,omitempty"`
-	// NominatedClusterNames are the MultiKueue workers the Workload was dispatched to.
-	NominatedClusterNames []string `json:"nominatedClusterNames,omitempty"`
 }
 
 // Admission is status.admission.
@@ -365,8 +362,7 @@ func Interpret(in Input) *Queue {
 	if rs := w.Status.RequeueState; rs != nil {
 		q.RequeueCount = rs.Count
 		if rs.RequeueAt != nil {
-			t := rs.RequeueAt.UTC()
-			q.RequeueAt = &t
+			q.RequeueAt = ptr.To(rs.RequeueAt.UTC())
 		}
 	}
 	q.WorkerCluster = ptr.Deref(w.Status.ClusterName, "")

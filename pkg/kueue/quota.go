@@ -29,8 +29,7 @@ type ClusterQueue struct {
 
 // ResourceGroup is a ClusterQueue's group of resources that one flavor must give together.
 type ResourceGroup struct {
-	CoveredResources []corev1.ResourceName `json:"coveredResources"`
-	Flavors          []FlavorQuotas        `json:"flavors"`
+	Flavors []FlavorQuotas `json:"flavors"`
 }
 
 // FlavorQuotas are one flavor's quotas in a resource group.

@@ -117,21 +117,16 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 	return sel, nil
 }
 
-// shellJoin renders words as a command line for a POSIX shell (a word of only safe characters
-// as it is, anything else single-quoted); an empty word (no namespace) is left out with the
-// flag before it.
+// shellJoin renders words as a command line for a POSIX shell (textwrap.ShellQuote); an empty
+// word (no namespace) is left out with the flag before it.
 func shellJoin(words ...string) string {
 	var out []string
 	for i := 0; i < len(words); i++ {
-		w := words[i]
-		if w == "-n" && i+1 < len(words) && words[i+1] == "" {
+		if words[i] == "-n" && i+1 < len(words) && words[i+1] == "" {
 			i++
 			continue
 		}
-		if w == "" || strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+") != "" {
-			w = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-		out = append(out, w)
+		out = append(out, textwrap.ShellQuote(words[i]))
 	}
 	return strings.Join(out, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -215,7 +216,6 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 		total, r.ManifestFrom = len(manifest.IDs), manifest.From
 	}
 	shardAt := map[int]*ShardStatus{}
-	var order []int
 	var running []string // the Jobs not finished that run shards
 	for _, e := range all {
 		if e.Lineage != nil && total >= 0 && !e.Lineage.Original.IsEmpty() && e.Lineage.Original.Max() >= total {
@@ -247,7 +247,6 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 			if s == nil {
 				s = &ShardStatus{Index: ri}
 				shardAt[ri] = s
-				order = append(order, ri)
 			}
 			s.ShardID = cmp.Or(s.ShardID, ix.ShardID)
 			// A Job create did not make names no invalid-input code: its own FailIndex rule on
@@ -275,12 +274,11 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 				s.ShardID = manifest.IDs[i]
 			}
 			shardAt[i] = s
-			order = append(order, i)
 		}
 	} else if root == nil {
 		notes = append(notes, "The manifest could not be read (no retry's shard ConfigMap holds a copy): how many shards it has is unknown, so the run is not called complete.")
 	}
-	slices.Sort(order)
+	order := slices.Sorted(maps.Keys(shardAt))
 	var missing indexes.Builder
 	var failed []ShardStatus
 	for _, i := range order {

@@ -24,21 +24,13 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		return nil
 	}
 	run, attempt := RunOf(job), 0
+	var pos map[int]int // a root index to job's completion index; nil for a root job: the same
 	if own != nil {
 		attempt = own.Attempt
-	}
-	// toOwn maps a root index to job's completion index.
-	var toOwn func(root int) (int, bool)
-	if own == nil {
-		toOwn = func(root int) (int, bool) { return root, true }
-	} else {
-		pos := make(map[int]int, own.Original.Len())
-		k := 0
+		pos = make(map[int]int, own.Original.Len())
 		for r := range own.Original.All() {
-			pos[r] = k
-			k++
+			pos[r] = len(pos)
 		}
-		toOwn = func(root int) (int, bool) { k, ok := pos[root]; return k, ok }
 	}
 	var out []indexstatus.RetryJob
 	for _, r := range jobs {
@@ -60,7 +52,11 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		succeeded, failed := jobpolicy.StatusIndexes(r)
 		k := 0
 		for root := range l.Original.All() {
-			if i, mine := toOwn(root); mine {
+			i, mine := root, true
+			if pos != nil {
+				i, mine = pos[root]
+			}
+			if mine {
 				all.Add(i)
 				switch {
 				case succeeded.Has(k):

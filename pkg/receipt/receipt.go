@@ -101,15 +101,11 @@ type Receipt struct {
 }
 
 // CasesDigest returns the digest of a shard's cases as the worker sees them: "sha256:" and the
-// hex SHA-256 of the shard file, every case followed by a newline (what `sha256sum
-// "$INDEXED_SHARD_FILE"` prints).
+// hex SHA-256 of the shard file, every case followed by a newline (shards.CasesText; what
+// `sha256sum "$INDEXED_SHARD_FILE"` prints).
 func CasesDigest(cases []string) string {
-	h := sha256.New()
-	for _, c := range cases {
-		_, _ = io.WriteString(h, c)
-		_, _ = h.Write([]byte{'\n'})
-	}
-	return shards.FormatHash(h.Sum(nil))
+	sum := sha256.Sum256([]byte(shards.CasesText(cases)))
+	return shards.FormatHash(sum[:])
 }
 
 // Error is a receipt or summary that cannot be used. Truncated is set when the input looks cut

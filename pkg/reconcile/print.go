@@ -131,17 +131,14 @@ func groupReason(s *ShardReport, rejected map[string]string) string {
 	case StateRejected:
 		return rejected[s.ShardID]
 	case StateNotEvaluated, StatePartial:
-		r := ""
+		var r []string
 		if s.Missing > 0 {
-			r = "results missing"
+			r = append(r, "results missing")
 		}
 		if len(s.Reasons) > 0 {
-			if r != "" {
-				r += "; "
-			}
-			r += "infrastructure: " + s.Reasons[0].Reason
+			r = append(r, "infrastructure: "+s.Reasons[0].Reason)
 		}
-		return r
+		return strings.Join(r, "; ")
 	case StateMissing:
 		return "no receipt and no summary"
 	}
@@ -198,18 +195,13 @@ func (p *printer) groups(rep *Report) {
 		p.para(fmt.Sprintf("Every shard has all its results evaluated (%s).", evaluated), "")
 		return
 	}
-	n := 0
-	for _, g := range gs {
-		n += g.n
-	}
+	n := len(rep.Shards) - complete - failed
 	p.para(fmt.Sprintf("%d %s not complete (%s; -o wide lists every shard):", n, textwrap.Plural(n, "shard is", "shards are"), evaluated), "")
-	shown := 0
-	for _, g := range gs {
-		if shown == maxGroups {
+	for k, g := range gs {
+		if k == maxGroups {
 			p.printf("  ... and %s more; -o wide lists every shard.\n", textwrap.Count(len(gs)-maxGroups, "group", "groups"))
 			break
 		}
-		shown++
 		head := fmt.Sprintf("%s, %d %s", g.state, g.n, textwrap.Plural(g.n, "shard", "shards"))
 		if g.reason != "" {
 			head += ": " + g.reason

@@ -56,16 +56,12 @@ const (
 
 func evaluated(o uint8) bool { return o == outModel || o == outPassed }
 
+// outcomeName names an evaluated outcome, the two a conflict is between.
 func outcomeName(o uint8) string {
-	switch o {
-	case outInfrastructure:
-		return "infrastructure"
-	case outModel:
-		return "model-failure"
-	case outPassed:
+	if o == outPassed {
 		return "passed"
 	}
-	return "none"
+	return "model-failure"
 }
 
 // maxConflicts and maxReasons bound what one shard lists (the counts stay exact).

@@ -288,6 +288,25 @@ func TestCandidateMismatch(t *testing.T) {
 	rejection(t, r.Report(), RejectCandidate)
 }
 
+// TestCandidatesWithoutFilter: without --candidate, the report takes the one candidate the
+// receipts name, and notes every candidate, quoted and sorted, when they name several.
+func TestCandidatesWithoutFilter(t *testing.T) {
+	m := manifest(t)
+	x, y := rcpt(m, 0, "p0", 1, "a", "b"), rcpt(m, 1, "p1", 1, "c")
+	x.Candidate, y.Candidate = "model-b", `model "a"`
+	r := newR(t, m)
+	r.AddReceipt("x.json", x)
+	if rep := r.Report(); rep.Candidate != "model-b" || len(rep.Notes) != 0 {
+		t.Fatalf("one candidate: %q %q", rep.Candidate, rep.Notes)
+	}
+	r.AddReceipt("y.json", y)
+	rep := r.Report()
+	want := `The accepted receipts name 2 candidates ("model \"a\"", "model-b"): their results are different results; give --candidate to check one.`
+	if rep.Candidate != "" || len(rep.Notes) == 0 || rep.Notes[0] != want {
+		t.Fatalf("two candidates: %q %q", rep.Candidate, rep.Notes)
+	}
+}
+
 func TestMalformedAndTruncatedAreNamed(t *testing.T) {
 	m := manifest(t)
 	r := newR(t, m)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,14 +27,16 @@ func (r *Reconciler) Report() *Report {
 		Shards:        make([]ShardReport, 0, len(m.Shards)),
 		Rejected:      r.rejected,
 	}
-	if rep.Candidate == "" && len(r.candidates) == 1 {
-		for c := range r.candidates {
-			rep.Candidate = c
-		}
+	names := slices.Sorted(maps.Keys(r.candidates))
+	if rep.Candidate == "" && len(names) == 1 {
+		rep.Candidate = names[0]
 	}
-	if len(r.candidates) > 1 {
+	if len(names) > 1 {
+		for i, c := range names {
+			names[i] = strconv.Quote(c)
+		}
 		rep.Notes = append(rep.Notes, fmt.Sprintf("The accepted receipts name %d candidates (%s): their results are different results; give --candidate to check one.",
-			len(r.candidates), strings.Join(quoted(slices.Sorted(maps.Keys(r.candidates))), ", ")))
+			len(names), strings.Join(names, ", ")))
 	}
 	// Shard reports add notes; they belong to this report only.
 	base := len(r.notes)
@@ -84,14 +87,6 @@ func percent(n, d int) string {
 		return "100%"
 	}
 	return fmt.Sprintf("%.1f%%", min(float64(n)*100/float64(d), 99.9))
-}
-
-func quoted(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
 }
 
 func verdict(rep *Report) string {
@@ -277,10 +272,7 @@ func topReasons(reasons map[string]int) []ReasonCount {
 	slices.SortFunc(out, func(a, b ReasonCount) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Reason, b.Reason))
 	})
-	if len(out) > maxReasons {
-		out = out[:maxReasons]
-	}
-	return out
+	return out[:min(len(out), maxReasons)]
 }
 
 func attemptReport(a *attempt, kept int, used bool) Attempt {

@@ -110,16 +110,6 @@ const NotImmutable = "it is not immutable"
 // in the data is named before a missing immutable flag, so that NotImmutable means the data is
 // the same.
 func Difference(existing, want *corev1.ConfigMap) string {
-	if d := dataDifference(existing, want); d != "" {
-		return d
-	}
-	if existing.Immutable == nil || !*existing.Immutable {
-		return NotImmutable
-	}
-	return ""
-}
-
-func dataDifference(existing, want *corev1.ConfigMap) string {
 	for _, k := range slices.Sorted(maps.Keys(want.Data)) {
 		v, ok := existing.Data[k]
 		switch {
@@ -141,6 +131,9 @@ func dataDifference(existing, want *corev1.ConfigMap) string {
 	}
 	if len(existing.BinaryData) > len(want.BinaryData) {
 		return "it has extra binaryData"
+	}
+	if existing.Immutable == nil || !*existing.Immutable {
+		return NotImmutable
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
@@ -132,9 +133,7 @@ func (b Budget) Resolve(total int) *int32 {
 	case b.Unlimited:
 		return nil
 	case b.Percent:
-		v := jobpolicy.PercentOf(total, b.Value)
-		return &v
+		return ptr.To(jobpolicy.PercentOf(total, b.Value))
 	}
-	v := b.Value
-	return &v
+	return ptr.To(b.Value)
 }

@@ -42,9 +42,6 @@ func readsIndex(e corev1.EnvVar) bool {
 	return e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && completionIndexPaths[e.ValueFrom.FieldRef.FieldPath]
 }
 
-// PlainRetryJobName names the Job of root index r in a plain retry whose Jobs share prefix.
-func PlainRetryJobName(prefix string, r int) string { return prefix + "-" + strconv.Itoa(r) }
-
 // RetrySet identifies one retry: the parent Job (its UID) and the parent indexes chosen. Every
 // Job of a plain retry carries it (annotation lineage.AnnotationRetrySet), so a second run of
 // the same command recognises the Jobs the first one made and creates only the rest.
@@ -57,7 +54,7 @@ func RetrySet(parentUID string, chosen indexes.Set) string {
 // order of o.Indexes: Job k is the parent's (cleaned as for a retry) with one completion,
 // lineage annotations mapping its index 0 to the k-th root index of o.Lineage.Original, the
 // retry-set annotation, and the completion index pinned to that root index (PinCompletionIndex).
-// Its name is PlainRetryJobName(o.JobName, root index). ParentConfigMaps and IndexMap are
+// Its name is o.JobName, "-" and the root index. ParentConfigMaps and IndexMap are
 // not used.
 //
 // Policy: parallelism 1; backoffLimit and backoffLimitPerIndex the parent's (one index, so a
@@ -84,7 +81,7 @@ func BuildPlainRetry(o RetryOptions) ([]*batchv1.Job, []string, error) {
 	for r := range o.Lineage.Original.All() {
 		l := *o.Lineage
 		l.Original, l.OriginalFrom = indexes.Of(r), nil
-		job := retryJob(o, &l, PlainRetryJobName(o.JobName, r))
+		job := retryJob(o, &l, o.JobName+"-"+strconv.Itoa(r))
 		job.Annotations[lineage.AnnotationRetrySet] = set
 		spec := &job.Spec
 		spec.Completions, spec.Parallelism = ptr.To(int32(1)), ptr.To(int32(1))

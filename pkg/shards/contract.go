@@ -108,20 +108,14 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 // wantHash, as create and retry write them, only the IDs are decoded: parsing and validating a
 // copy again takes about a second a megabyte. Any other copy is read by ManifestFromConfigMap.
 func ManifestCopyIDs(cm *corev1.ConfigMap, wantHash string) (ids []string, ok bool, err error) {
-	if cm == nil {
-		return nil, false, fmt.Errorf("no configmap")
-	}
-	raw, ok := cm.Data[KeyManifest]
-	if !ok {
-		return nil, false, nil
-	}
-	if sum := sha256.Sum256([]byte(raw)); wantHash != "" && FormatHash(sum[:]) == wantHash {
+	if cm != nil && wantHash != "" {
+		raw, has := cm.Data[KeyManifest]
 		var c struct {
 			Shards []struct {
 				ID string `json:"id"`
 			} `json:"shards"`
 		}
-		if err := json.Unmarshal([]byte(raw), &c); err == nil {
+		if sum := sha256.Sum256([]byte(raw)); has && FormatHash(sum[:]) == wantHash && json.Unmarshal([]byte(raw), &c) == nil {
 			ids = make([]string, len(c.Shards))
 			for i, s := range c.Shards {
 				ids[i] = s.ID

@@ -141,15 +141,7 @@ func FormatHash(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) 
 // ValidHash reports whether h has FormatHash's form: "sha256:" and 64 lowercase hex digits.
 func ValidHash(h string) bool {
 	hexPart, ok := strings.CutPrefix(h, "sha256:")
-	if !ok || len(hexPart) != 64 {
-		return false
-	}
-	for _, c := range hexPart {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(hexPart) == 64 && strings.Trim(hexPart, "0123456789abcdef") == ""
 }
 
 // ShortHash returns the first n hex digits of the hash (n ≤ 64).
@@ -167,16 +159,14 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
-	var b strings.Builder
-	if p.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", p.Line)
-	}
+	s := p.Message
 	if p.Path != "" {
-		b.WriteString(p.Path)
-		b.WriteString(": ")
+		s = p.Path + ": " + s
 	}
-	b.WriteString(p.Message)
-	return b.String()
+	if p.Line > 0 {
+		s = fmt.Sprintf("line %d: %s", p.Line, s)
+	}
+	return s
 }
 
 // Error lists every problem found in a manifest (up to a cap).
@@ -189,15 +179,14 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	var b strings.Builder
 	name := "shard manifest"
 	if e.File != "" {
 		name = fmt.Sprintf("shard manifest %s", e.File)
 	}
 	if len(e.Problems) == 1 && e.More == 0 {
-		fmt.Fprintf(&b, "%s: %s", name, e.Problems[0])
-		return b.String()
+		return fmt.Sprintf("%s: %s", name, e.Problems[0])
 	}
+	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d problems:", name, len(e.Problems)+e.More)
 	for _, p := range e.Problems {
 		b.WriteString("\n  ")

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,20 +103,14 @@ func Split(cases []string, o SplitOptions) (*Manifest, SplitStats, error) {
 			return nil, stats, fmt.Errorf("case %d: invalid case ID %q: %s", i+1, textwrap.Truncate(c, 80, "..."), msg)
 		}
 	}
-	sorted := append([]string(nil), cases...)
-	sort.Strings(sorted)
-	unique := sorted[:0]
-	for i, c := range sorted {
-		if i > 0 && c == sorted[i-1] {
-			if n := len(stats.Duplicates); n == 0 || stats.Duplicates[n-1] != c {
-				if n < 10 {
-					stats.Duplicates = append(stats.Duplicates, c)
-				}
-			}
-			continue
+	sorted := slices.Sorted(slices.Values(cases))
+	for i := 1; i < len(sorted); i++ {
+		// A case given more than once, at its first repetition.
+		if c := sorted[i]; c == sorted[i-1] && (i == 1 || c != sorted[i-2]) && len(stats.Duplicates) < 10 {
+			stats.Duplicates = append(stats.Duplicates, c)
 		}
-		unique = append(unique, c)
 	}
+	unique := slices.Compact(sorted)
 	stats.Unique = len(unique)
 	switch {
 	case len(unique) == 0:

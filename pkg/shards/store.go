@@ -112,10 +112,7 @@ func dataSize[V string | []byte](m map[string]V) int {
 // canonical manifest (nil: none to mount) in one ConfigMap, or a head and parts (see above).
 // It fails when one index's files, or the compressed shard IDs, do not fit in a ConfigMap.
 func BuildStore(files []IndexFiles, ids []string, manifest []byte) (*Store, error) {
-	idsJSON, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
+	idsJSON, _ := json.Marshal(ids) // a []string always encodes
 	idsJSON = append(idsJSON, '\n')
 	filesSize := 0
 	for i, f := range files {

@@ -75,17 +75,7 @@ func yamlString(s string) string {
 }
 
 func plainSafe(s string) bool {
-	if s == "" || yamlReserved[strings.ToLower(s)] {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '/'):
-		default:
-			return false
-		}
-	}
-	return true
+	const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	return s != "" && !yamlReserved[strings.ToLower(s)] && strings.IndexByte(letters, s[0]) >= 0 &&
+		strings.Trim(s[1:], letters+"0123456789-_./") == ""
 }
