@@ -184,11 +184,9 @@ func (o *Options) resolve() error {
 	return nil
 }
 
-// Validate checks the flags that need no file or cluster.
+// Validate checks the flags that need no file or cluster (a missing --manifest is refused
+// by Complete, which reads it).
 func (o *Options) Validate() error {
-	if o.Scaffold.Manifest == "" && o.Scaffold.FromJob == "" {
-		return exitcode.UsageError("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", jobflags.FlagManifest)
-	}
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
 	}

@@ -309,9 +309,6 @@ func (o *Options) Validate() error {
 // Run compares the Jobs Complete read (reading the live one from the cluster), confirms with
 // the server if asked, and prints. It changes nothing in o.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	desired, createCmd := o.desiredJob, o.createCmd
 	live, err := o.live(ctx)
 	if err != nil {

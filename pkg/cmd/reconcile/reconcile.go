@@ -240,9 +240,6 @@ func (o *Options) Validate() error {
 
 // Run reconciles and prints the report.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var rec *domain.Reconciler
 	var err, timedOut error
 	if o.Wait {

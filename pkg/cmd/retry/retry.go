@@ -384,9 +384,6 @@ func (o *Options) overrides(ro *scaffold.RetryOptions) error {
 
 // Run reads the Job and its ConfigMap, plans the retry and submits it.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var parent *batchv1.Job
 	if o.Filename != "" {
 		f, err := o.readOffline()
