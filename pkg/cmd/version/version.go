@@ -2,6 +2,7 @@
 package version
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -70,13 +71,6 @@ func (o *Options) printText(info buildinfo.Info) error {
 		commit = commit[:12]
 	}
 	_, err := fmt.Fprintf(o.Out, "kubectl-indexed %s (commit %s, built %s, %s, %s)\n",
-		info.Version, orUnknown(commit), orUnknown(info.Date), info.GoVersion, info.Platform)
+		info.Version, cmp.Or(commit, "unknown"), cmp.Or(info.Date, "unknown"), info.GoVersion, info.Platform)
 	return err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
