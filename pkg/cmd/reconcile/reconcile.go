@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
@@ -107,8 +106,7 @@ type Options struct {
 	JobName   string
 	Namespace string
 
-	Client    kubernetes.Interface
-	NewClient func(*rest.Config) (kubernetes.Interface, error)
+	Client kubernetes.Interface
 
 	genericiooptions.IOStreams
 }
@@ -120,7 +118,6 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		Repetitions: 1,
 		Clock:       clock.RealClock{},
 		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Extra: []string{FormatHTML}, Subject: "a ReconcileReport (custom-columns: a row per shard); html is one self-contained page of every shard of the manifest (docs/reconcile.md)"},
-		NewClient:   clientutil.NewClientset,
 	}
 }
 
@@ -194,7 +191,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
-	o.Client, err = o.NewClient(cfg)
+	o.Client, err = clientutil.NewClientset(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
