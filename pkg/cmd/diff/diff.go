@@ -159,10 +159,8 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Args:                  cobra.ArbitraryArgs,
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Complete validates the flags (Validate) before it reads the inputs they name.
 			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
 				return err
 			}
 			return o.Run(cmd.Context())

@@ -119,9 +119,6 @@ func (f *PrintFlags) IsMachine() bool {
 // IsStructured reports whether the output is json or yaml.
 func (f *PrintFlags) IsStructured() bool { return IsStructured(f.OutputFormat) }
 
-// IsTemplate reports whether the output is one of kubectl's templates.
-func (f *PrintFlags) IsTemplate() bool { return IsTemplate(f.OutputFormat) }
-
 // IsWide reports -o wide.
 func (f *PrintFlags) IsWide() bool { return f.OutputFormat == FormatWide }
 
@@ -137,7 +134,7 @@ func (f *PrintFlags) PrintList(w io.Writer, report any, itemsKey string, text fu
 	switch {
 	case f.IsStructured():
 		return PrintStructured(w, f.OutputFormat, report)
-	case f.IsTemplate():
+	case IsTemplate(f.OutputFormat):
 		p := f.printer
 		if p == nil {
 			var err error
