@@ -150,12 +150,8 @@ func missingKubeconfig(root *cobra.Command) string {
 	if fl := root.PersistentFlags().Lookup("kubeconfig"); fl != nil && fl.Value.String() != "" {
 		return ""
 	}
-	env := os.Getenv("KUBECONFIG")
-	if env == "" {
-		return ""
-	}
 	var missing []string
-	for _, p := range filepath.SplitList(env) {
+	for _, p := range filepath.SplitList(os.Getenv("KUBECONFIG")) {
 		if p == "" {
 			continue
 		}

@@ -555,9 +555,6 @@ func (o *Options) createCommand(newName string) string {
 
 // scaffoldArgs renders the create flags given on the command line, in a stable order.
 func (o *Options) scaffoldArgs() []string {
-	if o.flags == nil {
-		return nil
-	}
 	names := pflag.NewFlagSet("scaffold", pflag.ContinueOnError)
 	jobflags.AddScaffoldFlags(names, jobflags.NewScaffoldFlags())
 	var out []string
