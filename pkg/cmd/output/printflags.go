@@ -122,8 +122,9 @@ func (f *PrintFlags) IsStructured() bool { return IsStructured(f.OutputFormat) }
 // IsWide reports -o wide.
 func (f *PrintFlags) IsWide() bool { return f.OutputFormat == FormatWide }
 
-// Print writes report as -o asks: json, yaml and the templates here (report as -o json prints
-// it); the default text, wide, name and the Extra formats through text, called with the format.
+// Print writes report as -o asks: json, yaml and the templates (with the printer Complete made,
+// over report as -o json prints it) here; the default text, wide, name and the Extra formats
+// through text, called with the format.
 func (f *PrintFlags) Print(w io.Writer, report any, text func(format string) error) error {
 	return f.PrintList(w, report, f.ItemsKey, text)
 }
@@ -135,14 +136,7 @@ func (f *PrintFlags) PrintList(w io.Writer, report any, itemsKey string, text fu
 	case f.IsStructured():
 		return PrintStructured(w, f.OutputFormat, report)
 	case IsTemplate(f.OutputFormat):
-		p := f.printer
-		if p == nil {
-			var err error
-			if p, err = printerFor(f.OutputFormat, f.NoHeaders); err != nil {
-				return err
-			}
-		}
-		return printWith(w, p, f.OutputFormat, report, cmp.Or(itemsKey, "items"))
+		return printWith(w, f.printer, f.OutputFormat, report, cmp.Or(itemsKey, "items"))
 	}
 	return text(f.OutputFormat)
 }
