@@ -152,7 +152,6 @@ func (o *SplitOptions) Run() error {
 		return err
 	}
 	in := o.In
-	name := o.Cases
 	if o.Cases != source.StdinName {
 		f, _, err := source.OpenFile(o.Cases)
 		if err != nil {
@@ -160,16 +159,14 @@ func (o *SplitOptions) Run() error {
 		}
 		defer func() { _ = f.Close() }()
 		in = f
-	} else if in == nil {
-		return exitcode.UsageError("case list -: no standard input")
 	}
-	cases, err := shards.ReadCases(name, in)
+	cases, err := shards.ReadCases(o.Cases, in)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	m, stats, err := shards.Split(cases, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Labels: labels, Shards: o.Shards, IDPrefix: o.IDPrefix})
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", o.Cases, err))
 	}
 	// json and yaml are the manifest's own layout (the bytes its hash is documented over).
 	switch o.PrintFlags.Format() {
