@@ -308,10 +308,7 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 		return &printers.NamePrinter{Operation: ops[i] + suffix}
 	}
 	if o.PrintFlags.OutputFlagSpecified() {
-		p := o.printer
-		if p == nil {
-			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
-		}
+		p := o.printer // made by CompleteDryRun
 		if *o.PrintFlags.OutputFormat != "name" {
 			return p.PrintObj(list(objs...), o.Out)
 		}
