@@ -271,7 +271,7 @@ func (o *Options) readInputs() error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	switch {
 	case o.Filename == "" && !o.createFlags():

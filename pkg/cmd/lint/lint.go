@@ -173,7 +173,7 @@ const TextWidth = 80
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
 	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {

@@ -132,7 +132,7 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
 		return exitcode.UsageError("-l %q is not a label selector: %v", o.Selector, err)

@@ -2,13 +2,14 @@ package output
 
 import (
 	"cmp"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
 
 // The -o values every report verb takes, whatever else it has: the structured formats and
@@ -95,7 +96,7 @@ func (f *PrintFlags) Complete() error {
 	case IsTemplate(format):
 		p, err := printerFor(format, f.NoHeaders)
 		if err != nil {
-			return err
+			return exitcode.Wrap(exitcode.Usage, err)
 		}
 		f.printer = p
 		return nil
@@ -103,7 +104,7 @@ func (f *PrintFlags) Complete() error {
 		format == FormatName && f.Name, format == FormatWide && f.Wide:
 		return nil
 	}
-	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s",
+	return exitcode.UsageError("unable to match a printer suitable for the output format %q, allowed formats are: %s",
 		format, strings.ReplaceAll(strings.Join(f.Formats(), ", "), "=", "=..."))
 }
 

@@ -196,7 +196,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
 		return exitcode.UsageError("give a Job name, or --manifest FILE and --receipts DIR to reconcile offline\nSee 'kubectl indexed reconcile --help' for usage.")

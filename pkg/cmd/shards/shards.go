@@ -136,7 +136,7 @@ func (o *SplitOptions) Validate() error {
 		return err
 	}
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.PrintFlags.Format() == output.FormatText {
 		// -o text (or -o "") names no format of split: the manifest is its output.
@@ -233,7 +233,7 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 				return exitcode.UsageError("standard input (-) given more than once: it can be read only once")
 			}
 			if err := o.PrintFlags.Complete(); err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
+				return err
 			}
 			return o.Run()
 		},
@@ -366,7 +366,7 @@ func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			if err := o.PrintFlags.Complete(); err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
+				return err
 			}
 			// An empty --index or --shard is a mistake, refused as every verb refuses it, not
 			// the whole table.

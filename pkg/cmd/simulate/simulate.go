@@ -171,7 +171,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the output format.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.Horizon <= 0 {
 		return exitcode.UsageError("--horizon must be positive")

@@ -9,7 +9,6 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	buildinfo "github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
@@ -52,12 +51,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 }
 
 // Validate checks the flags.
-func (o *Options) Validate() error {
-	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	return nil
-}
+func (o *Options) Validate() error { return o.PrintFlags.Complete() }
 
 // Run prints the version.
 func (o *Options) Run() error {
