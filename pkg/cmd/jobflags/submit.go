@@ -350,7 +350,7 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	for _, want := range objs.ConfigMaps() {
 		cm, op, err := o.ensureConfigMap(ctx, want, create)
 		if lost := (*lostWrite)(nil); errors.As(err, &lost) {
-			return o.confirmConfigMap(ctx, lost.err, want, created, jobName)
+			return o.confirmConfigMap(ctx, lost.error, want, created, jobName)
 		}
 		if err != nil {
 			return o.leftBehind(err, created, jobName, objs)
@@ -439,7 +439,7 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 			// Created by someone else since we looked.
 			existing, err = cms.Get(ctx, name, metav1.GetOptions{})
 		case ambiguous(cerr) && create.DryRun == nil:
-			return nil, "", &lostWrite{err: cerr}
+			return nil, "", &lostWrite{cerr}
 		default:
 			return nil, "", o.PermissionHint(exitcode.APIError(cerr, "create", "configmaps", name, ns))
 		}
@@ -506,10 +506,8 @@ func (o *Submitter) PermissionHint(err error) error {
 	return err
 }
 
-// lostWrite is a create whose outcome is unknown (see ambiguous); err is the client's error.
-type lostWrite struct{ err error }
-
-func (e *lostWrite) Error() string { return e.err.Error() }
+// lostWrite is a create whose outcome is unknown (see ambiguous), with the client's error.
+type lostWrite struct{ error }
 
 // confirmTimeout bounds the GET that settles an ambiguous write; after SIGINT or SIGTERM it
 // must end well within main's 2 s grace.
