@@ -283,7 +283,7 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
-		o.printer, err = output.Printer(*f)
+		o.printer, err = output.Printer(*f, false)
 	} else {
 		o.printer, err = o.PrintFlags.ToPrinter()
 	}

@@ -94,7 +94,7 @@ func (f *PrintFlags) Complete() error {
 	format := f.OutputFormat
 	switch {
 	case IsTemplate(format):
-		p, err := printerFor(format, f.NoHeaders)
+		p, err := Printer(format, f.NoHeaders)
 		if err != nil {
 			return exitcode.Wrap(exitcode.Usage, err)
 		}
