@@ -77,9 +77,7 @@ func (f *PrintFlags) Usage() string {
 // AddFlags adds -o (with its completion) and, for a verb with a table, --no-headers.
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.OutputFormat, "output", "o", f.Default, f.Usage())
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return f.Formats(), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(f.Formats(), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	if f.HasNoHeaders {
 		cmd.Flags().BoolVar(&f.NoHeaders, "no-headers", false, NoHeadersTemplate)
 	}

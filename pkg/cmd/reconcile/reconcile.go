@@ -151,9 +151,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.DurationVar(&o.Timeout, "timeout", 0, "With --wait: how long to wait before giving up (exit 5, after the report of the results in so far), e.g. 30s, 5m, 2h. Zero means check once, negative means wait for a week. Default: no limit.")
 	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
-	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return nil, cobra.ShellCompDirectiveFilterDirs
-	})
+	_ = cmd.RegisterFlagCompletionFunc("receipts", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveFilterDirs))
 	return cmd
 }
 

@@ -105,9 +105,7 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 		Long:                  long,
 		Example:               example,
 		Args:                  cobra.ArbitraryArgs,
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		ValidArgsFunction:     cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return verbrun.Run(func() error { return o.Complete(cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
