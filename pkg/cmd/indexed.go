@@ -77,7 +77,7 @@ func NewCmdIndexed(streams genericiooptions.IOStreams) *cobra.Command {
 	root.AddCommand(create.NewCmdCreate(f, streams))
 	root.AddCommand(cmdshards.NewCmdShards(streams))
 	root.AddCommand(cmdcompletion.NewCmdCompletion(streams))
-	root.AddCommand(cmdlint.NewCmdLint(f, streams))
+	root.AddCommand(cmdlint.NewCmdLint(streams))
 	root.AddCommand(cmdstatus.NewCmdStatus(f, streams))
 	root.AddCommand(cmdretry.NewCmdRetry(f, streams))
 	root.AddCommand(cmdreconcile.NewCmdReconcile(f, streams))
@@ -150,12 +150,8 @@ func missingKubeconfig(root *cobra.Command) string {
 	if fl := root.PersistentFlags().Lookup("kubeconfig"); fl != nil && fl.Value.String() != "" {
 		return ""
 	}
-	env := os.Getenv("KUBECONFIG")
-	if env == "" {
-		return ""
-	}
 	var missing []string
-	for _, p := range filepath.SplitList(env) {
+	for _, p := range filepath.SplitList(os.Getenv("KUBECONFIG")) {
 		if p == "" {
 			continue
 		}

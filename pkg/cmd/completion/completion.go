@@ -8,7 +8,6 @@ package completion
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -77,9 +76,6 @@ func NewCmdCompletion(streams genericiooptions.IOStreams) *cobra.Command {
 			if err := o.Complete(args); err != nil {
 				return err
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
 			return o.Run(cmd.Root())
 		},
 	}
@@ -96,15 +92,7 @@ func (o *Options) Complete(args []string) error {
 	return nil
 }
 
-// Validate checks the shell.
-func (o *Options) Validate() error {
-	if slices.Contains(Shells, o.Shell) {
-		return nil
-	}
-	return exitcode.UsageError("unknown shell %q: use one of %s", o.Shell, shellList)
-}
-
-// Run prints the script for root's command tree.
+// Run prints the script for root's command tree (Generate refuses a shell it does not know).
 func (o *Options) Run(root *cobra.Command) error {
 	return Generate(root, o.Shell, !o.NoDescriptions, o.Out)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 )
 
@@ -103,13 +104,7 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 		Args:                  cobra.ArbitraryArgs,
 		ValidArgsFunction:     cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return verbrun.Run(func() error { return o.Complete(f, cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
 	}
 	jobflags.AddScaffoldFlags(cmd.Flags(), o.Scaffold)
@@ -184,11 +179,9 @@ func (o *Options) resolve() error {
 	return nil
 }
 
-// Validate checks the flags that need no file or cluster.
+// Validate checks the flags that need no file or cluster (a missing --manifest is refused
+// by Complete, which reads it).
 func (o *Options) Validate() error {
-	if o.Scaffold.Manifest == "" && o.Scaffold.FromJob == "" {
-		return exitcode.UsageError("--%s is required: the shard manifest (make one with 'kubectl indexed shards split')", jobflags.FlagManifest)
-	}
 	if o.FieldManager == "" {
 		return exitcode.UsageError("--field-manager must not be empty")
 	}

@@ -159,10 +159,8 @@ func NewCmdDiffWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Args:                  cobra.ArbitraryArgs,
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Complete validates the flags (Validate) before it reads the inputs they name.
 			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
 				return err
 			}
 			return o.Run(cmd.Context())
@@ -273,7 +271,7 @@ func (o *Options) readInputs() error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	switch {
 	case o.Filename == "" && !o.createFlags():
@@ -309,9 +307,6 @@ func (o *Options) Validate() error {
 // Run compares the Jobs Complete read (reading the live one from the cluster), confirms with
 // the server if asked, and prints. It changes nothing in o.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	desired, createCmd := o.desiredJob, o.createCmd
 	live, err := o.live(ctx)
 	if err != nil {
@@ -560,9 +555,6 @@ func (o *Options) createCommand(newName string) string {
 
 // scaffoldArgs renders the create flags given on the command line, in a stable order.
 func (o *Options) scaffoldArgs() []string {
-	if o.flags == nil {
-		return nil
-	}
 	names := pflag.NewFlagSet("scaffold", pflag.ContinueOnError)
 	jobflags.AddScaffoldFlags(names, jobflags.NewScaffoldFlags())
 	var out []string

@@ -96,14 +96,6 @@ func AddScaffoldFlags(fs *pflag.FlagSet, o *ScaffoldFlags) {
 	fs.StringVar(&o.PriorityClass, "priority-class", o.PriorityClass, "Kueue WorkloadPriorityClass of the Job (label kueue.x-k8s.io/priority-class), with --queue.")
 }
 
-func (o *ScaffoldFlags) changed(name string) bool {
-	if o.fs == nil {
-		return false
-	}
-	f := o.fs.Lookup(name)
-	return f != nil && f.Changed
-}
-
 // ToOptions reads the manifest and --from-job files and returns the inputs of scaffold.Build
 // for a Job named jobName in namespace running command (the arguments after --). stdin is read
 // for a file given as "-". Errors are about the flags or the files (usage or input errors).
@@ -143,32 +135,32 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		}
 		opts.Manifest = m
 	}
-	if o.changed("parallelism") || o.Parallelism != 0 {
+	if o.fs.Changed("parallelism") || o.Parallelism != 0 {
 		if o.Parallelism < 1 {
 			return opts, fmt.Errorf("--parallelism must be at least 1, not %d", o.Parallelism)
 		}
 		opts.Parallelism = ptr.To(o.Parallelism)
 	}
-	if o.changed("backoff-limit-per-index") || o.fs == nil {
+	if o.fs.Changed("backoff-limit-per-index") {
 		if o.BackoffLimitPerIndex < 0 {
 			return opts, fmt.Errorf("--backoff-limit-per-index must be 0 or more, not %d", o.BackoffLimitPerIndex)
 		}
 		opts.BackoffLimitPerIndex = ptr.To(o.BackoffLimitPerIndex)
 	}
-	if o.changed("invalid-input-exit-code") || o.fs == nil {
+	if o.fs.Changed("invalid-input-exit-code") {
 		if err := checkInvalidInputExitCode(o.InvalidInputExitCode); err != nil {
 			return opts, err
 		}
 		opts.InvalidInputExitCode = ptr.To(o.InvalidInputExitCode)
 	}
-	if o.changed("max-failed-indexes") || o.fs == nil {
+	if o.fs.Changed("max-failed-indexes") {
 		b, err := scaffold.ParseBudget(o.MaxFailedIndexes)
 		if err != nil {
 			return opts, fmt.Errorf("--max-failed-indexes: %w", err)
 		}
 		opts.MaxFailedIndexes = &b
 	}
-	if o.changed("active-deadline-seconds") {
+	if o.fs.Changed("active-deadline-seconds") {
 		if o.ActiveDeadlineSeconds < 1 {
 			// The API server accepts 0, and the controller then fails the Job on its first sync,
 			// before any pod is created (pastActiveDeadline): refused like --parallelism 0.
@@ -176,7 +168,7 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		}
 		opts.ActiveDeadlineSeconds = ptr.To(o.ActiveDeadlineSeconds)
 	}
-	if o.changed("ttl-seconds-after-finished") {
+	if o.fs.Changed("ttl-seconds-after-finished") {
 		if err := CheckTTL(o.TTLSecondsAfterFinished); err != nil {
 			return opts, err
 		}

@@ -262,9 +262,7 @@ func (o *Submitter) AddFlags(cmd *cobra.Command) {
 	o.PrintFlags.AddFlags(cmd)
 	cmdutil.AddDryRunFlag(cmd)
 	cmdutil.AddFieldManagerFlagVar(cmd, &o.FieldManager, DefaultFieldManager)
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp
-	})
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.PrintFlags.AllowedFormats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("dry-run", cobra.FixedCompletions([]string{"none", "client", "server"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
@@ -283,7 +281,7 @@ func (o *Submitter) CompleteDryRun(cmd *cobra.Command) error {
 	// custom-columns (a row per object of the List), which kubectl get has and PrintFlags
 	// lacks, comes from the report printers.
 	if f := o.PrintFlags.OutputFormat; f != nil && strings.HasPrefix(*f, "custom-columns") {
-		o.printer, err = output.Printer(*f)
+		o.printer, err = output.Printer(*f, false)
 	} else {
 		o.printer, err = o.PrintFlags.ToPrinter()
 	}
@@ -308,10 +306,7 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 		return &printers.NamePrinter{Operation: ops[i] + suffix}
 	}
 	if o.PrintFlags.OutputFlagSpecified() {
-		p := o.printer
-		if p == nil {
-			return fmt.Errorf("internal error: %s printed before its Complete made the -o printer", o.Verb)
-		}
+		p := o.printer // made by CompleteDryRun
 		if *o.PrintFlags.OutputFormat != "name" {
 			return p.PrintObj(list(objs...), o.Out)
 		}
@@ -353,7 +348,7 @@ func (o *Submitter) send(ctx context.Context, objs *scaffold.Objects) error {
 	for _, want := range objs.ConfigMaps() {
 		cm, op, err := o.ensureConfigMap(ctx, want, create)
 		if lost := (*lostWrite)(nil); errors.As(err, &lost) {
-			return o.confirmConfigMap(ctx, lost.err, want, created, jobName)
+			return o.confirmConfigMap(ctx, lost.error, want, created, jobName)
 		}
 		if err != nil {
 			return o.leftBehind(err, created, jobName, objs)
@@ -442,7 +437,7 @@ func (o *Submitter) ensureConfigMap(ctx context.Context, want *corev1.ConfigMap,
 			// Created by someone else since we looked.
 			existing, err = cms.Get(ctx, name, metav1.GetOptions{})
 		case ambiguous(cerr) && create.DryRun == nil:
-			return nil, "", &lostWrite{err: cerr}
+			return nil, "", &lostWrite{cerr}
 		default:
 			return nil, "", o.PermissionHint(exitcode.APIError(cerr, "create", "configmaps", name, ns))
 		}
@@ -509,10 +504,8 @@ func (o *Submitter) PermissionHint(err error) error {
 	return err
 }
 
-// lostWrite is a create whose outcome is unknown (see ambiguous); err is the client's error.
-type lostWrite struct{ err error }
-
-func (e *lostWrite) Error() string { return e.err.Error() }
+// lostWrite is a create whose outcome is unknown (see ambiguous), with the client's error.
+type lostWrite struct{ error }
 
 // confirmTimeout bounds the GET that settles an ambiguous write; after SIGINT or SIGTERM it
 // must end well within main's 2 s grace.

@@ -14,11 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -114,7 +114,7 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 var manifestFiles = cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt)
 
 // NewCmdLint returns the lint command.
-func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Command {
+func NewCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	o := NewOptions(streams)
 	cmd := &cobra.Command{
 		Use:                   "lint [FILE|DIR|-]... [-f FILE]... [-R] [-o json|yaml|sarif|junit|github] [--strict]",
@@ -124,13 +124,7 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 		Example:               example,
 		ValidArgsFunction:     manifestFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
+			return verbrun.Run(func() error { return o.Complete(args) }, o.Validate, o.Run)
 		},
 	}
 	fl := cmd.Flags()
@@ -146,7 +140,6 @@ func NewCmdLint(f cmdutil.Factory, streams genericiooptions.IOStreams) *cobra.Co
 	fl.BoolVar(&o.Brief, "brief", false, "Text output: one line per finding, without why and fix.")
 	fl.BoolVar(&o.ShowHints, "show-hints", o.ShowHints, "Give hints, such as the commands that simulate a prepare-db Job next to its fix (for a file holding that Job alone, without errors): on standard error, or as the report's hints with -o json|yaml. --show-hints=false leaves them out under every -o.")
 	fl.BoolVar(&o.ListRules, "list-rules", false, "Print every rule (ID, severity, what it flags) and exit.")
-	_ = f // lint never contacts a cluster
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", manifestFiles)
 	_ = cmd.RegisterFlagCompletionFunc("queues", manifestFiles)
@@ -180,7 +173,7 @@ const TextWidth = 80
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	v, err := lint.ParseVersion(o.KubeVersion)
 	if newer, ok := lint.NewerThanKnown(o.KubeVersion); ok {

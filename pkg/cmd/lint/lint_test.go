@@ -28,7 +28,7 @@ type result = cmdtest.Result
 func run(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
 	io := cmdtest.NewIO(stdin)
-	return io.Run(NewCmdLint(nil, io.Streams()), args...)
+	return io.Run(NewCmdLint(io.Streams()), args...)
 }
 
 func write(t *testing.T, dir, name, content string) string {

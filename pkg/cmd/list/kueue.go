@@ -6,8 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
@@ -27,12 +25,9 @@ func (o *Options) addQueues(ctx context.Context, jobs []batchv1.Job, l *joblist.
 	if len(byName) == 0 {
 		return
 	}
-	req, err := labels.NewRequirement(kueue.JobUIDLabel, selection.Exists, nil)
-	if err != nil {
-		return
-	}
 	src := &gather.Live{Client: o.Client, Namespace: o.Namespace}
-	objs, err := src.Workloads(ctx, labels.NewSelector().Add(*req).String())
+	// A selector of the key alone selects the objects that carry the label, whatever its value.
+	objs, err := src.Workloads(ctx, kueue.JobUIDLabel)
 	byUID := map[string]*kueue.Workload{}
 	unread := ""
 	if err == nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -101,13 +102,7 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		Args:                  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(f); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return verbrun.Run(func() error { return o.Complete(f) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
 	}
 	fl := cmd.Flags()
@@ -137,7 +132,7 @@ func (o *Options) Complete(f cmdutil.Factory) error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if _, err := labels.Parse(o.Selector); err != nil {
 		return exitcode.UsageError("-l %q is not a label selector: %v", o.Selector, err)

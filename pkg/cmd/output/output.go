@@ -29,12 +29,8 @@ func IsTemplate(format string) bool {
 
 // Printer returns the printer of a template format (create and retry print objects through
 // cli-runtime's PrintFlags, which lacks custom-columns), or an error saying what is wrong with it.
-func Printer(format string) (printers.ResourcePrinter, error) {
-	return printerFor(format, false)
-}
-
-// printerFor is Printer; noHeaders leaves out the header line of custom-columns (--no-headers).
-func printerFor(format string, noHeaders bool) (printers.ResourcePrinter, error) {
+// noHeaders leaves out the header line of custom-columns (--no-headers).
+func Printer(format string, noHeaders bool) (printers.ResourcePrinter, error) {
 	var p printers.ResourcePrinter
 	var err error
 	if strings.HasPrefix(format, "custom-columns") {

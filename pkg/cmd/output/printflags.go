@@ -2,13 +2,14 @@ package output
 
 import (
 	"cmp"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/printers"
+
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 )
 
 // The -o values every report verb takes, whatever else it has: the structured formats and
@@ -76,9 +77,7 @@ func (f *PrintFlags) Usage() string {
 // AddFlags adds -o (with its completion) and, for a verb with a table, --no-headers.
 func (f *PrintFlags) AddFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.OutputFormat, "output", "o", f.Default, f.Usage())
-	_ = cmd.RegisterFlagCompletionFunc("output", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return f.Formats(), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
-	})
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(f.Formats(), cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveNoSpace))
 	if f.HasNoHeaders {
 		cmd.Flags().BoolVar(&f.NoHeaders, "no-headers", false, NoHeadersTemplate)
 	}
@@ -93,9 +92,9 @@ func (f *PrintFlags) Complete() error {
 	format := f.OutputFormat
 	switch {
 	case IsTemplate(format):
-		p, err := printerFor(format, f.NoHeaders)
+		p, err := Printer(format, f.NoHeaders)
 		if err != nil {
-			return err
+			return exitcode.Wrap(exitcode.Usage, err)
 		}
 		f.printer = p
 		return nil
@@ -103,7 +102,7 @@ func (f *PrintFlags) Complete() error {
 		format == FormatName && f.Name, format == FormatWide && f.Wide:
 		return nil
 	}
-	return fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s",
+	return exitcode.UsageError("unable to match a printer suitable for the output format %q, allowed formats are: %s",
 		format, strings.ReplaceAll(strings.Join(f.Formats(), ", "), "=", "=..."))
 }
 
@@ -119,14 +118,12 @@ func (f *PrintFlags) IsMachine() bool {
 // IsStructured reports whether the output is json or yaml.
 func (f *PrintFlags) IsStructured() bool { return IsStructured(f.OutputFormat) }
 
-// IsTemplate reports whether the output is one of kubectl's templates.
-func (f *PrintFlags) IsTemplate() bool { return IsTemplate(f.OutputFormat) }
-
 // IsWide reports -o wide.
 func (f *PrintFlags) IsWide() bool { return f.OutputFormat == FormatWide }
 
-// Print writes report as -o asks: json, yaml and the templates here (report as -o json prints
-// it); the default text, wide, name and the Extra formats through text, called with the format.
+// Print writes report as -o asks: json, yaml and the templates (with the printer Complete made,
+// over report as -o json prints it) here; the default text, wide, name and the Extra formats
+// through text, called with the format.
 func (f *PrintFlags) Print(w io.Writer, report any, text func(format string) error) error {
 	return f.PrintList(w, report, f.ItemsKey, text)
 }
@@ -137,15 +134,8 @@ func (f *PrintFlags) PrintList(w io.Writer, report any, itemsKey string, text fu
 	switch {
 	case f.IsStructured():
 		return PrintStructured(w, f.OutputFormat, report)
-	case f.IsTemplate():
-		p := f.printer
-		if p == nil {
-			var err error
-			if p, err = printerFor(f.OutputFormat, f.NoHeaders); err != nil {
-				return err
-			}
-		}
-		return printWith(w, p, f.OutputFormat, report, cmp.Or(itemsKey, "items"))
+	case IsTemplate(f.OutputFormat):
+		return printWith(w, f.printer, f.OutputFormat, report, cmp.Or(itemsKey, "items"))
 	}
 	return text(f.OutputFormat)
 }

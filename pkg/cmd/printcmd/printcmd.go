@@ -46,11 +46,8 @@ type Connection struct {
 
 // FromCommand returns the connection flags given to cmd's root command (the kubeconfig flags
 // are the root's persistent flags). They are read from the root, not from cmd: a verb may have
-// a local flag of the same name that is not a connection flag. A nil cmd gives no flags.
+// a local flag of the same name that is not a connection flag.
 func FromCommand(cmd *cobra.Command) Connection {
-	if cmd == nil {
-		return Connection{}
-	}
 	return FromFlagSet(cmd.Root().PersistentFlags())
 }
 

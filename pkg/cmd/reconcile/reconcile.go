@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	cmdutil "k8s.io/kubectl/pkg/cmd/util"
 	"k8s.io/kubectl/pkg/util/templates"
 	"k8s.io/utils/clock"
@@ -29,6 +28,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/htmlreport"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/receipt"
 	domain "github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
@@ -107,8 +107,7 @@ type Options struct {
 	JobName   string
 	Namespace string
 
-	Client    kubernetes.Interface
-	NewClient func(*rest.Config) (kubernetes.Interface, error)
+	Client kubernetes.Interface
 
 	genericiooptions.IOStreams
 }
@@ -120,7 +119,6 @@ func NewOptions(streams genericiooptions.IOStreams) *Options {
 		Repetitions: 1,
 		Clock:       clock.RealClock{},
 		PrintFlags:  output.PrintFlags{Wide: true, ItemsKey: "shards", Extra: []string{FormatHTML}, Subject: "a ReconcileReport (custom-columns: a row per shard); html is one self-contained page of every shard of the manifest (docs/reconcile.md)"},
-		NewClient:   clientutil.NewClientset,
 	}
 }
 
@@ -140,13 +138,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.timeoutSet = cmd.Flags().Changed("timeout")
-			if err := o.Complete(f, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return verbrun.Run(func() error { return o.Complete(f, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
 	}
 	fl := cmd.Flags()
@@ -159,9 +151,7 @@ func NewCmdReconcileWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 	fl.DurationVar(&o.Timeout, "timeout", 0, "With --wait: how long to wait before giving up (exit 5, after the report of the results in so far), e.g. 30s, 5m, 2h. Zero means check once, negative means wait for a week. Default: no limit.")
 	o.PrintFlags.AddFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("manifest", cobra.FixedCompletions([]string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt))
-	_ = cmd.RegisterFlagCompletionFunc("receipts", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return nil, cobra.ShellCompDirectiveFilterDirs
-	})
+	_ = cmd.RegisterFlagCompletionFunc("receipts", cobra.FixedCompletions(nil, cobra.ShellCompDirectiveFilterDirs))
 	return cmd
 }
 
@@ -194,7 +184,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot read the kubeconfig: %w", err))
 	}
-	o.Client, err = o.NewClient(cfg)
+	o.Client, err = clientutil.NewClientset(cfg)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
 	}
@@ -204,7 +194,7 @@ func (o *Options) Complete(f cmdutil.Factory, args []string) error {
 // Validate checks the flags.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.offline() && (o.ManifestFile == "" || o.ReceiptsDir == "") {
 		return exitcode.UsageError("give a Job name, or --manifest FILE and --receipts DIR to reconcile offline\nSee 'kubectl indexed reconcile --help' for usage.")
@@ -240,9 +230,6 @@ func (o *Options) Validate() error {
 
 // Run reconciles and prints the report.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var rec *domain.Reconciler
 	var err, timedOut error
 	if o.Wait {

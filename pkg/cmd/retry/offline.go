@@ -21,11 +21,7 @@ func (o *Options) readOffline() (*gather.File, error) {
 		}
 		return err
 	}
-	files := o.Filenames
-	if len(files) == 0 {
-		files = []string{o.Filename}
-	}
-	files, records := gather.SplitRecords(files, o.In)
+	files, records := gather.SplitRecords(o.Filenames, o.In)
 	if len(files) == 0 {
 		return nil, gather.RecordWithoutJob(records[0], o.In)
 	}

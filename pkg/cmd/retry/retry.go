@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -149,13 +150,7 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
-			if err := o.Complete(f, cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
+			return verbrun.Run(func() error { return o.Complete(f, cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
 	}
 	fl := cmd.Flags()
@@ -384,9 +379,6 @@ func (o *Options) overrides(ro *scaffold.RetryOptions) error {
 
 // Run reads the Job and its ConfigMap, plans the retry and submits it.
 func (o *Options) Run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	var parent *batchv1.Job
 	if o.Filename != "" {
 		f, err := o.readOffline()

@@ -66,7 +66,7 @@ func (o *ExportOptions) Run() error {
 		return exitcode.UsageError("--to: %q is not an orchestrator shards export knows; use --to polyaxon", o.To)
 	}
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	m, err := shards.Read(o.File, o.In)
 	if err != nil {

@@ -136,7 +136,7 @@ func (o *SplitOptions) Validate() error {
 		return err
 	}
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.PrintFlags.Format() == output.FormatText {
 		// -o text (or -o "") names no format of split: the manifest is its output.
@@ -152,7 +152,6 @@ func (o *SplitOptions) Run() error {
 		return err
 	}
 	in := o.In
-	name := o.Cases
 	if o.Cases != source.StdinName {
 		f, _, err := source.OpenFile(o.Cases)
 		if err != nil {
@@ -160,16 +159,14 @@ func (o *SplitOptions) Run() error {
 		}
 		defer func() { _ = f.Close() }()
 		in = f
-	} else if in == nil {
-		return exitcode.UsageError("case list -: no standard input")
 	}
-	cases, err := shards.ReadCases(name, in)
+	cases, err := shards.ReadCases(o.Cases, in)
 	if err != nil {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	m, stats, err := shards.Split(cases, shards.SplitOptions{Name: o.Name, Revision: o.Revision, Labels: labels, Shards: o.Shards, IDPrefix: o.IDPrefix})
 	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", name, err))
+		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("case list %s: %w", o.Cases, err))
 	}
 	// json and yaml are the manifest's own layout (the bytes its hash is documented over).
 	switch o.PrintFlags.Format() {
@@ -236,7 +233,7 @@ func newCmdValidate(streams genericiooptions.IOStreams) *cobra.Command {
 				return exitcode.UsageError("standard input (-) given more than once: it can be read only once")
 			}
 			if err := o.PrintFlags.Complete(); err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
+				return err
 			}
 			return o.Run()
 		},
@@ -369,7 +366,7 @@ func newCmdShow(streams genericiooptions.IOStreams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.File = args[0]
 			if err := o.PrintFlags.Complete(); err != nil {
-				return exitcode.Wrap(exitcode.Usage, err)
+				return err
 			}
 			// An empty --index or --shard is a mistake, refused as every verb refuses it, not
 			// the whole table.

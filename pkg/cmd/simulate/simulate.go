@@ -3,7 +3,6 @@
 package simulate
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -86,15 +86,12 @@ type Options struct {
 
 	path     string
 	outcomes *simulate.Outcomes
-	// ctx stops the simulation (SIGINT, SIGTERM: main cancels it with exitcode.Interrupt).
-	ctx context.Context
-	now func() time.Time
 	genericiooptions.IOStreams
 }
 
 // NewOptions returns Options with the defaults.
 func NewOptions(streams genericiooptions.IOStreams) *Options {
-	return &Options{IOStreams: streams, Horizon: 24 * time.Hour, now: time.Now,
+	return &Options{IOStreams: streams, Horizon: 24 * time.Hour,
 		PrintFlags: output.PrintFlags{Wide: true, ItemsKey: "events", Subject: "a SimulationReport, or a SimulationComparison with --compare (custom-columns: a row per event, or per report)"}}
 }
 
@@ -108,17 +105,9 @@ func NewCmdSimulate(streams genericiooptions.IOStreams) *cobra.Command {
 		Long:                  long,
 		Example:               example,
 		Args:                  cobra.ArbitraryArgs,
-		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		ValidArgsFunction:     cobra.FixedCompletions([]string{"yaml", "yml", "json"}, cobra.ShellCompDirectiveFilterFileExt),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run()
+			return verbrun.Run(func() error { return o.Complete(cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
 		},
 	}
 	fl := cmd.Flags()
@@ -141,9 +130,6 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 		return exitcode.UsageError("give a Job file: kubectl indexed simulate FILE\nSee 'kubectl indexed simulate --help' for usage.")
 	}
 	o.path = args[0]
-	if cmd != nil {
-		o.ctx = cmd.Context()
-	}
 	// simulate a.yaml --compare b.yaml c.yaml: the files after the first are compared too.
 	o.Compare = append(o.Compare, args[1:]...)
 	out := simulate.NewOutcomes()
@@ -183,7 +169,7 @@ func (o *Options) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks the output format.
 func (o *Options) Validate() error {
 	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
+		return err
 	}
 	if o.Horizon <= 0 {
 		return exitcode.UsageError("--horizon must be positive")
@@ -196,10 +182,10 @@ func (o *Options) Validate() error {
 // per index), so this finishes in a few seconds.
 const MaxCompletions = 250_000
 
-// Run simulates every file and prints the reports.
-func (o *Options) Run() error {
-	start := o.now().UTC().Truncate(time.Second)
-	ctx := cmp.Or(o.ctx, context.Background())
+// Run simulates every file and prints the reports; ctx stops the simulation (SIGINT, SIGTERM:
+// main cancels it with exitcode.Interrupt).
+func (o *Options) Run(ctx context.Context) error {
+	start := time.Now().UTC().Truncate(time.Second)
 	var reports []simulate.Report
 	for _, path := range append([]string{o.path}, o.Compare...) {
 		job, _, err := simulate.ReadJob(path, o.In)

@@ -278,8 +278,8 @@ func TestSimulateInterrupted(t *testing.T) {
 		if err := o.Complete(nil, []string{path}); err != nil {
 			t.Fatal(err)
 		}
-		o.ctx, o.PrintFlags.OutputFormat = ctx, "json"
-		err := o.Run()
+		o.PrintFlags.OutputFormat = "json"
+		err := o.Run(ctx)
 		if exitcode.Code(err) != tc.code || !strings.HasPrefix(err.Error(), tc.head) || !strings.Contains(err.Error(), "stopped (simulation stopped at 0s of simulated time after 0 syncs)") {
 			t.Fatalf("cause %v: got %q (exit %d), want exit %d and %q...", tc.cause, err, exitcode.Code(err), tc.code, tc.head)
 		}

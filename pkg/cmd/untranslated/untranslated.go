@@ -15,8 +15,6 @@ package untranslated
 
 import "k8s.io/kubectl/pkg/util/i18n"
 
-// err is what SetLoadTranslationsFunc said: not nil when kubectl's catalog had already loaded.
-var err = i18n.SetLoadTranslationsFunc(func() error { return nil })
-
-// Err is nil when kubectl's translations were kept from loading, else why not.
-func Err() error { return err }
+// Err is what SetLoadTranslationsFunc said: nil when kubectl's translations were kept from
+// loading, not nil when kubectl's catalog had already loaded.
+var Err = i18n.SetLoadTranslationsFunc(func() error { return nil })

@@ -7,7 +7,7 @@ import (
 )
 
 func TestMessagesStayEnglish(t *testing.T) {
-	if err := Err(); err != nil {
+	if err := Err; err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("LANG", "de_DE.UTF-8")

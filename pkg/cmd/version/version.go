@@ -2,13 +2,13 @@
 package version
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/kubectl/pkg/util/templates"
 
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
 	buildinfo "github.com/kubectl-indexed/kubectl-indexed/pkg/version"
 )
@@ -51,12 +51,7 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 }
 
 // Validate checks the flags.
-func (o *Options) Validate() error {
-	if err := o.PrintFlags.Complete(); err != nil {
-		return exitcode.Wrap(exitcode.Usage, err)
-	}
-	return nil
-}
+func (o *Options) Validate() error { return o.PrintFlags.Complete() }
 
 // Run prints the version.
 func (o *Options) Run() error {
@@ -70,13 +65,6 @@ func (o *Options) printText(info buildinfo.Info) error {
 		commit = commit[:12]
 	}
 	_, err := fmt.Fprintf(o.Out, "kubectl-indexed %s (commit %s, built %s, %s, %s)\n",
-		info.Version, orUnknown(commit), orUnknown(info.Date), info.GoVersion, info.Platform)
+		info.Version, cmp.Or(commit, "unknown"), cmp.Or(info.Date, "unknown"), info.GoVersion, info.Platform)
 	return err
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
 }
