@@ -94,7 +94,7 @@ type reportBuilder struct {
 	// considered the pending indexes it looks at for them, lowest first; a retrying index
 	// outside waits for a slot, whatever its backoff.
 	free       int
-	considered map[int]bool
+	considered indexes.Set
 
 	// Job-wide pod facts.
 	ownFailedPods int // failed pods that were not deleted (failed on their own)
@@ -378,24 +378,18 @@ func (b *reportBuilder) gather() {
 // Indexes, 1970-1990, or the global one, 1823-1835). The active pods it deletes first (above
 // completions, extra pods of an index) are left out: the sync after their deletion creates.
 func (b *reportBuilder) slots() {
-	b.considered = map[int]bool{}
 	if b.phase != PhaseRunning {
 		return
 	}
 	active := b.r.Pods.Active - b.beyond.Active - b.pol.Duplicates
 	b.free = b.pol.FreeSlots(jobpolicy.OnlyReplaceFailedPods(b.job), active, b.r.Pods.Terminating)
-	n := 0
-	for k := range b.facts {
-		if n == b.free {
-			break
-		}
-		if st := b.facts[k].pol.State; st == jobpolicy.IndexPending || st == jobpolicy.IndexBackoff {
-			b.considered[k] = true
-			n++
-		}
+	var considered indexes.Builder
+	for _, ix := range b.pol.FirstPending(b.free) {
+		considered.Add(ix.Index)
 	}
+	b.considered = considered.Set()
 	for _, i := range b.retrying {
-		b.facts[i].waitsSlot = !b.considered[i]
+		b.facts[i].waitsSlot = !b.considered.Has(i)
 	}
 }
 

@@ -311,6 +311,24 @@ func (f *Facts) FreeSlots(onlyFailed bool, active, terminating int) int {
 	return max(min(int(f.Spec.Parallelism), int(f.Spec.Completions)-f.Succeeded.Len())-terminating-active, 0)
 }
 
+// FirstPending mirrors firstPendingIndexes (indexed_job_utils.go): the n lowest indexes that
+// are neither succeeded, failed, active nor (under podReplacementPolicy Failed) terminating,
+// that is Pending or Backoff. Only the indexes outside the succeeded and failed sets are looked
+// at: the scan passes the active and terminating ones (at most the pods present) and stops at
+// n, so that it costs no entry per index of a sparse Facts.
+func (f *Facts) FirstPending(n int) []Index {
+	out := make([]Index, 0, min(n, 1024))
+	for i := range f.Succeeded.Union(f.Failed).Complement(int(f.Spec.Completions)).All() {
+		if len(out) >= n {
+			break
+		}
+		if ix := f.IndexAt(i); ix.State == IndexPending || ix.State == IndexBackoff {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	if c := cmp.Or(ConditionTrue(job, batchv1.JobComplete), ConditionTrue(job, batchv1.JobFailed)); c != nil {

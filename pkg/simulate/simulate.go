@@ -906,24 +906,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 			return
 		}
 	}
-	// firstPendingIndexes: the lowest indexes neither succeeded, failed, active nor (under
-	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
-	// failed sets are looked at: the scan passes the active and terminating ones (at most the
-	// pods present) and stops at diff candidates.
-	cands := make([]jobpolicy.Index, 0, min(diff, 1024))
-	open := f.Succeeded.Union(f.Failed).Complement(int(s.spec.Completions))
-scan:
-	for _, iv := range open.Intervals() {
-		for i := iv.First; i <= iv.Last; i++ {
-			if len(cands) >= diff {
-				break scan
-			}
-			switch ix := f.IndexAt(i); ix.State {
-			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-				cands = append(cands, ix)
-			}
-		}
-	}
+	cands := f.FirstPending(diff)
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
