@@ -175,7 +175,6 @@ type simPod struct {
 	created, finished          time.Time
 	restarts                   int32
 	run                        Attempt
-	runs                       int // runs of the index before this pod's current run
 	match                      *jobpolicy.Match
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
@@ -463,8 +462,7 @@ func (s *sim) apply(e *event) {
 			p.restarts++
 			ix.Restarts++
 			s.runs[p.index]++
-			p.runs = s.runs[p.index]
-			next := s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
+			next := s.out.Attempt(p.index, s.runs[p.index], s.kwAttempt(p))
 			if next == r && s.spec.RestartsToFail() > crashLoopLimit {
 				// Every further run ends the same way and no limit counts the restarts
 				// (pastBackoffLimitOnFailure compares them with a backoffLimit of 2^31-1 under
@@ -957,8 +955,7 @@ func (s *sim) create(ix jobpolicy.Index) {
 	if res.Pods > 1 || s.runs[i] > 0 {
 		s.runs[i]++
 	}
-	p.runs = s.runs[i]
-	p.run = s.out.Attempt(i, p.runs, s.kwAttempt(p))
+	p.run = s.out.Attempt(i, s.runs[i], s.kwAttempt(p))
 	s.last[i] = p
 	if s.opts.KeepPods {
 		s.res.pods = append(s.res.pods, p)
