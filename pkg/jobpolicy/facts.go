@@ -40,9 +40,6 @@ const (
 	IndexPending IndexState = "Pending"
 )
 
-// IndexStates lists every state.
-var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}
-
 // Index is what the controller knows and decides about one completion index (a report holds
 // one per index: its fields are ordered so that the bools share one word).
 type Index struct {
