@@ -487,10 +487,24 @@ func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 	return g
 }
 
-// DelayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
+// KeptPod is, of a Facts from EvaluateSparse, the pod of index i whose tracking finalizer
+// canRemoveFinalizer keeps: under backoffLimitPerIndex, its delayedPod while the index has
+// neither a result nor an active pod (getPodsWithDelayedDeletionPerIndex); else nil.
+func (f *Facts) KeptPod(i int) *Pod {
+	if !f.Spec.PerIndex() {
+		return nil
+	}
+	switch f.IndexAt(i).State {
+	case IndexSucceeded, IndexFailed, IndexActive:
+		return nil
+	}
+	return delayedPod(f.sparse[i])
+}
+
+// delayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
 // the tracked failed pod whose finalizer the controller keeps until the replacement exists;
 // its counts go to the replacement and its finish time starts the per-index backoff.
-func DelayedPod(pods []*Pod) *Pod {
+func delayedPod(pods []*Pod) *Pod {
 	var last *Pod
 	for _, p := range pods {
 		if !p.Failed || !p.Tracked {
@@ -563,7 +577,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 			terminating = p
 		}
 	}
-	delayed := DelayedPod(pods)
+	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
 	// forgetFailed is that test on the index.

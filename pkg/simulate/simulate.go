@@ -851,23 +851,6 @@ func (s *sim) removeDeleted() {
 // counted and lose their finalizer, except the failed pod whose counts an index's replacement
 // needs (getPodsWithDelayedDeletionPerIndex, canRemoveFinalizer).
 func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
-	// getPodsWithDelayedDeletionPerIndex, for the indexes with neither a result nor an active pod.
-	delayed := map[int]*jobpolicy.Pod{}
-	if s.spec.PerIndex() {
-		failed := map[int][]*jobpolicy.Pod{}
-		for i, p := range s.live {
-			if obs[i].Failed && p.tracked {
-				failed[p.index] = append(failed[p.index], &obs[i])
-			}
-		}
-		for ix, ps := range failed {
-			switch f.IndexAt(ix).State {
-			case jobpolicy.IndexSucceeded, jobpolicy.IndexFailed, jobpolicy.IndexActive:
-			default:
-				delayed[ix] = jobpolicy.DelayedPod(ps)
-			}
-		}
-	}
 	for i, p := range s.live {
 		if !p.tracked {
 			continue
@@ -875,7 +858,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		switch {
 		case p.phase == corev1.PodSucceeded:
 			s.count(p, false)
-		case obs[i].Failed && delayed[p.index] != &obs[i]:
+		case obs[i].Failed && f.KeptPod(p.index) != &obs[i]:
 			s.count(p, obs[i].Match.CountFailed())
 		}
 	}
