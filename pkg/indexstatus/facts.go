@@ -289,17 +289,15 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if f.current.Phase != corev1.PodRunning {
 			f.state = StatePending
 		}
-	case jobpolicy.IndexNoResult:
-		f.state = StateUnfinished
-		if f.term != nil {
+	case jobpolicy.IndexNoResult, jobpolicy.IndexTerminating, jobpolicy.IndexSuspended:
+		// A pod being deleted shows first (IndexTerminating has one).
+		switch {
+		case f.term != nil:
 			f.state = StateTerminating
-		}
-	case jobpolicy.IndexTerminating:
-		f.state = StateTerminating
-	case jobpolicy.IndexSuspended:
-		f.state = StatePending
-		if f.term != nil {
-			f.state = StateTerminating
+		case f.pol.State == jobpolicy.IndexNoResult:
+			f.state = StateUnfinished
+		default:
+			f.state = StatePending
 		}
 	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
 		if f.pol.State == jobpolicy.IndexBackoff {
