@@ -400,17 +400,13 @@ func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 // DecidePhase picks a Job's phase, from its conditions and spec.suspend, and the condition that
 // decided it.
 func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobComplete); c != nil {
-		return PhaseComplete, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailed); c != nil {
-		return PhaseFailed, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailureTarget); c != nil {
-		return PhaseFailing, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
-		return PhaseCompleting, c
+	for _, d := range []struct {
+		cond  batchv1.JobConditionType
+		phase Phase
+	}{{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed}, {batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseCompleting}} {
+		if c := jobpolicy.ConditionTrue(job, d.cond); c != nil {
+			return d.phase, c
+		}
 	}
 	if jobpolicy.Suspended(job) {
 		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)
