@@ -121,9 +121,6 @@ func (r *Result) Outcome() string {
 	}
 }
 
-// Summary of the result.
-func (r *Result) Summary() Summary { return Summarize(&r.Job.Status, r.PodsPerIndex()) }
-
 // Predict simulates job with the outcomes, then again with racing events ordered both ways
 // (failures first, successes first, each moved by Skew), and reports the outcomes that differ.
 func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
@@ -160,7 +157,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := alt.Summary()
+		sum := Summarize(&alt.Job.Status, alt.PodsPerIndex())
 		if d := base.Diff(sum); len(d) > 0 || alt.Outcome() != res.Outcome() {
 			rep.TimingDependent = append(rep.TimingDependent, Alternative{Timing: t, Meaning: meaning[t], Outcome: alt.Outcome(), Summary: sum, Differs: d})
 		}
