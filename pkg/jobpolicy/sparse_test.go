@@ -34,3 +34,28 @@ func TestEvaluateSparseMatchesEvaluate(t *testing.T) {
 		}
 	}
 }
+
+// FirstPending, which scans only the indexes outside the succeeded and failed sets, gives the
+// n lowest Pending or Backoff indexes of a scan of every index, from Evaluate's facts and from
+// EvaluateSparse's alike.
+func TestFirstPendingIsTheLowestPendingIndexes(t *testing.T) {
+	for seed := range uint64(2000) {
+		job, pods := randomCase(seed)
+		obs := observe(job, pods...)
+		full := Evaluate(job.Job, obs, t0)
+		sparse := EvaluateSparse(job.Job, obs, t0)
+		for n := range 4 {
+			var want []Index
+			for _, ix := range full.Indexes {
+				if len(want) < n && (ix.State == IndexPending || ix.State == IndexBackoff) {
+					want = append(want, ix)
+				}
+			}
+			for name, f := range map[string]*Facts{"Evaluate": full, "EvaluateSparse": sparse} {
+				if got := f.FirstPending(n); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d, %s: FirstPending(%d) = %+v, want %+v", seed, name, n, got, want)
+				}
+			}
+		}
+	}
+}
