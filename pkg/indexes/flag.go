@@ -2,6 +2,7 @@ package indexes
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -30,16 +31,16 @@ func ParseFlag(flag, s string) (Set, error) {
 		if parts > 2 {
 			return Set{}, flagError(flag, s, fmt.Sprintf("%q has more than one -", frag))
 		}
-		x, ok := atoi(first)
+		x, err := strconv.Atoi(first) // no '-' in first (splitDash)
 		if first == "" && parts > 1 {
 			first = frag // "-2": a negative number, not an interval
 		}
-		if !ok || x > MaxFlagIndex {
+		if err != nil || x > MaxFlagIndex {
 			return Set{}, flagError(flag, s, fmt.Sprintf("%q is not an index (0 to %d)", first, MaxFlagIndex))
 		}
 		y := x
 		if parts == 2 {
-			if y, ok = atoi(second); !ok || y > MaxFlagIndex {
+			if y, err = strconv.Atoi(second); err != nil || y > MaxFlagIndex {
 				return Set{}, flagError(flag, s, fmt.Sprintf("%q is not an index (0 to %d)", second, MaxFlagIndex))
 			}
 			if y < x {

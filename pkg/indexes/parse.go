@@ -3,6 +3,7 @@ package indexes
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -78,39 +79,17 @@ func parseInterval(frag string, limit int) (x, y int, err error) {
 	return x, y, nil
 }
 
-// index is one number of an interval, below limit.
+// index is one number of an interval, below limit. s holds no '-' (splitDash), so
+// strconv.Atoi accepts what parseIndexInterval's strconv.Atoi does: an optional '+', digits.
 func index(s string, limit int) (int, error) {
-	n, ok := atoi(s)
-	if !ok {
+	n, err := strconv.Atoi(s)
+	if err != nil {
 		return 0, fmt.Errorf("cannot convert string to integer for index: %q", s)
 	}
 	if n >= limit {
 		return 0, fmt.Errorf("too large index: %q", s)
 	}
 	return n, nil
-}
-
-// atoi accepts what strconv.Atoi accepts for a string without '-': an optional '+' and one or
-// more decimal digits whose value fits an int64. It does not allocate.
-func atoi(s string) (int, bool) {
-	if s != "" && s[0] == '+' {
-		s = s[1:]
-	}
-	if s == "" {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		d := int(s[i]) - '0'
-		if d < 0 || d > 9 {
-			return 0, false
-		}
-		if n > (math.MaxInt-d)/10 {
-			return 0, false
-		}
-		n = n*10 + d
-	}
-	return n, true
 }
 
 // ParseLenient reads s as the Job controller reads status.completedIndexes and
@@ -138,8 +117,8 @@ func ParseLenient(s string, completions int) (Set, []string) {
 	prevLast := -1
 	for frag := range strings.SplitSeq(s, ",") {
 		firstStr, lastStr, parts := splitDash(frag)
-		first, ok := atoi(firstStr)
-		if !ok {
+		first, err := strconv.Atoi(firstStr)
+		if err != nil {
 			note("fragment %q skipped: %q is not a number", frag, firstStr)
 			continue
 		}
@@ -152,8 +131,8 @@ func ParseLenient(s string, completions int) (Set, []string) {
 		}
 		iv := Interval{First: first, Last: first}
 		if parts > 1 {
-			l, ok := atoi(lastStr)
-			if !ok {
+			l, err := strconv.Atoi(lastStr)
+			if err != nil {
 				note("fragment %q skipped: %q is not a number", frag, lastStr)
 				continue
 			}

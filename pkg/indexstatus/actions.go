@@ -53,7 +53,7 @@ func (b *reportBuilder) finishedActions() []Entry {
 	if !withPods.IsEmpty() {
 		out = append(out, Entry{Kind: EntryShowLogs, Indexes: withPods,
 			Command: fmt.Sprintf("kubectl indexed logs %s%s --failed", b.job.Name, b.nsFlag()),
-			Text:    fmt.Sprintf("See why %s %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", textwrap.Plural(withPods.Len(), "index", "indexes"), withPods.Truncated(setWidth), b.job.Name, b.nsFlag())})
+			Text:    fmt.Sprintf("See why %s failed, from the last failed attempt's log: kubectl indexed logs %s%s --failed", withPods.Named(setWidth), b.job.Name, b.nsFlag())})
 	}
 	if b.phase != PhaseFailed {
 		// Complete through a success policy: the indexes without a result were not needed.
@@ -156,8 +156,8 @@ func (b *reportBuilder) unschedulable() []Entry {
 		s := groups[g].Set()
 		msg := cmp.Or(strings.TrimSuffix(g.message, "."), "the scheduler gave no message")
 		out = append(out, Entry{Kind: EntryUnschedulable, Reason: g.reason, Indexes: s,
-			Text: fmt.Sprintf("The %s of %s %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
-				textwrap.Plural(s.Len(), "pod", "pods"), textwrap.Plural(s.Len(), "index", "indexes"), s.Truncated(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})
+			Text: fmt.Sprintf("The %s of %s cannot be scheduled (PodScheduled=False, %s: %s): %s until a node fits, and no failure is counted meanwhile (activeDeadlineSeconds, if set, still runs).",
+				textwrap.Plural(s.Len(), "pod", "pods"), s.Named(setWidth), g.reason, msg, textwrap.Plural(s.Len(), "it stays Pending", "they stay Pending"))})
 	}
 	return out
 }
@@ -223,26 +223,13 @@ func (b *reportBuilder) retried(missing indexes.Set) (e *Entry, settled, running
 // the others, once their input is fixed.
 const EntryFailedByPolicy EntryKind = "FailedByPolicy"
 
-// FinalAction reports whether a podFailurePolicy rule with action ends an index's retries by
-// the user's own declaration (FailIndex, FailJob), rather than by its retries running out:
-// re-running the same input fails the same way. The rule retry and status both use.
-func FinalAction(action string) bool {
-	return action == string(batchv1.PodFailurePolicyActionFailIndex) || action == string(batchv1.PodFailurePolicyActionFailJob)
-}
-
 // FailedByPolicy are the indexes of r without a success whose latest failed attempt matched a
-// FailIndex or FailJob rule (FinalAction), and the rules in words ("rule 0 (FailIndex: exit
-// code 42 in container worker)"): what a retry leaves out unless named, and status does not
-// offer for a plain re-run.
+// FailIndex or FailJob rule, and the rules in words ("rule 0 (FailIndex: exit code 42 in
+// container worker)"): what a retry leaves out unless named, and status does not offer for a
+// plain re-run. Those two actions end an index's retries by the user's own declaration,
+// rather than by its retries running out: re-running the same input fails the same way.
 func (r *IndexedJobStatus) FailedByPolicy() (indexes.Set, string) {
 	return r.failedByPolicy, r.policyRules
-}
-
-func ruleWords(index int, action, on string) string {
-	if on == "" {
-		return fmt.Sprintf("rule %d (%s)", index, action)
-	}
-	return fmt.Sprintf("rule %d (%s: %s)", index, action, on)
 }
 
 // failedByPolicy is FailedByPolicy, from the builder's facts (every index, listed or not).
@@ -253,11 +240,15 @@ func (b *reportBuilder) failedByPolicy() (indexes.Set, string) {
 	for i := range b.facts {
 		f := &b.facts[i]
 		lf := f.lastFailed
-		if f.state == StateSucceeded || lf == nil || !lf.Match.Matched() || !FinalAction(string(lf.Match.Action)) {
+		if f.state == StateSucceeded || lf == nil || !lf.Match.Is(batchv1.PodFailurePolicyActionFailIndex) && !lf.Match.Is(batchv1.PodFailurePolicyActionFailJob) {
 			continue
 		}
 		bl.Add(f.index)
-		if w := ruleWords(lf.Match.Rule, string(lf.Match.Action), lf.r().matchedBy); !seen[w] {
+		w := fmt.Sprintf("rule %d (%s)", lf.Match.Rule, lf.Match.Action)
+		if on := lf.r().matchedBy; on != "" {
+			w = fmt.Sprintf("rule %d (%s: %s)", lf.Match.Rule, lf.Match.Action, on)
+		}
+		if !seen[w] {
 			seen[w] = true
 			rules = append(rules, w)
 		}

@@ -116,7 +116,7 @@ func newPod(job *batchv1.Job, index, attempt int, created time.Duration) *podB {
 			Namespace: job.Namespace,
 			UID:       types.UID(fmt.Sprintf("%s-%d-%d", job.UID, index, attempt)),
 			Labels: map[string]string{
-				labelControllerUID: string(job.UID), labelJobName: job.Name,
+				batchv1.ControllerUidLabel: string(job.UID), batchv1.JobNameLabel: job.Name,
 				batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index),
 			},
 			Annotations:       map[string]string{batchv1.JobCompletionIndexAnnotation: strconv.Itoa(index)},

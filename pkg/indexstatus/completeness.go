@@ -57,7 +57,7 @@ func (b *reportBuilder) waitParts() (parts []string, final string) {
 	if terminating > 0 {
 		s := fmt.Sprintf("%d %s to finish terminating", terminating, textwrap.Plural(terminating, "pod", "pods"))
 		if ix := b.terminatingIx.Set(); !ix.IsEmpty() {
-			s += fmt.Sprintf(" (%s %s)", textwrap.Plural(ix.Len(), "index", "indexes"), ix.Truncated(setWidth))
+			s += " (" + ix.Named(setWidth) + ")"
 		}
 		parts = append(parts, s)
 	}

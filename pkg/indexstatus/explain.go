@@ -172,9 +172,9 @@ func (b *reportBuilder) failedIndexList() string {
 	}
 	return c.Join(func(ix indexes.Set, _ int, words string) string {
 		if words == "" {
-			return indexWords(ix)
+			return ix.Named(setWidth)
 		}
-		return indexWords(ix) + " " + words
+		return ix.Named(setWidth) + " " + words
 	})
 }
 
@@ -186,7 +186,7 @@ func (b *reportBuilder) failedIndexList() string {
 func (b *reportBuilder) ownFailureList() string {
 	return b.podClauses(ownFailed, func(p *podSummary) (string, int) { return exitWords(p), 1 },
 		func(ix indexes.Set, n int, words string) string {
-			s := words + ": " + indexWords(ix)
+			s := words + ": " + ix.Named(setWidth)
 			if n != ix.Len() {
 				s += fmt.Sprintf(" (%d pods)", n)
 			}
@@ -212,7 +212,7 @@ func (b *reportBuilder) restartList() string {
 		}
 		return w, int(p.Restarts)
 	}, func(ix indexes.Set, n int, words string) string {
-		return fmt.Sprintf("%s: %d %s%s", indexWords(ix), n, textwrap.Plural(n, "restart", "restarts"), words)
+		return fmt.Sprintf("%s: %d %s%s", ix.Named(setWidth), n, textwrap.Plural(n, "restart", "restarts"), words)
 	})
 	if list == "" {
 		return "no pod left shows a restart"

@@ -94,7 +94,7 @@ type reportBuilder struct {
 	// considered the pending indexes it looks at for them, lowest first; a retrying index
 	// outside waits for a slot, whatever its backoff.
 	free       int
-	considered map[int]bool
+	considered indexes.Set
 
 	// Job-wide pod facts.
 	ownFailedPods int // failed pods that were not deleted (failed on their own)
@@ -289,17 +289,15 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		if f.current.Phase != corev1.PodRunning {
 			f.state = StatePending
 		}
-	case jobpolicy.IndexNoResult:
-		f.state = StateUnfinished
-		if f.term != nil {
+	case jobpolicy.IndexNoResult, jobpolicy.IndexTerminating, jobpolicy.IndexSuspended:
+		// A pod being deleted shows first (IndexTerminating has one).
+		switch {
+		case f.term != nil:
 			f.state = StateTerminating
-		}
-	case jobpolicy.IndexTerminating:
-		f.state = StateTerminating
-	case jobpolicy.IndexSuspended:
-		f.state = StatePending
-		if f.term != nil {
-			f.state = StateTerminating
+		case f.pol.State == jobpolicy.IndexNoResult:
+			f.state = StateUnfinished
+		default:
+			f.state = StatePending
 		}
 	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
 		if f.pol.State == jobpolicy.IndexBackoff {
@@ -378,24 +376,18 @@ func (b *reportBuilder) gather() {
 // Indexes, 1970-1990, or the global one, 1823-1835). The active pods it deletes first (above
 // completions, extra pods of an index) are left out: the sync after their deletion creates.
 func (b *reportBuilder) slots() {
-	b.considered = map[int]bool{}
 	if b.phase != PhaseRunning {
 		return
 	}
 	active := b.r.Pods.Active - b.beyond.Active - b.pol.Duplicates
 	b.free = b.pol.FreeSlots(jobpolicy.OnlyReplaceFailedPods(b.job), active, b.r.Pods.Terminating)
-	n := 0
-	for k := range b.facts {
-		if n == b.free {
-			break
-		}
-		if st := b.facts[k].pol.State; st == jobpolicy.IndexPending || st == jobpolicy.IndexBackoff {
-			b.considered[k] = true
-			n++
-		}
+	var considered indexes.Builder
+	for _, ix := range b.pol.FirstPending(b.free) {
+		considered.Add(ix.Index)
 	}
+	b.considered = considered.Set()
 	for _, i := range b.retrying {
-		b.facts[i].waitsSlot = !b.considered[i]
+		b.facts[i].waitsSlot = !b.considered.Has(i)
 	}
 }
 
@@ -408,17 +400,13 @@ func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 // DecidePhase picks a Job's phase, from its conditions and spec.suspend, and the condition that
 // decided it.
 func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobComplete); c != nil {
-		return PhaseComplete, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailed); c != nil {
-		return PhaseFailed, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobFailureTarget); c != nil {
-		return PhaseFailing, c
-	}
-	if c := jobpolicy.ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
-		return PhaseCompleting, c
+	for _, d := range []struct {
+		cond  batchv1.JobConditionType
+		phase Phase
+	}{{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed}, {batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseCompleting}} {
+		if c := jobpolicy.ConditionTrue(job, d.cond); c != nil {
+			return d.phase, c
+		}
 	}
 	if jobpolicy.Suspended(job) {
 		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)

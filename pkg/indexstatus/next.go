@@ -2,7 +2,6 @@ package indexstatus
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -261,11 +260,10 @@ func (b *reportBuilder) nextRetryWaits() []Entry {
 		return nil
 	}
 	ix := indexes.Of(waiting...)
-	ahead := slices.Sorted(maps.Keys(b.considered))
 	why := fmt.Sprintf("no pod slot is free now (parallelism %d)", b.r.Parallelism)
 	if b.free > 0 {
-		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s %s)",
-			b.r.Parallelism, b.free, textwrap.Plural(b.free, "slot", "slots"), textwrap.Plural(len(ahead), "index", "indexes"), indexes.Of(ahead...).Truncated(setWidth))
+		why = fmt.Sprintf("parallelism %d leaves %d free %s, which the controller fills with the lowest pending indexes first (%s)",
+			b.r.Parallelism, b.free, textwrap.Plural(b.free, "slot", "slots"), b.considered.Named(setWidth))
 	}
 	return []Entry{{Kind: EntryRetryWaits, Indexes: ix, Text: fmt.Sprintf("%s %s %s for a free pod slot: %s. %s retried once a slot is free for %s and %s backoff has passed, not at a time known now.",
 		textwrap.Plural(ix.Len(), "Index", "Indexes"), ix.Truncated(setWidth), textwrap.Plural(ix.Len(), "waits", "wait"), why,

@@ -67,11 +67,11 @@ func (b *reportBuilder) unknown() []Entry {
 	var out []Entry
 	if s := b.failedGone.Set(); !s.IsEmpty() {
 		gone := b.podsGone(textwrap.Plural(s.Len(), "its", "their") + " pods are gone (pod garbage collection, TTL, or deleted by hand)")
-		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s failed (exit code, attempts): %s.", indexWords(s), gone)})
+		out = append(out, Entry{Kind: EntryFailureGone, Indexes: s, Text: fmt.Sprintf("Why %s failed (exit code, attempts): %s.", s.Named(setWidth), gone)})
 	}
 	if s := b.noPodLeft.Set(); !s.IsEmpty() {
 		gone := b.podsGone("no pod is left (" + b.goneWords() + ")")
-		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s ran at all, and how far: %s.", indexWords(s), gone)})
+		out = append(out, Entry{Kind: EntryRunUnknown, Indexes: s, Text: fmt.Sprintf("Whether %s ran at all, and how far: %s.", s.Named(setWidth), gone)})
 	}
 	if !b.perIndex {
 		if int(b.job.Status.Failed) > b.countedFailed && b.phase != PhaseFailed && b.phase != PhaseFailing {

@@ -10,14 +10,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
-// Pod annotations, labels and the finalizer the Job controller writes (pkg/controller/job of the release in pkg/version).
-const (
-	labelControllerUID       = batchv1.ControllerUidLabel // batch.kubernetes.io/controller-uid
-	labelLegacyControllerUID = "controller-uid"
-	labelJobName             = batchv1.JobNameLabel
-	labelLegacyJobName       = "job-name"
-)
-
 // podSummary is what the report needs from one pod: 152 bytes besides the bytes of its name and UID
 // instead of the decoded object, so that a report can hold every pod of a Job of 100,000 and
 // a live report can drop each page of pods as soon as it is read. The controller's facts about

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/utils/ptr"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
@@ -38,13 +39,7 @@ type TextOptions struct {
 
 // PrintTextWith writes the report as text, laid out as opts says.
 func PrintTextWith(w io.Writer, r *IndexedJobStatus, opts TextOptions) error {
-	p := &textPrinter{w: w, wide: opts.Wide, width: max(opts.Width, Width), full: opts.Wide || len(opts.States) > 0}
-	if len(opts.States) > 0 {
-		p.only = map[State]bool{}
-		for _, s := range opts.States {
-			p.only[s] = true
-		}
-	}
+	p := &textPrinter{w: w, wide: opts.Wide, width: max(opts.Width, Width), full: opts.Wide || len(opts.States) > 0, only: sets.New(opts.States...)}
 	p.header(r)
 	p.queue(r)
 	p.states(r)
@@ -65,13 +60,13 @@ type textPrinter struct {
 	width int
 	// full: the state table lists every index of a state (-o wide, --state), wrapped.
 	full bool
-	// only, when set, are the states whose rows the tables keep (--state).
-	only map[State]bool
+	// only, when not empty, are the states whose rows the tables keep (--state).
+	only sets.Set[State]
 	err  error
 }
 
 // keeps says whether the tables show rows of state s.
-func (p *textPrinter) keeps(s State) bool { return p.only == nil || p.only[s] }
+func (p *textPrinter) keeps(s State) bool { return p.only.Len() == 0 || p.only.Has(s) }
 
 // Width is the width the text view fits by default.
 const Width = 80
@@ -238,10 +233,10 @@ func (p *textPrinter) lines(first, rest string, lines []string) {
 }
 
 // stateWords names the states of a --state filter: "Failed or Retrying".
-func stateWords(only map[State]bool) string {
+func stateWords(only sets.Set[State]) string {
 	var names []string
 	for _, s := range States {
-		if only[s] {
+		if only.Has(s) {
 			names = append(names, string(s))
 		}
 	}

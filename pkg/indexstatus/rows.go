@@ -2,6 +2,7 @@ package indexstatus
 
 import (
 	"cmp"
+	"slices"
 	"time"
 
 	"k8s.io/utils/ptr"
@@ -159,20 +160,17 @@ func (g *grouper) add(f *indexFacts) {
 
 // done fills each group's set and sample row (the listed row when the sample index is listed).
 func (g *grouper) done(b *reportBuilder) []indexGroup {
-	listed := map[int]int{}
-	for k := range b.r.Indexes {
-		listed[b.r.Indexes[k].Index] = k
-	}
 	out := make([]indexGroup, 0, len(g.order))
 	for _, gr := range g.order {
-		gr.Indexes = gr.bld.Set()
-		if k, ok := listed[gr.sample.index]; ok {
-			gr.Sample = b.r.Indexes[k]
+		// The listed rows are in index order (walkIndexes).
+		var sample IndexStatus
+		if k, ok := slices.BinarySearchFunc(b.r.Indexes, gr.sample.index, func(st IndexStatus, i int) int { return cmp.Compare(st.Index, i) }); ok {
+			sample = b.r.Indexes[k]
 		} else {
-			gr.Sample = b.indexStatus(gr.sample)
+			sample = b.indexStatus(gr.sample)
 		}
 		// Not bld and sample: the report does not keep the facts alive.
-		out = append(out, indexGroup{Indexes: gr.Indexes, Count: gr.Count, Sample: gr.Sample})
+		out = append(out, indexGroup{Indexes: gr.bld.Set(), Count: gr.Count, Sample: sample})
 	}
 	return out
 }

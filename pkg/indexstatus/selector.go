@@ -30,13 +30,19 @@ func PodSelector(job *batchv1.Job) (string, error) {
 // references falls back to its controller-uid label; against a Job without a UID (a
 // hand-written manifest), to its job-name label.
 
+// The labels older Job controllers wrote where batchv1.ControllerUidLabel and JobNameLabel are.
+const (
+	labelLegacyControllerUID = "controller-uid"
+	labelLegacyJobName       = "job-name"
+)
+
 // OwnerUID is the UID of the Job pod belongs to: its controller owner reference's, else its
 // controller-uid label; "" when it has neither.
 func OwnerUID(pod *corev1.Pod) string {
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		return string(ref.UID)
 	}
-	for _, l := range []string{labelControllerUID, labelLegacyControllerUID} {
+	for _, l := range []string{batchv1.ControllerUidLabel, labelLegacyControllerUID} {
 		if v, ok := pod.Labels[l]; ok {
 			return v
 		}
@@ -58,7 +64,7 @@ func OwnerName(pod *corev1.Pod) string {
 	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		return fmt.Sprintf("%s %q", ref.Kind, ref.Name)
 	}
-	if n := pod.Labels[labelJobName]; n != "" {
+	if n := pod.Labels[batchv1.JobNameLabel]; n != "" {
 		return fmt.Sprintf("Job %q (uid %s)", n, OwnerUID(pod))
 	}
 	return fmt.Sprintf("the Job of uid %s", OwnerUID(pod))
@@ -72,7 +78,7 @@ func Owns(job *batchv1.Job, pod *corev1.Pod) bool {
 	if job.UID != "" {
 		return OwnerUID(pod) == string(job.UID)
 	}
-	for _, l := range []string{labelJobName, labelLegacyJobName} {
+	for _, l := range []string{batchv1.JobNameLabel, labelLegacyJobName} {
 		if v, ok := pod.Labels[l]; ok {
 			return v == job.Name
 		}

@@ -129,8 +129,3 @@ func (c *CauseClauses) Join(clause func(ix indexes.Set, n int, words string) str
 	}
 	return strings.Join(parts, "; ")
 }
-
-// indexWords names a set: "index 4", "indexes 1,4,7" (cut at setWidth).
-func indexWords(s indexes.Set) string {
-	return textwrap.Plural(s.Len(), "index ", "indexes ") + s.Truncated(setWidth)
-}

@@ -40,9 +40,6 @@ const (
 	IndexPending IndexState = "Pending"
 )
 
-// IndexStates lists every state.
-var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}
-
 // Index is what the controller knows and decides about one completion index (a report holds
 // one per index: its fields are ordered so that the bools share one word).
 type Index struct {
@@ -311,6 +308,24 @@ func (f *Facts) FreeSlots(onlyFailed bool, active, terminating int) int {
 	return max(min(int(f.Spec.Parallelism), int(f.Spec.Completions)-f.Succeeded.Len())-terminating-active, 0)
 }
 
+// FirstPending mirrors firstPendingIndexes (indexed_job_utils.go): the n lowest indexes that
+// are neither succeeded, failed, active nor (under podReplacementPolicy Failed) terminating,
+// that is Pending or Backoff. Only the indexes outside the succeeded and failed sets are looked
+// at: the scan passes the active and terminating ones (at most the pods present) and stops at
+// n, so that it costs no entry per index of a sparse Facts.
+func (f *Facts) FirstPending(n int) []Index {
+	out := make([]Index, 0, min(n, 1024))
+	for i := range f.Succeeded.Union(f.Failed).Complement(int(f.Spec.Completions)).All() {
+		if len(out) >= n {
+			break
+		}
+		if ix := f.IndexAt(i); ix.State == IndexPending || ix.State == IndexBackoff {
+			out = append(out, ix)
+		}
+	}
+	return out
+}
+
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	if c := cmp.Or(ConditionTrue(job, batchv1.JobComplete), ConditionTrue(job, batchv1.JobFailed)); c != nil {
@@ -472,10 +487,24 @@ func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 	return g
 }
 
-// DelayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
+// KeptPod is, of a Facts from EvaluateSparse, the pod of index i whose tracking finalizer
+// canRemoveFinalizer keeps: under backoffLimitPerIndex, its delayedPod while the index has
+// neither a result nor an active pod (getPodsWithDelayedDeletionPerIndex); else nil.
+func (f *Facts) KeptPod(i int) *Pod {
+	if !f.Spec.PerIndex() {
+		return nil
+	}
+	switch f.IndexAt(i).State {
+	case IndexSucceeded, IndexFailed, IndexActive:
+		return nil
+	}
+	return delayedPod(f.sparse[i])
+}
+
+// delayedPod mirrors getPodsWithDelayedDeletionPerIndex (indexed_job_utils.go) for one index:
 // the tracked failed pod whose finalizer the controller keeps until the replacement exists;
 // its counts go to the replacement and its finish time starts the per-index backoff.
-func DelayedPod(pods []*Pod) *Pod {
+func delayedPod(pods []*Pod) *Pod {
 	var last *Pod
 	for _, p := range pods {
 		if !p.Failed || !p.Tracked {
@@ -548,7 +577,7 @@ func (f *Facts) index(job *batchv1.Job, i int, pods []*Pod) Index {
 			terminating = p
 		}
 	}
-	delayed := DelayedPod(pods)
+	delayed := delayedPod(pods)
 	// forgotten: under backoffLimitPerIndex, a failed pod without the finalizer of an index with
 	// no active and no tracked failed pod hands no count on (getPodsWithDelayedDeletionPerIndex).
 	// forgetFailed is that test on the index.

@@ -255,3 +255,6 @@ func (f *Facts) Count(state IndexState) int {
 	}
 	return n
 }
+
+// IndexStates lists every state.
+var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}

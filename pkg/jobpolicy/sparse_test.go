@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// EvaluateSparse gives the same facts as Evaluate, and IndexAt the same facts of every index as
-// Evaluate's Indexes, on the random Jobs and pods of FuzzFacts (every limit, rule action,
-// suspension, success policy, recorded sets).
+// EvaluateSparse gives the same facts as Evaluate, and IndexAt (and FirstPending) the same
+// facts of every index as Evaluate's Indexes, on the random Jobs and pods of FuzzFacts (every
+// limit, rule action, suspension, success policy, recorded sets).
 func TestEvaluateSparseMatchesEvaluate(t *testing.T) {
 	for seed := range uint64(5000) {
 		job, pods := randomCase(seed)
@@ -23,6 +23,21 @@ func TestEvaluateSparseMatchesEvaluate(t *testing.T) {
 			}
 			if got := full.IndexAt(i); !reflect.DeepEqual(got, full.Indexes[i]) {
 				t.Fatalf("seed %d index %d: IndexAt of Evaluate's facts differs", seed, i)
+			}
+		}
+		// FirstPending, which passes over the succeeded and failed sets, gives the n lowest
+		// Pending or Backoff indexes of a scan of every index.
+		for n := range 4 {
+			var want []Index
+			for _, ix := range full.Indexes {
+				if len(want) < n && (ix.State == IndexPending || ix.State == IndexBackoff) {
+					want = append(want, ix)
+				}
+			}
+			for _, f := range []*Facts{full, sparse} {
+				if got := f.FirstPending(n); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d: FirstPending(%d) = %+v, want %+v", seed, n, got, want)
+				}
 			}
 		}
 		a, b := *full, *sparse

@@ -171,14 +171,11 @@ func targetFor(index, n int, as []attempt, st *indexstatus.IndexStatus, perIndex
 		}
 	}
 	t := Target{Index: index, Attempt: n, Gone: true}
-	var later *attempt
-	for k := range as {
-		if as[k].n > n && (later == nil || as[k].n < later.n) {
-			later = &as[k]
-		}
-	}
+	// The next attempt present: as are in attempt order (Select).
+	k := slices.IndexFunc(as, func(a attempt) bool { return a.n > n })
 	switch {
-	case perIndex && later != nil:
+	case perIndex && k >= 0:
+		later := &as[k]
 		// A later attempt's pod counts the failures before it, so this one failed.
 		t.Known = fmt.Sprintf("its pod is gone; it failed: pod %s (attempt %d) counts %s of this index before it (%d ignored by the podFailurePolicy)",
 			later.pod.Name, later.n, textwrap.Count(int(later.pol.Attempt()), "failure", "failures"), later.pol.IgnoredCount)

@@ -292,8 +292,11 @@ func Read(r io.Reader, add func(*corev1.Pod), good *int64) (*Header, error) {
 			}
 		} else {
 			p := &corev1.Pod{}
-			if err := json.Unmarshal(line, p); err != nil || p.Kind != "Pod" {
-				return nil, fmt.Errorf("line %d: not a pod: %v", n, cmpErr(err, p.Kind))
+			if err := json.Unmarshal(line, p); err != nil {
+				return nil, fmt.Errorf("line %d: not a pod: %v", n, err)
+			}
+			if p.Kind != "Pod" {
+				return nil, fmt.Errorf("line %d: not a pod: kind %q", n, p.Kind)
 			}
 			add(p)
 		}
@@ -306,11 +309,4 @@ func Read(r io.Reader, add func(*corev1.Pod), good *int64) (*Header, error) {
 		return nil, fmt.Errorf("%w: the file is empty", ErrNotARecord)
 	}
 	return h, nil
-}
-
-func cmpErr(err error, kind string) error {
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("kind %q", kind)
 }

@@ -20,7 +20,6 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Magic starts every Kubernetes protobuf response (k8s.io/apimachinery's
@@ -281,18 +280,4 @@ func eachFieldRaw(b []byte, fn func(num protowire.Number, typ protowire.Type, fi
 		b = b[n+m:]
 	}
 	return nil
-}
-
-// EncodeList encodes a PodList as the API server writes it for Accept: ContentType (the magic,
-// then a runtime.Unknown holding the list): for tests and benchmarks that serve pods.
-func EncodeList(pods []corev1.Pod, meta metav1.ListMeta) ([]byte, error) {
-	raw, err := (&corev1.PodList{ListMeta: meta, Items: pods}).Marshal()
-	if err != nil {
-		return nil, err
-	}
-	env, err := (&runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "PodList"}, Raw: raw}).Marshal()
-	if err != nil {
-		return nil, err
-	}
-	return append(append([]byte(nil), Magic...), env...), nil
 }

@@ -22,7 +22,7 @@ import (
 // protobufList encodes pods as the API server does for Accept: ContentType.
 func protobufList(t testing.TB, pods []corev1.Pod, meta metav1.ListMeta) []byte {
 	t.Helper()
-	b, err := EncodeList(pods, meta)
+	b, err := testutil.EncodeList(pods, meta)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,9 +121,6 @@ func (r *Result) Outcome() string {
 	}
 }
 
-// Summary of the result.
-func (r *Result) Summary() Summary { return Summarize(&r.Job.Status, r.PodsPerIndex()) }
-
 // Predict simulates job with the outcomes, then again with racing events ordered both ways
 // (failures first, successes first, each moved by Skew), and reports the outcomes that differ.
 func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
@@ -160,7 +157,7 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := alt.Summary()
+		sum := Summarize(&alt.Job.Status, alt.PodsPerIndex())
 		if d := base.Diff(sum); len(d) > 0 || alt.Outcome() != res.Outcome() {
 			rep.TimingDependent = append(rep.TimingDependent, Alternative{Timing: t, Meaning: meaning[t], Outcome: alt.Outcome(), Summary: sum, Differs: d})
 		}
@@ -183,28 +180,23 @@ func Group(ixs []IndexResult) []IndexGroup {
 		failures, ignored, restarts int32
 		codes                       string
 	}
-	type acc struct {
-		b     indexes.Builder
-		first IndexResult
-	}
-	var order []key
-	groups := map[key]*acc{}
+	var out []IndexGroup
+	var sets []indexes.Builder
+	at := map[key]int{}
 	for _, r := range ixs {
 		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, fmt.Sprint(r.ExitCodes)}
-		g, ok := groups[k]
+		g, ok := at[k]
 		if !ok {
-			g = &acc{first: r}
-			groups[k] = g
-			order = append(order, k)
+			g = len(out)
+			at[k] = g
+			out = append(out, IndexGroup{IndexResult: r})
+			out[g].Index = -1
+			sets = append(sets, indexes.Builder{})
 		}
-		g.b.Add(r.Index)
+		sets[g].Add(r.Index)
 	}
-	out := make([]IndexGroup, 0, len(order))
-	for _, k := range order {
-		g := groups[k]
-		r := g.first
-		r.Index = -1
-		out = append(out, IndexGroup{Indexes: g.b.Set(), IndexResult: r})
+	for g := range out {
+		out[g].Indexes = sets[g].Set()
 	}
 	return out
 }

@@ -175,7 +175,6 @@ type simPod struct {
 	created, finished          time.Time
 	restarts                   int32
 	run                        Attempt
-	runs                       int // runs of the index before this pod's current run
 	match                      *jobpolicy.Match
 	finishSeen                 bool // seen by the backoff record
 	lastExit                   int32
@@ -463,8 +462,7 @@ func (s *sim) apply(e *event) {
 			p.restarts++
 			ix.Restarts++
 			s.runs[p.index]++
-			p.runs = s.runs[p.index]
-			next := s.out.Attempt(p.index, p.runs, s.kwAttempt(p))
+			next := s.out.Attempt(p.index, s.runs[p.index], s.kwAttempt(p))
 			if next == r && s.spec.RestartsToFail() > crashLoopLimit {
 				// Every further run ends the same way and no limit counts the restarts
 				// (pastBackoffLimitOnFailure compares them with a backoffLimit of 2^31-1 under
@@ -853,23 +851,6 @@ func (s *sim) removeDeleted() {
 // counted and lose their finalizer, except the failed pod whose counts an index's replacement
 // needs (getPodsWithDelayedDeletionPerIndex, canRemoveFinalizer).
 func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
-	// getPodsWithDelayedDeletionPerIndex, for the indexes with neither a result nor an active pod.
-	delayed := map[int]*jobpolicy.Pod{}
-	if s.spec.PerIndex() {
-		failed := map[int][]*jobpolicy.Pod{}
-		for i, p := range s.live {
-			if obs[i].Failed && p.tracked {
-				failed[p.index] = append(failed[p.index], &obs[i])
-			}
-		}
-		for ix, ps := range failed {
-			switch f.IndexAt(ix).State {
-			case jobpolicy.IndexSucceeded, jobpolicy.IndexFailed, jobpolicy.IndexActive:
-			default:
-				delayed[ix] = jobpolicy.DelayedPod(ps)
-			}
-		}
-	}
 	for i, p := range s.live {
 		if !p.tracked {
 			continue
@@ -877,7 +858,7 @@ func (s *sim) track(f *jobpolicy.Facts, obs []jobpolicy.Pod) {
 		switch {
 		case p.phase == corev1.PodSucceeded:
 			s.count(p, false)
-		case obs[i].Failed && delayed[p.index] != &obs[i]:
+		case obs[i].Failed && f.KeptPod(p.index) != &obs[i]:
 			s.count(p, obs[i].Match.CountFailed())
 		}
 	}
@@ -906,24 +887,7 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 			return
 		}
 	}
-	// firstPendingIndexes: the lowest indexes neither succeeded, failed, active nor (under
-	// podReplacementPolicy Failed) terminating. Only the indexes outside the succeeded and
-	// failed sets are looked at: the scan passes the active and terminating ones (at most the
-	// pods present) and stops at diff candidates.
-	cands := make([]jobpolicy.Index, 0, min(diff, 1024))
-	open := f.Succeeded.Union(f.Failed).Complement(int(s.spec.Completions))
-scan:
-	for _, iv := range open.Intervals() {
-		for i := iv.First; i <= iv.Last; i++ {
-			if len(cands) >= diff {
-				break scan
-			}
-			switch ix := f.IndexAt(i); ix.State {
-			case jobpolicy.IndexPending, jobpolicy.IndexBackoff:
-				cands = append(cands, ix)
-			}
-		}
-	}
+	cands := f.FirstPending(diff)
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
@@ -974,8 +938,7 @@ func (s *sim) create(ix jobpolicy.Index) {
 	if res.Pods > 1 || s.runs[i] > 0 {
 		s.runs[i]++
 	}
-	p.runs = s.runs[i]
-	p.run = s.out.Attempt(i, p.runs, s.kwAttempt(p))
+	p.run = s.out.Attempt(i, s.runs[i], s.kwAttempt(p))
 	s.last[i] = p
 	if s.opts.KeepPods {
 		s.res.pods = append(s.res.pods, p)

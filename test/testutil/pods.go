@@ -1,8 +1,11 @@
 package testutil
 
 import (
+	"bytes"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 )
 
 // WithManagedFields returns copies of pods that carry the managedFields a server returns
@@ -19,4 +22,15 @@ func WithManagedFields(pods []corev1.Pod) []corev1.Pod {
 		out[i] = *p
 	}
 	return out
+}
+
+// EncodeList encodes a PodList as the API server writes it for Accept
+// application/vnd.kubernetes.protobuf (apimachinery's protobuf serializer: its magic, then a
+// runtime.Unknown holding the list): for tests and benchmarks that serve pods to
+// pkg/podstream's decoder.
+func EncodeList(pods []corev1.Pod, meta metav1.ListMeta) ([]byte, error) {
+	var b bytes.Buffer
+	list := &corev1.PodList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodList"}, ListMeta: meta, Items: pods}
+	err := protobuf.NewSerializer(nil, nil).Encode(list, &b)
+	return b.Bytes(), err
 }

@@ -212,7 +212,7 @@ func podServer(b *testing.B, n int) (*httptest.Server, *batchv1.Job) {
 			if end < n {
 				meta.Continue = strconv.Itoa(end)
 			}
-			if body, err = podstream.EncodeList(all[start:end], meta); err != nil {
+			if body, err = testutil.EncodeList(all[start:end], meta); err != nil {
 				mu.Unlock()
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return

@@ -119,7 +119,7 @@ func testLiveProtobufPages(t *testing.T, first, chunk int64, allPods bool, edit 
 			if end < len(served) {
 				meta.Continue = strconv.Itoa(end)
 			}
-			body, err := podstream.EncodeList(served[start:end], meta)
+			body, err := testutil.EncodeList(served[start:end], meta)
 			if err != nil {
 				t.Error(err)
 				http.Error(w, err.Error(), http.StatusInternalServerError)
