@@ -17,7 +17,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobflags"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
 )
 
@@ -104,7 +103,13 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 		Args:                  cobra.ArbitraryArgs,
 		ValidArgsFunction:     cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return verbrun.Run(func() error { return o.Complete(f, cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	jobflags.AddScaffoldFlags(cmd.Flags(), o.Scaffold)

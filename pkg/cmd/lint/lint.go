@@ -18,7 +18,6 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lint"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/simulate"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/source"
@@ -124,7 +123,13 @@ func NewCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 		Example:               example,
 		ValidArgsFunction:     manifestFiles,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return verbrun.Run(func() error { return o.Complete(args) }, o.Validate, o.Run)
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run()
 		},
 	}
 	fl := cmd.Flags()

@@ -28,7 +28,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/output"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/joblist"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -102,7 +101,13 @@ func NewCmdListWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		Example:               example,
 		Args:                  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return verbrun.Run(func() error { return o.Complete(f) }, o.Validate, func() error { return o.Run(cmd.Context()) })
+			if err := o.Complete(f); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()

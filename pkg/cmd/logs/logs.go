@@ -29,7 +29,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/jobref"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
@@ -132,7 +131,13 @@ func NewCmdLogsWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.indexSet = cmd.Flags().Changed("index")
 			o.attemptSet = cmd.Flags().Changed("attempt")
-			return verbrun.Run(func() error { return o.Complete(f, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
+			if err := o.Complete(f, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()

@@ -30,7 +30,6 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/namecompletion"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/onceflag"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/verbrun"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
@@ -150,7 +149,13 @@ func NewCmdRetryWithOptions(f cmdutil.Factory, o *Options) *cobra.Command {
 		ValidArgsFunction:     namecompletion.JobNames(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.changed = func(name string) bool { return cmd.Flags().Changed(name) }
-			return verbrun.Run(func() error { return o.Complete(f, cmd, args) }, o.Validate, func() error { return o.Run(cmd.Context()) })
+			if err := o.Complete(f, cmd, args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
 		},
 	}
 	fl := cmd.Flags()
