@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -69,14 +70,15 @@ func (o *Options) startLineageRecorder(ctx context.Context, run lineage.RunID) (
 	return r, nil
 }
 
-// failed is the recorder's first error (the record cannot be written, or the pods read).
+// failed is the first error of the record: the recorder's (the record cannot be written, or
+// the pods read), or one of a write while the poll read the pods (recErr).
 func (r *lineageRecorder) failed() error {
 	if r == nil {
 		return nil
 	}
 	r.o.recMu.Lock()
 	defer r.o.recMu.Unlock()
-	return r.err
+	return cmp.Or(r.err, r.o.recErr)
 }
 
 // stop ends the watch, and waits for it.

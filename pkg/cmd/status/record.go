@@ -52,8 +52,10 @@ func (o *Options) addRecord(p *corev1.Pod) error {
 }
 
 // closeRecord flushes and closes the record once the watch ended (with watchErr, which comes
-// first), and says on standard error what it holds.
+// first, then recErr: a write that failed while a read saw the pods, such as the lineage
+// report's last read), and says on standard error what it holds.
 func (o *Options) closeRecord(watchErr error) error {
+	watchErr = cmp.Or(watchErr, o.recErr)
 	if o.rec == nil {
 		return watchErr
 	}

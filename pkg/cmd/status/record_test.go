@@ -2,10 +2,12 @@ package status
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/podrecord"
 	"github.com/kubectl-indexed/kubectl-indexed/test/testutil"
 )
 
@@ -102,5 +105,25 @@ func TestRecordUsage(t *testing.T) {
 		if r := run(t, fake.NewClientset(), "", c.args...); r.code != exitcode.Usage || !strings.Contains(r.errOut, c.want) {
 			t.Errorf("%q: exit %d\n%s", c.args, r.code, r.errOut)
 		}
+	}
+}
+
+// TestCloseRecordSaysAWriteThatFailedDuringARead: a write to --record that failed while a read
+// saw the pods (gather.Live's Seen, as the lineage report's last read does) is not lost when the
+// watch itself ended well: closing the record says it, with its exit code.
+func TestCloseRecordSaysAWriteThatFailedDuringARead(t *testing.T) {
+	job, _ := testutil.Fixture(t, "seed")
+	var errOut strings.Builder
+	o := &Options{Record: filepath.Join(t.TempDir(), "seed.record")}
+	o.ErrOut = &errOut
+	w, err := podrecord.Open(o.Record, job, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.rec = w
+	o.recErr = exitcode.Wrap(exitcode.Usage, errors.New("--record: cannot write the record: no space left on device"))
+	err = o.closeRecord(nil)
+	if err == nil || !strings.Contains(err.Error(), "no space left") || exitcode.Code(err) != exitcode.Usage {
+		t.Fatalf("closeRecord(nil) = %v (exit %d), want the write's error, exit %d", err, exitcode.Code(err), exitcode.Usage)
 	}
 }
