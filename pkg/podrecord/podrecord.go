@@ -232,9 +232,6 @@ func slim(p *corev1.Pod) *corev1.Pod {
 // ErrNotARecord says that a file does not start with a PodRecord header.
 var ErrNotARecord = errors.New("not a PodRecord")
 
-// Is says whether br starts with a PodRecord header line (it peeks, reading nothing).
-func Is(br *bufio.Reader) bool { return Peek(br) != nil }
-
 // Peek is the header of the record br starts with, or nil when br does not start with a
 // PodRecord header line (it peeks, reading nothing).
 func Peek(br *bufio.Reader) *Header {

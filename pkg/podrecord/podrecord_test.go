@@ -157,13 +157,13 @@ func TestRefusesAnotherJobsRecordAndOtherFiles(t *testing.T) {
 	}
 	f, _ := os.Open(pods)
 	defer func() { _ = f.Close() }()
-	if Is(bufio.NewReader(f)) {
-		t.Error("Is: a pod list is not a record")
+	if Peek(bufio.NewReader(f)) != nil {
+		t.Error("Peek: a pod list is not a record")
 	}
 	r, _ := os.Open(path)
 	defer func() { _ = r.Close() }()
-	if !Is(bufio.NewReader(r)) {
-		t.Error("Is: a record is one")
+	if h := Peek(bufio.NewReader(r)); h == nil || h.Job.Name != job.Name {
+		t.Errorf("Peek: a record is one, of its Job: %+v", h)
 	}
 }
 
