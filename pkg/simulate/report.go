@@ -132,9 +132,6 @@ func Predict(job *batchv1.Job, out *Outcomes, opts Options) (*Report, error) {
 	rep := &Report{APIVersion: APIVersion, Kind: KindReport, Job: job.Name, Outcome: res.Outcome(),
 		Duration: res.End.String(), Status: res.Job.Status, PodsPerIndex: res.PodsPerIndex(), PodsCreated: res.PodsCreated,
 		Events: res.Events, MoreEvents: res.MoreEvents, Indexes: Group(res.Indexes), result: res}
-	if rep.Events == nil {
-		rep.Events = []Event{}
-	}
 	if slices.ContainsFunc(rep.Indexes, func(g IndexGroup) bool { return g.Restarts > 0 }) {
 		rep.RestartTiming = RestartTiming
 	}
@@ -172,7 +169,8 @@ type IndexGroup struct {
 	IndexResult
 }
 
-// Group folds indexes with the same result into groups, in order of their first index.
+// Group folds indexes with the same result into groups, in order of their first index (ixs[i]
+// is index i's).
 func Group(ixs []IndexResult) []IndexGroup {
 	type key struct {
 		state                       string
@@ -183,17 +181,16 @@ func Group(ixs []IndexResult) []IndexGroup {
 	var out []IndexGroup
 	var sets []indexes.Builder
 	at := map[key]int{}
-	for _, r := range ixs {
+	for i, r := range ixs {
 		k := key{string(r.State), r.Pods, r.Remaining, r.Failures, r.Ignored, r.Restarts, fmt.Sprint(r.ExitCodes)}
 		g, ok := at[k]
 		if !ok {
 			g = len(out)
 			at[k] = g
 			out = append(out, IndexGroup{IndexResult: r})
-			out[g].Index = -1
 			sets = append(sets, indexes.Builder{})
 		}
-		sets[g].Add(r.Index)
+		sets[g].Add(i)
 	}
 	for g := range out {
 		out[g].Indexes = sets[g].Set()

@@ -115,9 +115,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// IndexResult is the per-index view at the end.
+// IndexResult is the per-index view at the end (Result.Indexes[i] is index i's).
 type IndexResult struct {
-	Index int `json:"-"`
 	// State is jobpolicy's state of the index at the end.
 	State jobpolicy.IndexState `json:"state"`
 	// Pods: created for the index; Remaining: still present at the end (not deleted).
@@ -140,7 +139,8 @@ type Result struct {
 	// Stuck: nothing more happens (pods run forever) although the Job did not finish.
 	Stuck bool
 	// End is the time of the last step since the Job's creation.
-	End        time.Duration
+	End time.Duration
+	// Events is the timeline, empty rather than nil without any (the report's JSON lists it).
 	Events     []Event
 	MoreEvents int
 	Indexes    []IndexResult
@@ -158,9 +158,9 @@ type Result struct {
 // them (the controller deletes the pods it kills; finished pods stay).
 func (r *Result) PodsPerIndex() map[string]int {
 	out := map[string]int{}
-	for _, ix := range r.Indexes {
+	for i, ix := range r.Indexes {
 		if ix.Remaining > 0 {
-			out[strconv.Itoa(ix.Index)] = ix.Remaining
+			out[strconv.Itoa(i)] = ix.Remaining
 		}
 	}
 	return out
@@ -302,7 +302,7 @@ func Simulate(job *batchv1.Job, out *Outcomes, opts Options) (*Result, error) {
 	}
 	out = out.WithAnnotations(j.Spec.Template.Annotations)
 	s := &sim{job: j, spec: jobpolicy.SpecOf(j), out: out, opts: opts, start: opts.Start, now: opts.Start,
-		res: &Result{Job: j}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: cmp.Or(j.Namespace, "default")}
+		res: &Result{Job: j, Events: []Event{}}, onlyFailed: jobpolicy.OnlyReplaceFailedPods(j), ns: cmp.Or(j.Namespace, "default")}
 	n := int(s.spec.Completions)
 	s.runs, s.last, s.res.Indexes = make([]int, n), make([]*simPod, n), make([]IndexResult, n)
 	j.Status.StartTime = &metav1.Time{Time: s.start}
@@ -958,7 +958,7 @@ func (s *sim) finish() {
 	f := jobpolicy.Evaluate(s.job, s.observeLive(), s.now)
 	for i := range s.res.Indexes {
 		r := &s.res.Indexes[i]
-		r.Index, r.State = i, f.Indexes[i].State
+		r.State = f.Indexes[i].State
 		// Under backoffLimitPerIndex: the counts the last pod carries plus its own failure
 		// (getNewIndexFailureCounts).
 		if p := s.last[i]; p != nil && s.spec.PerIndex() {
