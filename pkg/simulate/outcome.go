@@ -122,13 +122,6 @@ func (o *Outcomes) WithAnnotations(a map[string]string) *Outcomes {
 	return &c
 }
 
-func pick[T any](list []T, attempt int) T {
-	if attempt >= len(list) {
-		return list[len(list)-1]
-	}
-	return list[attempt]
-}
-
 // lookup mirrors the stages' lookup: the most specific key wins, .<index>.<attempt> (only when
 // attempt >= 0: kwok knows the attempt only from the index-failure-count annotations that
 // backoffLimitPerIndex puts on pods), then .<index>, then the bare key.
@@ -165,7 +158,7 @@ func (o *Outcomes) Attempt(index, run, kwAttempt int) Attempt {
 func setting[T any](o *Outcomes, flags map[int][]T, def *T, key string, index, run, kwAttempt int,
 	parse func(string) T, zero T) T {
 	if vs, ok := flags[index]; ok {
-		return pick(vs, run)
+		return vs[min(run, len(vs)-1)] // the last value repeats
 	}
 	if v, ok := o.specific(key, index, kwAttempt); ok {
 		return parse(v)
