@@ -888,11 +888,11 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 		}
 	}
 	cands := f.FirstPending(diff)
+	var wake time.Time
 	if s.spec.PerIndex() {
 		// getPodCreationInfoForIndependentIndexes: indexes whose backoff passed; none: wait for
 		// the earliest.
 		now := cands[:0:0]
-		var wake time.Time
 		for _, ix := range cands {
 			if at := ix.NextAttemptAt; ix.State != jobpolicy.IndexBackoff || !at.After(s.now) {
 				now = append(now, ix)
@@ -900,17 +900,14 @@ func (s *sim) manage(f *jobpolicy.Facts) {
 				wake = at
 			}
 		}
-		if len(now) == 0 {
-			// enqueueSyncJobWithDelay for the earliest; when some are created now, their
-			// creation events sync the Job again, which then waits for the rest.
-			if !wake.IsZero() {
-				s.wakeAfter(wake.Sub(s.now))
-			}
-			return
-		}
 		cands = now
 	}
 	if len(cands) == 0 {
+		// enqueueSyncJobWithDelay for the earliest index in backoff; when some are created now,
+		// their creation events sync the Job again, which then waits for the rest.
+		if !wake.IsZero() {
+			s.wakeAfter(wake.Sub(s.now))
+		}
 		return
 	}
 	var set indexes.Builder
