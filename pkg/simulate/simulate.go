@@ -475,7 +475,8 @@ func (s *sim) apply(e *event) {
 			p.run = next
 			s.indexEvent("ContainerRestarted", p.index, "", "{indexes}: container exited %d, restarted in place (restartCount %d)", r.ExitCode, p.restarts)
 			if !p.run.Never {
-				s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)
+				d, order := s.skew(p.run)
+				s.push(s.now.Add(d), order, evFinish, p)
 			}
 			s.changed = true
 			return
@@ -515,23 +516,17 @@ func (s *sim) apply(e *event) {
 	}
 }
 
-// skew moves a run's end for the timing variants.
-func (s *sim) skew(r Attempt) time.Duration {
-	d := r.Duration
+// skew moves a run's end for the timing variants, and says where it comes among the events of
+// its instant (event.order): the runs a variant puts first end Skew earlier, the others Skew
+// later and second.
+func (s *sim) skew(r Attempt) (time.Duration, int) {
 	switch {
-	case s.opts.Timing == FailuresFirst && r.Failed(), s.opts.Timing == SuccessesFirst && !r.Failed():
-		d -= Skew
-	case s.opts.Timing == FailuresFirst, s.opts.Timing == SuccessesFirst:
-		d += Skew
+	case s.opts.Timing == Together:
+		return r.Duration, 0
+	case (s.opts.Timing == FailuresFirst) == r.Failed():
+		return max(r.Duration-Skew, 0), 0
 	}
-	return max(d, 0)
-}
-
-func (s *sim) order(r Attempt) int {
-	if (s.opts.Timing == FailuresFirst) == r.Failed() || s.opts.Timing == Together {
-		return 0
-	}
-	return 1
+	return r.Duration + Skew, 1
 }
 
 // kwAttempt is kwok's attempt: known from the pod's index-failure-count annotations, which only
@@ -943,7 +938,8 @@ func (s *sim) create(ix jobpolicy.Index) {
 	s.live = append(s.live, p)
 	s.res.PodsCreated++
 	if !p.run.Never {
-		s.push(s.now.Add(s.skew(p.run)), s.order(p.run), evFinish, p)
+		d, order := s.skew(p.run)
+		s.push(s.now.Add(d), order, evFinish, p)
 	}
 }
 
