@@ -313,3 +313,40 @@ func TestEventWordsCountIndexes(t *testing.T) {
 		t.Errorf("a plural for one index:\n%s", got)
 	}
 }
+
+// A timing variant moves the runs it puts first Skew earlier and the others Skew later, and
+// when two ends meet at one instant the first kind comes first: index 0 failing after 2s and
+// index 1 succeeding after 1s both end at 1.5s under failures-first, the failure first; the
+// other way round under successes-first (index 0 failing after 1s, index 1 succeeding after 2s).
+func TestTimingVariantOrdersAnInstant(t *testing.T) {
+	for _, c := range []struct {
+		timing    Timing
+		durations string
+		want      string
+	}{
+		{FailuresFirst, "0=2s", "PodFailed,PodSucceeded"},
+		{SuccessesFirst, "1=2s", "PodSucceeded,PodFailed"},
+	} {
+		out := NewOutcomes()
+		for _, err := range []error{out.ParseOutcome("0=1"), out.ParseDuration(c.durations), out.SetDefaultDuration("1s")} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		j := job(2, 2, nil)
+		j.Spec.BackoffLimit = i32(1)
+		r, err := Simulate(j, out, Options{Start: t0, Timing: c.timing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at []string
+		for _, e := range r.Events {
+			if e.At == 1500*time.Millisecond {
+				at = append(at, e.Type)
+			}
+		}
+		if got := strings.Join(at, ","); got != c.want {
+			t.Errorf("%s: events at 1.5s %s, want %s", c.timing, got, c.want)
+		}
+	}
+}
