@@ -213,7 +213,7 @@ func (o *Options) Run(ctx context.Context) error {
 				c := int(*job.Spec.Completions)
 				valid := "no index"
 				if c > 0 {
-					valid = indexes.FromIntervals(indexes.Interval{First: 0, Last: c - 1}).Named(0)
+					valid = indexes.Range(0, c-1).Named(0)
 				}
 				_, _ = fmt.Fprintf(o.ErrOut, "note: %s has %s (%s): the flags for %s do not apply to it\n",
 					path, textwrap.Count(c, "completion", "completions"), valid, indexes.Of(out...).Named(setWidth))
@@ -396,10 +396,10 @@ func wrapLines(text string, width int) string {
 const statusViewLimit = 10000
 
 // printStatusView prints what `kubectl indexed status` would say about the Job and its pods at
-// the end of the simulation.
+// the end of the simulation (r from Predict: its Job passed Check, which wants completions).
 func printStatusView(w io.Writer, r *simulate.Report, start time.Time, wide bool) error {
 	res := r.Result()
-	if res == nil || res.Job.Spec.Completions == nil || *res.Job.Spec.Completions > statusViewLimit {
+	if *res.Job.Spec.Completions > statusViewLimit {
 		return nil
 	}
 	st, err := indexstatus.Build(res.Job, res.Pods(), indexstatus.Options{Clock: indexstatus.FixedClock(start.Add(res.End)), AllIndexes: wide})
