@@ -290,45 +290,34 @@ const groupSetWidth = 40
 // line naming their indexes as ranges ("indexes 11-20 (10) failed: podFailurePolicy rule 0
 // (FailIndex)"), at the place of the first of them; every other event is a line of its own.
 func GroupEvents(evs []Event) []TimelineLine {
-	type group struct {
-		first Event
-		ix    indexes.Builder
-		n     int
+	type key struct {
+		at         time.Duration
+		typ, cause string
 	}
 	var out []TimelineLine
-	for start := 0; start < len(evs); {
-		end := start
-		for end < len(evs) && evs[end].At == evs[start].At {
-			end++
+	var sets []indexes.Builder // each line's indexes
+	var causes []string        // each line's first Cause
+	lineOf := map[key]int{}
+	for _, e := range evs {
+		k, grouped := key{e.At, e.Type, e.Cause}, e.Cause != "" && e.Index >= 0
+		l, ok := lineOf[k]
+		if !ok || !grouped { // a new line; every event that is not grouped has its own
+			l = len(out)
+			out = append(out, TimelineLine{At: e.At, Message: e.Message})
+			sets, causes = append(sets, indexes.Builder{}), append(causes, e.Cause)
+			if grouped {
+				lineOf[k] = l
+			}
 		}
-		var order []*group
-		byKey := map[string]*group{}
-		for k, e := range evs[start:end] {
-			key := "\x01" + strconv.Itoa(k) // a line of its own
-			if e.Cause != "" && e.Index >= 0 {
-				key = e.Type + "\x00" + e.Cause
-			}
-			g := byKey[key]
-			if g == nil {
-				g = &group{first: e}
-				byKey[key] = g
-				order = append(order, g)
-			}
-			if e.Index >= 0 {
-				g.ix.Add(e.Index)
-			}
-			g.n++
+		out[l].Events++
+		sets[l].Add(e.Index)
+	}
+	for l := range out {
+		if out[l].Events > 1 {
+			set := sets[l].Set()
+			r := strings.NewReplacer("{indexes}", fmt.Sprintf("indexes %s (%d)", set.Truncated(groupSetWidth), set.Len()), "{pod}", ": pods")
+			out[l].Message = r.Replace(causes[l])
 		}
-		for _, g := range order {
-			line := TimelineLine{At: g.first.At, Message: g.first.Message, Events: g.n}
-			if g.n > 1 {
-				set := g.ix.Set()
-				r := strings.NewReplacer("{indexes}", fmt.Sprintf("indexes %s (%d)", set.Truncated(groupSetWidth), set.Len()), "{pod}", ": pods")
-				line.Message = r.Replace(g.first.Cause)
-			}
-			out = append(out, line)
-		}
-		start = end
 	}
 	return out
 }
