@@ -213,17 +213,13 @@ type Summary struct {
 // Summarize reduces a JobStatus and the pods per index to a Summary.
 func Summarize(st *batchv1.JobStatus, podsPerIndex map[string]int) Summary {
 	s := Summary{CompletedIndexes: st.CompletedIndexes, FailedIndexes: ptr.Deref(st.FailedIndexes, ""), Succeeded: st.Succeeded, Failed: st.Failed,
-		PodsPerIndex: map[string]int{}}
+		PodsPerIndex: maps.Clone(podsPerIndex)}
 	for _, c := range st.Conditions {
 		if c.Status == corev1.ConditionTrue {
 			s.Conditions = append(s.Conditions, string(c.Type)+"/"+c.Reason)
 		}
 	}
-	for k, v := range podsPerIndex {
-		if v > 0 {
-			s.PodsPerIndex[k] = v
-		}
-	}
+	maps.DeleteFunc(s.PodsPerIndex, func(_ string, v int) bool { return v <= 0 })
 	return s
 }
 
