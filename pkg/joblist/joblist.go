@@ -148,8 +148,7 @@ func row(j *batchv1.Job, podsByUID map[string][]corev1.Pod, clock indexstatus.Cl
 	for _, ix := range rep.Indexes {
 		attempts += ix.Attempts
 	}
-	n := rep.Pods.Seen
-	r.Attempts, r.Pods = &attempts, &n
+	r.Attempts, r.Pods = &attempts, ptr.To(rep.Pods.Seen)
 	return r
 }
 
