@@ -364,7 +364,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.NotEvaluatedCases[:min(maxTextCases, len(s.NotEvaluatedCases))] {
-			n := CaseRef{Case: c.Case, Repetition: c.Repetition}.String()
+			n := c.CaseRef.String()
 			if c.Reason != "" {
 				n += " (" + c.Reason + ")"
 			}
@@ -374,7 +374,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	}
 	for _, c := range s.Conflicts {
 		line(fmt.Sprintf("Shard %s: %s conflict: kept %s from attempt %s over %s from attempt %s", s.ShardID,
-			CaseRef{Case: c.Case, Repetition: c.Repetition}.String(), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
+			c.CaseRef, c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
 	}
 }
 
