@@ -159,13 +159,9 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 // run are not this run's (InRun): both are left out with a note.
 func BuildReportOf(namespace string, run RunID, members []Member, manifest *Manifest, notes []string) (*Report, error) {
 	rootName := run.Root
-	if run.RootUID == "" {
-		for _, m := range members {
-			if !IsRetry(m.Job) && m.Job.Name == rootName {
-				run.RootUID = string(m.Job.UID)
-				break
-			}
-		}
+	isRoot := func(m Member) bool { return !IsRetry(m.Job) && m.Job.Name == rootName }
+	if i := slices.IndexFunc(members, isRoot); run.RootUID == "" && i >= 0 {
+		run.RootUID = string(members[i].Job.UID)
 	}
 	var root *Member
 	var retries []Member
