@@ -154,15 +154,9 @@ func (p *printer) groups(rep *Report) {
 	}
 	var gs []*group
 	byKey := map[[2]string]*group{}
-	complete, failed := 0, 0
 	for k := range rep.Shards {
 		s := &rep.Shards[k]
-		switch s.State {
-		case StateComplete:
-			complete++
-			continue
-		case StateFailed:
-			failed++
+		if s.State == StateComplete || s.State == StateFailed {
 			continue
 		}
 		reason := groupReason(s, rejected)
@@ -187,6 +181,7 @@ func (p *printer) groups(rep *Report) {
 		return cmp.Or(slices.Index(States, b.state)-slices.Index(States, a.state), b.n-a.n)
 	})
 	p.printf("\n")
+	complete, failed := rep.Coverage.ShardStates[StateComplete], rep.Coverage.ShardStates[StateFailed]
 	evaluated := fmt.Sprintf("%d complete", complete)
 	if failed > 0 {
 		evaluated += fmt.Sprintf(", %d evaluated with model failures", failed)
