@@ -359,7 +359,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.NotEvaluatedCases[:min(maxTextCases, len(s.NotEvaluatedCases))] {
-			n := c.CaseRef.String()
+			n := c.String()
 			if c.Reason != "" {
 				n += " (" + c.Reason + ")"
 			}
