@@ -80,15 +80,12 @@ func Write(w io.Writer, r *indexstatus.IndexedJobStatus) error {
 		p.Groups = &Table{Title: "Indexes that need attention, by cause", Headers: []string{"State", "Count", "Exit", "Rule", "Indexes", "Why"}, ListColumn: 4}
 	}
 	for _, g := range groups {
-		exit, rule := "-", "-"
-		if g.Sample.LastExitCode != nil {
-			exit = strconv.Itoa(int(*g.Sample.LastExitCode))
-		}
+		rule := "-"
 		if ru := g.Sample.Rule; ru != nil {
 			rule = fmt.Sprintf("%d %s", ru.Index, ru.Action)
 		}
 		p.Groups.Rows = append(p.Groups.Rows, TableRow{State: stateIdx[g.Sample.State],
-			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exit, rule, cutList(g.Indexes, g.Count, "indexes"), g.Sample.Detail}})
+			Cells: []string{string(g.Sample.State), strconv.Itoa(g.Count), exitWords(g.Sample.LastExitCode, false), rule, cutList(g.Indexes, g.Count, "indexes"), g.Sample.Detail}})
 	}
 	return WritePage(w, p)
 }

@@ -159,13 +159,9 @@ func ManifestFromConfigMap(cm *corev1.ConfigMap, wantHash string) (m *Manifest, 
 // run are not this run's (InRun): both are left out with a note.
 func BuildReportOf(namespace string, run RunID, members []Member, manifest *Manifest, notes []string) (*Report, error) {
 	rootName := run.Root
-	if run.RootUID == "" {
-		for _, m := range members {
-			if !IsRetry(m.Job) && m.Job.Name == rootName {
-				run.RootUID = string(m.Job.UID)
-				break
-			}
-		}
+	isRoot := func(m Member) bool { return !IsRetry(m.Job) && m.Job.Name == rootName }
+	if i := slices.IndexFunc(members, isRoot); run.RootUID == "" && i >= 0 {
+		run.RootUID = string(members[i].Job.UID)
 	}
 	var root *Member
 	var retries []Member
@@ -457,11 +453,7 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 		tw = textwrap.NewTable(&table, 2)
 		_, _ = fmt.Fprintln(tw, "INDEX\tSHARD\tSTATE\tFROM\tJOBS (INDEX THERE)\tEXIT\t")
 		for _, s := range rows {
-			exit := "-"
-			if s.LastExitCode != nil {
-				exit = strconv.Itoa(int(*s.LastExitCode))
-			}
-			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs), exit)
+			_, _ = fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Index, cmp.Or(s.ShardID, "-"), s.State, s.From, runsText(s.Runs), exitText(s.LastExitCode))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -481,6 +473,14 @@ func PrintText(w io.Writer, r *Report, all bool) error {
 	return p.err
 }
 
+// exitText is an exit code as the text view shows it: "-" when there is none.
+func exitText(code *int32) string {
+	if code == nil {
+		return "-"
+	}
+	return strconv.Itoa(int(*code))
+}
+
 // runsText is the Jobs a shard went through, with its index there: "seed(2):Failed
 // retry-1(0):Succeeded".
 func runsText(runs []Run) string {
@@ -497,11 +497,7 @@ func runsText(runs []Run) string {
 func (p *printer) groups(r *Report, rows []ShardStatus) {
 	attempts := attemptOf(r)
 	order, _ := groupBy(rows, func(s *ShardStatus) string {
-		exit := "-"
-		if s.LastExitCode != nil {
-			exit = strconv.Itoa(int(*s.LastExitCode))
-		}
-		return string(s.State) + "\n" + exit + "\n" + causeKey(s, attempts)
+		return string(s.State) + "\n" + exitText(s.LastExitCode) + "\n" + causeKey(s, attempts)
 	})
 	p.printf("\n")
 	for k, g := range order {

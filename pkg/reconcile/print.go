@@ -154,15 +154,9 @@ func (p *printer) groups(rep *Report) {
 	}
 	var gs []*group
 	byKey := map[[2]string]*group{}
-	complete, failed := 0, 0
 	for k := range rep.Shards {
 		s := &rep.Shards[k]
-		switch s.State {
-		case StateComplete:
-			complete++
-			continue
-		case StateFailed:
-			failed++
+		if s.State == StateComplete || s.State == StateFailed {
 			continue
 		}
 		reason := groupReason(s, rejected)
@@ -187,6 +181,7 @@ func (p *printer) groups(rep *Report) {
 		return cmp.Or(slices.Index(States, b.state)-slices.Index(States, a.state), b.n-a.n)
 	})
 	p.printf("\n")
+	complete, failed := rep.Coverage.ShardStates[StateComplete], rep.Coverage.ShardStates[StateFailed]
 	evaluated := fmt.Sprintf("%d complete", complete)
 	if failed > 0 {
 		evaluated += fmt.Sprintf(", %d evaluated with model failures", failed)
@@ -364,7 +359,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	if len(s.NotEvaluatedCases) > 0 {
 		names := make([]string, 0, maxTextCases)
 		for _, c := range s.NotEvaluatedCases[:min(maxTextCases, len(s.NotEvaluatedCases))] {
-			n := CaseRef{Case: c.Case, Repetition: c.Repetition}.String()
+			n := c.String()
 			if c.Reason != "" {
 				n += " (" + c.Reason + ")"
 			}
@@ -374,7 +369,7 @@ func (p *printer) cases(s *ShardReport, wide bool) {
 	}
 	for _, c := range s.Conflicts {
 		line(fmt.Sprintf("Shard %s: %s conflict: kept %s from attempt %s over %s from attempt %s", s.ShardID,
-			CaseRef{Case: c.Case, Repetition: c.Repetition}.String(), c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
+			c.CaseRef, c.KeptOutcome, c.KeptAttempt, c.OtherOutcome, c.OtherAttempt))
 	}
 }
 

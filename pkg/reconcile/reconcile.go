@@ -365,7 +365,7 @@ func (r *Reconciler) fold(st *shardState, i, k int, o uint8, reason string, ai i
 		if evaluated(o) && evaluated(cur) && o != cur {
 			st.nConflicts++
 			if len(st.conflicts) < maxConflicts {
-				c := Conflict{Case: r.m.Shards[i].Cases[k/r.reps], Repetition: k % r.reps}
+				c := Conflict{CaseRef: CaseRef{Case: r.m.Shards[i].Cases[k/r.reps], Repetition: k % r.reps}}
 				if win {
 					c.KeptAttempt, c.KeptOutcome, c.OtherAttempt, c.OtherOutcome = nw.id, outcomeName(o), old.id, outcomeName(cur)
 				} else {

@@ -127,7 +127,7 @@ func TestDuplicatesFromTwoAttempts(t *testing.T) {
 		t.Fatalf("shard: %+v", s)
 	}
 	// a: both evaluated, the later attempt wins; b: evaluated beats infrastructure.
-	if len(s.Conflicts) != 1 || s.Conflicts[0] != (Conflict{Case: "a", KeptAttempt: "p-new", KeptOutcome: "model-failure", OtherAttempt: "p-old", OtherOutcome: "passed"}) {
+	if len(s.Conflicts) != 1 || s.Conflicts[0] != (Conflict{CaseRef: CaseRef{Case: "a"}, KeptAttempt: "p-new", KeptOutcome: "model-failure", OtherAttempt: "p-old", OtherOutcome: "passed"}) {
 		t.Fatalf("conflicts %+v", s.Conflicts)
 	}
 	if s.State != StateFailed || s.ModelFailures != 1 || s.Passed != 1 {

@@ -223,7 +223,7 @@ func (r *Reconciler) fromReceipts(i int, sr *ShardReport) {
 			sr.Infrastructure++
 			reason := st.reasons[k]
 			reasons[reason]++
-			sr.NotEvaluatedCases = append(sr.NotEvaluatedCases, CaseFailure{Case: c.Case, Repetition: c.Repetition, Reason: reason, AttemptID: st.attempts[st.from[k]].id})
+			sr.NotEvaluatedCases = append(sr.NotEvaluatedCases, CaseFailure{CaseRef: c, Reason: reason, AttemptID: st.attempts[st.from[k]].id})
 		}
 		kept[st.from[k]]++
 	}

@@ -155,10 +155,9 @@ type CaseRef struct {
 
 // CaseFailure is a result that failed, with its reason.
 type CaseFailure struct {
-	Case       string `json:"case"`
-	Repetition int    `json:"repetition"`
-	Reason     string `json:"reason,omitempty"`
-	AttemptID  string `json:"attemptID"`
+	CaseRef
+	Reason    string `json:"reason,omitempty"`
+	AttemptID string `json:"attemptID"`
 }
 
 // ReasonCount is an infrastructure reason and how many results it stopped.
@@ -183,8 +182,7 @@ type Attempt struct {
 
 // Conflict is a result two attempts evaluated with different outcomes.
 type Conflict struct {
-	Case         string `json:"case"`
-	Repetition   int    `json:"repetition"`
+	CaseRef
 	KeptAttempt  string `json:"keptAttempt"`
 	KeptOutcome  string `json:"keptOutcome"`
 	OtherAttempt string `json:"otherAttempt"`

@@ -1,7 +1,9 @@
 package shards
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 )
@@ -56,18 +58,11 @@ func StoreNote(m *Manifest, s *Summary) string {
 	return fmt.Sprintf("stored in %s, %d bytes", l, l.Bytes)
 }
 
-// Summarize returns the summary of m (ConfigMap is left for the caller to fill in).
+// Summarize returns the summary of m, a valid manifest (ConfigMap is left for the caller to
+// fill in).
 func Summarize(file string, m *Manifest) Summary {
-	s := Summary{APIVersion: APIVersion, Kind: SummaryKind, File: file, Name: m.Metadata.Name,
-		Revision: string(m.Revision), Hash: m.Hash(), Shards: len(m.Shards), Cases: m.NumCases(), Labels: m.Metadata.Labels}
-	for i, sh := range m.Shards {
-		n := len(sh.Cases)
-		if i == 0 || n < s.Smallest {
-			s.Smallest = n
-		}
-		if n > s.Largest {
-			s.Largest = n
-		}
-	}
-	return s
+	bySize := func(a, b Shard) int { return cmp.Compare(len(a.Cases), len(b.Cases)) }
+	return Summary{APIVersion: APIVersion, Kind: SummaryKind, File: file, Name: m.Metadata.Name,
+		Revision: string(m.Revision), Hash: m.Hash(), Shards: len(m.Shards), Cases: m.NumCases(), Labels: m.Metadata.Labels,
+		Smallest: len(slices.MinFunc(m.Shards, bySize).Cases), Largest: len(slices.MaxFunc(m.Shards, bySize).Cases)}
 }

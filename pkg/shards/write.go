@@ -12,7 +12,8 @@ import (
 // metadata, revision, shards; id before cases). Strings are written plain only when no YAML
 // parser (YAML 1.1 or 1.2) can read them as anything but the same string; otherwise they are
 // double-quoted. The output is a function of the manifest alone, so the same manifest always
-// gives the same bytes, and parsing it gives the manifest back.
+// gives the same bytes, and parsing it gives the manifest back. m is valid (split's output, or
+// a manifest Read or Parse accepted): it has shards, and every shard has cases.
 func (m *Manifest) YAML() []byte {
 	var b bytes.Buffer
 	b.WriteString("apiVersion: " + APIVersion + "\n")
@@ -26,17 +27,9 @@ func (m *Manifest) YAML() []byte {
 		}
 	}
 	b.WriteString("revision: " + yamlString(string(m.Revision)) + "\n")
-	if len(m.Shards) == 0 {
-		b.WriteString("shards: []\n")
-		return b.Bytes()
-	}
 	b.WriteString("shards:\n")
 	for _, s := range m.Shards {
 		b.WriteString("- id: " + yamlString(s.ID) + "\n")
-		if len(s.Cases) == 0 {
-			b.WriteString("  cases: []\n")
-			continue
-		}
 		b.WriteString("  cases:\n")
 		for _, c := range s.Cases {
 			b.WriteString("  - " + yamlString(c) + "\n")

@@ -77,14 +77,9 @@ func (o *Options) live(ctx context.Context) (*domain.Reconciler, error) {
 	for _, rj := range run.Others {
 		rec.Note("Job %q is labelled as a retry of %q but names root UID %q, not %q (a Job of that name deleted and made again): ignored.", rj.Name, rootName, lineage.RunOf(rj).RootUID, rootUID)
 	}
-	chain := slices.Clone(run.Retries)
-	slices.SortStableFunc(chain, byAttempt)
-	if root != nil {
-		chain = append([]*batchv1.Job{root}, chain...)
-	}
 	completions := len(m.Shards)
 	noSummary, running := &podList{}, &podList{}
-	for _, j := range chain {
+	for _, j := range lineageOrder(run) {
 		ref := domain.LineageJob{JobRef: contract.JobRef{Name: j.Name, UID: string(j.UID)}}
 		toRoot := func(k int) (int, bool) { return k, k >= 0 && k < completions }
 		if j != root {
@@ -134,6 +129,16 @@ func (o *Options) originalIndexes(ctx context.Context, j *batchv1.Job, completio
 		return indexes.Set{}, fmt.Errorf("root index %d is out of range: the root has %d completions", l.Original.Max(), completions)
 	}
 	return l.Original, nil
+}
+
+// lineageOrder is the Jobs of run in lineage order: the root (unless it is gone), then the
+// retries by attempt (byAttempt).
+func lineageOrder(run *gather.Run) []*batchv1.Job {
+	retries := slices.SortedStableFunc(slices.Values(run.Retries), byAttempt)
+	if run.Root == nil {
+		return retries
+	}
+	return append([]*batchv1.Job{run.Root}, retries...)
 }
 
 // byAttempt orders retries by attempt, then name. The attempts are compared, not subtracted:

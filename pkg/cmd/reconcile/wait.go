@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -77,14 +76,9 @@ func (o *Options) unfinished(ctx context.Context, src *gather.Live) ([]string, e
 		return nil, err
 	}
 	var out []string
-	if run.Root != nil && !lineage.Finished(run.Root) {
-		out = append(out, run.Root.Name)
-	}
-	retries := slices.Clone(run.Retries)
-	slices.SortStableFunc(retries, byAttempt)
-	for _, rj := range retries {
-		if !lineage.Finished(rj) {
-			out = append(out, rj.Name)
+	for _, j := range lineageOrder(run) {
+		if !lineage.Finished(j) {
+			out = append(out, j.Name)
 		}
 	}
 	return out, nil
