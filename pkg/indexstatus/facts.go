@@ -279,41 +279,34 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		}
 	}
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || later(f.lastFailed, f.succeeded))
-	switch f.pol.State {
-	case jobpolicy.IndexSucceeded:
+	s := f.pol.State
+	if s == jobpolicy.IndexBackoff {
+		f.remaining = f.pol.NextAttemptAt.Sub(b.now)
+	}
+	// Backoff or Pending: the index gets a new pod when its turn comes.
+	waits := s == jobpolicy.IndexBackoff || s == jobpolicy.IndexPending
+	switch {
+	case s == jobpolicy.IndexSucceeded:
 		f.state = StateSucceeded
-	case jobpolicy.IndexFailed:
+	case s == jobpolicy.IndexFailed:
 		f.state = StateFailed
-	case jobpolicy.IndexActive:
+	case s == jobpolicy.IndexActive:
 		f.state = StateRunning
 		if f.current.Phase != corev1.PodRunning {
 			f.state = StatePending
 		}
-	case jobpolicy.IndexNoResult, jobpolicy.IndexTerminating, jobpolicy.IndexSuspended:
-		// A pod being deleted shows first (IndexTerminating has one).
-		switch {
-		case f.term != nil:
-			f.state = StateTerminating
-		case f.pol.State == jobpolicy.IndexNoResult:
-			f.state = StateUnfinished
-		default:
-			f.state = StatePending
-		}
-	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
-		if f.pol.State == jobpolicy.IndexBackoff {
-			f.remaining = f.pol.NextAttemptAt.Sub(b.now)
-		}
-		switch {
-		case f.term != nil:
-			// TerminatingOrFailed: the pod being deleted is failed already (isPodFailed).
-			f.state = StateTerminating
-			f.retrying = f.term.Tracked && f.term.CountFailed()
-		case failedLast:
-			f.state = StateRetrying
-			f.retrying = true
-		default:
-			f.state = StatePending
-		}
+	case f.term != nil:
+		// A pod being deleted shows first (IndexTerminating has one). Of an index that waits,
+		// under TerminatingOrFailed, it is failed already (isPodFailed).
+		f.state = StateTerminating
+		f.retrying = waits && f.term.Tracked && f.term.CountFailed()
+	case s == jobpolicy.IndexNoResult:
+		f.state = StateUnfinished
+	case waits && failedLast:
+		f.state = StateRetrying
+		f.retrying = true
+	default:
+		f.state = StatePending
 	}
 	return f
 }
