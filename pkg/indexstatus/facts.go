@@ -442,12 +442,10 @@ func countersOf(job *batchv1.Job) Counters {
 		FailedIndexes:    st.FailedIndexes,
 	}
 	if st.StartTime != nil {
-		t := st.StartTime.UTC()
-		c.StartTime = &t
+		c.StartTime = ptr.To(st.StartTime.UTC())
 	}
 	if st.CompletionTime != nil {
-		t := st.CompletionTime.UTC()
-		c.CompletionTime = &t
+		c.CompletionTime = ptr.To(st.CompletionTime.UTC())
 	}
 	return c
 }
