@@ -142,7 +142,6 @@ func causeOf(f *indexFacts) causeKey {
 // stand for all of them.
 type indexGroup struct {
 	Indexes indexes.Set
-	Count   int
 	Sample  IndexStatus
 
 	bld    indexes.Builder
@@ -154,7 +153,6 @@ type grouper struct{ ordered[causeKey, indexGroup] }
 
 func (g *grouper) add(f *indexFacts) {
 	gr := g.get(causeOf(f), func() *indexGroup { return &indexGroup{sample: f} })
-	gr.Count++
 	gr.bld.Add(f.index)
 }
 
@@ -170,7 +168,7 @@ func (g *grouper) done(b *reportBuilder) []indexGroup {
 			sample = b.indexStatus(gr.sample)
 		}
 		// Not bld and sample: the report does not keep the facts alive.
-		out = append(out, indexGroup{Indexes: gr.bld.Set(), Count: gr.Count, Sample: sample})
+		out = append(out, indexGroup{Indexes: gr.bld.Set(), Sample: sample})
 	}
 	return out
 }
@@ -188,7 +186,7 @@ type CauseGroup struct {
 func (r *IndexedJobStatus) CauseGroups() []CauseGroup {
 	out := make([]CauseGroup, 0, len(r.groups))
 	for _, g := range r.groups {
-		out = append(out, CauseGroup{Indexes: g.Indexes.String(), Count: g.Count, Sample: g.Sample})
+		out = append(out, CauseGroup{Indexes: g.Indexes.String(), Count: g.Indexes.Len(), Sample: g.Sample})
 	}
 	return out
 }
