@@ -107,9 +107,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 type causeKey struct {
 	state     State
 	hasExit   bool
-	exit      int32
-	cause     string
-	container string
+	exit      podExit
 	ruleSet   bool
 	rule      int
 	action    string
@@ -122,7 +120,7 @@ func causeOf(f *indexFacts) causeKey {
 	k := causeKey{state: f.state, waitsSlot: f.waitsSlot}
 	if lf := f.lastFinished; lf != nil {
 		if e := lf.exit; e != nil {
-			k.hasExit, k.exit, k.cause, k.container = true, e.code, e.cause, e.container
+			k.hasExit, k.exit = true, *e
 		}
 		k.podReason = lf.r().podReason
 	}
