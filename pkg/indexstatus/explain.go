@@ -162,9 +162,7 @@ func (b *reportBuilder) failedIndexList() string {
 			c.Add(i, "", 1)
 			continue
 		}
-		f := &b.facts[i]
-		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
-		c.Add(i, b.failureWords(&st, f), 1)
+		c.Add(i, b.failureWords(&b.facts[i]), 1)
 	}
 	return c.Join(func(ix indexes.Set, _ int, words string) string {
 		if words == "" {

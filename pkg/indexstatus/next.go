@@ -236,8 +236,7 @@ func (b *reportBuilder) nextRetries() []Entry {
 // else after the controller's global one.
 func (b *reportBuilder) retryEntry(i int) Entry {
 	f := &b.facts[i]
-	st := IndexStatus{Attempts: f.attempts, IgnoredFailureCount: f.pol.IgnoredCount}
-	attempt := strings.TrimPrefix(b.nextAttemptWords(&st), ", ")
+	attempt := strings.TrimPrefix(b.nextAttemptWords(f), ", ")
 	e := Entry{Kind: EntryRetry, Indexes: indexes.Of(i), DueAt: timePtr(b.now.Add(f.remaining))}
 	switch {
 	case b.perIndex && f.remaining > 0:
