@@ -15,20 +15,20 @@ import (
 // An index's detail: what happened to it, in words, by its state.
 
 // detail says in words what happened to the index.
-func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
+func (b *reportBuilder) detail(f *indexFacts) string {
 	current, term, lastFailed, succeeded := f.current, f.term, f.lastFailed, f.succeeded
 	var d string
-	switch st.State {
+	switch f.state {
 	case StateSucceeded:
 		switch {
 		case f.unread:
 			// As with the pod read, without its name (--all-pods reads it).
-			d = fmt.Sprintf("succeeded on attempt %d", st.Attempts)
+			d = fmt.Sprintf("succeeded on attempt %d", f.attempts)
 		case succeeded != nil && f.pol.NotYetRecorded:
 			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
-		case len(st.Pods) == 0:
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", f.attempts, succeeded.Name)
+		case f.count == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
 			d = "succeeded"
@@ -41,7 +41,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateRunning, StatePending:
 		switch {
 		case current != nil && current.Phase == corev1.PodRunning:
-			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.startedAt(), current.Created()), current.Name)
+			d = fmt.Sprintf("attempt %d running for %s (pod %s)", f.attempts, b.age(current.startedAt(), current.Created()), current.Name)
 			if !current.ready {
 				d += ", not ready"
 			}
@@ -58,7 +58,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case len(f.pol.Forgotten) > 0:
 			d = b.forgottenWords(f)
 		case b.phase == PhaseSuspended && lastFailed != nil:
-			d = fmt.Sprintf("Job suspended; attempt %d failed (%s) and is retried after the Job resumes", st.Attempts, exitWords(lastFailed))
+			d = fmt.Sprintf("Job suspended; attempt %d failed (%s) and is retried after the Job resumes", f.attempts, exitWords(lastFailed))
 		case b.phase == PhaseSuspended:
 			d = "Job suspended: no pod runs until it resumes"
 		case f.remaining > 0:
@@ -66,7 +66,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		default:
 			d = "not started yet"
 		}
-		if st.FailureCount+st.IgnoredFailureCount > 0 && lastFailed != nil && current != nil {
+		if f.pol.FailureCount+f.pol.IgnoredCount > 0 && lastFailed != nil && current != nil {
 			d += fmt.Sprintf("; the previous attempt failed (%s)", exitWords(lastFailed))
 		}
 	case StateRetrying:
@@ -76,9 +76,9 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 	case StateUnfinished:
 		switch {
 		case lastFailed != nil && !lastFailed.Deleting && lastFailed.Match.Is(batchv1.PodFailurePolicyActionFailJob):
-			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", st.Attempts, exitWords(lastFailed))
+			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", f.attempts, exitWords(lastFailed))
 		case lastFailed != nil && !lastFailed.Deleting:
-			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
+			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", f.attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
 			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
 		case lastFailed != nil:

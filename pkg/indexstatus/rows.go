@@ -96,7 +96,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	}
 	st.Flaky = isFlaky(f)
 	st.AttemptHistory, st.AttemptsNotListed = b.attemptHistory(f)
-	st.Detail = b.detail(f, &st)
+	st.Detail = b.detail(f)
 	return st
 }
 
