@@ -218,8 +218,7 @@ func (b *reportBuilder) restartList() string {
 // gives each (CauseClauses, counting what it returns), in index order.
 func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podSummary) (string, int), clause func(ix indexes.Set, n int, words string) string) string {
 	var pods []*podSummary
-	for k := range b.acc.pods {
-		p := b.acc.pods[k]
+	for _, p := range b.acc.pods {
 		if p.Index < b.completions && keep(p) {
 			pods = append(pods, p)
 		}
