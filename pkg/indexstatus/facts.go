@@ -115,9 +115,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	job := b.job
 	b.completions = int(*job.Spec.Completions)
 	b.perIndex = job.Spec.BackoffLimitPerIndex != nil
-	if b.perIndex {
-		b.limit = *job.Spec.BackoffLimitPerIndex
-	}
+	b.limit = ptr.Deref(job.Spec.BackoffLimitPerIndex, 0)
 	r := &IndexedJobStatus{
 		APIVersion:  APIVersion,
 		Kind:        Kind,
