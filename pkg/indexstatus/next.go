@@ -30,13 +30,8 @@ func (b *reportBuilder) next() []Entry {
 		}
 	}
 	unsched := b.unschedulable()
-	var out []Entry
-	for _, entries := range [][]Entry{unsched, b.nextRetries(), b.nextRetryWaits(), b.nextLastAttempt(),
-		b.nextRunsAgain(), b.nextMaxFailed(), b.nextSucceedOrNot(), b.nextBackoffLimit(unsched),
-		b.nextDeadline(), b.nextNotStartedYet()} {
-		out = append(out, entries...)
-	}
-	return out
+	return slices.Concat(unsched, b.nextRetries(), b.nextRetryWaits(), b.nextLastAttempt(), b.nextRunsAgain(),
+		b.nextMaxFailed(), b.nextSucceedOrNot(), b.nextBackoffLimit(unsched), b.nextDeadline(), b.nextNotStartedYet())
 }
 
 // Next when the built-in controller will not run the Job's indexes any more: another controller
