@@ -400,11 +400,8 @@ func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 		}
 	}
 	if jobpolicy.Suspended(job) {
-		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)
-		if c == nil {
-			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}
-		}
-		return PhaseSuspended, c
+		return PhaseSuspended, cmp.Or(jobpolicy.ConditionTrue(job, batchv1.JobSuspended),
+			&batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"})
 	}
 	return PhaseRunning, nil
 }
