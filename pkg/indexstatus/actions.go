@@ -112,20 +112,19 @@ func (b *reportBuilder) finishedActions() []Entry {
 				what = "every shard without a success that the policy did not fail"
 			}
 		}
-		remaining = offered
 		as := "a new Job"
-		batch := remaining
+		batch := offered
 		if !created {
 			as = "Jobs of their own, each seeing its original index"
-			if remaining.Len() > shards.MaxPlainRetryJobs {
+			if offered.Len() > shards.MaxPlainRetryJobs {
 				// A retry of a plain Job refuses more indexes than this: offer the first batch.
-				batch = remaining.First(shards.MaxPlainRetryJobs)
+				batch = offered.First(shards.MaxPlainRetryJobs)
 				cmd = fmt.Sprintf("kubectl indexed retry %s%s --indexes %s", b.job.Name, b.nsFlag(), batch)
 				as = fmt.Sprintf("Jobs of their own, each seeing its original index, at most %d at a time (or re-create the run with kubectl indexed create --from-job, whose retries are one Job); the first %d", shards.MaxPlainRetryJobs, shards.MaxPlainRetryJobs)
 			}
 		}
 		out = append(out, Entry{Kind: EntryRetryShards, Indexes: batch, Command: cmd,
-			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, remaining.Truncated(setWidth), as, cmd)})
+			Text: fmt.Sprintf("Re-run %s (%s) as %s: %s", what, offered.Truncated(setWidth), as, cmd)})
 	}
 	if b.pol.Spec.SharedBudget() {
 		cmd := fmt.Sprintf("kubectl get job %s%s -o yaml | kubectl indexed lint -f -", b.job.Name, b.nsFlag())

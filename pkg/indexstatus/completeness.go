@@ -17,13 +17,13 @@ func (b *reportBuilder) completeness() Completeness {
 	m := b.completions
 	n := b.completed.Len()
 	missing := b.completed.Complement(m)
-	c := Completeness{Succeeded: n, Completions: int32(m), Complete: n == m, Missing: missing}
+	failed := b.phase == PhaseFailed || b.phase == PhaseFailing
+	c := Completeness{Succeeded: n, Completions: int32(m), Complete: n == m && !failed, Missing: missing}
 	switch {
-	case n == m && b.phase != PhaseFailed && b.phase != PhaseFailing:
-		c.Verdict = fmt.Sprintf("complete: all %d indexes succeeded", m)
-	case b.phase == PhaseFailed || b.phase == PhaseFailing:
-		c.Complete = false
+	case failed:
 		c.Verdict = fmt.Sprintf("NOT complete: the Job failed with %d of %d indexes succeeded; no result for %s", n, m, missing.Truncated(setWidth))
+	case n == m:
+		c.Verdict = fmt.Sprintf("complete: all %d indexes succeeded", m)
 	case (b.phase == PhaseComplete || b.phase == PhaseCompleting) && b.r.Reason == batchv1.JobReasonSuccessPolicy:
 		c.Verdict = fmt.Sprintf("NOT complete: the Job succeeded through its success policy with only %d of %d indexes succeeded; no result for %s", n, m, missing.Truncated(setWidth))
 	case b.phase == PhaseComplete || b.phase == PhaseCompleting:

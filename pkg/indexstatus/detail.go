@@ -15,20 +15,20 @@ import (
 // An index's detail: what happened to it, in words, by its state.
 
 // detail says in words what happened to the index.
-func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
+func (b *reportBuilder) detail(f *indexFacts) string {
 	current, term, lastFailed, succeeded := f.current, f.term, f.lastFailed, f.succeeded
 	var d string
-	switch st.State {
+	switch f.state {
 	case StateSucceeded:
 		switch {
 		case f.unread:
 			// As with the pod read, without its name (--all-pods reads it).
-			d = fmt.Sprintf("succeeded on attempt %d", st.Attempts)
+			d = fmt.Sprintf("succeeded on attempt %d", f.attempts)
 		case succeeded != nil && f.pol.NotYetRecorded:
 			d = fmt.Sprintf("pod %s succeeded; not yet recorded in status.completedIndexes", succeeded.Name)
 		case succeeded != nil:
-			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", st.Attempts, succeeded.Name)
-		case len(st.Pods) == 0:
+			d = fmt.Sprintf("succeeded on attempt %d (pod %s)", f.attempts, succeeded.Name)
+		case f.count == 0:
 			d = "succeeded (" + b.podsGone("its pods are gone") + ")"
 		default:
 			d = "succeeded"
@@ -37,11 +37,11 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		if f.pol.NotYetRecorded {
 			d = "not yet recorded in status.failedIndexes: "
 		}
-		d += b.failureWords(st, f)
+		d += b.failureWords(f)
 	case StateRunning, StatePending:
 		switch {
 		case current != nil && current.Phase == corev1.PodRunning:
-			d = fmt.Sprintf("attempt %d running for %s (pod %s)", st.Attempts, b.age(current.startedAt(), current.Created()), current.Name)
+			d = fmt.Sprintf("attempt %d running for %s (pod %s)", f.attempts, b.age(current.startedAt(), current.Created()), current.Name)
 			if !current.ready {
 				d += ", not ready"
 			}
@@ -58,7 +58,7 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		case len(f.pol.Forgotten) > 0:
 			d = b.forgottenWords(f)
 		case b.phase == PhaseSuspended && lastFailed != nil:
-			d = fmt.Sprintf("Job suspended; attempt %d failed (%s) and is retried after the Job resumes", st.Attempts, exitWords(lastFailed))
+			d = fmt.Sprintf("Job suspended; attempt %d failed (%s) and is retried after the Job resumes", f.attempts, exitWords(lastFailed))
 		case b.phase == PhaseSuspended:
 			d = "Job suspended: no pod runs until it resumes"
 		case f.remaining > 0:
@@ -66,19 +66,19 @@ func (b *reportBuilder) detail(f *indexFacts, st *IndexStatus) string {
 		default:
 			d = "not started yet"
 		}
-		if st.FailureCount+st.IgnoredFailureCount > 0 && lastFailed != nil && current != nil {
+		if f.pol.FailureCount+f.pol.IgnoredCount > 0 && lastFailed != nil && current != nil {
 			d += fmt.Sprintf("; the previous attempt failed (%s)", exitWords(lastFailed))
 		}
 	case StateRetrying:
-		d = b.retryWords(f, st)
+		d = b.retryWords(f)
 	case StateTerminating:
-		d = b.terminatingWords(f, st) + restartWords(term)
+		d = b.terminatingWords(f) + restartWords(term)
 	case StateUnfinished:
 		switch {
 		case lastFailed != nil && !lastFailed.Deleting && lastFailed.Match.Is(batchv1.PodFailurePolicyActionFailJob):
-			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", st.Attempts, exitWords(lastFailed))
+			d = fmt.Sprintf("no result: attempt %d failed (%s), which failed the whole Job", f.attempts, exitWords(lastFailed))
 		case lastFailed != nil && !lastFailed.Deleting:
-			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", st.Attempts, exitWords(lastFailed), b.finishedVerb())
+			d = fmt.Sprintf("no result: attempt %d failed (%s) and the Job %s before it was retried", f.attempts, exitWords(lastFailed), b.finishedVerb())
 		case succeeded != nil:
 			d = fmt.Sprintf("no result recorded: pod %s succeeded but the controller did not count it before the Job finished", succeeded.Name)
 		case lastFailed != nil:
@@ -123,7 +123,7 @@ func (b *reportBuilder) goneWords() string {
 }
 
 // failureWords explains why an index failed.
-func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
+func (b *reportBuilder) failureWords(f *indexFacts) string {
 	lastFailed := f.lastFailed
 	if t := f.term; t != nil && t.Failed && (lastFailed == nil || later(t, lastFailed)) {
 		// The pod being deleted failed, a later attempt than lastFailed. TerminatingOrFailed: a
@@ -133,7 +133,7 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 			t.Name, t.Attempt()+1, b.limit+1+t.IgnoredCount, b.limit)
 	}
 	if lastFailed == nil {
-		if len(st.Pods) == 0 {
+		if f.count == 0 {
 			return "failed; " + b.podsGone("its pods are gone") + ", so the exit code and the reason are not known"
 		}
 		return "failed"
@@ -143,29 +143,29 @@ func (b *reportBuilder) failureWords(st *IndexStatus, f *indexFacts) string {
 	}
 	if b.perIndex {
 		return fmt.Sprintf("failed after %d %s (%s), backoffLimitPerIndex %d exhausted",
-			st.Attempts, textwrap.Plural(st.Attempts, "attempt", "attempts"), exitWords(lastFailed), b.limit)
+			f.attempts, textwrap.Plural(f.attempts, "attempt", "attempts"), exitWords(lastFailed), b.limit)
 	}
 	return fmt.Sprintf("failed (%s)", exitWords(lastFailed))
 }
 
 // retryWords explains a Retrying index: the failed attempt and when the replacement comes.
-func (b *reportBuilder) retryWords(f *indexFacts, st *IndexStatus) string {
+func (b *reportBuilder) retryWords(f *indexFacts) string {
 	lastFailed := f.lastFailed
-	d := fmt.Sprintf("attempt %d failed (%s)", st.Attempts, exitWords(lastFailed))
+	d := fmt.Sprintf("attempt %d failed (%s)", f.attempts, exitWords(lastFailed))
 	if !lastFailed.Match.CountFailed() {
 		d += "; ignored, not counted against the retry limits"
 	}
-	return d + b.replacementWords(f, st)
+	return d + b.replacementWords(f)
 }
 
 // replacementWords says when the replacement of a failed attempt is created: after the
 // per-index backoff (getRemainingTimePerIndex) or the global one (backoffRecord.getRemainingTime).
-func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string {
+func (b *reportBuilder) replacementWords(f *indexFacts) string {
 	estimate := ""
 	if !b.perIndex {
 		estimate = "about "
 	}
-	next := b.nextAttemptWords(st)
+	next := b.nextAttemptWords(f)
 	if b.job.DeletionTimestamp != nil && !b.phase.Finishing() {
 		return "; no replacement: the Job is being deleted"
 	}
@@ -182,17 +182,17 @@ func (b *reportBuilder) replacementWords(f *indexFacts, st *IndexStatus) string 
 }
 
 // nextAttemptWords is ", attempt 2 of 2" under backoffLimitPerIndex.
-func (b *reportBuilder) nextAttemptWords(st *IndexStatus) string {
+func (b *reportBuilder) nextAttemptWords(f *indexFacts) string {
 	if !b.perIndex {
-		return fmt.Sprintf(", attempt %d", st.Attempts+1)
+		return fmt.Sprintf(", attempt %d", f.attempts+1)
 	}
-	maxAttempts := int(b.limit) + 1 + int(st.IgnoredFailureCount)
-	return fmt.Sprintf(", attempt %d of %d", st.Attempts+1, maxAttempts)
+	maxAttempts := int(b.limit) + 1 + int(f.pol.IgnoredCount)
+	return fmt.Sprintf(", attempt %d of %d", f.attempts+1, maxAttempts)
 }
 
 // terminatingWords explains a pod being deleted: who deleted it, whether it counts as a
 // failure, and when the index runs again.
-func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string {
+func (b *reportBuilder) terminatingWords(f *indexFacts) string {
 	p := f.term
 	age := FormatDuration(b.now.Sub(p.Finished()).Round(time.Second))
 	switch b.phase {
@@ -223,5 +223,5 @@ func (b *reportBuilder) terminatingWords(f *indexFacts, st *IndexStatus) string 
 	if !p.Match.CountFailed() {
 		d = fmt.Sprintf("pod %s is being deleted; under podReplacementPolicy TerminatingOrFailed it is failed at once, but ignored by podFailurePolicy rule %d", p.Name, p.Match.Rule)
 	}
-	return d + b.replacementWords(f, st)
+	return d + b.replacementWords(f)
 }

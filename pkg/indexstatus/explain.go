@@ -20,13 +20,13 @@ import (
 
 // explainEntry is the explanation as a typed entry.
 func (b *reportBuilder) explainEntry() Entry {
+	if b.phase == PhaseRunning && b.job.Status.StartTime == nil && b.acc.Len() == 0 {
+		return Entry{Kind: EntryNotStarted, Text: "The Job has not started yet: no pod exists."}
+	}
 	e := Entry{Text: b.explain()}
 	switch b.phase {
 	case PhaseRunning:
 		e.Kind = EntryRunning
-		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
-			e.Kind = EntryNotStarted
-		}
 	case PhaseSuspended:
 		e.Kind, e.Command = EntrySuspended, b.resumeCommand()
 	default:
@@ -38,16 +38,13 @@ func (b *reportBuilder) explainEntry() Entry {
 	return e
 }
 
-// explain says why the Job is in its phase.
+// explain says why the Job is in its phase (explainEntry, of a Job that started).
 func (b *reportBuilder) explain() string {
 	r := b.r
 	m := b.completions
 	succeeded := b.completed.Len()
 	switch b.phase {
 	case PhaseRunning:
-		if b.job.Status.StartTime == nil && b.acc.Len() == 0 {
-			return "The Job has not started yet: no pod exists."
-		}
 		// The count the Completeness line gives (status.completedIndexes); succeeded pods the
 		// controller has not recorded yet are said apart, so the two lines agree.
 		s := fmt.Sprintf("The Job is running: %d of %d indexes succeeded", succeeded, m)
@@ -60,13 +57,12 @@ func (b *reportBuilder) explain() string {
 			}
 		}
 		s += "."
-		if d, ok := b.pendingDecision(); ok {
-			switch d.Kind {
-			case jobpolicy.Fail:
-				s += fmt.Sprintf(" No condition says so yet, but the next sync fails it (%s).", d.Reason)
-			case jobpolicy.Succeed:
-				s += fmt.Sprintf(" No condition says so yet, but the next sync completes it (%s).", d.Reason)
+		if d, ok := b.pendingDecision(); ok { // a Fail or a Succeed
+			does := "completes"
+			if d.Kind == jobpolicy.Fail {
+				does = "fails"
 			}
+			s += fmt.Sprintf(" No condition says so yet, but the next sync %s it (%s).", does, d.Reason)
 		}
 		return s
 	case PhaseSuspended:
@@ -166,9 +162,7 @@ func (b *reportBuilder) failedIndexList() string {
 			c.Add(i, "", 1)
 			continue
 		}
-		f := &b.facts[i]
-		st := IndexStatus{Attempts: f.attempts, Pods: make([]string, f.count)}
-		c.Add(i, b.failureWords(&st, f), 1)
+		c.Add(i, b.failureWords(&b.facts[i]), 1)
 	}
 	return c.Join(func(ix indexes.Set, _ int, words string) string {
 		if words == "" {
@@ -224,8 +218,7 @@ func (b *reportBuilder) restartList() string {
 // gives each (CauseClauses, counting what it returns), in index order.
 func (b *reportBuilder) podClauses(keep func(*podSummary) bool, cause func(*podSummary) (string, int), clause func(ix indexes.Set, n int, words string) string) string {
 	var pods []*podSummary
-	for k := range b.acc.pods {
-		p := b.acc.pods[k]
+	for _, p := range b.acc.pods {
 		if p.Index < b.completions && keep(p) {
 			pods = append(pods, p)
 		}

@@ -115,9 +115,7 @@ func (b *reportBuilder) build() *IndexedJobStatus {
 	job := b.job
 	b.completions = int(*job.Spec.Completions)
 	b.perIndex = job.Spec.BackoffLimitPerIndex != nil
-	if b.perIndex {
-		b.limit = *job.Spec.BackoffLimitPerIndex
-	}
+	b.limit = ptr.Deref(job.Spec.BackoffLimitPerIndex, 0)
 	r := &IndexedJobStatus{
 		APIVersion:  APIVersion,
 		Kind:        Kind,
@@ -279,41 +277,34 @@ func (b *reportBuilder) indexFacts(i int) indexFacts {
 		}
 	}
 	failedLast := f.lastFailed != nil && len(f.pol.Forgotten) == 0 && (f.succeeded == nil || later(f.lastFailed, f.succeeded))
-	switch f.pol.State {
-	case jobpolicy.IndexSucceeded:
+	s := f.pol.State
+	if s == jobpolicy.IndexBackoff {
+		f.remaining = f.pol.NextAttemptAt.Sub(b.now)
+	}
+	// Backoff or Pending: the index gets a new pod when its turn comes.
+	waits := s == jobpolicy.IndexBackoff || s == jobpolicy.IndexPending
+	switch {
+	case s == jobpolicy.IndexSucceeded:
 		f.state = StateSucceeded
-	case jobpolicy.IndexFailed:
+	case s == jobpolicy.IndexFailed:
 		f.state = StateFailed
-	case jobpolicy.IndexActive:
+	case s == jobpolicy.IndexActive:
 		f.state = StateRunning
 		if f.current.Phase != corev1.PodRunning {
 			f.state = StatePending
 		}
-	case jobpolicy.IndexNoResult, jobpolicy.IndexTerminating, jobpolicy.IndexSuspended:
-		// A pod being deleted shows first (IndexTerminating has one).
-		switch {
-		case f.term != nil:
-			f.state = StateTerminating
-		case f.pol.State == jobpolicy.IndexNoResult:
-			f.state = StateUnfinished
-		default:
-			f.state = StatePending
-		}
-	case jobpolicy.IndexBackoff, jobpolicy.IndexPending:
-		if f.pol.State == jobpolicy.IndexBackoff {
-			f.remaining = f.pol.NextAttemptAt.Sub(b.now)
-		}
-		switch {
-		case f.term != nil:
-			// TerminatingOrFailed: the pod being deleted is failed already (isPodFailed).
-			f.state = StateTerminating
-			f.retrying = f.term.Tracked && f.term.CountFailed()
-		case failedLast:
-			f.state = StateRetrying
-			f.retrying = true
-		default:
-			f.state = StatePending
-		}
+	case f.term != nil:
+		// A pod being deleted shows first (IndexTerminating has one). Of an index that waits,
+		// under TerminatingOrFailed, it is failed already (isPodFailed).
+		f.state = StateTerminating
+		f.retrying = waits && f.term.Tracked && f.term.CountFailed()
+	case s == jobpolicy.IndexNoResult:
+		f.state = StateUnfinished
+	case waits && failedLast:
+		f.state = StateRetrying
+		f.retrying = true
+	default:
+		f.state = StatePending
 	}
 	return f
 }
@@ -409,11 +400,8 @@ func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 		}
 	}
 	if jobpolicy.Suspended(job) {
-		c := jobpolicy.ConditionTrue(job, batchv1.JobSuspended)
-		if c == nil {
-			c = &batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"}
-		}
-		return PhaseSuspended, c
+		return PhaseSuspended, cmp.Or(jobpolicy.ConditionTrue(job, batchv1.JobSuspended),
+			&batchv1.JobCondition{Type: batchv1.JobSuspended, Reason: "JobSuspended", Message: "spec.suspend is true; the controller has not acted on it yet"})
 	}
 	return PhaseRunning, nil
 }
@@ -449,12 +437,10 @@ func countersOf(job *batchv1.Job) Counters {
 		FailedIndexes:    st.FailedIndexes,
 	}
 	if st.StartTime != nil {
-		t := st.StartTime.UTC()
-		c.StartTime = &t
+		c.StartTime = ptr.To(st.StartTime.UTC())
 	}
 	if st.CompletionTime != nil {
-		t := st.CompletionTime.UTC()
-		c.CompletionTime = &t
+		c.CompletionTime = ptr.To(st.CompletionTime.UTC())
 	}
 	return c
 }

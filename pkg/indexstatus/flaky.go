@@ -1,6 +1,7 @@
 package indexstatus
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -45,9 +46,7 @@ func (b *reportBuilder) attemptHistory(f *indexFacts) ([]Attempt, int) {
 		if e := p.exit; e != nil && (p.Phase == corev1.PodSucceeded || p.Phase == corev1.PodFailed || e.code != 0) {
 			a.ExitCode, a.Reason, a.Container = ptr.To(e.code), e.cause, e.container
 		}
-		if a.Reason == "" {
-			a.Reason = p.r().podReason
-		}
+		a.Reason = cmp.Or(a.Reason, p.r().podReason)
 		out = append(out, a)
 	}
 	if f.unread {

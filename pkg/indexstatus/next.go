@@ -30,13 +30,8 @@ func (b *reportBuilder) next() []Entry {
 		}
 	}
 	unsched := b.unschedulable()
-	var out []Entry
-	for _, entries := range [][]Entry{unsched, b.nextRetries(), b.nextRetryWaits(), b.nextLastAttempt(),
-		b.nextRunsAgain(), b.nextMaxFailed(), b.nextSucceedOrNot(), b.nextBackoffLimit(unsched),
-		b.nextDeadline(), b.nextNotStartedYet()} {
-		out = append(out, entries...)
-	}
-	return out
+	return slices.Concat(unsched, b.nextRetries(), b.nextRetryWaits(), b.nextLastAttempt(), b.nextRunsAgain(),
+		b.nextMaxFailed(), b.nextSucceedOrNot(), b.nextBackoffLimit(unsched), b.nextDeadline(), b.nextNotStartedYet())
 }
 
 // Next when the built-in controller will not run the Job's indexes any more: another controller
@@ -236,8 +231,7 @@ func (b *reportBuilder) nextRetries() []Entry {
 // else after the controller's global one.
 func (b *reportBuilder) retryEntry(i int) Entry {
 	f := &b.facts[i]
-	st := IndexStatus{Attempts: f.attempts, IgnoredFailureCount: f.pol.IgnoredCount}
-	attempt := strings.TrimPrefix(b.nextAttemptWords(&st), ", ")
+	attempt := strings.TrimPrefix(b.nextAttemptWords(f), ", ")
 	e := Entry{Kind: EntryRetry, Indexes: indexes.Of(i), DueAt: timePtr(b.now.Add(f.remaining))}
 	switch {
 	case b.perIndex && f.remaining > 0:

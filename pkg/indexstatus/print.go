@@ -200,7 +200,7 @@ func (p *textPrinter) states(r *IndexedJobStatus) {
 	p.fprintf(tw, "STATE\tCOUNT\tINDEXES\n")
 	for _, s := range shown {
 		n := r.Summary.Count(s)
-		p.fprintf(tw, "%s\t%d\t%s\n", s, n, fit(builders.by[s].Set(), n, room))
+		p.fprintf(tw, "%s\t%d\t%s\n", s, n, fit(builders.by[s].Set(), room))
 	}
 	p.flush(tw)
 }
@@ -217,13 +217,13 @@ func (p *textPrinter) aligned(rows [][]string) []string {
 	return strings.Split(strings.TrimSuffix(table.String(), "\n"), "\n")
 }
 
-// fit is the n indexes of set in room columns: cut, and followed by " (and N more)", when
-// they do not fit.
-func fit(set indexes.Set, n, room int) string {
+// fit is the indexes of set in room columns: cut, and followed by " (and N more)", when they
+// do not fit.
+func fit(set indexes.Set, room int) string {
 	if s := set.String(); len(s) <= room {
 		return s
 	}
-	return set.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", n)), 1))
+	return set.Truncated(max(room-len(fmt.Sprintf(" (and %d more)", set.Len())), 1))
 }
 
 // lines prints lines, the first after first and the others after rest (one empty line when
@@ -359,15 +359,15 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	for k := range gs {
 		g, st := &gs[k], &gs[k].Sample
 		exit, rule, left := cells(st)
-		rows = append(rows, []string{string(st.State), strconv.Itoa(g.Count), exit, rule, left})
+		rows = append(rows, []string{string(st.State), strconv.Itoa(g.Indexes.Len()), exit, rule, left})
 		// The first index of the group names its shard, as the per-index table did.
 		label := strconv.Itoa(int(st.Index))
 		var also []string
 		if st.ShardID != "" {
 			also = append(also, st.ShardID)
 		}
-		if g.Count > 1 {
-			also = append(also, fmt.Sprintf("and %d alike", g.Count-1))
+		if n := g.Indexes.Len(); n > 1 {
+			also = append(also, fmt.Sprintf("and %d alike", n-1))
 		}
 		if len(also) > 0 {
 			label += " (" + strings.Join(also, ", ") + ")"
@@ -379,7 +379,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	p.printf("%sINDEXES\n", lines[0])
 	for k, l := range lines[1:] {
 		g := &gs[k]
-		cell := fit(g.Indexes, g.Count, p.width-len(l))
+		cell := fit(g.Indexes, p.width-len(l))
 		p.printf("%s%s\n", l, cell)
 		if p.full && cell != g.Indexes.String() {
 			// -o wide and --state list every index of the group under its row.
@@ -390,7 +390,7 @@ func (p *textPrinter) groups(r *IndexedJobStatus) {
 	if len(all) > len(gs) {
 		rest := 0
 		for _, g := range all[len(gs):] {
-			rest += g.Count
+			rest += g.Indexes.Len()
 		}
 		p.printf("... and %s more (%s); -o wide lists every index.\n", textwrap.Count(len(all)-len(gs), "group", "groups"), textwrap.Count(rest, "index", "indexes"))
 	}

@@ -96,7 +96,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 	}
 	st.Flaky = isFlaky(f)
 	st.AttemptHistory, st.AttemptsNotListed = b.attemptHistory(f)
-	st.Detail = b.detail(f, &st)
+	st.Detail = b.detail(f)
 	return st
 }
 
@@ -107,9 +107,7 @@ func (b *reportBuilder) indexStatus(f *indexFacts) IndexStatus {
 type causeKey struct {
 	state     State
 	hasExit   bool
-	exit      int32
-	cause     string
-	container string
+	exit      podExit
 	ruleSet   bool
 	rule      int
 	action    string
@@ -122,7 +120,7 @@ func causeOf(f *indexFacts) causeKey {
 	k := causeKey{state: f.state, waitsSlot: f.waitsSlot}
 	if lf := f.lastFinished; lf != nil {
 		if e := lf.exit; e != nil {
-			k.hasExit, k.exit, k.cause, k.container = true, e.code, e.cause, e.container
+			k.hasExit, k.exit = true, *e
 		}
 		k.podReason = lf.r().podReason
 	}
@@ -142,7 +140,6 @@ func causeOf(f *indexFacts) causeKey {
 // stand for all of them.
 type indexGroup struct {
 	Indexes indexes.Set
-	Count   int
 	Sample  IndexStatus
 
 	bld    indexes.Builder
@@ -154,7 +151,6 @@ type grouper struct{ ordered[causeKey, indexGroup] }
 
 func (g *grouper) add(f *indexFacts) {
 	gr := g.get(causeOf(f), func() *indexGroup { return &indexGroup{sample: f} })
-	gr.Count++
 	gr.bld.Add(f.index)
 }
 
@@ -170,7 +166,7 @@ func (g *grouper) done(b *reportBuilder) []indexGroup {
 			sample = b.indexStatus(gr.sample)
 		}
 		// Not bld and sample: the report does not keep the facts alive.
-		out = append(out, indexGroup{Indexes: gr.bld.Set(), Count: gr.Count, Sample: sample})
+		out = append(out, indexGroup{Indexes: gr.bld.Set(), Sample: sample})
 	}
 	return out
 }
@@ -188,7 +184,7 @@ type CauseGroup struct {
 func (r *IndexedJobStatus) CauseGroups() []CauseGroup {
 	out := make([]CauseGroup, 0, len(r.groups))
 	for _, g := range r.groups {
-		out = append(out, CauseGroup{Indexes: g.Indexes.String(), Count: g.Count, Sample: g.Sample})
+		out = append(out, CauseGroup{Indexes: g.Indexes.String(), Count: g.Indexes.Len(), Sample: g.Sample})
 	}
 	return out
 }

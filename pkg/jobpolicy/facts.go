@@ -263,9 +263,9 @@ func evaluate(job *batchv1.Job, pods []*Pod, now time.Time, all bool) *Facts {
 	f.FailuresLeft = spec.FailuresToFail() - f.CountedFailures
 	// pastBackoffLimitOnFailure: restarts of pending and running pods, every pod of the Job.
 	if spec.RestartsCount() {
-		for k := range pods {
-			if pods[k].Phase == corev1.PodPending || pods[k].Phase == corev1.PodRunning {
-				f.Restarts += int64(pods[k].Restarts)
+		for _, p := range pods {
+			if p.Phase == corev1.PodPending || p.Phase == corev1.PodRunning {
+				f.Restarts += int64(p.Restarts)
 			}
 		}
 		f.RestartsLeft = spec.RestartsToFail() - f.Restarts
@@ -374,8 +374,8 @@ func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
 	// Job being deleted (1139).
 	if job.Spec.Completions != nil && f.Succeeded.Len() >= completions {
 		active := 0
-		for k := range pods {
-			if pods[k].Active() {
+		for _, p := range pods {
+			if p.Active() {
 				active++
 			}
 		}
@@ -462,14 +462,13 @@ func globalBackoff(spec Spec, pods []*Pod, now time.Time) *GlobalBackoff {
 		return nil
 	}
 	var lastSuccess time.Time
-	for k := range pods {
-		if pods[k].Phase == corev1.PodSucceeded && pods[k].Finished().After(lastSuccess) {
-			lastSuccess = pods[k].Finished()
+	for _, p := range pods {
+		if p.Phase == corev1.PodSucceeded && p.Finished().After(lastSuccess) {
+			lastSuccess = p.Finished()
 		}
 	}
 	g := &GlobalBackoff{}
-	for k := range pods {
-		p := pods[k]
+	for _, p := range pods {
 		// newBackoffRecord sees the failed pods getNewFinishedPods returns, tracked ones: a pod
 		// deleted by deleteJobPods lost its finalizer before it was deleted and never enters it.
 		if p.Failed && (p.Tracked || p.Phase == corev1.PodFailed) && p.Finished().After(lastSuccess) {
