@@ -326,7 +326,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	// Only a plan that creates a new Job needs a free name: look one up, and plan again.
-	if needsNewJob(report) {
+	if report.NeedsNewJob() {
 		dopts.NewName = o.freeName(ctx, live.Name)
 		if createCmd != "" {
 			dopts.CreateCommand = o.createCommand(dopts.NewName)
