@@ -182,26 +182,19 @@ func (c *classifier) checkMaxFailedIndexes(d *Difference) {
 		return
 	}
 	mfi := *c.desired.Spec.MaxFailedIndexes
-	completions := c.completionsAfterNow()
+	// Completions once the changes that apply now are made.
+	i := slices.IndexFunc(c.diffs, func(o Difference) bool { return o.Field == "spec.completions" })
+	tandemHolds := i >= 0 && c.diffs[i].HoldsNow
+	completions := c.live.Spec.Completions
+	if tandemHolds {
+		completions = c.desired.Spec.Completions
+	}
 	if completions == nil || mfi <= *completions {
 		return
 	}
 	d.group = groupTandem
 	conditional(d, fmt.Sprintf("maxFailedIndexes (%d) must not exceed completions, which is %d until completions changes; "+
-		"change it in the same update as completions", mfi, *completions), c.tandemHolds())
-}
-
-// completionsAfterNow is completions once the changes that apply now are made.
-func (c *classifier) completionsAfterNow() *int32 {
-	if c.tandemHolds() {
-		return c.desired.Spec.Completions
-	}
-	return c.live.Spec.Completions
-}
-
-func (c *classifier) tandemHolds() bool {
-	i := slices.IndexFunc(c.diffs, func(d Difference) bool { return d.Field == "spec.completions" })
-	return i >= 0 && c.diffs[i].HoldsNow
+		"change it in the same update as completions", mfi, *completions), tandemHolds)
 }
 
 func schedulingOnlyMinCountDiffers(a, b *batchv1.JobSchedulingConfiguration) bool {

@@ -77,10 +77,15 @@ func Diff(live, desired *batchv1.Job, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(r.Plan, func(st Step) bool { return st.Kind == StepNewJob }) {
+	if r.NeedsNewJob() {
 		r.Warnings = append(r.Warnings, c.newJobWarnings(live)...)
 	}
 	return r, nil
+}
+
+// NeedsNewJob reports whether the plan creates a new Job.
+func (r *Report) NeedsNewJob() bool {
+	return slices.ContainsFunc(r.Plan, func(st Step) bool { return st.Kind == StepNewJob })
 }
 
 // HasDifferences reports whether the Jobs differ (exit status 1 of kubectl indexed diff).

@@ -8,6 +8,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobspec"
 )
@@ -39,10 +40,7 @@ func normalize(in *batchv1.Job) (*normalized, error) {
 	for _, k := range IgnoredAnnotations {
 		delete(job.Annotations, k)
 	}
-	reduced := &batchv1.Job{Spec: job.Spec}
-	reduced.Labels = job.Labels
-	reduced.Annotations = job.Annotations
-	obj, err := toMap(reduced)
+	obj, err := toMap(&batchv1.Job{ObjectMeta: metav1.ObjectMeta{Labels: job.Labels, Annotations: job.Annotations}, Spec: job.Spec})
 	if err != nil {
 		return nil, err
 	}

@@ -139,12 +139,10 @@ func valueAt(obj any, p fieldPath) any {
 	return cur
 }
 
-// SetServerCheck records the probes' results in the report.
+// SetServerCheck records the probes' results in the report; results is not nil (diff makes
+// it), so that a check without probes has [] in JSON.
 func (r *Report) SetServerCheck(results []ProbeResult) {
 	sc := &ServerCheck{Probes: results}
-	if sc.Probes == nil {
-		sc.Probes = []ProbeResult{}
-	}
 	for _, res := range results {
 		if !res.Agrees {
 			sc.Disagreements++

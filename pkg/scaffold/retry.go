@@ -277,8 +277,7 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 		}
 	}
 	roots := slices.Collect(o.Lineage.Original.All())
-	k := 0
-	for j := range o.Indexes.All() {
+	for k, j := range slices.Collect(o.Indexes.All()) {
 		c, ok1 := lookup(shards.CasesKey(j))
 		id, ok2 := lookup(shards.IDKey(j))
 		if !ok1 || !ok2 {
@@ -293,7 +292,6 @@ func retryConfigMaps(o RetryOptions, pn int) ([]*corev1.ConfigMap, error) {
 				return nil, tampered(o, head.Name, fmt.Sprintf("the files of index %d are not those of shard %q (root index %d) of the manifest", j, s.ID, r))
 			}
 		}
-		k++
 		files = append(files, shards.IndexFiles{Cases: c, ID: id})
 		chosen = append(chosen, ids[j])
 	}

@@ -88,11 +88,7 @@ func ShardsChanged(job *batchv1.Job, cm *corev1.ConfigMap, ids []string) string 
 // annotation's would be another manifest's. "" when they agree, or when the template has no
 // shard volume (a Job annotated by hand, whose workers read their shards some other way).
 func ShardMountMismatch(job *batchv1.Job, annotated string) string {
-	mounted := ShardConfigMapNames(&job.Spec.Template.Spec)
-	switch {
-	case len(mounted) == 0:
-		return ""
-	case mounted[0] != annotated:
+	if mounted := ShardConfigMapNames(&job.Spec.Template.Spec); len(mounted) > 0 && mounted[0] != annotated {
 		return fmt.Sprintf("The Job names shard ConfigMap %q (annotation %s) but its pods mount ConfigMap %q: the annotation was changed after create, so shard IDs are not shown; the pods read %q.",
 			annotated, shards.AnnotationShardsConfigMap, mounted[0], mounted[0])
 	}

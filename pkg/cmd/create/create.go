@@ -126,9 +126,8 @@ func newCmd(f cmdutil.Factory, o *Options) *cobra.Command {
 // Complete resolves the arguments, the dry-run strategy, the client, and (reading the files
 // the flags name) the objects' inputs and their namespace.
 func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string) error {
-	dash := cmd.ArgsLenAtDash()
 	names := args
-	if dash >= 0 {
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		names, o.Command = args[:dash], args[dash:]
 	}
 	switch {

@@ -220,15 +220,14 @@ func (o *Options) Complete(f cmdutil.Factory, cmd *cobra.Command, args []string)
 			return err
 		}
 	}
-	if o.offline() || o.Client != nil {
-		return o.readInputs()
-	}
-	cfg, err := f.ToRESTConfig()
-	if err == nil {
-		o.Client, err = clientutil.NewClientset(cfg)
-	}
-	if err != nil {
-		return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+	if !o.offline() && o.Client == nil {
+		cfg, err := f.ToRESTConfig()
+		if err == nil {
+			o.Client, err = clientutil.NewClientset(cfg)
+		}
+		if err != nil {
+			return exitcode.Wrap(exitcode.Usage, fmt.Errorf("cannot make a client: %w", err))
+		}
 	}
 	return o.readInputs()
 }
@@ -254,11 +253,10 @@ func (o *Options) readInputs() error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	desired, createCmd, err := o.desired()
-	if err != nil {
+	var err error
+	if o.desiredJob, o.createCmd, err = o.desired(); err != nil {
 		return err
 	}
-	o.desiredJob, o.createCmd = desired, createCmd
 	if o.offline() {
 		if err := o.readLiveFile(); err != nil {
 			return err
@@ -328,7 +326,7 @@ func (o *Options) Run(ctx context.Context) error {
 		return exitcode.Wrap(exitcode.Usage, err)
 	}
 	// Only a plan that creates a new Job needs a free name: look one up, and plan again.
-	if needsNewJob(report) {
+	if report.NeedsNewJob() {
 		dopts.NewName = o.freeName(ctx, live.Name)
 		if createCmd != "" {
 			dopts.CreateCommand = o.createCommand(dopts.NewName)

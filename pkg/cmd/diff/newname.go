@@ -2,7 +2,6 @@ package diff
 
 import (
 	"context"
-	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
@@ -32,9 +31,4 @@ func (o *Options) freeName(ctx context.Context, base string) string {
 		}
 	}
 	return names[0]
-}
-
-// needsNewJob says whether the plan creates a new Job.
-func needsNewJob(r *jobdiff.Report) bool {
-	return slices.ContainsFunc(r.Plan, func(s jobdiff.Step) bool { return s.Kind == jobdiff.StepNewJob })
 }

@@ -109,8 +109,8 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		return opts, fmt.Errorf("--%s and --%s cannot both be read from stdin", FlagManifest, FlagFromJob)
 	}
 	var base *scaffold.BaseFile
+	var err error
 	if o.FromJob != "" {
-		var err error
 		if base, err = scaffold.ReadBaseFile(o.FromJob, stdin); err != nil {
 			return opts, fmt.Errorf("--%s: %w", FlagFromJob, err)
 		}
@@ -122,18 +122,12 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 	if o.Manifest == "" {
 		// What create printed holds the manifest: the copy in its shard ConfigMap, which the
 		// Job's manifest-hash annotation vouches for.
-		m, err := manifestOf(base)
-		if err != nil {
+		if opts.Manifest, err = manifestOf(base); err != nil {
 			return opts, fmt.Errorf("--%s is required: %w", FlagManifest, err)
 		}
-		opts.Manifest = m
-		opts.BaseNotes = append(opts.BaseNotes, fmt.Sprintf("no --%s: the shard manifest is the copy (%s) in the ConfigMap of --%s %s", FlagManifest, m.Hash(), FlagFromJob, o.FromJob))
-	} else {
-		m, err := shards.Read(o.Manifest, stdin)
-		if err != nil {
-			return opts, err
-		}
-		opts.Manifest = m
+		opts.BaseNotes = append(opts.BaseNotes, fmt.Sprintf("no --%s: the shard manifest is the copy (%s) in the ConfigMap of --%s %s", FlagManifest, opts.Manifest.Hash(), FlagFromJob, o.FromJob))
+	} else if opts.Manifest, err = shards.Read(o.Manifest, stdin); err != nil {
+		return opts, err
 	}
 	if o.fs.Changed("parallelism") || o.Parallelism != 0 {
 		if o.Parallelism < 1 {
@@ -174,7 +168,6 @@ func (o *ScaffoldFlags) ToOptions(jobName, namespace string, command []string, s
 		}
 		opts.TTLSecondsAfterFinished = ptr.To(o.TTLSecondsAfterFinished)
 	}
-	var err error
 	if opts.Requests, err = parseResources("requests", o.Requests); err != nil {
 		return opts, err
 	}

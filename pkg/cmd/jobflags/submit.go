@@ -302,18 +302,16 @@ func (o *Submitter) print(objs []runtime.Object, ops []string) error {
 	case cmdutil.DryRunServer:
 		suffix = " (server dry run)"
 	}
-	printer := func(i int) printers.ResourcePrinter {
-		return &printers.NamePrinter{Operation: ops[i] + suffix}
-	}
-	if o.PrintFlags.OutputFlagSpecified() {
-		p := o.printer // made by CompleteDryRun
-		if *o.PrintFlags.OutputFormat != "name" {
-			return p.PrintObj(list(objs...), o.Out)
-		}
-		printer = func(int) printers.ResourcePrinter { return p } // The name printer takes no List.
+	given := o.PrintFlags.OutputFlagSpecified()
+	if given && *o.PrintFlags.OutputFormat != "name" {
+		return o.printer.PrintObj(list(objs...), o.Out) // made by CompleteDryRun
 	}
 	for i, obj := range objs {
-		if err := printer(i).PrintObj(obj, o.Out); err != nil {
+		var p printers.ResourcePrinter = &printers.NamePrinter{Operation: ops[i] + suffix}
+		if given {
+			p = o.printer // -o name: the name printer takes no List.
+		}
+		if err := p.PrintObj(obj, o.Out); err != nil {
 			return err
 		}
 	}
