@@ -394,7 +394,10 @@ func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
 	for _, d := range []struct {
 		cond  batchv1.JobConditionType
 		phase Phase
-	}{{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed}, {batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseCompleting}} {
+	}{
+		{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed},
+		{batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseCompleting},
+	} {
 		if c := jobpolicy.ConditionTrue(job, d.cond); c != nil {
 			return d.phase, c
 		}
