@@ -148,20 +148,15 @@ func NewCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", manifestFiles)
 	_ = cmd.RegisterFlagCompletionFunc("queues", manifestFiles)
-	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var ids []string
-		for _, r := range lint.Rules() {
-			ids = append(ids, r.ID+"\t"+string(r.Severity))
-		}
-		return ids, cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = cmd.RegisterFlagCompletionFunc("kube-version", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var vs []string
-		for m := lint.DefaultKubeVersion.Minor; m >= lint.OldestKubeVersion.Minor; m-- {
-			vs = append(vs, fmt.Sprintf("1.%d", m))
-		}
-		return vs, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
-	})
+	var ids, versions []string
+	for _, r := range lint.Rules() {
+		ids = append(ids, r.ID+"\t"+string(r.Severity))
+	}
+	for m := lint.DefaultKubeVersion.Minor; m >= lint.OldestKubeVersion.Minor; m-- {
+		versions = append(versions, fmt.Sprintf("1.%d", m))
+	}
+	_ = cmd.RegisterFlagCompletionFunc("disable", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kube-version", cobra.FixedCompletions(versions, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder))
 	return cmd
 }
 
@@ -234,7 +229,7 @@ func (o *Options) Run() error {
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	var skipped []string
 	linter := lint.NewLinter(o.opts)
-	textOpts := lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}
+	textOpts := lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: output.UseColor(o.Out, o.NoColor, o.IsTerminal)}
 	stream := o.streams()
 	if stream {
 		// The text of one input is printed as it is checked: a stream of any length is
@@ -356,12 +351,6 @@ func printHints(w io.Writer, hints []lint.Hint) {
 			}
 		}
 	}
-}
-
-// color says whether the text report is coloured: on a terminal only, unless --no-color or
-// NO_COLOR (https://no-color.org) says otherwise.
-func (o *Options) color() bool {
-	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
 }
 
 // lint's formats for CI, next to the common ones (json, yaml, templates).
