@@ -293,7 +293,7 @@ func lintDocument(d *source.Document, object string, opts Options, sum *Summary)
 			missing = "apiVersion is"
 		}
 		c.add(RuleInvalidObject, SeverityError, "", fmt.Sprintf("%s not set: kubectl cannot tell what this object is", missing))
-	case kind != "Job" && kind != "CronJob" && apiGroup(apiVersion) == "batch":
+	case kind != "Job" && kind != "CronJob" && strings.HasPrefix(apiVersion, "batch/"):
 		// The batch group serves Job and CronJob only: kubectl rejects any other kind there
 		// ("no matches for kind"), case and plural included.
 		sum.Checked++
