@@ -222,7 +222,8 @@ func (o *Options) Validate() error {
 // Run reads the inputs, lints them and prints the report.
 func (o *Options) Run() error {
 	if o.ListRules {
-		return o.listRules()
+		rules := lint.Rules()
+		return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 	}
 	// Most of what lint allocates is garbage within one document; collecting less often costs
 	// some memory (the heap of a few documents) and saves a good part of the CPU time.
@@ -286,11 +287,6 @@ func (o *Options) Run() error {
 		return exitcode.Silent(exitcode.Findings)
 	}
 	return nil
-}
-
-func (o *Options) listRules() error {
-	rules := lint.Rules()
-	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 }
 
 // simulateHints returns, for each file with a Job in the prepare-db mode and no error, the
