@@ -289,19 +289,12 @@ func (o *Options) Run() error {
 	return nil
 }
 
-// simulateHints returns, for each file with a Job in the prepare-db mode and no error, the
-// commands that simulate it next to the per-index fix on the same failures.
+// simulateHints returns, for each file that holds a Job in the prepare-db mode alone and no
+// error (lint.Report.PrepareDBFiles), the commands that simulate it next to the per-index fix
+// on the same failures.
 func simulateHints(report *lint.Report) []lint.Hint {
 	var hints []lint.Hint
 	for _, file := range report.PrepareDBFiles {
-		// simulate reads one Job per file: a file of several Jobs gets no hint, which lint's
-		// own count says without reading the file again (the whole stream, parsed and decoded
-		// a second time, was most of lint's time and memory on a stream of 10,000 Jobs).
-		// kubectl patch --local, the fix, patches every object of the file (and prints them as
-		// one broken YAML document): the file must hold the Job alone.
-		if report.JobsPerFile[file] != 1 || report.ObjectsPerFile[file] != 1 {
-			continue
-		}
 		// The hint reads the file again, and its commands read it too: only a regular file can
 		// be read twice (opening a named pipe again would wait for a writer forever).
 		if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
