@@ -29,10 +29,7 @@ const maxGeneratedNameLength = 58
 // GenerateName returns the name the API server would give an object created with generateName
 // (the prefix truncated to 58 characters, then five random characters; a fixed stand-in here).
 func GenerateName(prefix string) string {
-	if len(prefix) > maxGeneratedNameLength {
-		prefix = prefix[:maxGeneratedNameLength]
-	}
-	return prefix + generatedSuffix
+	return prefix[:min(len(prefix), maxGeneratedNameLength)] + generatedSuffix
 }
 
 // Default returns a copy of job as the API server stores it before validation: name generated

@@ -1,6 +1,8 @@
 package jobspec
 
 import (
+	"maps"
+
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -37,13 +39,16 @@ func DesiredSpec(job *batchv1.Job) *batchv1.Job {
 	}
 	if serverSelector(j.Spec.Selector, uid) && (j.Spec.ManualSelector == nil || !*j.Spec.ManualSelector) {
 		j.Spec.Selector, j.Spec.ManualSelector = nil, nil
-		dropGenerated(j.Spec.Template.Labels, generated)
-		dropGenerated(j.Labels, generated)
-		if len(j.Spec.Template.Labels) == 0 {
-			j.Spec.Template.Labels = nil
+		// A generated label goes when its value is the generated one.
+		isGenerated := func(k, v string) bool {
+			g, ok := generated[k]
+			return ok && g == v
 		}
-		if len(j.Labels) == 0 {
-			j.Labels = nil
+		for _, labels := range []*map[string]string{&j.Spec.Template.Labels, &j.Labels} {
+			maps.DeleteFunc(*labels, isGenerated)
+			if len(*labels) == 0 {
+				*labels = nil
+			}
 		}
 	}
 	dropDefaults(j)
@@ -87,13 +92,4 @@ func serverSelector(sel *metav1.LabelSelector, uid string) bool {
 		}
 	}
 	return true
-}
-
-// dropGenerated removes from labels each generated label whose value is the generated one.
-func dropGenerated(labels, generated map[string]string) {
-	for k, v := range generated {
-		if got, ok := labels[k]; ok && got == v {
-			delete(labels, k)
-		}
-	}
 }

@@ -39,9 +39,7 @@ func ValidatePodTemplate(t *corev1.PodTemplateSpec, path *field.Path) []Violatio
 }
 
 func validatePodSpec(spec *corev1.PodSpec, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	vols, volErrs := validateVolumes(spec.Volumes, path.Child("volumes"))
-	errs = append(errs, volErrs...)
+	vols, errs := validateVolumes(spec.Volumes, path.Child("volumes"))
 	errs = append(errs, validateContainers(spec.Containers, vols, path.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, vols, path.Child("initContainers"))...)
 	errs = append(errs, requiredOneOf(spec.RestartPolicy, path.Child("restartPolicy"),

@@ -21,6 +21,5 @@ const (
 	RuleSuccessPolicyCrash   = "success-policy-crash"
 	RuleSelector             = "selector"
 	RulePodTemplate          = "pod-template"
-	RuleScheduling           = "scheduling"
 	RuleCronJob              = "cronjob"
 )

@@ -341,8 +341,7 @@ func validateOnPodConditions(patterns []batchv1.PodFailurePolicyOnPodConditionsP
 }
 
 func validateOnExitCodes(req *batchv1.PodFailurePolicyOnExitCodesRequirement, path *field.Path, containerNames map[string]bool) field.ErrorList {
-	var errs field.ErrorList
-	errs = append(errs, oneOfValidValues(req.Operator, path.Child("operator"), supportedOnExitCodesOperators)...)
+	errs := oneOfValidValues(req.Operator, path.Child("operator"), supportedOnExitCodesOperators)
 	if req.ContainerName != nil && !containerNames[*req.ContainerName] {
 		errs = append(errs, field.Invalid(path.Child("containerName"), *req.ContainerName, "must be one of the container or initContainer names in the pod template"))
 	}
@@ -384,8 +383,7 @@ func SuccessPolicyCrashes(spec *batchv1.JobSpec) bool {
 
 func validateSuccessPolicy(spec *batchv1.JobSpec, specPath *field.Path) []Violation {
 	var vs violations
-	fldPath := specPath.Child("successPolicy")
-	rulesPath := fldPath.Child("rules")
+	rulesPath := specPath.Child("successPolicy", "rules")
 	if SuccessPolicyCrashes(spec) {
 		vs.add(RuleSuccessPolicyCrash, field.Required(specPath.Child("completions"),
 			"when completion mode is Indexed and successPolicy is set (the v"+version.KubernetesMinor+" API server does not answer with this error: it panics validating the successPolicy and the client sees an HTTP/2 stream INTERNAL_ERROR)"))

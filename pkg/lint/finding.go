@@ -36,14 +36,6 @@ var severities = map[Severity]severityWords{
 	SeverityInfo:    {1, "note", "notice", "\x1b[36m"},
 }
 
-// words are s's words; an unknown severity is worded as info (its Rank is still 0).
-func (s Severity) words() severityWords {
-	if w, ok := severities[s]; ok {
-		return w
-	}
-	return severities[SeverityInfo]
-}
-
 // Rank orders severities: error 3, warning 2, info 1, anything else 0.
 func (s Severity) Rank() int { return severities[s].rank }
 

@@ -32,7 +32,7 @@ func WriteGitHub(w io.Writer, report *Report) error {
 		if f.Fix != "" {
 			msg += "\nFix: " + f.Fix
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", f.Severity.words().github, strings.Join(props, ","), escapeData.Replace(msg)); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", severities[f.Severity].github, strings.Join(props, ","), escapeData.Replace(msg)); err != nil {
 			return err
 		}
 	}

@@ -30,14 +30,6 @@ func duplicateWords(dup *source.DuplicateKeyError) string {
 	return strings.Join(strings.Fields(parserError), " ") + ": kubectl keeps the last value"
 }
 
-// apiGroup is the group of apiVersion ("batch" for "batch/v1", "" for "v1").
-func apiGroup(apiVersion string) string {
-	if g, _, ok := strings.Cut(apiVersion, "/"); ok {
-		return g
-	}
-	return ""
-}
-
 // batchKind is the batch kind a wrong kind was meant to be: "Job" for "job" or "Jobs".
 func batchKind(kind string) string {
 	k := strings.TrimSuffix(strings.ToLower(kind), "s")

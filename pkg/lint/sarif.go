@@ -111,7 +111,7 @@ type sarifLogical struct {
 }
 
 // SARIFLevel maps a severity to a SARIF level: error, warning, or note for info.
-func SARIFLevel(s Severity) string { return s.words().sarif }
+func SARIFLevel(s Severity) string { return severities[s].sarif }
 
 // WriteSARIF writes report as a SARIF 2.1.0 log: tool.driver names every rule with its why and
 // fix as help, and each finding is one result, in the report's order.

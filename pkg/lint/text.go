@@ -80,7 +80,7 @@ func FormatFinding(f *Finding, opts TextOptions) string {
 	}
 	sev := string(f.Severity)
 	if opts.Color {
-		sev = f.Severity.words().color + sev + "\x1b[0m"
+		sev = severities[f.Severity].color + sev + "\x1b[0m"
 	}
 	b.WriteString(sev + " " + f.Rule)
 	if f.Object != "" {
@@ -153,20 +153,15 @@ func (r *Report) SummaryLine() string {
 }
 
 // PrintRules writes the rules as lint --list-rules prints them: a line with each rule's ID and
-// severity, and what it flags under it, wrapped at width (0: on the same line, unwrapped).
+// severity, and what it flags under it, wrapped at width.
 func PrintRules(w io.Writer, rules []Rule, width int) error {
 	idWidth := 0
 	for _, r := range rules {
 		idWidth = max(idWidth, len(r.ID))
 	}
 	for _, r := range rules {
-		var err error
-		if width <= 0 {
-			_, err = fmt.Fprintf(w, "%-*s  %-7s  %s\n", idWidth, r.ID, r.Severity, r.What)
-		} else {
-			_, err = fmt.Fprintf(w, "%-*s  %s\n    %s\n", idWidth, r.ID, r.Severity, strings.Join(WrapText(r.What, 4, 4, width), "\n    "))
-		}
-		if err != nil {
+		what := strings.Join(WrapText(r.What, 4, 4, width), "\n    ")
+		if _, err := fmt.Fprintf(w, "%-*s  %s\n    %s\n", idWidth, r.ID, r.Severity, what); err != nil {
 			return err
 		}
 	}

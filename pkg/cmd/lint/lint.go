@@ -148,20 +148,15 @@ func NewCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	_ = cmd.RegisterFlagCompletionFunc("severity", cobra.FixedCompletions([]string{"info", "warning", "error"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("filename", manifestFiles)
 	_ = cmd.RegisterFlagCompletionFunc("queues", manifestFiles)
-	_ = cmd.RegisterFlagCompletionFunc("disable", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var ids []string
-		for _, r := range lint.Rules() {
-			ids = append(ids, r.ID+"\t"+string(r.Severity))
-		}
-		return ids, cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = cmd.RegisterFlagCompletionFunc("kube-version", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var vs []string
-		for m := lint.DefaultKubeVersion.Minor; m >= lint.OldestKubeVersion.Minor; m-- {
-			vs = append(vs, fmt.Sprintf("1.%d", m))
-		}
-		return vs, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
-	})
+	var ids, versions []string
+	for _, r := range lint.Rules() {
+		ids = append(ids, r.ID+"\t"+string(r.Severity))
+	}
+	for m := lint.DefaultKubeVersion.Minor; m >= lint.OldestKubeVersion.Minor; m-- {
+		versions = append(versions, fmt.Sprintf("1.%d", m))
+	}
+	_ = cmd.RegisterFlagCompletionFunc("disable", cobra.FixedCompletions(ids, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("kube-version", cobra.FixedCompletions(versions, cobra.ShellCompDirectiveNoFileComp|cobra.ShellCompDirectiveKeepOrder))
 	return cmd
 }
 
@@ -227,14 +222,15 @@ func (o *Options) Validate() error {
 // Run reads the inputs, lints them and prints the report.
 func (o *Options) Run() error {
 	if o.ListRules {
-		return o.listRules()
+		rules := lint.Rules()
+		return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
 	}
 	// Most of what lint allocates is garbage within one document; collecting less often costs
 	// some memory (the heap of a few documents) and saves a good part of the CPU time.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
 	var skipped []string
 	linter := lint.NewLinter(o.opts)
-	textOpts := lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: o.color()}
+	textOpts := lint.TextOptions{Brief: o.Brief, Width: TextWidth, Color: output.UseColor(o.Out, o.NoColor, o.IsTerminal)}
 	stream := o.streams()
 	if stream {
 		// The text of one input is printed as it is checked: a stream of any length is
@@ -293,24 +289,12 @@ func (o *Options) Run() error {
 	return nil
 }
 
-func (o *Options) listRules() error {
-	rules := lint.Rules()
-	return o.PrintFlags.PrintList(o.Out, map[string]any{"rules": rules}, "rules", func(string) error { return lint.PrintRules(o.Out, rules, TextWidth) })
-}
-
-// simulateHints returns, for each file with a Job in the prepare-db mode and no error, the
-// commands that simulate it next to the per-index fix on the same failures.
+// simulateHints returns, for each file that holds a Job in the prepare-db mode alone and no
+// error (lint.Report.PrepareDBFiles), the commands that simulate it next to the per-index fix
+// on the same failures.
 func simulateHints(report *lint.Report) []lint.Hint {
 	var hints []lint.Hint
 	for _, file := range report.PrepareDBFiles {
-		// simulate reads one Job per file: a file of several Jobs gets no hint, which lint's
-		// own count says without reading the file again (the whole stream, parsed and decoded
-		// a second time, was most of lint's time and memory on a stream of 10,000 Jobs).
-		// kubectl patch --local, the fix, patches every object of the file (and prints them as
-		// one broken YAML document): the file must hold the Job alone.
-		if report.JobsPerFile[file] != 1 || report.ObjectsPerFile[file] != 1 {
-			continue
-		}
 		// The hint reads the file again, and its commands read it too: only a regular file can
 		// be read twice (opening a named pipe again would wait for a writer forever).
 		if fi, err := os.Stat(file); err != nil || !fi.Mode().IsRegular() {
@@ -356,12 +340,6 @@ func printHints(w io.Writer, hints []lint.Hint) {
 			}
 		}
 	}
-}
-
-// color says whether the text report is coloured: on a terminal only, unless --no-color or
-// NO_COLOR (https://no-color.org) says otherwise.
-func (o *Options) color() bool {
-	return output.UseColor(o.Out, o.NoColor, o.IsTerminal)
 }
 
 // lint's formats for CI, next to the common ones (json, yaml, templates).

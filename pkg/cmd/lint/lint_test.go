@@ -451,13 +451,21 @@ func TestColorOnlyOnATerminal(t *testing.T) {
 		{true, false, "1", false},
 	} {
 		t.Setenv("NO_COLOR", tc.env)
-		o := NewOptions(genericiooptions.IOStreams{Out: &out})
+		out.Reset()
+		o := NewOptions(genericiooptions.IOStreams{Out: &out, ErrOut: io.Discard})
 		o.NoColor = tc.noColor
 		if tc.terminal {
 			o.IsTerminal = tty
 		}
-		if got := o.color(); got != tc.want {
-			t.Errorf("%+v: color %v", tc, got)
+		if err := o.Complete([]string{filepath.Join("testdata", "mixed.yaml")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		_ = o.Run() // the file has errors: exit 1
+		if got := strings.Contains(out.String(), "\x1b["); got != tc.want || !strings.Contains(out.String(), "checked") {
+			t.Errorf("%+v: color %v\n%s", tc, got, out.String())
 		}
 	}
 	// A buffer is not a terminal: the command's own output has no escape codes.
