@@ -388,19 +388,17 @@ func comparePods(p, q *podSummary) int { return jobpolicy.ListOrder(&p.Pod, &q.P
 // later says whether p is a later attempt than q (jobpolicy.Later).
 func later(p, q *podSummary) bool { return jobpolicy.Later(&p.Pod, &q.Pod) }
 
+// finishingPhase is the phase each of jobpolicy.FinishingCondition's conditions decides.
+var finishingPhase = map[batchv1.JobConditionType]Phase{
+	batchv1.JobComplete: PhaseComplete, batchv1.JobFailed: PhaseFailed,
+	batchv1.JobSuccessCriteriaMet: PhaseCompleting, batchv1.JobFailureTarget: PhaseFailing,
+}
+
 // DecidePhase picks a Job's phase, from its conditions and spec.suspend, and the condition that
 // decided it.
 func DecidePhase(job *batchv1.Job) (Phase, *batchv1.JobCondition) {
-	for _, d := range []struct {
-		cond  batchv1.JobConditionType
-		phase Phase
-	}{
-		{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed},
-		{batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseCompleting},
-	} {
-		if c := jobpolicy.ConditionTrue(job, d.cond); c != nil {
-			return d.phase, c
-		}
+	if c := jobpolicy.FinishingCondition(job); c != nil {
+		return finishingPhase[c.Type], c
 	}
 	if jobpolicy.Suspended(job) {
 		return PhaseSuspended, cmp.Or(jobpolicy.ConditionTrue(job, batchv1.JobSuspended),

@@ -9,6 +9,12 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
+// finishingPhase is the phase each of jobpolicy.FinishingCondition's conditions decides.
+var finishingPhase = map[batchv1.JobConditionType]Phase{
+	batchv1.JobComplete: PhaseComplete, batchv1.JobFailed: PhaseFailed,
+	batchv1.JobSuccessCriteriaMet: PhaseSucceeding, batchv1.JobFailureTarget: PhaseFailing,
+}
+
 // StateOf reads the live Job's spec and status into a LiveState.
 func StateOf(job *batchv1.Job) LiveState {
 	s := LiveState{
@@ -24,21 +30,12 @@ func StateOf(job *batchv1.Job) LiveState {
 	s.TemplateMutable = s.Suspend && job.Status.Active == 0 &&
 		(job.Status.StartTime == nil || jobpolicy.ConditionTrue(job, batchv1.JobSuspended) != nil)
 
-	// The first of these conditions that is True decides the phase.
-	for _, c := range []struct {
-		t     batchv1.JobConditionType
-		phase Phase
-	}{
-		{batchv1.JobComplete, PhaseComplete}, {batchv1.JobFailed, PhaseFailed},
-		{batchv1.JobFailureTarget, PhaseFailing}, {batchv1.JobSuccessCriteriaMet, PhaseSucceeding},
-	} {
-		if cond := jobpolicy.ConditionTrue(job, c.t); cond != nil {
-			s.Phase, s.Reason = c.phase, cond.Reason
-			if s.Finished() && !cond.LastTransitionTime.IsZero() {
-				s.FinishTime = ptr.To(cond.LastTransitionTime.Time)
-			}
-			return s
+	if cond := jobpolicy.FinishingCondition(job); cond != nil {
+		s.Phase, s.Reason = finishingPhase[cond.Type], cond.Reason
+		if s.Finished() && !cond.LastTransitionTime.IsZero() {
+			s.FinishTime = ptr.To(cond.LastTransitionTime.Time)
 		}
+		return s
 	}
 	switch {
 	case s.Suspend && s.TemplateMutable:

@@ -328,15 +328,15 @@ func (f *Facts) FirstPending(n int) []Index {
 
 // decide mirrors syncJob's order of evaluation of the finishing conditions.
 func decide(job *batchv1.Job, f *Facts, pods []*Pod) Decision {
-	if c := cmp.Or(ConditionTrue(job, batchv1.JobComplete), ConditionTrue(job, batchv1.JobFailed)); c != nil {
-		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
-	}
-	// syncJob: hasSuccessCriteriaMetCondition, then the FailureTarget already set.
-	if c := ConditionTrue(job, batchv1.JobSuccessCriteriaMet); c != nil {
+	// syncJob: a finished Job, then hasSuccessCriteriaMetCondition, then the FailureTarget set.
+	switch c := FinishingCondition(job); {
+	case c == nil:
+	case c.Type == batchv1.JobSuccessCriteriaMet:
 		return Decision{Kind: Succeed, Reason: c.Reason, Existing: true}
-	}
-	if c := ConditionTrue(job, batchv1.JobFailureTarget); c != nil {
+	case c.Type == batchv1.JobFailureTarget:
 		return Decision{Kind: Fail, Reason: c.Reason, Existing: true}
+	default:
+		return Decision{Kind: Finished, Reason: c.Reason, Existing: true}
 	}
 	// getFailJobMessage: any failed pod (tracked or not) matching a FailJob rule.
 	if job.Spec.PodFailurePolicy != nil && slices.ContainsFunc(pods, func(p *Pod) bool {

@@ -104,6 +104,25 @@ func ConditionTrue(job *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCon
 	return nil
 }
 
+// FinishingCondition is the True condition that says the Job has finished or is finishing, as
+// syncJob looks for them: Complete or Failed, then SuccessCriteriaMet, then FailureTarget (the
+// API server refuses two of them True at once, but for Complete with SuccessCriteriaMet and
+// Failed with FailureTarget); nil while none is.
+func FinishingCondition(job *batchv1.Job) *batchv1.JobCondition {
+	for _, t := range []batchv1.JobConditionType{batchv1.JobComplete, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobFailureTarget} {
+		if c := ConditionTrue(job, t); c != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// JobFinished is IsJobFinished: a Complete or Failed condition of job is True.
+func JobFinished(job *batchv1.Job) bool {
+	c := FinishingCondition(job)
+	return c != nil && (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed)
+}
+
 // Suspended is jobSuspended: spec.suspend is true, so the controller creates no pod and deletes
 // the active ones without counting them as failed.
 func Suspended(job *batchv1.Job) bool { return job.Spec.Suspend != nil && *job.Spec.Suspend }

@@ -258,3 +258,38 @@ func (f *Facts) Count(state IndexState) int {
 
 // IndexStates lists every state.
 var IndexStates = []IndexState{IndexSucceeded, IndexFailed, IndexActive, IndexNoResult, IndexTerminating, IndexSuspended, IndexBackoff, IndexPending}
+
+// TestFinishingCondition: the condition sets the API server accepts (a Job's status may not
+// hold Complete with Failed or FailureTarget, nor SuccessCriteriaMet with Failed or
+// FailureTarget) and the one each is decided by; a False condition does not count.
+func TestFinishingCondition(t *testing.T) {
+	cond := func(ct batchv1.JobConditionType, s corev1.ConditionStatus) batchv1.JobCondition {
+		return batchv1.JobCondition{Type: ct, Status: s, Reason: string(ct) + "Reason"}
+	}
+	for _, tc := range []struct {
+		conds    []batchv1.JobCondition
+		want     batchv1.JobConditionType // "" for none
+		finished bool
+	}{
+		{nil, "", false},
+		{[]batchv1.JobCondition{cond(batchv1.JobSuspended, corev1.ConditionTrue)}, "", false},
+		{[]batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionFalse)}, "", false},
+		{[]batchv1.JobCondition{cond(batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue)}, batchv1.JobSuccessCriteriaMet, false},
+		{[]batchv1.JobCondition{cond(batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue), cond(batchv1.JobComplete, corev1.ConditionTrue)}, batchv1.JobComplete, true},
+		{[]batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue)}, batchv1.JobFailureTarget, false},
+		{[]batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue), cond(batchv1.JobFailed, corev1.ConditionTrue)}, batchv1.JobFailed, true},
+		{[]batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionTrue)}, batchv1.JobFailed, true},
+	} {
+		job := &batchv1.Job{Status: batchv1.JobStatus{Conditions: tc.conds}}
+		var got batchv1.JobConditionType
+		if c := FinishingCondition(job); c != nil {
+			got = c.Type
+			if c.Reason != string(c.Type)+"Reason" {
+				t.Errorf("%v: the condition returned is not the Job's own", tc.conds)
+			}
+		}
+		if got != tc.want || JobFinished(job) != tc.finished {
+			t.Errorf("%v: FinishingCondition %q, JobFinished %v; want %q, %v", tc.conds, got, JobFinished(job), tc.want, tc.finished)
+		}
+	}
+}

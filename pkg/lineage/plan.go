@@ -38,11 +38,6 @@ type Selection struct {
 	Warnings []string
 }
 
-// Finished reports whether job has a Complete or Failed condition that is True.
-func Finished(job *batchv1.Job) bool {
-	return jobpolicy.ConditionTrue(job, batchv1.JobComplete) != nil || jobpolicy.ConditionTrue(job, batchv1.JobFailed) != nil
-}
-
 // Select picks the indexes of job that a retry runs. spec is "failed", "unfinished",
 // "missing" or an explicit interval list ("2,4,10-19"). A Job still running is refused,
 // unless spec is explicit and allowRunning is set: then every index given must already have
@@ -55,7 +50,7 @@ func Select(job *batchv1.Job, spec string, allowRunning bool) (*Selection, error
 	n := int(*job.Spec.Completions)
 	completed, failed := jobpolicy.StatusIndexes(job)
 	tracksFailed := job.Spec.BackoffLimitPerIndex != nil
-	finished := Finished(job)
+	finished := jobpolicy.JobFinished(job)
 	spec = strings.TrimSpace(spec)
 	explicit := spec != SelectFailed && spec != SelectUnfinished && spec != SelectMissing
 	if !finished && (!explicit || !allowRunning) {

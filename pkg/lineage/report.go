@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/contract"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/shards"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/textwrap"
 )
@@ -221,7 +222,7 @@ func BuildReportOf(namespace string, run RunID, members []Member, manifest *Mani
 				e.Job.Name, e.Lineage.Original.Max(), total, total-1, r.ManifestFrom))
 			continue
 		}
-		unfinished := !Finished(e.Job)
+		unfinished := !jobpolicy.JobFinished(e.Job)
 		if unfinished && len(e.Report.Indexes) > 0 {
 			running = append(running, e.Job.Name)
 		}

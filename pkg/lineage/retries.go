@@ -47,7 +47,7 @@ func RetriesOf(job *batchv1.Job, jobs []*batchv1.Job, resolved map[string]*Linea
 		if l.RunID() != run || l.Attempt <= attempt || !l.Resolved() {
 			continue
 		}
-		rj := indexstatus.RetryJob{Name: r.Name, Attempt: l.Attempt, Finished: Finished(r)}
+		rj := indexstatus.RetryJob{Name: r.Name, Attempt: l.Attempt, Finished: jobpolicy.JobFinished(r)}
 		var all, ok, bad indexes.Builder
 		succeeded, failed := jobpolicy.StatusIndexes(r)
 		k := 0

@@ -112,8 +112,7 @@ type Comparison struct {
 func (r *Result) Outcome() string {
 	switch {
 	case r.Finished: // the simulation ends there when one of them is True
-		c := cmp.Or(jobpolicy.ConditionTrue(r.Job, batchv1.JobComplete), jobpolicy.ConditionTrue(r.Job, batchv1.JobFailed))
-		return string(c.Type)
+		return string(jobpolicy.FinishingCondition(r.Job).Type)
 	case r.Stuck:
 		return "Running"
 	default:

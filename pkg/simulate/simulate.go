@@ -385,8 +385,7 @@ func (s *sim) loop() error {
 	}
 	// The Job's creation syncs it at once (addJob: enqueueSyncJobImmediately).
 	s.sync()
-	for jobpolicy.ConditionTrue(s.job, batchv1.JobComplete) == nil &&
-		jobpolicy.ConditionTrue(s.job, batchv1.JobFailed) == nil {
+	for !jobpolicy.JobFinished(s.job) {
 		if ctx.Err() != nil {
 			return s.stopped(ctx)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/exitcode"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/gather"
-	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 )
 
 // waitPoll is how often --wait reads the Jobs of the lineage: one GET of the Job (and of its
@@ -77,7 +77,7 @@ func (o *Options) unfinished(ctx context.Context, src *gather.Live) ([]string, e
 	}
 	var out []string
 	for _, j := range lineageOrder(run) {
-		if !lineage.Finished(j) {
+		if !jobpolicy.JobFinished(j) {
 			out = append(out, j.Name)
 		}
 	}

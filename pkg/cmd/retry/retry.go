@@ -32,6 +32,7 @@ import (
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/cmd/printcmd"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexes"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/indexstatus"
+	"github.com/kubectl-indexed/kubectl-indexed/pkg/jobpolicy"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/lineage"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/reconcile"
 	"github.com/kubectl-indexed/kubectl-indexed/pkg/scaffold"
@@ -695,7 +696,7 @@ func (o *Options) plan(list []*batchv1.Job, l *lineage.Lineage, set string, perR
 			sameJobs[jl.Attempt]++
 			same = max(same, jl.Attempt)
 		}
-		if lineage.Finished(j) || !jl.Resolved() {
+		if jobpolicy.JobFinished(j) || !jl.Resolved() {
 			continue
 		}
 		if both := jl.Original.Intersect(l.Original); !both.IsEmpty() {

@@ -155,7 +155,7 @@ func lineageState(jobs []*batchv1.Job) ([]string, bool) {
 		if j.Status.FailedIndexes != nil && *j.Status.FailedIndexes != "" {
 			phrase += ", failed indexes " + *j.Status.FailedIndexes
 		}
-		if !lineage.Finished(j) {
+		if !jobpolicy.JobFinished(j) {
 			finished = false
 			phrase += fmt.Sprintf(", %d active", j.Status.Active)
 		}
